@@ -1,0 +1,33 @@
+# Two entry points (see README): `make demo` runs the main job, `make test` runs every test.
+# Each creates its own virtualenv and installs what it needs.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-fast bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev,spark]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) examples/demo.py
+
+# The whole suite, interop (Apache Paimon through PySpark) included: CI runs exactly this.
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider
+
+# Unit, golden and fixture tests only: no JVM, no second-opinion virtualenvs.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not interop and not second_opinion and not slow"
+
+bench: $(STAMP)
+	$(PY) -m tests.benchmarks.run
+
+clean:
+	rm -rf $(VENV) .venv-* warehouse
