@@ -1,0 +1,79 @@
+"""Every exception paimon-sql raises; `PaimonSqlError` is the one root.
+
+Where a builtin fits, the error subclasses it too, so ``except LookupError`` keeps working.
+
+>>> issubclass(TableNotFoundError, (PaimonSqlError, LookupError))
+True
+"""
+
+from __future__ import annotations
+
+
+class PaimonSqlError(Exception):
+    """The root of every paimon-sql error."""
+
+
+class NotFoundError(PaimonSqlError, LookupError):
+    """Something named by the user does not exist."""
+
+
+class WarehouseNotFoundError(NotFoundError):
+    """The warehouse folder does not exist."""
+
+
+class DatabaseNotFoundError(NotFoundError):
+    """No `<db>.db` folder in the warehouse."""
+
+
+class TableNotFoundError(NotFoundError):
+    """No table of that name in the database."""
+
+
+class SnapshotNotFoundError(NotFoundError):
+    """The snapshot id, tag or timestamp selects nothing."""
+
+
+class AlreadyExistsError(PaimonSqlError):
+    """A database, table or tag of that name exists already."""
+
+
+class SpecViolationError(PaimonSqlError, ValueError):
+    """Bytes or JSON on disk break the Paimon format: corrupt, truncated or unknown."""
+
+
+class DataFileNotFoundError(PaimonSqlError, FileNotFoundError):
+    """A file that metadata references is missing from storage."""
+
+
+class UnsupportedFeatureError(PaimonSqlError, NotImplementedError):
+    """A valid Paimon feature paimon-sql does not implement (yet)."""
+
+
+class OptionError(PaimonSqlError, ValueError):
+    """An unknown table option, or a value or combination of options that is not allowed."""
+
+
+class SchemaError(PaimonSqlError, ValueError):
+    """A column, type or key does not fit the table schema."""
+
+
+class CommitConflictError(PaimonSqlError):
+    """A concurrent commit conflicts with this one; the statement made no snapshot."""
+
+
+class CommitStateUnknownError(PaimonSqlError):
+    """The commit may or may not have landed (storage failed mid-way)."""
+
+
+class SqlError(PaimonSqlError):
+    """A statement that does not parse or cannot be executed, with its position when known."""
+
+    def __init__(self, message: str, *, line: int | None = None, col: int | None = None) -> None:
+        """Keep the position sqlglot reported."""
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+class MissingDependencyError(PaimonSqlError, ImportError):
+    """An optional extra is needed, e.g. ``pip install 'paimon-sql[spark]'``."""

@@ -1,0 +1,64 @@
+"""Deletion-vector index files (paimon-format.md §8): a version byte, then per data file a bitmap of deleted rows.
+
+32-bit entries: BE size, BE magic 0x5E43F2D0, portable Roaring bitmap, BE CRC32 over magic + bitmap.
+64-bit entries: BE size, LE magic 0x6439D3D1, Roaring64 (count + keyed 32-bit bitmaps), BE CRC32.
+
+>>> from pyroaring import BitMap
+>>> blob = encode_index_file([BitMap([2, 3]), BitMap([1])])
+>>> blob[:1], len(blob)
+(b'\\x01', 63)
+>>> sorted(decode_vector(blob, 1, "f"))
+[2, 3]
+>>> sorted(decode_vector(blob, 33, "f"))
+[1]
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+
+from pyroaring import BitMap, BitMap64
+
+from paimon_sql.errors import SpecViolationError
+
+VERSION = 1
+MAGIC_32 = 1581511376  # 0x5E43F2D0, written big-endian
+MAGIC_64 = 1681511377  # 0x6439D3D1, written little-endian
+
+
+def decode_vector(data: bytes, offset: int, where: str) -> BitMap | BitMap64:
+    """The deleted row positions of the entry at `offset`; `where` names the file in errors."""
+    if not data or data[0] != VERSION:
+        got = data[0] if data else None
+        raise SpecViolationError(f"{where}: deletion-vector file version {got!r}, expected {VERSION}")
+    if offset + 8 > len(data):
+        raise SpecViolationError(f"{where}: deletion vector at offset {offset} is past the end")
+    (size,) = struct.unpack_from(">i", data, offset)
+    body = data[offset + 4 : offset + 4 + size]
+    if len(body) != size or offset + 8 + size > len(data):
+        raise SpecViolationError(f"{where}: deletion vector at offset {offset} is truncated")
+    (crc,) = struct.unpack_from(">I", data, offset + 4 + size)
+    if zlib.crc32(body) != crc:
+        raise SpecViolationError(
+            f"{where}: deletion vector at offset {offset} fails its CRC32 check (corrupt file)"
+        )
+    if struct.unpack_from(">i", body, 0)[0] == MAGIC_32:
+        return BitMap.deserialize(body[4:])
+    if struct.unpack_from("<i", body, 0)[0] == MAGIC_64:
+        return BitMap64.deserialize(body[4:])
+    raise SpecViolationError(f"{where}: unknown deletion-vector magic at offset {offset}")
+
+
+def encode_vector(bitmap: BitMap) -> bytes:
+    """One 32-bit entry: size, magic, portable bitmap, CRC (Java's `runOptimize` form)."""
+    bitmap = BitMap(bitmap)
+    bitmap.run_optimize()
+    body = struct.pack(">i", MAGIC_32) + bitmap.serialize()
+    return struct.pack(">i", len(body)) + body + struct.pack(">I", zlib.crc32(body))
+
+
+def encode_index_file(bitmaps: Sequence[BitMap]) -> bytes:
+    """A whole 32-bit index file; entry i starts at offset 1 + sum of earlier entry sizes."""
+    return bytes([VERSION]) + b"".join(encode_vector(b) for b in bitmaps)

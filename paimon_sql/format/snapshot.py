@@ -1,0 +1,154 @@
+"""Snapshot and tag JSON (paimon-format.md §3).
+
+>>> s = snapshot_from_json('{"version": 3, "id": 2, "schemaId": 0, "baseManifestList": "a",'
+...                        ' "deltaManifestList": "b", "commitUser": "u", "commitIdentifier": 1,'
+...                        ' "commitKind": "COMPACT", "timeMillis": 5, "totalRecordCount": 3}')
+>>> s.commit_kind, s.index_manifest
+(<CommitKind.COMPACT: 'COMPACT'>, None)
+>>> snapshot_from_json(snapshot_to_json(s)) == s
+True
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.errors import SpecViolationError
+
+
+class CommitKind(enum.Enum):
+    """What a commit did."""
+
+    APPEND = "APPEND"
+    COMPACT = "COMPACT"
+    OVERWRITE = "OVERWRITE"
+    ANALYZE = "ANALYZE"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """One snapshot (or the snapshot a tag holds)."""
+
+    version: int = 3
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    base_manifest_list_size: int | None = None
+    delta_manifest_list: str
+    delta_manifest_list_size: int | None = None
+    changelog_manifest_list: str | None = None
+    changelog_manifest_list_size: int | None = None
+    index_manifest: str | None = None
+    commit_user: str
+    commit_identifier: int
+    commit_kind: CommitKind
+    time_millis: int
+    total_record_count: int | None = None
+    delta_record_count: int | None = None
+    changelog_record_count: int | None = None
+    watermark: int | None = None
+    statistics: str | None = None
+    properties: Mapping[str, str] | None = None
+    next_row_id: int | None = None
+    uuid: str | None = None
+    writer_version: str | None = None
+    operation: str | None = None
+    log_offsets: Mapping[str, int] | None = None
+    # Only in tag files created with a retention time.
+    tag_create_time: datetime.datetime | None = None
+    tag_time_retained_seconds: float | None = None
+
+
+# (json key, attribute) in the order Java writes them.
+_KEYS = (
+    ("version", "version"),
+    ("uuid", "uuid"),
+    ("id", "id"),
+    ("schemaId", "schema_id"),
+    ("baseManifestList", "base_manifest_list"),
+    ("baseManifestListSize", "base_manifest_list_size"),
+    ("deltaManifestList", "delta_manifest_list"),
+    ("deltaManifestListSize", "delta_manifest_list_size"),
+    ("changelogManifestList", "changelog_manifest_list"),
+    ("changelogManifestListSize", "changelog_manifest_list_size"),
+    ("indexManifest", "index_manifest"),
+    ("commitUser", "commit_user"),
+    ("writerVersion", "writer_version"),
+    ("commitIdentifier", "commit_identifier"),
+    ("commitKind", "commit_kind"),
+    ("timeMillis", "time_millis"),
+    ("logOffsets", "log_offsets"),
+    ("totalRecordCount", "total_record_count"),
+    ("deltaRecordCount", "delta_record_count"),
+    ("changelogRecordCount", "changelog_record_count"),
+    ("watermark", "watermark"),
+    ("statistics", "statistics"),
+    ("properties", "properties"),
+    ("nextRowId", "next_row_id"),
+    ("operation", "operation"),
+)
+_ALWAYS = frozenset({"baseManifestList", "deltaManifestList", "commitUser", "changelogManifestList"})
+
+
+def _tag_time(value: Any) -> datetime.datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        parts = [int(v) for v in value] + [0] * (7 - len(value))
+        y, mo, d, h, mi, s, nanos = parts[:7]
+        return datetime.datetime(y, mo, d, h, mi, s, nanos // 1000)
+    return datetime.datetime.fromisoformat(str(value))
+
+
+def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
+    """A `Snapshot` from parsed JSON; unknown keys are ignored as Java does."""
+    try:
+        values = {attr: data.get(key) for key, attr in _KEYS if data.get(key) is not None}
+        values["commit_kind"] = CommitKind(data["commitKind"])
+        retained = data.get("tagTimeRetained")
+        return Snapshot(
+            **values,
+            tag_create_time=_tag_time(data.get("tagCreateTime")),
+            tag_time_retained_seconds=None if retained is None else float(retained),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise SpecViolationError(f"malformed snapshot JSON: {err!r}") from err
+
+
+def snapshot_from_json(text: str | bytes) -> Snapshot:
+    """A `Snapshot` from the text of a snapshot or tag file."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SpecViolationError(f"snapshot file is not JSON: {err}") from err
+    return snapshot_from_dict(data)
+
+
+def snapshot_to_dict(snapshot: Snapshot) -> dict[str, Any]:
+    """The JSON object of a snapshot (or tag), keys in Java's order, nulls omitted as Java does."""
+    out: dict[str, Any] = {}
+    for key, attr in _KEYS:
+        value = getattr(snapshot, attr)
+        if isinstance(value, CommitKind):
+            value = value.value
+        if value is not None or key in _ALWAYS:
+            out[key] = dict(value) if isinstance(value, Mapping) else value
+    if snapshot.tag_create_time is not None:
+        t = snapshot.tag_create_time
+        parts = [t.year, t.month, t.day, t.hour, t.minute, t.second, t.microsecond * 1000]
+        while len(parts) > 5 and parts[-1] == 0:
+            parts.pop()
+        out["tagCreateTime"] = parts
+    if snapshot.tag_time_retained_seconds is not None:
+        out["tagTimeRetained"] = float(f"{snapshot.tag_time_retained_seconds:.9f}")
+    return out
+
+
+def snapshot_to_json(snapshot: Snapshot) -> str:
+    """The snapshot file text, pretty-printed like Jackson."""
+    return json.dumps(snapshot_to_dict(snapshot), indent=2, separators=(",", " : "))

@@ -1,0 +1,254 @@
+"""Paimon's data types: the model, their JSON form (schema files), and their DuckDB form.
+
+Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET, MAP and ROW are
+JSON objects (paimon-format.md §2).
+
+>>> t = parse_type("DECIMAL(10, 2) NOT NULL")
+>>> t.root, t.precision, t.scale, t.nullable
+('DECIMAL', 10, 2, False)
+>>> type_to_json(t)
+'DECIMAL(10, 2) NOT NULL'
+>>> duckdb_type(parse_type({"type": "ARRAY", "element": "STRING"}))
+'VARCHAR[]'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from paimon_sql.errors import SpecViolationError
+
+MAX_LENGTH = 2147483647
+
+#: Roots whose value is one fixed-width number (BinaryRow slot, comparable as Python numbers).
+INTEGER_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
+STRING_ROOTS = frozenset({"CHAR", "VARCHAR"})
+BINARY_ROOTS = frozenset({"BINARY", "VARBINARY"})
+NESTED_ROOTS = frozenset({"ARRAY", "MULTISET", "MAP", "ROW"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DataField:
+    """One column (or nested ROW field): a stable id, a name and a type."""
+
+    id: int
+    name: str
+    type: DataType
+    description: str | None = None
+    default_value: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DataType:
+    """A Paimon type. `root` is the type name (``INT``, ``VARCHAR``, ``TIMESTAMP_LTZ``, ``ROW``, ...)."""
+
+    root: str
+    nullable: bool = True
+    length: int | None = None
+    precision: int | None = None
+    scale: int | None = None
+    element: DataType | None = None
+    key: DataType | None = None
+    value: DataType | None = None
+    fields: tuple[DataField, ...] = field(default=())
+
+    def with_nullable(self, nullable: bool) -> DataType:
+        """The same type with another nullability."""
+        return replace(self, nullable=nullable)
+
+    @property
+    def is_nested(self) -> bool:
+        """ARRAY, MULTISET, MAP or ROW."""
+        return self.root in NESTED_ROOTS
+
+
+_ATOMIC = re.compile(
+    r"^\s*(?P<name>[A-Z_ ]+?)\s*(\(\s*(?P<a>\d+)\s*(,\s*(?P<b>\d+)\s*)?\))?"
+    r"(?P<ltz>\s+WITH\s+LOCAL\s+TIME\s+ZONE)?(?P<nn>\s+NOT\s+NULL)?\s*$",
+    re.IGNORECASE,
+)
+
+_ALIASES = {
+    "INTEGER": "INT",
+    "STRING": "VARCHAR",
+    "BYTES": "VARBINARY",
+    "DEC": "DECIMAL",
+    "NUMERIC": "DECIMAL",
+    "DOUBLE PRECISION": "DOUBLE",
+    "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
+    "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
+}
+_SIMPLE = frozenset(
+    {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "VARIANT", "BLOB"}
+)
+
+
+def _atomic(text: str) -> DataType:
+    match = _ATOMIC.match(text)
+    if match is None:
+        raise SpecViolationError(f"unknown Paimon type {text!r}")
+    name = " ".join(match["name"].upper().split())
+    name = _ALIASES.get(name, name)
+    nullable = match["nn"] is None
+    a = int(match["a"]) if match["a"] is not None else None
+    b = int(match["b"]) if match["b"] is not None else None
+    if text.upper().startswith("STRING"):
+        return DataType(root="VARCHAR", length=MAX_LENGTH, nullable=nullable)
+    if text.upper().startswith("BYTES"):
+        return DataType(root="VARBINARY", length=MAX_LENGTH, nullable=nullable)
+    if name in _SIMPLE:
+        return DataType(root=name, nullable=nullable)
+    if name in ("CHAR", "BINARY"):
+        return DataType(root=name, length=1 if a is None else a, nullable=nullable)
+    if name in ("VARCHAR", "VARBINARY"):
+        return DataType(root=name, length=MAX_LENGTH if a is None else a, nullable=nullable)
+    if name == "DECIMAL":
+        return DataType(
+            root="DECIMAL", precision=10 if a is None else a, scale=b or 0, nullable=nullable
+        )
+    if name == "TIME":
+        return DataType(root="TIME", precision=0 if a is None else a, nullable=nullable)
+    if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        root = "TIMESTAMP_LTZ" if (match["ltz"] or name == "TIMESTAMP_LTZ") else "TIMESTAMP"
+        return DataType(root=root, precision=6 if a is None else a, nullable=nullable)
+    raise SpecViolationError(f"unknown Paimon type {text!r}")
+
+
+def parse_type(value: Any) -> DataType:
+    """A `DataType` from its schema-file JSON (a string or an object)."""
+    if isinstance(value, str):
+        return _atomic(value)
+    if not isinstance(value, dict) or "type" not in value:
+        raise SpecViolationError(f"unknown Paimon type {value!r}")
+    head = value["type"].upper().split()
+    root, nullable = head[0], not value["type"].upper().endswith("NOT NULL")
+    if root in ("ARRAY", "MULTISET"):
+        return DataType(root=root, nullable=nullable, element=parse_type(value["element"]))
+    if root == "MAP":
+        return DataType(
+            root="MAP", nullable=nullable, key=parse_type(value["key"]), value=parse_type(value["value"])
+        )
+    if root == "ROW":
+        fields = tuple(parse_field(f) for f in value["fields"])
+        return DataType(root="ROW", nullable=nullable, fields=fields)
+    raise SpecViolationError(f"unsupported Paimon type {value!r}")
+
+
+def parse_field(value: dict[str, Any]) -> DataField:
+    """A `DataField` from its JSON object."""
+    return DataField(
+        id=int(value["id"]),
+        name=value["name"],
+        type=parse_type(value["type"]),
+        description=value.get("description"),
+        default_value=value.get("defaultValue"),
+    )
+
+
+def _atomic_sql(t: DataType) -> str:
+    r = t.root
+    if r == "VARCHAR":
+        return "STRING" if t.length == MAX_LENGTH else f"VARCHAR({t.length})"
+    if r == "VARBINARY":
+        return "BYTES" if t.length == MAX_LENGTH else f"VARBINARY({t.length})"
+    if r in ("CHAR", "BINARY"):
+        return f"{r}({t.length})"
+    if r == "DECIMAL":
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if r in ("TIME", "TIMESTAMP"):
+        return f"{r}({t.precision})"
+    if r == "TIMESTAMP_LTZ":
+        return f"TIMESTAMP({t.precision}) WITH LOCAL TIME ZONE"
+    return r
+
+
+def type_to_json(t: DataType) -> Any:
+    """The schema-file JSON of a type (inverse of `parse_type`)."""
+    suffix = "" if t.nullable else " NOT NULL"
+    if t.root in ("ARRAY", "MULTISET"):
+        assert t.element is not None
+        return {"type": t.root + suffix, "element": type_to_json(t.element)}
+    if t.root == "MAP":
+        assert t.key is not None and t.value is not None
+        return {"type": "MAP" + suffix, "key": type_to_json(t.key), "value": type_to_json(t.value)}
+    if t.root == "ROW":
+        return {"type": "ROW" + suffix, "fields": [field_to_json(f) for f in t.fields]}
+    return _atomic_sql(t) + suffix
+
+
+def field_to_json(f: DataField) -> dict[str, Any]:
+    """The schema-file JSON of a field."""
+    out: dict[str, Any] = {"id": f.id, "name": f.name, "type": type_to_json(f.type)}
+    if f.description is not None:
+        out["description"] = f.description
+    if f.default_value is not None:
+        out["defaultValue"] = f.default_value
+    return out
+
+
+def type_sql(t: DataType) -> str:
+    """Paimon's SQL spelling of a type, e.g. ``ARRAY<INT>`` (for DESCRIBE and messages)."""
+    suffix = "" if t.nullable else " NOT NULL"
+    if t.root in ("ARRAY", "MULTISET"):
+        assert t.element is not None
+        return f"{t.root}<{type_sql(t.element)}>{suffix}"
+    if t.root == "MAP":
+        assert t.key is not None and t.value is not None
+        return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>{suffix}"
+    if t.root == "ROW":
+        inner = ", ".join(f"`{f.name}` {type_sql(f.type)}" for f in t.fields)
+        return f"ROW<{inner}>{suffix}"
+    return _atomic_sql(t) + suffix
+
+
+_DUCKDB_SIMPLE = {
+    "BOOLEAN": "BOOLEAN",
+    "TINYINT": "TINYINT",
+    "SMALLINT": "SMALLINT",
+    "INT": "INTEGER",
+    "BIGINT": "BIGINT",
+    "FLOAT": "FLOAT",
+    "DOUBLE": "DOUBLE",
+    "DATE": "DATE",
+    "CHAR": "VARCHAR",
+    "VARCHAR": "VARCHAR",
+    "BINARY": "BLOB",
+    "VARBINARY": "BLOB",
+    "BLOB": "BLOB",
+    "TIME": "TIME",
+    "VARIANT": "BLOB",
+}
+
+
+def _duckdb_quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def duckdb_type(t: DataType) -> str:
+    """The DuckDB type a Paimon type reads as (a type name, safe to embed in a CAST).
+
+    TIMESTAMP(p>6) keeps nanoseconds; WITH LOCAL TIME ZONE becomes TIMESTAMPTZ; MULTISET is a MAP to counts.
+    """
+    if t.root in _DUCKDB_SIMPLE:
+        return _DUCKDB_SIMPLE[t.root]
+    if t.root == "DECIMAL":
+        return f"DECIMAL({t.precision},{t.scale})"
+    if t.root == "TIMESTAMP":
+        return "TIMESTAMP_NS" if (t.precision or 0) > 6 else "TIMESTAMP"
+    if t.root == "TIMESTAMP_LTZ":
+        return "TIMESTAMPTZ"
+    if t.root == "ARRAY":
+        assert t.element is not None
+        return f"{duckdb_type(t.element)}[]"
+    if t.root == "MULTISET":
+        assert t.element is not None
+        return f"MAP({duckdb_type(t.element)}, INTEGER)"
+    if t.root == "MAP":
+        assert t.key is not None and t.value is not None
+        return f"MAP({duckdb_type(t.key)}, {duckdb_type(t.value)})"
+    if t.root == "ROW":
+        inner = ", ".join(f"{_duckdb_quote(f.name)} {duckdb_type(f.type)}" for f in t.fields)
+        return f"STRUCT({inner})"
+    raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
