@@ -1,0 +1,123 @@
+"""`Catalog`: databases and tables of a warehouse folder.
+
+>>> import tempfile
+>>> cat = Catalog(tempfile.mkdtemp())
+>>> cat.databases()
+[]
+>>> Identifier.parse("db.t")
+Identifier(database='db', table='t')
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.catalog.table import Table
+from paimon_sql.errors import (
+    DatabaseNotFoundError,
+    TableNotFoundError,
+    WarehouseNotFoundError,
+)
+from paimon_sql.io import FileIO, file_io
+
+DB_SUFFIX = ".db"
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    """A table name: database and table."""
+
+    database: str
+    table: str
+
+    @classmethod
+    def parse(cls, text: str, default_database: str = "default") -> Identifier:
+        """``db.t`` or ``t`` (in `default_database`)."""
+        parts = [p.strip().strip('"`') for p in text.split(".")]
+        if len(parts) == 1:
+            return cls(default_database, parts[0])
+        if len(parts) == 2:
+            return cls(parts[0], parts[1])
+        raise ValueError(f"a table name is 'db.table' or 'table', got {text!r}")
+
+    def __str__(self) -> str:
+        return f"{self.database}.{self.table}"
+
+
+def _hint(name: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(name, options, n=3)
+    if close:
+        return f"; did you mean {', '.join(close)}?"
+    if options:
+        shown = ", ".join(options[:20]) + (" ..." if len(options) > 20 else "")
+        return f"; it has: {shown}"
+    return "; it has none"
+
+
+class Catalog:
+    """Databases and tables under a warehouse folder, on local disk or any pyarrow/fsspec filesystem."""
+
+    def __init__(self, warehouse: str | os.PathLike[str], filesystem: Any = None) -> None:
+        """Open `warehouse`; it must exist (create it with `create=True` in `paimon_sql.connect`)."""
+        location = os.fspath(warehouse)
+        self.fileio: FileIO = file_io(location, filesystem)
+        self.warehouse = os.path.abspath(location) if self.fileio.local else location.rstrip("/")
+
+    def _require_warehouse(self) -> None:
+        if not self.fileio.is_dir(self.warehouse):
+            raise WarehouseNotFoundError(
+                f"warehouse not found: {self.warehouse} (create it, or pass create=True to connect)"
+            )
+
+    def database_path(self, database: str) -> str:
+        """The folder of a database."""
+        return self.fileio.join(self.warehouse, database + DB_SUFFIX)
+
+    def databases(self) -> list[str]:
+        """Database names (folders ending in ``.db``)."""
+        self._require_warehouse()
+        names = self.fileio.list_names(self.warehouse)
+        return [
+            n[: -len(DB_SUFFIX)]
+            for n in names
+            if n.endswith(DB_SUFFIX) and self.fileio.is_dir(self.fileio.join(self.warehouse, n))
+        ]
+
+    def _require_database(self, database: str) -> str:
+        self._require_warehouse()
+        path = self.database_path(database)
+        if not self.fileio.is_dir(path):
+            raise DatabaseNotFoundError(
+                f"database {database!r} not found in warehouse {self.warehouse}"
+                + _hint(database, self.databases())
+            )
+        return path
+
+    def tables(self, database: str) -> list[str]:
+        """Table names in a database (folders holding a ``schema/`` folder)."""
+        path = self._require_database(database)
+        return [
+            n
+            for n in self.fileio.list_names(path)
+            if self.fileio.is_dir(self.fileio.join(path, n, "schema"))
+        ]
+
+    def table_path(self, identifier: Identifier) -> str:
+        """The folder of a table."""
+        return self.fileio.join(self.database_path(identifier.database), identifier.table)
+
+    def load_table(self, identifier: Identifier | str) -> Table:
+        """The table; `TableNotFoundError` (naming the path and close names) when absent."""
+        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
+        self._require_database(ident.database)
+        path = self.table_path(ident)
+        schema_dir = self.fileio.join(path, "schema")
+        if not any(n.startswith("schema-") for n in self.fileio.list_names(schema_dir)):
+            raise TableNotFoundError(
+                f"table {ident} not found (no schema files under {path})"
+                + _hint(ident.table, self.tables(ident.database))
+            )
+        return Table(self.fileio, path, str(ident))

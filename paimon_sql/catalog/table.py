@@ -1,0 +1,227 @@
+"""`Table`: one table folder's metadata: schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
+
+Metadata files have unique names and never change, so decoded manifests are cached per table.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import TYPE_CHECKING
+
+from paimon_sql.errors import SnapshotNotFoundError, SpecViolationError
+from paimon_sql.format.manifest import (
+    IndexManifestEntry,
+    ManifestEntry,
+    ManifestFileMeta,
+    index_manifest_entry_from_record,
+    manifest_entry_from_record,
+    manifest_file_meta_from_record,
+)
+from paimon_sql.format.schema import TableSchema, schema_from_json
+from paimon_sql.format.snapshot import Snapshot, snapshot_from_json
+from paimon_sql.io import read_records
+
+if TYPE_CHECKING:
+    from paimon_sql.io import FileIO
+
+_SNAPSHOT = re.compile(r"^snapshot-(\d+)$")
+_SCHEMA = re.compile(r"^schema-(\d+)$")
+_TAG_PREFIX = "tag-"
+
+
+class Table:
+    """Read access to a table's metadata (the write path adds to it through `paimon_sql.commit`)."""
+
+    def __init__(self, fileio: FileIO, path: str, name: str) -> None:
+        """A table at `path`, called `name` in messages."""
+        self.fileio = fileio
+        self.path = path
+        self.name = name
+        self._schemas: dict[int, TableSchema] = {}
+        self._manifests: dict[str, list[ManifestEntry]] = {}
+        self._lists: dict[str, list[ManifestFileMeta]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r}, {self.path!r})"
+
+    # --- paths ------------------------------------------------------------------------------------
+
+    def sub(self, *parts: str) -> str:
+        """A path inside the table folder."""
+        return self.fileio.join(self.path, *parts)
+
+    # --- schemas ----------------------------------------------------------------------------------
+
+    def schema_ids(self) -> list[int]:
+        """Ids of the schema files present, ascending."""
+        names = self.fileio.list_names(self.sub("schema"))
+        return sorted(int(m[1]) for n in names if (m := _SCHEMA.match(n)))
+
+    def schema(self, schema_id: int) -> TableSchema:
+        """``schema-<id>`` (cached: schema files never change)."""
+        cached = self._schemas.get(schema_id)
+        if cached is None:
+            path = self.sub("schema", f"schema-{schema_id}")
+            text = self.fileio.read_bytes(path)
+            try:
+                cached = schema_from_json(text)
+            except SpecViolationError as err:
+                raise SpecViolationError(f"{path}: {err}") from err
+            self._schemas[schema_id] = cached
+        return cached
+
+    @property
+    def latest_schema(self) -> TableSchema:
+        """The newest schema."""
+        ids = self.schema_ids()
+        if not ids:
+            raise SpecViolationError(f"table {self.name} has no schema files in {self.sub('schema')}")
+        return self.schema(ids[-1])
+
+    # --- snapshots --------------------------------------------------------------------------------
+
+    def snapshot_ids(self) -> list[int]:
+        """Ids of the snapshot files present, ascending (a listing, no hints)."""
+        names = self.fileio.list_names(self.sub("snapshot"))
+        return sorted(int(m[1]) for n in names if (m := _SNAPSHOT.match(n)))
+
+    def _hint(self, name: str) -> int | None:
+        path = self.sub("snapshot", name)
+        try:
+            text = self.fileio.read_text(path).strip()
+        except Exception:  # noqa: BLE001 - a hint is only a hint (§1.2): absent or unreadable means list
+            return None
+        return int(text) if text.isdigit() and int(text) > 0 else None
+
+    def _snapshot_exists(self, snapshot_id: int) -> bool:
+        return self.fileio.exists(self.sub("snapshot", f"snapshot-{snapshot_id}"))
+
+    def latest_snapshot_id(self) -> int | None:
+        """LATEST if trustworthy (the next id does not exist), else the highest listed id."""
+        hint = self._hint("LATEST")
+        if hint is not None and self._snapshot_exists(hint) and not self._snapshot_exists(hint + 1):
+            return hint
+        ids = self.snapshot_ids()
+        return ids[-1] if ids else None
+
+    def earliest_snapshot_id(self) -> int | None:
+        """EARLIEST if that snapshot exists, else the lowest listed id."""
+        hint = self._hint("EARLIEST")
+        if hint is not None and self._snapshot_exists(hint):
+            return hint
+        ids = self.snapshot_ids()
+        return ids[0] if ids else None
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        """``snapshot-<id>``; a clear error listing the range that exists when absent."""
+        path = self.sub("snapshot", f"snapshot-{snapshot_id}")
+        if not self.fileio.exists(path):
+            ids = self.snapshot_ids()
+            have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
+            raise SnapshotNotFoundError(
+                f"snapshot {snapshot_id} of table {self.name} does not exist (it has {have})"
+            )
+        try:
+            return snapshot_from_json(self.fileio.read_bytes(path))
+        except SpecViolationError as err:
+            raise SpecViolationError(f"{path}: {err}") from err
+
+    def latest_snapshot(self) -> Snapshot | None:
+        """The newest snapshot, None for a table never written."""
+        latest = self.latest_snapshot_id()
+        return None if latest is None else self.snapshot(latest)
+
+    # --- tags -------------------------------------------------------------------------------------
+
+    def tag_names(self) -> list[str]:
+        """Tag names, sorted."""
+        names = self.fileio.list_names(self.sub("tag"))
+        return [n[len(_TAG_PREFIX) :] for n in names if n.startswith(_TAG_PREFIX)]
+
+    def tag(self, name: str) -> Snapshot:
+        """The snapshot a tag holds; a clear error listing the tags when absent."""
+        path = self.sub("tag", _TAG_PREFIX + name)
+        if not self.fileio.exists(path):
+            tags = self.tag_names()
+            raise SnapshotNotFoundError(
+                f"tag {name!r} of table {self.name} does not exist"
+                + (f" (tags: {', '.join(tags)})" if tags else " (it has no tags)")
+            )
+        return snapshot_from_json(self.fileio.read_bytes(path))
+
+    def snapshot_at(self, timestamp_ms: int) -> Snapshot:
+        """The newest snapshot committed at or before `timestamp_ms` (epoch millis).
+
+        Older than every snapshot: the newest tag at or before it (seed 003), else an error.
+        """
+        found: Snapshot | None = None
+        for snapshot_id in self.snapshot_ids():
+            snap = self.snapshot(snapshot_id)
+            if snap.time_millis > timestamp_ms:
+                break
+            found = snap
+        if found is None:
+            tagged = [self.tag(n) for n in self.tag_names()]
+            earlier = [t for t in tagged if t.time_millis <= timestamp_ms]
+            if earlier:
+                return max(earlier, key=lambda t: t.id)
+            raise SnapshotNotFoundError(
+                f"table {self.name} has no snapshot or tag at or before timestamp {timestamp_ms}"
+            )
+        return found
+
+    def select_snapshot(
+        self,
+        *,
+        snapshot_id: int | None = None,
+        tag: str | None = None,
+        timestamp_ms: int | None = None,
+    ) -> Snapshot | None:
+        """The snapshot to read: by id, tag or timestamp, else the latest (None for an empty table)."""
+        chosen = [x for x in (snapshot_id, tag, timestamp_ms) if x is not None]
+        if len(chosen) > 1:
+            raise ValueError("choose at most one of snapshot id, tag and timestamp")
+        if snapshot_id is not None:
+            return self.snapshot(snapshot_id)
+        if tag is not None:
+            return self.tag(tag)
+        if timestamp_ms is not None:
+            return self.snapshot_at(timestamp_ms)
+        return self.latest_snapshot()
+
+    # --- manifests --------------------------------------------------------------------------------
+
+    def manifest_list(self, name: str) -> list[ManifestFileMeta]:
+        """The entries of a manifest list in ``manifest/``."""
+        cached = self._lists.get(name)
+        if cached is None:
+            path = self.sub("manifest", name)
+            cached = [manifest_file_meta_from_record(r) for r in _records(self, path)]
+            self._lists[name] = cached
+        return cached
+
+    def manifest(self, name: str) -> list[ManifestEntry]:
+        """The entries of a manifest file in ``manifest/``."""
+        cached = self._manifests.get(name)
+        if cached is None:
+            path = self.sub("manifest", name)
+            cached = [manifest_entry_from_record(r) for r in _records(self, path)]
+            with self._lock:
+                self._manifests[name] = cached
+        return cached
+
+    def index_manifest(self, name: str) -> list[IndexManifestEntry]:
+        """The entries of an index manifest in ``manifest/``."""
+        path = self.sub("manifest", name)
+        return [index_manifest_entry_from_record(r) for r in _records(self, path)]
+
+
+def _records(table: Table, path: str) -> list[dict[str, object]]:
+    try:
+        return read_records(table.fileio, path)
+    except SpecViolationError as err:
+        if path in str(err):
+            raise
+        raise SpecViolationError(f"{path}: {err}") from err

@@ -1,0 +1,154 @@
+"""`FileIO`: reading, listing and atomically creating files on local disk or any pyarrow/fsspec filesystem.
+
+>>> import tempfile, os
+>>> root = tempfile.mkdtemp()
+>>> io = file_io(root)
+>>> io.write_bytes(os.path.join(root, "a", "x"), b"1")
+>>> io.read_bytes(os.path.join(root, "a", "x")), io.exists(os.path.join(root, "a", "y"))
+(b'1', False)
+>>> io.list_names(os.path.join(root, "a"))
+['x']
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow.fs as pafs
+
+from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError
+
+
+@dataclass(frozen=True, slots=True)
+class FileIO:
+    """Paths are plain strings: absolute local paths, or paths inside `fs` for remote stores."""
+
+    fs: pafs.FileSystem
+    local: bool
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole file; a missing file raises `DataFileNotFoundError` naming it."""
+        try:
+            if self.local:
+                with open(path, "rb") as fh:
+                    return fh.read()
+            with self.fs.open_input_stream(path) as stream:
+                return bytes(stream.read())
+        except FileNotFoundError as err:
+            raise DataFileNotFoundError(f"file not found: {path}") from err
+        except OSError as err:
+            if not self.exists(path):
+                raise DataFileNotFoundError(f"file not found: {path}") from err
+            raise PaimonSqlError(f"cannot read {path}: {err}") from err
+
+    def read_text(self, path: str) -> str:
+        """The file decoded as UTF-8."""
+        return self.read_bytes(path).decode("utf-8")
+
+    def exists(self, path: str) -> bool:
+        """Whether a file or folder exists."""
+        if self.local:
+            return os.path.exists(path)
+        return self.fs.get_file_info(path).type != pafs.FileType.NotFound
+
+    def is_dir(self, path: str) -> bool:
+        """Whether `path` is a folder."""
+        if self.local:
+            return os.path.isdir(path)
+        return self.fs.get_file_info(path).type == pafs.FileType.Directory
+
+    def list_names(self, path: str) -> list[str]:
+        """The sorted names inside a folder; an absent folder lists as empty."""
+        if self.local:
+            try:
+                return sorted(os.listdir(path))
+            except FileNotFoundError:
+                return []
+        selector = pafs.FileSelector(path, allow_not_found=True)
+        return sorted(posixpath.basename(i.path) for i in self.fs.get_file_info(selector))
+
+    def file_size(self, path: str) -> int:
+        """Size in bytes."""
+        if self.local:
+            return os.path.getsize(path)
+        return int(self.fs.get_file_info(path).size)
+
+    def mkdirs(self, path: str) -> None:
+        """Create a folder and its parents."""
+        if self.local:
+            os.makedirs(path, exist_ok=True)
+        else:
+            self.fs.create_dir(path, recursive=True)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Write (or overwrite) a whole file; used for files with fresh unique names and hints."""
+        self.mkdirs(posixpath.dirname(path) if not self.local else os.path.dirname(path))
+        if self.local:
+            with open(path, "wb") as fh:
+                fh.write(data)
+        else:
+            with self.fs.open_output_stream(path) as out:
+                out.write(data)
+
+    def try_create(self, path: str, data: bytes) -> bool:
+        """Create `path` only if absent (atomic on local disk: link of a temp file); False if it exists.
+
+        Never an overwriting rename: two writers racing for ``snapshot-N`` must not both win
+        (paimon-format.md §1.3).
+        """
+        folder = os.path.dirname(path) if self.local else posixpath.dirname(path)
+        self.mkdirs(folder)
+        if not self.local:
+            if self.exists(path):
+                return False
+            self.write_bytes(path, data)
+            return True
+        tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4()}.tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+
+    def delete(self, path: str) -> None:
+        """Delete a file if it exists."""
+        try:
+            if self.local:
+                os.unlink(path)
+            else:
+                self.fs.delete_file(path)
+        except FileNotFoundError:
+            pass
+
+    def delete_dir(self, path: str) -> None:
+        """Delete a folder and everything in it."""
+        if self.local:
+            import shutil
+
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            self.fs.delete_dir(path)
+
+    def join(self, *parts: str) -> str:
+        """Join path parts the way this filesystem spells paths."""
+        return os.path.join(*parts) if self.local else posixpath.join(*parts)
+
+
+def file_io(location: str | os.PathLike[str], filesystem: Any = None) -> FileIO:
+    """A `FileIO` for a warehouse: local when no filesystem is given, else a pyarrow or fsspec filesystem."""
+    if filesystem is None:
+        return FileIO(pafs.LocalFileSystem(), True)
+    if isinstance(filesystem, pafs.FileSystem):
+        return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem))
+    handler = pafs.FSSpecHandler(filesystem)
+    return FileIO(pafs.PyFileSystem(handler), False)
