@@ -1,0 +1,408 @@
+"""Scan planning: a snapshot's live files, pruned by partition, bucket and statistics, grouped into splits.
+
+Pruning rules (paimon-format.md §4.5, §8, §9):
+
+* manifests by their partition statistics, entries by partition value and, when the filter fixes the bucket key, by
+  bucket;
+* files by key statistics on primary-key columns (always safe), and by value statistics only where no merge can
+  bring an older version of a row back: append tables, deletion-vector tables, first-row;
+* visibility: level-0 files are hidden for deletion-vector and first-row tables (unless
+  ``deletion-vectors.merge-on-read``), postpone-bucket files are always hidden.
+
+Files of one (partition, bucket) are cut into sections of overlapping key ranges; a split holds whole sections, so
+a merge never spans two readers.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paimon_sql.catalog import Table
+from paimon_sql.format.binary_row import decode_row, row_arity
+from paimon_sql.format.bucket import bucket_of
+from paimon_sql.format.manifest import (
+    DataFileMeta,
+    DeletionVectorMeta,
+    FileKind,
+    ManifestEntry,
+    SimpleStats,
+)
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.format.partition import partition_path
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
+from paimon_sql.types import DataType
+
+POSTPONE_BUCKET = -2
+TARGET_SPLIT_BYTES = 128 * 1024 * 1024
+
+
+class ReadMode(enum.Enum):
+    """How a split's files become rows."""
+
+    APPEND = "append"  # no primary key: concatenate (deletion vectors applied)
+    DELETION_VECTORS = "deletion-vectors"  # PK table with DVs: compacted files as they are, DVs applied
+    MERGE = "merge"  # PK table: merge sections by key with the merge engine
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DvRef:
+    """The deletion vector of one data file: index file and range inside it."""
+
+    index_file: str
+    index_path: str
+    meta: DeletionVectorMeta
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Section:
+    """Files whose key ranges overlap; `merge` is False when one file (without retractions) suffices."""
+
+    files: tuple[DataFileMeta, ...]
+    merge: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Split:
+    """The unit one reader handles: some sections of one (partition, bucket)."""
+
+    partition: tuple[Any, ...]
+    partition_bytes: bytes
+    bucket: int
+    bucket_path: str
+    sections: tuple[Section, ...]
+    deletion_vectors: tuple[tuple[str, DvRef], ...] = ()
+
+    @property
+    def files(self) -> tuple[DataFileMeta, ...]:
+        """Every file of the split."""
+        return tuple(f for s in self.sections for f in s.files)
+
+    @property
+    def row_count(self) -> int:
+        """Physical rows in the split's files."""
+        return sum(f.row_count for f in self.files)
+
+
+@dataclass(slots=True)
+class PruneStats:
+    """What planning kept and dropped, for EXPLAIN."""
+
+    manifests_total: int = 0
+    manifests_pruned: int = 0
+    files_total: int = 0
+    files_pruned_partition: int = 0
+    files_pruned_bucket: int = 0
+    files_pruned_stats: int = 0
+    files_hidden_level0: int = 0
+    files_hidden_postpone: int = 0
+    partitions: set[bytes] = field(default_factory=set)
+    buckets: set[tuple[bytes, int]] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanPlan:
+    """Everything a reader needs: the snapshot, schemas, mode and splits."""
+
+    table: Table
+    snapshot: Snapshot | None
+    schema: TableSchema
+    mode: ReadMode
+    options: CoreOptions
+    splits: tuple[Split, ...]
+    stats: PruneStats
+
+
+def read_mode(schema: TableSchema, options: CoreOptions) -> ReadMode:
+    """Append, deletion vectors, or merge."""
+    if not schema.primary_keys:
+        return ReadMode.APPEND
+    if options.deletion_vectors and not options.deletion_vectors_merge_on_read:
+        return ReadMode.DELETION_VECTORS
+    return ReadMode.MERGE
+
+
+def _types(schema: TableSchema, names: Sequence[str]) -> list[DataType]:
+    return [schema.field(n).type for n in names]
+
+
+def _ranges_from_stats(
+    stats: SimpleStats, names: Sequence[str], types: Sequence[DataType], row_count: int | None
+) -> dict[str, ValueRange]:
+    if not names or row_arity(stats.min_values) != len(names):
+        return {}
+    mins = decode_row(stats.min_values, types)
+    maxs = decode_row(stats.max_values, types)
+    counts = stats.null_counts or ()
+    out = {}
+    for i, name in enumerate(names):
+        nulls = counts[i] if i < len(counts) else None
+        out[name] = ValueRange(mins[i], maxs[i], nulls, row_count)
+    return out
+
+
+class _Planner:
+    def __init__(self, table: Table, snapshot: Snapshot | None, predicate: Predicate | None) -> None:
+        self.table = table
+        self.snapshot = snapshot
+        self.predicate = predicate
+        self.schema = table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
+        self.options = CoreOptions(self.schema.options)
+        self.mode = read_mode(self.schema, self.options)
+        self.part_names = self.schema.partition_keys
+        self.part_types = _types(self.schema, self.part_names)
+        self.key_names = self.schema.trimmed_primary_keys
+        self.key_types = _types(self.schema, self.key_names)
+        self.stats = PruneStats()
+        self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
+        self._part_ok: dict[bytes, bool] = {}
+
+    # --- partitions -------------------------------------------------------------------------------
+
+    def partition_values(self, data: bytes) -> tuple[Any, ...]:
+        values = self._partition_cache.get(data)
+        if values is None:
+            values = decode_row(data, self.part_types)
+            self._partition_cache[data] = values
+        return values
+
+    def partition_ok(self, data: bytes) -> bool:
+        ok = self._part_ok.get(data)
+        if ok is None:
+            values = dict(zip(self.part_names, self.partition_values(data), strict=True))
+            ok = may_match(self.predicate, lambda c: ValueRange.exact(values[c]) if c in values else None)
+            self._part_ok[data] = ok
+        return ok
+
+    def manifest_ok(self, stats: SimpleStats, num_files: int) -> bool:
+        if not self.part_names or self.predicate is None:
+            return True
+        ranges = _ranges_from_stats(stats, self.part_names, self.part_types, num_files)
+        return may_match(self.predicate, ranges.get)
+
+    # --- live files -------------------------------------------------------------------------------
+
+    def live_entries(self) -> list[ManifestEntry]:
+        if self.snapshot is None:
+            return []
+        metas = self.table.manifest_list(self.snapshot.base_manifest_list) + self.table.manifest_list(
+            self.snapshot.delta_manifest_list
+        )
+        self.stats.manifests_total = len(metas)
+        live: dict[tuple[Any, ...], ManifestEntry] = {}
+        for meta in metas:
+            num = meta.num_added_files + meta.num_deleted_files
+            if not self.manifest_ok(meta.partition_stats, num):
+                self.stats.manifests_pruned += 1
+                continue
+            for entry in self.table.manifest(meta.file_name):
+                if entry.kind is FileKind.ADD:
+                    live[entry.identifier] = entry
+                else:
+                    live.pop(entry.identifier, None)
+        return list(live.values())
+
+    def bucket_filter(self) -> Callable[[ManifestEntry], bool] | None:
+        keys = self.schema.bucket_keys
+        if self.schema.bucket <= 0 or not keys or self.predicate is None:
+            return None
+        combos = fixed_values(self.predicate, keys)
+        if combos is None:
+            return None
+        types = _types(self.schema, keys)
+        wanted: dict[int, set[int]] = {}
+
+        def keep(entry: ManifestEntry) -> bool:
+            total = entry.total_buckets
+            if total <= 0:
+                return True
+            if total not in wanted:
+                try:
+                    wanted[total] = {bucket_of(c, types, total) for c in combos}
+                except (TypeError, ValueError, OverflowError, AttributeError):
+                    wanted[total] = set(range(total))
+            return entry.bucket in wanted[total]
+
+        return keep
+
+    def visible(self, entry: ManifestEntry) -> bool:
+        if entry.bucket == POSTPONE_BUCKET:
+            self.stats.files_hidden_postpone += 1
+            return False
+        hide_level0 = self.mode is ReadMode.DELETION_VECTORS or (
+            self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW
+        )
+        if hide_level0 and entry.file.level == 0:
+            self.stats.files_hidden_level0 += 1
+            return False
+        return True
+
+    def file_stats_ok(self, f: DataFileMeta) -> bool:
+        if self.predicate is None:
+            return True
+        ranges: dict[str, ValueRange] = {}
+        if self.key_names:
+            ranges.update(_ranges_from_stats(f.key_stats, self.key_names, self.key_types, f.row_count))
+        value_safe = self.mode is not ReadMode.MERGE or (
+            self.options.merge_engine is MergeEngine.FIRST_ROW
+        )
+        if value_safe:
+            file_schema = self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
+            names = f.value_stats_cols if f.value_stats_cols is not None else file_schema.field_names
+            current = {fld.id: fld.name for fld in self.schema.fields}
+            try:
+                file_types = _types(file_schema, names)
+                raw = _ranges_from_stats(f.value_stats, names, file_types, f.row_count)
+            except (KeyError, ValueError):
+                raw = {}
+            for name, rng in raw.items():
+                field_id = file_schema.field(name).id
+                now = current.get(field_id)
+                if now is not None and file_schema.field(name).type == self.schema.field(now).type:
+                    ranges.setdefault(now, rng)
+        return may_match(self.predicate, ranges.get)
+
+    # --- splits -----------------------------------------------------------------------------------
+
+    def plan(self) -> ScanPlan:
+        entries = self.live_entries()
+        self.stats.files_total = len(entries)
+        keep_bucket = self.bucket_filter()
+        groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+        for e in entries:
+            if not self.visible(e):
+                continue
+            if self.part_names and not self.partition_ok(e.partition):
+                self.stats.files_pruned_partition += 1
+                continue
+            if keep_bucket is not None and not keep_bucket(e):
+                self.stats.files_pruned_bucket += 1
+                continue
+            if not self.file_stats_ok(e.file):
+                self.stats.files_pruned_stats += 1
+                continue
+            groups[(e.partition, e.bucket)].append(e.file)
+        dvs = self.deletion_vectors() if groups else {}
+        splits: list[Split] = []
+        for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            self.stats.partitions.add(part)
+            self.stats.buckets.add((part, bucket))
+            splits.extend(self.bucket_splits(part, bucket, files, dvs.get((part, bucket), {})))
+        return ScanPlan(
+            table=self.table,
+            snapshot=self.snapshot,
+            schema=self.schema,
+            mode=self.mode,
+            options=self.options,
+            splits=tuple(splits),
+            stats=self.stats,
+        )
+
+    def deletion_vectors(self) -> dict[tuple[bytes, int], dict[str, DvRef]]:
+        out: dict[tuple[bytes, int], dict[str, DvRef]] = defaultdict(dict)
+        if self.snapshot is None or self.snapshot.index_manifest is None:
+            return out
+        for entry in self.table.index_manifest(self.snapshot.index_manifest):
+            meta = entry.index_file
+            if entry.kind is not FileKind.ADD or meta.index_type != "DELETION_VECTORS":
+                continue
+            path = meta.external_path or self.index_path(entry.partition, entry.bucket, meta.file_name)
+            for dv in meta.dv_ranges or ():
+                ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv)
+                out[(entry.partition, entry.bucket)][dv.data_file_name] = ref
+        return out
+
+    def index_path(self, partition: bytes, bucket: int, name: str) -> str:
+        if self.options.get("index-file-in-data-file-dir", "false").lower() == "true":
+            return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
+        return self.table.sub("index", name)
+
+    def bucket_dir(self, partition: bytes, bucket: int) -> str:
+        parts = []
+        directory = self.options.get("data-file.path-directory")
+        if directory:
+            parts.append(directory)
+        if self.part_names:
+            values = zip(self.part_names, self.partition_values(partition), strict=True)
+            parts.append(partition_path(values, self.options.partition_default_name))
+        parts.append("bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}")
+        return self.table.sub(*parts)
+
+    def sections(self, files: list[DataFileMeta]) -> list[Section]:
+        if self.mode is not ReadMode.MERGE:
+            return [Section(files=(f,), merge=False) for f in files]
+        keyed = sorted(
+            ((decode_row(f.min_key, self.key_types), decode_row(f.max_key, self.key_types), f) for f in files),
+            key=_key_sort,
+        )
+        sections: list[list[DataFileMeta]] = []
+        bound: tuple[Any, ...] | None = None
+        for lo, hi, f in keyed:
+            if sections and bound is not None and _key_le(lo, bound):
+                sections[-1].append(f)
+                if _key_le(bound, hi):
+                    bound = hi
+            else:
+                sections.append([f])
+                bound = hi
+        return [
+            Section(files=tuple(s), merge=len(s) > 1 or bool(s[0].delete_row_count)) for s in sections
+        ]
+
+    def bucket_splits(
+        self, part: bytes, bucket: int, files: list[DataFileMeta], dvs: dict[str, DvRef]
+    ) -> list[Split]:
+        path = self.bucket_dir(part, bucket)
+        values = self.partition_values(part) if self.part_names else ()
+        chunks: list[list[Section]] = [[]]
+        size = 0
+        for section in self.sections(files):
+            section_size = sum(f.file_size for f in section.files)
+            if chunks[-1] and size + section_size > TARGET_SPLIT_BYTES:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(section)
+            size += section_size
+        out = []
+        for chunk in chunks:
+            names = {f.file_name for s in chunk for f in s.files}
+            split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in names))
+            out.append(
+                Split(
+                    partition=values,
+                    partition_bytes=part,
+                    bucket=bucket,
+                    bucket_path=path,
+                    sections=tuple(chunk),
+                    deletion_vectors=split_dvs,
+                )
+            )
+        return out
+
+
+def _null_first(value: Any) -> tuple[int, Any]:
+    return (0, 0) if value is None else (1, value)
+
+
+def _key_sort(item: tuple[tuple[Any, ...], tuple[Any, ...], DataFileMeta]) -> tuple[Any, ...]:
+    lo, hi, f = item
+    return (tuple(_null_first(v) for v in lo), tuple(_null_first(v) for v in hi), f.file_name)
+
+
+def _key_le(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return tuple(_null_first(v) for v in a) <= tuple(_null_first(v) for v in b)
+
+
+def plan_scan(
+    table: Table, snapshot: Snapshot | None, predicate: Predicate | None = None
+) -> ScanPlan:
+    """Plan a read of `snapshot` (None: the table is empty) with `predicate` for pruning.
+
+    The predicate only prunes here; the reader still applies it to rows.
+    """
+    return _Planner(table, snapshot, predicate).plan()
