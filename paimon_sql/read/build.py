@@ -1,0 +1,346 @@
+"""Merge-on-read as SQL: for one split, a sqlglot query that DuckDB runs (paimon-format.md §8, §9).
+
+Pure: it only builds an AST. The caller says how each data file is read (`FileSource`: a ``read_parquet`` call or
+the name of a registered Arrow table) and under which name each deletion vector's positions are registered.
+
+* every file is read with its own schema (``schema-<_SCHEMA_ID>``) and mapped to the read schema by field id:
+  renamed columns follow their id, dropped ones vanish, added ones are NULL, widened ones are cast;
+* partition columns come from the split's partition value (as Java fills them);
+* deletion vectors are anti-joined on the file row position;
+* overlapping files of a primary-key table are merged with ``row_number()`` over the key, ordered by the
+  user sequence fields and ``_SEQUENCE_NUMBER``; retractions (``-U``/``-D``) are dropped after the merge.
+* filters on key or partition columns go below the merge; any other filter above it (a filter below the merge
+  could bring an older version of a row back).
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.format.manifest import DataFileMeta
+from paimon_sql.format.options import MergeEngine
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
+from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
+from paimon_sql.types import DataField, DataType, duckdb_type
+
+SEQ = "_SEQUENCE_NUMBER"
+KIND = "_VALUE_KIND"
+POS = "file_row_number"
+ADD_KINDS = (0, 2)  # +I, +U
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    """How to read one data file: a relation expression and its physical column names."""
+
+    relation: exp.Expression
+    columns: frozenset[str]
+
+
+def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
+    """``read_parquet('<path>'[, file_row_number = TRUE])``."""
+    args: list[exp.Expression] = [exp.Literal.string(path)]
+    if with_position:
+        args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))
+    relation = exp.Anonymous(this="read_parquet", expressions=args)
+    return FileSource(relation=relation, columns=frozenset(columns))
+
+
+def table_source(name: str, columns: Sequence[str]) -> FileSource:
+    """A registered Arrow table (ORC and Avro files are decoded by pyarrow / fastavro)."""
+    return FileSource(relation=exp.to_table(exp.to_identifier(name).sql("duckdb")), columns=frozenset(columns))
+
+
+def ident(name: str) -> exp.Identifier:
+    """A quoted identifier."""
+    return exp.to_identifier(name, quoted=True)
+
+
+def col(*path: str) -> exp.Expression:
+    """A (possibly nested struct) column reference."""
+    node: exp.Expression = exp.Column(this=ident(path[0]))
+    for part in path[1:]:
+        node = exp.Dot(this=node, expression=ident(part))
+    return node
+
+
+def cast(node: exp.Expression, t: DataType) -> exp.Expression:
+    """``CAST(node AS <duckdb type of t>)``."""
+    return exp.Cast(this=node, to=exp.DataType.build(duckdb_type(t), dialect="duckdb"))
+
+
+def literal(value: Any, t: DataType | None = None) -> exp.Expression:
+    """A SQL constant for a Python value, cast to `t`'s DuckDB type when given."""
+    node: exp.Expression
+    if value is None:
+        node = exp.null()
+    elif isinstance(value, bool):
+        node = exp.true() if value else exp.false()
+    elif isinstance(value, int):
+        node = exp.Literal.number(value)
+    elif isinstance(value, float):
+        node = exp.Literal.number(repr(value))
+    elif isinstance(value, decimal.Decimal):
+        node = exp.Literal.string(format(value, "f"))
+    elif isinstance(value, str):
+        node = exp.Literal.string(value)
+    elif isinstance(value, bytes):
+        node = exp.Unhex(this=exp.Literal.string(value.hex()))
+    elif isinstance(value, datetime.datetime):
+        node = exp.Literal.string(value.isoformat(sep=" "))
+    elif isinstance(value, (datetime.date, datetime.time)):
+        node = exp.Literal.string(value.isoformat())
+    else:
+        raise TypeError(f"no SQL literal for {type(value).__name__}")
+    return node if t is None or value is None else cast(node, t)
+
+
+_OPS = {"=": exp.EQ, "!=": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}
+
+
+def predicate_sql(p: Predicate, types: Mapping[str, DataType]) -> exp.Expression:
+    """The predicate as a SQL condition (constants cast to the column type)."""
+    if isinstance(p, And):
+        return exp.and_(*(predicate_sql(c, types) for c in p.children))
+    if isinstance(p, Or):
+        return exp.or_(*(predicate_sql(c, types) for c in p.children))
+    if isinstance(p, Not):
+        return exp.not_(predicate_sql(p.child, types))
+    t = types.get(p.path[0]) if len(p.path) == 1 else None  # type: ignore[attr-defined]
+    column = col(*p.path)  # type: ignore[attr-defined]
+    if isinstance(p, IsNull):
+        test = exp.Is(this=column, expression=exp.null())
+        return exp.not_(test) if p.negated else test
+    if isinstance(p, InList):
+        return exp.In(this=column, expressions=[literal(v, t) for v in p.values])
+    assert isinstance(p, Compare)
+    return _OPS[p.op](this=column, expression=literal(p.value, t))
+
+
+def _file_fields(plan: ScanPlan, f: DataFileMeta) -> dict[int, DataField]:
+    schema = plan.schema if f.schema_id == plan.schema.id else plan.table.schema(f.schema_id)
+    return {fld.id: fld for fld in schema.fields}
+
+
+def _value_columns(
+    plan: ScanPlan, f: DataFileMeta, names: Sequence[str], source: FileSource
+) -> list[exp.Expression]:
+    """The read-schema columns `names` of file `f`, mapped by field id."""
+    by_id = _file_fields(plan, f)
+    out: list[exp.Expression] = []
+    for name in names:
+        target = plan.schema.field(name)
+        old = by_id.get(target.id)
+        if old is None or old.name not in source.columns:
+            out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
+        elif old.type == target.type:
+            out.append(exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name))
+        else:
+            out.append(exp.alias_(cast(col(old.name), target.type), name, quoted=True))
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadRequest:
+    """What the engine asked for: output columns (read-schema names, in order) and accepted filters."""
+
+    columns: tuple[str, ...]
+    filters: tuple[Predicate, ...] = ()
+
+
+class _SplitQuery:
+    def __init__(
+        self,
+        plan: ScanPlan,
+        split: Split,
+        request: ReadRequest,
+        sources: Mapping[str, FileSource],
+        dv_tables: Mapping[str, str],
+    ) -> None:
+        self.plan, self.split, self.request = plan, split, request
+        self.sources, self.dv_tables = sources, dv_tables
+        schema: TableSchema = plan.schema
+        self.types = {f.name: f.type for f in schema.fields}
+        self.partition = dict(zip(schema.partition_keys, split.partition, strict=False))
+        self.keys = schema.trimmed_primary_keys
+        self.options = plan.options
+        self.seq_fields = self.options.sequence_fields
+        self.merge_engine = self.options.merge_engine if schema.primary_keys else None
+        self.pk = bool(schema.primary_keys)
+        lower = set(self.keys) | set(self.partition)
+        self.pre: list[Predicate] = []
+        self.post: list[Predicate] = []
+        for p in (c for f in request.filters for c in conjuncts(f)):
+            below = plan.mode is not ReadMode.MERGE or p.columns() <= lower
+            (self.pre if below else self.post).append(p)
+
+    def needed(self) -> list[str]:
+        """Non-partition read columns needed from files: output, filters, keys, sequence fields."""
+        want = list(self.request.columns)
+        for p in self.pre + self.post:
+            want.extend(sorted(p.columns()))
+        if self.pk:
+            want.extend(self.keys)
+            want.extend(self.seq_fields)
+        seen: dict[str, None] = {}
+        for n in want:
+            if n not in self.partition:
+                seen.setdefault(n, None)
+        return list(seen)
+
+    def file_select(self, f: DataFileMeta, names: list[str], with_meta: bool) -> exp.Select:
+        source = self.sources[f.file_name]
+        cols = _value_columns(self.plan, f, names, source)
+        if with_meta:
+            cols += [col(SEQ), col(KIND)]
+        q = exp.select(*cols).from_(source.relation.copy()) if cols else exp.select(
+            exp.Literal.number(1)
+        ).from_(source.relation.copy())
+        dv = self.dv_tables.get(f.file_name)
+        if dv is not None:
+            q = q.where(
+                exp.not_(
+                    exp.In(
+                        this=col(POS),
+                        query=exp.select(col("pos")).from_(exp.to_table(dv)).subquery(),
+                    )
+                )
+            )
+        # Filters below the merge read file columns under their read names, so wrap the mapping.
+        return q
+
+    def _filtered(self, q: exp.Select, preds: list[Predicate]) -> exp.Select:
+        if not preds:
+            return q
+        cond = exp.and_(*(predicate_sql(p, self.types) for p in preds))
+        return exp.select("*").from_(q.subquery()).where(cond)
+
+    def _partition_columns(self) -> dict[str, exp.Expression]:
+        return {
+            name: exp.alias_(literal(value, self.types[name]) if value is not None else cast(exp.null(), self.types[name]), name, quoted=True)
+            for name, value in self.partition.items()
+        }
+
+    def _with_partition(self, q: exp.Select, names: list[str]) -> exp.Select:
+        """Add partition constants so filters and output can use them."""
+        if not self.partition:
+            return q
+        extra = [e for n, e in self._partition_columns().items()]
+        return exp.select(*[col(n) for n in names], *extra).from_(q.subquery())
+
+    def section_query(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> exp.Select:
+        kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS])
+        meta = self.pk
+        parts = []
+        for f in files:
+            q = self._with_partition(self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else []))
+            parts.append(self._filtered(q, self.pre))
+        union: exp.Select | exp.Union = parts[0]
+        for p in parts[1:]:
+            union = exp.union(union, p, distinct=False)
+        body = union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())
+        out_names = names + list(self.partition)
+        if not self.pk:
+            return body
+        if not merge:
+            return exp.select(*[col(n) for n in out_names]).from_(body.subquery()).where(kind_filter)
+        return self.merged(body, out_names, kind_filter)
+
+    def merged(self, body: exp.Select, names: list[str], kind_filter: exp.Expression) -> exp.Select:
+        engine = self.merge_engine
+        if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
+            raise UnsupportedFeatureError(
+                f"reading merge-engine={engine.value} tables is not supported yet (table "
+                f"{self.plan.table.name}); set 'merge-engine' to deduplicate or first-row, or read "
+                "a compacted snapshot with deletion vectors"
+            )
+        retract = exp.not_(kind_filter.copy())
+        inner = body
+        first_row = engine is MergeEngine.FIRST_ROW
+        if first_row or self.options.ignore_delete:
+            inner = exp.select("*").from_(body.subquery()).where(kind_filter.copy())
+        order: list[exp.Expression] = []
+        if not first_row:
+            for s in self.seq_fields:
+                order.append(exp.Ordered(this=col(s), desc=not self.options.sequence_descending, nulls_first=False))
+            order.append(exp.Ordered(this=col(SEQ), desc=True))
+            order.append(exp.Ordered(this=retract, desc=False))
+        else:
+            order.append(exp.Ordered(this=col(SEQ), desc=False))
+        window = exp.Window(
+            this=exp.RowNumber(),
+            partition_by=[col(k) for k in self.keys] + [col(p) for p in self.partition if p in self.keys],
+            order=exp.Order(expressions=order),
+        )
+        ranked = exp.select("*").from_(inner.subquery()).qualify(exp.EQ(this=window, expression=exp.Literal.number(1)))
+        return exp.select(*[col(n) for n in names]).from_(ranked.subquery()).where(kind_filter.copy())
+
+    def build(self) -> exp.Select:
+        names = self.needed()
+        sections = [self.section_query(s.files, s.merge, names) for s in self.split.sections]
+        union: exp.Select | exp.Union = sections[0]
+        for s in sections[1:]:
+            union = exp.union(union, s, distinct=False)
+        body = union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())
+        outputs = [
+            exp.alias_(cast(col(n), self.types[n]), n, quoted=True) for n in self.request.columns
+        ] or [exp.Literal.number(1)]
+        final = exp.select(*outputs).from_(body.subquery())
+        if self.post:
+            final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)))
+        return final
+
+
+def split_query(
+    plan: ScanPlan,
+    split: Split,
+    request: ReadRequest,
+    sources: Mapping[str, FileSource],
+    dv_tables: Mapping[str, str],
+) -> exp.Select:
+    """The SQL that reads one split: sections merged as needed, DVs applied, filters placed safely."""
+    return _SplitQuery(plan, split, request, sources, dv_tables).build()
+
+
+def physical_columns(plan: ScanPlan, f: DataFileMeta, request: ReadRequest) -> list[str]:
+    """Physical columns of file `f` the query reads (for readers that decode files themselves)."""
+    empty = Split(partition=(), partition_bytes=b"", bucket=0, bucket_path="", sections=())
+    q = _SplitQuery(plan, empty, request, {}, {})
+    by_id = _file_fields(plan, f)
+    wanted = []
+    for name in q.needed():
+        target = plan.schema.field(name)
+        old = by_id.get(target.id)
+        if old is not None:
+            wanted.append(old.name)
+    if plan.schema.primary_keys:
+        wanted += [SEQ, KIND]
+    return wanted
+
+
+def sql_text(query: exp.Expression) -> str:
+    """The DuckDB text of a built query."""
+    return query.sql(dialect="duckdb")
+
+
+__all__ = [
+    "FileSource",
+    "ReadRequest",
+    "literal",
+    "parquet_source",
+    "physical_columns",
+    "predicate_sql",
+    "split_query",
+    "sql_text",
+    "sqlglot",
+    "table_source",
+]

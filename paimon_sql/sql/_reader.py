@@ -1,0 +1,187 @@
+"""Runs a `ScanPlan` on DuckDB, one split at a time, as a stream of Arrow record batches.
+
+Each split's SQL (from `paimon_sql.read.build`) runs on a private cursor of an in-process DuckDB database, so the
+merge is vectorised and multi-threaded; batches stream out as DuckDB produces them, so a ``LIMIT`` stops after the
+first split and memory stays bounded by one split. Parquet files are read by DuckDB directly; ORC and Avro files
+are decoded by pyarrow / fastavro and registered as Arrow tables.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import duckdb
+import pyarrow as pa
+
+from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
+from paimon_sql.format.deletion_vector import decode_vector
+from paimon_sql.read.build import (
+    POS,
+    FileSource,
+    ReadRequest,
+    parquet_source,
+    physical_columns,
+    split_query,
+    sql_text,
+    table_source,
+)
+from paimon_sql.sql._arrow import arrow_type
+
+if TYPE_CHECKING:
+    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.plan.scan import ScanPlan, Split
+
+_names = itertools.count()
+
+
+def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
+    """Where a data file lives: its external path, else the derived bucket path (§1)."""
+    if f.external_path:
+        path = f.external_path
+        for prefix in ("file://", "file:"):
+            if path.lower().startswith(prefix):
+                return path[len(prefix) :]
+        return path
+    return plan.table.fileio.join(split.bucket_path, f.file_name)
+
+
+def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
+    import pyarrow.orc as orc
+
+    data = plan.table.fileio.read_bytes(path)
+    try:
+        reader = orc.ORCFile(io.BytesIO(data))
+        present = [c for c in columns if c in reader.schema.names]
+        return reader.read(columns=present)
+    except Exception as err:  # noqa: BLE001
+        raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
+
+
+def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    import fastavro
+
+    data = plan.table.fileio.read_bytes(path)
+    try:
+        records = list(fastavro.reader(io.BytesIO(data)))
+    except Exception as err:  # noqa: BLE001
+        raise SpecViolationError(f"corrupt Avro data file {path}: {err}") from err
+    schema = plan.table.schema(f.schema_id)
+    fields = []
+    for name in columns:
+        if name == "_SEQUENCE_NUMBER":
+            fields.append(pa.field(name, pa.int64()))
+        elif name == "_VALUE_KIND":
+            fields.append(pa.field(name, pa.int8()))
+        elif name in schema.field_names:
+            fields.append(pa.field(name, arrow_type(schema.field(name).type)))
+    arrow_schema = pa.schema(fields)
+    columns_data = {fld.name: [r.get(fld.name) for r in records] for fld in fields}
+    return pa.table(columns_data, schema=arrow_schema)
+
+
+def _parquet_remote(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    data = plan.table.fileio.read_bytes(path)
+    table = pq.read_table(pa.BufferReader(data))
+    return table.select([c for c in columns if c in table.column_names])
+
+
+class SplitReader:
+    """Reads splits with a private cursor of `engine` (an in-process DuckDB database)."""
+
+    def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
+        """Use cursors of `engine` for split queries."""
+        self.engine = engine
+
+    def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
+        """Every split's rows, split after split."""
+        cursor = self.engine.cursor()
+        try:
+            for split in plan.splits:
+                yield from self._split(cursor, plan, split, request)
+        finally:
+            cursor.close()
+
+    def _split(
+        self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest
+    ) -> Iterator[pa.RecordBatch]:
+        registered: list[str] = []
+        try:
+            dv_tables = self._deletion_vectors(cursor, plan, split, registered)
+            sources = self._sources(cursor, plan, split, request, dv_tables, registered)
+            query = sql_text(split_query(plan, split, request, sources, dv_tables))
+            try:
+                reader = cursor.sql(query).arrow()
+                yield from reader
+            except duckdb.IOException as err:
+                raise DataFileNotFoundError(f"cannot read a data file of {plan.table.name}: {err}") from err
+            except duckdb.Error as err:
+                raise PaimonSqlError(
+                    f"reading split {split.bucket_path} of {plan.table.name} failed: {err}"
+                ) from err
+        finally:
+            for name in registered:
+                cursor.unregister(name)
+
+    def _deletion_vectors(
+        self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, registered: list[str]
+    ) -> dict[str, str]:
+        out: dict[str, str] = {}
+        blobs: dict[str, bytes] = {}
+        for file_name, ref in split.deletion_vectors:
+            data = blobs.get(ref.index_path)
+            if data is None:
+                data = plan.table.fileio.read_bytes(ref.index_path)
+                blobs[ref.index_path] = data
+            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
+            name = f"__paimon_dv_{next(_names)}"
+            positions = pa.array(list(bitmap), type=pa.int64())
+            cursor.register(name, pa.table({"pos": positions}))
+            registered.append(name)
+            out[file_name] = name
+        return out
+
+    def _sources(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        split: Split,
+        request: ReadRequest,
+        dv_tables: dict[str, str],
+        registered: list[str],
+    ) -> dict[str, FileSource]:
+        fileio = plan.table.fileio
+        sources: dict[str, FileSource] = {}
+        for f in split.files:
+            path = data_file_path(plan, split, f)
+            if fileio.local and not fileio.exists(path):
+                raise DataFileNotFoundError(
+                    f"data file not found: {path} (listed by snapshot "
+                    f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
+                )
+            columns = physical_columns(plan, f, request)
+            with_pos = f.file_name in dv_tables
+            if f.format == "parquet" and fileio.local:
+                # Paimon writes every column of the file's schema (plus the system columns).
+                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                sources[f.file_name] = parquet_source(path, names, with_pos)
+                continue
+            if f.format == "orc":
+                table = _orc_table(plan, path, columns)
+            elif f.format == "avro":
+                table = _avro_table(plan, f, path, columns)
+            elif f.format == "parquet":
+                table = _parquet_remote(plan, path, columns)
+            else:
+                raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
+            if with_pos:
+                table = table.append_column(POS, pa.array(range(table.num_rows), type=pa.int64()))
+            name = f"__paimon_file_{next(_names)}"
+            cursor.register(name, table)
+            registered.append(name)
+            sources[f.file_name] = table_source(name, table.column_names)
+        return sources

@@ -1,0 +1,180 @@
+"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view ``"db"."table"``.
+
+>>> import tempfile
+>>> s = connect(tempfile.mkdtemp())
+>>> s.sql("SELECT 1 + 1").fetchall()
+[(2,)]
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.errors import SqlError
+from paimon_sql.sql._reader import SplitReader
+from paimon_sql.sql._source import PaimonSource, register
+from paimon_sql.types import duckdb_type
+
+if TYPE_CHECKING:
+    from paimon_sql.format.snapshot import Snapshot
+
+_counter = itertools.count()
+
+
+def _quoted(*parts: str) -> str:
+    return ".".join(exp.to_identifier(p, quoted=True).sql("duckdb") for p in parts)
+
+
+class Session:
+    """A warehouse opened in DuckDB. Use `sql` for queries; tables are ``"db"."table"``."""
+
+    def __init__(
+        self,
+        warehouse: str | os.PathLike[str],
+        *,
+        connection: duckdb.DuckDBPyConnection | None = None,
+        filesystem: Any = None,
+        create: bool = False,
+    ) -> None:
+        """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted)."""
+        if create and filesystem is None:
+            os.makedirs(warehouse, exist_ok=True)
+        self.catalog = Catalog(warehouse, filesystem)
+        self.catalog.databases()  # fail early, naming the path, when the warehouse is missing
+        self.con = connection if connection is not None else duckdb.connect()
+        self._engine = duckdb.connect()
+        self._reader = SplitReader(self._engine)
+        self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
+        self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
+        self._tables: dict[Identifier, Table] = {}
+        self._lock = threading.Lock()
+        self.refresh()
+
+    # --- catalog ----------------------------------------------------------------------------------
+
+    def table(self, identifier: str | Identifier) -> Table:
+        """The `Table` (metadata access) behind ``db.table``."""
+        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
+        table = self._tables.get(ident)
+        if table is None:
+            table = self.catalog.load_table(ident)
+            self._tables[ident] = table
+        return table
+
+    def refresh(self) -> None:
+        """Expose every table of the warehouse as a view (new tables, changed schemas)."""
+        for database in self.catalog.databases():
+            for name in self.catalog.tables(database):
+                self._ensure_view(Identifier(database, name))
+
+    def _arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
+        key = (table.path, schema_id)
+        schema = self._arrow_schemas.get(key)
+        if schema is None:
+            fields = table.schema(schema_id).fields
+            select = exp.select(
+                *[
+                    exp.alias_(
+                        exp.Cast(this=exp.null(), to=exp.DataType.build(duckdb_type(f.type), dialect="duckdb")),
+                        f.name,
+                        quoted=True,
+                    )
+                    for f in fields
+                ]
+            )
+            cursor = self._engine.cursor()
+            try:
+                schema = cursor.sql(select.sql("duckdb")).arrow().schema
+            finally:
+                cursor.close()
+            self._arrow_schemas[key] = schema
+        return schema
+
+    def source(self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False) -> PaimonSource:
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`."""
+        select = (lambda: snapshot) if pinned else table.latest_snapshot
+        return PaimonSource(table, self._reader, lambda sid: self._arrow_schema(table, sid), select)
+
+    def _ensure_view(self, ident: Identifier) -> None:
+        table = self.table(ident)
+        schema_id = table.latest_schema.id
+        with self._lock:
+            known = self._views.get(ident)
+            if known is not None and known[1] == schema_id:
+                return
+            source = self.source(table)
+            hidden = f"__paimon_{next(_counter)}"
+            register(self.con, hidden, source)
+            self.con.execute("CREATE SCHEMA IF NOT EXISTS " + _quoted(ident.database))
+            view = exp.select("*").from_(exp.to_table(_quoted(hidden)))
+            self.con.execute(
+                "CREATE OR REPLACE VIEW " + _quoted(ident.database, ident.table) + " AS " + view.sql("duckdb")
+            )
+            self._views[ident] = (source, schema_id)
+
+    # --- queries ----------------------------------------------------------------------------------
+
+    def sql(self, text: str) -> duckdb.DuckDBPyRelation:
+        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation."""
+        self._prepare(text)
+        return self.con.sql(text)
+
+    def _prepare(self, text: str) -> None:
+        try:
+            statements = sqlglot.parse(text, read="duckdb")
+        except sqlglot.errors.ParseError:
+            return  # DuckDB itself reports the syntax error with its own position
+        for statement in statements:
+            if statement is None:
+                continue
+            for node in statement.find_all(exp.Table):
+                if node.db:
+                    ident = Identifier(node.db, node.name)
+                    try:
+                        self._ensure_view(ident)
+                    except LookupError:
+                        continue  # not a Paimon table: DuckDB resolves (or reports) it
+
+    def scan(
+        self,
+        identifier: str | Identifier,
+        *,
+        snapshot: int | None = None,
+        tag: str | None = None,
+        timestamp_ms: int | None = None,
+    ) -> duckdb.DuckDBPyRelation:
+        """A relation over the table at a snapshot id, tag or time (default: the latest)."""
+        table = self.table(identifier)
+        chosen = table.select_snapshot(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
+        source = self.source(table, chosen, pinned=True)
+        hidden = f"__paimon_{next(_counter)}"
+        register(self.con, hidden, source)
+        return self.con.sql(exp.select("*").from_(exp.to_table(_quoted(hidden))).sql("duckdb"))
+
+    def close(self) -> None:
+        """Close both DuckDB connections."""
+        self.con.close()
+        self._engine.close()
+
+
+def connect(
+    warehouse: str | os.PathLike[str],
+    *,
+    connection: duckdb.DuckDBPyConnection | None = None,
+    filesystem: Any = None,
+    create: bool = False,
+) -> Session:
+    """Open a warehouse folder in DuckDB (`create=True` makes the folder when absent)."""
+    return Session(warehouse, connection=connection, filesystem=filesystem, create=create)
+
+
+__all__ = ["Session", "SqlError", "connect"]
