@@ -144,6 +144,18 @@ class FileIO:
         return os.path.join(*parts) if self.local else posixpath.join(*parts)
 
 
+def local_path(uri: str) -> str:
+    """A ``file:`` URI (any case, one or three slashes) as a plain path; other strings unchanged.
+
+    >>> local_path("FILE:/tmp/x"), local_path("file:///tmp/x"), local_path("/tmp/x")
+    ('/tmp/x', '/tmp/x', '/tmp/x')
+    """
+    if uri[:5].lower() == "file:":
+        rest = uri[5:]
+        return "/" + rest.lstrip("/") if rest.startswith("//") else rest
+    return uri
+
+
 def file_io(location: str | os.PathLike[str], filesystem: Any = None) -> FileIO:
     """A `FileIO` for a warehouse: local when no filesystem is given, else a pyarrow or fsspec filesystem."""
     if filesystem is None:

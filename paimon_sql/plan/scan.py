@@ -33,6 +33,7 @@ from paimon_sql.format.manifest import (
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
+from paimon_sql.io import local_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
@@ -311,7 +312,11 @@ class _Planner:
             meta = entry.index_file
             if entry.kind is not FileKind.ADD or meta.index_type != "DELETION_VECTORS":
                 continue
-            path = meta.external_path or self.index_path(entry.partition, entry.bucket, meta.file_name)
+            path = (
+                local_path(meta.external_path)
+                if meta.external_path
+                else self.index_path(entry.partition, entry.bucket, meta.file_name)
+            )
             for dv in meta.dv_ranges or ():
                 ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv)
                 out[(entry.partition, entry.bucket)][dv.data_file_name] = ref

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
+from paimon_sql.io import local_path
 from paimon_sql.read.build import (
     POS,
     FileSource,
@@ -40,11 +41,7 @@ _names = itertools.count()
 def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     """Where a data file lives: its external path, else the derived bucket path (§1)."""
     if f.external_path:
-        path = f.external_path
-        for prefix in ("file://", "file:"):
-            if path.lower().startswith(prefix):
-                return path[len(prefix) :]
-        return path
+        return local_path(f.external_path)
     return plan.table.fileio.join(split.bucket_path, f.file_name)
 
 

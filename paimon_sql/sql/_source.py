@@ -19,6 +19,7 @@ import pyarrow as pa
 from duckdb._sources import ArrowScanSource
 from duckdb._sources.nodes import Binary, Col, In, Lit, Node, Postfix, Unary
 
+from paimon_sql.errors import PaimonSqlError
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, and_all
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.read.build import ReadRequest
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.sql._reader import SplitReader
+    from paimon_sql.sql.relation import ErrorLog
 
 _COMPARISONS = frozenset({"=", "!=", "<", "<=", ">", ">="})
 _REJECTED_TYPES = ("TIMESTAMP WITH TIME ZONE", "TIME WITH TIME ZONE", "INTERVAL", "UUID", "HUGEINT")
@@ -97,6 +99,7 @@ class PaimonSource(ArrowScanSource):
         reader: SplitReader,
         schema_of: Callable[[int], pa.Schema],
         select: Callable[[], Snapshot | None],
+        log: ErrorLog | None = None,
     ) -> None:
         """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow."""
         super().__init__(None)
@@ -108,6 +111,7 @@ class PaimonSource(ArrowScanSource):
         self._snapshot: Snapshot | None = None
         self._resolved = False
         self.last_plan: ScanPlan | None = None
+        self.log = log
 
     def snapshot(self) -> Snapshot | None:
         """The snapshot this source reads (resolved when the engine binds; kept for the query)."""
@@ -145,17 +149,32 @@ class PaimonSource(ArrowScanSource):
 
     def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """Plan with the filters, then stream the splits' rows."""
-        schema = self.declared_schema()
-        names = schema.names
-        preds = [to_predicate(f, names) for f in filters]
-        chosen = list(range(len(names))) if columns is None else list(columns)
-        out_schema = pa.schema([schema.field(i) for i in chosen])
-        plan = plan_scan(self.table, self.snapshot(), and_all(preds))
+        try:
+            schema = self.declared_schema()
+            names = schema.names
+            preds = [to_predicate(f, names) for f in filters]
+            chosen = list(range(len(names))) if columns is None else list(columns)
+            out_schema = pa.schema([schema.field(i) for i in chosen])
+            plan = plan_scan(self.table, self.snapshot(), and_all(preds))
+        except PaimonSqlError as err:
+            self._record(err)
+            raise
         self.last_plan = plan
         request = ReadRequest(columns=tuple(names[i] for i in chosen), filters=tuple(preds))
-        batches = _conform(self.reader.batches(plan, request), out_schema)
+        batches = self._logged(_conform(self.reader.batches(plan, request), out_schema))
         reader = pa.RecordBatchReader.from_batches(out_schema, batches)
         return reader.__arrow_c_stream__(), columns is not None
+
+    def _record(self, err: PaimonSqlError) -> None:
+        if self.log is not None:
+            self.log.record(err)
+
+    def _logged(self, batches: Any) -> Any:
+        try:
+            yield from batches
+        except PaimonSqlError as err:
+            self._record(err)
+            raise
 
 
 def _conform(batches: Any, schema: pa.Schema) -> Any:

@@ -8,9 +8,11 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -19,15 +21,24 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Catalog, Identifier, Table
-from paimon_sql.errors import SqlError
+from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.sql._source import PaimonSource, register
+from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.types import duckdb_type
 
 if TYPE_CHECKING:
     from paimon_sql.format.snapshot import Snapshot
 
 _counter = itertools.count()
+_open_sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    # DuckDB connections still open at interpreter exit make nanobind print leak reports.
+    for session in list(_open_sessions):
+        session.close()
 
 
 def _quoted(*parts: str) -> str:
@@ -57,6 +68,8 @@ class Session:
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
         self._tables: dict[Identifier, Table] = {}
         self._lock = threading.Lock()
+        self._log = ErrorLog()
+        _open_sessions.add(self)
         self.refresh()
 
     # --- catalog ----------------------------------------------------------------------------------
@@ -102,7 +115,9 @@ class Session:
     def source(self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`."""
         select = (lambda: snapshot) if pinned else table.latest_snapshot
-        return PaimonSource(table, self._reader, lambda sid: self._arrow_schema(table, sid), select)
+        return PaimonSource(
+            table, self._reader, lambda sid: self._arrow_schema(table, sid), select, self._log
+        )
 
     def _ensure_view(self, ident: Identifier) -> None:
         table = self.table(ident)
@@ -123,10 +138,19 @@ class Session:
 
     # --- queries ----------------------------------------------------------------------------------
 
-    def sql(self, text: str) -> duckdb.DuckDBPyRelation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation."""
+    def sql(self, text: str) -> Relation:
+        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy)."""
         self._prepare(text)
-        return self.con.sql(text)
+        return self._wrap(lambda: self.con.sql(text))
+
+    def _wrap(self, make: Any) -> Relation:
+        try:
+            return Relation(make(), self._log)
+        except duckdb.Error as err:
+            original = self._log.original(err)
+            if original is not None:
+                raise original from err
+            raise
 
     def _prepare(self, text: str) -> None:
         try:
@@ -141,8 +165,8 @@ class Session:
                     ident = Identifier(node.db, node.name)
                     try:
                         self._ensure_view(ident)
-                    except LookupError:
-                        continue  # not a Paimon table: DuckDB resolves (or reports) it
+                    except DatabaseNotFoundError:
+                        continue  # not a Paimon database: DuckDB resolves (or reports) it
 
     def scan(
         self,
@@ -151,19 +175,22 @@ class Session:
         snapshot: int | None = None,
         tag: str | None = None,
         timestamp_ms: int | None = None,
-    ) -> duckdb.DuckDBPyRelation:
+    ) -> Relation:
         """A relation over the table at a snapshot id, tag or time (default: the latest)."""
         table = self.table(identifier)
         chosen = table.select_snapshot(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
         source = self.source(table, chosen, pinned=True)
         hidden = f"__paimon_{next(_counter)}"
         register(self.con, hidden, source)
-        return self.con.sql(exp.select("*").from_(exp.to_table(_quoted(hidden))).sql("duckdb"))
+        query = exp.select("*").from_(exp.to_table(_quoted(hidden))).sql("duckdb")
+        return self._wrap(lambda: self.con.sql(query))
 
     def close(self) -> None:
         """Close both DuckDB connections."""
+        self._views.clear()
         self.con.close()
         self._engine.close()
+        _open_sessions.discard(self)
 
 
 def connect(

@@ -1,0 +1,91 @@
+"""`Relation`: a DuckDB relation whose failures come back as paimon-sql errors.
+
+DuckDB runs a source's stream inside its own executor and re-raises a failure as ``InvalidInputException`` carrying
+only the text. The sources record the original error (`ErrorLog`), and `Relation` re-raises it, so callers can catch
+`TableNotFoundError`, `DataFileNotFoundError`, `SpecViolationError` ... as documented. Everything else is
+DuckDB's relation API, unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import deque
+from typing import Any
+
+import duckdb
+
+from paimon_sql.errors import PaimonSqlError
+
+
+class ErrorLog:
+    """The latest errors raised inside source streams, for `Relation` to re-raise."""
+
+    def __init__(self) -> None:
+        """An empty log."""
+        self._errors: deque[PaimonSqlError] = deque(maxlen=16)
+        self._lock = threading.Lock()
+
+    def record(self, error: PaimonSqlError) -> None:
+        """Remember an error a stream raised."""
+        with self._lock:
+            self._errors.append(error)
+
+    def original(self, error: BaseException) -> PaimonSqlError | None:
+        """The recorded error whose message DuckDB's error carries."""
+        text = str(error)
+        with self._lock:
+            for candidate in reversed(self._errors):
+                if str(candidate) and str(candidate) in text:
+                    return candidate
+        return None
+
+
+class Relation:
+    """Proxy of a `duckdb.DuckDBPyRelation` (every method and attribute) with paimon-sql errors."""
+
+    __slots__ = ("_log", "_rel")
+
+    def __init__(self, rel: duckdb.DuckDBPyRelation, log: ErrorLog) -> None:
+        """Wrap `rel`; `log` holds errors of this session's sources."""
+        self._rel = rel
+        self._log = log
+
+    @property
+    def relation(self) -> duckdb.DuckDBPyRelation:
+        """The underlying DuckDB relation."""
+        return self._rel
+
+    def _translate(self, err: duckdb.Error) -> BaseException:
+        original = self._log.original(err)
+        return err if original is None else original
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._rel, name)
+        if not callable(value):
+            return value
+
+        @functools.wraps(value)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = value(*args, **kwargs)
+            except duckdb.Error as err:
+                raise self._translate(err) from err
+            if isinstance(result, duckdb.DuckDBPyRelation):
+                return Relation(result, self._log)
+            return result
+
+        return call
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> Any:
+        """Arrow PyCapsule export (so pyarrow/polars can consume the relation)."""
+        try:
+            return self._rel.__arrow_c_stream__(requested_schema)
+        except duckdb.Error as err:
+            raise self._translate(err) from err
+
+    def __repr__(self) -> str:
+        return repr(self._rel)
+
+    def __str__(self) -> str:
+        return str(self._rel)
