@@ -9,6 +9,18 @@
 from paimon_sql import errors
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import PaimonSqlError
+from paimon_sql.sql.install import install
+from paimon_sql.sql.relation import Relation
 from paimon_sql.sql.session import Session, connect
 
-__all__ = ["Catalog", "Identifier", "PaimonSqlError", "Session", "Table", "connect", "errors"]
+__all__ = [
+    "Catalog",
+    "Identifier",
+    "PaimonSqlError",
+    "Relation",
+    "Session",
+    "Table",
+    "connect",
+    "errors",
+    "install",
+]
