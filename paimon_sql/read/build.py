@@ -158,6 +158,9 @@ class ReadRequest:
 
 
 class _SplitQuery:
+    #: Whether disjoint sequence ranges may be merged by anti-joins (tests compare both strategies).
+    anti_join = True
+
     def __init__(
         self,
         plan: ScanPlan,
@@ -253,7 +256,64 @@ class _SplitQuery:
             return body
         if not merge:
             return exp.select(*[col(n) for n in out_names]).from_(body.subquery()).where(kind_filter)
+        chain = self.anti_join_merge(files, parts, out_names, kind_filter)
+        if chain is not None:
+            return chain
         return self.merged(body, out_names, kind_filter)
+
+    def anti_join_merge(
+        self,
+        files: Sequence[DataFileMeta],
+        parts: list[exp.Select],
+        names: list[str],
+        kind_filter: exp.Expression,
+    ) -> exp.Select | None:
+        """Merge without a window when the files' sequence ranges do not overlap.
+
+        Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row in the
+        winning file: newest first for deduplicate, oldest first for first-row. Each file keeps the rows whose
+        key no winning file holds (an anti-join), which is cheaper than ranking every row.
+        """
+        engine = self.merge_engine
+        if not self.anti_join or self.seq_fields:
+            return None
+        if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
+            return None
+        order = sorted(range(len(files)), key=lambda i: files[i].max_sequence_number)
+        for a, b in zip(order, order[1:]):
+            if files[b].min_sequence_number <= files[a].max_sequence_number:
+                return None
+        first_row = engine is MergeEngine.FIRST_ROW
+        adds_only = first_row or self.options.ignore_delete
+        winners_first = order if first_row else order[::-1]
+        pieces: list[exp.Select] = []
+        for position, i in enumerate(winners_first):
+            rel = exp.select("*").from_(parts[i].subquery("f"))
+            if adds_only:
+                rel = rel.where(kind_filter.copy())
+            earlier = [parts[j] for j in winners_first[:position]]
+            if earlier:
+                keys = [exp.select(*[col(k) for k in self.keys]).from_(e.subquery()) for e in earlier]
+                if adds_only:
+                    keys = [k.where(kind_filter.copy()) for k in keys]
+                union: exp.Select | exp.Union = keys[0]
+                for k in keys[1:]:
+                    union = exp.union(union, k, distinct=False)
+                on = exp.and_(
+                    *(
+                        exp.NullSafeEQ(
+                            this=exp.column(k, table="f", quoted=True),
+                            expression=exp.column(k, table="n", quoted=True),
+                        )
+                        for k in self.keys
+                    )
+                )
+                rel = rel.join(union.subquery("n"), on=on, join_type="anti")
+            pieces.append(rel)
+        merged: exp.Select | exp.Union = pieces[0]
+        for p in pieces[1:]:
+            merged = exp.union(merged, p, distinct=False)
+        return exp.select(*[col(n) for n in names]).from_(merged.subquery()).where(kind_filter.copy())
 
     def merged(self, body: exp.Select, names: list[str], kind_filter: exp.Expression) -> exp.Select:
         engine = self.merge_engine
