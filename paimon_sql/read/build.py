@@ -24,12 +24,12 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
+from paimon_sql.read.merge_engines import GroupedMerge
 from paimon_sql.types import DataField, DataType, duckdb_type
 
 SEQ = "_SEQUENCE_NUMBER"
@@ -318,11 +318,8 @@ class _SplitQuery:
     def merged(self, body: exp.Select, names: list[str], kind_filter: exp.Expression) -> exp.Select:
         engine = self.merge_engine
         if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
-            raise UnsupportedFeatureError(
-                f"reading merge-engine={engine.value} tables is not supported yet (table "
-                f"{self.plan.table.name}); set 'merge-engine' to deduplicate or first-row, or read "
-                "a compacted snapshot with deletion vectors"
-            )
+            grouped = GroupedMerge(self.options, self.keys, self._partition_columns(), self.plan.table.name)
+            return grouped.build(body, names, self.seq_fields, self.options.sequence_descending)
         retract = exp.not_(kind_filter.copy())
         inner = body
         first_row = engine is MergeEngine.FIRST_ROW

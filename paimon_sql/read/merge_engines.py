@@ -1,0 +1,183 @@
+"""partial-update and aggregation merge engines as grouped SQL (paimon-format.md §9, seed 000).
+
+Both engines fold every record of a key, in sequence order, into one row. In SQL that is a ``GROUP BY`` over the
+key with ordered aggregates: ``last(x ORDER BY seq) FILTER (WHERE x IS NOT NULL)`` is partial-update's "non-null
+fields overwrite", and each aggregate function of the aggregation engine has its SQL counterpart. Retractions
+(``-U``/``-D``) follow Java: partial-update fails on them unless ``ignore-delete`` (skip) or
+``partial-update.remove-record-on-delete`` (a ``-D`` starts the row afresh); aggregation retracts ``sum``, nulls
+``last_value``/``last_non_null_value`` and fails for other functions unless ``fields.<c>.ignore-retract``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sqlglot
+from sqlglot import exp
+
+from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.format.options import CoreOptions, MergeEngine
+
+ORD = "__paimon_ord"
+SEQ = "_SEQUENCE_NUMBER"
+KIND = "_VALUE_KIND"
+
+_TEMPLATES = {
+    "last_non_null_value": "LAST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
+    "last_value": "LAST(:x ORDER BY :o) FILTER (WHERE :add)",
+    "first_non_null_value": "FIRST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
+    "first_value": "FIRST(:x ORDER BY :o) FILTER (WHERE :add)",
+    "sum": "SUM(CASE WHEN :add THEN :x ELSE -:x END)",
+    "product": "PRODUCT(:x) FILTER (WHERE :add)",
+    "max": "MAX(:x) FILTER (WHERE :add)",
+    "min": "MIN(:x) FILTER (WHERE :add)",
+    "bool_and": "BOOL_AND(:x) FILTER (WHERE :add)",
+    "bool_or": "BOOL_OR(:x) FILTER (WHERE :add)",
+    "listagg": "STRING_AGG(:x, :d ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
+    "collect": "FLATTEN(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add))",
+    "merge_map": "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), (a, b) -> MAP_CONCAT(a, b))",
+}
+#: Functions whose retraction Java defines (others fail unless ignore-retract).
+_RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
+
+
+def _template(name: str, **values: exp.Expression) -> exp.Expression:
+    tree = sqlglot.parse_one(_TEMPLATES[name], read="duckdb")
+    return exp.replace_placeholders(tree, **values)
+
+
+def _ident(name: str) -> exp.Column:
+    return exp.column(name, quoted=True)
+
+
+def _add_kind() -> exp.Expression:
+    return exp.In(this=_ident(KIND), expressions=[exp.Literal.number(0), exp.Literal.number(2)])
+
+
+def _fail(message: str) -> exp.Expression:
+    return exp.Anonymous(this="error", expressions=[exp.Literal.string(message)])
+
+
+class GroupedMerge:
+    """Builds the grouped query of one section for partial-update or aggregation."""
+
+    def __init__(
+        self,
+        options: CoreOptions,
+        keys: Sequence[str],
+        partition: Mapping[str, exp.Expression],
+        table: str,
+    ) -> None:
+        """`keys`: trimmed primary key; `partition`: the split's constant partition columns."""
+        self.options = options
+        self.keys = list(keys)
+        self.partition = partition
+        self.table = table
+        self.engine = options.merge_engine
+        raw = options.options
+        for key in raw:
+            if key.endswith(".sequence-group") or (
+                self.engine is MergeEngine.PARTIAL_UPDATE and key.endswith(".aggregate-function")
+            ):
+                raise UnsupportedFeatureError(
+                    f"table {table}: option {key!r} (partial-update sequence groups / per-field "
+                    "aggregates) is not supported by the reader yet"
+                )
+
+    def ordered(self, body: exp.Select, seq_fields: Sequence[str], descending: bool) -> exp.Select:
+        """`body` with an ordinal column giving Java's merge order within each key."""
+        order: list[exp.Expression] = [
+            exp.Ordered(this=_ident(s), desc=descending, nulls_first=not descending) for s in seq_fields
+        ]
+        order.append(exp.Ordered(this=_ident(SEQ), desc=False))
+        order.append(exp.Ordered(this=_add_kind(), desc=False))  # a retraction before an add on a tie
+        window = exp.Window(
+            this=exp.RowNumber(),
+            partition_by=[_ident(k) for k in self.keys],
+            order=exp.Order(expressions=order),
+        )
+        return exp.select("*", exp.alias_(window, ORD, quoted=True)).from_(body.subquery())
+
+    def function(self, column: str) -> str:
+        """The aggregate function of a value column."""
+        raw = self.options.options
+        name = raw.get(f"fields.{column}.aggregate-function") or raw.get(
+            "fields.default-aggregate-function", "last_non_null_value"
+        )
+        return name.strip().lower()
+
+    def _value(self, column: str, seq_fields: Sequence[str]) -> exp.Expression:
+        x, o, add = _ident(column), _ident(ORD), _add_kind()
+        if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
+            name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
+            return _template(name, x=x, o=o, add=add)
+        name = self.function(column)
+        if name not in _TEMPLATES:
+            raise UnsupportedFeatureError(
+                f"table {self.table}: aggregate function {name!r} of column {column!r} is not supported "
+                f"by the reader yet; supported: {', '.join(sorted(_TEMPLATES))}"
+            )
+        delimiter = self.options.options.get(f"fields.{column}.list-agg-delimiter", ",")
+        value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        if name == "last_value":
+            last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
+            value = exp.If(this=exp.In(this=last_kind, expressions=[exp.Literal.number(1), exp.Literal.number(3)]),
+                           true=exp.null(), false=value)
+        ignore = self.options.options.get(f"fields.{column}.ignore-retract", "false").lower() == "true"
+        if name not in _RETRACTABLE and not ignore:
+            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            message = (
+                f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of column "
+                f"{column!r}, which cannot retract; set 'fields.{column}.ignore-retract'='true'"
+            )
+            value = exp.If(this=retracted, true=_fail(message), false=value)
+        return value
+
+    def build(
+        self, body: exp.Select, names: Sequence[str], seq_fields: Sequence[str], descending: bool
+    ) -> exp.Select:
+        """One row per key with the merged values of `names` (partition columns are constants)."""
+        source = self.ordered(body, seq_fields, descending)
+        remove_on_delete = self.options.options.get(
+            "partial-update.remove-record-on-delete"
+            if self.engine is MergeEngine.PARTIAL_UPDATE
+            else "aggregation.remove-record-on-delete",
+            "false",
+        ).lower() == "true"
+        kinds = _ident(KIND)
+        if self.options.ignore_delete:
+            source = exp.select("*").from_(source.subquery()).where(_add_kind())
+        elif remove_on_delete:
+            last_delete = exp.Window(
+                this=exp.Max(this=exp.If(this=exp.EQ(this=kinds, expression=exp.Literal.number(3)),
+                                         true=_ident(ORD), false=exp.null())),
+                partition_by=[_ident(k) for k in self.keys],
+            )
+            flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(source.subquery())
+            source = exp.select("*").from_(flagged.subquery()).where(
+                exp.or_(
+                    exp.Is(this=_ident("__paimon_del"), expression=exp.null()),
+                    exp.GT(this=_ident(ORD), expression=_ident("__paimon_del")),
+                )
+            )
+        outputs: list[exp.Expression] = []
+        for name in names:
+            if name in self.keys:
+                outputs.append(_ident(name))
+            elif name in self.partition:
+                outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
+            else:
+                outputs.append(exp.alias_(self._value(name, seq_fields), name, quoted=True))
+        query = exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
+        if self.engine is not MergeEngine.PARTIAL_UPDATE:
+            return query  # aggregation always yields +I: keys are never removed
+        condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
+        if not self.options.ignore_delete and not remove_on_delete:
+            message = (
+                f"table {self.table}: partial-update received a retraction (-U/-D); Java fails here too. "
+                "Read with 'ignore-delete'='true' or 'partial-update.remove-record-on-delete'='true'"
+            )
+            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            guard = exp.If(this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true())
+            condition = exp.and_(condition, guard)
+        return query.having(condition)
