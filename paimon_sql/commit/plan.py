@@ -1,0 +1,196 @@
+"""Pure commit planning: what a commit adds and deletes, Java's conflict checks, the next index manifest.
+
+Nothing here touches storage: `paimon_sql.commit.publish` reads the latest snapshot, calls these functions and
+writes the result (paimon-format.md §1.3, §4.5).
+
+>>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
+>>> f = DataFileMeta(file_name="data-a-0.parquet", file_size=1, row_count=1, min_key=b"", max_key=b"",
+...                  key_stats=EMPTY_STATS, value_stats=EMPTY_STATS, min_sequence_number=0,
+...                  max_sequence_number=0, schema_id=0, level=0)
+>>> msg = CommitMessage(partition=b"p", bucket=0, total_buckets=1, new_files=(f,))
+>>> [e.kind.name for e in delta_entries([msg])]
+['ADD']
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.errors import CommitConflictError
+from paimon_sql.format.manifest import (
+    DataFileMeta,
+    FileKind,
+    IndexFileMeta,
+    IndexManifestEntry,
+    ManifestEntry,
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitMessage:
+    """What one writer changed in one (partition, bucket)."""
+
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    new_files: tuple[DataFileMeta, ...] = ()
+    deleted_files: tuple[DataFileMeta, ...] = ()
+    changelog_files: tuple[DataFileMeta, ...] = ()
+    new_index_files: tuple[IndexFileMeta, ...] = ()
+    deleted_index_files: tuple[IndexFileMeta, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        """No change at all."""
+        return not (
+            self.new_files
+            or self.deleted_files
+            or self.changelog_files
+            or self.new_index_files
+            or self.deleted_index_files
+        )
+
+
+def delta_entries(messages: Iterable[CommitMessage]) -> list[ManifestEntry]:
+    """The manifest entries of a commit's delta: DELETEs first, then ADDs (a level upgrade is both)."""
+    deletes, adds = [], []
+    for m in messages:
+        for f in m.deleted_files:
+            deletes.append(_entry(FileKind.DELETE, m, f))
+        for f in m.new_files:
+            adds.append(_entry(FileKind.ADD, m, f))
+    return deletes + adds
+
+
+def changelog_entries(messages: Iterable[CommitMessage]) -> list[ManifestEntry]:
+    """ADD entries of the changelog files."""
+    return [_entry(FileKind.ADD, m, f) for m in messages for f in m.changelog_files]
+
+
+def _entry(kind: FileKind, m: CommitMessage, f: DataFileMeta) -> ManifestEntry:
+    return ManifestEntry(
+        kind=kind, partition=m.partition, bucket=m.bucket, total_buckets=m.total_buckets, file=f
+    )
+
+
+def overwrite_entries(
+    live: Iterable[ManifestEntry], keep: Callable[[ManifestEntry], bool] | None = None
+) -> list[ManifestEntry]:
+    """DELETE entries for the live files an overwrite replaces (every file unless `keep` says so)."""
+    return [
+        ManifestEntry(
+            kind=FileKind.DELETE,
+            partition=e.partition,
+            bucket=e.bucket,
+            total_buckets=e.total_buckets,
+            file=e.file,
+        )
+        for e in live
+        if keep is None or not keep(e)
+    ]
+
+
+def fold(entries: Iterable[ManifestEntry]) -> dict[tuple[Any, ...], ManifestEntry]:
+    """Live files after applying entries in order (a DELETE without its ADD stays pending, then drops)."""
+    live: dict[tuple[Any, ...], ManifestEntry] = {}
+    for e in entries:
+        if e.kind is FileKind.ADD:
+            live[e.identifier] = e
+        else:
+            live.pop(e.identifier, None)
+    return live
+
+
+def check_conflicts(
+    live: Sequence[ManifestEntry],
+    delta: Sequence[ManifestEntry],
+    *,
+    overwrite: bool,
+    key_compare: Callable[[bytes, bytes], int] | None,
+) -> None:
+    """Java's checks (§1.3): deleted files still live, no re-add, bucket counts, no level >= 1 overlap.
+
+    `key_compare` orders serialized min/max keys (None for append tables: no LSM check).
+    """
+    current = {e.identifier: e for e in live}
+    for e in delta:
+        if e.kind is FileKind.DELETE and e.identifier not in current:
+            raise CommitConflictError(
+                f"file {e.file.file_name} (bucket {e.bucket}) was deleted by a concurrent commit; "
+                "the statement made no snapshot, run it again"
+            )
+    deleted = {e.identifier for e in delta if e.kind is FileKind.DELETE}
+    for e in delta:
+        if e.kind is FileKind.ADD and e.identifier in current and e.identifier not in deleted:
+            raise CommitConflictError(f"file {e.file.file_name} is already part of the table")
+    if not overwrite:
+        _check_bucket_counts(live, delta)
+    if key_compare is not None:
+        after = fold([*live, *delta]).values()
+        _check_levels(after, key_compare)
+
+
+def _check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestEntry]) -> None:
+    totals: dict[bytes, int] = {}
+    for e in live:
+        totals.setdefault(e.partition, e.total_buckets)
+    for e in delta:
+        known = totals.get(e.partition)
+        if e.kind is FileKind.ADD and known is not None and known != e.total_buckets:
+            raise CommitConflictError(
+                f"the bucket count of a partition changed from {known} to {e.total_buckets} "
+                "concurrently; only INSERT OVERWRITE may change it"
+            )
+
+
+def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]) -> None:
+    runs: dict[tuple[bytes, int, int], list[DataFileMeta]] = defaultdict(list)
+    for e in entries:
+        if e.file.level >= 1:
+            runs[(e.partition, e.bucket, e.file.level)].append(e.file)
+    for (_, bucket, level), files in runs.items():
+        ordered = sorted(files, key=_cmp_key(key_compare))
+        for a, b in zip(ordered, ordered[1:]):
+            if key_compare(a.max_key, b.min_key) >= 0:
+                raise CommitConflictError(
+                    f"LSM conflict in bucket {bucket}, level {level}: key ranges of {a.file_name} and "
+                    f"{b.file_name} overlap (a concurrent compaction); run the statement again"
+                )
+
+
+def _cmp_key(compare: Callable[[bytes, bytes], int]) -> Callable[[DataFileMeta], Any]:
+    import functools
+
+    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))  # type: ignore[no-any-return]
+
+
+def next_index_manifest(
+    base: Sequence[IndexManifestEntry], messages: Iterable[CommitMessage]
+) -> list[IndexManifestEntry] | None:
+    """The complete index manifest after this commit (it is a full listing, not a delta), or None if unchanged.
+
+    HASH and bucketed DV files: one per (partition, bucket, type); a new file replaces the old one.
+    """
+    entries = {(e.partition, e.bucket, e.index_file.file_name): e for e in base}
+    changed = False
+    for m in messages:
+        for f in m.deleted_index_files:
+            changed |= entries.pop((m.partition, m.bucket, f.file_name), None) is not None
+        for f in m.new_index_files:
+            if f.index_type in ("HASH", "DELETION_VECTORS") and m.bucket >= 0:
+                for key in [k for k, e in entries.items() if k[:2] == (m.partition, m.bucket)]:
+                    if entries[key].index_file.index_type == f.index_type:
+                        del entries[key]
+            entries[(m.partition, m.bucket, f.file_name)] = IndexManifestEntry(
+                kind=FileKind.ADD, partition=m.partition, bucket=m.bucket, index_file=f
+            )
+            changed = True
+    return list(entries.values()) if changed else None
+
+
+def record_counts(delta: Iterable[ManifestEntry]) -> int:
+    """Σ rowCount(ADD) − Σ rowCount(DELETE)."""
+    return sum(e.file.row_count if e.kind is FileKind.ADD else -e.file.row_count for e in delta)
