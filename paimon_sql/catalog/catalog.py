@@ -17,10 +17,13 @@ from typing import Any
 
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
+    AlreadyExistsError,
     DatabaseNotFoundError,
+    PaimonSqlError,
     TableNotFoundError,
     WarehouseNotFoundError,
 )
+from paimon_sql.format.schema import TableSchema, schema_to_json
 from paimon_sql.io import FileIO, file_io
 
 DB_SUFFIX = ".db"
@@ -121,3 +124,63 @@ class Catalog:
                 + _hint(ident.table, self.tables(ident.database))
             )
         return Table(self.fileio, path, str(ident))
+
+    # --- changes ----------------------------------------------------------------------------------
+
+    def create_database(self, database: str, *, ignore_if_exists: bool = False) -> None:
+        """Create ``<database>.db``."""
+        self._require_warehouse()
+        path = self.database_path(database)
+        if self.fileio.is_dir(path):
+            if ignore_if_exists:
+                return
+            raise AlreadyExistsError(f"database {database!r} already exists ({path})")
+        self.fileio.mkdirs(path)
+
+    def drop_database(self, database: str, *, ignore_if_missing: bool = False, cascade: bool = False) -> None:
+        """Drop a database; it must be empty unless `cascade`."""
+        try:
+            tables = self.tables(database)
+        except DatabaseNotFoundError:
+            if ignore_if_missing:
+                return
+            raise
+        if tables and not cascade:
+            raise PaimonSqlError(
+                f"database {database!r} is not empty (tables: {', '.join(tables)}); use DROP DATABASE ... CASCADE"
+            )
+        self.fileio.delete_dir(self.database_path(database))
+
+    def create_table(
+        self, identifier: Identifier, schema: TableSchema, *, ignore_if_exists: bool = False
+    ) -> Table:
+        """Write ``schema/schema-0`` of a new table (create-if-absent, so two creators cannot both win)."""
+        self._require_database(identifier.database)
+        path = self.table_path(identifier)
+        schema_path = self.fileio.join(path, "schema", "schema-0")
+        if not self.fileio.try_create(schema_path, schema_to_json(schema).encode("utf-8")):
+            if ignore_if_exists:
+                return self.load_table(identifier)
+            raise AlreadyExistsError(f"table {identifier} already exists ({path})")
+        return Table(self.fileio, path, str(identifier))
+
+    def drop_table(self, identifier: Identifier, *, ignore_if_missing: bool = False) -> None:
+        """Delete a table folder and everything in it."""
+        try:
+            table = self.load_table(identifier)
+        except TableNotFoundError:
+            if ignore_if_missing:
+                return
+            raise
+        self.fileio.delete_dir(table.path)
+
+    def rename_table(self, old: Identifier, new: Identifier) -> None:
+        """Rename a table folder (local filesystems only: object stores have no rename)."""
+        table = self.load_table(old)
+        self._require_database(new.database)
+        target = self.table_path(new)
+        if self.fileio.exists(target):
+            raise AlreadyExistsError(f"table {new} already exists ({target})")
+        if not self.fileio.local:
+            raise PaimonSqlError("renaming a table needs a local warehouse")
+        os.rename(table.path, target)

@@ -18,7 +18,7 @@ from paimon_sql.format.manifest import (
     manifest_entry_from_record,
     manifest_file_meta_from_record,
 )
-from paimon_sql.format.schema import TableSchema, schema_from_json
+from paimon_sql.format.schema import TableSchema, schema_from_json, schema_to_json
 from paimon_sql.format.snapshot import Snapshot, snapshot_from_json
 from paimon_sql.io import read_records
 
@@ -71,6 +71,14 @@ class Table:
                 raise SpecViolationError(f"{path}: {err}") from err
             self._schemas[schema_id] = cached
         return cached
+
+    def commit_schema(self, schema: TableSchema) -> bool:
+        """Create ``schema-<id>`` only if absent (False when another writer took that id)."""
+        path = self.sub("schema", f"schema-{schema.id}")
+        created = self.fileio.try_create(path, schema_to_json(schema).encode("utf-8"))
+        if created:
+            self._schemas[schema.id] = schema
+        return created
 
     @property
     def latest_schema(self) -> TableSchema:
