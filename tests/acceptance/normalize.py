@@ -77,8 +77,8 @@ def norm_py(value: Any) -> Any:
     if isinstance(value, dict):
         # DuckDB fetchall() gives MAP as {"key": [...], "value": [...]}; a struct is a plain dict.
         if set(value) == {"key", "value"} and isinstance(value["key"], list):
-            pairs = [[norm_py(k), norm_py(v)] for k, v in zip(value["key"], value["value"])]
-            return sorted(pairs, key=_sort_key)
+            return sort_map_pairs([[norm_py(k), norm_py(v)]
+                                   for k, v in zip(value["key"], value["value"])])
         return {k: norm_py(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [norm_py(v) for v in value]
@@ -89,9 +89,8 @@ def _norm_arrow_value(value: Any, typ: pa.DataType) -> Any:
     if value is None:
         return None
     if pa.types.is_map(typ):
-        pairs = [[_norm_arrow_value(k, typ.key_type), _norm_arrow_value(v, typ.item_type)]
-                 for k, v in value]
-        return sorted(pairs, key=_sort_key)
+        return sort_map_pairs([[_norm_arrow_value(k, typ.key_type),
+                                _norm_arrow_value(v, typ.item_type)] for k, v in value])
     if pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
         return [_norm_arrow_value(v, typ.value_type) for v in value]
     if pa.types.is_struct(typ):
@@ -129,8 +128,16 @@ def _canon(value: Any) -> Any:
     return value
 
 
-def _sort_key(item: Any) -> str:
-    return json.dumps(_canon(item), sort_keys=True)
+def sort_map_pairs(pairs: list[list[Any]]) -> list[list[Any]]:
+    """MAP entries as ``[key, value]`` pairs, sorted by key (numbers numerically, then text)."""
+
+    def key(pair: list[Any]) -> tuple:
+        k = pair[0]
+        if isinstance(k, (int, float)) and not isinstance(k, bool):
+            return (0, k, "")
+        return (1, 0, json.dumps(_canon(k), sort_keys=True))
+
+    return sorted(pairs, key=key)
 
 
 def canonical_rows(rows: list[list[Any]]) -> list[str]:

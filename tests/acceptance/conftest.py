@@ -1,0 +1,3 @@
+"""The generators under tools/ are scripts (one needs pypaimon-rust's own venv), not tests."""
+
+collect_ignore = ["tools"]
