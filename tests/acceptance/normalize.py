@@ -77,8 +77,12 @@ def norm_py(value: Any) -> Any:
     if isinstance(value, dict):
         # DuckDB fetchall() gives MAP as {"key": [...], "value": [...]}; a struct is a plain dict.
         if set(value) == {"key", "value"} and isinstance(value["key"], list):
-            return sort_map_pairs([[norm_py(k), norm_py(v)]
-                                   for k, v in zip(value["key"], value["value"])])
+            return sort_map_pairs(
+                [
+                    [norm_py(k), norm_py(v)]
+                    for k, v in zip(value["key"], value["value"], strict=True)
+                ]
+            )
         return {k: norm_py(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [norm_py(v) for v in value]
@@ -89,13 +93,19 @@ def _norm_arrow_value(value: Any, typ: pa.DataType) -> Any:
     if value is None:
         return None
     if pa.types.is_map(typ):
-        return sort_map_pairs([[_norm_arrow_value(k, typ.key_type),
-                                _norm_arrow_value(v, typ.item_type)] for k, v in value])
+        return sort_map_pairs(
+            [
+                [_norm_arrow_value(k, typ.key_type), _norm_arrow_value(v, typ.item_type)]
+                for k, v in value
+            ]
+        )
     if pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
         return [_norm_arrow_value(v, typ.value_type) for v in value]
     if pa.types.is_struct(typ):
-        return {typ.field(i).name: _norm_arrow_value(value[typ.field(i).name], typ.field(i).type)
-                for i in range(typ.num_fields)}
+        return {
+            typ.field(i).name: _norm_arrow_value(value[typ.field(i).name], typ.field(i).type)
+            for i in range(typ.num_fields)
+        }
     return norm_py(value)
 
 
@@ -113,7 +123,7 @@ def _norm_arrow_column(col: pa.ChunkedArray) -> list[Any]:
 def norm_arrow_table(table: pa.Table) -> list[list[Any]]:
     """Rows of an Arrow table in the expected-file encoding."""
     cols = [_norm_arrow_column(table.column(i)) for i in range(table.num_columns)]
-    return [list(r) for r in zip(*cols)] if cols else []
+    return [list(r) for r in zip(*cols, strict=True)] if cols else []
 
 
 def _canon(value: Any) -> Any:

@@ -43,7 +43,7 @@ def main() -> int:
         case = json.loads(path.read_text())
         try:
             rows, cols = read(case)
-        except Exception as e:  # noqa: BLE001 - report any failure
+        except Exception as e:
             results[case["id"]] = f"error: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
             continue
         exp = normalize.canonical_rows(case["rows"])
@@ -55,8 +55,10 @@ def main() -> int:
         else:
             only_exp = sorted(set(exp) - set(got))
             only_got = sorted(set(got) - set(exp))
-            results[case["id"]] = (f"DISAGREE ({len(got)} rows vs {len(exp)} expected); "
-                                   f"expected only: {only_exp}; pypaimon-rust only: {only_got}")
+            results[case["id"]] = (
+                f"DISAGREE ({len(got)} rows vs {len(exp)} expected); "
+                f"expected only: {only_exp}; pypaimon-rust only: {only_got}"
+            )
     for k, v in results.items():
         print(f"{k}: {v}")
     if "--write" in sys.argv:  # record the verdict in each expected file
