@@ -1,4 +1,4 @@
-# ruff: noqa: E501, E741, RUF005, C901 - a transcription of fixture READMEs, kept close to their text
+# ruff: noqa: E741, RUF005, C901 - a transcription of fixture READMEs, kept close to their text
 """Regenerate ``tests/acceptance/expected/*.json`` from the fixture READMEs, java_truth.json and
 (for the duckdb-paimon tables, which have no README) the data files themselves.
 
