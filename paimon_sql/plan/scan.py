@@ -148,11 +148,17 @@ def _ranges_from_stats(
 
 
 class _Planner:
-    def __init__(self, table: Table, snapshot: Snapshot | None, predicate: Predicate | None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        snapshot: Snapshot | None,
+        predicate: Predicate | None,
+        schema: TableSchema | None,
+    ) -> None:
         self.table = table
         self.snapshot = snapshot
         self.predicate = predicate
-        self.schema = table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
+        self.schema = schema or table.latest_schema
         self.options = CoreOptions(self.schema.options)
         self.mode = read_mode(self.schema, self.options)
         self.part_names = self.schema.partition_keys
@@ -404,10 +410,14 @@ def _key_le(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 
 
 def plan_scan(
-    table: Table, snapshot: Snapshot | None, predicate: Predicate | None = None
+    table: Table,
+    snapshot: Snapshot | None,
+    predicate: Predicate | None = None,
+    schema: TableSchema | None = None,
 ) -> ScanPlan:
     """Plan a read of `snapshot` (None: the table is empty) with `predicate` for pruning.
 
-    The predicate only prunes here; the reader still applies it to rows.
+    Rows come in `schema` (default: the table's latest schema, as Java reads the latest state; time travel
+    passes the snapshot's own schema). The predicate only prunes here; the reader still applies it to rows.
     """
-    return _Planner(table, snapshot, predicate).plan()
+    return _Planner(table, snapshot, predicate, schema).plan()

@@ -145,8 +145,19 @@ def _value_columns(
         elif old.type == target.type:
             out.append(exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name))
         else:
-            out.append(exp.alias_(cast(col(old.name), target.type), name, quoted=True))
+            out.append(exp.alias_(evolve(col(old.name), old.type, target.type), name, quoted=True))
     return out
+
+
+_FLOATS = frozenset({"FLOAT", "DOUBLE"})
+_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
+
+
+def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """Cast a column written as `old` to `new` as Java's schema evolution does (float to int truncates)."""
+    if old.root in _FLOATS and new.root in _INTEGERS:
+        node = exp.func("TRUNC", node)
+    return cast(node, new)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

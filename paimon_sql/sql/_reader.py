@@ -83,8 +83,19 @@ def _parquet_remote(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
     import pyarrow.parquet as pq
 
     data = plan.table.fileio.read_bytes(path)
-    table = pq.read_table(pa.BufferReader(data))
+    try:
+        table = pq.read_table(pa.BufferReader(data), coerce_int96_timestamp_unit="ns")
+    except Exception as err:  # noqa: BLE001
+        raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
     return table.select([c for c in columns if c in table.column_names])
+
+
+def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
+    """Java writes TIMESTAMP(p > 6) as Parquet INT96, which DuckDB reads as microseconds: let pyarrow read it."""
+    return any(
+        fld.type.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and (fld.type.precision or 0) > 6
+        for fld in plan.table.schema(f.schema_id).fields
+    )
 
 
 class SplitReader:
@@ -162,7 +173,7 @@ class SplitReader:
                 )
             columns = physical_columns(plan, f, request)
             with_pos = f.file_name in dv_tables
-            if f.format == "parquet" and fileio.local:
+            if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
                 # Paimon writes every column of the file's schema (plus the system columns).
                 names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
                 sources[f.file_name] = parquet_source(path, names, with_pos)

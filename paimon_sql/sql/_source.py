@@ -100,6 +100,8 @@ class PaimonSource(ArrowScanSource):
         schema_of: Callable[[int], pa.Schema],
         select: Callable[[], Snapshot | None],
         log: ErrorLog | None = None,
+        *,
+        pinned: bool = False,
     ) -> None:
         """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow."""
         super().__init__(None)
@@ -112,6 +114,8 @@ class PaimonSource(ArrowScanSource):
         self._resolved = False
         self.last_plan: ScanPlan | None = None
         self.log = log
+        #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the latest.
+        self.pinned = pinned
 
     def snapshot(self) -> Snapshot | None:
         """The snapshot this source reads (resolved when the engine binds; kept for the query)."""
@@ -128,7 +132,9 @@ class PaimonSource(ArrowScanSource):
 
     def _schema_id(self) -> int:
         snap = self.snapshot()
-        return snap.schema_id if snap is not None else self.table.latest_schema.id
+        if self.pinned and snap is not None:
+            return snap.schema_id
+        return self.table.latest_schema.id
 
     def declared_schema(self) -> pa.Schema:
         """The Arrow schema of the rows, as DuckDB produces them."""
@@ -155,7 +161,8 @@ class PaimonSource(ArrowScanSource):
             preds = [to_predicate(f, names) for f in filters]
             chosen = list(range(len(names))) if columns is None else list(columns)
             out_schema = pa.schema([schema.field(i) for i in chosen])
-            plan = plan_scan(self.table, self.snapshot(), and_all(preds))
+            read_schema = self.table.schema(self._schema_id())
+            plan = plan_scan(self.table, self.snapshot(), and_all(preds), read_schema)
         except PaimonSqlError as err:
             self._record(err)
             raise

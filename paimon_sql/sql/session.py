@@ -116,7 +116,7 @@ class Session:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`."""
         select = (lambda: snapshot) if pinned else table.latest_snapshot
         return PaimonSource(
-            table, self._reader, lambda sid: self._arrow_schema(table, sid), select, self._log
+            table, self._reader, lambda sid: self._arrow_schema(table, sid), select, self._log, pinned=pinned
         )
 
     def _ensure_view(self, ident: Identifier) -> None:

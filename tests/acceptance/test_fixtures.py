@@ -41,6 +41,11 @@ KNOWN_FAILURES: dict[str, str] = {
         "needs branch support: scan.fallback-branch=rt must read partition dt=20240726 from "
         "branch rt (README 'main branch fallback batch scan')"
     ),
+    "paimon-cpp-parquet-append_with_multiple_ts_precision_and_timezone": (
+        "engine limit, not a reader gap: DuckDB's TIMESTAMP WITH TIME ZONE holds microseconds, so the "
+        "nanoseconds of TIMESTAMP_LTZ(9) (ts_tz_nano = 2 ns, 4 ns) cannot survive a TIMESTAMPTZ column; "
+        "TIMESTAMP(9) keeps its nanoseconds (TIMESTAMP_NS)"
+    ),
 }
 
 # Tables whose data files are referenced by absolute external paths that do not exist by design.

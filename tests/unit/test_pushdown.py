@@ -30,7 +30,8 @@ def test_partition_filter_opens_only_that_partition(tmp_path):
     for data in (table_dir / "p0=1").rglob("*.parquet"):
         data.unlink()
     session = paimon_sql.connect(warehouse)
-    query = 'SELECT k0, k1, s0 FROM "pk_table_with_mor"."pk_table_with_mor"'
+    # Columns by the latest schema (schema-7 swapped the names k0/k1 and s0/s1 and narrowed v0 to INT).
+    query = 'SELECT k1, k0, s1 FROM "pk_table_with_mor"."pk_table_with_mor"'
     rows = session.sql(query + " WHERE p0 = 0 AND p1 = 1").fetchall()
     assert rows == [(0, 1, "zoo")]
     with pytest.raises(DataFileNotFoundError, match="p0=1"):
@@ -76,8 +77,8 @@ def test_limit_reads_only_the_first_split(tmp_path):
 
 def test_non_key_filter_is_applied_after_the_merge():
     # pk_table_with_mor: key (0,0,0,0) was 'apple' v0=10.0 and became v0=110.0; a filter on the old value must not
-    # resurrect the old version.
+    # resurrect the old version. (Latest schema: v0 is INT, the apple column is s1.)
     session = paimon_sql.connect(PARQUET)
     t = '"pk_table_with_mor"."pk_table_with_mor"'
-    assert session.sql(f"SELECT * FROM {t} WHERE v0 = 10.0").fetchall() == []
-    assert session.sql(f"SELECT s0 FROM {t} WHERE v0 = 110.0").fetchall() == [("apple",)]
+    assert session.sql(f"SELECT * FROM {t} WHERE v0 = 10").fetchall() == []
+    assert session.sql(f"SELECT s1 FROM {t} WHERE v0 = 110").fetchall() == [("apple",)]
