@@ -33,11 +33,12 @@ _TAG_PREFIX = "tag-"
 class Table:
     """Read access to a table's metadata (the write path adds to it through `paimon_sql.commit`)."""
 
-    def __init__(self, fileio: FileIO, path: str, name: str) -> None:
-        """A table at `path`, called `name` in messages."""
+    def __init__(self, fileio: FileIO, path: str, name: str, branch: str = "main") -> None:
+        """A table at `path`, called `name` in messages; `branch` selects its metadata folders."""
         self.fileio = fileio
         self.path = path
         self.name = name
+        self.branch = branch
         self._schemas: dict[int, TableSchema] = {}
         self._manifests: dict[str, list[ManifestEntry]] = {}
         self._lists: dict[str, list[ManifestFileMeta]] = {}
@@ -52,18 +53,30 @@ class Table:
         """A path inside the table folder."""
         return self.fileio.join(self.path, *parts)
 
+    def meta(self, *parts: str) -> str:
+        """A path in this branch's metadata (schema/, snapshot/, tag/); branches share data and manifests."""
+        if self.branch == "main":
+            return self.sub(*parts)
+        return self.sub("branch", f"branch-{self.branch}", *parts)
+
+    def branch_table(self, branch: str) -> Table:
+        """The same table on another branch (``branch/branch-<name>/``)."""
+        if branch != "main" and not self.fileio.is_dir(self.sub("branch", f"branch-{branch}")):
+            raise SnapshotNotFoundError(f"branch {branch!r} of table {self.name} does not exist")
+        return Table(self.fileio, self.path, f"{self.name}${'branch_' + branch}", branch)
+
     # --- schemas ----------------------------------------------------------------------------------
 
     def schema_ids(self) -> list[int]:
         """Ids of the schema files present, ascending."""
-        names = self.fileio.list_names(self.sub("schema"))
+        names = self.fileio.list_names(self.meta("schema"))
         return sorted(int(m[1]) for n in names if (m := _SCHEMA.match(n)))
 
     def schema(self, schema_id: int) -> TableSchema:
         """``schema-<id>`` (cached: schema files never change)."""
         cached = self._schemas.get(schema_id)
         if cached is None:
-            path = self.sub("schema", f"schema-{schema_id}")
+            path = self.meta("schema", f"schema-{schema_id}")
             text = self.fileio.read_bytes(path)
             try:
                 cached = schema_from_json(text)
@@ -74,7 +87,7 @@ class Table:
 
     def commit_schema(self, schema: TableSchema) -> bool:
         """Create ``schema-<id>`` only if absent (False when another writer took that id)."""
-        path = self.sub("schema", f"schema-{schema.id}")
+        path = self.meta("schema", f"schema-{schema.id}")
         created = self.fileio.try_create(path, schema_to_json(schema).encode("utf-8"))
         if created:
             self._schemas[schema.id] = schema
@@ -92,11 +105,11 @@ class Table:
 
     def snapshot_ids(self) -> list[int]:
         """Ids of the snapshot files present, ascending (a listing, no hints)."""
-        names = self.fileio.list_names(self.sub("snapshot"))
+        names = self.fileio.list_names(self.meta("snapshot"))
         return sorted(int(m[1]) for n in names if (m := _SNAPSHOT.match(n)))
 
     def _hint(self, name: str) -> int | None:
-        path = self.sub("snapshot", name)
+        path = self.meta("snapshot", name)
         try:
             text = self.fileio.read_text(path).strip()
         except Exception:  # noqa: BLE001 - a hint is only a hint (§1.2): absent or unreadable means list
@@ -104,7 +117,7 @@ class Table:
         return int(text) if text.isdigit() and int(text) > 0 else None
 
     def _snapshot_exists(self, snapshot_id: int) -> bool:
-        return self.fileio.exists(self.sub("snapshot", f"snapshot-{snapshot_id}"))
+        return self.fileio.exists(self.meta("snapshot", f"snapshot-{snapshot_id}"))
 
     def latest_snapshot_id(self) -> int | None:
         """LATEST if trustworthy (the next id does not exist), else the highest listed id."""
@@ -124,7 +137,7 @@ class Table:
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
         """``snapshot-<id>``; a clear error listing the range that exists when absent."""
-        path = self.sub("snapshot", f"snapshot-{snapshot_id}")
+        path = self.meta("snapshot", f"snapshot-{snapshot_id}")
         if not self.fileio.exists(path):
             ids = self.snapshot_ids()
             have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
@@ -145,12 +158,12 @@ class Table:
 
     def tag_names(self) -> list[str]:
         """Tag names, sorted."""
-        names = self.fileio.list_names(self.sub("tag"))
+        names = self.fileio.list_names(self.meta("tag"))
         return [n[len(_TAG_PREFIX) :] for n in names if n.startswith(_TAG_PREFIX)]
 
     def tag(self, name: str) -> Snapshot:
         """The snapshot a tag holds; a clear error listing the tags when absent."""
-        path = self.sub("tag", _TAG_PREFIX + name)
+        path = self.meta("tag", _TAG_PREFIX + name)
         if not self.fileio.exists(path):
             tags = self.tag_names()
             raise SnapshotNotFoundError(

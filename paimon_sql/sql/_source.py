@@ -8,6 +8,7 @@ applied exactly (it is part of the split SQL), pruning only makes it cheaper.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 import math
@@ -168,9 +169,23 @@ class PaimonSource(ArrowScanSource):
             raise
         self.last_plan = plan
         request = ReadRequest(columns=tuple(names[i] for i in chosen), filters=tuple(preds))
-        batches = self._logged(_conform(self.reader.batches(plan, request), out_schema))
+        plans = [plan]
+        fallback = plan.options.get("scan.fallback-branch")
+        if fallback and not self.pinned:
+            plans.append(self._fallback_plan(plan, fallback, and_all(preds)))
+        batches = self._logged(
+            _conform((b for p in plans for b in self.reader.batches(p, request)), out_schema)
+        )
         reader = pa.RecordBatchReader.from_batches(out_schema, batches)
         return reader.__arrow_c_stream__(), columns is not None
+
+    def _fallback_plan(self, plan: ScanPlan, branch: str, predicate: Predicate | None) -> ScanPlan:
+        """``scan.fallback-branch``: partitions the main branch lacks are read from `branch`."""
+        main_partitions = {s.partition for s in plan_scan(self.table, plan.snapshot).splits}
+        other = self.table.branch_table(branch)
+        other_plan = plan_scan(other, other.latest_snapshot(), predicate, other.latest_schema)
+        splits = tuple(s for s in other_plan.splits if s.partition not in main_partitions)
+        return dataclasses.replace(other_plan, splits=splits)
 
     def _record(self, err: PaimonSqlError) -> None:
         if self.log is not None:

@@ -37,10 +37,6 @@ _spec.loader.exec_module(normalize)
 # pk_table_partial_update, generated pk_pu / pk_agg (merge engines), append_table_with_rt_branch
 # (branches).
 KNOWN_FAILURES: dict[str, str] = {
-    "paimon-cpp-parquet-append_table_with_rt_branch": (
-        "needs branch support: scan.fallback-branch=rt must read partition dt=20240726 from "
-        "branch rt (README 'main branch fallback batch scan')"
-    ),
     "paimon-cpp-parquet-append_with_multiple_ts_precision_and_timezone": (
         "engine limit, not a reader gap: DuckDB's TIMESTAMP WITH TIME ZONE holds microseconds, so the "
         "nanoseconds of TIMESTAMP_LTZ(9) (ts_tz_nano = 2 ns, 4 ns) cannot survive a TIMESTAMPTZ column; "
