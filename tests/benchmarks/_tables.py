@@ -1,0 +1,128 @@
+"""The benchmark tables, written once by *other* implementations and cached.
+
+``<cache>/bench/rows-<n>/warehouse/bench.db/``:
+
+* ``pk``: primary key ``id``, 4 fixed buckets, Parquet; base load + upsert, two commits, by
+  pypaimon-rust (no compaction, so a read must merge two level-0 files per bucket).
+* ``append``: append table (``bucket=-1``), the base load, by pypaimon-rust.
+* ``dv``: like ``pk`` plus ``deletion-vectors.enabled``, by Apache Paimon (Java) through Spark:
+  Java compacts on commit and marks the rows the upsert superseded in deletion vectors.
+
+Each table is complete once its ``<table>.json`` marker (writer, versions, seconds) exists; a
+table directory without a marker is deleted and written again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from tests.benchmarks import _data
+from tests.benchmarks._spark import PAIMON_VERSION, run_spark_job
+from tests.second_opinion import cache_dir, versions, write_with
+
+DATABASE = "bench"
+PK_OPTIONS = {"bucket": "4", "file.format": "parquet"}
+TABLES = ("pk", "append", "dv")
+
+
+def bench_root(rows: int) -> Path:
+    return cache_dir() / "bench" / f"rows-{rows}"
+
+
+def warehouse(rows: int) -> Path:
+    return bench_root(rows) / "warehouse"
+
+
+def table_dir(rows: int, table: str) -> Path:
+    return warehouse(rows) / f"{DATABASE}.db" / table
+
+
+def inputs(rows: int) -> tuple[Path, Path]:
+    """Parquet files of the base load and the upsert (inputs for Spark and write benchmarks)."""
+    root = bench_root(rows) / "input"
+    base, up = root / "base.parquet", root / "upsert.parquet"
+    if not (base.exists() and up.exists()):
+        root.mkdir(parents=True, exist_ok=True)
+        pq.write_table(_data.base(rows), root / "base.parquet.tmp")
+        pq.write_table(_data.upsert(rows), root / "upsert.parquet.tmp")
+        (root / "base.parquet.tmp").rename(base)
+        (root / "upsert.parquet.tmp").rename(up)
+    return base, up
+
+
+def ensure_tables(rows: int, *, with_dv: bool = True) -> dict[str, dict[str, Any]]:
+    """Write whatever benchmark table is missing; return each table's marker."""
+    wanted = [t for t in TABLES if with_dv or t != "dv"]
+    return {t: _ensure(rows, t) for t in wanted}
+
+
+def _ensure(rows: int, table: str) -> dict[str, Any]:
+    marker = warehouse(rows) / f"{table}.json"
+    if marker.exists():
+        return dict(json.loads(marker.read_text()))
+    path = table_dir(rows, table)
+    if path.exists():
+        shutil.rmtree(path)
+    print(f"[bench] writing {DATABASE}.{table} ({rows} rows) ...", file=sys.stderr)
+    info = {"pk": _write_pk, "append": _write_append, "dv": _write_dv}[table](rows)
+    marker.write_text(json.dumps(info, indent=1))
+    return info
+
+
+def _write_pk(rows: int) -> dict[str, Any]:
+    base, up = (pq.read_table(p) for p in inputs(rows))
+    create = {"columns": list(_data.COLUMNS), "primary_keys": ["id"], "options": PK_OPTIONS}
+    seconds = write_with(
+        "pypaimon-rust", warehouse(rows), f"{DATABASE}.pk", [base, up], create=create
+    )
+    return {
+        "writer": "pypaimon-rust",
+        "versions": versions("pypaimon-rust"),
+        "commits": ["base", "upsert"],
+        "seconds": seconds,
+        "options": PK_OPTIONS,
+    }
+
+
+def _write_append(rows: int) -> dict[str, Any]:
+    base = pq.read_table(inputs(rows)[0])
+    options = {"bucket": "-1", "file.format": "parquet"}
+    create = {"columns": list(_data.COLUMNS), "primary_keys": [], "options": options}
+    seconds = write_with(
+        "pypaimon-rust", warehouse(rows), f"{DATABASE}.append", [base], create=create
+    )
+    return {
+        "writer": "pypaimon-rust",
+        "versions": versions("pypaimon-rust"),
+        "commits": ["base"],
+        "seconds": seconds,
+        "options": options,
+    }
+
+
+def _write_dv(rows: int) -> dict[str, Any]:
+    options = {**PK_OPTIONS, "deletion-vectors.enabled": "true"}
+    answer = run_spark_job(
+        {
+            "warehouse": str(warehouse(rows)),
+            "database": DATABASE,
+            "table": "dv",
+            "columns": list(_data.COLUMNS),
+            "primary_keys": ["id"],
+            "options": options,
+            "inputs": [str(p) for p in inputs(rows)],
+        }
+    )
+    return {
+        "writer": f"Apache Paimon {PAIMON_VERSION} (Java) via Spark {answer['spark']}",
+        "commits": ["base", "upsert"],
+        "seconds": answer["seconds"],
+        "count": answer["count"],
+        "options": options,
+    }

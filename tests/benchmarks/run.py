@@ -1,0 +1,249 @@
+"""Read benchmarks: paimon-sql vs a hand-written DuckDB floor, pypaimon-rust and pypaimon.
+
+    .venv/bin/python -m tests.benchmarks.run                   # 1M rows, 5 repetitions
+    .venv/bin/python -m tests.benchmarks.run --rows 10000000 --skip-slow
+    .venv/bin/python -m tests.benchmarks.run --suite write     # issue-4 write benchmarks
+
+Every (workload, engine) cell runs in a fresh subprocess (so peak RSS is per cell); set-up is
+excluded and each repetition materializes the full result as Arrow. See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from tests.benchmarks import _data, _tables
+from tests.benchmarks.workloads import WORKLOADS, Workload
+from tests.second_opinion import SecondOpinionError, run_worker, versions
+
+ENGINES = ("floor", "paimon-sql", "pypaimon-rust", "pypaimon")
+RESULTS = Path(__file__).with_name("results")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _local_cell(engine: str, request: dict[str, Any]) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump({**request, "engine": engine}, fh)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks._local", fh.name],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=REPO,
+        )
+    finally:
+        os.unlink(fh.name)
+    if proc.returncode != 0:
+        raise RuntimeError(
+            proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        )
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def paimon_sql_available() -> str | None:
+    """None when ``paimon_sql.connect`` is importable, else why not."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import paimon_sql; paimon_sql.connect"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
+    return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def run_cell(engine: str, workload: Workload, args: argparse.Namespace) -> dict[str, Any]:
+    reps = args.pypaimon_reps if engine == "pypaimon" else args.reps
+    request = {
+        "op": "bench",
+        "warehouse": str(_tables.warehouse(args.rows)),
+        "reps": reps,
+        "workload": workload.as_request(_data.point_key(args.rows)),
+    }
+    try:
+        if engine in ("floor", "paimon-sql"):
+            answer = _local_cell(engine, request)
+        else:
+            answer = run_worker(engine, request)  # type: ignore[arg-type]
+    except (RuntimeError, SecondOpinionError) as err:
+        return {"error": str(err).strip().splitlines()[-1][:300]}
+    secs = answer["seconds"]
+    return {
+        "best": min(secs),
+        "median": statistics.median(secs),
+        "first": secs[0],
+        "reps": len(secs),
+        "peak_rss_mb": round(answer["peak_rss_mb"], 1),
+        "setup_seconds": round(answer["setup_seconds"], 3),
+        "check": answer["check"],
+    }
+
+
+def _fmt(cell: dict[str, Any] | None) -> str:
+    if not cell:
+        return "n/a"
+    if "error" in cell:
+        return "error"
+    mark = "" if cell.get("agrees", True) else " !"
+    return f"{cell['best']:.3f}/{cell['median']:.3f}{mark}"
+
+
+def _ratio(cell: dict[str, Any] | None, ref: dict[str, Any] | None) -> str:
+    if not cell or not ref or "median" not in cell or "median" not in ref:
+        return "-"
+    return f"{cell['median'] / ref['median']:.2f}x"
+
+
+def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
+    width = max(len(w) for w in results) + 2
+    lines = [
+        "seconds best/median (! = result differs from the floor)",
+        "workload".ljust(width) + "".join(e.rjust(17) for e in engines),
+    ]
+    for name, row in results.items():
+        lines.append(name.ljust(width) + "".join(_fmt(row.get(e)).rjust(17) for e in engines))
+    lines.append("")
+    lines.append("median ratios: engine / floor | engine / pypaimon-rust")
+    others = [e for e in engines if e != "floor"]
+    lines.append("workload".ljust(width) + "".join(f"{e}".rjust(26) for e in others))
+    for name, row in results.items():
+        cells = [
+            f"{_ratio(row.get(e), row.get('floor'))} | "
+            f"{_ratio(row.get(e), row.get('pypaimon-rust'))}"
+            for e in others
+        ]
+        lines.append(name.ljust(width) + "".join(c.rjust(26) for c in cells))
+    lines.append("")
+    lines.append("peak RSS MB per cell")
+    for name, row in results.items():
+        rss = "".join(str(row.get(e, {}).get("peak_rss_mb", "-")).rjust(17) for e in engines)
+        lines.append(name.ljust(width) + rss)
+    errors = [
+        f"  {w} / {e}: {c['error']}"
+        for w, row in results.items()
+        for e, c in row.items()
+        if isinstance(c, dict) and "error" in c
+    ]
+    return "\n".join(lines + (["", "errors:", *errors] if errors else []))
+
+
+def _mark_agreement(row: dict[str, Any], workload: Workload) -> None:
+    floor = (row.get("floor") or {}).get("check")
+    # LIMIT without ORDER BY may return any rows: only the count must agree.
+    keys = ("count",) if "LIMIT" in workload.sql else None
+    for cell in row.values():
+        if isinstance(cell, dict) and "check" in cell and floor is not None:
+            got, want = cell["check"], floor
+            if keys:
+                got, want = {k: got.get(k) for k in keys}, {k: want.get(k) for k in keys}
+            cell["agrees"] = got == want
+
+
+def machine() -> dict[str, Any]:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    except OSError:
+        mem_kb = 0
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(mem_kb / 2**20, 1),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+    }
+
+
+def run_reads(args: argparse.Namespace) -> dict[str, Any]:
+    tables = _tables.ensure_tables(args.rows, with_dv=not args.no_dv)
+    engines = [e for e in ENGINES if e not in args.skip_engine]
+    if args.skip_slow and "pypaimon" in engines:
+        engines.remove("pypaimon")
+    unavailable = paimon_sql_available()
+    if unavailable and "paimon-sql" in engines:
+        print(f"[bench] paimon-sql not usable ({unavailable}): column n/a", file=sys.stderr)
+    results: dict[str, dict[str, Any]] = {}
+    for workload in WORKLOADS:
+        if workload.table not in tables or (args.only and workload.name not in args.only):
+            continue
+        row: dict[str, Any] = {}
+        for engine in engines:
+            if engine == "paimon-sql" and unavailable:
+                row[engine] = None
+                continue
+            print(f"[bench] {workload.name} / {engine} ...", file=sys.stderr, flush=True)
+            row[engine] = run_cell(engine, workload, args)
+        _mark_agreement(row, workload)
+        results[workload.name] = row
+    report = {
+        "suite": "read",
+        "rows": args.rows,
+        "reps": args.reps,
+        "pypaimon_reps": args.pypaimon_reps,
+        "machine": machine(),
+        "readers": {r: versions(r) for r in ("pypaimon-rust", "pypaimon") if r in engines},
+        "tables": tables,
+        "workloads": {w.name: w.description for w in WORKLOADS if w.name in results},
+        "results": results,
+    }
+    print(render(results, engines))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--suite", choices=("read", "write"), default="read")
+    parser.add_argument("--rows", type=int, default=1_000_000, help="base rows (default 1M)")
+    parser.add_argument("--reps", type=int, default=5, help="repetitions per cell")
+    parser.add_argument(
+        "--pypaimon-reps", type=int, default=2, help="repetitions for pure-Python pypaimon (slow)"
+    )
+    parser.add_argument("--skip-slow", action="store_true", help="leave pypaimon out")
+    parser.add_argument("--skip-engine", action="append", default=[], choices=ENGINES)
+    parser.add_argument("--only", action="append", help="run only this workload (repeatable)")
+    parser.add_argument("--no-dv", action="store_true", help="no Spark: skip the DV table")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="JSON report (default results/latest.json for the read suite)",
+    )
+    args = parser.parse_args(argv)
+    if args.suite == "write":
+        from tests.benchmarks.write import run_writes
+
+        report = run_writes(args)
+    else:
+        report = run_reads(args)
+    output = args.output or RESULTS / ("latest.json" if args.suite == "read" else "writes.json")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    print(f"\nwrote {output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The read workloads, each written once per engine family.
+
+* ``sql``: generic SQL run by paimon-sql (DuckDB) and pypaimon-rust (DataFusion); ``{table}``
+  becomes the engine's table reference.
+* ``read``: the same request through a read API (pypaimon): projection, a where string for its
+  ``where_parser``, a limit; ``aggregate`` results are then computed with pyarrow.
+* ``floor``: hand-written DuckDB SQL over the live files, no planning. ``{merged}`` is the
+  deduplicating merge of ``$files``; parameters ``$files`` (live files; level > 0 only for the
+  DV table, as Java reads it), ``$bucket0`` (bucket 0's files) and ``$key``.
+"""
+
+# SQL text here is fixed benchmark input for several engines (DuckDB, DataFusion), composed from
+# constants only; the package's sqlglot-builder rule does not apply to it.
+# ruff: noqa: S608
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+VALUES = "id, i1, i2, d1, d2, s1, s2"
+AGG = (
+    'count(*) AS "rows", sum(id) AS id, sum(i1) AS i1, sum(i2) AS i2, sum(d1) AS d1, '
+    "sum(d2) AS d2, sum(length(s1)) AS s1, sum(length(s2)) AS s2"
+)
+NONKEY = "i1 BETWEEN 1000 AND 10999"
+
+# Deduplicate: per key the row with the highest _SEQUENCE_NUMBER, dropped if it is a retraction
+# (-U = 1, -D = 3), paimon-format.md §9.
+_MERGE = (
+    "SELECT " + VALUES + " FROM read_parquet({src}) {pre}"
+    " QUALIFY row_number() OVER (PARTITION BY id ORDER BY _SEQUENCE_NUMBER DESC) = 1"
+    " AND _VALUE_KIND IN (0, 2)"
+)
+MERGED = _MERGE.format(src="$files", pre="")
+MERGED_BUCKET0 = _MERGE.format(src="$bucket0", pre="")
+MERGED_KEY = _MERGE.format(src="$files", pre="WHERE id = $key")
+# DV table: level > 0 files read as they are, minus the positions in their deletion vectors.
+DV_SCAN = (
+    "SELECT " + VALUES + " FROM read_parquet($files, filename = true, file_row_number = true)"
+    " ANTI JOIN deleted USING (filename, file_row_number) WHERE _VALUE_KIND IN (0, 2)"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workload:
+    name: str
+    table: str
+    description: str
+    sql: str
+    floor: str
+    read: dict[str, Any] = field(default_factory=dict)
+    aggregate: bool = False
+
+    def as_request(self, key: int) -> dict[str, Any]:
+        """JSON-able form with ``{key}`` substituted (for the subprocess engines)."""
+        read = {
+            k: (v.replace("{key}", str(key)) if isinstance(v, str) else v)
+            for k, v in self.read.items()
+        }
+        return {
+            "name": self.name,
+            "table": f"bench.{self.table}",
+            "sql": self.sql.replace("{key}", str(key)),
+            "floor": self.floor,
+            "read": read,
+            "aggregate": self.aggregate,
+            "key": key,
+        }
+
+
+WORKLOADS: tuple[Workload, ...] = (
+    Workload(
+        name="pk_full_arrow",
+        table="pk",
+        description="PK table, full merged read, all columns to Arrow",
+        sql="SELECT * FROM {table}",
+        floor=MERGED,
+    ),
+    Workload(
+        name="pk_full_agg",
+        table="pk",
+        aggregate=True,
+        description="PK table, full merged read, count + sum of every column",
+        sql=f"SELECT {AGG} FROM {{table}}",
+        floor=f"SELECT {AGG} FROM ({MERGED})",
+    ),
+    Workload(
+        name="pk_point",
+        table="pk",
+        description="PK table, WHERE id = <an updated key>",
+        sql="SELECT * FROM {table} WHERE id = {key}",
+        floor=MERGED_KEY,
+        read={"where": "id = {key}"},
+    ),
+    Workload(
+        name="pk_nonkey",
+        table="pk",
+        description=f"PK table, non-key predicate {NONKEY} (~1%), after the merge",
+        sql=f"SELECT * FROM {{table}} WHERE {NONKEY}",
+        floor=f"SELECT * FROM ({MERGED}) WHERE {NONKEY}",
+        read={"where": NONKEY},
+    ),
+    Workload(
+        name="pk_limit10",
+        table="pk",
+        description="PK table, SELECT * LIMIT 10 (floor merges bucket 0 only)",
+        sql="SELECT * FROM {table} LIMIT 10",
+        floor=f"SELECT * FROM ({MERGED_BUCKET0}) LIMIT 10",
+        read={"limit": 10},
+    ),
+    Workload(
+        name="dv_full_arrow",
+        table="dv",
+        description="deletion-vector PK table (Java-written), full scan to Arrow",
+        sql="SELECT * FROM {table}",
+        floor=DV_SCAN,
+    ),
+    Workload(
+        name="append_full_arrow",
+        table="append",
+        description="append table, full scan to Arrow",
+        sql="SELECT * FROM {table}",
+        floor=f"SELECT {VALUES} FROM read_parquet($files)",
+    ),
+)
