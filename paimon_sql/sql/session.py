@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
+import logging
 import os
 import threading
 import weakref
@@ -23,8 +25,10 @@ from sqlglot import exp
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
+from paimon_sql.sql._rewrite import strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
+from paimon_sql.sql.statements import dispatch
 from paimon_sql.types import duckdb_type
 
 if TYPE_CHECKING:
@@ -139,8 +143,29 @@ class Session:
     # --- queries ----------------------------------------------------------------------------------
 
     def sql(self, text: str) -> Relation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy)."""
-        self._prepare(text)
+        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
+
+        Several statements run in order; the relation of the last one is returned.
+        """
+        try:
+            pieces = [st.query for st in self.con.extract_statements(text)]
+        except duckdb.Error:
+            pieces = [text]  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
+        result: Relation | None = None
+        for piece in pieces or [text]:
+            result = self._statement(piece)
+        assert result is not None
+        return result
+
+    def _statement(self, text: str) -> Relation:
+        statement = _parse(text)
+        if statement is None:
+            return self._wrap(lambda: self.con.sql(text))
+        handled = dispatch(self, statement)
+        if handled is not None:
+            return handled
+        if self._rewrite(statement):
+            text = statement.sql("duckdb")
         return self._wrap(lambda: self.con.sql(text))
 
     def _wrap(self, make: Any) -> Relation:
@@ -152,21 +177,35 @@ class Session:
                 raise original from err
             raise
 
-    def _prepare(self, text: str) -> None:
-        try:
-            statements = sqlglot.parse(text, read="duckdb")
-        except sqlglot.errors.ParseError:
-            return  # DuckDB itself reports the syntax error with its own position
-        for statement in statements:
-            if statement is None:
+    def relation(self, make: Any) -> Relation:
+        """A `Relation` from a function making a DuckDB relation on this session's connection."""
+        return self._wrap(lambda: make(self.con))
+
+    def _rewrite(self, statement: exp.Expression) -> bool:
+        """Expose the Paimon tables a statement names; replace time-travel references by pinned sources."""
+        changed = False
+        for node in list(statement.find_all(exp.Table)):
+            if not node.db:
                 continue
-            for node in statement.find_all(exp.Table):
-                if node.db:
-                    ident = Identifier(node.db, node.name)
-                    try:
-                        self._ensure_view(ident)
-                    except DatabaseNotFoundError:
-                        continue  # not a Paimon database: DuckDB resolves (or reports) it
+            ident = Identifier(node.db, node.name)
+            travel = travel_of(node)
+            try:
+                if travel is None:
+                    self._ensure_view(ident)
+                    continue
+                table = self.table(ident)
+            except DatabaseNotFoundError:
+                continue  # not a Paimon database: DuckDB resolves (or reports) it
+            chosen = table.select_snapshot(
+                snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
+            )
+            hidden = f"__paimon_{next(_counter)}"
+            register(self.con, hidden, self.source(table, chosen, pinned=True))
+            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+            strip_travel(node)
+            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            changed = True
+        return changed
 
     def scan(
         self,
@@ -191,6 +230,31 @@ class Session:
         self.con.close()
         self._engine.close()
         _open_sessions.discard(self)
+
+
+def _parse(text: str) -> exp.Expression | None:
+    """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses it."""
+    for dialect in ("duckdb", "spark"):
+        try:
+            with _quiet_sqlglot():
+                statement = sqlglot.parse_one(text, read=dialect)
+        except sqlglot.errors.ParseError:
+            continue
+        if statement is not None:
+            return statement
+    return None
+
+
+@contextlib.contextmanager
+def _quiet_sqlglot() -> Any:
+    # sqlglot warns when it falls back to an opaque Command (SHOW, CALL): expected here.
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def connect(

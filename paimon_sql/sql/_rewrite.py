@@ -1,0 +1,107 @@
+"""Time travel in the forms users type, found in the sqlglot AST of a query.
+
+* Spark: ``t VERSION AS OF 3``, ``VERSION AS OF 'tag'``, ``TIMESTAMP AS OF '2024-05-14 10:00:00'``;
+* DuckDB: ``t AT (VERSION => 3)``, ``AT (TIMESTAMP => '…')``;
+* Flink: ``t /*+ OPTIONS('scan.snapshot-id'='3') */``, ``scan.tag-name``, ``scan.timestamp-millis``,
+  ``scan.timestamp``;
+* the table name suffixes ``t$snapshots`` … (system tables) and ``t$branch_<name>``.
+
+>>> import sqlglot
+>>> table = sqlglot.parse_one("SELECT * FROM db.t VERSION AS OF 'tag1'", read="duckdb").find(exp.Table)
+>>> travel_of(table)
+TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from paimon_sql.errors import SqlError
+
+_HINT = re.compile(r"OPTIONS\s*\((.*)\)", re.IGNORECASE | re.DOTALL)
+_PAIR = re.compile(r"'([^']*)'\s*=\s*'([^']*)'")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeTravel:
+    """One of: a snapshot id, a tag name, an instant in epoch milliseconds."""
+
+    snapshot_id: int | None = None
+    tag: str | None = None
+    timestamp_ms: int | None = None
+
+
+def parse_timestamp_ms(text: str) -> int:
+    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` (local time, as Paimon's Java) or of digits.
+
+    >>> parse_timestamp_ms("1700000000000")
+    1700000000000
+    """
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError as err:
+        raise SqlError(
+            f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds"
+        ) from err
+    if moment.tzinfo is None:
+        moment = moment.astimezone()  # the machine's local time zone, as Java's default
+    return int(moment.timestamp() * 1000)
+
+
+def _value(node: exp.Expression) -> str:
+    if isinstance(node, exp.Literal):
+        return str(node.this)
+    if isinstance(node, (exp.Cast, exp.TsOrDsToTimestamp)) and isinstance(node.this, exp.Literal):
+        return str(node.this.this)
+    raise SqlError(f"time travel needs a constant, got {node.sql('duckdb')}")
+
+
+def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
+    value = _value(node)
+    if kind.upper() == "VERSION":
+        if isinstance(node, exp.Literal) and not node.is_string or value.isdigit():
+            return TimeTravel(snapshot_id=int(value))
+        return TimeTravel(tag=value)
+    return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
+
+
+def _from_hint(comments: list[str]) -> TimeTravel | None:
+    for comment in comments:
+        match = _HINT.search(comment)
+        if not match:
+            continue
+        options = dict(_PAIR.findall(match[1]))
+        if "scan.snapshot-id" in options:
+            return TimeTravel(snapshot_id=int(options["scan.snapshot-id"]))
+        if "scan.tag-name" in options:
+            return TimeTravel(tag=options["scan.tag-name"])
+        if "scan.timestamp-millis" in options:
+            return TimeTravel(timestamp_ms=int(options["scan.timestamp-millis"]))
+        if "scan.timestamp" in options:
+            return TimeTravel(timestamp_ms=parse_timestamp_ms(options["scan.timestamp"]))
+    return None
+
+
+def travel_of(table: exp.Table) -> TimeTravel | None:
+    """The time travel a table reference asks for, or None."""
+    version = table.args.get("version")
+    if isinstance(version, exp.Version):
+        return _from_kind(str(version.this), version.expression)
+    when = table.args.get("when")
+    if isinstance(when, exp.HistoricalData):
+        return _from_kind(str(when.args.get("kind")), when.expression)
+    return _from_hint(table.comments or [])
+
+
+def strip_travel(table: exp.Table) -> None:
+    """Remove the time-travel clauses from a table reference (the replacement source is pinned)."""
+    for key in ("version", "when"):
+        table.set(key, None)
+    table.comments = None

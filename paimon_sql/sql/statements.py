@@ -1,0 +1,76 @@
+"""Statements paimon-sql executes itself (catalog DDL, SHOW, DESCRIBE); everything else goes to DuckDB.
+
+`dispatch` returns None for a statement that is not about Paimon objects, so DuckDB runs it unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql.catalog import Identifier
+from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.types import type_sql
+
+if TYPE_CHECKING:
+    from paimon_sql.sql.relation import Relation
+    from paimon_sql.sql.session import Session
+
+_SHOW_TABLES = re.compile(r"^\s*SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+([`\"]?)([\w$-]+)\1)?\s*;?\s*$", re.I)
+_SHOW_DATABASES = re.compile(r"^\s*SHOW\s+(?:DATABASES|SCHEMAS)\s*;?\s*$", re.I)
+
+
+def _rows(session: Session, table: pa.Table) -> Relation:
+    return session.relation(lambda con: con.from_arrow(table))
+
+
+def _is_paimon(session: Session, node: exp.Table) -> Identifier | None:
+    if not node.db:
+        return None
+    ident = Identifier(node.db, node.name)
+    try:
+        session.table(ident)
+    except DatabaseNotFoundError:
+        return None
+    return ident
+
+
+def _describe(session: Session, ident: Identifier) -> Relation:
+    schema = session.table(ident).latest_schema
+    keys = set(schema.primary_keys)
+    parts = set(schema.partition_keys)
+    return _rows(
+        session,
+        pa.table(
+            {
+                "column_name": [f.name for f in schema.fields],
+                "column_type": [type_sql(f.type) for f in schema.fields],
+                "null": ["YES" if f.type.nullable else "NO" for f in schema.fields],
+                "key": ["PRI" if f.name in keys else ("PART" if f.name in parts else None) for f in schema.fields],
+                "comment": [f.description for f in schema.fields],
+            }
+        ),
+    )
+
+
+def _command(session: Session, statement: exp.Command) -> Relation | None:
+    text = f"{statement.this} {statement.expression.sql() if isinstance(statement.expression, exp.Expression) else statement.expression or ''}"
+    if _SHOW_DATABASES.match(text):
+        return _rows(session, pa.table({"database_name": session.catalog.databases()}))
+    match = _SHOW_TABLES.match(text)
+    if match and match[2]:
+        return _rows(session, pa.table({"table_name": session.catalog.tables(match[2])}))
+    return None
+
+
+def dispatch(session: Session, statement: exp.Expression) -> Relation | None:
+    """Execute `statement` when it is about Paimon objects; None hands it to DuckDB."""
+    if isinstance(statement, exp.Command):
+        return _command(session, statement)
+    if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
+        ident = _is_paimon(session, statement.this)
+        return None if ident is None else _describe(session, ident)
+    return None
