@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -23,9 +22,9 @@ import pytest
 
 import paimon_sql
 from paimon_sql import errors
+from tests.fixtures import FIXTURES
 
 HERE = Path(__file__).resolve().parent
-FIXTURES = Path(os.environ.get("PAIMON_FIXTURES", "/work/shared/fixtures"))
 EXPECTED_DIR = HERE / "expected"
 
 _spec = importlib.util.spec_from_file_location("acceptance_normalize", HERE / "normalize.py")

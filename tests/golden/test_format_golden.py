@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import decimal
 import json
-from pathlib import Path
 
 import pytest
 from pyroaring import BitMap
@@ -23,8 +22,8 @@ from paimon_sql.format.snapshot import snapshot_from_json, snapshot_to_dict, sna
 from paimon_sql.io import read_records
 from paimon_sql.io.fileio import file_io
 from paimon_sql.types import parse_type
+from tests.fixtures import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared/fixtures"
 DV = FIXTURES / "paimon/paimon-core/src/test/resources/compatibility"
 TABLE_DIRS = sorted(p.parent for p in FIXTURES.rglob("schema") if p.is_dir() and "branch" not in str(p))
 

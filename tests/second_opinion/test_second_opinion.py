@@ -14,11 +14,11 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from tests.fixtures import FIXTURES
 from tests.second_opinion import SecondOpinionError, read_with, write_with
 
 pytestmark = pytest.mark.second_opinion
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 JAVA09 = FIXTURES / "generated-paimon-java-0.9"
 CPP = FIXTURES / "paimon-cpp" / "test" / "test_data" / "parquet"
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import duckdb
 import pytest
 
 import paimon_sql
 from paimon_sql.sql.install import functions_dir
+from tests.fixtures import FIXTURES
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared/fixtures/generated-paimon-java-0.9/warehouse"
+FIXTURE = FIXTURES / "generated-paimon-java-0.9/warehouse"
 
 
 def _examples() -> list[tuple[str, str, object]]:

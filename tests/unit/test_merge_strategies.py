@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import paimon_sql
 from paimon_sql.read import build
+from tests.fixtures import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared/fixtures"
 CASES = [
     (FIXTURES / "paimon-cpp/test/test_data/parquet", "pk_table_with_mor.pk_table_with_mor"),
     (FIXTURES / "paimon-cpp/test/test_data/parquet", "pk_table_scan_and_read_mor.pk_table_scan_and_read_mor"),

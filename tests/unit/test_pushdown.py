@@ -13,8 +13,8 @@ import pytest
 
 import paimon_sql
 from paimon_sql.errors import DataFileNotFoundError
+from tests.fixtures import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared/fixtures"
 PARQUET = FIXTURES / "paimon-cpp/test/test_data/parquet"
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import paimon_sql
 from paimon_sql.errors import SnapshotNotFoundError
+from tests.fixtures import FIXTURES
 
-WAREHOUSE = Path(__file__).resolve().parents[3] / "shared/fixtures/generated-paimon-java-0.9/warehouse"
+WAREHOUSE = FIXTURES / "generated-paimon-java-0.9/warehouse"
 SNAPSHOT_1 = [(1, "a", 10), (2, "b", 20), (4, "d", 40)]
 
 

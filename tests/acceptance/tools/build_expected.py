@@ -21,14 +21,15 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
+
+from tests.fixtures import FIXTURES
 
 HERE = Path(__file__).resolve().parent
 ACC = HERE.parent
 OUT = ACC / "expected"
-FIX = Path(os.environ.get("PAIMON_FIXTURES", "/work/shared/fixtures"))
+FIX = FIXTURES
 CPP = "paimon-cpp/test/test_data"
 
 _spec = importlib.util.spec_from_file_location("acc_normalize", ACC / "normalize.py")

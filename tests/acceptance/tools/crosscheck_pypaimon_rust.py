@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 
 import pyarrow as pa
 from pypaimon_rust.datafusion import PaimonCatalog
 
+from tests.fixtures import FIXTURES
+
 ACC = Path(__file__).resolve().parent.parent
-FIX = Path(os.environ.get("PAIMON_FIXTURES", "/work/shared/fixtures"))
+FIX = FIXTURES
 _spec = importlib.util.spec_from_file_location("acc_normalize", ACC / "normalize.py")
 normalize = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(normalize)
