@@ -1,0 +1,49 @@
+"""The benchmark runner still runs end to end (tiny sizes, one repetition). No timing asserts.
+
+Marked ``slow`` and ``second_opinion``: it builds the reader virtualenvs and, for the DV table,
+runs Spark once per cache (``<cache>/bench/rows-20000``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.benchmarks import run
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = [pytest.mark.slow, pytest.mark.second_opinion]
+
+ROWS = 20_000
+
+
+def test_read_suite_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "read.json"
+    argv = ["--rows", str(ROWS), "--reps", "1", "--pypaimon-reps", "1", "--output", str(out)]
+    assert run.main(argv) == 0
+    report = json.loads(out.read_text())
+    results = report["results"]
+    assert set(results) >= {"pk_full_arrow", "pk_point", "append_full_arrow", "dv_full_arrow"}
+    for workload, row in results.items():
+        floor = row["floor"]
+        assert "error" not in floor, (workload, floor)
+        rust = row["pypaimon-rust"]
+        assert "error" not in rust, (workload, rust)
+        assert rust["agrees"], (workload, rust["check"], floor["check"])
+    # merged PK rows: base keys + the upsert's new keys
+    assert results["pk_full_arrow"]["floor"]["check"]["count"] == ROWS + ROWS // 10
+    assert results["pk_point"]["floor"]["check"]["count"] == 1
+    assert "workload" in capsys.readouterr().out
+
+
+def test_write_suite_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "write.json"
+    argv = ["--suite", "write", "--rows", str(ROWS), "--reps", "1", "--skip-slow"]
+    assert run.main([*argv, "--output", str(out)]) == 0
+    results = json.loads(out.read_text())["results"]
+    assert results["pk_fixed4_load"]["paimon-sql"] == {"na": "paimon-sql has no write path yet"}
+    assert results["pk_fixed4_upsert"]["pypaimon-rust"]["reps"] == 1

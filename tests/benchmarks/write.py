@@ -1,0 +1,116 @@
+"""Write benchmarks (issue 4), run with ``python -m tests.benchmarks.run --suite write``.
+
+SKELETON for the paimon-sql column: paimon-sql has no write path yet. When it has, fill in
+``_paimon_sql_write`` (``s.sql("CREATE TABLE ...")`` then ``s.sql("INSERT INTO bench.t SELECT
+* FROM <arrow>")`` per commit) and the column stops being n/a. The pypaimon-rust and pypaimon
+columns work today; their seconds are measured inside the writer's process (Arrow input already
+in memory; no interpreter start-up, imports or IPC decoding).
+
+Cases, each into a fresh table (``--rows N``: N-row load, then an N/5-row upsert):
+
+* ``pk_fixed4_load`` / ``pk_fixed4_upsert``: PK table, 4 fixed buckets.
+* ``pk_dynamic_load`` / ``pk_dynamic_upsert``: PK table, dynamic bucket (``bucket=-1``).
+* ``append_load``: append table (``bucket=-1``); ``--rows 10000000`` for the 10M case.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tests.benchmarks import _data, _tables
+from tests.second_opinion import SecondOpinionError, cache_dir, versions, write_with
+
+if TYPE_CHECKING:
+    import argparse
+
+CASES: dict[str, dict[str, Any]] = {
+    "pk_fixed4": {"primary_keys": ["id"], "options": {"bucket": "4", "file.format": "parquet"}},
+    "pk_dynamic": {"primary_keys": ["id"], "options": {"bucket": "-1", "file.format": "parquet"}},
+    "append": {"primary_keys": [], "options": {"bucket": "-1", "file.format": "parquet"}},
+}
+WRITERS = ("paimon-sql", "pypaimon-rust", "pypaimon")
+
+
+def _paimon_sql_write(case: str, commits: list[pa.Table]) -> list[float]:
+    """SKELETON: paimon-sql's write API does not exist yet (planned: ``INSERT INTO``)."""
+    raise NotImplementedError("paimon-sql has no write path yet")
+
+
+def _one_run(writer: str, case: str, commits: list[pa.Table]) -> list[float]:
+    if writer == "paimon-sql":
+        return _paimon_sql_write(case, commits)
+    spec = CASES[case]
+    create = {"columns": list(_data.COLUMNS), **spec}
+    scratch = cache_dir() / "bench" / "write-scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    warehouse = tempfile.mkdtemp(prefix=f"{case}-", dir=scratch)
+    try:
+        return write_with(writer, warehouse, f"bench.{case}", commits, create=create)  # type: ignore[arg-type]
+    finally:
+        shutil.rmtree(warehouse, ignore_errors=True)
+
+
+def _cell(writer: str, case: str, commits: list[pa.Table], reps: int) -> list[dict[str, Any]]:
+    """Per commit of ``case``: best/median seconds over ``reps`` fresh-table runs."""
+    try:
+        runs = [_one_run(writer, case, commits) for _ in range(reps)]
+    except NotImplementedError as err:
+        return [{"na": str(err)}] * len(commits)
+    except SecondOpinionError as err:
+        return [{"error": str(err).strip().splitlines()[-1][:300]}] * len(commits)
+    per_commit = list(zip(*runs, strict=True))
+    return [{"best": min(s), "median": statistics.median(s), "reps": len(s)} for s in per_commit]
+
+
+def run_writes(args: argparse.Namespace) -> dict[str, Any]:
+    base_path, upsert_path = _tables.inputs(args.rows)
+    base, upsert = pq.read_table(base_path), pq.read_table(upsert_path)
+    writers = [w for w in WRITERS if not (args.skip_slow and w == "pypaimon")]
+    results: dict[str, dict[str, Any]] = {}
+    for case in CASES:
+        commits = [base] if case == "append" else [base, upsert]
+        names = ["append_load"] if case == "append" else [f"{case}_load", f"{case}_upsert"]
+        for name in names:
+            results[name] = {}
+        for writer in writers:
+            print(f"[bench] write {case} / {writer} ...", file=sys.stderr, flush=True)
+            reps = args.pypaimon_reps if writer == "pypaimon" else args.reps
+            for name, cell in zip(names, _cell(writer, case, commits, reps), strict=True):
+                results[name][writer] = cell
+    print(_render(results, writers))
+    return {
+        "suite": "write",
+        "rows": args.rows,
+        "upsert_rows": upsert.num_rows,
+        "reps": args.reps,
+        "writers": {w: versions(w) for w in writers if w != "paimon-sql"},  # type: ignore[arg-type]
+        "results": results,
+    }
+
+
+def _fmt(cell: dict[str, Any]) -> str:
+    if "na" in cell:
+        return "n/a"
+    if "error" in cell:
+        return "error"
+    return f"{cell['best']:.3f}/{cell['median']:.3f}"
+
+
+def _render(results: dict[str, dict[str, Any]], writers: list[str]) -> str:
+    lines = ["write seconds best/median", "case".ljust(20) + "".join(w.rjust(16) for w in writers)]
+    for name, row in results.items():
+        lines.append(name.ljust(20) + "".join(_fmt(row[w]).rjust(16) for w in writers))
+    errors = [
+        f"  {n} / {w}: {c['error']}"
+        for n, row in results.items()
+        for w, c in row.items()
+        if "error" in c
+    ]
+    return "\n".join(lines + (["", "errors:", *errors] if errors else []))
