@@ -412,3 +412,27 @@ __all__ = [
     "sqlglot",
     "table_source",
 ]
+
+
+def plan_query(
+    plan: ScanPlan,
+    sources: Mapping[str, FileSource],
+    dv_tables: Mapping[str, str],
+    columns: Sequence[str] | None = None,
+) -> exp.Select:
+    """The whole scan as one query (UNION ALL of the splits), for an engine that runs it directly.
+
+    The engine applies the statement's own filters; DuckDB pushes them through the union into each file scan,
+    through ``row_number()`` for key columns, and prunes unused columns.
+    """
+    names = tuple(columns if columns is not None else plan.schema.field_names)
+    request = ReadRequest(columns=names)
+    parts = [split_query(plan, split, request, sources, dv_tables) for split in plan.splits]
+    if not parts:
+        types = {f.name: f.type for f in plan.schema.fields}
+        empty = exp.select(*[exp.alias_(cast(exp.null(), types[n]), n, quoted=True) for n in names])
+        return empty.where(exp.false())
+    union: exp.Select | exp.Union = parts[0]
+    for p in parts[1:]:
+        union = exp.union(union, p, distinct=False)
+    return union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())

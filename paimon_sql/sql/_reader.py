@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
+from sqlglot import exp
 
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
@@ -25,6 +26,7 @@ from paimon_sql.read.build import (
     ReadRequest,
     parquet_source,
     physical_columns,
+    plan_query,
     split_query,
     sql_text,
     table_source,
@@ -193,3 +195,37 @@ class SplitReader:
             registered.append(name)
             sources[f.file_name] = table_source(name, table.column_names)
         return sources
+
+    def inline(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan) -> tuple[exp.Select, list[str]] | None:
+        """The whole plan as one query for `con` to run itself, or None when it needs the stream.
+
+        Possible when every file is a local Parquet file DuckDB reads exactly (no INT96 nanoseconds); the
+        deletion vectors are registered on `con` under the returned names (the caller keeps them alive).
+        """
+        fileio = plan.table.fileio
+        if not fileio.local:
+            return None
+        for split in plan.splits:
+            for f in split.files:
+                if f.format != "parquet" or _has_nanos(plan, f):
+                    return None
+        registered: list[str] = []
+        dv_tables: dict[str, str] = {}
+        sources: dict[str, FileSource] = {}
+        try:
+            for split in plan.splits:
+                dv_tables.update(self._deletion_vectors(con, plan, split, registered))
+                for f in split.files:
+                    path = data_file_path(plan, split, f)
+                    if not fileio.exists(path):
+                        raise DataFileNotFoundError(
+                            f"data file not found: {path} (listed by snapshot "
+                            f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
+                        )
+                    names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                    sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
+        except BaseException:
+            for name in registered:
+                con.unregister(name)
+            raise
+        return plan_query(plan, sources, dv_tables), registered

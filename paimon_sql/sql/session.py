@@ -25,6 +25,8 @@ from sqlglot import exp
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
+from paimon_sql.plan.scan import ScanPlan, plan_scan
+from paimon_sql.sql._pushdown import table_predicate
 from paimon_sql.sql._rewrite import strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
@@ -73,6 +75,8 @@ class Session:
         self._tables: dict[Identifier, Table] = {}
         self._lock = threading.Lock()
         self._log = ErrorLog()
+        self._keep: list[str] = []  # deletion-vector tables the inlined queries read
+        self._last: dict[str, ScanPlan | PaimonSource] = {}
         _open_sessions.add(self)
         self.refresh()
 
@@ -182,30 +186,55 @@ class Session:
         return self._wrap(lambda: make(self.con))
 
     def _rewrite(self, statement: exp.Expression) -> bool:
-        """Expose the Paimon tables a statement names; replace time-travel references by pinned sources."""
+        """Replace each Paimon table a statement names by its planned scan.
+
+        Local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine runs the whole query
+        (filters pushed into the file scans, aggregates next to them); other tables (ORC, Avro, remote) become
+        a streaming source. The statement's WHERE prunes partitions, buckets and files while planning.
+        """
         changed = False
         for node in list(statement.find_all(exp.Table)):
-            if not node.db:
+            if not node.db or "$" in node.name:
                 continue
             ident = Identifier(node.db, node.name)
-            travel = travel_of(node)
             try:
-                if travel is None:
-                    self._ensure_view(ident)
-                    continue
                 table = self.table(ident)
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
-            chosen = table.select_snapshot(
-                snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
-            )
-            hidden = f"__paimon_{next(_counter)}"
-            register(self.con, hidden, self.source(table, chosen, pinned=True))
-            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
-            strip_travel(node)
-            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            travel = travel_of(node)
+            if travel is None:
+                snapshot, pinned = table.latest_snapshot(), False
+            else:
+                snapshot, pinned = table.select_snapshot(
+                    snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
+                ), True
+            self._replace(node, table, snapshot, pinned)
             changed = True
         return changed
+
+    def _replace(self, node: exp.Table, table: Table, snapshot: Snapshot | None, pinned: bool) -> None:
+        schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        predicate = table_predicate(node, set(schema.field_names))
+        plan = plan_scan(table, snapshot, predicate, schema)
+        inlined = None if plan.options.get("scan.fallback-branch") else self._reader.inline(self.con, plan)
+        if inlined is not None:
+            query, registered = inlined
+            self._keep.extend(registered)
+            self._last[table.name] = plan
+            node.replace(exp.Subquery(this=query, alias=alias))
+            return
+        hidden = f"__paimon_{next(_counter)}"
+        source = self.source(table, snapshot, pinned=pinned)
+        register(self.con, hidden, source)
+        self._last[table.name] = source
+        strip_travel(node)
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+
+    def last_plan(self, name: str) -> ScanPlan | None:
+        """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and tests)."""
+        last = self._last.get(name)
+        return last.last_plan if isinstance(last, PaimonSource) else last
 
     def scan(
         self,
