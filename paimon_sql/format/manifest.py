@@ -274,3 +274,131 @@ def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEnt
         )
     except (KeyError, TypeError, ValueError) as err:
         raise SpecViolationError(f"malformed index manifest record: {err!r}") from err
+
+
+# --- encoding (inverse of the decoders above) --------------------------------------------------
+
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def creation_time_millis(value: datetime.datetime | int | None) -> int | None:
+    """``_CREATION_TIME`` as the plain int Java stores: local wall-clock millis encoded as if UTC (§4.3).
+
+    fastavro decodes it as a UTC-aware datetime; a naive datetime is taken as that wall-clock time.
+
+    >>> creation_time_millis(datetime.datetime(1970, 1, 1, 0, 0, 1))
+    1000
+    >>> creation_time_millis(1000), creation_time_millis(None)
+    (1000, None)
+    """
+    if value is None or isinstance(value, int):
+        return value
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+    delta = aware - _EPOCH_UTC
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def _opt_list(value: Sequence[Any] | None) -> list[Any] | None:
+    return None if value is None else list(value)
+
+
+def data_file_to_record(f: DataFileMeta) -> dict[str, Any]:
+    """The ``_FILE`` record of a `DataFileMeta` (every field of `avro_schemas.DATA_FILE_SCHEMA`)."""
+    return {
+        "_FILE_NAME": f.file_name,
+        "_FILE_SIZE": f.file_size,
+        "_ROW_COUNT": f.row_count,
+        "_MIN_KEY": f.min_key,
+        "_MAX_KEY": f.max_key,
+        "_KEY_STATS": stats_to_record(f.key_stats),
+        "_VALUE_STATS": stats_to_record(f.value_stats),
+        "_MIN_SEQUENCE_NUMBER": f.min_sequence_number,
+        "_MAX_SEQUENCE_NUMBER": f.max_sequence_number,
+        "_SCHEMA_ID": f.schema_id,
+        "_LEVEL": f.level,
+        "_EXTRA_FILES": list(f.extra_files),
+        "_CREATION_TIME": creation_time_millis(f.creation_time),
+        "_DELETE_ROW_COUNT": f.delete_row_count,
+        "_EMBEDDED_FILE_INDEX": f.embedded_index,
+        "_FILE_SOURCE": None if f.file_source is None else int(f.file_source),
+        "_VALUE_STATS_COLS": _opt_list(f.value_stats_cols),
+        "_EXTERNAL_PATH": f.external_path,
+        "_FIRST_ROW_ID": f.first_row_id,
+        "_WRITE_COLS": _opt_list(f.write_cols),
+    }
+
+
+def manifest_entry_to_record(entry: ManifestEntry) -> dict[str, Any]:
+    """The record of a `ManifestEntry` (``_VERSION`` 2), inverse of `manifest_entry_from_record`.
+
+    >>> from paimon_sql.format.binary_row import EMPTY_ROW
+    >>> f = DataFileMeta(file_name="data-u-0.parquet", file_size=1, row_count=1, min_key=EMPTY_ROW,
+    ...                  max_key=EMPTY_ROW, key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+    ...                  min_sequence_number=0, max_sequence_number=0, schema_id=0, level=0)
+    >>> e = ManifestEntry(kind=FileKind.ADD, partition=EMPTY_ROW, bucket=0, total_buckets=-1, file=f)
+    >>> manifest_entry_from_record(manifest_entry_to_record(e)) == e
+    True
+    """
+    return {
+        "_VERSION": 2,
+        "_KIND": int(entry.kind),
+        "_PARTITION": entry.partition,
+        "_BUCKET": entry.bucket,
+        "_TOTAL_BUCKETS": entry.total_buckets,
+        "_FILE": data_file_to_record(entry.file),
+    }
+
+
+def manifest_file_meta_to_record(meta: ManifestFileMeta) -> dict[str, Any]:
+    """The manifest-list record of a `ManifestFileMeta` (``_VERSION`` 2).
+
+    >>> m = ManifestFileMeta(file_name="manifest-u-0", file_size=9, num_added_files=1,
+    ...                      num_deleted_files=0, partition_stats=EMPTY_STATS, schema_id=0)
+    >>> manifest_file_meta_from_record(manifest_file_meta_to_record(m)) == m
+    True
+    """
+    return {
+        "_VERSION": 2,
+        "_FILE_NAME": meta.file_name,
+        "_FILE_SIZE": meta.file_size,
+        "_NUM_ADDED_FILES": meta.num_added_files,
+        "_NUM_DELETED_FILES": meta.num_deleted_files,
+        "_PARTITION_STATS": stats_to_record(meta.partition_stats),
+        "_SCHEMA_ID": meta.schema_id,
+        "_MIN_BUCKET": meta.min_bucket,
+        "_MAX_BUCKET": meta.max_bucket,
+        "_MIN_LEVEL": meta.min_level,
+        "_MAX_LEVEL": meta.max_level,
+        "_MIN_ROW_ID": meta.min_row_id,
+        "_MAX_ROW_ID": meta.max_row_id,
+    }
+
+
+def _dv_range_record(dv: DeletionVectorMeta) -> dict[str, Any]:
+    return {"f0": dv.data_file_name, "f1": dv.offset, "f2": dv.length, "_CARDINALITY": dv.cardinality}
+
+
+def index_manifest_entry_to_record(entry: IndexManifestEntry) -> dict[str, Any]:
+    """The index-manifest record of an `IndexManifestEntry` (``_VERSION`` 1, §4.4).
+
+    >>> dv = DeletionVectorMeta(data_file_name="data-u-0.parquet", offset=1, length=24, cardinality=2)
+    >>> f = IndexFileMeta(index_type="DELETION_VECTORS", file_name="index-u-0", file_size=31,
+    ...                   row_count=1, dv_ranges=(dv,))
+    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"\\x00" * 12, bucket=0, index_file=f)
+    >>> index_manifest_entry_to_record(e)["_DELETIONS_VECTORS_RANGES"][0]["f2"]
+    24
+    """
+    f = entry.index_file
+    ranges = None if f.dv_ranges is None else [_dv_range_record(dv) for dv in f.dv_ranges]
+    return {
+        "_VERSION": 1,
+        "_KIND": int(entry.kind),
+        "_PARTITION": entry.partition,
+        "_BUCKET": entry.bucket,
+        "_INDEX_TYPE": f.index_type,
+        "_FILE_NAME": f.file_name,
+        "_FILE_SIZE": f.file_size,
+        "_ROW_COUNT": f.row_count,
+        "_DELETIONS_VECTORS_RANGES": ranges,
+        "_EXTERNAL_PATH": f.external_path,
+    }
