@@ -65,90 +65,107 @@ SYSTEM_TABLE_SPLITTER = "$"
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
-_S, _L, _I, _TS = pa.string(), pa.int64(), pa.int32(), pa.timestamp("ms")
-
-
-def _schema(*fields: tuple[str, pa.DataType, bool]) -> pa.Schema:
-    return pa.schema([pa.field(name, t, nullable) for name, t, nullable in fields])
-
-
 _DV_RANGE = pa.struct(
     [
-        pa.field("f0", _S, False),
-        pa.field("f1", _I, False),
-        pa.field("f2", _I, False),
-        pa.field("_CARDINALITY", _L, True),
+        pa.field("f0", pa.string(), False),
+        pa.field("f1", pa.int32(), False),
+        pa.field("f2", pa.int32(), False),
+        pa.field("_CARDINALITY", pa.int64(), True),
     ]
 )
+_TYPES = {
+    "BIGINT": pa.int64(),
+    "INT": pa.int32(),
+    "STRING": pa.string(),
+    "BOOLEAN": pa.bool_(),
+    "TIMESTAMP(3)": pa.timestamp("ms"),
+    "ARRAY<ROW<f0, f1, f2, _CARDINALITY>>": pa.list_(_DV_RANGE),
+}
+
+
+def _schema(spec: str) -> pa.Schema:
+    """An Arrow schema from Java's column list, e.g. ``"a BIGINT NOT NULL; b STRING"``.
+
+    >>> _schema("a BIGINT NOT NULL; b TIMESTAMP(3)")
+    a: int64 not null
+    b: timestamp[ms]
+    """
+    fields = []
+    for column in spec.split(";"):
+        name, _, text = column.strip().partition(" ")
+        nullable = not text.endswith(" NOT NULL")
+        fields.append(pa.field(name, _TYPES[text.removesuffix(" NOT NULL")], nullable))
+    return pa.schema(fields)
+
 
 SCHEMAS: Mapping[str, pa.Schema] = {
     "snapshots": _schema(
-        ("snapshot_id", _L, False), ("schema_id", _L, False), ("commit_user", _S, False),
-        ("commit_identifier", _L, False), ("commit_kind", _S, False), ("commit_time", _TS, False),
-        ("base_manifest_list", _S, False), ("delta_manifest_list", _S, False),
-        ("changelog_manifest_list", _S, True), ("total_record_count", _L, True),
-        ("delta_record_count", _L, True), ("changelog_record_count", _L, True), ("watermark", _L, True),
+        "snapshot_id BIGINT NOT NULL; schema_id BIGINT NOT NULL; commit_user STRING NOT NULL;"
+        "commit_identifier BIGINT NOT NULL; commit_kind STRING NOT NULL;"
+        "commit_time TIMESTAMP(3) NOT NULL; base_manifest_list STRING NOT NULL;"
+        "delta_manifest_list STRING NOT NULL; changelog_manifest_list STRING;"
+        "total_record_count BIGINT; delta_record_count BIGINT; changelog_record_count BIGINT;"
+        "watermark BIGINT"
     ),
     "schemas": _schema(
-        ("schema_id", _L, False), ("fields", _S, False), ("partition_keys", _S, False),
-        ("primary_keys", _S, False), ("options", _S, False), ("comment", _S, True),
-        ("update_time", _TS, False),
+        "schema_id BIGINT NOT NULL; fields STRING NOT NULL; partition_keys STRING NOT NULL;"
+        "primary_keys STRING NOT NULL; options STRING NOT NULL; comment STRING;"
+        "update_time TIMESTAMP(3) NOT NULL"
     ),
-    "options": _schema(("key", _S, False), ("value", _S, False)),
+    "options": _schema("key STRING NOT NULL; value STRING NOT NULL"),
     "tags": _schema(
-        ("tag_name", _S, False), ("snapshot_id", _L, False), ("schema_id", _L, False),
-        ("commit_time", _TS, False), ("record_count", _L, True), ("create_time", _TS, True),
-        ("time_retained", _S, True),
+        "tag_name STRING NOT NULL; snapshot_id BIGINT NOT NULL; schema_id BIGINT NOT NULL;"
+        "commit_time TIMESTAMP(3) NOT NULL; record_count BIGINT; create_time TIMESTAMP(3);"
+        "time_retained STRING"
     ),
     "files": _schema(
-        ("partition", _S, True), ("bucket", _I, False), ("file_path", _S, False),
-        ("file_format", _S, False), ("schema_id", _L, False), ("level", _I, False),
-        ("record_count", _L, False), ("file_size_in_bytes", _L, False), ("min_key", _S, True),
-        ("max_key", _S, True), ("null_value_counts", _S, False), ("min_value_stats", _S, False),
-        ("max_value_stats", _S, False), ("min_sequence_number", _L, True),
-        ("max_sequence_number", _L, True), ("creation_time", _TS, True),
+        "partition STRING; bucket INT NOT NULL; file_path STRING NOT NULL;"
+        "file_format STRING NOT NULL; schema_id BIGINT NOT NULL; level INT NOT NULL;"
+        "record_count BIGINT NOT NULL; file_size_in_bytes BIGINT NOT NULL; min_key STRING;"
+        "max_key STRING; null_value_counts STRING NOT NULL; min_value_stats STRING NOT NULL;"
+        "max_value_stats STRING NOT NULL; min_sequence_number BIGINT;"
+        "max_sequence_number BIGINT; creation_time TIMESTAMP(3)"
     ),
     "manifests": _schema(
-        ("file_name", _S, False), ("file_size", _L, False), ("num_added_files", _L, False),
-        ("num_deleted_files", _L, False), ("schema_id", _L, False),
+        "file_name STRING NOT NULL; file_size BIGINT NOT NULL; num_added_files BIGINT NOT NULL;"
+        "num_deleted_files BIGINT NOT NULL; schema_id BIGINT NOT NULL"
     ),
     "partitions": _schema(
-        ("partition", _S, True), ("record_count", _L, False), ("file_size_in_bytes", _L, False),
-        ("file_count", _L, False), ("last_update_time", _TS, True),
+        "partition STRING; record_count BIGINT NOT NULL; file_size_in_bytes BIGINT NOT NULL;"
+        "file_count BIGINT NOT NULL; last_update_time TIMESTAMP(3)"
     ),
     "buckets": _schema(
-        ("partition", _S, True), ("bucket", _I, False), ("record_count", _L, False),
-        ("file_size_in_bytes", _L, False), ("file_count", _L, False), ("last_update_time", _TS, True),
+        "partition STRING; bucket INT NOT NULL; record_count BIGINT NOT NULL;"
+        "file_size_in_bytes BIGINT NOT NULL; file_count BIGINT NOT NULL;"
+        "last_update_time TIMESTAMP(3)"
     ),
     "table_indexes": _schema(
-        ("partition", _S, True), ("bucket", _I, False), ("index_type", _S, False),
-        ("file_name", _S, False), ("file_size", _L, False), ("row_count", _L, False),
-        ("dv_ranges", pa.list_(_DV_RANGE), True),
+        "partition STRING; bucket INT NOT NULL; index_type STRING NOT NULL;"
+        "file_name STRING NOT NULL; file_size BIGINT NOT NULL; row_count BIGINT NOT NULL;"
+        "dv_ranges ARRAY<ROW<f0, f1, f2, _CARDINALITY>>"
     ),
-    "consumers": _schema(("consumer_id", _S, False), ("next_snapshot_id", _L, False)),
+    "consumers": _schema("consumer_id STRING NOT NULL; next_snapshot_id BIGINT NOT NULL"),
     "aggregation_fields": _schema(
-        ("field_name", _S, False), ("field_type", _S, False), ("function", _S, True),
-        ("function_options", _S, True), ("comment", _S, True),
+        "field_name STRING NOT NULL; field_type STRING NOT NULL; function STRING;"
+        "function_options STRING; comment STRING"
     ),
-}  # fmt: skip
+}
 
 CATALOG_SCHEMAS: Mapping[str, pa.Schema] = {
     "tables": _schema(
-        ("database_name", _S, True), ("table_name", _S, True), ("table_type", _S, True),
-        ("partitioned", pa.bool_(), True), ("primary_key", pa.bool_(), True), ("owner", _S, True),
-        ("created_at", _L, True), ("created_by", _S, True), ("updated_at", _L, True),
-        ("updated_by", _S, True), ("record_count", _L, True), ("file_size_in_bytes", _L, True),
-        ("file_count", _L, True), ("last_file_creation_time", _L, True),
+        "database_name STRING; table_name STRING; table_type STRING; partitioned BOOLEAN;"
+        "primary_key BOOLEAN; owner STRING; created_at BIGINT; created_by STRING;"
+        "updated_at BIGINT; updated_by STRING; record_count BIGINT; file_size_in_bytes BIGINT;"
+        "file_count BIGINT; last_file_creation_time BIGINT"
     ),
     "partitions": _schema(
-        ("database_name", _S, True), ("table_name", _S, True), ("partition_name", _S, True),
-        ("recordCount", _L, True), ("fileSizeInBytes", _L, True), ("fileCount", _L, True),
-        ("lastFileCreationTime", _L, True), ("done", pa.bool_(), True),
+        "database_name STRING; table_name STRING; partition_name STRING; recordCount BIGINT;"
+        "fileSizeInBytes BIGINT; fileCount BIGINT; lastFileCreationTime BIGINT; done BOOLEAN"
     ),
     "all_table_options": _schema(
-        ("database_name", _S, True), ("table_name", _S, True), ("key", _S, True), ("value", _S, True),
+        "database_name STRING; table_name STRING; key STRING; value STRING"
     ),
-}  # fmt: skip
+}
 
 DATA_TABLES = ("audit_log", "ro")
 SYSTEM_TABLES: tuple[str, ...] = (*SCHEMAS, *DATA_TABLES)
@@ -641,7 +658,7 @@ def _data_schema(schema: TableSchema) -> pa.Schema:
 
 def audit_log_schema(table: Table) -> pa.Schema:
     """``rowkind`` (nullable STRING, as Java declares it) then every table column."""
-    return _data_schema(table.latest_schema).insert(0, pa.field("rowkind", _S, True))
+    return _data_schema(table.latest_schema).insert(0, pa.field("rowkind", pa.string(), True))
 
 
 def _read(table: Table, read_optimized: bool) -> pa.Table:
@@ -663,8 +680,8 @@ def _read(table: Table, read_optimized: bool) -> pa.Table:
 
 def _audit_log(table: Table) -> pa.Table:
     data = _read(table, read_optimized=False)
-    rowkind = pa.array(["+I"] * data.num_rows, _S)
-    return data.add_column(0, pa.field("rowkind", _S, True), rowkind)
+    rowkind = pa.array(["+I"] * data.num_rows, pa.string())
+    return data.add_column(0, pa.field("rowkind", pa.string(), True), rowkind)
 
 
 # --- entry points ------------------------------------------------------------------------------------
