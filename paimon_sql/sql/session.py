@@ -25,6 +25,7 @@ from sqlglot import exp
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
+from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sql._pushdown import table_predicate
 from paimon_sql.sql._rewrite import strip_travel, travel_of
@@ -230,6 +231,32 @@ class Session:
         self._last[table.name] = source
         strip_travel(node)
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+
+    def explain(self, query: str) -> list[tuple[str, str, str]] | None:
+        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads none."""
+        statement = _parse(query)
+        if statement is None:
+            return None
+        before = dict(self._last)
+        names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
+        if not self._rewrite(statement):
+            return None
+        rows: list[tuple[str, str, str]] = []
+        for name in names:
+            last = self._last.get(name)
+            if last is None or last is before.get(name):
+                continue
+            plan = last if isinstance(last, ScanPlan) else None
+            if plan is None:
+                assert isinstance(last, PaimonSource)
+                plan = plan_scan(last.table, last.snapshot())
+                rows.append((name, "reader", "streamed (ORC/Avro/remote files)"))
+            else:
+                rows.append((name, "reader", "inlined SQL"))
+            rows.extend((name, key, value) for key, value in explain_rows(plan))
+        physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
+        rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
+        return rows
 
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and tests)."""

@@ -56,8 +56,23 @@ def _describe(session: Session, ident: Identifier) -> Relation:
     )
 
 
+def _explain(session: Session, query: str) -> Relation | None:
+    """EXPLAIN of a statement reading Paimon tables: per table what planning kept and pruned, then DuckDB's plan."""
+    rows = session.explain(query)
+    if rows is None:
+        return None
+    return _rows(
+        session,
+        pa.table({"scope": [r[0] for r in rows], "property": [r[1] for r in rows], "value": [r[2] for r in rows]}),
+    )
+
+
 def _command(session: Session, statement: exp.Command) -> Relation | None:
-    text = f"{statement.this} {statement.expression.sql() if isinstance(statement.expression, exp.Expression) else statement.expression or ''}"
+    rest = statement.expression
+    rest_text = rest.this if isinstance(rest, exp.Literal) else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
+    if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
+        return _explain(session, rest_text)
+    text = f"{statement.this} {rest_text}"
     if _SHOW_DATABASES.match(text):
         return _rows(session, pa.table({"database_name": session.catalog.databases()}))
     match = _SHOW_TABLES.match(text)
