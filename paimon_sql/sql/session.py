@@ -169,7 +169,9 @@ class Session:
         handled = dispatch(self, statement)
         if handled is not None:
             return handled
-        if self._rewrite(statement):
+        # A view outlives this statement: it must re-plan on every read, so it gets streaming sources.
+        view = isinstance(statement, exp.Create) and str(statement.args.get("kind", "")).upper() == "VIEW"
+        if self._rewrite(statement, inline=not view):
             text = statement.sql("duckdb")
         return self._wrap(lambda: self.con.sql(text))
 
@@ -186,7 +188,7 @@ class Session:
         """A `Relation` from a function making a DuckDB relation on this session's connection."""
         return self._wrap(lambda: make(self.con))
 
-    def _rewrite(self, statement: exp.Expression) -> bool:
+    def _rewrite(self, statement: exp.Expression, *, inline: bool = True) -> bool:
         """Replace each Paimon table a statement names by its planned scan.
 
         Local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine runs the whole query
@@ -209,16 +211,20 @@ class Session:
                 snapshot, pinned = table.select_snapshot(
                     snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
                 ), True
-            self._replace(node, table, snapshot, pinned)
+            self._replace(node, table, snapshot, pinned, inline)
             changed = True
         return changed
 
-    def _replace(self, node: exp.Table, table: Table, snapshot: Snapshot | None, pinned: bool) -> None:
+    def _replace(
+        self, node: exp.Table, table: Table, snapshot: Snapshot | None, pinned: bool, inline: bool
+    ) -> None:
         schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
         predicate = table_predicate(node, set(schema.field_names))
         plan = plan_scan(table, snapshot, predicate, schema)
-        inlined = None if plan.options.get("scan.fallback-branch") else self._reader.inline(self.con, plan)
+        inlined = None
+        if inline and not plan.options.get("scan.fallback-branch"):
+            inlined = self._reader.inline(self.con, plan)
         if inlined is not None:
             query, registered = inlined
             self._keep.extend(registered)
