@@ -129,7 +129,7 @@ def test_files_stats_follow_schema_evolution(catalog):
     got = {
         r["schema_id"]: r for r in rows(catalog, "append_tags", "files") if r["record_count"] != 2
     }
-    # a column added later: all null in old files (null count = row count), keys are absent for append tables
+    # a column added later is all null in old files (null count = row count); no keys (append)
     assert got[0]["null_value_counts"] == "{extra=3, id=0, name=0, v=0}"
     assert got[0]["min_value_stats"] == "{extra=null, id=1, name=a, v=10}"
     assert got[0]["min_key"] is None and got[0]["max_key"] is None
