@@ -65,7 +65,7 @@ def _sync_marker(records: list[dict[str, Any]], parsed: Any) -> bytes:
 
 def encode_avro(
     records: Iterable[dict[str, Any]],
-    schema: dict[str, Any],
+    schema: dict[str, Any] | list[Any],
     *,
     codec: str = "zstandard",
     level: int | None = 1,

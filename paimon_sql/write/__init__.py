@@ -1,1 +1,1 @@
-"""write layer."""
+"""write layer: bucket assignment, sequence numbers, data files (`data_file`) and their statistics (`stats`)."""

@@ -1,0 +1,548 @@
+"""Writing one data file in Paimon's physical layout, and its `DataFileMeta` (paimon-format.md §1, §7).
+
+Columns (§7, §13 item 2): primary-key tables ``_KEY_<k>`` per trimmed primary-key column (field id = id +
+1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT NOT NULL, id
+2147483645), then every table column; append tables just the table columns. With ``data-file.thin-mode=true``
+the ``_KEY_`` copies are left out.
+
+Formats, as Java writes them:
+
+* **Parquet** (pyarrow): every field carries ``PARQUET:field_id``; TINYINT/SMALLINT are INT32 with INT(8)/INT(16);
+  DECIMAL p <= 9 INT32, <= 18 INT64, else FIXED_LEN_BYTE_ARRAY; TIMESTAMP p <= 3 INT64 millis, <= 6 micros,
+  > 6 INT96; LTZ is adjusted to UTC; lists are 3-level ``list/element``, maps ``key_value/key/value``; nested ids
+  of list elements and map keys/values follow Java (536870911 +- 1024 * parent id +- depth). Not like Java: the
+  root group is called ``schema`` (pyarrow) instead of ``paimon_schema``; readers match columns by name/id.
+* **ORC** (pyarrow): same columns, TIME as INT. pyarrow cannot set type attributes, so the ``paimon.id``
+  attribute Java writes is missing; Java and paimon_sql read ORC columns by name.
+* **Avro** (fastavro): the schema of §4.1 wrapped as ``["null", record]`` like Java's data files; TIMESTAMP
+  p > 6 is rejected as in Java.
+
+>>> data_file_name("0f8c", 3, "parquet")
+'data-0f8c-3.parquet'
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.errors import SchemaError, UnsupportedFeatureError
+from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
+from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
+from paimon_sql.io.records import encode_avro
+from paimon_sql.types import DataField, DataType
+from paimon_sql.write.stats import key_stats, value_stats
+
+if TYPE_CHECKING:
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.io.fileio import FileIO
+
+SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
+VALUE_KIND = "_VALUE_KIND"
+KEY_PREFIX = "_KEY_"
+KEY_FIELD_ID_START = 1073741823  # Integer.MAX_VALUE / 2
+SEQUENCE_NUMBER_ID = 2147483646
+VALUE_KIND_ID = 2147483645
+_NESTED_ID_BASE = 536870911  # Integer.MAX_VALUE / 4
+_RETRACT_KINDS = pa.array([1, 3], pa.int8())  # -U, -D
+_FIELD_ID = b"PARQUET:field_id"
+
+_COMPRESSION = {
+    "zstd": "zstd",
+    "snappy": "snappy",
+    "lz4": "lz4",
+    "gzip": "gzip",
+    "brotli": "brotli",
+    "none": "none",
+    "uncompressed": "none",
+}
+
+
+def data_file_name(uuid: str, counter: int, fmt: str, prefix: str = "data-") -> str:
+    """``<prefix><uuid>-<counter>.<fmt>`` (§1); the reader takes the format from the last suffix.
+
+    >>> data_file_name("u", 0, "orc", prefix="changelog-")
+    'changelog-u-0.orc'
+    """
+    return f"{prefix}{uuid}-{counter}.{fmt}"
+
+
+# --- physical schema --------------------------------------------------------------------------
+
+
+def _unit(t: DataType) -> str:
+    p = 6 if t.precision is None else t.precision
+    return "ms" if p <= 3 else ("us" if p <= 6 else "ns")
+
+
+_SIMPLE: dict[str, pa.DataType] = {
+    "BOOLEAN": pa.bool_(),
+    "TINYINT": pa.int8(),
+    "SMALLINT": pa.int16(),
+    "INT": pa.int32(),
+    "BIGINT": pa.int64(),
+    "FLOAT": pa.float32(),
+    "DOUBLE": pa.float64(),
+    "DATE": pa.date32(),
+    "TIME": pa.time32("ms"),
+    "CHAR": pa.string(),
+    "VARCHAR": pa.string(),
+    "BINARY": pa.binary(),
+    "VARBINARY": pa.binary(),
+}
+
+
+def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Field:
+    """The Arrow field of a Paimon column, nullability and (nested) Parquet field ids included.
+
+    >>> from paimon_sql.types import parse_type
+    >>> f = arrow_field("tags", parse_type({"type": "ARRAY", "element": "INT"}), 7)
+    >>> f.type.value_field.metadata[b"PARQUET:field_id"]
+    b'536878080'
+    """
+    meta = {_FIELD_ID: str(field_id).encode()}
+    return pa.field(name, _arrow_type(t, field_id, depth), nullable=t.nullable, metadata=meta)
+
+
+def _arrow_type(t: DataType, field_id: int, depth: int) -> pa.DataType:
+    if t.root in _SIMPLE:
+        return _SIMPLE[t.root]
+    if t.root == "DECIMAL":
+        return pa.decimal128(t.precision or 10, t.scale or 0)
+    if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return pa.timestamp(_unit(t), tz="UTC" if t.root == "TIMESTAMP_LTZ" else None)
+    up, down = _NESTED_ID_BASE + 1024 * field_id + depth, _NESTED_ID_BASE - 1024 * field_id - depth
+    if t.root == "ARRAY":
+        assert t.element is not None
+        return pa.list_(arrow_field("element", t.element, up, depth + 1))
+    if t.root in ("MAP", "MULTISET"):
+        key = t.key if t.root == "MAP" else t.element
+        value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
+        assert key is not None and value is not None
+        key_field = arrow_field("key", key.with_nullable(False), down, depth + 1)
+        return pa.map_(key_field, arrow_field("value", value, up, depth + 1))
+    if t.root == "ROW":
+        return pa.struct([arrow_field(f.name, f.type, f.id) for f in t.fields])
+    raise UnsupportedFeatureError(f"writing {t.root} columns is not supported")
+
+
+def key_fields(schema: TableSchema) -> tuple[DataField, ...]:
+    """The trimmed primary-key fields (the file key), in key order."""
+    return tuple(schema.field(k) for k in schema.trimmed_primary_keys)
+
+
+def _thin(schema: TableSchema, options: Mapping[str, str]) -> bool:
+    return options.get("data-file.thin-mode", "false").strip().lower() == "true"
+
+
+def physical_fields(
+    schema: TableSchema, options: Mapping[str, str] | None = None
+) -> list[tuple[str, DataType, int]]:
+    """(name, type, field id) of each column of a data file of `schema`'s table, in file order (§7)."""
+    opts = {**schema.options, **(options or {})}
+    out: list[tuple[str, DataType, int]] = []
+    if schema.primary_keys:
+        if not _thin(schema, opts):
+            for f in key_fields(schema):
+                out.append((KEY_PREFIX + f.name, f.type, f.id + KEY_FIELD_ID_START))
+        out.append((SEQUENCE_NUMBER, DataType(root="BIGINT", nullable=False), SEQUENCE_NUMBER_ID))
+        out.append((VALUE_KIND, DataType(root="TINYINT", nullable=False), VALUE_KIND_ID))
+    out.extend((f.name, f.type, f.id) for f in schema.fields)
+    return out
+
+
+def physical_schema(schema: TableSchema, options: Mapping[str, str] | None = None) -> pa.Schema:
+    """The Arrow schema of a data file of `schema`'s table (§7), with field ids.
+
+    >>> from paimon_sql.format.schema import schema_from_json
+    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
+    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> physical_schema(s).names
+    ['_KEY_k', '_SEQUENCE_NUMBER', '_VALUE_KIND', 'k', 'v']
+    """
+    return pa.schema([arrow_field(n, t, i) for n, t, i in physical_fields(schema, options)])
+
+
+def _column(table: pa.Table, name: str, field: pa.Field) -> pa.ChunkedArray:
+    if name not in table.column_names:
+        raise SchemaError(f"data for the data file lacks column {name!r}")
+    column = table.column(name)
+    try:
+        column = column.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+        raise SchemaError(f"column {name!r} cannot be written as {field.type}: {err}") from err
+    if not field.nullable and column.null_count:
+        raise SchemaError(f"column {name!r} is NOT NULL but holds {column.null_count} nulls")
+    return column
+
+
+def _system_columns(table: pa.Table, first_sequence_number: int | None) -> dict[str, pa.Array]:
+    """``_SEQUENCE_NUMBER`` / ``_VALUE_KIND`` from `table`, else consecutive numbers and +I."""
+    out: dict[str, Any] = {}
+    if SEQUENCE_NUMBER not in table.column_names:
+        if first_sequence_number is None:
+            raise ValueError("no _SEQUENCE_NUMBER column: pass first_sequence_number")
+        start = first_sequence_number
+        out[SEQUENCE_NUMBER] = pa.array(range(start, start + table.num_rows), pa.int64())
+    if VALUE_KIND not in table.column_names:
+        out[VALUE_KIND] = pa.array([0] * table.num_rows, pa.int8())
+    return out
+
+
+def physical_table(
+    table: pa.Table,
+    schema: TableSchema,
+    *,
+    first_sequence_number: int | None = None,
+    options: Mapping[str, str] | None = None,
+) -> pa.Table:
+    """`table` (table columns by name, optionally ``_SEQUENCE_NUMBER``/``_VALUE_KIND``) in the file layout.
+
+    ``_KEY_<k>`` columns are copies of the key columns.
+    """
+    target = physical_schema(schema, options)
+    source = table
+    if schema.primary_keys:
+        extra = _system_columns(table, first_sequence_number)
+        for name, values in extra.items():
+            source = source.append_column(name, values)
+    columns = []
+    for field in target:
+        name = field.name
+        if name.startswith(KEY_PREFIX) and name not in source.column_names:
+            name = name[len(KEY_PREFIX) :]
+        columns.append(_column(source, name, field))
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+def _zstd_level(options: Mapping[str, str]) -> int:
+    return int(options.get("file.compression.zstd-level", "1"))
+
+
+def _codec(options: Mapping[str, str]) -> str:
+    name = options.get("file.compression", "zstd").strip().lower()
+    if name not in _COMPRESSION:
+        raise UnsupportedFeatureError(f"file.compression {name!r} is not supported for writing")
+    return _COMPRESSION[name]
+
+
+def _timestamp_units(schema: pa.Schema) -> set[str]:
+    return {f.type.unit for f in schema if pa.types.is_timestamp(f.type)}
+
+
+def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
+    import pyarrow.parquet as pq
+
+    units = _timestamp_units(table.schema)
+    if "ns" in units and len(units) > 1:
+        raise UnsupportedFeatureError(
+            "TIMESTAMP(p > 6) (Parquet INT96) next to TIMESTAMP(p <= 6) columns in one Parquet file"
+        )
+    codec = _codec(options)
+    out = pa.BufferOutputStream()
+    pq.write_table(
+        table,
+        out,
+        compression=codec,
+        compression_level=_zstd_level(options) if codec == "zstd" else None,
+        store_decimal_as_integer=True,
+        use_deprecated_int96_timestamps="ns" in units,
+        store_schema=False,
+    )
+    return out.getvalue().to_pybytes()
+
+
+def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
+    import pyarrow.orc as orc
+
+    columns = [
+        column.cast(pa.int32()) if pa.types.is_time32(column.type) else column
+        for column in table.columns
+    ]
+    table = pa.Table.from_arrays(columns, names=table.column_names)
+    out = pa.BufferOutputStream()
+    codec = _codec(options)
+    orc.write_table(table, out, compression="uncompressed" if codec == "none" else codec)
+    return out.getvalue().to_pybytes()
+
+
+# --- Avro (§4.1) -------------------------------------------------------------------------------
+
+_AVRO_SIMPLE: dict[str, Any] = {
+    "BOOLEAN": "boolean",
+    "TINYINT": "int",
+    "SMALLINT": "int",
+    "INT": "int",
+    "BIGINT": "long",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "CHAR": "string",
+    "VARCHAR": "string",
+    "BINARY": "bytes",
+    "VARBINARY": "bytes",
+    "DATE": {"type": "int", "logicalType": "date"},
+    "TIME": {"type": "int", "logicalType": "time-millis"},
+}
+
+
+def _avro_timestamp(t: DataType) -> dict[str, Any]:
+    p = 6 if t.precision is None else t.precision
+    if p > 6:
+        raise UnsupportedFeatureError(f"Avro data files cannot hold {t.root}({p}) (Java rejects p > 6)")
+    unit = "millis" if p <= 3 else "micros"
+    local = "local-" if t.root == "TIMESTAMP_LTZ" else ""
+    return {"type": "long", "logicalType": f"{local}timestamp-{unit}"}
+
+
+def avro_type(t: DataType, record_name: str) -> Any:
+    """The Avro type of a Paimon type; a ROW is the record `record_name` (§4.1).
+
+    >>> from paimon_sql.types import parse_type
+    >>> avro_type(parse_type("DECIMAL(5, 2)"), "r")
+    ['null', {'type': 'bytes', 'logicalType': 'decimal', 'precision': 5, 'scale': 2}]
+    """
+    base: Any
+    if t.root in _AVRO_SIMPLE:
+        base = _AVRO_SIMPLE[t.root]
+    elif t.root == "DECIMAL":
+        base = {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+    elif t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        base = _avro_timestamp(t)
+    elif t.root == "ARRAY":
+        assert t.element is not None
+        base = {"type": "array", "items": avro_type(t.element, record_name)}
+    elif t.root in ("MAP", "MULTISET"):
+        base = _avro_map(t, record_name)
+    elif t.root == "ROW":
+        fields = [
+            {"name": f.name, "type": avro_type(f.type, record_name + "_" + f.name)}
+            | ({"default": None} if f.type.nullable else {})
+            for f in t.fields
+        ]
+        base = {"type": "record", "name": record_name, "fields": fields}
+    else:
+        raise UnsupportedFeatureError(f"writing {t.root} columns to Avro is not supported")
+    return ["null", base] if t.nullable else base
+
+
+def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
+    key = t.key if t.root == "MAP" else t.element
+    value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
+    assert key is not None and value is not None
+    if key.root in ("CHAR", "VARCHAR"):
+        return {"type": "map", "values": avro_type(value, record_name)}
+    entry = {
+        "type": "record",
+        "name": record_name,
+        "fields": [
+            {"name": "key", "type": avro_type(key.with_nullable(False), record_name + "_key")},
+            {"name": "value", "type": avro_type(value, record_name + "_value")},
+        ],
+    }
+    return {"type": "array", "items": entry, "logicalType": "map"}
+
+
+def _avro_value(value: Any, t: DataType) -> Any:
+    """A nested Python value (from Arrow) as fastavro expects it: maps become dicts or key/value records."""
+    if value is None:
+        return None
+    if t.root == "ARRAY":
+        assert t.element is not None
+        return [_avro_value(v, t.element) for v in value]
+    if t.root in ("MAP", "MULTISET"):
+        key = t.key if t.root == "MAP" else t.element
+        vt = t.value if t.root == "MAP" else DataType(root="INT")
+        assert key is not None and vt is not None
+        pairs = [(k, _avro_value(v, vt)) for k, v in value]
+        if key.root in ("CHAR", "VARCHAR"):
+            return dict(pairs)
+        return [{"key": _avro_value(k, key), "value": v} for k, v in pairs]
+    if t.root == "ROW":
+        return {f.name: _avro_value(value.get(f.name), f.type) for f in t.fields}
+    return value
+
+
+def _avro_column(column: pa.ChunkedArray, t: DataType) -> list[Any]:
+    """Python values of a column; dates, times and timestamps as the ints Avro stores (vectorised)."""
+    typ = column.type
+    if pa.types.is_date32(typ) or pa.types.is_time32(typ):
+        return column.cast(pa.int32()).to_pylist()
+    if pa.types.is_timestamp(typ):
+        return column.cast(pa.int64()).to_pylist()
+    values = column.to_pylist()
+    return [_avro_value(v, t) for v in values] if t.is_nested else values
+
+
+def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str, str]) -> bytes:
+    record = {
+        "type": "record",
+        "name": "record",
+        "namespace": "org.apache.paimon.avro.generated",
+        "fields": [
+            {"name": name, "type": avro_type(t, "record_" + name)}
+            | ({"default": None} if t.nullable else {})
+            for name, t in zip(table.column_names, types, strict=True)
+        ],
+    }
+    columns = [_avro_column(table.column(i), t) for i, t in enumerate(types)]
+    rows = [dict(zip(table.column_names, values, strict=True)) for values in zip(*columns, strict=True)]
+    codec = {"zstd": "zstandard", "none": "null", "gzip": "deflate"}.get(_codec(options), _codec(options))
+    level = _zstd_level(options) if codec == "zstandard" else None
+    return encode_avro(rows, ["null", record], codec=codec, level=level)
+
+
+# --- the file and its metadata ----------------------------------------------------------------
+
+
+def encode_data_file(
+    physical: pa.Table, fmt: str, schema: TableSchema, options: Mapping[str, str] | None = None
+) -> bytes:
+    """The bytes of a data file in format `fmt` (``parquet``, ``orc`` or ``avro``) of a `physical_table`."""
+    opts = {**schema.options, **(options or {})}
+    if fmt == "parquet":
+        return _parquet_bytes(physical, opts)
+    if fmt == "orc":
+        return _orc_bytes(physical, opts)
+    if fmt == "avro":
+        types = [t for _, t, _ in physical_fields(schema, opts)]
+        return _avro_bytes(physical, types, opts)
+    raise UnsupportedFeatureError(f"writing {fmt!r} data files is not supported")
+
+
+def local_millis_now() -> int:
+    """``_CREATION_TIME`` as Java records it: the local wall-clock time, as if it were UTC (§4.3)."""
+    now = datetime.datetime.now()
+    delta = now - datetime.datetime(1970, 1, 1)
+    return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def _key_range(physical: pa.Table, schema: TableSchema, thin: bool) -> tuple[bytes, bytes]:
+    fields = key_fields(schema)
+    names = [f.name if thin else KEY_PREFIX + f.name for f in fields]
+    types = [f.type for f in fields]
+    first = [physical.column(n)[0].as_py() for n in names]
+    last = [physical.column(n)[-1].as_py() for n in names]
+    return encode_row(first, types), encode_row(last, types)
+
+
+def data_file_meta(
+    physical: pa.Table,
+    schema: TableSchema,
+    *,
+    file_name: str,
+    file_size: int,
+    level: int = 0,
+    first_sequence_number: int | None = None,
+    file_source: FileSource = FileSource.APPEND,
+    options: Mapping[str, str] | None = None,
+    creation_time: int | None = None,
+) -> DataFileMeta:
+    """The `DataFileMeta` of a written `physical_table` (rows already in key order for PK tables)."""
+    opts = {**schema.options, **(options or {})}
+    rows = physical.num_rows
+    values, cols = value_stats(physical, schema.fields, opts)
+    min_key = max_key = EMPTY_ROW
+    keys = EMPTY_STATS
+    deletes = 0
+    if schema.primary_keys:
+        thin = _thin(schema, opts)
+        min_key, max_key = _key_range(physical, schema, thin)
+        fields = key_fields(schema)
+        keys = key_stats(physical, fields, [f.name if thin else KEY_PREFIX + f.name for f in fields])
+        seq = pc.min_max(physical.column(SEQUENCE_NUMBER))
+        min_seq, max_seq = seq["min"].as_py(), seq["max"].as_py()
+        deletes = pc.sum(pc.is_in(physical.column(VALUE_KIND), _RETRACT_KINDS)).as_py() or 0
+    else:
+        if first_sequence_number is None:
+            raise ValueError("append data files need first_sequence_number")
+        min_seq, max_seq = first_sequence_number, first_sequence_number + rows - 1
+    return DataFileMeta(
+        file_name=file_name,
+        file_size=file_size,
+        row_count=rows,
+        min_key=min_key,
+        max_key=max_key,
+        key_stats=keys,
+        value_stats=values,
+        min_sequence_number=min_seq,
+        max_sequence_number=max_seq,
+        schema_id=schema.id,
+        level=level,
+        extra_files=(),
+        creation_time=local_millis_now() if creation_time is None else creation_time,
+        delete_row_count=deletes,
+        file_source=file_source,
+        value_stats_cols=cols,
+    )
+
+
+def write_data_file(
+    fileio: FileIO,
+    path: str,
+    table: pa.Table,
+    *,
+    schema: TableSchema,
+    level: int = 0,
+    first_sequence_number: int | None = None,
+    file_source: FileSource = FileSource.APPEND,
+    options: Mapping[str, str] | None = None,
+    creation_time: int | None = None,
+) -> DataFileMeta:
+    """Write one data file at `path` and return its `DataFileMeta`.
+
+    Args:
+        fileio: where to write.
+        path: the full path; its last suffix (``.parquet``/``.orc``/``.avro``) is the format, as readers
+            derive it (§1); name it with `data_file_name`.
+        table: the rows in final order (PK tables: sorted by trimmed primary key, each key once), with every
+            column of `schema` by name. PK tables may carry ``_SEQUENCE_NUMBER`` (int64) and ``_VALUE_KIND``
+            (int8: 0 +I, 1 -U, 2 +U, 3 -D); missing ones are numbered from `first_sequence_number` and +I.
+        schema: the table schema the file is written with (``_SCHEMA_ID``); its options give
+            ``file.compression`` (default zstd, level ``file.compression.zstd-level``=1), the stats modes and
+            ``data-file.thin-mode``.
+        level: LSM level (0 for flushed writes).
+        first_sequence_number: the first sequence number (append tables: required; the file covers
+            ``first .. first + rows - 1``).
+        file_source: APPEND for writes, COMPACT for compaction output.
+        options: dynamic options over the schema's.
+        creation_time: ``_CREATION_TIME`` millis; default the local wall clock.
+
+    >>> import tempfile, os
+    >>> from paimon_sql.format.schema import schema_from_json
+    >>> from paimon_sql.io.fileio import file_io
+    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
+    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> root = tempfile.mkdtemp()
+    >>> path = os.path.join(root, "bucket-0", data_file_name("u", 0, "parquet"))
+    >>> meta = write_data_file(file_io(root), path, pa.table({"k": [1, 2], "v": ["a", None]}), schema=s,
+    ...                        first_sequence_number=5)
+    >>> meta.row_count, meta.min_sequence_number, meta.max_sequence_number, meta.file_size == os.path.getsize(path)
+    (2, 5, 6, True)
+    """
+    opts = {**schema.options, **(options or {})}
+    if table.num_rows == 0:
+        raise ValueError("a data file needs at least one row")
+    fmt = path.rsplit(".", 1)[-1].lower()
+    physical = physical_table(table, schema, first_sequence_number=first_sequence_number, options=opts)
+    data = encode_data_file(physical, fmt, schema, opts)
+    fileio.write_bytes(path, data)
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return data_file_meta(
+        physical,
+        schema,
+        file_name=name,
+        file_size=len(data),
+        level=level,
+        first_sequence_number=first_sequence_number,
+        file_source=file_source,
+        options=opts,
+        creation_time=creation_time,
+    )
