@@ -470,7 +470,7 @@ def bucket_expression(
 
     >>> from paimon_sql.types import parse_type
     >>> bucket_expression([], 3).sql("duckdb")
-    'ABS(-1670924195 % 3)'
+    'ABS((-1670924195) % 3)'
     """
     if num_buckets <= 0:
         raise ValueError(f"num_buckets must be positive, got {num_buckets}")
