@@ -24,7 +24,6 @@ Formats, as Java writes them:
 from __future__ import annotations
 
 import datetime
-import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +135,7 @@ def key_fields(schema: TableSchema) -> tuple[DataField, ...]:
     return tuple(schema.field(k) for k in schema.trimmed_primary_keys)
 
 
-def _thin(schema: TableSchema, options: Mapping[str, str]) -> bool:
+def _thin(options: Mapping[str, str]) -> bool:
     return options.get("data-file.thin-mode", "false").strip().lower() == "true"
 
 
@@ -147,7 +146,7 @@ def physical_fields(
     opts = {**schema.options, **(options or {})}
     out: list[tuple[str, DataType, int]] = []
     if schema.primary_keys:
-        if not _thin(schema, opts):
+        if not _thin(opts):
             for f in key_fields(schema):
                 out.append((KEY_PREFIX + f.name, f.type, f.id + KEY_FIELD_ID_START))
         out.append((SEQUENCE_NUMBER, DataType(root="BIGINT", nullable=False), SEQUENCE_NUMBER_ID))
@@ -296,7 +295,9 @@ _AVRO_SIMPLE: dict[str, Any] = {
 def _avro_timestamp(t: DataType) -> dict[str, Any]:
     p = 6 if t.precision is None else t.precision
     if p > 6:
-        raise UnsupportedFeatureError(f"Avro data files cannot hold {t.root}({p}) (Java rejects p > 6)")
+        raise UnsupportedFeatureError(
+            f"Avro data files cannot hold {t.root}({p}) (Java rejects p > 6)"
+        )
     unit = "millis" if p <= 3 else "micros"
     local = "local-" if t.root == "TIMESTAMP_LTZ" else ""
     return {"type": "long", "logicalType": f"{local}timestamp-{unit}"}
@@ -313,7 +314,12 @@ def avro_type(t: DataType, record_name: str) -> Any:
     if t.root in _AVRO_SIMPLE:
         base = _AVRO_SIMPLE[t.root]
     elif t.root == "DECIMAL":
-        base = {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+        base = {
+            "type": "bytes",
+            "logicalType": "decimal",
+            "precision": t.precision,
+            "scale": t.scale,
+        }
     elif t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         base = _avro_timestamp(t)
     elif t.root == "ARRAY":
@@ -393,8 +399,12 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
         ],
     }
     columns = [_avro_column(table.column(i), t) for i, t in enumerate(types)]
-    rows = [dict(zip(table.column_names, values, strict=True)) for values in zip(*columns, strict=True)]
-    codec = {"zstd": "zstandard", "none": "null", "gzip": "deflate"}.get(_codec(options), _codec(options))
+    rows = [
+        dict(zip(table.column_names, values, strict=True)) for values in zip(*columns, strict=True)
+    ]
+    codec = {"zstd": "zstandard", "none": "null", "gzip": "deflate"}.get(
+        _codec(options), _codec(options)
+    )
     level = _zstd_level(options) if codec == "zstandard" else None
     return encode_avro(rows, ["null", record], codec=codec, level=level)
 
@@ -453,10 +463,12 @@ def data_file_meta(
     keys = EMPTY_STATS
     deletes = 0
     if schema.primary_keys:
-        thin = _thin(schema, opts)
+        thin = _thin(opts)
         min_key, max_key = _key_range(physical, schema, thin)
         fields = key_fields(schema)
-        keys = key_stats(physical, fields, [f.name if thin else KEY_PREFIX + f.name for f in fields])
+        keys = key_stats(
+            physical, fields, [f.name if thin else KEY_PREFIX + f.name for f in fields]
+        )
         seq = pc.min_max(physical.column(SEQUENCE_NUMBER))
         min_seq, max_seq = seq["min"].as_py(), seq["max"].as_py()
         deletes = pc.sum(pc.is_in(physical.column(VALUE_KIND), _RETRACT_KINDS)).as_py() or 0
@@ -531,7 +543,9 @@ def write_data_file(
     if table.num_rows == 0:
         raise ValueError("a data file needs at least one row")
     fmt = path.rsplit(".", 1)[-1].lower()
-    physical = physical_table(table, schema, first_sequence_number=first_sequence_number, options=opts)
+    physical = physical_table(
+        table, schema, first_sequence_number=first_sequence_number, options=opts
+    )
     data = encode_data_file(physical, fmt, schema, opts)
     fileio.write_bytes(path, data)
     name = path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -9,8 +9,9 @@ What Java records, and what we record the same way:
   column ``fields.<c>.stats-mode`` overrides ``metadata.stats-mode``;
 * truncation touches strings only: min is cut to N code points, max is cut and its last code point incremented
   (dropping code points from the end until one can be incremented); if none can, min and max are both null;
-* BINARY/VARBINARY, nested types, TIMESTAMP(p > 6) and other types without an order Paimon stores get null min/max
-  with a real null count (Java's Parquet extractor also leaves binary and TIMESTAMP(9) min/max null);
+* nested columns (ARRAY, MAP, MULTISET, ROW; also VARIANT, BLOB) get no stats at all, as if their mode were
+  ``none`` (Java leaves them out of ``_VALUE_STATS_COLS``: fixture ``pk_table_nested_type``);
+* BINARY/VARBINARY and TIMESTAMP(p > 6) get null min/max with a real null count (as Java's Parquet extractor);
 * FLOAT/DOUBLE columns holding NaN get null min/max (no safe bound);
 * dense store (``metadata.stats-dense-store``, default true): when some column has mode ``none`` the stats rows
   hold only the other columns and ``_VALUE_STATS_COLS`` lists them; otherwise the cols are null (all columns).
@@ -60,6 +61,7 @@ _ORDERED = frozenset(
         "VARCHAR",
     }
 )
+_NO_STATS = frozenset({"ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"})
 _TRUNCATE = re.compile(r"^\s*truncate\s*\(\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _MAX_CODE_POINT = 0x10FFFF
 
@@ -207,7 +209,10 @@ def value_stats(
     table: pa.Table, fields: Sequence[DataField], options: Mapping[str, str]
 ) -> tuple[SimpleStats, tuple[str, ...] | None]:
     """``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` of `table`'s columns `fields` under the table `options`."""
-    modes = column_modes(options, [f.name for f in fields])
+    modes = tuple(
+        StatsMode("none") if f.type.root in _NO_STATS else m
+        for f, m in zip(fields, column_modes(options, [f.name for f in fields]), strict=True)
+    )
     dense = _bool_option(options, "metadata.stats-dense-store", True)
     kept = list(zip(fields, modes, strict=True))
     cols: tuple[str, ...] | None = None
@@ -218,7 +223,9 @@ def value_stats(
     return to_simple_stats(stats, [f.type for f, _ in kept]), cols
 
 
-def key_stats(table: pa.Table, fields: Sequence[DataField], names: Sequence[str] | None = None) -> SimpleStats:
+def key_stats(
+    table: pa.Table, fields: Sequence[DataField], names: Sequence[str] | None = None
+) -> SimpleStats:
     """``_KEY_STATS``: the key columns at ``truncate(128)``; `names` are their columns in `table` (default the
     field names). An append table (no key fields) gets the empty stats.
 
@@ -229,7 +236,9 @@ def key_stats(table: pa.Table, fields: Sequence[DataField], names: Sequence[str]
         return EMPTY_STATS
     mode = StatsMode("truncate", KEY_TRUNCATE)
     columns = names if names is not None else [f.name for f in fields]
-    stats = [column_stats(table.column(c), f.type, mode) for c, f in zip(columns, fields, strict=True)]
+    stats = [
+        column_stats(table.column(c), f.type, mode) for c, f in zip(columns, fields, strict=True)
+    ]
     return to_simple_stats(stats, [f.type for f in fields])
 
 
