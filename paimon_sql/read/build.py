@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime
 import decimal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlglot
@@ -414,20 +414,84 @@ __all__ = [
 ]
 
 
+KEEP = "__paimon_keep"
+
+
+def _plain_scan(
+    plan: ScanPlan,
+    q: _SplitQuery,
+    files: Sequence[DataFileMeta],
+    paths: Mapping[str, str],
+    mask: str | None,
+) -> exp.Select:
+    """Files of one schema read by one ``read_parquet`` (DuckDB parallelises across files); with `mask`, the
+    single file is POSITIONAL-joined with its deletion vector as a keep-flag per row (as cheap as a plain read)."""
+    names = q.needed()
+    paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
+    relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
+    columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
+    source = FileSource(relation=relation, columns=frozenset(columns))
+    cols = _value_columns(plan, files[0], names, source) + list(q._partition_columns().values())
+    select = exp.select(*cols).from_(exp.Table(this=relation))
+    conditions: list[exp.Expression] = []
+    if mask is not None:
+        select.append("joins", exp.Join(this=exp.to_table(mask), method="POSITIONAL"))
+        conditions.append(col(KEEP))
+    if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
+        conditions.append(exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS]))
+    if conditions:
+        select = select.where(exp.and_(*conditions))
+    return exp.select(*[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]).from_(
+        select.subquery()
+    )
+
+
+def _plain_group(
+    plan: ScanPlan,
+    split: Split,
+    files: Sequence[DataFileMeta],
+    request: ReadRequest,
+    paths: Mapping[str, str],
+    masks: Mapping[str, str],
+) -> list[exp.Select]:
+    """Files that need no merge, of one schema and partition: one scan for those without deletion vectors,
+    one positional-joined scan per file with a deletion vector."""
+    q = _SplitQuery(plan, split, request, {}, {})
+    plain = [f for f in files if f.file_name not in masks]
+    out = [_plain_scan(plan, q, plain, paths, None)] if plain else []
+    out += [_plain_scan(plan, q, [f], paths, masks[f.file_name]) for f in files if f.file_name in masks]
+    return out
+
+
 def plan_query(
     plan: ScanPlan,
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
+    paths: Mapping[str, str],
+    masks: Mapping[str, str],
     columns: Sequence[str] | None = None,
 ) -> exp.Select:
-    """The whole scan as one query (UNION ALL of the splits), for an engine that runs it directly.
+    """The whole scan as one query, for an engine that runs it directly.
 
-    The engine applies the statement's own filters; DuckDB pushes them through the union into each file scan,
+    Files that need no merge are grouped by (schema, partition) into one multi-file scan each; overlapping
+    sections are merged per section as in `split_query` (their files read through `sources`/`dv_tables`).
+    The engine applies the statement's own filters: DuckDB pushes them through the union into each file scan,
     through ``row_number()`` for key columns, and prunes unused columns.
     """
     names = tuple(columns if columns is not None else plan.schema.field_names)
     request = ReadRequest(columns=names)
-    parts = [split_query(plan, split, request, sources, dv_tables) for split in plan.splits]
+    parts: list[exp.Select] = []
+    groups: dict[tuple[int, bytes], tuple[Split, list[DataFileMeta]]] = {}
+    for split in plan.splits:
+        merging = tuple(sec for sec in split.sections if sec.merge)
+        if merging:
+            parts.append(split_query(plan, replace(split, sections=merging), request, sources, dv_tables))
+        for sec in split.sections:
+            if not sec.merge:
+                for f in sec.files:
+                    groups.setdefault((f.schema_id, split.partition_bytes), (split, []))[1].append(f)
+    for split, files in groups.values():
+        parts.extend(_plain_group(plan, split, files, request, paths, masks))
     if not parts:
         types = {f.name: f.type for f in plan.schema.fields}
         empty = exp.select(*[exp.alias_(cast(exp.null(), types[n]), n, quoted=True) for n in names])

@@ -25,6 +25,7 @@ from paimon_sql.read.build import (
     FileSource,
     ReadRequest,
     parquet_source,
+    KEEP,
     physical_columns,
     plan_query,
     split_query,
@@ -138,8 +139,13 @@ class SplitReader:
                 cursor.unregister(name)
 
     def _deletion_vectors(
-        self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, registered: list[str]
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        split: Split,
+        registered: list[str],
     ) -> dict[str, str]:
+        """Register each file's deleted positions (for the anti-join of merged sections and of streams)."""
         out: dict[str, str] = {}
         blobs: dict[str, bytes] = {}
         for file_name, ref in split.deletion_vectors:
@@ -149,8 +155,9 @@ class SplitReader:
                 blobs[ref.index_path] = data
             bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
             name = f"__paimon_dv_{next(_names)}"
-            positions = pa.array(list(bitmap), type=pa.int64())
+            positions = pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), type=pa.int64())
             cursor.register(name, pa.table({"pos": positions}))
+
             registered.append(name)
             out[file_name] = name
         return out
@@ -210,22 +217,50 @@ class SplitReader:
                 if f.format != "parquet" or _has_nanos(plan, f):
                     return None
         registered: list[str] = []
-        dv_tables: dict[str, str] = {}
-        sources: dict[str, FileSource] = {}
         try:
-            for split in plan.splits:
-                dv_tables.update(self._deletion_vectors(con, plan, split, registered))
-                for f in split.files:
-                    path = data_file_path(plan, split, f)
-                    if not fileio.exists(path):
-                        raise DataFileNotFoundError(
-                            f"data file not found: {path} (listed by snapshot "
-                            f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
-                        )
-                    names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
-                    sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
+            return self._inline(con, plan, registered), registered
         except BaseException:
             for name in registered:
                 con.unregister(name)
             raise
-        return plan_query(plan, sources, dv_tables), registered
+
+    def _inline(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]) -> exp.Select:
+        fileio = plan.table.fileio
+        dv_tables: dict[str, str] = {}
+        sources: dict[str, FileSource] = {}
+        paths: dict[str, str] = {}
+        for split in plan.splits:
+            dv_tables.update(self._deletion_vectors(con, plan, split, registered))
+            for f in split.files:
+                path = data_file_path(plan, split, f)
+                if not fileio.exists(path):
+                    raise DataFileNotFoundError(
+                        f"data file not found: {path} (listed by snapshot "
+                        f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
+                    )
+                paths[f.file_name] = path
+                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
+        masks = self._masks(con, plan, registered)
+        return plan_query(plan, sources, dv_tables, paths, masks)
+
+    def _masks(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]) -> dict[str, str]:
+        """A keep-flag table per file with a deletion vector, in file row order (for a POSITIONAL JOIN)."""
+        masks: dict[str, str] = {}
+        blobs: dict[str, bytes] = {}
+        for split in plan.splits:
+            rows = {f.file_name: f.row_count for f in split.files}
+            for file_name, ref in split.deletion_vectors:
+                data = blobs.get(ref.index_path)
+                if data is None:
+                    data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
+                keep = bytearray(b"\x01") * rows[file_name]
+                for position in decode_vector(data, ref.meta.offset, ref.index_path):
+                    if position < len(keep):
+                        keep[position] = 0
+                flags = pa.Array.from_buffers(pa.uint8(), len(keep), [None, pa.py_buffer(bytes(keep))])
+                name = f"__paimon_mask_{next(_names)}"
+                con.register(name, pa.table({KEEP: flags.cast(pa.bool_())}))
+                registered.append(name)
+                masks[file_name] = name
+        return masks

@@ -211,7 +211,7 @@ class Session:
                 snapshot, pinned = table.select_snapshot(
                     snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
                 ), True
-            self._replace(node, table, snapshot, pinned, inline)
+            self._replace(node, table, snapshot, pinned, inline and not _early_stop(node))
             changed = True
         return changed
 
@@ -292,6 +292,17 @@ class Session:
         self.con.close()
         self._engine.close()
         _open_sessions.discard(self)
+
+
+def _early_stop(node: exp.Table) -> bool:
+    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first splits."""
+    select = node.parent_select
+    if select is None or select.args.get("limit") is None:
+        return False
+    blockers = ("order", "group", "joins", "distinct", "having", "qualify")
+    if any(select.args.get(b) for b in blockers):
+        return False
+    return not any(select.find_all(exp.AggFunc, exp.Window))
 
 
 def _parse(text: str) -> exp.Expression | None:
