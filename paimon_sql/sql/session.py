@@ -264,6 +264,16 @@ class Session:
         rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
         return rows
 
+    def rewrite_sources(self, expression: exp.Expression) -> None:
+        """Plan the Paimon tables an expression (a DML source query) reads, in place."""
+        self._rewrite(expression)
+
+    def invalidate(self, table: Table) -> None:
+        """After a write: views re-bind when the schema changed (the snapshot is read per query)."""
+        ident = Identifier.parse(table.name)
+        self._views.pop(ident, None)
+        self._ensure_view(ident)
+
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and tests)."""
         last = self._last.get(name)

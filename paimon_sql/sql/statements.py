@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.sql import dml
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
@@ -81,10 +82,31 @@ def _command(session: Session, statement: exp.Command) -> Relation | None:
     return None
 
 
+def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
+    table = node.this if isinstance(node, exp.Schema) else node
+    if not isinstance(table, exp.Table) or not table.db:
+        return None
+    ident = Identifier(table.db, table.name)
+    try:
+        session.catalog.load_table(ident)
+    except DatabaseNotFoundError:
+        return None
+    return ident
+
+
 def dispatch(session: Session, statement: exp.Expression) -> Relation | None:
     """Execute `statement` when it is about Paimon objects; None hands it to DuckDB."""
     if isinstance(statement, exp.Command):
         return _command(session, statement)
+    if isinstance(statement, exp.Insert):
+        ident = _target(session, statement.this)
+        return None if ident is None else dml.insert(session, ident, statement)
+    if isinstance(statement, exp.Delete):
+        ident = _target(session, statement.this)
+        return None if ident is None else dml.delete(session, ident, statement)
+    if isinstance(statement, exp.Update):
+        ident = _target(session, statement.this)
+        return None if ident is None else dml.update(session, ident, statement)
     if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
         ident = _is_paimon(session, statement.this)
         return None if ident is None else _describe(session, ident)

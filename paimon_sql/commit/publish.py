@@ -1,0 +1,262 @@
+"""Atomic publishing of a commit: manifests, manifest lists, index manifest, then ``snapshot-N`` create-if-absent.
+
+The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L, check conflicts
+against it, write the lists on top of it, try to create ``snapshot-(L+1)``; when another writer won that id, retry
+on the new latest with bounded back-off. A statement that fails leaves no snapshot and deletes every metadata file
+it wrote; the data files are the writer's to delete (`abort`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from paimon_sql.commit.plan import (
+    CommitMessage,
+    changelog_entries,
+    check_conflicts,
+    delta_entries,
+    fold,
+    next_index_manifest,
+    overwrite_entries,
+    record_counts,
+)
+from paimon_sql.errors import CommitConflictError
+from paimon_sql.format import avro_schemas
+from paimon_sql.format.binary_row import decode_row, encode_row
+from paimon_sql.format.manifest import (
+    FileKind,
+    IndexManifestEntry,
+    ManifestEntry,
+    ManifestFileMeta,
+    SimpleStats,
+    index_manifest_entry_to_record,
+    manifest_entry_to_record,
+    manifest_file_meta_to_record,
+)
+from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_to_json
+from paimon_sql.io.records import encode_avro
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
+
+BATCH_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: batch writers (§3)
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """Metadata files written by one attempt (deleted when the attempt loses)."""
+
+    paths: list[str] = field(default_factory=list)
+
+
+class Committer:
+    """Commits `CommitMessage`s to a table as new snapshots."""
+
+    def __init__(self, table: Table, *, commit_user: str | None = None) -> None:
+        """`commit_user` identifies the writing job (a fresh UUID by default)."""
+        self.table = table
+        self.commit_user = commit_user or str(uuid.uuid4())
+        self._prefix = str(uuid.uuid4())
+        self._counter = 0
+
+    # --- naming and writing -----------------------------------------------------------------------
+
+    def _name(self, kind: str) -> str:
+        name = f"{kind}-{self._prefix}-{self._counter}"
+        self._counter += 1
+        return name
+
+    def _write(self, attempt: _Attempt, name: str, data: bytes) -> int:
+        path = self.table.sub("manifest", name)
+        self.table.fileio.write_bytes(path, data)
+        attempt.paths.append(path)
+        return len(data)
+
+    def _write_manifest(
+        self, attempt: _Attempt, entries: Sequence[ManifestEntry], schema: TableSchema
+    ) -> ManifestFileMeta:
+        name = self._name("manifest")
+        records = [manifest_entry_to_record(e) for e in entries]
+        size = self._write(attempt, name, encode_avro(records, avro_schemas.MANIFEST_ENTRY_SCHEMA))
+        part_types = [schema.field(k).type for k in schema.partition_keys]
+        parts = [decode_row(e.partition, part_types) for e in entries]
+        buckets = [e.bucket for e in entries] or [0]
+        levels = [e.file.level for e in entries] or [0]
+        return ManifestFileMeta(
+            file_name=name,
+            file_size=size,
+            num_added_files=sum(e.kind is FileKind.ADD for e in entries),
+            num_deleted_files=sum(e.kind is FileKind.DELETE for e in entries),
+            partition_stats=partition_stats(parts, part_types),
+            schema_id=max((e.file.schema_id for e in entries), default=schema.id),
+            min_bucket=min(buckets),
+            max_bucket=max(buckets),
+            min_level=min(levels),
+            max_level=max(levels),
+        )
+
+    def _write_list(self, attempt: _Attempt, metas: Sequence[ManifestFileMeta]) -> tuple[str, int]:
+        name = self._name("manifest-list")
+        records = [manifest_file_meta_to_record(m) for m in metas]
+        return name, self._write(attempt, name, encode_avro(records, avro_schemas.MANIFEST_FILE_META_SCHEMA))
+
+    def _write_index(self, attempt: _Attempt, entries: Sequence[IndexManifestEntry]) -> str:
+        name = self._name("index-manifest")
+        records = [index_manifest_entry_to_record(e) for e in entries]
+        self._write(attempt, name, encode_avro(records, avro_schemas.INDEX_MANIFEST_ENTRY_SCHEMA))
+        return name
+
+    # --- the loop ---------------------------------------------------------------------------------
+
+    def commit(
+        self,
+        messages: Sequence[CommitMessage],
+        *,
+        kind: CommitKind = CommitKind.APPEND,
+        overwrite: Callable[[ManifestEntry], bool] | None = None,
+        identifier: int = BATCH_IDENTIFIER,
+        properties: dict[str, str] | None = None,
+    ) -> Snapshot | None:
+        """Publish the messages as one snapshot; `overwrite` selects the live files it replaces.
+
+        Returns None when nothing changed (no empty snapshot, as Java).
+        """
+        messages = [m for m in messages if not m.is_empty]
+        if not messages and overwrite is None:
+            return None
+        options = CoreOptions(self.table.latest_schema.options)
+        retries = int(options.get("commit.max-retries", "10") or 10)
+        delay = 0.01
+        for _ in range(retries + 1):
+            snapshot = self._attempt(messages, kind, overwrite, identifier, properties)
+            if snapshot is not None:
+                return snapshot
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 10.0)
+        raise CommitConflictError(
+            f"gave up committing to {self.table.name} after {retries} retries: other writers kept winning "
+            "the next snapshot id; no snapshot was made"
+        )
+
+    def _attempt(
+        self,
+        messages: Sequence[CommitMessage],
+        kind: CommitKind,
+        overwrite: Callable[[ManifestEntry], bool] | None,
+        identifier: int,
+        properties: dict[str, str] | None,
+    ) -> Snapshot | None:
+        table = self.table
+        schema = table.latest_schema
+        latest = table.latest_snapshot()
+        base_metas: list[ManifestFileMeta] = []
+        if latest is not None:
+            base_metas = table.manifest_list(latest.base_manifest_list) + table.manifest_list(
+                latest.delta_manifest_list
+            )
+        delta = delta_entries(messages)
+        needs_check = kind is not CommitKind.APPEND or overwrite is not None or any(
+            e.kind is FileKind.DELETE for e in delta
+        )
+        if needs_check:
+            live = list(fold(e for m in base_metas for e in table.manifest(m.file_name)).values())
+            if overwrite is not None:
+                delta = overwrite_entries(live, lambda e: not overwrite(e)) + delta
+                kind = CommitKind.OVERWRITE
+            check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=None)
+        attempt = _Attempt()
+        try:
+            snapshot = self._publish(latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt)
+        except BaseException:
+            self._discard(attempt)
+            raise
+        if snapshot is None:
+            self._discard(attempt)
+        return snapshot
+
+    def _publish(
+        self,
+        latest: Snapshot | None,
+        base_metas: list[ManifestFileMeta],
+        delta: list[ManifestEntry],
+        messages: Sequence[CommitMessage],
+        kind: CommitKind,
+        schema: TableSchema,
+        identifier: int,
+        properties: dict[str, str] | None,
+        attempt: _Attempt,
+    ) -> Snapshot | None:
+        table = self.table
+        base_name, base_size = self._write_list(attempt, base_metas)
+        delta_metas = [self._write_manifest(attempt, delta, schema)] if delta else []
+        delta_name, delta_size = self._write_list(attempt, delta_metas)
+        changelog = changelog_entries(messages)
+        changelog_name = changelog_size = None
+        if changelog:
+            metas = [self._write_manifest(attempt, changelog, schema)]
+            changelog_name, changelog_size = self._write_list(attempt, metas)
+        base_index = [] if latest is None or latest.index_manifest is None else table.index_manifest(
+            latest.index_manifest
+        )
+        index_entries = next_index_manifest(base_index, messages)
+        index_name = latest.index_manifest if latest is not None else None
+        if index_entries is not None:
+            index_name = self._write_index(attempt, index_entries) if index_entries else None
+        snapshot_id = 1 if latest is None else latest.id + 1
+        previous_total = 0 if latest is None else (latest.total_record_count or 0)
+        added = record_counts(delta)
+        snapshot = Snapshot(
+            id=snapshot_id,
+            schema_id=schema.id,
+            base_manifest_list=base_name,
+            base_manifest_list_size=base_size,
+            delta_manifest_list=delta_name,
+            delta_manifest_list_size=delta_size,
+            changelog_manifest_list=changelog_name,
+            changelog_manifest_list_size=changelog_size,
+            index_manifest=index_name,
+            commit_user=self.commit_user,
+            commit_identifier=identifier,
+            commit_kind=kind,
+            time_millis=int(time.time() * 1000),
+            log_offsets={},
+            total_record_count=previous_total + added,
+            delta_record_count=added,
+            changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else None,
+            watermark=None if latest is None else latest.watermark,
+            properties=properties or None,
+        )
+        path = table.meta("snapshot", f"snapshot-{snapshot_id}")
+        if not table.fileio.try_create(path, snapshot_to_json(snapshot).encode("utf-8")):
+            return None
+        table.fileio.write_bytes(table.meta("snapshot", "LATEST"), str(snapshot_id).encode())
+        if latest is None:
+            table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
+        return snapshot
+
+    def _discard(self, attempt: _Attempt) -> None:
+        for path in attempt.paths:
+            self.table.fileio.delete(path)
+
+
+def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:
+    """Full (untruncated) min/max/null counts of partition values: Java prunes whole manifests with them."""
+    mins: list[object] = []
+    maxs: list[object] = []
+    nulls: list[int | None] = []
+    for i in range(len(types)):
+        present = [r[i] for r in rows if r[i] is not None]
+        mins.append(min(present) if present else None)
+        maxs.append(max(present) if present else None)
+        nulls.append(len(rows) - len(present))
+    return SimpleStats(
+        min_values=encode_row(mins, types), max_values=encode_row(maxs, types), null_counts=tuple(nulls)
+    )

@@ -1,0 +1,256 @@
+"""`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s (paimon-format.md §6, §7).
+
+DuckDB does the heavy lifting in one pass over the input: the bucket (Java's murmur hash as a SQL expression),
+the partition, the per-key generation (a key written twice in one statement goes to two files so that each file
+holds a key once, as Java's write buffer guarantees), the sequence numbers continuing each bucket's counter, and
+the sort by key. Python only moves each (partition, bucket) group, already sorted, into a file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql.commit.plan import CommitMessage, fold
+from paimon_sql.errors import SchemaError, UnsupportedFeatureError
+from paimon_sql.format.binary_row import encode_row
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.format.partition import partition_path
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.write.bucket import bucket_expression
+from paimon_sql.write.data_file import data_file_name, write_data_file
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.manifest import DataFileMeta
+
+_counter = itertools.count()
+ORD = "__paimon_ord"
+GEN = "__paimon_gen"
+BUCKET = "__paimon_bucket"
+PART = "__paimon_part"
+KIND = "_VALUE_KIND"
+SEQ = "_SEQUENCE_NUMBER"
+_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}
+
+
+def _q(name: str) -> exp.Column:
+    return exp.column(name, quoted=True)
+
+
+def _memory(text: str) -> int:
+    units = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
+    text = text.strip().lower().replace(" ", "")
+    for unit in sorted(units, key=len, reverse=True):
+        if text.endswith(unit) and text[: -len(unit)].replace(".", "").isdigit():
+            return int(float(text[: -len(unit)]) * units[unit])
+    return int(text)
+
+
+class TableWriter:
+    """Writes the rows of a query into new data files of `table` (nothing is committed here)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, table: Table) -> None:
+        """`con` runs the input query (it may read Paimon tables registered on it)."""
+        self.con = con
+        self.table = table
+        self.schema: TableSchema = table.latest_schema
+        self.options = CoreOptions(self.schema.options)
+        self.pk = bool(self.schema.primary_keys)
+        self.keys = self.schema.trimmed_primary_keys
+        self.parts = self.schema.partition_keys
+        self.written: list[str] = []
+        self._prefix = str(uuid.uuid4())
+        self._files = itertools.count()
+
+    # --- staging ----------------------------------------------------------------------------------
+
+    def _bucket(self) -> exp.Expression:
+        n = self.schema.bucket
+        if n > 0:
+            keys = self.schema.bucket_keys
+            if not keys:
+                raise SchemaError(
+                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' (append tables)"
+                )
+            cols = [(_q(k), self.schema.field(k).type) for k in keys]
+            return bucket_expression(cols, n)
+        if self.pk and n == -1:
+            raise UnsupportedFeatureError(
+                f"writing dynamic-bucket primary-key tables (bucket=-1) is not supported yet "
+                f"(table {self.table.name}); create the table with a fixed 'bucket' = 'N'"
+            )
+        if n == -2:
+            raise UnsupportedFeatureError("writing postpone-bucket tables (bucket=-2) is not supported yet")
+        return exp.Literal.number(0)
+
+    def _generation(self) -> exp.Expression:
+        """0 for the version a file keeps; >0 for further versions of a key in this statement (own files)."""
+        if not self.pk:
+            return exp.Literal.number(0)
+        engine = self.options.merge_engine
+        order: list[exp.Expression] = [exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)]
+        if engine is MergeEngine.DEDUPLICATE:
+            order = [exp.Ordered(this=_q(s), desc=not self.options.sequence_descending, nulls_first=False)
+                     for s in self.options.sequence_fields] + order
+        window = exp.Window(
+            this=exp.RowNumber(),
+            partition_by=[_q(c) for c in (*self.parts, *self.keys)],
+            order=exp.Order(expressions=order),
+        )
+        return exp.Sub(this=window, expression=exp.Literal.number(1))
+
+    def stage(self, source: str, kind: int = 0) -> str:
+        """Materialise the input (`source`: a query over the table's columns, in any order) with the write
+        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here."""
+        name = f"__paimon_stage_{next(_counter)}"
+        inner = f"__paimon_input_{next(_counter)}"
+        ordered = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True)).from_(
+            exp.Subquery(this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner)))
+        )
+        staged = exp.select(
+            *[_q(f.name) for f in self.schema.fields],
+            _q(ORD),
+            exp.alias_(self._bucket(), BUCKET, quoted=True),
+            exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
+        ).from_(ordered.subquery())
+        part_id: exp.Expression = exp.Literal.number(0)
+        if self.parts:
+            part_id = exp.Window(
+                this=exp.func("DENSE_RANK"), order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts])
+            )
+        with_gen = exp.select(
+            "*", exp.alias_(self._generation(), GEN, quoted=True), exp.alias_(part_id, PART, quoted=True)
+        ).from_(staged.subquery())
+        if self.pk and self.options.merge_engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
+            with_gen = exp.select("*").from_(with_gen.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
+        self.con.execute("CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + with_gen.sql("duckdb"))
+        self._check_keys(name)
+        return name
+
+    def _check_keys(self, staged: str) -> None:
+        if not self.pk:
+            return
+        for column in (*self.schema.primary_keys,):
+            if self.schema.field(column).type.nullable:
+                continue
+            query = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))).where(
+                exp.Is(this=_q(column), expression=exp.null())
+            )
+            (nulls,) = self.con.sql(query.sql("duckdb")).fetchall()[0]
+            if nulls:
+                raise SchemaError(
+                    f"{nulls} row(s) have NULL in primary-key column {column!r} of table {self.table.name}; "
+                    "primary keys cannot be NULL"
+                )
+
+    # --- files ------------------------------------------------------------------------------------
+
+    def _next_sequence(self) -> dict[tuple[bytes, int], int]:
+        """Per (partition, bucket): one past the highest sequence number of the live files."""
+        latest = self.table.latest_snapshot()
+        if latest is None:
+            return {}
+        metas = self.table.manifest_list(latest.base_manifest_list) + self.table.manifest_list(
+            latest.delta_manifest_list
+        )
+        live = fold(e for m in metas for e in self.table.manifest(m.file_name)).values()
+        out: dict[tuple[bytes, int], int] = {}
+        for e in live:
+            key = (e.partition, e.bucket)
+            out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
+        return out
+
+    def _groups(self, staged: str) -> list[tuple[int, tuple[Any, ...], int, int]]:
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        cols = [_q(PART), *(_q(p) for p in self.parts), _q(BUCKET), _q(GEN)]
+        query = exp.select(*cols).from_(table).distinct().order_by(_q(PART), _q(BUCKET), _q(GEN))
+        rows = self.con.sql(query.sql("duckdb")).fetchall()
+        return [(row[0], tuple(row[1 : 1 + len(self.parts)]), row[-2], row[-1]) for row in rows]
+
+    def _group_rows(self, staged: str, part_id: int, bucket: int, gen: int, start: int) -> pa.Table:
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        seq = exp.Add(
+            this=exp.Literal.number(start - 1),
+            expression=exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=_q(ORD))])),
+        )
+        conditions: list[exp.Expression] = [
+            exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)),
+            exp.EQ(this=_q(BUCKET), expression=exp.Literal.number(bucket)),
+            exp.EQ(this=_q(GEN), expression=exp.Literal.number(gen)),
+        ]
+        select = exp.select(
+            *[_q(f.name) for f in self.schema.fields],
+            exp.alias_(seq, SEQ, quoted=True),
+            exp.alias_(exp.cast(_q(KIND), "TINYINT"), KIND, quoted=True),
+        ).from_(table).where(exp.and_(*conditions))
+        order = [_q(k) for k in self.keys] if self.pk else [_q(SEQ)]
+        query = exp.select("*").from_(select.subquery()).order_by(*order)
+        return self.con.sql(query.sql("duckdb")).arrow().read_all()
+
+    def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
+        pieces = []
+        if self.parts:
+            pieces.append(partition_path(zip(self.parts, part, strict=True), self.options.partition_default_name))
+        pieces.append(f"bucket-{bucket}")
+        return self.table.sub(*pieces)
+
+    def _write_group(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> list[DataFileMeta]:
+        target = _memory(self.options.get("target-file-size") or str(_DEFAULT_TARGET[self.pk]))
+        chunks = max(1, -(-rows.nbytes // max(target, 1)))
+        size = -(-rows.num_rows // chunks)
+        fmt = self.options.file_format
+        prefix = self.options.get("data-file.prefix", "data-") or "data-"
+        out = []
+        for offset in range(0, rows.num_rows, size):
+            chunk = rows.slice(offset, size)
+            path = self.table.fileio.join(
+                self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
+            )
+            self.written.append(path)
+            meta = write_data_file(
+                self.table.fileio, path, chunk, schema=self.schema, first_sequence_number=start + offset
+            )
+            out.append(meta)
+        return out
+
+    def write(self, staged: str) -> list[CommitMessage]:
+        """Write the staged rows; one message per (partition, bucket)."""
+        part_types = [self.schema.field(p).type for p in self.parts]
+        starts = self._next_sequence()
+        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+        values: dict[bytes, tuple[Any, ...]] = {}
+        for part_id, part, bucket, gen in self._groups(staged):
+            part_bytes = encode_row(part, part_types)
+            values[part_bytes] = part
+            start = starts.get((part_bytes, bucket), 0)
+            rows = self._group_rows(staged, part_id, bucket, gen, start)
+            metas = self._write_group(rows, part, bucket, start)
+            starts[(part_bytes, bucket)] = start + rows.num_rows
+            files.setdefault((part_bytes, bucket), []).extend(metas)
+        total = self.schema.bucket
+        return [
+            CommitMessage(partition=p, bucket=b, total_buckets=total, new_files=tuple(fs))
+            for (p, b), fs in files.items()
+        ]
+
+    def abort(self) -> None:
+        """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
+        for path in self.written:
+            self.table.fileio.delete(path)
+        self.written.clear()
+
+    def drop(self, staged: str) -> None:
+        """Drop a staging table."""
+        self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+
+
+def column_names(schema: TableSchema) -> Sequence[str]:
+    """The table's columns in order."""
+    return schema.field_names
