@@ -43,6 +43,8 @@ _F1, _F2 = 0x85EBCA6B, 0xC2B2AE35
 _SEED = 42
 #: Above this many characters of SQL the pre-avalanche value is bound once, not copied 8 times.
 _INLINE_FMIX_MAX_SQL = 16_000
+#: Murmur rounds written out inline; later words are folded by ``list_reduce``.
+_UNROLL = 8
 _LAMBDA_H, _LAMBDA_C, _LAMBDA_I = "__paimon_h", "__paimon_c", "__paimon_i"
 
 
@@ -160,6 +162,38 @@ def _reduce_chunks(h: Word, chunks: exp.Expression) -> exp.Expression:
     body = _u64(_step(_step(exp.column(acc), _bswap_high(c)), _bswap_low(c)))
     fold = exp.Lambda(this=body, expressions=[acc, chunk])
     return _fn("list_reduce", chunks, fold, _u64(h))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Chunks:
+    """A list expression of big-endian 8-byte chunks (a long string's var part)."""
+
+    list: exp.Expression
+
+
+def _reduce_words(h: Word, words: Sequence[Word]) -> exp.Expression:
+    acc, word = exp.to_identifier(_LAMBDA_H), exp.to_identifier(_LAMBDA_C)
+    body = _u64(_step(exp.column(acc), exp.column(word)))
+    fold = exp.Lambda(this=body, expressions=[acc, word])
+    return _fn("list_reduce", exp.Array(expressions=[_u64(w) for w in words]), fold, _u64(h))
+
+
+def _fold(items: Sequence[Word | _Chunks]) -> Word:
+    """Fold the row's words into the murmur state: the first `_UNROLL` rounds inline, the rest in
+    ``list_reduce`` calls, which keeps the expression shallow for wide keys."""
+    h: Word = _SEED
+    rounds = 0
+    batch: list[Word] = []
+    for item in items:
+        if isinstance(item, _Chunks):
+            h = _reduce_words(h, batch) if batch else h
+            h, batch = _reduce_chunks(h, item.list), []
+        elif batch or (rounds >= _UNROLL and not (isinstance(h, int) and isinstance(item, int))):
+            batch.append(item)
+        else:
+            rounds += not isinstance(h, int)
+            h = _step(h, item)
+    return _reduce_words(h, batch) if batch else h
 
 
 # --- bytes to words -------------------------------------------------------------------------------
@@ -439,16 +473,14 @@ def hash_expression(columns: Sequence[tuple[exp.Expression, DataType]]) -> exp.E
     True
     """
     head, fields, total = _fields(columns)
-    h: Word = _SEED
-    for w in _header_words(head, fields):
-        h = _step(h, w)
+    items: list[Word] = list(_header_words(head, fields))
     for f in fields:
-        h = _step(_step(h, f.lo), f.hi)
+        items += [f.lo, f.hi]
     for f in fields:
-        for w in f.var_words:
-            h = _step(h, w)
+        items += f.var_words
         if f.var_chunks is not None:
-            h = _reduce_chunks(h, f.var_chunks)
+            items.append(_Chunks(list=f.var_chunks))
+    h = _fold(items)
     if isinstance(h, int) and isinstance(total, int):
         final = _fmix_int(h ^ total)
         return _lit(final - (1 << 32) if final & 0x80000000 else final)
