@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
@@ -23,7 +24,7 @@ from paimon_sql.errors import SchemaError, SqlError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
-from paimon_sql.types import duckdb_type
+from paimon_sql.types import duckdb_type, type_sql
 from paimon_sql.write.writer import TableWriter
 
 if TYPE_CHECKING:
@@ -41,50 +42,54 @@ def _count(session: Session, n: int) -> Relation:
 
 
 def _typed_select(table: Table, source: exp.Expression, columns: list[str] | None) -> exp.Select:
-    """The input query with the table's columns, in order, cast to their types."""
+    """The input query with the table's columns, in order, cast to their types.
+
+    The source's columns are taken by position: onto every table column, or onto the listed `columns`
+    (the others are NULL).
+    """
     schema = table.latest_schema
-    inner = "__paimon_src"
-    names = columns
-    src = exp.Subquery(this=source, alias=exp.TableAlias(this=exp.to_identifier(inner)))
-    select = exp.select().from_(src)
-    if names is None:
-        return _positional(schema, source, select)
-    unknown = [c for c in names if c not in schema.field_names]
+    targets = columns if columns is not None else list(schema.field_names)
+    unknown = [c for c in targets if c not in schema.field_names]
     if unknown:
         raise SchemaError(
-            f"unknown column(s) {', '.join(unknown)} for table {table.name}; columns: {', '.join(schema.field_names)}"
+            f"unknown column(s) {', '.join(unknown)} for table {table.name}; "
+            f"columns: {', '.join(schema.field_names)}"
         )
-    outputs = []
-    for f in schema.fields:
-        value: exp.Expression = exp.column(f.name, quoted=True) if f.name in names else exp.null()
-        outputs.append(exp.alias_(exp.cast(value, duckdb_type(f.type)), f.name, quoted=True))
-    return select.select(*outputs)
-
-
-def _positional(schema: Any, source: exp.Expression, select: exp.Select) -> exp.Select:
-    # Positional: rename the source's columns to #1..#n by wrapping in a VALUES-like alias list.
-    n = len(schema.fields)
     alias = exp.TableAlias(
         this=exp.to_identifier("__paimon_src"),
-        columns=[exp.to_identifier(f"__c{i}", quoted=True) for i in range(n)],
+        columns=[exp.to_identifier(f"__c_{c}", quoted=True) for c in targets],
     )
-    src = exp.Subquery(this=source, alias=alias)
-    outputs = [
-        exp.alias_(exp.cast(exp.column(f"__c{i}", quoted=True), duckdb_type(f.type)), f.name, quoted=True)
-        for i, f in enumerate(schema.fields)
-    ]
-    return exp.select(*outputs).from_(src)
+    outputs = []
+    for f in schema.fields:
+        raw: exp.Expression = exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
+        outputs.append(exp.alias_(exp.cast(raw, duckdb_type(f.type)), f.name, quoted=True))
+    return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
-def _check_types(session: Session, table: Table, typed: exp.Select) -> None:
-    """A value that does not fit its column is an error naming the column (before anything is written)."""
-    try:
-        session.con.sql(exp.select(exp.Count(this=exp.Star())).from_(typed.subquery()).sql("duckdb")).fetchall()
-    except Exception as err:  # noqa: BLE001 - DuckDB's conversion error, re-raised with the column
-        text = str(err)
-        column = next((f.name for f in table.latest_schema.fields if f'"{f.name}"' in text or f" {f.name}" in text), None)
-        hint = f" (column {column!r})" if column else ""
-        raise SchemaError(f"cannot write to table {table.name}{hint}: {text.splitlines()[0]}") from err
+def _diagnose(session: Session, table: Table, typed: exp.Select, err: Exception) -> SchemaError:
+    """Which column a value did not fit, and the value (DuckDB's conversion error names neither)."""
+    for output in typed.expressions:
+        cast_node = output.this
+        if not isinstance(cast_node, exp.Cast) or isinstance(cast_node.this, exp.Null):
+            continue
+        raw = cast_node.this
+        bad_value = exp.and_(
+            exp.not_(exp.Is(this=raw.copy(), expression=exp.null())),
+            exp.Is(this=exp.TryCast(this=raw.copy(), to=cast_node.to.copy()), expression=exp.null()),
+        )
+        probe = exp.select(raw.copy()).from_(typed.find(exp.From).this.copy()).where(bad_value).limit(1)
+        try:
+            bad = session.con.sql(probe.sql("duckdb")).fetchall()
+        except Exception:  # noqa: BLE001 - a probe that cannot run tells nothing
+            continue
+        if bad:
+            name = output.alias
+            column_type = table.latest_schema.field(name).type
+            return SchemaError(
+                f"value {bad[0][0]!r} does not fit column {name!r} ({type_sql(column_type)}) of table "
+                f"{table.name}; cast it or fix the data"
+            )
+    return SchemaError(f"cannot write to table {table.name}: {str(err).splitlines()[0]}")
 
 
 def write_rows(
@@ -97,7 +102,10 @@ def write_rows(
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     writer = TableWriter(session.con, table)
-    staged = writer.stage(typed.sql("duckdb"), kind)
+    try:
+        staged = writer.stage(typed.sql("duckdb"), kind)
+    except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
+        raise _diagnose(session, table, typed, err) from err
     try:
         (rows,) = session.con.sql(
             exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))).sql("duckdb")
@@ -125,7 +133,6 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
     source = statement.expression
     session.rewrite_sources(source)
     typed = _typed_select(table, source, columns)
-    _check_types(session, table, typed)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
@@ -206,7 +213,6 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
     if where is not None:
         select = select.where(where.this)
     session.rewrite_sources(select)
-    _check_types(session, table, select)
     return _count(session, write_rows(session, table, select, kind=UPDATE_AFTER))
 
 

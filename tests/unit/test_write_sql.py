@@ -1,0 +1,117 @@
+"""INSERT / DELETE / UPDATE / INSERT OVERWRITE through session.sql, bad input, and concurrent writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+from types import MappingProxyType
+
+import pytest
+
+import paimon_sql
+from paimon_sql.catalog import Identifier
+from paimon_sql.errors import SchemaError, TableNotFoundError
+from paimon_sql.format.schema import TableSchema
+from paimon_sql.types import DataField, parse_type
+
+
+def _create(session, name, *, pk=True, partitioned=False, bucket="2", options=None):
+    fields = (
+        DataField(id=0, name="id", type=parse_type("BIGINT NOT NULL" if pk else "BIGINT")),
+        DataField(id=1, name="dt", type=parse_type("STRING NOT NULL")),
+        DataField(id=2, name="v", type=parse_type("INT")),
+    )
+    schema = TableSchema(
+        id=0,
+        fields=fields,
+        highest_field_id=2,
+        partition_keys=("dt",) if partitioned else (),
+        primary_keys=("id", "dt") if pk else (),
+        options=MappingProxyType({"bucket": bucket if pk else "-1", **(options or {})}),
+    )
+    session.catalog.create_database(name.split(".")[0], ignore_if_exists=True)
+    return session.catalog.create_table(Identifier.parse(name), schema)
+
+
+@pytest.fixture
+def session(tmp_path):
+    return paimon_sql.connect(tmp_path / "wh", create=True)
+
+
+def test_upsert_delete_update_on_a_primary_key_table(session):
+    table = _create(session, "db.t", partitioned=True)
+    assert session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (1, 'a', 3)").fetchall() == [(2,)]
+    session.sql("INSERT INTO db.t (id, dt) VALUES (3, 'b')")
+    session.sql("UPDATE db.t SET v = v * 10 WHERE id = 2")
+    session.sql("DELETE FROM db.t WHERE id = 1")
+    assert session.sql("SELECT * FROM db.t ORDER BY id").fetchall() == [(2, "a", 20), (3, "b", None)]
+    assert len(table.snapshot_ids()) == 4
+
+
+def test_insert_overwrite_static_and_dynamic_partitions(session):
+    _create(session, "db.t", pk=False, partitioned=True)
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)")
+    session.sql("INSERT OVERWRITE db.t PARTITION (dt = 'a') SELECT 10, 'a', 10")
+    assert session.sql("SELECT id FROM db.t ORDER BY id").fetchall() == [(2,), (3,), (10,)]
+    session.sql("INSERT OVERWRITE db.t SELECT 20, 'b', 20")  # dynamic: only partition b is replaced
+    assert session.sql("SELECT id FROM db.t ORDER BY id").fetchall() == [(3,), (10,), (20,)]
+
+
+def test_append_table_delete_and_update_copy_on_write(session):
+    _create(session, "db.t", pk=False, partitioned=True)
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3)")
+    assert session.sql("DELETE FROM db.t WHERE v = 2").fetchall() == [(1,)]
+    assert session.sql("UPDATE db.t SET v = 30 WHERE id = 3").fetchall() == [(1,)]
+    assert session.sql("SELECT * FROM db.t ORDER BY id").fetchall() == [(1, "a", 1), (3, "b", 30)]
+
+
+def _no_new_snapshot(table, before):
+    assert table.snapshot_ids() == before
+    data = [p for p in (table.fileio.list_names(table.path)) if p.startswith(("dt=", "bucket-"))]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("statement", "error", "match"),
+    [
+        ("INSERT INTO db.t VALUES (1, 'a', 'not a number')", SchemaError, "v"),
+        ("INSERT INTO db.t VALUES (NULL, 'a', 1)", SchemaError, "id"),
+        ("INSERT INTO db.t (id, dt, nope) VALUES (1, 'a', 1)", SchemaError, "nope"),
+        ("UPDATE db.t SET nope = 1", SchemaError, "nope"),
+        ("INSERT INTO db.missing VALUES (1, 'a', 1)", TableNotFoundError, "missing"),
+    ],
+)
+def test_bad_input_is_a_clear_error_and_writes_nothing(session, statement, error, match):
+    table = _create(session, "db.t")
+    session.sql("INSERT INTO db.t VALUES (5, 'x', 5)")
+    before = table.snapshot_ids()
+    files_before = sorted(p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file())
+    with pytest.raises(error, match=match):
+        session.sql(statement)
+    assert table.snapshot_ids() == before
+    files_after = sorted(p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file())
+    assert files_after == files_before
+    assert session.sql("SELECT * FROM db.t").fetchall() == [(5, "x", 5)]
+
+
+def _insert_many(warehouse: str, worker: int, count: int) -> None:
+    session = paimon_sql.connect(warehouse)
+    for i in range(count):
+        session.sql(f"INSERT INTO db.t VALUES ({worker * 1000 + i}, 'a', {i})")
+
+
+@pytest.mark.slow
+def test_two_processes_commit_concurrently(tmp_path):
+    warehouse = tmp_path / "wh"
+    session = paimon_sql.connect(warehouse, create=True)
+    table = _create(session, "db.t", pk=False)
+    count = 50
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_insert_many, args=(str(warehouse), w, count)) for w in (1, 2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(300)
+        assert p.exitcode == 0
+    ids = table.snapshot_ids()
+    assert ids == list(range(1, 2 * count + 1))
+    assert session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall() == [(2 * count, 2 * count)]
