@@ -31,6 +31,7 @@ from paimon_sql.sql._pushdown import table_predicate
 from paimon_sql.sql._rewrite import strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
+from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.sql.statements import dispatch
 from paimon_sql.types import duckdb_type
 
@@ -197,7 +198,10 @@ class Session:
         """
         changed = False
         for node in list(statement.find_all(exp.Table)):
-            if not node.db or "$" in node.name:
+            if not node.db:
+                continue
+            if "$" in node.name or node.db == "sys":
+                changed |= self._system(node)
                 continue
             ident = Identifier(node.db, node.name)
             try:
@@ -214,6 +218,34 @@ class Session:
             self._replace(node, table, snapshot, pinned, inline and not _early_stop(node))
             changed = True
         return changed
+
+    def _system(self, node: exp.Table) -> bool:
+        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow tables."""
+        if node.db == "sys" and "$" not in node.name:
+            if "sys" in self.catalog.databases():
+                return False  # a real database called sys wins
+            content = catalog_table(self.catalog, node.name)
+        else:
+            base, name = split_system_name(node.name)
+            try:
+                table = self.table(Identifier(node.db, base))
+            except DatabaseNotFoundError:
+                return False
+            travel = travel_of(node)
+            snapshot = None
+            if travel is not None:
+                snapshot = table.select_snapshot(
+                    snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
+                )
+            assert name is not None
+            content = system_table(table, name, snapshot)
+        hidden = f"__paimon_sys_{next(_counter)}"
+        self.con.register(hidden, content)
+        self._keep.append(hidden)
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        strip_travel(node)
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        return True
 
     def _replace(
         self, node: exp.Table, table: Table, snapshot: Snapshot | None, pinned: bool, inline: bool
