@@ -198,7 +198,8 @@ def _known_table(existing: Mapping[int, bytes]) -> tuple[pa.Table, dict[int, int
         values = decode_hashes(data)
         hashes.append(pa.array(values, pa.int32()))
         buckets.append(pa.array([bucket] * len(values), pa.int32()))
-        counts[bucket] = len(values)
+        if values:  # Java counts a bucket while reading its hashes: an empty file adds none
+            counts[bucket] = len(values)
     hash_col = pa.concat_arrays(hashes) if hashes else pa.array([], pa.int32())
     bucket_col = pa.concat_arrays(buckets) if buckets else pa.array([], pa.int32())
     order = pa.array(range(len(hash_col)), pa.int64())
