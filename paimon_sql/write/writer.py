@@ -23,7 +23,9 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.write.bucket import bucket_expression
+from paimon_sql.format.manifest import IndexFileMeta
+from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ ORD = "__paimon_ord"
 GEN = "__paimon_gen"
 BUCKET = "__paimon_bucket"
 PART = "__paimon_part"
+HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}
@@ -65,7 +68,16 @@ class TableWriter:
         self.pk = bool(self.schema.primary_keys)
         self.keys = self.schema.trimmed_primary_keys
         self.parts = self.schema.partition_keys
+        self._part_types = [self.schema.field(p).type for p in self.parts]
         self.written: list[str] = []
+        #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key (§6).
+        self.dynamic = self.pk and self.schema.bucket == -1
+        if self.dynamic and not set(self.parts) <= set(self.schema.primary_keys):
+            raise UnsupportedFeatureError(
+                f"writing cross-partition primary-key tables (bucket=-1, primary key without the partition "
+                f"keys) is not supported yet (table {self.table.name})"
+            )
+        self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         self._prefix = str(uuid.uuid4())
         self._files = itertools.count()
 
@@ -81,11 +93,8 @@ class TableWriter:
                 )
             cols = [(_q(k), self.schema.field(k).type) for k in keys]
             return bucket_expression(cols, n)
-        if self.pk and n == -1:
-            raise UnsupportedFeatureError(
-                f"writing dynamic-bucket primary-key tables (bucket=-1) is not supported yet "
-                f"(table {self.table.name}); create the table with a fixed 'bucket' = 'N'"
-            )
+        if self.dynamic:
+            return exp.cast(exp.null(), "INTEGER")  # assigned after staging, per partition
         if n == -2:
             raise UnsupportedFeatureError("writing postpone-bucket tables (bucket=-2) is not supported yet")
         return exp.Literal.number(0)
@@ -114,11 +123,16 @@ class TableWriter:
         ordered = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True)).from_(
             exp.Subquery(this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner)))
         )
+        extra = []
+        if self.dynamic:
+            key = [(_q(k), self.schema.field(k).type) for k in self.keys]
+            extra.append(exp.alias_(hash_expression(key), HASH, quoted=True))
         staged = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
             exp.alias_(self._bucket(), BUCKET, quoted=True),
             exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
+            *extra,
         ).from_(ordered.subquery())
         part_id: exp.Expression = exp.Literal.number(0)
         if self.parts:
@@ -132,7 +146,58 @@ class TableWriter:
             with_gen = exp.select("*").from_(with_gen.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
         self.con.execute("CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + with_gen.sql("duckdb"))
         self._check_keys(name)
+        if self.dynamic:
+            self._assign_dynamic(name)
         return name
+
+    def _assign_dynamic(self, staged: str) -> None:
+        """Java's HashBucketAssigner per partition: known keys keep their bucket, new ones fill buckets."""
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        options = DynamicBucketOptions.from_options(self.schema.options)
+        existing = self._hash_index()
+        cursor = self.con.cursor()
+        try:
+            parts = [r[0] for r in self.con.sql(exp.select(_q(PART)).from_(table.copy()).distinct().sql("duckdb")).fetchall()]
+            for part_id in parts:
+                rows = exp.select(_q(HASH), *[_q(p) for p in self.parts]).from_(table.copy()).where(
+                    exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id))
+                ).order_by(_q(ORD))
+                data = self.con.sql(rows.sql("duckdb")).arrow().read_all()
+                part_bytes = encode_row(tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types)
+                known = {b: blob for (pb, b), blob in existing.items() if pb == part_bytes}
+                result = assign_buckets(cursor, data.column(HASH), known, options)
+                name = f"__paimon_assign_{next(_counter)}"
+                self.con.register(name, result.assignment)
+                update = (
+                    f"UPDATE {exp.to_identifier(staged, quoted=True).sql('duckdb')} AS s SET {BUCKET} = a.bucket "
+                    f"FROM {name} AS a WHERE s.{HASH} = a.hash AND s.{PART} = {int(part_id)}"
+                )
+                self.con.execute(update)  # noqa: S608 - identifiers generated here, no user text
+                self.con.unregister(name)
+                for bucket, blob in result.index_files.items():
+                    self._write_index(part_bytes, bucket, blob)
+        finally:
+            cursor.close()
+
+    def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
+        latest = self.table.latest_snapshot()
+        if latest is None or latest.index_manifest is None:
+            return {}
+        out = {}
+        for entry in self.table.index_manifest(latest.index_manifest):
+            if entry.index_file.index_type == "HASH":
+                out[(entry.partition, entry.bucket)] = self.table.fileio.read_bytes(
+                    self.table.sub("index", entry.index_file.file_name)
+                )
+        return out
+
+    def _write_index(self, partition: bytes, bucket: int, blob: bytes) -> None:
+        name = f"index-{self._prefix}-{next(self._files)}"
+        path = self.table.sub("index", name)
+        self.table.fileio.write_bytes(path, blob)
+        self.written.append(path)
+        meta = IndexFileMeta(index_type="HASH", file_name=name, file_size=len(blob), row_count=len(blob) // 4)
+        self.index_files[(partition, bucket)] = meta
 
     def _check_keys(self, staged: str) -> None:
         if not self.pk:
@@ -235,9 +300,16 @@ class TableWriter:
             starts[(part_bytes, bucket)] = start + rows.num_rows
             files.setdefault((part_bytes, bucket), []).extend(metas)
         total = self.schema.bucket
+        keys = set(files) | set(self.index_files)
         return [
-            CommitMessage(partition=p, bucket=b, total_buckets=total, new_files=tuple(fs))
-            for (p, b), fs in files.items()
+            CommitMessage(
+                partition=p,
+                bucket=b,
+                total_buckets=total,
+                new_files=tuple(files.get((p, b), ())),
+                new_index_files=(self.index_files[(p, b)],) if (p, b) in self.index_files else (),
+            )
+            for (p, b) in sorted(keys)
         ]
 
     def abort(self) -> None:

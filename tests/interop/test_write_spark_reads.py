@@ -1,6 +1,6 @@
 """paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back identically.
 
-The matrix: {append, primary key} × {unpartitioned, partitioned} × {parquet, orc, avro}, with inserts, upserts
+The matrix: {append, primary key with fixed buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet, orc, avro}, with inserts, upserts
 inside one statement and across statements, DELETE, UPDATE and INSERT OVERWRITE. Spark's rows are compared
 with the rows we meant to write (a Python oracle), and with paimon-sql's own read.
 """
@@ -27,7 +27,7 @@ from tests.second_opinion._venv import venv_python
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 FORMATS = ("parquet", "orc", "avro")
-KINDS = ("pk", "append")
+KINDS = ("pk", "pk_dynamic", "append")
 LAYOUTS = ("flat", "partitioned")
 CASES = [(k, lay, fmt) for k in KINDS for lay in LAYOUTS for fmt in FORMATS]
 
@@ -49,13 +49,16 @@ COLUMNS = (
 
 def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
     fields = tuple(DataField(id=i, name=n, type=parse_type(t)) for i, (n, t) in enumerate(COLUMNS))
+    # pk: 2 fixed buckets (Java's hash); pk_dynamic: bucket -1 with HASH index files, 16 keys per bucket.
     options = {"file.format": fmt, "bucket": "2" if kind == "pk" else "-1"}
+    if kind == "pk_dynamic":
+        options["dynamic-bucket.target-row-num"] = "16"
     return TableSchema(
         id=0,
         fields=fields,
         highest_field_id=len(fields) - 1,
         partition_keys=("dt",) if layout == "partitioned" else (),
-        primary_keys=("id", "dt") if kind == "pk" else (),
+        primary_keys=("id", "dt") if kind != "append" else (),
         options=MappingProxyType(options),
     )
 
@@ -102,7 +105,7 @@ def _write(session: paimon_sql.Session, name: str, kind: str) -> list[tuple]:
     session.sql(f"INSERT INTO {name} VALUES {_values(again)}")
     session.sql(f"DELETE FROM {name} WHERE id % 9 = 0")
     session.sql(f"UPDATE {name} SET name = 'updated', n = -1 WHERE id BETWEEN 10 AND 12")
-    if kind == "pk":
+    if kind != "append":
         latest = {(r[0], r[1]): r for r in first}
         latest[(1, "a")] = _row(1, "a", "dup")
         latest.update({(r[0], r[1]): r for r in again})
