@@ -140,7 +140,9 @@ def _timestamp_parts(value: datetime.datetime, ltz: bool) -> tuple[int, int]:
 
 
 def _unscaled(value: decimal.Decimal, scale: int) -> int:
-    return int(decimal.Decimal(value).scaleb(scale).to_integral_value(rounding=decimal.ROUND_HALF_UP))
+    with decimal.localcontext() as ctx:
+        ctx.prec = 80  # DECIMAL(38) needs more than the default 28 digits
+        return int(decimal.Decimal(value).scaleb(scale).to_integral_value(rounding=decimal.ROUND_HALF_UP))
 
 
 def _fixed_slot(value: Any, t: DataType) -> bytes | None:  # noqa: C901, PLR0911
@@ -200,7 +202,9 @@ def encode_row(values: Sequence[Any], types: Sequence[DataType]) -> bytes:
             continue
         if t.root == "DECIMAL":
             unscaled = _unscaled(value, t.scale or 0)
-            raw = unscaled.to_bytes(max(1, (unscaled.bit_length() + 8) // 8), "big", signed=True)
+            # Java's BigInteger.toByteArray(): minimal two's complement, bitLength(~u) for negatives.
+            bits = (unscaled if unscaled >= 0 else ~unscaled).bit_length()
+            raw = unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
             fixed[slot : slot + 8] = struct.pack("<Q", (offset << 32) | len(raw))
             var += raw + bytes(16 - len(raw))
             continue
