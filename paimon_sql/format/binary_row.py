@@ -85,7 +85,9 @@ def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901, PLR
             unscaled = struct.unpack_from("<q", row, slot)[0]
         else:
             unscaled = int.from_bytes(_var_bytes(row, slot), "big", signed=True)
-        return decimal.Decimal(unscaled).scaleb(-(t.scale or 0))
+        with decimal.localcontext() as ctx:
+            ctx.prec = 80
+            return decimal.Decimal(unscaled).scaleb(-(t.scale or 0))
     if r in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         if _is_compact_timestamp(t):
             millis, nanos = struct.unpack_from("<q", row, slot)[0], 0
