@@ -9,6 +9,7 @@ the sort by key. Python only moves each (partition, bucket) group, already sorte
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -101,8 +102,6 @@ class TableWriter:
 
     def _generation(self) -> exp.Expression:
         """0 for the version a file keeps; >0 for further versions of a key in this statement (own files)."""
-        if not self.pk:
-            return exp.Literal.number(0)
         engine = self.options.merge_engine
         order: list[exp.Expression] = [exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)]
         if engine is MergeEngine.DEDUPLICATE:
@@ -120,34 +119,61 @@ class TableWriter:
         columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here."""
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
-        ordered = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True)).from_(
-            exp.Subquery(this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner)))
+        source_node = exp.Subquery(
+            this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner))
         )
+        ordered = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True), copy=False)
+        ordered = ordered.from_(source_node, copy=False)
         extra = []
         if self.dynamic:
             key = [(_q(k), self.schema.field(k).type) for k in self.keys]
             extra.append(exp.alias_(hash_expression(key), HASH, quoted=True))
-        staged = exp.select(
-            *[_q(f.name) for f in self.schema.fields],
-            _q(ORD),
-            exp.alias_(self._bucket(), BUCKET, quoted=True),
-            exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
-            *extra,
-        ).from_(ordered.subquery())
         part_id: exp.Expression = exp.Literal.number(0)
         if self.parts:
             part_id = exp.Window(
                 this=exp.func("DENSE_RANK"), order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts])
             )
-        with_gen = exp.select(
-            "*", exp.alias_(self._generation(), GEN, quoted=True), exp.alias_(part_id, PART, quoted=True)
-        ).from_(staged.subquery())
-        if self.pk and self.options.merge_engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
-            with_gen = exp.select("*").from_(with_gen.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
-        self.con.execute("CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + with_gen.sql("duckdb"))
+        staged = exp.select(
+            *[_q(f.name) for f in self.schema.fields],
+            _q(ORD),
+            exp.alias_(self._bucket(), BUCKET, quoted=True),
+            exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
+            exp.alias_(part_id, PART, quoted=True),
+            *extra,
+            copy=False,
+        ).from_(ordered.subquery(copy=False), copy=False)
+        self._create(name, staged)
         self._check_keys(name)
+        if self.pk:
+            name = self._generations(name)
         if self.dynamic:
             self._assign_dynamic(name)
+        return name
+
+    def _create(self, name: str, query: exp.Expression) -> None:
+        self.con.execute(
+            "CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + query.sql("duckdb")
+        )
+
+    def _generations(self, staged: str) -> str:
+        """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
+        first-row drop the others, which never reach a file). Skipped when every key is written once."""
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        keys = [_q(c) for c in (*self.parts, *self.keys)]
+        repeated = exp.select(exp.Count(this=exp.Star())).from_(
+            exp.select(*keys).from_(table.copy()).group_by(*[k.copy() for k in keys]).having(
+                exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))
+            ).subquery()
+        )
+        if not self.con.sql(repeated.sql("duckdb")).fetchall()[0][0]:
+            self.con.execute("ALTER TABLE " + table.sql("duckdb") + f" ADD COLUMN {GEN} INTEGER DEFAULT 0")
+            return staged
+        numbered = exp.select("*", exp.alias_(self._generation(), GEN, quoted=True)).from_(table.copy())
+        if self.options.merge_engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
+            numbered = exp.select("*").from_(numbered.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
+        name = f"__paimon_stage_{next(_counter)}"
+        self._create(name, numbered)
+        self.drop(staged)
         return name
 
     def _assign_dynamic(self, staged: str) -> None:
@@ -232,32 +258,33 @@ class TableWriter:
             out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
         return out
 
-    def _groups(self, staged: str) -> list[tuple[int, tuple[Any, ...], int, int]]:
+    def _groups(self, staged: str) -> list[tuple[tuple[Any, ...], int, int]]:
+        """(partition values, bucket, row count) of each file group, in the order `_sorted` streams them."""
         table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
-        cols = [_q(PART), *(_q(p) for p in self.parts), _q(BUCKET), _q(GEN)]
-        query = exp.select(*cols).from_(table).distinct().order_by(_q(PART), _q(BUCKET), _q(GEN))
-        rows = self.con.sql(query.sql("duckdb")).fetchall()
-        return [(row[0], tuple(row[1 : 1 + len(self.parts)]), row[-2], row[-1]) for row in rows]
-
-    def _group_rows(self, staged: str, part_id: int, bucket: int, gen: int, start: int) -> pa.Table:
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
-        seq = exp.Add(
-            this=exp.Literal.number(start - 1),
-            expression=exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=_q(ORD))])),
+        keys = [_q(PART), _q(BUCKET), _q(GEN)]
+        cols = [*keys, *(_q(p) for p in self.parts)]
+        query = (
+            exp.select(*cols, exp.Count(this=exp.Star()))
+            .from_(table)
+            .group_by(*[c.copy() for c in cols])
+            .order_by(*[k.copy() for k in keys])
         )
-        conditions: list[exp.Expression] = [
-            exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)),
-            exp.EQ(this=_q(BUCKET), expression=exp.Literal.number(bucket)),
-            exp.EQ(this=_q(GEN), expression=exp.Literal.number(gen)),
-        ]
+        rows = self.con.sql(query.sql("duckdb")).fetchall()
+        return [(tuple(r[3 : 3 + len(self.parts)]), r[1], r[-1]) for r in rows]
+
+    def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
+        """All staged rows in one sorted stream: by group, then by key (PK) or arrival (append). PK rows
+        carry ``base - 1 + input position`` as their sequence number (rising in arrival order in every
+        bucket; gaps are fine for readers, §7)."""
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        seq = exp.Add(this=exp.Literal.number(base - 1), expression=_q(ORD))
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             exp.alias_(seq, SEQ, quoted=True),
             exp.alias_(exp.cast(_q(KIND), "TINYINT"), KIND, quoted=True),
-        ).from_(table).where(exp.and_(*conditions))
-        order = [_q(k) for k in self.keys] if self.pk else [_q(SEQ)]
-        query = exp.select("*").from_(select.subquery()).order_by(*order)
-        return self.con.sql(query.sql("duckdb")).arrow().read_all()
+        ).from_(table)
+        order = [_q(PART), _q(BUCKET), _q(GEN), *([_q(k) for k in self.keys] if self.pk else [_q(ORD)])]
+        return self.con.sql(select.order_by(*order).sql("duckdb")).arrow()
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
@@ -286,19 +313,25 @@ class TableWriter:
         return out
 
     def write(self, staged: str) -> list[CommitMessage]:
-        """Write the staged rows; one message per (partition, bucket)."""
+        """Write the staged rows; one message per (partition, bucket). DuckDB sorts everything once; files are
+        encoded on two threads (pyarrow releases the GIL) while the stream goes on."""
         part_types = [self.schema.field(p).type for p in self.parts]
         starts = self._next_sequence()
+        # PK files: one base above every touched bucket's counter, so numbers rise per bucket (§7).
+        base = max(starts.values(), default=0)
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-        values: dict[bytes, tuple[Any, ...]] = {}
-        for part_id, part, bucket, gen in self._groups(staged):
-            part_bytes = encode_row(part, part_types)
-            values[part_bytes] = part
-            start = starts.get((part_bytes, bucket), 0)
-            rows = self._group_rows(staged, part_id, bucket, gen, start)
-            metas = self._write_group(rows, part, bucket, start)
-            starts[(part_bytes, bucket)] = start + rows.num_rows
-            files.setdefault((part_bytes, bucket), []).extend(metas)
+        groups = self._groups(staged)
+        reader = self._sorted(staged, base)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending = []
+            for (part, bucket, count), rows in zip(groups, _split(reader, [g[2] for g in groups]), strict=True):
+                part_bytes = encode_row(part, part_types)
+                start = base if self.pk else starts.get((part_bytes, bucket), 0)
+                if not self.pk:
+                    starts[(part_bytes, bucket)] = start + count
+                pending.append(((part_bytes, bucket), pool.submit(self._write_group, rows, part, bucket, start)))
+            for key, future in pending:
+                files.setdefault(key, []).extend(future.result())
         total = self.schema.bucket
         keys = set(files) | set(self.index_files)
         return [
@@ -321,6 +354,23 @@ class TableWriter:
     def drop(self, staged: str) -> None:
         """Drop a staging table."""
         self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+
+
+def _split(reader: pa.RecordBatchReader, counts: Sequence[int]) -> Any:
+    """Cut a stream of batches into consecutive tables of `counts` rows."""
+    pending: list[pa.RecordBatch] = []
+    have = 0
+    batches = iter(reader)
+    for count in counts:
+        while have < count:
+            batch = next(batches)
+            pending.append(batch)
+            have += batch.num_rows
+        table = pa.Table.from_batches(pending, schema=reader.schema)
+        yield table.slice(0, count)
+        rest = table.slice(count)
+        pending = rest.to_batches()
+        have = rest.num_rows
 
 
 def column_names(schema: TableSchema) -> Sequence[str]:

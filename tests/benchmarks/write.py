@@ -1,10 +1,8 @@
 """Write benchmarks (issue 4), run with ``python -m tests.benchmarks.run --suite write``.
 
-SKELETON for the paimon-sql column: paimon-sql has no write path yet. When it has, fill in
-``_paimon_sql_write`` (``s.sql("CREATE TABLE ...")`` then ``s.sql("INSERT INTO bench.t SELECT
-* FROM <arrow>")`` per commit) and the column stops being n/a. The pypaimon-rust and pypaimon
-columns work today; their seconds are measured inside the writer's process (Arrow input already
-in memory; no interpreter start-up, imports or IPC decoding).
+paimon-sql writes with ``INSERT INTO bench.t SELECT * FROM <arrow>`` per commit; pypaimon-rust and
+pypaimon with their write APIs. Every writer's seconds are measured inside its own process (Arrow input
+already in memory; no interpreter start-up, imports or IPC decoding).
 
 Cases, each into a fresh table (``--rows N``: N-row load, then an N/5-row upsert):
 
@@ -39,8 +37,44 @@ WRITERS = ("paimon-sql", "pypaimon-rust", "pypaimon")
 
 
 def _paimon_sql_write(case: str, commits: list[pa.Table]) -> list[float]:
-    """SKELETON: paimon-sql's write API does not exist yet (planned: ``INSERT INTO``)."""
-    raise NotImplementedError("paimon-sql has no write path yet")
+    """paimon-sql: one ``INSERT INTO bench.<case> SELECT * FROM <arrow>`` per commit, timed in-process."""
+    import time
+    from types import MappingProxyType
+
+    import paimon_sql
+    from paimon_sql.catalog import Identifier
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataField, parse_type
+
+    spec = CASES[case]
+    fields = tuple(
+        DataField(id=i, name=n, type=parse_type(t)) for i, (n, t) in enumerate(_data.COLUMNS)
+    )
+    schema = TableSchema(
+        id=0,
+        fields=fields,
+        highest_field_id=len(fields) - 1,
+        primary_keys=tuple(spec["primary_keys"]),
+        options=MappingProxyType(dict(spec["options"])),
+    )
+    scratch = cache_dir() / "bench" / "write-scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    warehouse = tempfile.mkdtemp(prefix=f"{case}-sql-", dir=scratch)
+    try:
+        session = paimon_sql.connect(warehouse)
+        session.catalog.create_database("bench")
+        session.catalog.create_table(Identifier("bench", case), schema)
+        seconds = []
+        for i, commit in enumerate(commits):
+            name = f"input_{i}"
+            session.con.register(name, commit)
+            start = time.perf_counter()
+            session.sql(f"INSERT INTO bench.{case} SELECT * FROM {name}")  # noqa: S608 - fixed names
+            seconds.append(time.perf_counter() - start)
+        session.close()
+        return seconds
+    finally:
+        shutil.rmtree(warehouse, ignore_errors=True)
 
 
 def _one_run(writer: str, case: str, commits: list[pa.Table]) -> list[float]:
