@@ -146,6 +146,8 @@ class TableWriter:
         self._check_keys(name)
         if self.pk:
             name = self._generations(name)
+        else:
+            self._single_generation(name)
         if self.dynamic:
             self._assign_dynamic(name)
         return name
@@ -154,6 +156,10 @@ class TableWriter:
         self.con.execute(
             "CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + query.sql("duckdb")
         )
+
+    def _single_generation(self, staged: str) -> None:
+        table = exp.to_identifier(staged, quoted=True).sql("duckdb")
+        self.con.execute("ALTER TABLE " + table + f" ADD COLUMN {GEN} INTEGER DEFAULT 0")
 
     def _generations(self, staged: str) -> str:
         """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
@@ -166,7 +172,7 @@ class TableWriter:
             ).subquery()
         )
         if not self.con.sql(repeated.sql("duckdb")).fetchall()[0][0]:
-            self.con.execute("ALTER TABLE " + table.sql("duckdb") + f" ADD COLUMN {GEN} INTEGER DEFAULT 0")
+            self._single_generation(staged)
             return staged
         numbered = exp.select("*", exp.alias_(self._generation(), GEN, quoted=True)).from_(table.copy())
         if self.options.merge_engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
