@@ -278,7 +278,7 @@ class TableWriter:
         rows = self.con.sql(query.sql("duckdb")).fetchall()
         return [(tuple(r[3 : 3 + len(self.parts)]), r[1], r[-1]) for r in rows]
 
-    def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
+    def _sorted(self, staged: str, base: int, *, single: bool = False) -> pa.RecordBatchReader:
         """All staged rows in one sorted stream: by group, then by key (PK) or arrival (append). PK rows
         carry ``base - 1 + input position`` as their sequence number (rising in arrival order in every
         bucket; gaps are fine for readers, §7)."""
@@ -290,6 +290,8 @@ class TableWriter:
             exp.alias_(exp.cast(_q(KIND), "TINYINT"), KIND, quoted=True),
         ).from_(table)
         order = [_q(PART), _q(BUCKET), _q(GEN), *([_q(k) for k in self.keys] if self.pk else [_q(ORD)])]
+        if not self.pk and single:
+            return self.con.sql(select.sql("duckdb")).arrow()  # one append file group: no order to keep
         return self.con.sql(select.order_by(*order).sql("duckdb")).arrow()
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
@@ -327,7 +329,7 @@ class TableWriter:
         base = max(starts.values(), default=0)
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         groups = self._groups(staged)
-        reader = self._sorted(staged, base)
+        reader = self._sorted(staged, base, single=len(groups) == 1)
         with ThreadPoolExecutor(max_workers=2) as pool:
             pending = []
             for (part, bucket, count), rows in zip(groups, _split(reader, [g[2] for g in groups]), strict=True):
