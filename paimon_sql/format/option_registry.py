@@ -1,6 +1,6 @@
 """The table options a user may set, with their types, defaults and ranges, and `validate_options`.
 
-Every key here is an Apache Paimon table option (``CoreOptions``; defaults as in paimon-format.md §11).
+Every key is an Apache Paimon table option (``CoreOptions``; defaults as in paimon-format.md §11).
 `validate_options` checks one options map against a table's columns and keys: each value against its
 option's type, then the combinations Paimon refuses (``SchemaValidation``, seeds 000 and 001).
 
@@ -13,18 +13,18 @@ Traceback (most recent call last):
 paimon_sql.errors.OptionError: unknown table option 'Merge-Engine'; did you mean 'merge-engine'?
 
 **Unknown keys: a deliberate decision.** Paimon itself stores any key it is given, so a typo such as
-``'buckets' = '4'`` silently does nothing there. paimon-sql refuses a key it does not know and suggests
-the nearest valid ones, except:
+``'buckets' = '4'`` silently does nothing there. paimon-sql refuses a key it does not know and
+suggests the nearest valid ones, except:
 
 * keys under a namespace owned by an engine, a connector or a file format (`PASSTHROUGH_PREFIXES`:
   ``sink.``, ``lookup.``, ``parquet.``, ``orc.``, ``fs.``, ...) and a few Flink/Spark connector keys
   (`PASSTHROUGH_KEYS`). They are kept verbatim, unvalidated, because Paimon keeps them too and the
   engines that read them need them;
-* ``connector`` (Flink's WITH clause) must be ``paimon`` and is dropped, ``type`` must be ``table`` and
-  is dropped (format/object tables are not supported), ``path`` is refused: the catalog decides where
-  a table lives, as Paimon's filesystem catalog does;
-* ``primary-key`` and ``partition`` (Spark's TBLPROPERTIES form) are keys of the schema, not options:
-  `split_key_options` moves them out, and they may not contradict keys given in the DDL.
+* ``connector`` (Flink's WITH clause) must be ``paimon`` and is dropped; ``type`` must be ``table``
+  and is dropped (format/object tables are not supported); ``path`` is refused: the catalog decides
+  where a table lives, as Paimon's filesystem catalog does;
+* ``primary-key`` and ``partition`` (Spark's TBLPROPERTIES form) are keys of the schema, not
+  options: `split_key_options` moves them out, and they may not contradict keys given in the DDL.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import difflib
 import enum
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
@@ -62,7 +62,7 @@ class OptionKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OptionSpec:
-    """One table option: its key (``fields.<column>.…`` for per-column keys), type, default and doc."""
+    """One table option: key (suffix for ``fields.<column>.…`` keys), type, default and doc."""
 
     key: str
     kind: OptionKind
@@ -91,28 +91,6 @@ class OptionSpec:
         return hints.get(self.kind, "a string")
 
 
-def _o(key: str, kind: OptionKind, default: str | None, doc: str, **kw: object) -> OptionSpec:
-    return OptionSpec(key=key, kind=kind, default=default, doc=doc, **kw)  # type: ignore[arg-type]
-
-
-def _int(
-    key: str, default: str | None, doc: str, lo: int | None = 1, hi: int = INT_MAX
-) -> OptionSpec:
-    return _o(key, OptionKind.INT, default, doc, min=lo, max=hi)
-
-
-def _enum(key: str, default: str | None, doc: str, *values: str) -> OptionSpec:
-    return _o(key, OptionKind.ENUM, default, doc, values=values)
-
-
-_B, _S, _M, _D, _C, _L = (
-    OptionKind.BOOL,
-    OptionKind.STRING,
-    OptionKind.MEMORY,
-    OptionKind.DURATION,
-    OptionKind.COLUMNS,
-    OptionKind.LIST,
-)
 MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation", "first-row")
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
 FILE_FORMATS = ("parquet", "orc", "avro")
@@ -136,452 +114,399 @@ SCAN_MODES = (
 AGG_FUNCTION_NAMES = (
     "sum", "product", "count", "max", "min", "last_value", "last_non_null_value", "first_value",
     "first_non_null_value", "first_not_null_value", "listagg", "bool_and", "bool_or", "collect",
-    "merge_map", "nested_update", "nested_partial_update", "rbm32", "rbm64", "hll_sketch", "theta_sketch",
+    "merge_map", "nested_update", "nested_partial_update", "rbm32", "rbm64", "hll_sketch",
+    "theta_sketch",
 )  # fmt: skip
 
-_SPECS: tuple[OptionSpec, ...] = (
-    # --- keys and buckets (seed 000) ---
-    _o(
-        "primary-key",
-        _C,
-        None,
-        "Primary key columns (Spark TBLPROPERTIES form; moved into the schema).",
-    ),
-    _o("partition", _C, None, "Partition columns (TBLPROPERTIES form; moved into the schema)."),
-    _int(
-        "bucket",
-        "-1",
-        "Buckets per partition: N > 0 fixed, -1 dynamic (PK) or unaware (append), -2 postpone.",
-        -2,
-    ),
-    _o(
-        "bucket-key",
-        _C,
-        None,
-        "Columns hashed to pick the bucket; default the trimmed primary key.",
-    ),
-    _o(
-        "primary-key.nullable",
-        _B,
-        "false",
-        "Keep primary-key columns nullable instead of forcing NOT NULL.",
-    ),
-    _int(
-        "dynamic-bucket.target-row-num",
-        "2000000",
-        "Rows per bucket before dynamic mode opens a new one.",
-        1,
-        LONG_MAX,
-    ),
-    _int(
-        "dynamic-bucket.initial-buckets", None, "Buckets a partition starts with in dynamic mode."
-    ),
-    _int(
-        "dynamic-bucket.max-buckets",
-        "-1",
-        "Most buckets per partition in dynamic mode; -1 unlimited.",
-        -1,
-    ),
-    _int(
-        "dynamic-bucket.assigner-parallelism", None, "Parallelism of the dynamic bucket assigner."
-    ),
-    _o(
-        "cross-partition-upsert.index-ttl",
-        _D,
-        None,
-        "TTL of the key index for cross-partition upserts.",
-    ),
-    _int(
-        "cross-partition-upsert.bootstrap-parallelism",
-        "10",
-        "Parallelism bootstrapping that index.",
-    ),
-    # --- merging (seed 000) ---
-    _enum("merge-engine", "deduplicate", "How rows with one primary key combine.", *MERGE_ENGINES),
-    _o("sequence.field", _C, None, "Columns ordering rows of one key instead of input order."),
-    _enum(
-        "sequence.field.sort-order",
-        "ascending",
-        "Which sequence value wins.",
-        "ascending",
-        "descending",
-    ),
-    _o(
-        "sequence.auto-padding",
-        _L,
-        None,
-        "Pad the sequence field: row-kind-flag, second-to-micro, millis-to-micro.",
-    ),
-    _o("rowkind.field", _S, None, "A column whose value (+I, -U, +U, -D) is the row kind."),
-    _o("ignore-delete", _B, "false", "Drop DELETE and UPDATE_BEFORE rows on write."),
-    _o("first-row.ignore-delete", _B, "false", "Old spelling of ignore-delete for first-row."),
-    _o("deduplicate.ignore-delete", _B, "false", "Old spelling of ignore-delete for deduplicate."),
-    _o(
-        "partial-update.ignore-delete",
-        _B,
-        "false",
-        "Old spelling of ignore-delete for partial-update.",
-    ),
-    _o("ignore-update-before", _B, "false", "Drop UPDATE_BEFORE rows on write."),
-    _o(
-        "partial-update.remove-record-on-delete",
-        _B,
-        "false",
-        "A DELETE removes the whole partial-update row.",
-    ),
-    _o(
-        "partial-update.remove-record-on-sequence-group",
-        _C,
-        None,
-        "Sequence groups whose DELETE removes the row.",
-    ),
-    _o(
-        "aggregation.remove-record-on-delete",
-        _B,
-        "false",
-        "A DELETE removes the whole aggregated row.",
-    ),
-    _o(
-        "fields.default-aggregate-function",
-        OptionKind.ENUM,
-        None,
-        "Aggregate function of columns without their own.",
-        values=AGG_FUNCTION_NAMES,
-    ),
-    # --- changelog (seed 000) ---
-    _enum(
-        "changelog-producer",
-        "none",
-        "How a primary-key table produces its changelog.",
-        *CHANGELOG_PRODUCERS,
-    ),
-    _o(
-        "changelog-producer.row-deduplicate",
-        _B,
-        "false",
-        "Skip changelog rows equal to the previous value.",
-    ),
-    _o(
-        "changelog-producer.row-deduplicate-ignore-fields",
-        _C,
-        None,
-        "Columns ignored by that comparison.",
-    ),
-    _o("changelog-producer.lookup-wait", _B, "true", "Commit waits for lookup compaction."),
-    _int("full-compaction.delta-commits", None, "Full compaction every N commits."),
-    _o("changelog.precommit-compact", _B, "false", "Compact changelog files before commit."),
-    _int(
-        "changelog.num-retained.min",
-        None,
-        "Fewest changelogs kept (default snapshot.num-retained.min).",
-    ),
-    _int(
-        "changelog.num-retained.max",
-        None,
-        "Most changelogs kept (default snapshot.num-retained.max).",
-    ),
-    _o(
-        "changelog.time-retained",
-        _D,
-        None,
-        "Longest a changelog is kept (default snapshot.time-retained).",
-    ),
-    _o("changelog-file.prefix", _S, "changelog-", "File name prefix of changelog files."),
-    _enum("changelog-file.format", None, "File format of changelog files.", *FILE_FORMATS),
-    _enum("changelog-file.compression", None, "Compression of changelog files.", *COMPRESSIONS),
-    _o("changelog-file.stats-mode", OptionKind.STATS_MODE, None, "Stats mode of changelog files."),
-    # --- deletion vectors (seed 001) ---
-    _o("deletion-vectors.enabled", _B, "false", "Write deletion vectors so reads need no merge."),
-    _o("deletion-vectors.bitmap64", _B, "false", "Use 64-bit Roaring bitmaps in deletion vectors."),
-    _o("deletion-vectors.merge-on-read", _B, "false", "Read level-0 files too, merging them."),
-    _o(
-        "deletion-vector.index-file.target-size",
-        _M,
-        "2 mb",
-        "Target size of a deletion-vector index file.",
-    ),
-    # --- files ---
-    _enum("file.format", "parquet", "Data file format.", *FILE_FORMATS),
-    _enum("file.compression", "zstd", "Data file compression.", *COMPRESSIONS),
-    _int("file.compression.zstd-level", "1", "zstd level of data files.", 1, 22),
-    _o("file.compression.per.level", _L, None, "Compression per LSM level, e.g. '0:lz4,1:zstd'."),
-    _o("file.format.per.level", _L, None, "File format per LSM level, e.g. '0:avro,3:parquet'."),
-    _o("file.block-size", _M, None, "Block (row group / stripe) size of data files."),
-    _o(
-        "file.suffix.include.compression", _B, "false", "Put the compression in file name suffixes."
-    ),
-    _o("file-index.read.enabled", _B, "true", "Use file indexes when reading."),
-    _o(
-        "file-index.in-manifest-threshold",
-        _M,
-        "500 b",
-        "File indexes this small go into the manifest.",
-    ),
-    _o("data-file.prefix", _S, "data-", "File name prefix of data files."),
-    _o("data-file.path-directory", _S, None, "Subdirectory of the table holding data files."),
-    _o("data-file.external-paths", _L, None, "External root paths for data files."),
-    _enum(
-        "data-file.external-paths.strategy",
-        "none",
-        "Choosing an external path.",
-        "none",
-        "specific-fs",
-        "round-robin",
-    ),
-    _o(
-        "data-file.external-paths.specific-fs",
-        _S,
-        None,
-        "File system for the specific-fs strategy.",
-    ),
-    _o("data-file.thin-mode", _B, "false", "Leave key columns out of PK data files."),
-    _o("index-file-in-data-file-dir", _B, "false", "Write index files next to data files."),
-    _o("target-file-size", _M, None, "Target data file size (PK 128 mb, append 256 mb)."),
-    _o("write-buffer-size", _M, "256 mb", "In-memory sort buffer before spilling."),
-    _o("write-buffer-spillable", _B, None, "Let the write buffer spill to disk."),
-    _o("write-buffer-spill.max-disk-size", _M, None, "Most disk the buffer may spill to."),
-    _o("page-size", _M, "64 kb", "Memory page size."),
-    _o("write-only", _B, "false", "Writers neither compact nor expire; a separate job does."),
-    _o(
-        "metadata.stats-mode",
-        OptionKind.STATS_MODE,
-        "truncate(16)",
-        "Column statistics kept in manifests.",
-    ),
-    _o("metadata.stats-dense-store", _B, "true", "Store stats only of the columns that have them."),
-    _int(
-        "metadata.stats-keep-first-n-columns",
-        "-1",
-        "Keep stats of the first N columns; -1 all.",
-        -1,
-    ),
-    _o(
-        "partition.default-name",
-        _S,
-        "__DEFAULT_PARTITION__",
-        "Partition value written for null or ''.",
-    ),
-    _o(
-        "partition.legacy-name",
-        _B,
-        "true",
-        "Partition directory names from the internal value (DATE as days).",
-    ),
-    _o("partition.expiration-time", _D, None, "Drop partitions older than this."),
-    _o("partition.expiration-check-interval", _D, "1 h", "How often partitions expire."),
-    _o(
-        "partition.timestamp-formatter", _S, None, "Formatter reading a time from partition values."
-    ),
-    _o(
-        "partition.timestamp-pattern",
-        _S,
-        None,
-        "Pattern building that time from partition columns.",
-    ),
-    _o("partition.mark-done-action", _L, "success-file", "What marks a partition done."),
-    # --- manifests ---
-    _enum("manifest.format", "avro", "Manifest file format.", "avro", "orc", "parquet"),
-    _enum(
-        "manifest.compression",
-        "zstd",
-        "Manifest compression.",
-        "zstd",
-        "snappy",
-        "deflate",
-        "bzip2",
-        "xz",
-        "null",
-        "none",
-    ),
-    _o("manifest.target-file-size", _M, "8 mb", "Target manifest file size."),
-    _o(
-        "manifest.full-compaction-threshold-size",
-        _M,
-        "16 mb",
-        "Delta size triggering a full manifest merge.",
-    ),
-    _int("manifest.merge-min-count", "30", "Manifests merged at least at once."),
-    # --- compaction ---
-    _int("num-sorted-run.compaction-trigger", "5", "Sorted runs triggering compaction."),
-    _int("num-sorted-run.stop-trigger", None, "Sorted runs stopping writes (default trigger + 3)."),
-    _int("num-levels", None, "LSM levels (default trigger + 1).", 2),
-    _int(
-        "compaction.max-size-amplification-percent",
-        "200",
-        "Size amplification triggering full compaction.",
-        0,
-    ),
-    _int("compaction.size-ratio", "1", "Size ratio (percent) grouping sorted runs.", 0),
-    _int("compaction.min.file-num", "5", "Fewest files an append compaction picks."),
-    _int("compaction.max.file-num", None, "Most files an append compaction picks."),
-    _o(
-        "compaction.optimization-interval", _D, None, "How often a full compaction optimizes reads."
-    ),
-    _o(
-        "compaction.total-size-threshold",
-        _M,
-        None,
-        "Full-compact when the total size is below this.",
-    ),
-    _o(
-        "compaction.incremental-size-threshold",
-        _M,
-        None,
-        "Compact when the level-0 size exceeds this.",
-    ),
-    _o("compaction.force-up-level-0", _B, "false", "Always compact level-0 files."),
-    _o(
-        "compaction.delete-ratio-threshold",
-        OptionKind.DOUBLE,
-        "0.2",
-        "Deleted-row ratio making a file compact.",
-    ),
-    _o("commit.force-compact", _B, "false", "Compact on every commit."),
-    _enum("lookup-compact", None, "Lookup compaction mode.", "radical", "gentle"),
-    _int("lookup-compact.max-interval", None, "Most commits between gentle lookup compactions."),
-    _o("lookup-wait", _B, "true", "Commit waits for lookup compaction."),
-    # --- commit, snapshots, tags (seed 003) ---
-    _int("commit.max-retries", "10", "Commit attempts after a conflict.", 0),
-    _o("commit.timeout", _D, None, "Give up committing after this."),
-    _o("commit.min-retry-wait", _D, "10 ms", "Shortest wait between commit retries."),
-    _o("commit.max-retry-wait", _D, "10 s", "Longest wait between commit retries."),
-    _o("commit.force-create-snapshot", _B, "false", "Commit a snapshot even with no changes."),
-    _o("commit.user-prefix", _S, None, "Prefix of the commit user."),
-    _o("commit.callbacks", _L, None, "Commit callback classes."),
-    _int("snapshot.num-retained.min", "10", "Fewest snapshots kept."),
-    _int("snapshot.num-retained.max", str(INT_MAX), "Most snapshots kept."),
-    _o("snapshot.time-retained", _D, "1 h", "Longest a snapshot is kept."),
-    _int("snapshot.expire.limit", "50", "Most snapshots expired at once."),
-    _enum(
-        "snapshot.expire.execution-mode",
-        "sync",
-        "Expire in the commit or asynchronously.",
-        "sync",
-        "async",
-    ),
-    _o(
-        "snapshot.clean-empty-directories",
-        _B,
-        "false",
-        "Delete directories left empty by expiration.",
-    ),
-    _enum(
-        "tag.automatic-creation",
-        "none",
-        "Create tags automatically.",
-        "none",
-        "process-time",
-        "watermark",
-        "batch",
-    ),
-    _enum(
-        "tag.creation-period", "daily", "Period of automatic tags.", "daily", "hourly", "two-hours"
-    ),
-    _o("tag.creation-delay", _D, "0 ms", "Delay after a period ends before its tag."),
-    _enum(
-        "tag.period-formatter", "with_dashes", "Tag name format.", "with_dashes", "without_dashes"
-    ),
-    _int("tag.num-retained-max", None, "Most automatic tags kept."),
-    _o("tag.default-time-retained", _D, None, "Default lifetime of created tags."),
-    _o("tag.automatic-completion", _B, "false", "Create missing automatic tags."),
-    _o("tag.create-success-file", _B, "false", "Write a _SUCCESS file per automatic tag."),
-    # --- reading, time travel, consumers ---
-    _enum("scan.mode", "default", "Where a scan starts.", *SCAN_MODES),
-    _int("scan.snapshot-id", None, "Read this snapshot.", 1, LONG_MAX),
-    _int(
-        "scan.timestamp-millis",
-        None,
-        "Read the snapshot current at this epoch millisecond.",
-        0,
-        LONG_MAX,
-    ),
-    _o("scan.timestamp", _S, None, "Read the snapshot current at this local time."),
-    _o("scan.tag-name", _S, None, "Read this tag."),
-    _o("scan.version", _S, None, "Read this snapshot id, tag or timestamp."),
-    _int(
-        "scan.watermark", None, "Read the first snapshot reaching this watermark.", None, LONG_MAX
-    ),
-    _int(
-        "scan.file-creation-time-millis", None, "Read files created after this time.", 0, LONG_MAX
-    ),
-    _o("scan.plan-sort-partition", _B, "false", "Read older partitions first in streaming."),
-    _int("scan.manifest.parallelism", None, "Threads reading manifests."),
-    _o("scan.fallback-branch", _S, None, "Branch read for partitions missing here."),
-    _o("incremental-between", _S, None, "Read changes between two snapshots or tags, 'a,b'."),
-    _o("incremental-between-timestamp", _S, None, "Read changes between two timestamps, 'a,b'."),
-    _enum(
-        "incremental-between-scan-mode",
-        "auto",
-        "What an incremental read returns.",
-        "auto",
-        "delta",
-        "changelog",
-        "diff",
-    ),
-    _o("consumer-id", _S, None, "Consumer recording streaming progress."),
-    _o("consumer.expiration-time", _D, None, "Drop idle consumers after this."),
-    _o("consumer.ignore-progress", _B, "false", "Start over, ignoring recorded progress."),
-    _enum("consumer.mode", "exactly-once", "Consumer guarantee.", "exactly-once", "at-least-once"),
-    _o("streaming-read-overwrite", _B, "false", "Stream the changes of INSERT OVERWRITE."),
-    _int("read.batch-size", "1024", "Rows per read batch."),
-    _o("source.split.target-size", _M, "128 mb", "Target split size."),
-    _o("source.split.open-file-cost", _M, "4 mb", "Cost of opening a file when splitting."),
-    _o(
-        "continuous.discovery-interval", _D, "10 s", "How often streaming reads look for snapshots."
-    ),
-    # --- lookup, sorting, misc ---
-    _o("lookup.cache-max-disk-size", _M, None, "Most disk of the lookup cache."),
-    _o("lookup.cache-max-memory-size", _M, "256 mb", "Most memory of the lookup cache."),
-    _o("lookup.cache-file-retention", _D, "1 h", "Lifetime of lookup cache files."),
-    _int("local-sort.max-num-file-handles", "128", "Most files a local merge sort opens.", 2),
-    _enum("sort-engine", "loser-tree", "Sort engine of merges.", "min-heap", "loser-tree"),
-    _int("sort-spill-threshold", None, "Sorted runs before spilling."),
-    _o("sort-spill-buffer-size", _M, "64 mb", "Spill buffer of sorting."),
-    _enum("spill-compression", "zstd", "Compression of spill files.", "zstd", "lz4", "lzo", "none"),
-    _o("local-merge-buffer-size", _M, None, "Buffer merging rows before the writer."),
-    _o(
-        "dynamic-partition-overwrite",
-        _B,
-        "true",
-        "INSERT OVERWRITE replaces only the partitions written.",
-    ),
-    _o("record-level.expire-time", _D, None, "Drop rows older than this in compaction."),
-    _o("record-level.time-field", _S, None, "Column holding the row time for record expiry."),
-    _o("row-tracking.enabled", _B, "false", "Give every row a stable row id."),
-    _o("data-evolution.enabled", _B, "false", "Allow column updates by row id."),
-    _o("auto-create", _B, "false", "Create the table if it does not exist on read."),
-    _o("owner", _S, None, "Table owner."),
-    _o("comment", _S, None, "Table comment (kept in the schema, not the options)."),
-)
-OPTIONS: Mapping[str, OptionSpec] = {s.key: s for s in _SPECS}
-
-
-#: Per-column options, ``fields.<column>.<suffix>``.
-FIELD_OPTIONS: Mapping[str, OptionSpec] = {
-    s.key: s
-    for s in (
-        _enum(
-            "aggregate-function", None, "Aggregate function of this column.", *AGG_FUNCTION_NAMES
-        ),
-        _o(
-            "ignore-retract",
-            _B,
-            "false",
-            "Ignore retractions (UPDATE_BEFORE/DELETE) for this column.",
-        ),
-        _o("sequence-group", _C, None, "Columns updated in the order of this sequence column."),
-        _o("stats-mode", OptionKind.STATS_MODE, None, "Statistics of this column."),
-        _o("list-agg-delimiter", _S, ",", "Delimiter of listagg."),
-        _o("distinct", _B, "false", "collect keeps distinct elements."),
-        _o("nested-key", _C, None, "Key columns of nested_update rows."),
-        _o("default-value", _S, None, "Value read for rows written before the column existed."),
-    )
+_NAMED_VALUES = {
+    "@merge-engines": MERGE_ENGINES,
+    "@changelog-producers": CHANGELOG_PRODUCERS,
+    "@file-formats": FILE_FORMATS,
+    "@compressions": COMPRESSIONS,
+    "@scan-modes": SCAN_MODES,
+    "@aggregate-functions": AGG_FUNCTION_NAMES,
 }
+
+
+_KINDS = {
+    "int": OptionKind.INT, "bool": OptionKind.BOOL, "str": OptionKind.STRING,
+    "enum": OptionKind.ENUM,
+    "mem": OptionKind.MEMORY, "dur": OptionKind.DURATION, "cols": OptionKind.COLUMNS,
+    "list": OptionKind.LIST, "stats": OptionKind.STATS_MODE, "num": OptionKind.DOUBLE,
+}  # fmt: skip
+
+
+def _bound(text: str, default: int) -> int:
+    return default if not text else LONG_MAX if text == "long" else int(text)
+
+
+def _parse_row(row: str, doc: str) -> OptionSpec:
+    key, kind_name, default, extra = (part.strip() for part in row.split("|"))
+    kind = _KINDS[kind_name]
+    spec = OptionSpec(key=key, kind=kind, default=None if default == "-" else default, doc=doc)
+    if kind is OptionKind.ENUM:
+        values = _NAMED_VALUES[extra] if extra.startswith("@") else tuple(extra.split("/"))
+        return replace(spec, values=values)
+    if kind is OptionKind.INT:
+        lo, hi = extra.split("..")
+        return replace(spec, min=_bound(lo, -LONG_MAX - 1), max=_bound(hi, INT_MAX))
+    return spec
+
+
+def _parse_table(text: str) -> dict[str, OptionSpec]:
+    """Specs from the option tables below: a row, then its doc on an indented line."""
+    specs: dict[str, OptionSpec] = {}
+    lines = text.strip().splitlines()
+    for row, doc in zip(lines[::2], lines[1::2], strict=True):
+        spec = _parse_row(row, doc.strip())
+        specs[spec.key] = spec
+    return specs
+
+
+# One option per entry: "key | kind | default | range lo..hi or enum values (a/b, @named)", then
+# its doc indented on the next line. "-" means none; "long" is Long.MAX_VALUE.
+_CORE_TABLE = """
+primary-key | cols | - | -
+    Primary key columns (Spark TBLPROPERTIES form; moved into the schema).
+partition | cols | - | -
+    Partition columns (TBLPROPERTIES form; moved into the schema).
+bucket | int | -1 | -2..
+    Buckets per partition: N > 0 fixed, -1 dynamic (PK) or unaware (append), -2 postpone.
+bucket-key | cols | - | -
+    Columns hashed to pick the bucket; default the trimmed primary key.
+primary-key.nullable | bool | false | -
+    Keep primary-key columns nullable instead of forcing NOT NULL.
+dynamic-bucket.target-row-num | int | 2000000 | 1..long
+    Rows per bucket before dynamic mode opens a new one.
+dynamic-bucket.initial-buckets | int | - | 1..
+    Buckets a partition starts with in dynamic mode.
+dynamic-bucket.max-buckets | int | -1 | -1..
+    Most buckets per partition in dynamic mode; -1 unlimited.
+dynamic-bucket.assigner-parallelism | int | - | 1..
+    Parallelism of the dynamic bucket assigner.
+cross-partition-upsert.index-ttl | dur | - | -
+    TTL of the key index for cross-partition upserts.
+cross-partition-upsert.bootstrap-parallelism | int | 10 | 1..
+    Parallelism bootstrapping that index.
+merge-engine | enum | deduplicate | @merge-engines
+    How rows with one primary key combine.
+sequence.field | cols | - | -
+    Columns ordering rows of one key instead of input order.
+sequence.field.sort-order | enum | ascending | ascending/descending
+    Which sequence value wins.
+sequence.auto-padding | list | - | -
+    Pad the sequence field: row-kind-flag, second-to-micro, millis-to-micro.
+rowkind.field | str | - | -
+    A column whose value (+I, -U, +U, -D) is the row kind.
+ignore-delete | bool | false | -
+    Drop DELETE and UPDATE_BEFORE rows on write.
+first-row.ignore-delete | bool | false | -
+    Old spelling of ignore-delete for first-row.
+deduplicate.ignore-delete | bool | false | -
+    Old spelling of ignore-delete for deduplicate.
+partial-update.ignore-delete | bool | false | -
+    Old spelling of ignore-delete for partial-update.
+ignore-update-before | bool | false | -
+    Drop UPDATE_BEFORE rows on write.
+partial-update.remove-record-on-delete | bool | false | -
+    A DELETE removes the whole partial-update row.
+partial-update.remove-record-on-sequence-group | cols | - | -
+    Sequence groups whose DELETE removes the row.
+aggregation.remove-record-on-delete | bool | false | -
+    A DELETE removes the whole aggregated row.
+fields.default-aggregate-function | enum | - | @aggregate-functions
+    Aggregate function of columns without their own.
+changelog-producer | enum | none | @changelog-producers
+    How a primary-key table produces its changelog.
+changelog-producer.row-deduplicate | bool | false | -
+    Skip changelog rows equal to the previous value.
+changelog-producer.row-deduplicate-ignore-fields | cols | - | -
+    Columns ignored by that comparison.
+changelog-producer.lookup-wait | bool | true | -
+    Commit waits for lookup compaction.
+full-compaction.delta-commits | int | - | 1..
+    Full compaction every N commits.
+changelog.precommit-compact | bool | false | -
+    Compact changelog files before commit.
+changelog.num-retained.min | int | - | 1..
+    Fewest changelogs kept (default snapshot.num-retained.min).
+changelog.num-retained.max | int | - | 1..
+    Most changelogs kept (default snapshot.num-retained.max).
+changelog.time-retained | dur | - | -
+    Longest a changelog is kept (default snapshot.time-retained).
+changelog-file.prefix | str | changelog- | -
+    File name prefix of changelog files.
+changelog-file.format | enum | - | @file-formats
+    File format of changelog files.
+changelog-file.compression | enum | - | @compressions
+    Compression of changelog files.
+changelog-file.stats-mode | stats | - | -
+    Stats mode of changelog files.
+deletion-vectors.enabled | bool | false | -
+    Write deletion vectors so reads need no merge.
+deletion-vectors.bitmap64 | bool | false | -
+    Use 64-bit Roaring bitmaps in deletion vectors.
+deletion-vectors.merge-on-read | bool | false | -
+    Read level-0 files too, merging them.
+deletion-vector.index-file.target-size | mem | 2 mb | -
+    Target size of a deletion-vector index file.
+file.format | enum | parquet | @file-formats
+    Data file format.
+file.compression | enum | zstd | @compressions
+    Data file compression.
+file.compression.zstd-level | int | 1 | 1..22
+    zstd level of data files.
+file.compression.per.level | list | - | -
+    Compression per LSM level, e.g. '0:lz4,1:zstd'.
+file.format.per.level | list | - | -
+    File format per LSM level, e.g. '0:avro,3:parquet'.
+file.block-size | mem | - | -
+    Block (row group / stripe) size of data files.
+file.suffix.include.compression | bool | false | -
+    Put the compression in file name suffixes.
+file-index.read.enabled | bool | true | -
+    Use file indexes when reading.
+file-index.in-manifest-threshold | mem | 500 b | -
+    File indexes this small go into the manifest.
+data-file.prefix | str | data- | -
+    File name prefix of data files.
+data-file.path-directory | str | - | -
+    Subdirectory of the table holding data files.
+data-file.external-paths | list | - | -
+    External root paths for data files.
+data-file.external-paths.strategy | enum | none | none/specific-fs/round-robin
+    Choosing an external path.
+data-file.external-paths.specific-fs | str | - | -
+    File system for the specific-fs strategy.
+data-file.thin-mode | bool | false | -
+    Leave key columns out of PK data files.
+index-file-in-data-file-dir | bool | false | -
+    Write index files next to data files.
+target-file-size | mem | - | -
+    Target data file size (PK 128 mb, append 256 mb).
+write-buffer-size | mem | 256 mb | -
+    In-memory sort buffer before spilling.
+write-buffer-spillable | bool | - | -
+    Let the write buffer spill to disk.
+write-buffer-spill.max-disk-size | mem | - | -
+    Most disk the buffer may spill to.
+page-size | mem | 64 kb | -
+    Memory page size.
+write-only | bool | false | -
+    Writers neither compact nor expire; a separate job does.
+metadata.stats-mode | stats | truncate(16) | -
+    Column statistics kept in manifests.
+metadata.stats-dense-store | bool | true | -
+    Store stats only of the columns that have them.
+metadata.stats-keep-first-n-columns | int | -1 | -1..
+    Keep stats of the first N columns; -1 all.
+partition.default-name | str | __DEFAULT_PARTITION__ | -
+    Partition value written for null or ''.
+partition.legacy-name | bool | true | -
+    Partition directory names from the internal value (DATE as days).
+partition.expiration-time | dur | - | -
+    Drop partitions older than this.
+partition.expiration-check-interval | dur | 1 h | -
+    How often partitions expire.
+partition.timestamp-formatter | str | - | -
+    Formatter reading a time from partition values.
+partition.timestamp-pattern | str | - | -
+    Pattern building that time from partition columns.
+partition.mark-done-action | list | success-file | -
+    What marks a partition done.
+manifest.format | enum | avro | avro/orc/parquet
+    Manifest file format.
+manifest.compression | enum | zstd | zstd/snappy/deflate/bzip2/xz/null/none
+    Manifest compression.
+manifest.target-file-size | mem | 8 mb | -
+    Target manifest file size.
+manifest.full-compaction-threshold-size | mem | 16 mb | -
+    Delta size triggering a full manifest merge.
+manifest.merge-min-count | int | 30 | 1..
+    Manifests merged at least at once.
+num-sorted-run.compaction-trigger | int | 5 | 1..
+    Sorted runs triggering compaction.
+num-sorted-run.stop-trigger | int | - | 1..
+    Sorted runs stopping writes (default trigger + 3).
+num-levels | int | - | 2..
+    LSM levels (default trigger + 1).
+compaction.max-size-amplification-percent | int | 200 | 0..
+    Size amplification triggering full compaction.
+compaction.size-ratio | int | 1 | 0..
+    Size ratio (percent) grouping sorted runs.
+compaction.min.file-num | int | 5 | 1..
+    Fewest files an append compaction picks.
+compaction.max.file-num | int | - | 1..
+    Most files an append compaction picks.
+compaction.optimization-interval | dur | - | -
+    How often a full compaction optimizes reads.
+compaction.total-size-threshold | mem | - | -
+    Full-compact when the total size is below this.
+compaction.incremental-size-threshold | mem | - | -
+    Compact when the level-0 size exceeds this.
+compaction.force-up-level-0 | bool | false | -
+    Always compact level-0 files.
+compaction.delete-ratio-threshold | num | 0.2 | -
+    Deleted-row ratio making a file compact.
+commit.force-compact | bool | false | -
+    Compact on every commit.
+lookup-compact | enum | - | radical/gentle
+    Lookup compaction mode.
+lookup-compact.max-interval | int | - | 1..
+    Most commits between gentle lookup compactions.
+lookup-wait | bool | true | -
+    Commit waits for lookup compaction.
+commit.max-retries | int | 10 | 0..
+    Commit attempts after a conflict.
+commit.timeout | dur | - | -
+    Give up committing after this.
+commit.min-retry-wait | dur | 10 ms | -
+    Shortest wait between commit retries.
+commit.max-retry-wait | dur | 10 s | -
+    Longest wait between commit retries.
+commit.force-create-snapshot | bool | false | -
+    Commit a snapshot even with no changes.
+commit.user-prefix | str | - | -
+    Prefix of the commit user.
+commit.callbacks | list | - | -
+    Commit callback classes.
+snapshot.num-retained.min | int | 10 | 1..
+    Fewest snapshots kept.
+snapshot.num-retained.max | int | 2147483647 | 1..
+    Most snapshots kept.
+snapshot.time-retained | dur | 1 h | -
+    Longest a snapshot is kept.
+snapshot.expire.limit | int | 50 | 1..
+    Most snapshots expired at once.
+snapshot.expire.execution-mode | enum | sync | sync/async
+    Expire in the commit or asynchronously.
+snapshot.clean-empty-directories | bool | false | -
+    Delete directories left empty by expiration.
+tag.automatic-creation | enum | none | none/process-time/watermark/batch
+    Create tags automatically.
+tag.creation-period | enum | daily | daily/hourly/two-hours
+    Period of automatic tags.
+tag.creation-delay | dur | 0 ms | -
+    Delay after a period ends before its tag.
+tag.period-formatter | enum | with_dashes | with_dashes/without_dashes
+    Tag name format.
+tag.num-retained-max | int | - | 1..
+    Most automatic tags kept.
+tag.default-time-retained | dur | - | -
+    Default lifetime of created tags.
+tag.automatic-completion | bool | false | -
+    Create missing automatic tags.
+tag.create-success-file | bool | false | -
+    Write a _SUCCESS file per automatic tag.
+scan.mode | enum | default | @scan-modes
+    Where a scan starts.
+scan.snapshot-id | int | - | 1..long
+    Read this snapshot.
+scan.timestamp-millis | int | - | 0..long
+    Read the snapshot current at this epoch millisecond.
+scan.timestamp | str | - | -
+    Read the snapshot current at this local time.
+scan.tag-name | str | - | -
+    Read this tag.
+scan.version | str | - | -
+    Read this snapshot id, tag or timestamp.
+scan.watermark | int | - | ..long
+    Read the first snapshot reaching this watermark.
+scan.file-creation-time-millis | int | - | 0..long
+    Read files created after this time.
+scan.plan-sort-partition | bool | false | -
+    Read older partitions first in streaming.
+scan.manifest.parallelism | int | - | 1..
+    Threads reading manifests.
+scan.fallback-branch | str | - | -
+    Branch read for partitions missing here.
+incremental-between | str | - | -
+    Read changes between two snapshots or tags, 'a,b'.
+incremental-between-timestamp | str | - | -
+    Read changes between two timestamps, 'a,b'.
+incremental-between-scan-mode | enum | auto | auto/delta/changelog/diff
+    What an incremental read returns.
+consumer-id | str | - | -
+    Consumer recording streaming progress.
+consumer.expiration-time | dur | - | -
+    Drop idle consumers after this.
+consumer.ignore-progress | bool | false | -
+    Start over, ignoring recorded progress.
+consumer.mode | enum | exactly-once | exactly-once/at-least-once
+    Consumer guarantee.
+streaming-read-overwrite | bool | false | -
+    Stream the changes of INSERT OVERWRITE.
+read.batch-size | int | 1024 | 1..
+    Rows per read batch.
+source.split.target-size | mem | 128 mb | -
+    Target split size.
+source.split.open-file-cost | mem | 4 mb | -
+    Cost of opening a file when splitting.
+continuous.discovery-interval | dur | 10 s | -
+    How often streaming reads look for snapshots.
+lookup.cache-max-disk-size | mem | - | -
+    Most disk of the lookup cache.
+lookup.cache-max-memory-size | mem | 256 mb | -
+    Most memory of the lookup cache.
+lookup.cache-file-retention | dur | 1 h | -
+    Lifetime of lookup cache files.
+local-sort.max-num-file-handles | int | 128 | 2..
+    Most files a local merge sort opens.
+sort-engine | enum | loser-tree | min-heap/loser-tree
+    Sort engine of merges.
+sort-spill-threshold | int | - | 1..
+    Sorted runs before spilling.
+sort-spill-buffer-size | mem | 64 mb | -
+    Spill buffer of sorting.
+spill-compression | enum | zstd | zstd/lz4/lzo/none
+    Compression of spill files.
+local-merge-buffer-size | mem | - | -
+    Buffer merging rows before the writer.
+dynamic-partition-overwrite | bool | true | -
+    INSERT OVERWRITE replaces only the partitions written.
+record-level.expire-time | dur | - | -
+    Drop rows older than this in compaction.
+record-level.time-field | str | - | -
+    Column holding the row time for record expiry.
+row-tracking.enabled | bool | false | -
+    Give every row a stable row id.
+data-evolution.enabled | bool | false | -
+    Allow column updates by row id.
+auto-create | bool | false | -
+    Create the table if it does not exist on read.
+owner | str | - | -
+    Table owner.
+"""
+
+OPTIONS: Mapping[str, OptionSpec] = _parse_table(_CORE_TABLE)
+
+
+_FIELD_TABLE = """
+aggregate-function | enum | - | @aggregate-functions
+    Aggregate function of this column.
+ignore-retract | bool | false | -
+    Ignore retractions (UPDATE_BEFORE/DELETE) for this column.
+sequence-group | cols | - | -
+    Columns updated in the order of this sequence column.
+stats-mode | stats | - | -
+    Statistics of this column.
+list-agg-delimiter | str | , | -
+    Delimiter of listagg.
+distinct | bool | false | -
+    collect keeps distinct elements.
+nested-key | cols | - | -
+    Key columns of nested_update rows.
+default-value | str | - | -
+    Value read for rows written before the column existed.
+"""
+#: Per-column options, ``fields.<column>.<suffix>``, by suffix.
+FIELD_OPTIONS: Mapping[str, OptionSpec] = _parse_table(_FIELD_TABLE)
 
 #: Namespaces owned by engines, connectors or file formats: kept verbatim, not validated.
 PASSTHROUGH_PREFIXES = (
     "sink.", "lookup.", "spark.", "flink.", "hive.", "fs.", "hadoop.", "s3.", "oss.", "orc.",
-    "parquet.", "avro.", "csv.", "json.", "file-index.", "scan.infer-", "scan.split-", "scan.watermark.",
+    "parquet.", "avro.", "csv.", "json.", "file-index.", "scan.infer-", "scan.split-",
+    "scan.watermark.",
     "source.", "changelog.mode", "streaming-read.", "dlf.", "metastore.", "client.",
 )  # fmt: skip
 PASSTHROUGH_KEYS = frozenset({"scan.parallelism", "scan.bounded.watermark", "streaming-read-mode"})
@@ -629,7 +554,7 @@ _MEMORY_UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 def parse_memory(text: str) -> int:
-    """Bytes in a memory size such as ``'256 mb'`` (units are powers of 1024, like Paimon's MemorySize).
+    """Bytes in a memory size such as ``'256 mb'`` (units are powers of 1024, as in Paimon).
 
     >>> parse_memory("256 mb"), parse_memory("64kb"), parse_memory("1024")
     (268435456, 65536, 1024)
@@ -753,10 +678,10 @@ def _unknown_key(key: str) -> str:
 
 
 def normalise_options(options: Mapping[str, str]) -> dict[str, str]:
-    """Each value checked against its option's type and spelled canonically (no cross-option checks).
+    """Each value checked against its option's type and spelled canonically (no cross checks).
 
-    >>> normalise_options({"bucket": " 4", "deletion-vectors.enabled": "TRUE", "sink.parallelism": "2"})
-    {'bucket': '4', 'deletion-vectors.enabled': 'true', 'sink.parallelism': '2'}
+    >>> normalise_options({"bucket": " 4", "write-only": "TRUE", "sink.parallelism": "2"})
+    {'bucket': '4', 'write-only': 'true', 'sink.parallelism': '2'}
     """
     out: dict[str, str] = {}
     problems: list[str] = []
@@ -794,7 +719,7 @@ def _check_dropped(key: str, value: str) -> None:
 def split_key_options(
     options: Mapping[str, str], primary_keys: Sequence[str], partition_keys: Sequence[str]
 ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """Move ``primary-key`` / ``partition`` out of the options into the keys (Spark's TBLPROPERTIES form).
+    """Move ``primary-key`` / ``partition`` out of the options into the keys (TBLPROPERTIES form).
 
     >>> split_key_options({"primary-key": "id, dt", "bucket": "2"}, (), ())
     ({'bucket': '2'}, ('id', 'dt'), ())
@@ -870,11 +795,12 @@ def validate_options(
     `fields` None means the columns are not known yet (CREATE TABLE AS SELECT): checks that need
     them are skipped. ``primary-key``/``partition`` options are moved out (`split_key_options`).
 
-    >>> validate_options({"bucket": "4", "merge-engine": "first-row", "sequence.field": "ts"},
-    ...                  fields=None, primary_keys=("id",), partition_keys=())
-    Traceback (most recent call last):
-    ...
-    paimon_sql.errors.OptionError: 'sequence.field' cannot be used with merge-engine 'first-row': the first row of a key always wins, so remove 'sequence.field' or choose another merge engine
+    >>> try:
+    ...     validate_options({"merge-engine": "first-row", "sequence.field": "ts"},
+    ...                      fields=None, primary_keys=("id",), partition_keys=())
+    ... except OptionError as err:
+    ...     print(str(err)[:70])
+    'sequence.field' cannot be used with merge-engine 'first-row': the fir
     """
     rest, pks, parts = split_key_options(options, tuple(primary_keys), tuple(partition_keys))
     normalised = normalise_options(rest)
@@ -886,7 +812,7 @@ def validate_options(
     return normalised
 
 
-# ---------------------------------------------------------------- cross-option checks (SchemaValidation)
+# --------------------------------------------------------- cross-option checks (SchemaValidation)
 
 
 def _check_bucket(t: _Table) -> list[str]:
@@ -901,8 +827,8 @@ def _check_bucket(t: _Table) -> list[str]:
     if bucket != -1 and t.cross_partition:
         out.append(
             f"primary key {list(t.primary_keys)} does not contain every partition key "
-            f"{list(t.partition_keys)} (cross-partition update): that needs 'bucket' = '-1'; add the "
-            f"partition keys to the primary key or use dynamic buckets"
+            f"{list(t.partition_keys)} (cross-partition update): that needs 'bucket' = '-1'; "
+            f"add the partition keys to the primary key or use dynamic buckets"
         )
     if bucket > 0 and not t.primary_keys and not has_key:
         out.append(
@@ -1022,7 +948,8 @@ def _check_changelog(t: _Table) -> list[str]:
         )
     if t.flag("streaming-read-overwrite") and producer in ("lookup", "full-compaction"):
         out.append(
-            f"'streaming-read-overwrite' with changelog-producer {producer!r} reads duplicate changes"
+            f"'streaming-read-overwrite' with changelog-producer {producer!r} reads "
+            "duplicate changes"
         )
     if "full-compaction.delta-commits" in t.options and not t.primary_keys and t.bucket == -1:
         out.append("'full-compaction.delta-commits' needs a primary key or a fixed bucket count")
@@ -1083,7 +1010,8 @@ def _check_aggregation(t: _Table) -> list[str]:
     default = t.options.get("fields.default-aggregate-function")
     if (functions or default) and engine not in ("aggregation", "partial-update"):
         out.append(
-            f"aggregate functions need merge-engine 'aggregation' or 'partial-update', not {engine!r}"
+            "aggregate functions need merge-engine 'aggregation' or 'partial-update', "
+            f"not {engine!r}"
         )
     grouped = {m for members in t.field_options("sequence-group").values() for m in _split(members)}
     for column, function in functions.items():
@@ -1121,7 +1049,8 @@ def _check_sequence_groups(t: _Table) -> list[str]:
     groups, out = t.field_options("sequence-group"), []
     if groups and t.merge_engine != "partial-update":
         out.append(
-            f"'fields.<c>.sequence-group' needs merge-engine 'partial-update', not {t.merge_engine!r}"
+            "'fields.<c>.sequence-group' needs merge-engine 'partial-update', "
+            f"not {t.merge_engine!r}"
         )
     owner: dict[str, str] = {}
     aggregated = t.field_options("aggregate-function")
