@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -104,9 +105,14 @@ def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
 class SplitReader:
     """Reads splits with a private cursor of `engine` (an in-process DuckDB database)."""
 
+    #: Keep-flag masks cached across queries (DV files never change), bounded by their total rows.
+    MASK_CACHE_ROWS = 64_000_000
+
     def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
         """Use cursors of `engine` for split queries."""
         self.engine = engine
+        self._masks_cache: OrderedDict[tuple[str, int, int], pa.Table] = OrderedDict()
+        self._masks_rows = 0
 
     def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
         """Every split's rows, split after split."""
@@ -251,16 +257,35 @@ class SplitReader:
         for split in plan.splits:
             rows = {f.file_name: f.row_count for f in split.files}
             for file_name, ref in split.deletion_vectors:
-                data = blobs.get(ref.index_path)
-                if data is None:
-                    data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
-                keep = bytearray(b"\x01") * rows[file_name]
-                for position in decode_vector(data, ref.meta.offset, ref.index_path):
-                    if position < len(keep):
-                        keep[position] = 0
-                flags = pa.Array.from_buffers(pa.uint8(), len(keep), [None, pa.py_buffer(bytes(keep))])
+                key = (ref.index_path, ref.meta.offset, rows[file_name])
+                mask = self._masks_cache.get(key)
+                if mask is None:
+                    data = blobs.get(ref.index_path)
+                    if data is None:
+                        data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
+                    mask = _mask(decode_vector(data, ref.meta.offset, ref.index_path), rows[file_name])
+                    self._remember(key, mask)
+                else:
+                    self._masks_cache.move_to_end(key)
                 name = f"__paimon_mask_{next(_names)}"
-                con.register(name, pa.table({KEEP: flags.cast(pa.bool_())}))
+                con.register(name, mask)
                 registered.append(name)
                 masks[file_name] = name
         return masks
+
+    def _remember(self, key: tuple[str, int, int], mask: pa.Table) -> None:
+        self._masks_cache[key] = mask
+        self._masks_rows += mask.num_rows
+        while self._masks_rows > self.MASK_CACHE_ROWS and len(self._masks_cache) > 1:
+            _, old = self._masks_cache.popitem(last=False)
+            self._masks_rows -= old.num_rows
+
+
+def _mask(deleted: object, rows: int) -> pa.Table:
+    """One keep-flag per row of a data file: False where the deletion vector lists the position."""
+    keep = bytearray(b"\x01") * rows
+    for position in deleted:  # type: ignore[attr-defined]
+        if position < rows:
+            keep[position] = 0
+    flags = pa.Array.from_buffers(pa.uint8(), rows, [None, pa.py_buffer(bytes(keep))])
+    return pa.table({KEEP: flags.cast(pa.bool_())})

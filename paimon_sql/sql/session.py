@@ -219,6 +219,14 @@ class Session:
             changed = True
         return changed
 
+    #: Registered helper tables (DV masks, system tables) kept for relations not yet consumed.
+    KEEP_REGISTERED = 2048
+
+    def _hold(self, names: list[str]) -> None:
+        self._keep.extend(names)
+        while len(self._keep) > self.KEEP_REGISTERED:
+            self.con.unregister(self._keep.pop(0))
+
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow tables."""
         if node.db == "sys" and "$" not in node.name:
@@ -241,7 +249,7 @@ class Session:
             content = system_table(table, name, snapshot)
         hidden = f"__paimon_sys_{next(_counter)}"
         self.con.register(hidden, content)
-        self._keep.append(hidden)
+        self._hold([hidden])
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
         strip_travel(node)
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
@@ -259,7 +267,7 @@ class Session:
             inlined = self._reader.inline(self.con, plan)
         if inlined is not None:
             query, registered = inlined
-            self._keep.extend(registered)
+            self._hold(registered)
             self._last[table.name] = plan
             node.replace(exp.Subquery(this=query, alias=alias))
             return
