@@ -817,6 +817,11 @@ def validate_options(
 
 def _check_bucket(t: _Table) -> list[str]:
     bucket, out = t.bucket, []
+    if bucket == 0:
+        out.append(
+            "invalid value '0' for table option 'bucket': expected N > 0 (fixed), -1 (dynamic or "
+            "unaware) or -2 (postpone)"
+        )
     has_key = "bucket-key" in t.options
     if bucket == -1 and has_key:
         out.append(
