@@ -41,12 +41,14 @@ __all__ = [
     "cache_dir",
     "canonical_rows",
     "paimon_jar",
+    "spark_columns",
     "spark_rows",
     "spark_session",
     "spark_sql",
 ]
 
 CATALOG = "paimon"
+Decimal0 = decimal.Decimal(0)
 _ROOT: SparkSession | None = None
 _SESSIONS: dict[Path, SparkSession] = {}
 
@@ -197,16 +199,25 @@ def _quote(table: str) -> str:
     return ".".join("`" + part.replace("`", "``") + "`" for part in table.split("."))
 
 
-def spark_rows(
-    spark: SparkSession, table: str, *, version: int | str | None = None
-) -> list[dict[str, Any]]:
-    """Spark's read of ``db.table``: the latest snapshot, or ``VERSION AS OF`` a snapshot id/tag."""
+def _select(table: str, version: int | str | None) -> str:
     query = f"SELECT * FROM {CATALOG}.{_quote(table)}"
     if isinstance(version, int):
         query += f" VERSION AS OF {version}"
     elif version is not None:
         query += " VERSION AS OF '" + version.replace("'", "\\'") + "'"
-    frame = spark.sql(query)
+    return query
+
+
+def spark_columns(spark: SparkSession, table: str, *, version: int | str | None = None) -> list[str]:
+    """The column names Spark reads from ``db.table`` (at a snapshot id or tag)."""
+    return list(spark.sql(_select(table, version)).columns)
+
+
+def spark_rows(
+    spark: SparkSession, table: str, *, version: int | str | None = None
+) -> list[dict[str, Any]]:
+    """Spark's read of ``db.table``: the latest snapshot, or ``VERSION AS OF`` a snapshot id/tag."""
+    frame = spark.sql(_select(table, version))
     fields = frame.schema.fields
     return [{f.name: _from_spark(row[i], f.dataType) for i, f in enumerate(fields)} for row in frame.collect()]
 
@@ -257,7 +268,8 @@ def _canon(value: Any) -> Any:  # noqa: C901 - one flat dispatch on the Python t
     if isinstance(value, float):
         return ["float", _float_text(value)]
     if isinstance(value, decimal.Decimal):
-        return ["decimal", format(abs(value) if value.is_zero() else value, "f")]
+        # by value: pyspark may hand DECIMAL(38, 10) -1E-10 over as Decimal('-1.00E-10')
+        return ["decimal", format(Decimal0 if value.is_zero() else value.normalize(), "f")]
     if isinstance(value, _dt.datetime):
         if value.tzinfo is not None:
             value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
@@ -279,7 +291,7 @@ def _canon(value: Any) -> Any:  # noqa: C901 - one flat dispatch on the Python t
 def canonical_rows(rows: list[dict[str, Any]]) -> list[str]:
     """Each row as one JSON text with normalised values; sorted, so lists compare as multisets.
 
-    Decimals compare by their digits (scale kept), timestamps as naive UTC, FLOAT values read as
+    Decimals compare by value (``1.50`` equals ``1.5``), timestamps as naive UTC, FLOAT values read as
     doubles by their float32 text, bytes as hex, MAP and STRUCT as sorted ``[key, value]`` pairs.
     """
     return sorted(json.dumps({k: _canon(v) for k, v in row.items()}, sort_keys=True) for row in rows)
