@@ -1,7 +1,7 @@
 """CREATE TABLE and ALTER TABLE parsed with sqlglot into Paimon schemas (pure: no I/O).
 
 Both spellings Paimon users write are accepted: Flink's ``(…, PRIMARY KEY (…) NOT ENFORCED)
-PARTITIONED BY (…) WITH ('k' = 'v')`` and Spark's ``USING paimon … TBLPROPERTIES ('primary-key' = …)``.
+PARTITIONED BY (…) WITH ('k' = 'v')`` and Spark's ``USING paimon … TBLPROPERTIES ('k' = 'v')``.
 They give identical schemas. Types follow Paimon/Flink: TIMESTAMP is without time zone in both forms
 (Spark users write TIMESTAMP_LTZ for a local-time-zone instant), VARCHAR and VARBINARY need a length
 (or write STRING / BYTES).
@@ -103,15 +103,15 @@ class _PaimonParser(parser.Parser):
         allow_identifiers: bool = True,
         with_collation: bool = False,
     ) -> exp.Expr | None:
-        if self._curr and self._next and self._curr.text.upper() == "MULTISET":
-            if self._next.token_type == TokenType.LT:
-                self._advance(2)
-                element = self._parse_types(schema=schema, with_collation=True)
-                if not self._match(TokenType.GT):
-                    self.raise_error("Expecting >")
-                kind = exp.DataType.build("MULTISET", udt=True)
-                kind.set("expressions", [element])
-                return kind
+        multiset = self._curr and self._curr.text.upper() == "MULTISET"
+        if multiset and self._next and self._next.token_type == TokenType.LT:
+            self._advance(2)
+            element = self._parse_types(schema=schema, with_collation=True)
+            if not self._match(TokenType.GT):
+                self.raise_error("Expecting >")
+            kind = exp.DataType.build("MULTISET", udt=True)
+            kind.set("expressions", [element])
+            return kind
         this = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
         # Inside <…> sqlglot passes with_collation=True: Flink's ARRAY<INT NOT NULL>.
         if with_collation and this is not None and self._match_text_seq("NOT", "NULL"):
@@ -888,8 +888,8 @@ def _set_options(d: _Draft, change: SetOptions) -> None:
             old_bucket, new_bucket = int(d.options.get("bucket", "-1")), int(value)
             if (old_bucket > 0) != (new_bucket > 0) or new_bucket < -2:
                 raise SchemaError(
-                    f"cannot change 'bucket' from {old_bucket} to {value}: only a fixed bucket count "
-                    "can be rescaled to another fixed count"
+                    f"cannot change 'bucket' from {old_bucket} to {value}: only a fixed bucket "
+                    "count can be rescaled to another fixed count"
                 )
         d.options[key] = value
 
@@ -951,9 +951,9 @@ def _update_type(d: _Draft, change: UpdateColumnType) -> None:
         )
     if not _widens(old, change.type):
         raise SchemaError(
-            f"cannot change column {change.name!r} from {type_sql(old)} to {type_sql(change.type)}: "
-            "only widening changes are allowed (INT→BIGINT, FLOAT→DOUBLE, DECIMAL precision up, "
-            "VARCHAR length up, …)"
+            f"cannot change column {change.name!r} from {type_sql(old)} to "
+            f"{type_sql(change.type)}: only widening changes are allowed (INT→BIGINT, "
+            "FLOAT→DOUBLE, DECIMAL precision up, VARCHAR length up, …)"
         )
     new_type = old if old.is_nested else change.type  # nested: unchanged, keeps its field ids
     d.fields[index] = replace(d.fields[index], type=new_type.with_nullable(change.type.nullable))
