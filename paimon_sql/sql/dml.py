@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 ADD, UPDATE_AFTER, DELETE = 0, 2, 3
 
 
-def _count(session: Session, n: int) -> Relation:
+def count(session: Session, n: int) -> Relation:
     return session.relation(lambda con: con.from_arrow(pa.table({"count": pa.array([n], pa.int64())})))
 
 
-def _typed_select(table: Table, source: exp.Expression, columns: list[str] | None) -> exp.Select:
+def typed_select(table: Table, source: exp.Expression, columns: list[str] | None) -> exp.Select:
     """The input query with the table's columns, in order, cast to their types.
 
     The source's columns are taken by position: onto every table column, or onto the listed `columns`
@@ -132,11 +132,11 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
         columns = [c.name for c in target.expressions]
     source = statement.expression
     session.rewrite_sources(source)
-    typed = _typed_select(table, source, columns)
+    typed = typed_select(table, source, columns)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
-    return _count(session, write_rows(session, table, typed, overwrite=overwrite))
+    return count(session, write_rows(session, table, typed, overwrite=overwrite))
 
 
 def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
@@ -178,14 +178,14 @@ def delete(session: Session, ident: Identifier, statement: exp.Delete) -> Relati
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return _count(session, _copy_on_write(session, table, where, None))
+        return count(session, _copy_on_write(session, table, where, None))
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
         exp.to_table(f"{ident.database}.{ident.table}")
     )
     if where is not None:
         select = select.where(where.this)
     session.rewrite_sources(select)
-    return _count(session, write_rows(session, table, select, kind=DELETE))
+    return count(session, write_rows(session, table, select, kind=DELETE))
 
 
 def update(session: Session, ident: Identifier, statement: exp.Update) -> Relation:
@@ -202,7 +202,7 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return _count(session, _copy_on_write(session, table, where, sets))
+        return count(session, _copy_on_write(session, table, where, sets))
     outputs = [
         exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type(f.type)), f.name, quoted=True)
         if f.name in sets
@@ -213,7 +213,7 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
     if where is not None:
         select = select.where(where.this)
     session.rewrite_sources(select)
-    return _count(session, write_rows(session, table, select, kind=UPDATE_AFTER))
+    return count(session, write_rows(session, table, select, kind=UPDATE_AFTER))
 
 
 def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets: dict[str, exp.Expression] | None) -> int:

@@ -32,7 +32,7 @@ from paimon_sql.sql._rewrite import strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
-from paimon_sql.sql.statements import dispatch
+from paimon_sql.sql.statements import dispatch, dispatch_text
 from paimon_sql.types import duckdb_type
 
 if TYPE_CHECKING:
@@ -164,6 +164,9 @@ class Session:
         return result
 
     def _statement(self, text: str) -> Relation:
+        handled = dispatch_text(self, text)
+        if handled is not None:
+            return handled
         statement = _parse(text)
         if statement is None:
             return self._wrap(lambda: self.con.sql(text))
@@ -303,6 +306,24 @@ class Session:
         physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
         rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
         return rows
+
+    def refresh_table(self, ident: Identifier) -> None:
+        """(Re)expose a table as a view after DDL."""
+        self._tables.pop(ident, None)
+        self._views.pop(ident, None)
+        self._ensure_view(ident)
+
+    def forget(self, ident: Identifier) -> None:
+        """Drop a table's view after DROP / RENAME."""
+        self._tables.pop(ident, None)
+        self._views.pop(ident, None)
+        self.con.execute("DROP VIEW IF EXISTS " + _quoted(ident.database, ident.table))
+
+    def forget_database(self, database: str) -> None:
+        """Drop the DuckDB schema of a dropped database."""
+        for ident in [i for i in self._views if i.database == database]:
+            self.forget(ident)
+        self.con.execute("DROP SCHEMA IF EXISTS " + _quoted(database) + " CASCADE")
 
     def rewrite_sources(self, expression: exp.Expression) -> None:
         """Plan the Paimon tables an expression (a DML source query) reads, in place."""

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError
-from paimon_sql.sql import dml
+from paimon_sql.sql import catalog_ddl, dml
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
@@ -76,6 +76,9 @@ def _command(session: Session, statement: exp.Command) -> Relation | None:
     text = f"{statement.this} {rest_text}"
     if _SHOW_DATABASES.match(text):
         return _rows(session, pa.table({"database_name": session.catalog.databases()}))
+    create = re.match(r"^\s*SHOW\s+CREATE\s+TABLE\s+([`\"]?)([\w$-]+)\1\.([`\"]?)([\w$-]+)\3\s*;?\s*$", text, re.I)
+    if create:
+        return catalog_ddl.show_create_table(session, Identifier(create[2], create[4]))
     match = _SHOW_TABLES.match(text)
     if match and match[2]:
         return _rows(session, pa.table({"table_name": session.catalog.tables(match[2])}))
@@ -94,10 +97,22 @@ def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
     return ident
 
 
+def dispatch_text(session: Session, text: str) -> Relation | None:
+    """Statements recognised from their text before any dialect parses them (Paimon's DDL forms)."""
+    match = _SHOW_TABLES.match(text)
+    if match and match[2] and match[2] in session.catalog.databases():
+        return _rows(session, pa.table({"table_name": pa.array(session.catalog.tables(match[2]), pa.string())}))
+    if _SHOW_DATABASES.match(text):
+        return _rows(session, pa.table({"database_name": pa.array(session.catalog.databases(), pa.string())}))
+    return catalog_ddl.create_table(session, text) or catalog_ddl.alter_table(session, text)
+
+
 def dispatch(session: Session, statement: exp.Expression) -> Relation | None:
     """Execute `statement` when it is about Paimon objects; None hands it to DuckDB."""
     if isinstance(statement, exp.Command):
         return _command(session, statement)
+    if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
+        return catalog_ddl.database_statement(session, statement)
     if isinstance(statement, exp.Insert):
         ident = _target(session, statement.this)
         return None if ident is None else dml.insert(session, ident, statement)

@@ -18,7 +18,6 @@ from types import MappingProxyType
 import pytest
 
 import paimon_sql
-from paimon_sql.catalog import Identifier
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.types import DataField, parse_type
 from tests.benchmarks._spark import paimon_spark_jar
@@ -61,6 +60,23 @@ def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
         primary_keys=("id", "dt") if kind != "append" else (),
         options=MappingProxyType(options),
     )
+
+
+def _ddl(name: str, schema: TableSchema, *, spark_form: bool) -> str:
+    """The table as a user creates it: Flink's WITH form, or Spark's USING paimon TBLPROPERTIES form."""
+    columns = [f"{f.name} {t}" for f, (_, t) in zip(schema.fields, COLUMNS, strict=True)]
+    options = dict(schema.options)
+    if spark_form:
+        if schema.primary_keys:
+            options["primary-key"] = ",".join(schema.primary_keys)
+        props = ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
+        parted = f" PARTITIONED BY ({', '.join(schema.partition_keys)})" if schema.partition_keys else ""
+        return f"CREATE TABLE {name} ({', '.join(columns)}) USING paimon{parted} TBLPROPERTIES ({props})"
+    if schema.primary_keys:
+        columns.append(f"PRIMARY KEY ({', '.join(schema.primary_keys)}) NOT ENFORCED")
+    parted = f" PARTITIONED BY ({', '.join(schema.partition_keys)})" if schema.partition_keys else ""
+    props = ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
+    return f"CREATE TABLE {name} ({', '.join(columns)}){parted} WITH ({props})"
 
 
 def _row(i: int, dt: str, tag: str) -> tuple:
@@ -134,11 +150,11 @@ def _norm(rows: list) -> list[str]:
 def written(tmp_path_factory):
     warehouse = tmp_path_factory.mktemp("we-write") / "warehouse"
     session = paimon_sql.connect(warehouse, create=True)
-    session.catalog.create_database("db")
+    session.sql("CREATE DATABASE db")
     expected = {}
     for kind, layout, fmt in CASES:
         name = f"db.{kind}_{layout}_{fmt}"
-        session.catalog.create_table(Identifier.parse(name), _schema(kind, layout, fmt))
+        session.sql(_ddl(name, _schema(kind, layout, fmt), spark_form=kind == "pk_dynamic"))
         expected[name] = _write(session, name, kind)
     out = warehouse.parent / "spark.json"
     python = venv_python("spark")

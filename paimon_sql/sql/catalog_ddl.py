@@ -1,0 +1,200 @@
+"""Catalog statements on Paimon objects: CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE,
+ALTER TABLE (each change a new ``schema-N``), SHOW CREATE TABLE.
+
+A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP DATABASE and
+SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``) stays DuckDB's.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql.catalog import Identifier
+from paimon_sql.commit.publish import Committer
+from paimon_sql.errors import AlreadyExistsError, SqlError
+from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.sql import dml
+from paimon_sql.sql.ddl import RenameTable, apply_alter, parse_alter_table, parse_create_table
+from paimon_sql.types import type_sql
+
+if TYPE_CHECKING:
+    from paimon_sql.sql.relation import Relation
+    from paimon_sql.sql.session import Session
+
+_CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)
+_ALTER_TABLE = re.compile(r"^\s*ALTER\s+TABLE\b", re.I)
+
+
+def _status(session: Session, text: str) -> Relation:
+    return session.relation(lambda con: con.from_arrow(pa.table({"status": [text]})))
+
+
+def _paimon_db(session: Session, database: str | None) -> bool:
+    return database is not None and database in session.catalog.databases()
+
+
+def create_table(session: Session, text: str) -> Relation | None:
+    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT]."""
+    if not _CREATE_TABLE.match(text):
+        return None
+    try:
+        create = parse_create_table(text)
+    except SqlError:
+        if not re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
+            return None  # DuckDB's own CREATE TABLE
+        raise
+    database, name = create.identifier
+    if not _paimon_db(session, database):
+        if re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
+            raise SqlError(
+                f"database {database!r} does not exist in the warehouse; CREATE DATABASE {database} first"
+                if database
+                else "name the Paimon table with its database: CREATE TABLE db.table ..."
+            )
+        return None
+    assert database is not None
+    ident = Identifier(database, name)
+    if create.as_select is not None and not create.fields:
+        return _create_as_select(session, ident, create)
+    schema = create.to_schema(time_millis=int(time.time() * 1000))
+    try:
+        session.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
+    except AlreadyExistsError:
+        raise
+    session.refresh_table(ident)
+    if create.as_select is not None:
+        table = session.table(ident)
+        session.rewrite_sources(create.as_select)
+        rows = dml.write_rows(session, table, dml.typed_select(table, create.as_select, None))
+        return dml.count(session, rows)
+    return _status(session, f"created table {ident}")
+
+
+def _create_as_select(session: Session, ident: Identifier, create: object) -> Relation:
+    """CTAS without a column list: the columns and types come from the query."""
+    from paimon_sql.sql.ddl import CreateTable, parse_sql_type
+
+    assert isinstance(create, CreateTable) and create.as_select is not None
+    query = create.as_select
+    session.rewrite_sources(query)
+    described = session.con.sql("DESCRIBE " + query.sql("duckdb")).fetchall()
+    columns = ", ".join(
+        exp.to_identifier(name, quoted=True).sql("duckdb") + " " + _paimon_type(str(kind)) for name, kind, *_ in described
+    )
+    options = ", ".join(f"'{k}' = '{v}'" for k, v in create.options.items())
+    head = f"CREATE TABLE {ident.database}.{ident.table} ({columns}"
+    if create.primary_keys:
+        head += ", PRIMARY KEY (" + ", ".join(create.primary_keys) + ") NOT ENFORCED"
+    head += ")"
+    if create.partition_keys:
+        head += " PARTITIONED BY (" + ", ".join(create.partition_keys) + ")"
+    if options:
+        head += f" WITH ({options})"
+    create_table(session, head)
+    table = session.table(ident)
+    rows = dml.write_rows(session, table, dml.typed_select(table, query, None))
+    del parse_sql_type
+    return dml.count(session, rows)
+
+
+_DUCK_TO_PAIMON = {
+    "INTEGER": "INT",
+    "VARCHAR": "STRING",
+    "BLOB": "BYTES",
+    "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ(6)",
+    "TIMESTAMP_NS": "TIMESTAMP(9)",
+    "TIMESTAMP": "TIMESTAMP(6)",
+    "HUGEINT": "DECIMAL(38, 0)",
+}
+
+
+def _paimon_type(duck: str) -> str:
+    return _DUCK_TO_PAIMON.get(duck.upper(), duck)
+
+
+def alter_table(session: Session, text: str) -> Relation | None:
+    """ALTER TABLE db.t …: one new schema file with every change (ids kept, never reused)."""
+    if not _ALTER_TABLE.match(text):
+        return None
+    alter = parse_alter_table(text)
+    database, name = alter.identifier
+    if not _paimon_db(session, database):
+        return None
+    assert database is not None
+    ident = Identifier(database, name)
+    table = session.table(ident)
+    renames = [c for c in alter.changes if isinstance(c, RenameTable)]
+    for _ in range(10):
+        current = table.latest_schema
+        changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
+        if changed.fields == current.fields and dict(changed.options) == dict(current.options) and renames:
+            break
+        if table.commit_schema(changed):
+            break
+    else:
+        raise SqlError(f"ALTER TABLE {ident}: other writers kept changing the schema; try again")
+    for rename in renames:
+        target = Identifier(rename.identifier[0] or database, rename.identifier[1])
+        session.catalog.rename_table(ident, target)
+        session.forget(ident)
+        session.refresh_table(target)
+        return _status(session, f"renamed {ident} to {target}")
+    session.refresh_table(ident)
+    return _status(session, f"altered table {ident} (schema {table.latest_schema.id})")
+
+
+def show_create_table(session: Session, ident: Identifier) -> Relation:
+    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us)."""
+    schema = session.table(ident).latest_schema
+    lines = [f"  `{f.name}` {type_sql(f.type)}" for f in schema.fields]
+    if schema.primary_keys:
+        lines.append("  PRIMARY KEY (" + ", ".join(f"`{k}`" for k in schema.primary_keys) + ") NOT ENFORCED")
+    text = f"CREATE TABLE `{ident.database}`.`{ident.table}` (\n" + ",\n".join(lines) + "\n)"
+    if schema.comment:
+        text += f" COMMENT '{schema.comment}'"
+    if schema.partition_keys:
+        text += "\nPARTITIONED BY (" + ", ".join(f"`{k}`" for k in schema.partition_keys) + ")"
+    if schema.options:
+        text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in schema.options.items()) + "\n)"
+    return session.relation(lambda con: con.from_arrow(pa.table({"createtab_stmt": [text]})))
+
+
+def database_statement(session: Session, statement: exp.Expression) -> Relation | None:
+    """CREATE DATABASE/SCHEMA, DROP DATABASE/SCHEMA, DROP TABLE, TRUNCATE TABLE."""
+    kind = str(statement.args.get("kind") or "").upper()
+    if isinstance(statement, exp.Create) and kind in ("DATABASE", "SCHEMA"):
+        name = statement.this.name
+        session.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
+        return _status(session, f"created database {name}")
+    if isinstance(statement, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
+        name = (statement.this or (statement.args.get("tables") or [None])[0]).name
+        if name not in session.catalog.databases() and name in ("main", "temp"):
+            return None
+        session.catalog.drop_database(
+            name, ignore_if_missing=bool(statement.args.get("exists")), cascade=bool(statement.args.get("cascade"))
+        )
+        session.forget_database(name)
+        return _status(session, f"dropped database {name}")
+    if isinstance(statement, exp.Drop) and kind == "TABLE":
+        nodes = statement.args.get("tables") or [statement.this]
+        targets = [n for n in nodes if isinstance(n, exp.Table) and _paimon_db(session, n.db)]
+        if not targets:
+            return None
+        for node in targets:
+            ident = Identifier(node.db, node.name)
+            session.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
+            session.forget(ident)
+        return _status(session, "dropped table " + ", ".join(f"{n.db}.{n.name}" for n in targets))
+    if isinstance(statement, exp.TruncateTable):
+        node = statement.expressions[0] if statement.expressions else statement.this
+        if not isinstance(node, exp.Table) or not _paimon_db(session, node.db):
+            return None
+        table = session.table(Identifier(node.db, node.name))
+        Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
+        return _status(session, f"truncated table {table.name}")
+    return None
