@@ -100,7 +100,8 @@ _TYPES_UPSERT = """VALUES
   TIMESTAMP'2038-01-19 03:14:08', TIMESTAMP_NTZ'2262-04-11 23:47:16.854775',
   array(NULL), array(NULL), map('n', NULL), map(0, NULL), named_struct('x', 4, 'y', 'four'),
   array(named_struct('k', 'a', 'v', map('x', CAST(array() AS ARRAY<BIGINT>)))),
-  named_struct('inner', named_struct('a', CAST('Infinity' AS DOUBLE), 'b', array(DATE'2024-01-01', NULL)),
+  named_struct('inner',
+               named_struct('a', CAST('Infinity' AS DOUBLE), 'b', array(DATE'2024-01-01', NULL)),
                'tags', CAST(map() AS MAP<STRING, STRING>)))"""
 
 
@@ -114,11 +115,14 @@ _PARQUET_SAFE = {
     "named_struct('x', CAST(NULL AS INT), 'y', CAST(NULL AS STRING))": (
         "named_struct('x', CAST(NULL AS INT), 'y', 'y-only')"
     ),
-    "array(named_struct('k', CAST(NULL AS STRING), 'v', CAST(NULL AS MAP<STRING, ARRAY<BIGINT>>)))": (
+    "array(named_struct('k', CAST(NULL AS STRING), "
+    "'v', CAST(NULL AS MAP<STRING, ARRAY<BIGINT>>)))": (
         "array(named_struct('k', CAST(NULL AS STRING), 'v', map('e', CAST(NULL AS ARRAY<BIGINT>))))"
     ),
-    "named_struct('inner', CAST(NULL AS STRUCT<a: DOUBLE, b: ARRAY<DATE>>), 'tags', map('a', NULL))": (
-        "named_struct('inner', named_struct('a', CAST(NULL AS DOUBLE), 'b', array(DATE'2001-01-01')), "
+    "named_struct('inner', CAST(NULL AS STRUCT<a: DOUBLE, b: ARRAY<DATE>>), "
+    "'tags', map('a', NULL))": (
+        "named_struct('inner', "
+        "named_struct('a', CAST(NULL AS DOUBLE), 'b', array(DATE'2001-01-01')), "
         "'tags', map('a', NULL))"
     ),
     "CAST(NULL AS STRUCT<inner: STRUCT<a: DOUBLE, b: ARRAY<DATE>>, tags: MAP<STRING, STRING>>)": (
@@ -134,8 +138,14 @@ def _types_rows(fmt: str, rows: str) -> str:
         return rows
     for value, safe in _PARQUET_SAFE.items():
         rows = rows.replace(value, safe)
-    nested = _PARQUET_SAFE[next(k for k in _PARQUET_SAFE if k.startswith("CAST(NULL AS STRUCT<inner"))]
-    tail = "NULL, NULL, NULL, NULL, named_struct('x', CAST(NULL AS INT), 'y', 'y3'), NULL, " + nested + ")"
+    nested = _PARQUET_SAFE[
+        next(k for k in _PARQUET_SAFE if k.startswith("CAST(NULL AS STRUCT<inner"))
+    ]
+    tail = (
+        "NULL, NULL, NULL, NULL, named_struct('x', CAST(NULL AS INT), 'y', 'y3'), NULL, "
+        + nested
+        + ")"
+    )
     return rows.replace(_ALL_NULL_TAIL, tail)
 
 
@@ -188,7 +198,8 @@ TABLES: tuple[CorpusTable, ...] = (
         "INSERT INTO {t} VALUES (1, 'a', '2024-01-01', DATE'2024-01-01', 1), "
         "(2, 'b', '2024-01-01', DATE'2024-01-01', NULL), (3, 'c', NULL, NULL, NULL), "
         "(4, 'd', '', DATE'1970-01-01', 2), (5, 'e', 'x/y=z:%', DATE'2000-02-29', 3)",
-        "INSERT INTO {t} VALUES (6, 'f', '2024-01-01', DATE'2024-01-01', 1), (7, 'g', NULL, NULL, 4)",
+        "INSERT INTO {t} VALUES (6, 'f', '2024-01-01', DATE'2024-01-01', 1), "
+        "(7, 'g', NULL, NULL, 4)",
         "INSERT OVERWRITE {t} PARTITION (dt = '2024-01-01', day = DATE'2024-01-01', hr = 1) "
         "VALUES (10, 'over')",
         "SET spark.sql.sources.partitionOverwriteMode = dynamic",
@@ -248,14 +259,16 @@ TABLES: tuple[CorpusTable, ...] = (
     _t(
         "parquet_null_structs",
         "append bucket-unaware format-parquet nested-types null-struct",
-        "CREATE TABLE {t} (id INT, st STRUCT<x: INT, y: STRING>, arr ARRAY<STRUCT<k: STRING, v: INT>>, "
+        "CREATE TABLE {t} (id INT, st STRUCT<x: INT, y: STRING>, "
+        "arr ARRAY<STRUCT<k: STRING, v: INT>>, "
         "outer STRUCT<inner: STRUCT<a: DOUBLE>, n: INT>) USING paimon",
         "INSERT INTO {t} VALUES "
         "(1, named_struct('x', CAST(NULL AS INT), 'y', CAST(NULL AS STRING)), "
         "array(named_struct('k', CAST(NULL AS STRING), 'v', CAST(NULL AS INT))), "
         "named_struct('inner', CAST(NULL AS STRUCT<a: DOUBLE>), 'n', 1)), "
         "(2, NULL, NULL, named_struct('inner', named_struct('a', 1.0D), 'n', CAST(NULL AS INT))), "
-        "(3, named_struct('x', 3, 'y', CAST(NULL AS STRING)), array(named_struct('k', 'k', 'v', 3)), "
+        "(3, named_struct('x', 3, 'y', CAST(NULL AS STRING)), "
+        "array(named_struct('k', 'k', 'v', 3)), "
         "named_struct('inner', named_struct('a', 3.0D), 'n', 3))",
     ),
     # --- primary-key tables: buckets ----------------------------------------------------------
@@ -415,7 +428,8 @@ TABLES: tuple[CorpusTable, ...] = (
         "pk_deletion_vectors",
         "primary-key bucket-fixed deletion-vectors upsert delete update compact level0-invisible",
         "CREATE TABLE {t} (id INT, v STRING, dt STRING) USING paimon PARTITIONED BY (dt) "
-        "TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '2', 'deletion-vectors.enabled' = 'true')",
+        "TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '2', "
+        "'deletion-vectors.enabled' = 'true')",
         "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y'), (4, 'd', 'y')",
         "INSERT INTO {t} VALUES (1, 'a2', 'x'), (5, 'e', 'y')",
         "DELETE FROM {t} WHERE id = 3",
@@ -551,16 +565,15 @@ def _statement(table: CorpusTable, template: str) -> str:
 
 
 def _history(spark: Any, table: CorpusTable) -> dict[str, Any]:
-    ident = f"{DATABASE}.`{table.name}"
-    snapshots = spark_sql(
-        spark, f"SELECT snapshot_id, schema_id, commit_kind FROM {ident}$snapshots` ORDER BY snapshot_id"
-    )
-    tags = spark_sql(spark, f"SELECT tag_name, snapshot_id FROM {ident}$tags` ORDER BY tag_name")
+    """Live snapshots, expired ids and tags, from Paimon's own system tables (Spark SQL)."""
+    system = f"{DATABASE}.`{table.name}$%s`"
+    query = "SELECT snapshot_id, schema_id, commit_kind FROM %s ORDER BY snapshot_id"
+    snapshots = spark_sql(spark, query % (system % "snapshots"))
+    tags = spark_sql(spark, "SELECT tag_name, snapshot_id FROM %s" % (system % "tags"))  # noqa: S608
     ids = [int(r["snapshot_id"]) for r in snapshots]
     return {
         "snapshots": [
-            {"id": int(r["snapshot_id"]), "schema_id": int(r["schema_id"]), "commit_kind": r["commit_kind"]}
-            for r in snapshots
+            {"id": int(r[0]), "schema_id": int(r[1]), "commit_kind": r[2]} for r in snapshots
         ],
         "expired_snapshots": list(range(1, min(ids))) if ids else [],
         "tags": {r["tag_name"]: int(r["snapshot_id"]) for r in tags},
@@ -581,7 +594,9 @@ def build_corpus(root: Path) -> dict[str, Any]:
             try:
                 spark_sql(spark, sql)
             except Exception as err:
-                raise RuntimeError(f"corpus table {table.name}: Spark failed on\n  {sql}\n{err}") from err
+                raise RuntimeError(
+                    f"corpus table {table.name}: Spark failed on\n  {sql}\n{err}"
+                ) from err
         tables[table.name] = {
             "identifier": f"{DATABASE}.{table.name}",
             "features": list(table.features),

@@ -114,7 +114,8 @@ def paimon_jar() -> Path:
             if proc.returncode != 0 or not zipfile.is_zipfile(fetched):
                 raise HarnessError(
                     f"Maven could not fetch {_versions.PAIMON_SPARK_ARTIFACT} (is Maven Central "
-                    f"reachable?); ran: {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+                    f"reachable?); ran: {' '.join(cmd)}\n"
+                    f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
                 )
             os.replace(fetched, jar)
     return jar
@@ -200,7 +201,7 @@ def _quote(table: str) -> str:
 
 
 def _select(table: str, version: int | str | None) -> str:
-    query = f"SELECT * FROM {CATALOG}.{_quote(table)}"
+    query = "SELECT * FROM " + CATALOG + "." + _quote(table)  # noqa: S608 - Spark SQL
     if isinstance(version, int):
         query += f" VERSION AS OF {version}"
     elif version is not None:
@@ -208,7 +209,9 @@ def _select(table: str, version: int | str | None) -> str:
     return query
 
 
-def spark_columns(spark: SparkSession, table: str, *, version: int | str | None = None) -> list[str]:
+def spark_columns(
+    spark: SparkSession, table: str, *, version: int | str | None = None
+) -> list[str]:
     """The column names Spark reads from ``db.table`` (at a snapshot id or tag)."""
     return list(spark.sql(_select(table, version)).columns)
 
@@ -219,7 +222,10 @@ def spark_rows(
     """Spark's read of ``db.table``: the latest snapshot, or ``VERSION AS OF`` a snapshot id/tag."""
     frame = spark.sql(_select(table, version))
     fields = frame.schema.fields
-    return [{f.name: _from_spark(row[i], f.dataType) for i, f in enumerate(fields)} for row in frame.collect()]
+    return [
+        {f.name: _from_spark(row[i], f.dataType) for i, f in enumerate(fields)}
+        for row in frame.collect()
+    ]
 
 
 def _from_spark(value: Any, dtype: DataType) -> Any:
@@ -234,7 +240,9 @@ def _from_spark(value: Any, dtype: DataType) -> Any:
     if isinstance(dtype, T.ArrayType):
         return [_from_spark(v, dtype.elementType) for v in value]
     if isinstance(dtype, T.MapType):
-        return {_from_spark(k, dtype.keyType): _from_spark(v, dtype.valueType) for k, v in value.items()}
+        return {
+            _from_spark(k, dtype.keyType): _from_spark(v, dtype.valueType) for k, v in value.items()
+        }
     if isinstance(dtype, T.StructType):
         return {f.name: _from_spark(value[i], f.dataType) for i, f in enumerate(dtype.fields)}
     if isinstance(dtype, T.BinaryType):
@@ -262,7 +270,7 @@ def _float_text(value: float) -> str:
     return repr(value)
 
 
-def _canon(value: Any) -> Any:  # noqa: C901 - one flat dispatch on the Python type
+def _canon(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -291,22 +299,31 @@ def _canon(value: Any) -> Any:  # noqa: C901 - one flat dispatch on the Python t
 def canonical_rows(rows: list[dict[str, Any]]) -> list[str]:
     """Each row as one JSON text with normalised values; sorted, so lists compare as multisets.
 
-    Decimals compare by value (``1.50`` equals ``1.5``), timestamps as naive UTC, FLOAT values read as
-    doubles by their float32 text, bytes as hex, MAP and STRUCT as sorted ``[key, value]`` pairs.
+    Decimals compare by value (``1.50`` equals ``1.5``), timestamps as naive UTC, FLOAT values
+    read as doubles by their float32 text, bytes as hex, MAP and STRUCT as sorted
+    ``[key, value]`` pairs.
     """
-    return sorted(json.dumps({k: _canon(v) for k, v in row.items()}, sort_keys=True) for row in rows)
+    return sorted(
+        json.dumps({k: _canon(v) for k, v in row.items()}, sort_keys=True) for row in rows
+    )
 
 
-def assert_rows_equal(actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = "") -> None:
-    """Fail with the rows that differ unless `actual` and `expected` hold the same rows (any order)."""
+def assert_rows_equal(
+    actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = ""
+) -> None:
+    """Fail, listing the rows that differ, unless both hold the same rows (in any order)."""
     got, want = Counter(canonical_rows(actual)), Counter(canonical_rows(expected))
     if got == want:
         return
     missing = list((want - got).elements())
     extra = list((got - want).elements())
     lines = [f"{context}: rows differ ({len(actual)} read, {len(expected)} expected)"]
-    lines += [f"  missing: {r}" for r in missing[:10]] + ([f"  ... {len(missing) - 10} more"] if len(missing) > 10 else [])
-    lines += [f"  unexpected: {r}" for r in extra[:10]] + ([f"  ... {len(extra) - 10} more"] if len(extra) > 10 else [])
+    lines += [f"  missing: {r}" for r in missing[:10]] + (
+        [f"  ... {len(missing) - 10} more"] if len(missing) > 10 else []
+    )
+    lines += [f"  unexpected: {r}" for r in extra[:10]] + (
+        [f"  ... {len(extra) - 10} more"] if len(extra) > 10 else []
+    )
     raise AssertionError("\n".join(lines))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from sqlglot import exp
 
 import paimon_sql
 from tests.interop.corpus import TABLES
@@ -25,8 +26,9 @@ KNOWN_FAILURES: dict[str, str] = {
         "aggregates raise UnsupportedFeatureError"
     ),
     "parquet_null_structs": (
-        "reader: Java Paimon reads a Parquet struct whose fields are all NULL as NULL (its writer also "
-        "stores a NULL struct inside a struct as a struct of NULLs); paimon-sql returns the struct of NULLs"
+        "reader: Java Paimon reads a Parquet struct whose fields are all NULL as NULL (its "
+        "writer also stores some NULL structs as structs of NULLs); paimon-sql returns the "
+        "struct of NULLs"
     ),
 }
 
@@ -59,13 +61,14 @@ def _versions(entry: dict[str, Any]) -> list[tuple[str, int | str | None]]:
 def _read(session: paimon_sql.Session, ident: str, version: int | str | None):
     if version is None:
         database, table = ident.split(".")
-        rel = session.sql(f'SELECT * FROM "{database}"."{table}"')
+        query = exp.select("*").from_(exp.table_(table, db=database, quoted=True))
+        rel = session.sql(query.sql("duckdb"))
     elif isinstance(version, int):
         rel = session.scan(ident, snapshot=version)
     else:
         rel = session.scan(ident, tag=version)
     columns = list(rel.columns)
-    return columns, [dict(zip(columns, row)) for row in rel.fetchall()]
+    return columns, [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
 
 
 def _compare(spark, ours, ident: str, label: str, version: int | str | None) -> str | None:
@@ -91,7 +94,9 @@ def test_reads_like_spark(corpus, spark, ours, table):
     versions = _versions(entry)
     failures = [f for label, v in versions if (f := _compare(spark, ours, ident, label, v))]
     if failures:
-        pytest.fail(f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False)
+        pytest.fail(
+            f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False
+        )
 
 
 def test_expired_snapshots_are_gone_for_both(corpus, spark, ours):
@@ -99,7 +104,7 @@ def test_expired_snapshots_are_gone_for_both(corpus, spark, ours):
     checked = 0
     for entry in corpus.tables.values():
         for snapshot_id in entry["expired_snapshots"][-1:]:
-            with pytest.raises(Exception):  # noqa: B017, PT011 - Spark's error type is a Py4J wrapper
+            with pytest.raises(Exception):  # noqa: B017 - Spark's error is a Py4J wrapper
                 spark_rows(spark, entry["identifier"], version=snapshot_id)
             with pytest.raises(paimon_sql.errors.PaimonSqlError):
                 _read(ours, entry["identifier"], snapshot_id)
