@@ -174,6 +174,7 @@ class Committer:
             check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=None)
         attempt = _Attempt()
         try:
+            base_metas = self._merge_manifests(attempt, base_metas, schema)
             snapshot = self._publish(latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt)
         except BaseException:
             self._discard(attempt)
@@ -242,9 +243,37 @@ class Committer:
             table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
         return snapshot
 
+    def _merge_manifests(
+        self, attempt: _Attempt, metas: list[ManifestFileMeta], schema: TableSchema
+    ) -> list[ManifestFileMeta]:
+        """Java's manifest merging: from ``manifest.merge-min-count`` (30) manifests on, fold them into the live
+        entries and write those anew, rolled by ``manifest.target-file-size`` (8 MiB), so reads stay cheap."""
+        options = CoreOptions(schema.options)
+        min_count = int(options.get("manifest.merge-min-count", "30") or 30)
+        if len(metas) < min_count:
+            return metas
+        live = list(fold(e for m in metas for e in self.table.manifest(m.file_name)).values())
+        target = _bytes(options.get("manifest.target-file-size", "8 mb") or "8 mb")
+        total = sum(m.file_size for m in metas) or 1
+        entries_per_file = max(1, int(len(live) * target / total)) if live else 1
+        merged = [
+            self._write_manifest(attempt, live[i : i + entries_per_file], schema)
+            for i in range(0, len(live), entries_per_file)
+        ]
+        return merged
+
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
+
+
+def _bytes(text: str) -> int:
+    units = {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "b": 1}
+    clean = text.strip().lower().replace(" ", "")
+    for unit, factor in units.items():
+        if clean.endswith(unit) and clean[: -len(unit)].replace(".", "").isdigit():
+            return int(float(clean[: -len(unit)]) * factor)
+    return int(clean)
 
 
 def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:

@@ -49,7 +49,8 @@ COLUMNS = (
 def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
     fields = tuple(DataField(id=i, name=n, type=parse_type(t)) for i, (n, t) in enumerate(COLUMNS))
     # pk: 2 fixed buckets (Java's hash); pk_dynamic: bucket -1 with HASH index files, 16 keys per bucket.
-    options = {"file.format": fmt, "bucket": "2" if kind == "pk" else "-1"}
+    # merge-min-count 3: the later commits merge manifests, so Java reads merged manifests too.
+    options = {"file.format": fmt, "bucket": "2" if kind == "pk" else "-1", "manifest.merge-min-count": "3"}
     if kind == "pk_dynamic":
         options["dynamic-bucket.target-row-num"] = "16"
     return TableSchema(
