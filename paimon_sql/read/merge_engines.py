@@ -74,15 +74,13 @@ class GroupedMerge:
         self.partition = partition
         self.table = table
         self.engine = options.merge_engine
-        raw = options.options
-        for key in raw:
-            if key.endswith(".sequence-group") or (
-                self.engine is MergeEngine.PARTIAL_UPDATE and key.endswith(".aggregate-function")
-            ):
-                raise UnsupportedFeatureError(
-                    f"table {table}: option {key!r} (partial-update sequence groups / per-field "
-                    "aggregates) is not supported by the reader yet"
-                )
+        #: partial-update sequence groups: column -> the group's sequence fields.
+        self.groups: dict[str, tuple[str, ...]] = {}
+        for key, value in options.options.items():
+            if key.startswith("fields.") and key.endswith(".sequence-group"):
+                seq = tuple(k.strip() for k in key[len("fields.") : -len(".sequence-group")].split(","))
+                for column in (*seq, *(c.strip() for c in value.split(","))):
+                    self.groups[column] = seq
 
     def ordered(self, body: exp.Select, seq_fields: Sequence[str], descending: bool) -> exp.Select:
         """`body` with an ordinal column giving Java's merge order within each key."""
@@ -106,8 +104,37 @@ class GroupedMerge:
         )
         return name.strip().lower()
 
+    def _grouped(self, column: str) -> exp.Expression:
+        """A sequence-group column: the value of the row with the highest group sequence (later rows win
+        ties); rows whose group sequence is all NULL leave the group alone. Aggregated columns aggregate
+        over those rows."""
+        seq = self.groups[column]
+        present = exp.and_(_add_kind(), exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)))
+        name = self.options.options.get(f"fields.{column}.aggregate-function")
+        if name:
+            aggregate = _template(name.strip().lower(), x=_ident(column), o=_ident(ORD), add=exp.true(), d=exp.Literal.string(","))
+            return self._filtered(aggregate, present)
+        order = ", ".join(f"{_ident(s).sql('duckdb')} NULLS FIRST" for s in seq)
+        last = sqlglot.parse_one(f"LAST(:x ORDER BY {order}, :o)", read="duckdb")
+        return exp.Filter(
+            this=exp.replace_placeholders(last, x=_ident(column), o=_ident(ORD)),
+            expression=exp.Where(this=present),
+        )
+
+    @staticmethod
+    def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
+        if isinstance(aggregate, exp.Filter):
+            inner = aggregate.expression.this
+            return exp.Filter(this=aggregate.this, expression=exp.Where(this=exp.and_(inner, condition)))
+        return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
+
     def _value(self, column: str, seq_fields: Sequence[str]) -> exp.Expression:
         x, o, add = _ident(column), _ident(ORD), _add_kind()
+        if column in self.groups:
+            return self._grouped(column)
+        if self.engine is MergeEngine.PARTIAL_UPDATE and self.options.options.get(f"fields.{column}.aggregate-function"):
+            name = self.options.options[f"fields.{column}.aggregate-function"].strip().lower()
+            return self._filtered(_template(name, x=x, o=o, add=exp.true(), d=exp.Literal.string(",")), add)
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
             return _template(name, x=x, o=o, add=add)

@@ -206,7 +206,7 @@ class SplitReader:
             name = f"__paimon_file_{next(_names)}"
             cursor.register(name, table)
             registered.append(name)
-            sources[f.file_name] = table_source(name, table.column_names)
+            sources[f.file_name] = table_source(name, table.column_names, parquet=f.format == "parquet")
         return sources
 
     def inline(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan) -> tuple[exp.Select, list[str]] | None:

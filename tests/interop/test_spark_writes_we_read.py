@@ -21,15 +21,6 @@ pytestmark = pytest.mark.interop
 # Tables paimon-sql does not read like Spark yet. xfail is strict: a table that starts passing
 # fails the run until it is removed from here.
 KNOWN_FAILURES: dict[str, str] = {
-    "pk_partial_update_sequence_groups": (
-        "reader: partial-update sequence groups (fields.<g>.sequence-group) and their per-field "
-        "aggregates raise UnsupportedFeatureError"
-    ),
-    "parquet_null_structs": (
-        "reader: Java Paimon reads a Parquet struct whose fields are all NULL as NULL (its "
-        "writer also stores some NULL structs as structs of NULLs); paimon-sql returns the "
-        "struct of NULLs"
-    ),
 }
 
 
