@@ -41,6 +41,23 @@ def main() -> None:
     show("aggregates over Paimon tables",
          session.sql("SELECT count(*) AS rows, sum(v) AS total FROM db.append_tags"))
 
+    # Writing: a table of our own, in the format Spark and Flink read.
+    session.sql("CREATE DATABASE IF NOT EXISTS mine")
+    session.sql("DROP TABLE IF EXISTS mine.orders")
+    session.sql(
+        "CREATE TABLE mine.orders (id BIGINT, dt STRING, amount DECIMAL(10, 2), "
+        "PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')"
+    )
+    session.sql("INSERT INTO mine.orders VALUES (1, '2024-05-14', 9.99), (2, '2024-05-14', 5), (3, '2024-05-15', 7)")
+    session.sql("UPDATE mine.orders SET amount = amount * 2 WHERE id = 2")
+    session.sql("DELETE FROM mine.orders WHERE id = 3")
+    show("a table we wrote: upserted, updated, deleted", session.sql("SELECT * FROM mine.orders ORDER BY id"))
+    show("its history", session.sql(
+        'SELECT snapshot_id, commit_kind, total_record_count FROM "mine"."orders$snapshots" ORDER BY 1'))
+    show("before the UPDATE and DELETE", session.sql("SELECT * FROM mine.orders VERSION AS OF 1 ORDER BY id"))
+    show("what planning did for a partition filter", session.sql(
+        "EXPLAIN SELECT * FROM mine.orders WHERE dt = '2024-05-14'").filter("scope <> 'duckdb'"))
+
 
 if __name__ == "__main__":
     main()
