@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
     CommitMessage,
     changelog_entries,
@@ -138,6 +139,7 @@ class Committer:
         for _ in range(retries + 1):
             snapshot = self._attempt(messages, kind, overwrite, identifier, properties)
             if snapshot is not None:
+                after_commit(self.table, snapshot)
                 return snapshot
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 10.0)

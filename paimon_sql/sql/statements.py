@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError
-from paimon_sql.sql import catalog_ddl, dml
+from paimon_sql.sql import catalog_ddl, dml, procedures
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
@@ -98,7 +98,10 @@ def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
 
 
 def dispatch_text(session: Session, text: str) -> Relation | None:
-    """Statements recognised from their text before any dialect parses them (Paimon's DDL forms)."""
+    """Statements recognised from their text before any dialect parses them (Paimon's DDL forms, CALL)."""
+    output = procedures.call(session, text)
+    if output is not None:
+        return _rows(session, output)
     match = _SHOW_TABLES.match(text)
     if match and match[2] and match[2] in session.catalog.databases():
         return _rows(session, pa.table({"table_name": pa.array(session.catalog.tables(match[2]), pa.string())}))

@@ -1,0 +1,40 @@
+"""The shape of a ``CALL sys.…`` procedure (`paimon_sql.sql.procedures` runs them; families list them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from paimon_sql.sql.session import Session
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Param:
+    """One parameter of a procedure: its name, whether it must be given, and what it means."""
+
+    name: str
+    required: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Procedure:
+    """A ``CALL sys.<name>`` procedure: parameters in Spark's order, and the function that runs it.
+
+    `run(session, args)` gets the bound arguments (absent optional ones are missing from `args`) and returns
+    the procedure's output rows as an Arrow table.
+    """
+
+    name: str
+    params: tuple[Param, ...]
+    run: Callable[[Session, Mapping[str, Any]], pa.Table]
+    doc: str = ""
+
+    def signature(self) -> str:
+        """``name(table => ..., [snapshot => ...])``: required parameters bare, optional ones in brackets."""
+        shown = [p.name if p.required else f"[{p.name}]" for p in self.params]
+        return f"{self.name}({', '.join(shown)})"

@@ -1,0 +1,135 @@
+"""``CALL sys.<procedure>(...)``: Paimon's Spark procedures, with Spark's names and arguments.
+
+Arguments are named (``table => 'db.t'``) or positional, in the order of the procedure's parameters, as in Spark
+and Flink. Each family of procedures lives in its own module and lists its `Procedure`s; this module parses the
+call, binds the arguments, and runs it. The result is a small Arrow table (Spark's procedure output columns).
+
+>>> parse_call("CALL sys.create_tag(table => 'db.t', tag => 'nightly', snapshot => 3)")
+('create_tag', [], {'table': 'db.t', 'tag': 'nightly', 'snapshot': 3})
+>>> parse_call("call sys.rollback('db.t', '2')")
+('rollback', ['db.t', '2'], {})
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sqlglot
+from sqlglot import exp
+
+from paimon_sql.errors import SqlError
+from paimon_sql.sql import _proc_lifecycle, _proc_tags
+from paimon_sql.sql._procedure import Param, Procedure
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from paimon_sql.sql.session import Session
+
+_CALL = re.compile(r"^\s*CALL\s+(.*?)\s*;?\s*$", re.I | re.S)
+
+
+def _literal(node: exp.Expression, procedure: str) -> Any:
+    if isinstance(node, exp.Neg):
+        return -_literal(node.this, procedure)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, (exp.Column, exp.Identifier, exp.Var)) and node.name.lower() in ("true", "false"):
+        return node.name.lower() == "true"
+    raise SqlError(
+        f"CALL sys.{procedure}: argument {node.sql('spark')!r} is not a literal; "
+        "pass strings in quotes and numbers as numbers"
+    )
+
+
+def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
+    """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments); None if not a CALL."""
+    match = _CALL.match(text)
+    if not match:
+        return None
+    try:
+        select = sqlglot.parse_one("SELECT " + match[1], read="spark")
+    except sqlglot.errors.ParseError as err:
+        raise SqlError(f"cannot parse CALL statement: {err}") from err
+    call = select.expressions[0] if isinstance(select, exp.Select) and select.expressions else None
+    if isinstance(call, exp.Dot):
+        if call.this.name.lower() != "sys":
+            raise SqlError(f"procedures live in the 'sys' namespace: write CALL sys.{call.expression.name}(...)")
+        call = call.expression
+    if not isinstance(call, exp.Func):
+        raise SqlError(f"not a procedure call: CALL {match[1]}")
+    name = (call.this if isinstance(call, exp.Anonymous) else call.sql_name()).lower()
+    positional: list[Any] = []
+    named: dict[str, Any] = {}
+    arguments = call.expressions if isinstance(call, exp.Anonymous) else list(call.iter_expressions())
+    for argument in arguments:
+        if isinstance(argument, exp.Kwarg):
+            named[argument.this.name.lower()] = _literal(argument.expression, name)
+        elif named:
+            raise SqlError(f"CALL sys.{name}: positional arguments must come before named ones")
+        else:
+            positional.append(_literal(argument, name))
+    return name, positional, named
+
+
+def bind(procedure: Procedure, positional: Sequence[Any], named: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments by parameter name; a clear error for unknown, repeated or missing ones."""
+    names = [p.name for p in procedure.params]
+    if len(positional) > len(names):
+        raise SqlError(f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got {len(positional)}")
+    args: dict[str, Any] = dict(zip(names, positional))
+    for key, value in named.items():
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise SqlError(f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes {procedure.signature()}")
+        if key in args:
+            raise SqlError(f"CALL sys.{procedure.name}: parameter {key!r} is given twice")
+        args[key] = value
+    args = {k: v for k, v in args.items() if v is not None}
+    missing = [p.name for p in procedure.params if p.required and p.name not in args]
+    if missing:
+        raise SqlError(f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes {procedure.signature()}")
+    return args
+
+
+def registry() -> dict[str, Procedure]:
+    """Every procedure by name (each family module lists its own)."""
+    found: dict[str, Procedure] = {}
+    for family in (_proc_tags.PROCEDURES, _proc_lifecycle.PROCEDURES):
+        for procedure in family:
+            found[procedure.name] = procedure
+    return found
+
+
+def lookup(name: str) -> Procedure:
+    """The procedure called `name`; an error naming the close and the available ones otherwise."""
+    known = registry()
+    if name in known:
+        return known[name]
+    close = difflib.get_close_matches(name, list(known), n=3)
+    hint = f"did you mean {', '.join(close)}? " if close else ""
+    raise SqlError(f"unknown procedure sys.{name}; {hint}available: {', '.join(sorted(known))}")
+
+
+def call(session: Session, text: str) -> pa.Table | None:
+    """Run a ``CALL sys.…`` statement; None when `text` is not a CALL."""
+    parsed = parse_call(text)
+    if parsed is None:
+        return None
+    name, positional, named = parsed
+    procedure = lookup(name)
+    return procedure.run(session, bind(procedure, positional, named))
+
+
+__all__ = ["Param", "Procedure", "bind", "call", "lookup", "parse_call", "registry"]
