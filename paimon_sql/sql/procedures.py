@@ -21,7 +21,7 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import SqlError
-from paimon_sql.sql import _proc_lifecycle, _proc_tags
+from paimon_sql.sql import _proc_compact, _proc_lifecycle, _proc_tags
 from paimon_sql.sql._procedure import Param, Procedure
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def bind(procedure: Procedure, positional: Sequence[Any], named: Mapping[str, An
 def registry() -> dict[str, Procedure]:
     """Every procedure by name (each family module lists its own)."""
     found: dict[str, Procedure] = {}
-    for family in (_proc_tags.PROCEDURES, _proc_lifecycle.PROCEDURES):
+    for family in (_proc_tags.PROCEDURES, _proc_lifecycle.PROCEDURES, _proc_compact.PROCEDURES):
         for procedure in family:
             found[procedure.name] = procedure
     return found
