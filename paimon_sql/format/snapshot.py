@@ -150,5 +150,38 @@ def snapshot_to_dict(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def snapshot_to_json(snapshot: Snapshot) -> str:
-    """The snapshot file text, pretty-printed like Jackson."""
-    return json.dumps(snapshot_to_dict(snapshot), indent=2, separators=(",", " : "))
+    """The snapshot (or tag) file text, byte for byte as Jackson's default pretty printer writes it.
+
+    Objects one key a line (``"k" : v``, empty ``{ }``), arrays on one line (``[ 2024, 6, 25 ]``), and
+    ``tagTimeRetained`` as a ``Duration`` in seconds with nine decimals (``86400.000000000``), §3.
+
+    >>> s = snapshot_from_json('{"id": 1, "schemaId": 0, "baseManifestList": "a", "deltaManifestList": "b",'
+    ...     ' "commitUser": "u", "commitIdentifier": 1, "commitKind": "APPEND", "timeMillis": 5,'
+    ...     ' "logOffsets": {}, "tagCreateTime": [2024, 6, 25, 10, 30, 0, 5000], "tagTimeRetained": 1.5}')
+    >>> print(snapshot_to_json(s))  # doctest: +ELLIPSIS
+    {
+      "version" : 3,
+    ...
+      "logOffsets" : { },
+      "tagCreateTime" : [ 2024, 6, 25, 10, 30, 0, 5000 ],
+      "tagTimeRetained" : 1.500000000
+    }
+    """
+    data = snapshot_to_dict(snapshot)
+    lines = []
+    for key, value in data.items():
+        if key == "tagTimeRetained":
+            text = f"{value:.9f}"
+        elif isinstance(value, Mapping):
+            inner = ",\n".join(f"    {_json(str(k))} : {_json(v)}" for k, v in value.items())
+            text = "{\n" + inner + "\n  }" if inner else "{ }"
+        elif isinstance(value, list):
+            text = "[ " + ", ".join(_json(v) for v in value) + " ]" if value else "[ ]"
+        else:
+            text = _json(value)
+        lines.append(f"  {_json(key)} : {text}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
