@@ -152,8 +152,8 @@ def snapshot_to_dict(snapshot: Snapshot) -> dict[str, Any]:
 def snapshot_to_json(snapshot: Snapshot) -> str:
     """The snapshot (or tag) file text, byte for byte as Jackson's default pretty printer writes it.
 
-    Objects one key a line (``"k" : v``, empty ``{ }``), arrays on one line (``[ 2024, 6 ]``),
-    and ``tagTimeRetained`` as a ``Duration`` in seconds with nine decimals (``86400.000000000``), §3.
+    §3. Objects one key a line (``"k" : v``, empty ``{ }``), arrays on one line (``[ 2024, 6 ]``),
+    and ``tagTimeRetained`` as a ``Duration`` in seconds with nine decimals (``86400.000000000``).
 
     >>> s = snapshot_from_json('{"id": 1, "schemaId": 0, "baseManifestList": "a",'
     ...     ' "deltaManifestList": "b", "commitUser": "u", "commitIdentifier": 1,'
