@@ -205,6 +205,10 @@ class ReadRequest:
 
     columns: tuple[str, ...]
     filters: tuple[Predicate, ...] = ()
+    #: Primary-key tables: also output each merged row's ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` (compaction).
+    system_columns: bool = False
+    #: Order the rows by the trimmed primary key (compaction writes sorted files).
+    key_order: bool = False
 
 
 class _SplitQuery:
@@ -304,6 +308,8 @@ class _SplitQuery:
         out_names = names + list(self.partition)
         if not self.pk:
             return body
+        if self.request.system_columns:
+            out_names += [SEQ, KIND]
         if not merge:
             return exp.select(*[col(n) for n in out_names]).from_(body.subquery()).where(kind_filter)
         chain = self.anti_join_merge(files, parts, out_names, kind_filter)
@@ -401,9 +407,13 @@ class _SplitQuery:
         outputs = [
             exp.alias_(cast(col(n), self.types[n]), n, quoted=True) for n in self.request.columns
         ] or [exp.Literal.number(1)]
+        if self.pk and self.request.system_columns:
+            outputs += [exp.cast(col(SEQ), "BIGINT").as_(SEQ, quoted=True), exp.cast(col(KIND), "TINYINT").as_(KIND, quoted=True)]
         final = exp.select(*outputs).from_(body.subquery())
         if self.post:
             final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)))
+        if self.pk and self.request.key_order:
+            final = final.order_by(*[col(k) for k in self.keys])
         return final
 
 

@@ -191,6 +191,11 @@ class GroupedMerge:
         for name in names:
             if name in self.keys:
                 outputs.append(_ident(name))
+            elif name == SEQ:  # the merged row carries the last merged record's sequence number (Java)
+                last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=exp.true())
+                outputs.append(exp.alias_(last, SEQ, quoted=True))
+            elif name == KIND:  # the merged row is an insert
+                outputs.append(exp.alias_(exp.cast(exp.Literal.number(0), "TINYINT"), KIND, quoted=True))
             elif name in self.partition:
                 outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
             else:

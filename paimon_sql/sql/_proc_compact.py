@@ -1,7 +1,160 @@
-"""Compaction procedures: compact (seed 000: full compaction of primary-key and append tables)."""
+"""Compaction procedures: compact (seed 000: full compaction of primary-key and append tables).
+
+``CALL sys.compact(table => 'db.t' [, partitions => 'p=1,q=a;p=2'] [, where => 'p > 1'])`` with Spark's
+parameters and output (one row, ``result`` = true). The rewrite itself is `paimon_sql.write.compact`; this module
+selects the partitions and reads each bucket's merged rows with the reader's SQL on DuckDB.
+
+>>> parse_partitions("dt=2024-01-01,hr=3;dt=2024-01-02")
+[{'dt': '2024-01-01', 'hr': '3'}, {'dt': '2024-01-02'}]
+"""
 
 from __future__ import annotations
 
-from paimon_sql.sql._procedure import Procedure
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-PROCEDURES: tuple[Procedure, ...] = ()
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from paimon_sql.errors import SqlError, UnsupportedFeatureError
+from paimon_sql.read.build import ReadRequest, cast, literal
+from paimon_sql.sql._procedure import Param, Procedure
+from paimon_sql.sql._reader import SplitReader
+from paimon_sql.write.compact import compact as compact_table
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.plan.scan import ScanPlan
+    from paimon_sql.sql.session import Session
+
+_NO_ORDER = ("", "none")
+
+
+def parse_partitions(text: str) -> list[dict[str, str]]:
+    """Spark's ``partitions`` argument: ``k=v[,k=v]`` specs separated by ``;``."""
+    specs = []
+    for spec in text.split(";"):
+        if not spec.strip():
+            continue
+        values = {}
+        for pair in spec.split(","):
+            name, sep, value = pair.partition("=")
+            if not sep or not name.strip():
+                raise SqlError(f"CALL sys.compact: partition spec {spec.strip()!r} is not 'key=value[,key=value]'")
+            values[name.strip()] = value.strip()
+        specs.append(values)
+    return specs
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _spec_filter(table: Table, specs: list[dict[str, str]]) -> Callable[[tuple[Any, ...]], bool]:
+    keys = table.latest_schema.partition_keys
+    for spec in specs:
+        unknown = sorted(set(spec) - set(keys))
+        if unknown:
+            raise SqlError(
+                f"CALL sys.compact: {', '.join(unknown)} is not a partition key of {table.name} "
+                f"(partition keys: {', '.join(keys) or 'none'})"
+            )
+
+    def ok(values: tuple[Any, ...]) -> bool:
+        named = {k: "" if v is None else _text(v) for k, v in zip(keys, values, strict=True)}
+        return any(all(named[k] == v for k, v in spec.items()) for spec in specs)
+
+    return ok
+
+
+def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple[Any, ...]], bool]:
+    """A filter on partition values: the condition evaluated by DuckDB on each partition's constants."""
+    schema = table.latest_schema
+    keys = schema.partition_keys
+    try:
+        condition = sqlglot.parse_one(where, read="spark")
+    except sqlglot.errors.ParseError as err:
+        raise SqlError(f"CALL sys.compact: cannot parse where {where!r}: {err}") from err
+    others = sorted({c.name for c in condition.find_all(exp.Column)} - set(keys))
+    if others:
+        raise SqlError(
+            f"CALL sys.compact: where may only use partition columns of {table.name} "
+            f"({', '.join(keys) or 'none'}); it uses {', '.join(others)}"
+        )
+    cache: dict[tuple[Any, ...], bool] = {}
+
+    def ok(values: tuple[Any, ...]) -> bool:
+        if values not in cache:
+            constants = [
+                exp.alias_(
+                    literal(v, schema.field(k).type) if v is not None else cast(exp.null(), schema.field(k).type),
+                    k,
+                    quoted=True,
+                )
+                for k, v in zip(keys, values, strict=True)
+            ]
+            probe = exp.select(exp.func("COALESCE", condition.copy(), exp.false())).from_(
+                exp.select(*constants).subquery("p")
+            )
+            cache[values] = bool(session.con.sql(probe.sql("duckdb")).fetchall()[0][0])
+        return cache[values]
+
+    return ok
+
+
+def _reader(session: Session) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
+    reader = SplitReader(session.con)
+
+    def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
+        pk = bool(plan.schema.primary_keys)
+        request = ReadRequest(columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk)
+        return reader.batches(plan, request)
+
+    return read
+
+
+def _check_options(args: Mapping[str, Any], table: Table) -> None:
+    strategy = str(args.get("order_strategy", "") or "").strip().lower()
+    if strategy not in _NO_ORDER or args.get("order_by"):
+        raise UnsupportedFeatureError(
+            f"CALL sys.compact: order_strategy={args.get('order_strategy')!r} / order_by (sort compaction of "
+            f"append tables) is not supported by paimon-sql yet; compact {table.name} without them"
+        )
+    if args.get("options"):
+        raise UnsupportedFeatureError("CALL sys.compact: the 'options' parameter is not supported yet")
+    if args.get("partitions") and args.get("where"):
+        raise SqlError("CALL sys.compact: partitions and where cannot be used together")
+
+
+def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    """Full compaction of the table (or its selected partitions); one COMPACT snapshot, or none if nothing
+    needs it."""
+    table = session.table(str(args["table"]))
+    _check_options(args, table)
+    partition_ok = None
+    if args.get("partitions"):
+        partition_ok = _spec_filter(table, parse_partitions(str(args["partitions"])))
+    elif args.get("where"):
+        partition_ok = _where_filter(session, table, str(args["where"]))
+    compact_table(table, _reader(session), partition_ok=partition_ok)
+    session.invalidate(table)
+    return pa.table({"result": pa.array([True], pa.bool_())})
+
+
+PROCEDURES: tuple[Procedure, ...] = (
+    Procedure(
+        name="compact",
+        params=(
+            Param(name="table", required=True, doc="the table, 'db.t'"),
+            Param(name="partitions", doc="partitions to compact: 'k=v[,k=v];k=v'"),
+            Param(name="order_strategy", doc="sort compaction (zorder, hilbert, order): not supported"),
+            Param(name="order_by", doc="columns of the sort compaction: not supported"),
+            Param(name="where", doc="a condition on partition columns selecting the partitions"),
+            Param(name="options", doc="dynamic table options for the compaction: not supported"),
+        ),
+        run=run_compact,
+        doc="Full compaction: each bucket becomes one sorted run at the top level (append tables: small files "
+        "merged); one COMPACT snapshot.",
+    ),
+)

@@ -1,0 +1,310 @@
+"""Full compaction: every (partition, bucket) rewritten as one sorted run at the top level, one COMPACT snapshot.
+
+What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), restated:
+
+* **Primary-key tables.** A bucket is compacted unless it already is one sorted run at the top level
+  (``num-levels - 1``; ``num-levels`` defaults to ``num-sorted-run.compaction-trigger + 1`` = 6) without deletion
+  vectors. All its live files, level 0 included (also where batch reads hide level 0: deletion vectors,
+  first-row), are merged by the merge engine, deletion vectors applied; retractions are dropped (the output is the
+  top level); each row keeps the sequence number of the record that won (deduplicate, first-row) or of the last
+  merged record (partial-update, aggregation, whose rows become ``+I``). The rows are written sorted by key into
+  files rolled at ``target-file-size`` (128 MiB), ``_LEVEL`` = top level, ``_FILE_SOURCE`` = COMPACT.
+* **Append tables.** Per (partition, bucket), the small files (under half of ``target-file-size``, 256 MiB) and
+  every file with a deletion vector are rewritten in sequence order, deletion vectors applied, into files of
+  ``target-file-size`` at level 0; the new files number their rows from the first rewritten file's
+  ``_MIN_SEQUENCE_NUMBER`` (Java's append compaction). Nothing happens while fewer than two such files exist and
+  none has a deletion vector.
+* **The commit.** One COMPACT snapshot: DELETE entries for the rewritten files (compact before) and ADD entries
+  for the new ones (compact after), and the bucket's deletion-vector index files leave the index manifest (every
+  file they covered is gone). A compaction that fails deletes the files it wrote and makes no snapshot.
+
+Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller passes `read`, a
+function from a `ScanPlan` of one bucket to its rows (``paimon_sql.sql._proc_compact`` runs it on DuckDB).
+
+>>> top_level({})
+5
+>>> top_level({"num-levels": "3"}), top_level({"num-sorted-run.compaction-trigger": "7"})
+(2, 7)
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from paimon_sql.commit.plan import CommitMessage
+from paimon_sql.commit.publish import Committer
+from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.format.manifest import FileKind, FileSource
+from paimon_sql.format.options import ChangelogProducer, CoreOptions
+from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.plan.scan import POSTPONE_BUCKET, ReadMode, ScanPlan, Split
+from paimon_sql.plan.scan import _Planner as _ScanPlanner
+from paimon_sql.write.data_file import data_file_name, write_data_file
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import DvRef
+
+DV_INDEX = "DELETION_VECTORS"
+_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
+_UNITS = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
+
+#: Reads the rows of a one-bucket `ScanPlan`: table columns (PK tables: then ``_SEQUENCE_NUMBER`` and
+#: ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in split order for append tables.
+ReadBucket = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
+
+
+def top_level(options: Mapping[str, str]) -> int:
+    """The level full compaction writes to: ``num-levels - 1`` (§7)."""
+    levels = options.get("num-levels")
+    if levels:
+        return int(levels) - 1
+    return int(options.get("num-sorted-run.compaction-trigger", "5"))
+
+
+def memory_size(text: str) -> int:
+    """A memory option (``128 mb``, ``1g``, ``4096``) in bytes.
+
+    >>> memory_size("128 mb"), memory_size("1 k"), memory_size("77")
+    (134217728, 1024, 77)
+    """
+    clean = text.strip().lower().replace(" ", "")
+    for unit in sorted(_UNITS, key=len, reverse=True):
+        number = clean[: -len(unit)]
+        if clean.endswith(unit) and number.replace(".", "", 1).isdigit():
+            return int(float(number) * _UNITS[unit])
+    return int(clean)
+
+
+def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:
+    """``target-file-size``: 128 MiB for primary-key tables, 256 MiB for append tables by default."""
+    raw = options.get("target-file-size")
+    return memory_size(raw) if raw else _DEFAULT_TARGET[primary_key]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactUnit:
+    """One (partition, bucket) to rewrite: the files it replaces and the deletion-vector index files it drops."""
+
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    files: tuple[DataFileMeta, ...]
+    index_files: tuple[IndexFileMeta, ...] = ()
+
+
+class _Planner(_ScanPlanner):
+    """The scan planner seeing every live file (compaction reads level 0 where batch reads hide it)."""
+
+    def __init__(self, table: Table, snapshot: Snapshot, schema: TableSchema) -> None:
+        super().__init__(table, snapshot, None, schema)
+        if schema.primary_keys:
+            self.mode = ReadMode.MERGE  # merge everything, deletion vectors applied
+
+    def visible(self, entry: Any) -> bool:  # noqa: D102 - see class docstring
+        return bool(entry.bucket != POSTPONE_BUCKET)
+
+
+def _dv_index_files(table: Table, snapshot: Snapshot) -> dict[tuple[bytes, int], list[IndexFileMeta]]:
+    out: dict[tuple[bytes, int], list[IndexFileMeta]] = defaultdict(list)
+    if snapshot.index_manifest is None:
+        return out
+    for entry in table.index_manifest(snapshot.index_manifest):
+        if entry.kind is FileKind.ADD and entry.index_file.index_type == DV_INDEX:
+            out[(entry.partition, entry.bucket)].append(entry.index_file)
+    return out
+
+
+def _pick(
+    files: Sequence[DataFileMeta], with_dv: set[str], pk: bool, options: Mapping[str, str]
+) -> tuple[DataFileMeta, ...]:
+    """The files of one bucket that full compaction rewrites (empty: the bucket is compacted already)."""
+    if pk:
+        top = top_level(options)
+        if with_dv or any(f.level != top for f in files):
+            return tuple(files)
+        return ()
+    small = target_file_size(options, False) // 2
+    chosen = tuple(f for f in files if f.file_size < small or f.file_name in with_dv)
+    return chosen if len(chosen) > 1 or any(f.file_name in with_dv for f in chosen) else ()
+
+
+def compaction_units(
+    table: Table,
+    snapshot: Snapshot,
+    schema: TableSchema,
+    partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
+) -> list[CompactUnit]:
+    """What a full compaction of `snapshot` rewrites, per (partition, bucket); `partition_ok` selects
+    partitions by their values (in partition-key order). Postpone-bucket files are left alone."""
+    planner = _Planner(table, snapshot, schema)
+    dv_files = _dv_index_files(table, snapshot)
+    dvs = planner.deletion_vectors()
+    groups: dict[tuple[bytes, int], list[Any]] = defaultdict(list)
+    for entry in planner.live_entries():
+        if entry.bucket == POSTPONE_BUCKET:
+            continue
+        if partition_ok is not None and not partition_ok(planner.partition_values(entry.partition)):
+            continue
+        groups[(entry.partition, entry.bucket)].append(entry)
+    units = []
+    for (part, bucket), entries in sorted(groups.items(), key=lambda kv: kv[0]):
+        files = sorted((e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name))
+        chosen = _pick(files, set(dvs.get((part, bucket), {})), bool(schema.primary_keys), schema.options)
+        if chosen:
+            units.append(
+                CompactUnit(
+                    partition=part,
+                    bucket=bucket,
+                    total_buckets=entries[0].total_buckets,
+                    files=chosen,
+                    index_files=tuple(dv_files.get((part, bucket), ())),
+                )
+            )
+    return units
+
+
+def unit_plan(table: Table, snapshot: Snapshot, schema: TableSchema, unit: CompactUnit) -> ScanPlan:
+    """A scan of exactly the unit's files: primary-key tables in key-ordered splits (merged), append tables one
+    split per file in sequence order (so the rows keep their order)."""
+    planner = _Planner(table, snapshot, schema)
+    dvs: dict[str, DvRef] = planner.deletion_vectors().get((unit.partition, unit.bucket), {})
+    splits: list[Split] = []
+    if schema.primary_keys:
+        splits = planner.bucket_splits(unit.partition, unit.bucket, list(unit.files), dvs)
+    else:
+        for f in unit.files:
+            splits.extend(planner.bucket_splits(unit.partition, unit.bucket, [f], dvs))
+    return ScanPlan(
+        table=table,
+        snapshot=snapshot,
+        schema=schema,
+        mode=planner.mode,
+        options=planner.options,
+        splits=tuple(splits),
+        stats=planner.stats,
+    )
+
+
+class _Rewriter:
+    """Writes one unit's rows into new files rolled at a row count estimated from the inputs' bytes per row."""
+
+    def __init__(self, table: Table, schema: TableSchema, written: list[str]) -> None:
+        self.table = table
+        self.schema = schema
+        self.options = CoreOptions(schema.options)
+        self.pk = bool(schema.primary_keys)
+        self.written = written
+        self._prefix = str(uuid.uuid4())
+        self._counter = itertools.count()
+
+    def rows_per_file(self, unit: CompactUnit) -> int:
+        rows = sum(f.row_count for f in unit.files) or 1
+        per_row = max(1.0, sum(f.file_size for f in unit.files) / rows)
+        return max(1, int(target_file_size(self.schema.options, self.pk) / per_row))
+
+    def _path(self, bucket_path: str) -> str:
+        fmt = self.options.file_format
+        prefix = self.options.get("data-file.prefix", "data-") or "data-"
+        name = data_file_name(self._prefix, next(self._counter), fmt, prefix)
+        return self.table.fileio.join(bucket_path, name)
+
+    def write(self, unit: CompactUnit, bucket_path: str, batches: Iterable[pa.RecordBatch]) -> CommitMessage:
+        level = top_level(self.schema.options) if self.pk else 0
+        sequence = min(f.min_sequence_number for f in unit.files)
+        new_files: list[DataFileMeta] = []
+        for chunk in _chunks(batches, self.rows_per_file(unit)):
+            path = self._path(bucket_path)
+            self.written.append(path)
+            meta = write_data_file(
+                self.table.fileio,
+                path,
+                chunk,
+                schema=self.schema,
+                level=level,
+                first_sequence_number=None if self.pk else sequence,
+                file_source=FileSource.COMPACT,
+            )
+            sequence += chunk.num_rows
+            new_files.append(meta)
+        return CommitMessage(
+            partition=unit.partition,
+            bucket=unit.bucket,
+            total_buckets=unit.total_buckets,
+            new_files=tuple(new_files),
+            deleted_files=unit.files,
+            deleted_index_files=unit.index_files,
+        )
+
+
+def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
+    """The stream cut into tables of `rows` rows (the last one shorter); only one chunk is held at a time."""
+    pending: list[pa.RecordBatch] = []
+    have = 0
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        pending.append(batch)
+        have += batch.num_rows
+        while have >= rows:
+            table = pa.Table.from_batches(pending)
+            yield table.slice(0, rows)
+            rest = table.slice(rows)
+            pending, have = rest.to_batches(), rest.num_rows
+    if have:
+        yield pa.Table.from_batches(pending)
+
+
+def _check_supported(table: Table, schema: TableSchema) -> None:
+    options = CoreOptions(schema.options)
+    if schema.primary_keys and options.changelog_producer in (
+        ChangelogProducer.FULL_COMPACTION,
+        ChangelogProducer.LOOKUP,
+    ):
+        raise UnsupportedFeatureError(
+            f"compacting {table.name}: 'changelog-producer'='{options.changelog_producer.value}' needs the "
+            "compaction to write changelog files, which paimon-sql does not do yet; compact it with Spark or Flink"
+        )
+
+
+def compact(
+    table: Table,
+    read: ReadBucket,
+    *,
+    partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
+) -> Snapshot | None:
+    """Fully compact `table` (the partitions `partition_ok` accepts) and commit one COMPACT snapshot.
+
+    Returns the snapshot, or None when every selected bucket is compacted already (no snapshot, as Java).
+    """
+    snapshot = table.latest_snapshot()
+    if snapshot is None:
+        return None
+    schema = table.latest_schema
+    _check_supported(table, schema)
+    units = compaction_units(table, snapshot, schema, partition_ok)
+    if not units:
+        return None
+    written: list[str] = []
+    rewriter = _Rewriter(table, schema, written)
+    try:
+        messages = []
+        for unit in units:
+            plan = unit_plan(table, snapshot, schema, unit)
+            bucket_path = plan.splits[0].bucket_path
+            messages.append(rewriter.write(unit, bucket_path, read(plan)))
+        return Committer(table).commit(messages, kind=CommitKind.COMPACT)
+    except BaseException:
+        for path in written:
+            table.fileio.delete(path)
+        raise
