@@ -1,23 +1,486 @@
-"""Snapshot expiration, rollback and the file clean-up they share (seed 003, paimon-format.md).
+"""Snapshot expiration and the file clean-up it shares with tag deletion (seed 003, paimon-format.md §10).
 
 A data file, manifest, index file or changelog file may be deleted only when no live snapshot and no tag still
-uses it.
+uses it. The rules follow Apache Paimon's ``ExpireSnapshotsImpl``, ``SnapshotDeletion``, ``FileDeletionBase`` and
+``TagManager.deleteTag`` (0.9):
+
+* **Which snapshots.** Ids from the earliest up to an exclusive end ``E``: at most ``latest - retain_min + 1``,
+  the smallest consumer's ``nextSnapshot`` and ``earliest + max_deletes``. Ids below ``latest - retain_max + 1``
+  go regardless of age; from there on, expiration stops at the first snapshot not older than ``older_than``.
+* **Data files.** For each id in ``(begin, E]`` the files its *delta* DELETEs (and does not re-ADD) are not used
+  by that snapshot or any later one; they are deleted unless the newest tag older than that id still holds
+  them (seed 003: a file lives in an interval of snapshots, so that tag is the only one that can).
+* **Changelog files** of the expired snapshots, then their **manifests, manifest lists, index manifests and
+  index files**, except those of snapshot ``E`` and of the tags overlapping the range; then each
+  ``snapshot-<id>``; ``EARLIEST`` is written last.
+
+The order keeps a crash safe: snapshot ``E`` and everything newer never lose a file, and a crash part-way
+leaves expired snapshot files in place, so running expiration again finishes the job (every step tolerates
+files already deleted, as Java's does).
+
+>>> _previous_tag_index([3, 7, 9], 8), _previous_tag_index([3, 7, 9], 3)
+(1, -1)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.errors import PaimonSqlError
+from paimon_sql.format.binary_row import decode_row
+from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
+from paimon_sql.format.option_registry import parse_duration
+from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.partition import partition_path
+from paimon_sql.io.fileio import local_path
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
 
+log = logging.getLogger(__name__)
+
+INT_MAX = 2**31 - 1
+"""Java's Integer.MAX_VALUE: the default of ``snapshot.num-retained.max`` and of the procedure's limits."""
+
+FileKey = tuple[bytes, int, str]
+"""(partition, bucket, file name): how Java matches a data file across snapshots (``containsDataFile``)."""
+
+
+# --- where files live -----------------------------------------------------------------------------
+
+
+class Layout:
+    """Paths of a table's data, changelog and index files (paimon-format.md §1: derived, never stored)."""
+
+    def __init__(self, table: Table) -> None:
+        """The layout of `table`'s latest schema (partition keys and path options never change)."""
+        schema = table.latest_schema
+        self.table = table
+        self.options = CoreOptions(schema.options)
+        self.part_names = schema.partition_keys
+        self.part_types = [schema.field(n).type for n in self.part_names]
+        self._dirs: dict[tuple[bytes, int], str] = {}
+
+    def bucket_dir(self, partition: bytes, bucket: int) -> str:
+        """``[<data-file.path-directory>/]<partition path>/bucket-<b>``."""
+        key = (partition, bucket)
+        cached = self._dirs.get(key)
+        if cached is None:
+            parts = []
+            directory = self.options.get("data-file.path-directory")
+            if directory:
+                parts.append(directory)
+            if self.part_names:
+                values = zip(self.part_names, decode_row(partition, self.part_types), strict=True)
+                parts.append(partition_path(values, self.options.partition_default_name))
+            parts.append("bucket-postpone" if bucket == -2 else f"bucket-{bucket}")
+            cached = self._dirs[key] = self.table.sub(*parts)
+        return cached
+
+    def data_paths(self, entry: ManifestEntry) -> list[str]:
+        """The data (or changelog) file of an entry and its extra files (file-index sidecars)."""
+        f = entry.file
+        folder = self.bucket_dir(entry.partition, entry.bucket)
+        main = local_path(f.external_path) if f.external_path else self.table.fileio.join(folder, f.file_name)
+        return [main, *(self.table.fileio.join(folder, x) for x in f.extra_files)]
+
+    def index_path(self, partition: bytes, bucket: int, meta: IndexFileMeta) -> str:
+        """An index file: ``index/<name>``, its external path, or the bucket folder if so configured."""
+        if meta.external_path:
+            return local_path(meta.external_path)
+        if (self.options.get("index-file-in-data-file-dir") or "false").lower() == "true":
+            return self.table.fileio.join(self.bucket_dir(partition, bucket), meta.file_name)
+        return self.table.sub("index", meta.file_name)
+
+
+def entry_key(entry: ManifestEntry) -> FileKey:
+    """The (partition, bucket, file name) of a manifest entry."""
+    return (entry.partition, entry.bucket, entry.file.file_name)
+
+
+# --- reading metadata: strict for what must be kept, tolerant for what is being removed -------------
+
+
+def manifest_list(table: Table, name: str | None, *, strict: bool = True) -> list[ManifestFileMeta]:
+    """A manifest list; with ``strict=False`` an unreadable one (deleted by a crashed run) reads as empty."""
+    if name is None:
+        return []
+    try:
+        return table.manifest_list(name)
+    except (PaimonSqlError, OSError) as err:
+        if strict:
+            raise
+        log.warning("skipping unreadable manifest list %s: %s", name, err)
+        return []
+
+
+def list_entries(table: Table, name: str | None, *, strict: bool = True) -> list[ManifestEntry]:
+    """Every entry of every manifest of a manifest list, in order."""
+    out: list[ManifestEntry] = []
+    for meta in manifest_list(table, name, strict=strict):
+        try:
+            out.extend(table.manifest(meta.file_name))
+        except (PaimonSqlError, OSError) as err:
+            if strict:
+                raise
+            log.warning("skipping unreadable manifest %s: %s", meta.file_name, err)
+    return out
+
+
+def live_entries(table: Table, snapshot: Snapshot, *, strict: bool = True) -> list[ManifestEntry]:
+    """The data files a snapshot (or tag) holds: base + delta folded (§4.5)."""
+    live: dict[Any, ManifestEntry] = {}
+    entries = list_entries(table, snapshot.base_manifest_list, strict=strict)
+    entries += list_entries(table, snapshot.delta_manifest_list, strict=strict)
+    for e in entries:
+        if e.kind is FileKind.ADD:
+            live[e.identifier] = e
+        else:
+            live.pop(e.identifier, None)
+    return list(live.values())
+
+
+def live_files(table: Table, snapshots: Iterable[Snapshot]) -> set[FileKey]:
+    """The data files any of `snapshots` holds."""
+    return {entry_key(e) for s in snapshots for e in live_entries(table, s)}
+
+
+def index_manifest(table: Table, name: str | None, *, strict: bool = True) -> list[Any]:
+    """The entries of an index manifest (empty when it has none or, non-strict, it is gone)."""
+    if name is None:
+        return []
+    if not strict and not table.fileio.exists(table.sub("manifest", name)):
+        return []
+    try:
+        return table.index_manifest(name)
+    except (PaimonSqlError, OSError) as err:
+        if strict:
+            raise
+        log.warning("skipping unreadable index manifest %s: %s", name, err)
+        return []
+
+
+def manifest_skipping_set(table: Table, snapshots: Iterable[Snapshot]) -> set[str]:
+    """Manifest lists, manifests, index manifests and index files the given snapshots use (strict reads)."""
+    keep: set[str] = set()
+    for s in snapshots:
+        keep.update((s.base_manifest_list, s.delta_manifest_list))
+        for name in (s.base_manifest_list, s.delta_manifest_list):
+            keep.update(m.file_name for m in manifest_list(table, name))
+        if s.index_manifest is not None:
+            keep.add(s.index_manifest)
+            keep.update(e.index_file.file_name for e in index_manifest(table, s.index_manifest))
+    return keep
+
+
+def tagged_snapshots(table: Table) -> list[Snapshot]:
+    """The snapshots tags hold, one per snapshot id, by id (TagManager.taggedSnapshots)."""
+    by_id: dict[int, Snapshot] = {}
+    for name in table.tag_names():
+        try:
+            snap = table.tag(name)
+        except PaimonSqlError:  # deleted meanwhile, as Java skips it
+            continue
+        by_id.setdefault(snap.id, snap)
+    return [by_id[i] for i in sorted(by_id)]
+
+
+# --- deleting -----------------------------------------------------------------------------------
+
+
+class Deleter:
+    """Deletes files quietly (absent is fine) and counts them; `dry_run` only records."""
+
+    def __init__(self, table: Table, *, dry_run: bool = False) -> None:
+        """Deletes inside `table`'s storage."""
+        self.table = table
+        self.dry_run = dry_run
+        self.deleted: list[str] = []
+
+    def __call__(self, path: str) -> None:
+        """Delete one file."""
+        self.deleted.append(path)
+        if not self.dry_run:
+            self.table.fileio.delete(path)
+
+    def manifest(self, name: str) -> None:
+        """A file of ``manifest/``."""
+        self(self.table.sub("manifest", name))
+
+
+def clean_manifests(
+    table: Table, layout: Layout, snapshot: Snapshot, keep: set[str], delete: Deleter, *, changelog: bool
+) -> None:
+    """Delete a snapshot's (or tag's) manifests, lists, index manifest and index files not in `keep`.
+
+    Deleted names join `keep` so later snapshots do not delete them again (FileDeletionBase).
+    """
+    for meta in manifest_list(table, snapshot.base_manifest_list, strict=False) + manifest_list(
+        table, snapshot.delta_manifest_list, strict=False
+    ):
+        if meta.file_name not in keep:
+            delete.manifest(meta.file_name)
+            keep.add(meta.file_name)
+    for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
+        if name not in keep:
+            delete.manifest(name)
+    if changelog and snapshot.changelog_manifest_list is not None:
+        for meta in manifest_list(table, snapshot.changelog_manifest_list, strict=False):
+            delete.manifest(meta.file_name)
+        delete.manifest(snapshot.changelog_manifest_list)
+    if snapshot.index_manifest is not None:
+        for entry in index_manifest(table, snapshot.index_manifest, strict=False):
+            if entry.index_file.file_name not in keep:
+                delete(layout.index_path(entry.partition, entry.bucket, entry.index_file))
+        if snapshot.index_manifest not in keep:
+            delete.manifest(snapshot.index_manifest)
+
+
+def _deleted_in_delta(table: Table, snapshot: Snapshot) -> dict[FileKey, ManifestEntry]:
+    """Files the snapshot's delta DELETEs and does not ADD back (a level upgrade is both)."""
+    gone: dict[FileKey, ManifestEntry] = {}
+    for e in list_entries(table, snapshot.delta_manifest_list, strict=False):
+        if e.kind is FileKind.ADD:
+            gone.pop(entry_key(e), None)
+        else:
+            gone[entry_key(e)] = e
+    return gone
+
+
+# --- expiration ---------------------------------------------------------------------------------
+
+
+def _previous_tag_index(tag_ids: Sequence[int], snapshot_id: int) -> int:
+    """Index of the newest tag with id < snapshot_id, -1 if none (TagManager.findPreviousTag)."""
+    for i in range(len(tag_ids) - 1, -1, -1):
+        if tag_ids[i] < snapshot_id:
+            return i
+    return -1
+
+
+def _overlapped_tags(tags: Sequence[Snapshot], begin: int, end: int) -> list[Snapshot]:
+    """Tags from the newest at or before `begin` to the newest before `end` (findOverlappedSnapshots)."""
+    ids = [t.id for t in tags]
+    right = _previous_tag_index(ids, end)
+    if right < 0:
+        return []
+    left = max(_previous_tag_index(ids, begin + 1), 0)
+    return list(tags[left : right + 1])
+
+
+def consumer_min_next(table: Table) -> int | None:
+    """The smallest ``nextSnapshot`` of the table's consumers (``consumer/consumer-<id>``), None if none."""
+    folder = table.meta("consumer")
+    found: list[int] = []
+    for name in table.fileio.list_names(folder):
+        if not name.startswith("consumer-"):
+            continue
+        try:
+            data = json.loads(table.fileio.read_text(table.fileio.join(folder, name)))
+            found.append(int(data["nextSnapshot"]))
+        except (PaimonSqlError, ValueError, KeyError, TypeError):
+            continue
+    return min(found) if found else None
+
+
+def expire_snapshots(
+    table: Table,
+    *,
+    retain_max: int | None = None,
+    retain_min: int | None = None,
+    older_than_ms: int | None = None,
+    max_deletes: int | None = None,
+) -> int:
+    """Expire snapshots as Java's ``ExpireSnapshotsImpl`` does; the number of snapshots expired.
+
+    Defaults are those of ``CALL sys.expire_snapshots`` (Java's ``ExpireConfig`` builder): keep all
+    (``retain_max`` = Integer.MAX), at least 1, no age limit, no limit on how many go at once. So only the
+    arguments given expire anything: ``retain_max=2`` keeps the 2 newest; ``older_than_ms`` expires those
+    older, down to ``retain_min``.
+    """
+    retain_max = INT_MAX if retain_max is None else retain_max
+    retain_min = 1 if retain_min is None else retain_min
+    max_deletes = INT_MAX if max_deletes is None else max_deletes
+    if retain_min < 1:
+        raise ValueError(f"retain_min must be at least 1 (the latest snapshot always stays), got {retain_min}")
+    if retain_max < retain_min:
+        raise ValueError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
+    if max_deletes < 0:
+        raise ValueError(f"max_deletes must not be negative, got {max_deletes}")
+    latest = table.latest_snapshot_id()
+    earliest = table.earliest_snapshot_id()
+    if latest is None or earliest is None:
+        return 0
+    lowest_kept = max(latest - retain_max + 1, earliest)
+    end = latest - retain_min + 1
+    consumer = consumer_min_next(table)
+    if consumer is not None:
+        end = min(end, consumer)
+    end = min(end, earliest + max_deletes)
+    older = -(2**63) if older_than_ms is None else older_than_ms
+    for snapshot_id in range(lowest_kept, end):
+        path = table.meta("snapshot", f"snapshot-{snapshot_id}")
+        if table.fileio.exists(path) and older <= table.snapshot(snapshot_id).time_millis:
+            return expire_until(table, earliest, snapshot_id)
+    return expire_until(table, earliest, end)
+
+
+def _write_earliest(table: Table, snapshot_id: int) -> None:
+    table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
+
+
+def expire_until(table: Table, earliest: int, end: int) -> int:
+    """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired."""
+    if end <= earliest:
+        if not table.fileio.exists(table.meta("snapshot", "EARLIEST")):  # Java writes a missing hint here
+            _write_earliest(table, earliest)
+        return 0
+    begin = earliest
+    for snapshot_id in range(end - 1, earliest - 1, -1):
+        if not table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
+            begin = snapshot_id + 1
+            break
+    kept = table.snapshot(end)
+    tags = tagged_snapshots(table)
+    layout = Layout(table)
+    delete = Deleter(table)
+    # Everything that must survive is read before anything is deleted; a failure here deletes nothing.
+    keep = manifest_skipping_set(table, [*_overlapped_tags(tags, begin, end), kept])
+    kept_files = live_files(table, [kept])
+    _delete_data_files(table, layout, tags, begin, end, kept_files, delete)
+    for snapshot_id in range(begin, end):  # changelog files (without a decoupled changelog lifecycle)
+        snap = table.snapshot(snapshot_id)
+        for e in list_entries(table, snap.changelog_manifest_list, strict=False):
+            if e.kind is FileKind.ADD:
+                for path in layout.data_paths(e):
+                    delete(path)
+    for snapshot_id in range(begin, end):
+        snap = table.snapshot(snapshot_id)
+        clean_manifests(table, layout, snap, keep, delete, changelog=True)
+        delete(table.meta("snapshot", f"snapshot-{snapshot_id}"))
+    _write_earliest(table, end)
+    return end - begin
+
+
+def _delete_data_files(
+    table: Table,
+    layout: Layout,
+    tags: Sequence[Snapshot],
+    begin: int,
+    end: int,
+    kept_files: set[FileKey],
+    delete: Deleter,
+) -> None:
+    """Data files DELETEd by the deltas of ``(begin, end]``, unless the previous tag or snapshot `end` holds them."""
+    tag_ids = [t.id for t in tags]
+    cached_index, cached_files = -1, set[FileKey]()
+    for snapshot_id in range(begin + 1, end + 1):
+        index = _previous_tag_index(tag_ids, snapshot_id)
+        if index >= 0 and index != cached_index:
+            try:
+                cached_files = live_files(table, [tags[index]])
+            except (PaimonSqlError, OSError) as err:  # Java: skip this snapshot's data files, keep them
+                log.info("keeping data files of snapshot %s: cannot read tag %s: %s", snapshot_id, tags[index].id, err)
+                cached_index = -1
+                continue
+            cached_index = index
+        protected = cached_files if index >= 0 else set()
+        for key, entry in _deleted_in_delta(table, table.snapshot(snapshot_id)).items():
+            # `kept_files` is a safety net beyond Java: a file snapshot `end` still reads is never deleted.
+            if key not in protected and key not in kept_files:
+                for path in layout.data_paths(entry):
+                    delete(path)
+
+
+# --- expiration at commit time ------------------------------------------------------------------
+
+
+def _int_option(options: CoreOptions, key: str, default: int) -> int:
+    value = options.get(key)
+    return default if value is None or not str(value).strip() else int(value)
+
+
+def changelog_decoupled(options: CoreOptions) -> bool:
+    """Whether ``changelog.*`` retention exceeds the snapshot retention (unset = equal; ExpireConfig)."""
+    s_max = _int_option(options, "snapshot.num-retained.max", INT_MAX)
+    s_min = _int_option(options, "snapshot.num-retained.min", 10)
+    s_time = parse_duration(options.get("snapshot.time-retained") or "1 h")
+    c_max = _int_option(options, "changelog.num-retained.max", s_max)
+    c_min = _int_option(options, "changelog.num-retained.min", s_min)
+    c_time_text = options.get("changelog.time-retained")
+    c_time = parse_duration(c_time_text) if c_time_text else s_time
+    return c_max > s_max or c_min > s_min or c_time > s_time
+
+
+def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = None) -> int:
+    """Expiration after a commit, configured by the table options as Java's committer does.
+
+    ``snapshot.num-retained.min`` (10), ``snapshot.num-retained.max`` (Integer.MAX),
+    ``snapshot.time-retained`` (1 h) and ``snapshot.expire.limit`` (10 in Paimon 0.9). Nothing happens with
+    ``write-only`` = true, or with a decoupled changelog lifecycle (its ``changelog/`` files are not written
+    here, so everything is kept rather than deleting what Java would keep).
+    """
+    options = CoreOptions(table.schema(snapshot.schema_id).options)
+    if (options.get("write-only") or "false").lower() == "true":
+        return 0
+    if changelog_decoupled(options):
+        log.warning(
+            "table %s: not expiring snapshots, a decoupled changelog lifecycle (changelog.* retention) "
+            "is not supported yet; expire with Java or align the changelog.* options with snapshot.*",
+            table.name,
+        )
+        return 0
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    try:
+        retained = parse_duration(options.get("snapshot.time-retained") or "1 h")
+        return expire_snapshots(
+            table,
+            retain_max=_int_option(options, "snapshot.num-retained.max", INT_MAX),
+            retain_min=_int_option(options, "snapshot.num-retained.min", 10),
+            older_than_ms=int(now - retained),
+            max_deletes=_int_option(options, "snapshot.expire.limit", 10),
+        )
+    except (PaimonSqlError, OSError, ValueError) as err:
+        # The commit is already visible; a failed expiration only leaves more snapshots, and the next
+        # commit (or CALL sys.expire_snapshots) tries again.
+        log.warning("table %s: snapshot expiration after commit %s failed: %s", table.name, snapshot.id, err)
+        return 0
+
+
+# --- tag deletion -------------------------------------------------------------------------------
+
 
 def clean_after_tag_deletion(table: Table, tagged: Snapshot) -> int:
     """Delete the files only the deleted tag's snapshot still held (call after removing the tag file).
 
-    Returns the number of files deleted. Files of a live snapshot or of another tag are kept.
+    Returns the number of files deleted. As ``TagManager.deleteTag``: nothing when the snapshot still exists
+    or another tag holds it; else the tag's data files, manifests and index files that neither the previous
+    tag nor the nearest later one (the next tag or the earliest snapshot) uses.
     """
-    raise UnsupportedFeatureError("tag clean-up is not implemented yet")
+    if table.fileio.exists(table.meta("snapshot", f"snapshot-{tagged.id}")):
+        return 0
+    tags = tagged_snapshots(table)
+    if any(t.id == tagged.id for t in tags):
+        return 0
+    neighbours = [t for t in tags if t.id < tagged.id][-1:]
+    later = [t for t in tags if t.id > tagged.id][:1]
+    earliest_id = table.earliest_snapshot_id()
+    if earliest_id is not None:
+        earliest = table.snapshot(earliest_id)
+        later = [earliest] if not later or earliest.id < later[0].id else later
+    neighbours += later
+    layout = Layout(table)
+    delete = Deleter(table)
+    keep_files = live_files(table, neighbours)
+    keep = manifest_skipping_set(table, neighbours)
+    for entry in live_entries(table, tagged, strict=False):
+        if entry_key(entry) not in keep_files:
+            for path in layout.data_paths(entry):
+                delete(path)
+    clean_manifests(table, layout, tagged, keep, delete, changelog=False)
+    return len(delete.deleted)

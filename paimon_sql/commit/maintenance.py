@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from paimon_sql.commit.expire import expire_by_options
+
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
@@ -15,4 +17,4 @@ if TYPE_CHECKING:
 
 def after_commit(table: Table, snapshot: Snapshot) -> None:
     """Create the tags `tag.automatic-creation` asks for, then expire snapshots by the retention options."""
-    del table, snapshot  # filled in by the tag (commit/tags.py) and expiration (commit/expire.py) steps
+    expire_by_options(table, snapshot)

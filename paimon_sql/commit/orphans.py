@@ -1,0 +1,107 @@
+"""Orphan files: files in a table folder that no snapshot, tag or branch uses (Java's ``OrphanFilesClean``, 0.9).
+
+They are left by failed or concurrent writers and by Java's rollback of older versions. Candidates are the files in
+``manifest/``, ``index/``, ``statistics/`` and the data folders (``k=v/.../bucket-N``); ``snapshot/``,
+``schema/``, ``tag/``, ``branch/``, ``consumer/`` and ``changelog/`` metadata are never touched. A candidate is
+deleted only if its *name* is used by no snapshot, tag or long-lived changelog of any branch (Java compares
+names, which are unique) and it was last modified before `older_than_ms`, so files a concurrent writer is still
+committing (younger than the threshold; Java's default is one day) survive.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+import pyarrow.fs as pafs
+
+from paimon_sql.catalog import Table
+from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
+
+if TYPE_CHECKING:
+    from paimon_sql.format.snapshot import Snapshot
+
+DAY_MS = 24 * 60 * 60 * 1000
+_METADATA_DIRS = ("manifest", "index", "statistics")
+
+
+def remove_orphan_files(table: Table, older_than_ms: int | None = None, *, dry_run: bool = False) -> list[str]:
+    """Delete (or with `dry_run` only list) the orphan files older than `older_than_ms` (default: a day ago).
+
+    Returns their paths. Every snapshot, tag and changelog of every branch is read first; if one cannot be
+    read, nothing is deleted.
+    """
+    threshold = int(time.time() * 1000) - DAY_MS if older_than_ms is None else older_than_ms
+    used = used_file_names(table)
+    delete = Deleter(table, dry_run=dry_run)
+    for path, mtime_ms in _candidates(table):
+        name = path.rsplit("/", 1)[-1]
+        if name not in used and mtime_ms < threshold:
+            delete(path)
+    return delete.deleted
+
+
+def _branches(table: Table) -> list[Table]:
+    out = [table if table.branch == "main" else Table(table.fileio, table.path, table.name)]
+    for name in table.fileio.list_names(table.sub("branch")):
+        if name.startswith("branch-"):
+            out.append(Table(table.fileio, table.path, table.name, name[len("branch-") :]))
+    return out
+
+
+def _versions(branch: Table) -> list[tuple[list[str], str | None, str | None]]:
+    """(manifest lists, index manifest, statistics) of every snapshot, tag and long-lived changelog of a branch."""
+    found: list[Snapshot] = [branch.snapshot(i) for i in branch.snapshot_ids()]
+    found += [branch.tag(n) for n in branch.tag_names()]
+    out = [
+        ([n for n in (s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list) if n],
+         s.index_manifest, s.statistics)
+        for s in found
+    ]  # fmt: skip
+    folder = branch.meta("changelog")
+    for name in branch.fileio.list_names(folder):
+        if name.startswith("changelog-") and name[len("changelog-") :].isdigit():
+            data = json.loads(branch.fileio.read_text(branch.fileio.join(folder, name)))
+            keys = ("baseManifestList", "deltaManifestList", "changelogManifestList")
+            out.append(([data[k] for k in keys if data.get(k)], data.get("indexManifest"), data.get("statistics")))
+    return out
+
+
+def used_file_names(table: Table) -> set[str]:
+    """Names of every metadata, data, changelog, index and statistics file any version of any branch uses."""
+    used: set[str] = set()
+    for branch in _branches(table):
+        for lists, index_name, statistics in _versions(branch):
+            for list_name in lists:
+                used.add(list_name)
+                used.update(m.file_name for m in manifest_list(branch, list_name))
+                for entry in list_entries(branch, list_name):
+                    used.add(entry.file.file_name)
+                    used.update(entry.file.extra_files)
+            if index_name:
+                used.add(index_name)
+                used.update(e.index_file.file_name for e in index_manifest(branch, index_name))
+            if statistics:
+                used.add(statistics)
+    return used
+
+
+def _candidates(table: Table) -> list[tuple[str, int]]:
+    """(path, modification time in ms) of every file in the folders orphans can be in."""
+    fs = table.fileio.fs
+    out: list[tuple[str, int]] = []
+    roots = [table.sub(d) for d in _METADATA_DIRS]
+    for name in table.fileio.list_names(table.path):
+        if "=" in name or name.startswith("bucket-"):
+            roots.append(table.sub(name))
+    directory = table.latest_schema.options.get("data-file.path-directory")
+    if directory:
+        roots.append(table.sub(directory))
+    for root in roots:
+        if not table.fileio.is_dir(root):
+            continue
+        for info in fs.get_file_info(pafs.FileSelector(root, recursive=True)):
+            if info.type == pafs.FileType.File and info.mtime_ns is not None:
+                out.append((info.path, info.mtime_ns // 1_000_000))
+    return out
