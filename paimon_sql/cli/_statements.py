@@ -1,7 +1,7 @@
-"""Cut SQL text into statements at the semicolons that are not inside strings, identifiers or comments.
+"""Cut SQL text into statements at the semicolons outside strings, identifiers and comments.
 
-The sqlglot tokenizer (DuckDB dialect) finds those semicolons; it also reads Spark forms (``CALL sys.x(...)``)
-that DuckDB's own ``extract_statements`` rejects.
+The sqlglot tokenizer (DuckDB dialect) finds those semicolons; it also reads Spark forms
+(``CALL sys.x(...)``) that DuckDB's own ``extract_statements`` rejects.
 """
 
 from __future__ import annotations

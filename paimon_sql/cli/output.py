@@ -2,12 +2,12 @@
 
 Four formats, one function each:
 
-* `render_table`: aligned text in the style of psql; numbers right-aligned, ``NULL`` for nulls, long values
-  cut with ``…``, a ``(N rows)`` footer that says when only the first rows are shown.
+* `render_table`: aligned text in the style of psql; numbers right-aligned, ``NULL`` for nulls,
+  long values cut with ``…``, a ``(N rows)`` footer that says when only the first rows are shown.
 * `render_csv`: RFC 4180 CSV with a header row; a null is an empty field.
-* `render_json_lines`: JSON lines, one object per row (``jq``-friendly and streamable); a decimal is a string
-  (exact), bytes are base64, times are ISO 8601, NaN and infinities are the strings ``"NaN"``,
-  ``"Infinity"``, ``"-Infinity"``.
+* `render_json_lines`: JSON lines, one object per row (``jq``-friendly and streamable); a decimal
+  is a string (exact), bytes are base64, times are ISO 8601, NaN and infinities are the strings
+  ``"NaN"``, ``"Infinity"``, ``"-Infinity"``.
 * `render_parquet`: a Parquet file's bytes (pyarrow).
 
 >>> import pyarrow as pa
@@ -62,7 +62,7 @@ def render_table(table: pa.Table, *, total_rows: int | None = None, max_width: i
     right = [_is_numeric(field.type) for field in table.schema]
     rows = [[_fit(_cell(v), max_width) for v in row.values()] for row in table.to_pylist()]
     header = [_fit(name.translate(_ESCAPES), max_width) for name in table.column_names]
-    widths = [max(_width(c) for c in column) for column in zip(header, *rows)]
+    widths = [max(_width(c) for c in column) for column in zip(header, *rows, strict=True)]
     lines = [_line(header, widths, [False] * len(widths))]
     lines.append("+".join("-" * (w + 2) for w in widths))
     lines.extend(_line(row, widths, right) for row in rows)
@@ -119,7 +119,7 @@ def _footer(total: int, shown: int) -> str:
 
 
 def _line(cells: list[str], widths: list[int], right: list[bool]) -> str:
-    padded = [_pad(c, w, r) for c, w, r in zip(cells, widths, right)]
+    padded = [_pad(c, w, r) for c, w, r in zip(cells, widths, right, strict=True)]
     return (" " + " | ".join(padded)).rstrip()
 
 
