@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paimon_sql.commit.expire import expire_by_options
+from paimon_sql.commit.tags import run_after_commit as tags_after_commit
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
@@ -17,4 +18,5 @@ if TYPE_CHECKING:
 
 def after_commit(table: Table, snapshot: Snapshot) -> None:
     """Create the tags `tag.automatic-creation` asks for, then expire snapshots by the retention options."""
+    tags_after_commit(table, snapshot)
     expire_by_options(table, snapshot)

@@ -1,8 +1,154 @@
-"""Tag and rollback procedures: create_tag, delete_tag, rename_tag, replace_tag,
-create_tag_from_timestamp, expire_tags, rollback, rollback_to_timestamp (seed 003)."""
+"""Tag procedures: create_tag, delete_tag, rename_tag, replace_tag, create_tag_from_timestamp, expire_tags.
+
+Spark's names, parameter order and output columns (paimon-spark ``CreateTagProcedure`` and friends; the
+same in 0.9 and 1.x). Rollback procedures live with the snapshot lifecycle ones.
+
+>>> [p.signature() for p in PROCEDURES][:2]
+['create_tag(table, tag, [snapshot], [time_retained])', 'delete_tag(table, tag)']
+"""
 
 from __future__ import annotations
 
-from paimon_sql.sql._procedure import Procedure
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-PROCEDURES: tuple[Procedure, ...] = ()
+import pyarrow as pa
+
+from paimon_sql.commit import tags
+from paimon_sql.sql._procedure import Param, Procedure
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.sql.session import Session
+
+_TABLE = Param(name="table", required=True, doc="the table, 'db.table'")
+_TAG = Param(name="tag", required=True, doc="the tag name")
+_SNAPSHOT = Param(name="snapshot", doc="the snapshot id to tag (default: the latest)")
+_RETAINED = Param(name="time_retained", doc="how long to keep the tag, e.g. '1 d', '2 h', '30 min'")
+
+
+def _table(session: Session, args: Mapping[str, Any]) -> Table:
+    return session.table(str(args["table"]))
+
+
+def _done(session: Session, table: Table) -> pa.Table:
+    session.invalidate(table)
+    return pa.table({"result": pa.array([True], pa.bool_())})
+
+
+def _snapshot(args: Mapping[str, Any]) -> int | None:
+    value = args.get("snapshot")
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"snapshot must be a snapshot id (an integer), got {value!r}")
+    return value
+
+
+def _create(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    tags.create_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
+    return _done(session, table)
+
+
+def _replace(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    tags.replace_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
+    return _done(session, table)
+
+
+def _delete(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    tags.delete_tag(table, str(args["tag"]))
+    return _done(session, table)
+
+
+def _rename(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    tags.rename_tag(table, str(args["tag"]), str(args["target_tag"]))
+    return _done(session, table)
+
+
+def _from_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    if "timestamp" not in args:
+        raise ValueError("create_tag_from_timestamp needs timestamp (epoch milliseconds)")
+    made = tags.create_tag_from_timestamp(
+        table, str(args["tag"]), args["timestamp"], args.get("time_retained")
+    )
+    session.invalidate(table)
+    snap = made.snapshot
+    return pa.table(
+        {
+            "tagName": pa.array([made.tag], pa.string()),
+            "snapshot": pa.array([snap.id], pa.int64()),
+            "commit_time": pa.array([snap.time_millis], pa.int64()),
+            # Java prints String.valueOf(watermark): "null" when there is none
+            "watermark": pa.array([str(snap.watermark) if snap.watermark is not None else "null"]),
+        }
+    )
+
+
+def _older_than(text: Any) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(str(text).strip())
+    except ValueError as err:
+        raise ValueError(
+            f"older_than {text!r} is not a timestamp; write local time like '2024-05-14 10:00:00'"
+        ) from err
+
+
+def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
+    table = _table(session, args)
+    older = args.get("older_than")
+    expired = tags.expire_tags(table, None if older is None else _older_than(older))
+    session.invalidate(table)
+    return pa.table({"expired_tags": pa.array(expired or ["No expired tags."], pa.string())})
+
+
+PROCEDURES: tuple[Procedure, ...] = (
+    Procedure(
+        name="create_tag",
+        params=(_TABLE, _TAG, _SNAPSHOT, _RETAINED),
+        run=_create,
+        doc="Create a tag on a snapshot (default: the latest); fails if the tag exists.",
+    ),
+    Procedure(
+        name="delete_tag",
+        params=(_TABLE, Param(name="tag", required=True, doc="tag names, comma-separated")),
+        run=_delete,
+        doc="Delete tags; files only they held are cleaned up.",
+    ),
+    Procedure(
+        name="rename_tag",
+        params=(_TABLE, _TAG, Param(name="target_tag", required=True, doc="the new name")),
+        run=_rename,
+        doc="Rename a tag.",
+    ),
+    Procedure(
+        name="replace_tag",
+        params=(_TABLE, _TAG, _SNAPSHOT, _RETAINED),
+        run=_replace,
+        doc="Point an existing tag at another snapshot (default: the latest).",
+    ),
+    Procedure(
+        name="create_tag_from_timestamp",
+        params=(
+            _TABLE,
+            _TAG,
+            Param(name="timestamp", required=True, doc="epoch milliseconds"),
+            _RETAINED,
+        ),
+        run=_from_timestamp,
+        doc="Tag the first snapshot committed at or after a time.",
+    ),
+    Procedure(
+        name="expire_tags",
+        params=(_TABLE, Param(name="older_than", doc="also expire tags created before this time")),
+        run=_expire,
+        doc="Delete tags past their retention (and, given older_than, tags created before it).",
+    ),
+)
