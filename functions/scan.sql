@@ -1,5 +1,5 @@
 -- name: paimon_scan
--- signature: paimon_scan(table_name VARCHAR, snapshot := BIGINT, tag := VARCHAR, timestamp := TIMESTAMP) -> TABLE
+-- signature: paimon_scan(table_name VARCHAR, snapshot := BIGINT, tag := VARCHAR, timestamp := TIMESTAMP) -> TABLE(<the columns of the table, or of the snapshot's schema>)
 -- doc: The rows of a Paimon table ('db.table'): merged on read for primary-key tables, deletion vectors
 -- doc: applied, columns mapped across schema evolution. Without time travel it reads the latest snapshot at
 -- doc: each query. At most one of the named arguments travels in time: `snapshot := 2` (a snapshot id),

@@ -400,7 +400,7 @@ def install(
     >>> con = duckdb.connect()
     >>> _ = paimon_sql.install(con, tempfile.mkdtemp())
     >>> query = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'paimon_%'"
-    >>> con.sql(query).fetchone()[0] > 10
+    >>> con.sql(query).fetchall()[0][0] > 10
     True
     """
     session = Session(warehouse, connection=con, filesystem=filesystem)
