@@ -75,6 +75,7 @@ class Shell:
 
         `origin` (a file name) is added to error messages with the statement's line.
         """
+        self._tables = 0
         try:
             statements = split_statements(text)
         except sqlglot.errors.TokenError as err:

@@ -60,10 +60,10 @@ def render_table(table: pa.Table, *, total_rows: int | None = None, max_width: i
     if table.num_columns == 0:
         return footer + "\n"
     right = [_is_numeric(field.type) for field in table.schema]
-    rows = [[_fit(_cell(v), max_width) for v in row.values()] for row in table.to_pylist()]
+    rows = [[_fit(_cell(v).translate(_ESCAPES), max_width) for v in row] for row in _rows(table)]
     header = [_fit(name.translate(_ESCAPES), max_width) for name in table.column_names]
     widths = [max(_width(c) for c in column) for column in zip(header, *rows, strict=True)]
-    lines = [_line(header, widths, [False] * len(widths))]
+    lines = [_line(header, widths, right)]
     lines.append("+".join("-" * (w + 2) for w in widths))
     lines.extend(_line(row, widths, right) for row in rows)
     lines.append(footer)
@@ -81,8 +81,8 @@ def render_csv(table: pa.Table, *, header: bool = True) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     if header:
         writer.writerow(table.column_names)
-    for row in table.to_pylist():
-        writer.writerow("" if v is None else _cell(v) for v in row.values())
+    for row in _rows(table):
+        writer.writerow("" if v is None else _cell(v) for v in row)
     return buffer.getvalue()
 
 
@@ -93,9 +93,10 @@ def render_json_lines(table: pa.Table) -> str:
     >>> render_json_lines(pa.table({"a": [1, None], "b": [0.5, float("nan")]}))
     '{"a": 1, "b": 0.5}\n{"a": null, "b": "NaN"}\n'
     """
+    keys = [_json(name) + ": " for name in table.column_names]  # kept apart: names may repeat
     return "".join(
-        json.dumps(_jsonable(row), ensure_ascii=False, allow_nan=False) + "\n"
-        for row in table.to_pylist()
+        "{" + ", ".join(k + _json(v) for k, v in zip(keys, row, strict=True)) + "}\n"
+        for row in _rows(table)
     )
 
 
@@ -109,6 +110,12 @@ def render_parquet(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return bytes(sink.getvalue())
+
+
+def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
+    """The rows as tuples (`pa.Table.to_pylist` would merge columns of the same name)."""
+    columns = [column.to_pylist() for column in table.columns]
+    return list(zip(*columns, strict=True))
 
 
 def _footer(total: int, shown: int) -> str:
@@ -133,18 +140,22 @@ def _is_numeric(type_: pa.DataType) -> bool:
 
 
 def _cell(value: Any) -> str:
-    """One value as text: the form DuckDB prints, control characters escaped."""
+    """One value as text, close to the form DuckDB prints."""
     if value is None:
         return NULL
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value.translate(_ESCAPES)
+        return value
     if isinstance(value, bytes):
         return "\\x" + value.hex()
     if isinstance(value, (list, tuple, dict)):
-        return json.dumps(_jsonable(value), ensure_ascii=False, allow_nan=False)
+        return _json(value)
     return str(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(_jsonable(value), ensure_ascii=False, allow_nan=False)
 
 
 def _jsonable(value: Any) -> Any:
