@@ -17,6 +17,7 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) examples/demo.py
+	$(PY) examples/history.py
 
 # The whole suite, interop (Apache Paimon through PySpark) included: CI runs exactly this.
 test: $(STAMP)
