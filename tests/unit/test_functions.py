@@ -1,7 +1,7 @@
 """Every function in functions/ is documented, its signature is the macro's, and its examples run.
 
-The examples run on a plain DuckDB connection after ``paimon_sql.install(con, warehouse)``, over the Java-written
-fixture warehouse.
+The examples run on a plain DuckDB connection after ``paimon_sql.install(con, warehouse)``, over
+the Java-written fixture warehouse.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from sqlglot import exp
 
 import paimon_sql
 from paimon_sql.sql.install import functions_dir
@@ -120,7 +121,8 @@ def test_system_function_columns_match_the_signature(con):
         names = [c.strip().split()[0] for c in re.split(r",\s*(?![^()]*\))", columns)]
         call = re.search(re.escape(f.name) + r"\((?:[^()]|\([^()]*\))*\)", f.examples[0])
         assert call is not None
-        described = [row[0] for row in con.sql("DESCRIBE SELECT * FROM " + call[0]).fetchall()]
+        query = exp.select("*").from_(call[0], dialect="duckdb").sql("duckdb")
+        described = con.sql(query).columns
         assert described == names, f.name
 
 
