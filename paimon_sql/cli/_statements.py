@@ -17,7 +17,7 @@ _DIALECT = Dialect.get_or_raise("duckdb")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Statement:
-    """One statement's text (without its semicolon) and the line it starts on (1-based)."""
+    """One statement's text (without its semicolon) and the line of its first word (1-based)."""
 
     text: str
     line: int
@@ -42,10 +42,10 @@ def split_statements(text: str) -> list[Statement]:
             pending.append(token)
             continue
         if pending:
-            statements.append(_statement(text, start, token.start))
+            statements.append(_statement(text[start : token.start], pending[0].line))
         start, pending = token.end + 1, []
     if pending:
-        statements.append(_statement(text, start, len(text)))
+        statements.append(_statement(text[start:], pending[0].line))
     return statements
 
 
@@ -64,7 +64,5 @@ def is_complete(text: str) -> bool:
     return not tokens or tokens[-1].token_type == TokenType.SEMICOLON
 
 
-def _statement(text: str, start: int, end: int) -> Statement:
-    piece = text[start:end]
-    begin = start + len(piece) - len(piece.lstrip())
-    return Statement(text=piece.strip(), line=text.count("\n", 0, begin) + 1)
+def _statement(piece: str, line: int) -> Statement:
+    return Statement(text=piece.strip(), line=line)

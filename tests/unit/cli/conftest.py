@@ -24,5 +24,5 @@ PK_DEDUP_TABLE = """\
 
 @pytest.fixture
 def java_warehouse(tmp_path):
-    """A private copy of the Java-written warehouse (the shell only reads it; a copy keeps it so)."""
+    """A private copy of the Java-written warehouse (the shell only reads; a copy keeps it so)."""
     return shutil.copytree(JAVA_WAREHOUSE, tmp_path / "java-warehouse")

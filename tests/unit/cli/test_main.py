@@ -47,7 +47,9 @@ def test_script_with_semicolons_in_strings_and_comments(tmp_path, capsys):
 def test_script_stops_at_the_first_failing_statement(warehouse, tmp_path, capsys):
     script = tmp_path / "bad.sql"
     script.write_text(
-        "INSERT INTO db.t VALUES (4, 'kept');\n\nSELECT * FROM db.missing;\nINSERT INTO db.t VALUES (5, 'never');\n"
+        "INSERT INTO db.t VALUES (4, 'kept');\n\n"
+        "SELECT * FROM db.missing;\n"
+        "INSERT INTO db.t VALUES (5, 'never');\n"
     )
     assert main([str(warehouse), "-f", str(script)]) == 1
     _, err = capsys.readouterr()

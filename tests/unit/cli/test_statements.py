@@ -1,4 +1,4 @@
-"""Splitting scripts into statements, and telling a finished statement from one still being typed."""
+"""Splitting scripts into statements; telling a finished statement from one still being typed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_semicolons_inside_strings_identifiers_and_comments_do_not_split():
     assert split_statements(script) == [
         Statement(text="SELECT 'a;b' AS \"c;d\"", line=1),
         Statement(
-            text="-- one;\n/* two; */ CALL sys.create_tag(table => 'db.t', tag => 'x;y')", line=1
+            text="-- one;\n/* two; */ CALL sys.create_tag(table => 'db.t', tag => 'x;y')", line=2
         ),
         Statement(text="SELECT $$e;f$$", line=4),
     ]
