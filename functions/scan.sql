@@ -13,6 +13,10 @@
 -- expect: [(1, 'a2'), (2, None)]
 -- example: SELECT * FROM paimon_scan('db.append_tags', tag := 'tag1') ORDER BY id
 -- expect: [(1, 'a', 10), (2, 'b', 20), (4, 'd', 40)]
+-- example: SELECT id, extra FROM paimon_scan('db.append_tags', snapshot := 3) WHERE extra IS NOT NULL
+-- expect: [(9, 'x')]
+-- example: SELECT count(*) FROM paimon_scan('db.append_tags', timestamp := '2100-01-01 00:00:00')
+-- expect: [(6,)]
 CREATE OR REPLACE MACRO paimon_scan(table_name, snapshot := NULL, tag := NULL, "timestamp" := NULL) AS TABLE
     SELECT * EXCLUDE (__paimon_table, __paimon_snapshot, __paimon_tag, __paimon_timestamp)
     FROM query_table(__paimon_scan_bind(table_name, snapshot, tag, "timestamp"))
