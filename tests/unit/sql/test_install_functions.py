@@ -164,3 +164,19 @@ def test_a_new_commit_and_a_new_table_show_on_the_next_call(tmp_path):
     assert len(files_now) == 2
     writer.close()
     con.close()
+
+
+def test_a_filter_outside_a_file_statistics_never_opens_it(tmp_path):
+    # Statistics pruning: append_tags' snapshot-3 file holds only id 9.
+    warehouse = _copy_table(tmp_path, "append_tags")
+    con = duckdb.connect()
+    paimon_sql.install(con, warehouse)
+    newest = _call("paimon_files", "db.append_tags").where(exp.column("schema_id").eq(1))
+    [(name,)] = con.sql(newest.select("file_path", append=False).sql("duckdb")).fetchall()
+    (warehouse / "db.db/append_tags/bucket-0" / name).unlink()
+    query = _call("paimon_scan", "db.append_tags")
+    small = query.where(exp.column("id") < 5)
+    assert [r[0] for r in _rows(con, small)[1]] == [1, 1, 2, 3, 4]
+    with pytest.raises(duckdb.Error, match=name):
+        con.sql(query.where(exp.column("id").eq(9)).sql("duckdb")).fetchall()
+    con.close()
