@@ -265,16 +265,19 @@ def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
         yield pa.Table.from_batches(pending)
 
 
-def _check_supported(table: Table, schema: TableSchema) -> None:
-    options = CoreOptions(schema.options)
-    if schema.primary_keys and options.changelog_producer in (
-        ChangelogProducer.FULL_COMPACTION,
-        ChangelogProducer.LOOKUP,
-    ):
-        raise UnsupportedFeatureError(
-            f"compacting {table.name}: 'changelog-producer'='{options.changelog_producer.value}' needs the "
-            "compaction to write changelog files, which paimon-sql does not do yet; compact it with Spark or Flink"
-        )
+def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
+    """Changelog producers that need the compaction to write changelog files: ``full-compaction`` always,
+    ``lookup`` when level-0 files (not yet looked up) are compacted. paimon-sql writes none, so it refuses
+    rather than leave streaming readers without the changes."""
+    producer = CoreOptions(schema.options).changelog_producer
+    if not schema.primary_keys or producer not in (ChangelogProducer.FULL_COMPACTION, ChangelogProducer.LOOKUP):
+        return
+    if producer is ChangelogProducer.LOOKUP and all(f.level > 0 for u in units for f in u.files):
+        return
+    raise UnsupportedFeatureError(
+        f"compacting {table.name}: 'changelog-producer'='{producer.value}' needs the compaction to write "
+        "changelog files, which paimon-sql does not do yet; compact this table with Spark or Flink"
+    )
 
 
 def compact(
@@ -291,10 +294,10 @@ def compact(
     if snapshot is None:
         return None
     schema = table.latest_schema
-    _check_supported(table, schema)
     units = compaction_units(table, snapshot, schema, partition_ok)
     if not units:
         return None
+    _check_supported(table, schema, units)
     written: list[str] = []
     rewriter = _Rewriter(table, schema, written)
     try:
