@@ -151,8 +151,8 @@ def _accepts(predicate: Node) -> bool:
 
 def _not_pushed(function: str) -> SqlError:
     return SqlError(
-        f"{function}: the table name and time-travel arguments must be constants "
-        "(DuckDB did not push them down to the source)"
+        f"{function}: its arguments did not reach the source as pushed-down filters; they must be "
+        "constants, and DuckDB's optimizer must be on"
     )
 
 

@@ -109,6 +109,20 @@ def test_a_table_name_that_is_not_a_constant_is_refused(installed):
             con.sql(names.join(lateral).sql("duckdb")).fetchall()
 
 
+def test_without_the_optimizer_the_functions_refuse_rather_than_guess():
+    # No filter pushdown at all: the routing arguments never reach the sources.
+    con = duckdb.connect()
+    paimon_sql.install(con, JAVA)
+    con.execute("PRAGMA disable_optimizer")
+    for query in (
+        _call("paimon_scan", "db.append_tags", snapshot=1),
+        _call("paimon_snapshots", "db.append_tags"),
+    ):
+        with pytest.raises(duckdb.Error, match="optimizer must be on"):
+            con.sql(query.sql("duckdb")).fetchall()
+    con.close()
+
+
 def _copy_table(tmp_path: Path, name: str) -> Path:
     warehouse = tmp_path / "wh"
     shutil.copytree(JAVA / "db.db" / name, warehouse / "db.db" / name)
