@@ -1,9 +1,9 @@
-"""Tags: create, replace, rename, delete and expire them, and create them automatically on commit (seed 003).
+"""Tags: create, replace, rename, delete and expire them; create them automatically (seed 003).
 
-A tag is the file ``tag/tag-<name>`` holding the tagged snapshot's JSON, written exactly as Java's
-``TagManager`` does (paimon-format.md §3, §10.3): the snapshot as is, or, when the tag is created with a
-retention time, the snapshot plus ``tagCreateTime`` (local wall-clock time) and ``tagTimeRetained``. Only
-the tag file is written; data files and manifests stay shared with the snapshot.
+A tag is the file ``tag/tag-<name>`` holding the tagged snapshot's JSON, written exactly as
+Java's ``TagManager`` does (paimon-format.md §3, §10.3): the snapshot as is, or, when the tag is
+created with a retention time, the snapshot plus ``tagCreateTime`` (local wall-clock time) and
+``tagTimeRetained``. Only the tag file is written; data files and manifests stay shared.
 
 >>> import tempfile
 >>> import paimon_sql
@@ -52,7 +52,7 @@ Clock = Callable[[], datetime.datetime]
 
 
 def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | None:
-    """A retention as seconds: Paimon duration text (``'1 d'``, ``'2 h'``, ``'30 min'``) or a timedelta.
+    """Seconds of a retention: duration text (``'1 d'``, ``'2 h'``, ``'30 min'``) or a timedelta.
 
     >>> retained_seconds("1 d"), retained_seconds("90 min"), retained_seconds("1500 ms")
     (86400.0, 5400.0, 1.5)
@@ -75,7 +75,7 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
 
 
 def _check_name(name: str, what: str = "tag name") -> None:
-    # TagManager: "Tag name shouldn't be blank." (Java accepts numeric names; Spark reads them as tags)
+    # TagManager: "Tag name shouldn't be blank." Numeric names are fine (Spark reads them as tags).
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{what} must not be blank, got {name!r}")
     if "/" in name or "\\" in name:
@@ -98,7 +98,7 @@ def _snapshot_range(table: Table) -> str:
 
 
 def _tag_content(snapshot: Snapshot, seconds: float | None, clock: Clock) -> bytes:
-    """The tag file: the plain snapshot, or with ``tagCreateTime``/``tagTimeRetained`` (TagManager)."""
+    """The tag file: the snapshot, plus ``tagCreateTime``/``tagTimeRetained`` with a retention."""
     plain = dataclasses.replace(snapshot, tag_create_time=None, tag_time_retained_seconds=None)
     if seconds is not None:
         plain = dataclasses.replace(
@@ -108,7 +108,7 @@ def _tag_content(snapshot: Snapshot, seconds: float | None, clock: Clock) -> byt
 
 
 def _find_snapshot(table: Table, snapshot_id: int | None) -> Snapshot:
-    """The latest snapshot, or snapshot `snapshot_id`: live, else held by a tag (Java's findSnapshot)."""
+    """The latest snapshot, or `snapshot_id`: live, else held by a tag (Java's findSnapshot)."""
     if snapshot_id is None:
         latest = table.latest_snapshot()
         if latest is None:
@@ -141,7 +141,7 @@ def create_tag(
     *,
     clock: Clock = datetime.datetime.now,
 ) -> Snapshot:
-    """Tag a snapshot (default: the latest); never overwrites an existing tag. Returns the tagged snapshot."""
+    """Tag a snapshot (default: the latest), never overwriting a tag; returns the tag's snapshot."""
     _check_name(name)
     seconds = retained_seconds(time_retained)
     if table.fileio.exists(_path(table, name)):
@@ -168,7 +168,7 @@ def replace_tag(
     *,
     clock: Clock = datetime.datetime.now,
 ) -> Snapshot:
-    """Point an existing tag at another snapshot (default: the latest), with a new retention or none."""
+    """Point an existing tag at another snapshot (default: the latest), with a new retention."""
     _check_name(name)
     seconds = retained_seconds(time_retained)
     if not table.fileio.exists(_path(table, name)):
@@ -194,8 +194,9 @@ def rename_tag(table: Table, name: str, target: str) -> None:
 def delete_tag(table: Table, names: str) -> list[str]:
     """Delete tags (comma-separated names, as Spark's ``delete_tag``); returns the deleted names.
 
-    Every name must exist (checked before any is deleted). When a deleted tag held a snapshot that is no
-    longer live and no other tag holds it, the files only it kept are cleaned up (TagManager.deleteTag).
+    Every name must exist (checked before any is deleted). When a deleted tag held a snapshot that
+    is no longer live and no other tag holds it, the files only it kept are cleaned up
+    (TagManager.deleteTag).
     """
     wanted = [n.strip() for n in str(names).split(",")]
     for name in wanted:
@@ -238,8 +239,8 @@ def create_tag_from_timestamp(
 ) -> TimestampTag:
     """Tag the first snapshot committed at or after `timestamp_ms`, as Spark's procedure does.
 
-    Live snapshots are searched first; a tag whose snapshot is older than that one (or the only match,
-    once the snapshots expired) wins, so expired history stays taggable.
+    Live snapshots are searched first; a tag whose snapshot is older than that one (or the only
+    match, once the snapshots expired) wins, so expired history stays taggable.
     """
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
         raise ValueError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
@@ -273,8 +274,8 @@ def expire_tags(
     """Delete tags whose retention has passed, and (given `older_than`) tags created before it.
 
     Java's TagTimeExpire: a tag with ``tagCreateTime + tagTimeRetained`` before now expires; with
-    `older_than` (local wall-clock time), so does every tag created before it, the creation time of a tag
-    without ``tagCreateTime`` being its file's modification time. Returns the expired names.
+    `older_than` (local wall-clock time), so does every tag created before it, the creation time
+    of a tag without ``tagCreateTime`` being its file's modification time. Returns the names.
     """
     now = clock()
     expired = []
@@ -305,7 +306,7 @@ def _modified(table: Table, name: str) -> datetime.datetime | None:
     return None if mtime is None else mtime.astimezone().replace(tzinfo=None)
 
 
-# --- automatic creation (TagAutoCreation, TagPeriodHandler, TagTimeExtractor, TagBatchCreation) --------
+# --- automatic creation (TagAutoCreation, TagPeriodHandler, TagTimeExtractor, TagBatchCreation) ---
 
 _DAY = re.compile(r"^(\d{1,10})-(\d{2})-(\d{2})$")
 _DAY_PLAIN = re.compile(r"^(\d{1,10})(\d{2})(\d{2})$")
@@ -383,7 +384,7 @@ TimeOf = Callable[[Snapshot], "datetime.datetime | None"]
 
 
 def _extractor(mode: str, options: Mapping[str, str]) -> TimeOf:
-    """TagTimeExtractor: a snapshot's commit time (local), or its watermark in `sink.watermark-time-zone`."""
+    """TagTimeExtractor: commit time (local), or the watermark in `sink.watermark-time-zone`."""
     if mode == "process-time":
         return lambda s: datetime.datetime.fromtimestamp(s.time_millis / 1000)
     if mode != "watermark":
@@ -422,11 +423,12 @@ def auto_create_tags(
 ) -> list[str]:
     """Create the tags ``tag.automatic-creation`` asks for; returns the names created.
 
-    Java's TagAutoCreation, rebuilt from the table at each commit as a new Java writer would: resume after
-    the snapshot of the newest automatic tag (or at the earliest snapshot), and tag a snapshot when its
-    time, less ``tag.creation-delay``, has passed the end of the period after the last tag. The tag is
-    named after the period before the snapshot's time. `time_of` overrides the time of a snapshot
-    (default: its commit time, or its watermark); `clock` gives the creation time of retained tags.
+    Java's TagAutoCreation, rebuilt from the table at each commit as a new Java writer would:
+    resume after the snapshot of the newest automatic tag (or at the earliest snapshot), and tag a
+    snapshot when its time, less ``tag.creation-delay``, has passed the end of the period after
+    the last tag. The tag is named after the period before the snapshot's time. `time_of`
+    overrides the time of a snapshot (default: its commit time, or its watermark); `clock` gives
+    the creation time of retained tags.
     """
     options = dict(table.latest_schema.options)
     mode = options.get("tag.automatic-creation", "none").lower()
@@ -435,33 +437,39 @@ def auto_create_tags(
     if mode == "batch":
         return _batch_tag(table, options, clock)
     period = tag_period(options)
-    delay = datetime.timedelta(
-        milliseconds=parse_duration(options.get("tag.creation-delay", "0 ms"))
-    )
-    if delay >= period.length:
-        raise OptionError(
-            f"tag.creation-delay ({delay}) must be shorter than one tag.creation-period ({period.length})"
-        )
+    delay = _delay(options, period)
     extract = time_of or _extractor(mode, options)
+    complete = options.get("tag.automatic-completion", "false").lower() == "true"
+    seconds = retained_seconds(options.get("tag.default-time-retained"))
     state = _AutoState.resume(table, period)
     created: list[str] = []
     for snapshot in state.pending(table):
         moment = extract(snapshot)
-        if moment is None:
+        due = state.next_tag is None or (
+            moment is not None and moment - delay >= state.next_tag + period.length
+        )
+        if moment is None or not due:
             continue
-        if state.next_tag is not None and moment - delay < state.next_tag + period.length:
-            continue
-        start = period.previous(moment)
-        if options.get("tag.automatic-completion", "false").lower() == "true" and state.next_tag:
-            start = state.next_tag
+        start = state.next_tag if complete and state.next_tag else period.previous(moment)
         name = period.name(start)
-        if not table.fileio.exists(_path(table, name)):
-            seconds = retained_seconds(options.get("tag.default-time-retained"))
-            if table.fileio.try_create(_path(table, name), _tag_content(snapshot, seconds, clock)):
-                created.append(name)
+        content = _tag_content(snapshot, seconds, clock)
+        if table.fileio.try_create(_path(table, name), content):
+            created.append(name)
         state.next_tag = start + period.length
         _retain_auto_tags(table, period, options.get("tag.num-retained-max"))
     return created
+
+
+def _delay(options: Mapping[str, str], period: TagPeriod) -> datetime.timedelta:
+    """``tag.creation-delay``, shorter than one period (TagPeriodHandler.validateDelay)."""
+    text = options.get("tag.creation-delay", "0 ms")
+    delay = datetime.timedelta(milliseconds=parse_duration(text))
+    if delay >= period.length:
+        raise OptionError(
+            f"tag.creation-delay ({text}) must be shorter than one tag.creation-period "
+            f"({period.length}); lower the delay or choose a longer period"
+        )
+    return delay
 
 
 @dataclass(slots=True)
@@ -504,7 +512,7 @@ def _retain_auto_tags(table: Table, period: TagPeriod, maximum: str | None) -> N
 
 
 def _batch_tag(table: Table, options: dict[str, str], clock: Clock) -> list[str]:
-    """TagBatchCreation: tag the latest snapshot ``batch-write-<yyyy-MM-dd>`` (replacing that tag)."""
+    """TagBatchCreation: tag the latest snapshot ``batch-write-<yyyy-MM-dd>`` (replacing it)."""
     latest = table.latest_snapshot()
     if latest is None:
         return []
@@ -521,7 +529,7 @@ def _batch_tag(table: Table, options: dict[str, str], clock: Clock) -> list[str]
 
 
 def _retain_tags(table: Table, maximum: int) -> None:
-    """Keep at most `maximum` tags of any kind: the oldest snapshots' tags go first, oldest file first."""
+    """Keep at most `maximum` tags of any kind: the oldest snapshots' tags go first."""
     groups: dict[int, list[str]] = {}
     for name in table.tag_names():
         groups.setdefault(table.tag(name).id, []).append(name)
@@ -544,8 +552,8 @@ def run_after_commit(
 ) -> None:
     """The tag step of a commit (TagAutoManager): automatic tags, then tags past their retention.
 
-    The commit has already happened, so a failure is logged, never raised: raising would make the writer
-    delete data files the new snapshot already references.
+    The commit has already happened, so a failure is logged, never raised: raising would make the
+    writer delete data files the new snapshot already references.
     """
     try:
         auto_create_tags(table, time_of=time_of, clock=clock)

@@ -1,7 +1,11 @@
-"""Tag procedures: create_tag, delete_tag, rename_tag, replace_tag, create_tag_from_timestamp, expire_tags.
+"""Tag procedures: create_tag, delete_tag, rename_tag, replace_tag, create_tag_from_timestamp,
+expire_tags.
 
-Spark's names, parameter order and output columns (paimon-spark ``CreateTagProcedure`` and friends; the
-same in 0.9 and 1.x). Rollback procedures live with the snapshot lifecycle ones.
+Spark's names, parameter order and output columns (paimon-spark ``CreateTagProcedure`` and
+friends). Paimon 0.9 has create_tag, create_tag_from_timestamp and delete_tag; rename_tag,
+replace_tag and expire_tags come from 1.x; where both have one, the parameters are the same.
+``delete_tag`` refuses an unknown name as 0.9 does (1.x only logs it). Rollback procedures live
+with the snapshot lifecycle ones.
 
 >>> [p.signature() for p in PROCEDURES][:2]
 ['create_tag(table, tag, [snapshot], [time_retained])', 'delete_tag(table, tag)']
