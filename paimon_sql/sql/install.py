@@ -72,7 +72,7 @@ _HIDDEN_TYPES = {
     TAG: pa.string(),
     TIMESTAMP: pa.timestamp("us"),
 }
-#: The system tables whose content depends on a snapshot (``$files`` at snapshot 2 ...).
+#: The system tables whose content depends on a snapshot (``$files`` at snapshot 2 or a tag ...).
 PER_SNAPSHOT = ("files", "manifests", "partitions", "buckets", "table_indexes")
 #: The data system tables: their columns are the table's, so they route like `paimon_scan`.
 DATA_KINDS = ("audit_log", "ro")
@@ -291,8 +291,13 @@ class _SystemSource(ArrowScanSource):
             return catalog_table(self.session.catalog, self.kind)
         table = self.session.table(_identifier(routing.get(TABLE), "paimon_" + self.kind))
         snapshot = None
-        if routing.get(SNAPSHOT) is not None:
-            snapshot = table.snapshot(routing[SNAPSHOT])
+        if routing.get(SNAPSHOT) is not None or routing.get(TAG) is not None:
+            try:
+                snapshot = table.select_snapshot(
+                    snapshot_id=routing.get(SNAPSHOT), tag=routing.get(TAG)
+                )
+            except ValueError as err:
+                raise SqlError(f"paimon_{self.kind}: {err}") from err
         return system_table(table, self.kind, snapshot)
 
     def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
@@ -370,7 +375,7 @@ def _register_sources(con: duckdb.DuckDBPyConnection, session: Session) -> None:
     con._register_arrow_source(SCAN_SOURCE, scan)
     _function(con, SCAN_BIND, scan.bind, ["VARCHAR", "BIGINT", "VARCHAR", "TIMESTAMP"])
     for kind, schema in SCHEMAS.items():
-        hidden = (TABLE, SNAPSHOT) if kind in PER_SNAPSHOT else (TABLE,)
+        hidden = (TABLE, SNAPSHOT, TAG) if kind in PER_SNAPSHOT else (TABLE,)
         source = _SystemSource(session, kind, schema, hidden)
         con._register_arrow_source("__paimon_" + kind, source)
     for kind, schema in CATALOG_SCHEMAS.items():

@@ -194,3 +194,56 @@ def test_a_filter_outside_a_file_statistics_never_opens_it(tmp_path):
     with pytest.raises(duckdb.Error, match=name):
         con.sql(query.where(exp.column("id").eq(9)).sql("duckdb")).fetchall()
     con.close()
+
+
+KINDS = [
+    "snapshots",
+    "schemas",
+    "options",
+    "tags",
+    "consumers",
+    "aggregation_fields",
+    "files",
+    "manifests",
+    "partitions",
+    "buckets",
+    "table_indexes",
+    "audit_log",
+    "ro",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("table", ["db.append_tags", "db.pk_dv"])
+def test_each_system_function_equals_the_session_system_table(installed, kind, table):
+    con, session = installed
+    db, name = table.split(".")
+    system = exp.select("*").from_(exp.table_(name + "$" + kind, db=db, quoted=True))
+    reference = session.sql(system.sql("duckdb"))
+    columns, rows = _rows(con, _call("paimon_" + kind, table))
+    assert columns == reference.columns
+    assert rows == sorted(reference.fetchall(), key=repr)
+
+
+@pytest.mark.parametrize("kind", ["files", "manifests", "partitions", "buckets"])
+@pytest.mark.parametrize("version", [1, "tag2"])
+def test_storage_functions_at_a_snapshot_or_tag(installed, kind, version):
+    con, session = installed
+    table = exp.table_("append_tags$" + kind, db="db", quoted=True)
+    table.set("version", exp.Version(this="VERSION", kind="AS OF", expression=exp.convert(version)))
+    reference = session.sql(exp.select("*").from_(table).sql("duckdb"))
+    travel = {"snapshot": version} if isinstance(version, int) else {"tag": version}
+    columns, rows = _rows(con, _call("paimon_" + kind, "db.append_tags", **travel))
+    assert columns == reference.columns
+    assert rows == sorted(reference.fetchall(), key=repr)
+    assert rows != _rows(con, _call("paimon_" + kind, "db.append_tags"))[1]
+
+
+@pytest.mark.parametrize("kind", ["tables", "partitions", "all_table_options"])
+def test_catalog_functions_equal_the_sys_tables(installed, kind):
+    con, session = installed
+    function = {"partitions": "paimon_all_partitions"}.get(kind, "paimon_" + kind)
+    reference = session.sql(exp.select("*").from_(exp.table_(kind, db="sys")).sql("duckdb"))
+    columns, rows = _rows(con, _call(function))
+    assert columns == reference.columns
+    assert rows == sorted(reference.fetchall(), key=repr)
