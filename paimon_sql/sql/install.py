@@ -212,8 +212,9 @@ class _ScanRouter(ArrowScanSource):
 
     The schema depends on the call (the table; the snapshot's schema when time travelling).
     DuckDB binds ``query_table(__paimon_scan_bind(...))`` by folding the UDF and then, on the same
-    thread, reading this
-    source's ``__arrow_c_schema__``; `bind` leaves the schema in a thread-local for that read.
+    thread, reading this source's ``__arrow_c_schema__``; `bind` leaves the schema in a
+    thread-local for that read. Each ``stream`` call resolves its own table and snapshot from its
+    filters, so several calls in one query (two snapshots joined) never share state.
     """
 
     schema_is_stable = False
@@ -303,9 +304,8 @@ class _SystemSource(ArrowScanSource):
     def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """Every declared column; the hidden ones carry the routing values."""
         routing, _ = _split(filters)
-        if (columns is not None and any(c >= self.width for c in columns)) or len(routing) < len(
-            self.hidden
-        ):
+        reads_hidden = columns is not None and any(c >= self.width for c in columns)
+        if reads_hidden or len(routing) < len(self.hidden):
             raise _not_pushed("paimon_" + self.kind)
         data = _append_hidden(self.content(routing), self.hidden, routing)
         return data.to_reader().__arrow_c_stream__(), False
@@ -370,7 +370,11 @@ class _DataSystemRouter(ArrowScanSource):
 
 
 def _register_sources(con: duckdb.DuckDBPyConnection, session: Session) -> None:
-    """The routing sources and their bind UDFs (see the module docstring)."""
+    """The routing sources and their bind UDFs (see the module docstring).
+
+    ``_register_arrow_source`` is the pinned duckdb's underscore-named source protocol, as in
+    `paimon_sql.sql._source.register`.
+    """
     scan = _ScanRouter(session)
     con._register_arrow_source(SCAN_SOURCE, scan)
     _function(con, SCAN_BIND, scan.bind, ["VARCHAR", "BIGINT", "VARCHAR", "TIMESTAMP"])
