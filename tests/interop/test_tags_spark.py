@@ -1,9 +1,9 @@
 """Tags against Apache Paimon 0.9 (through Spark) as the oracle.
 
-(a) paimon-sql tags a table it wrote; Spark reads every tag as paimon-sql does and lists them in ``t$tags``.
-(b) Spark tags a table it wrote; paimon-sql reads the tags, deletes one and renames another; Spark still reads
-    the rest. (c) A tag paimon-sql writes is the file Java writes for the same snapshot, byte for byte (only
-    ``tagCreateTime``, a clock reading, differs in value, not in form).
+(a) paimon-sql tags a table it wrote; Spark reads every tag as paimon-sql does and lists them in
+    ``t$tags``. (b) Spark tags a table it wrote; paimon-sql reads the tags, deletes one and renames
+    another; Spark still reads the rest. (c) A tag paimon-sql writes is the file Java writes for the
+    same snapshot, byte for byte (only ``tagCreateTime``, a clock reading, differs in value).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from sqlglot import exp
 
 import paimon_sql
 from tests.interop.harness import assert_rows_equal, spark_rows, spark_session, spark_sql
@@ -23,8 +24,13 @@ _CREATE_TIME = re.compile(r'"tagCreateTime" : \[ \d+, \d+, \d+, \d+, \d+(, \d+)*
 
 
 def _ours(session, version: str | None = None):
-    clause = "" if version is None else " VERSION AS OF '" + version + "'"
-    relation = session.sql("SELECT * FROM db.t" + clause)
+    table = exp.to_table("db.t")
+    if version is not None:
+        table.set(
+            "version",
+            exp.Version(this="VERSION", kind="AS OF", expression=exp.Literal.string(version)),
+        )
+    relation = session.sql(exp.select("*").from_(table).sql("spark"))
     return [dict(zip(relation.columns, row, strict=True)) for row in relation.fetchall()]
 
 
@@ -42,7 +48,8 @@ def test_spark_reads_the_tags_we_create(tmp_path):
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
     session.sql(
-        "CREATE TABLE db.t (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')"
+        "CREATE TABLE db.t (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+        " WITH ('bucket' = '2')"
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
     session.sql("INSERT INTO db.t VALUES (2, 'b2'), (3, 'c')")
@@ -77,8 +84,9 @@ def test_we_read_and_manage_the_tags_spark_creates(tmp_path):
         spark,
         "CREATE TABLE db.t (id BIGINT, v STRING) USING paimon TBLPROPERTIES ('bucket' = '-1')",
     )
-    for values in ("(1, 'a')", "(2, 'b')", "(3, 'c')"):
-        spark_sql(spark, "INSERT INTO db.t VALUES " + values)
+    spark_sql(spark, "INSERT INTO db.t VALUES (1, 'a')")
+    spark_sql(spark, "INSERT INTO db.t VALUES (2, 'b')")
+    spark_sql(spark, "INSERT INTO db.t VALUES (3, 'c')")
     spark_sql(spark, "CALL sys.create_tag(table => 'db.t', tag => 't1', snapshot => 1)")
     spark_sql(
         spark,
@@ -128,11 +136,13 @@ def test_our_tag_file_is_the_file_java_writes(tmp_path, writer):
     spark_sql(spark, "CALL sys.create_tag(table => 'db.t', tag => 'java_plain', snapshot => 1)")
     spark_sql(
         spark,
-        "CALL sys.create_tag(table => 'db.t', tag => 'java_kept', snapshot => 1, time_retained => '1 d')",
+        "CALL sys.create_tag(table => 'db.t', tag => 'java_kept', snapshot => 1,"
+        " time_retained => '1 d')",
     )
     session.sql("CALL sys.create_tag(table => 'db.t', tag => 'ours_plain', snapshot => 1)")
     session.sql(
-        "CALL sys.create_tag(table => 'db.t', tag => 'ours_kept', snapshot => 1, time_retained => '1 d')"
+        "CALL sys.create_tag(table => 'db.t', tag => 'ours_kept', snapshot => 1,"
+        " time_retained => '1 d')"
     )
 
     java_plain, ours_plain = _tag_text(warehouse, "java_plain"), _tag_text(warehouse, "ours_plain")
@@ -141,8 +151,8 @@ def test_our_tag_file_is_the_file_java_writes(tmp_path, writer):
         assert ours_plain == java_plain
         assert _normalised(ours_kept) == _normalised(java_kept)
     else:
-        # Java 0.9 rewrites our snapshot with the fields it knows: the same keys in the same order, less the
-        # manifest-list sizes (Paimon 1.1+) that 0.9 drops, and 0.9's changelogRecordCount 0.
+        # Java 0.9 rewrites our snapshot with the fields it knows: the same keys in the same order,
+        # less the list sizes (Paimon 1.1+) 0.9 drops, plus 0.9's changelogRecordCount 0.
         known = json.loads(java_kept)
         ours = json.loads(ours_kept)
         assert [k for k in ours if k in known] == [k for k in known if k in ours]
