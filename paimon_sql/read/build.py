@@ -211,6 +211,11 @@ class ReadRequest:
     key_order: bool = False
 
 
+#: The anti-join chain scans a file once per later file (quadratic); above this many files the window merge is
+#: far faster (a compaction of 50 overlapping files: 25 s against 1 s).
+ANTI_JOIN_MAX_FILES = 4
+
+
 class _SplitQuery:
     #: Whether disjoint sequence ranges may be merged by anti-joins (tests compare both strategies).
     anti_join = True
@@ -331,7 +336,7 @@ class _SplitQuery:
         key no winning file holds (an anti-join), which is cheaper than ranking every row.
         """
         engine = self.merge_engine
-        if not self.anti_join or self.seq_fields:
+        if not self.anti_join or self.seq_fields or len(files) > ANTI_JOIN_MAX_FILES:
             return None
         if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
             return None
