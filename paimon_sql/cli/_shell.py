@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -25,6 +26,7 @@ from paimon_sql.cli._statements import split_statements
 from paimon_sql.errors import PaimonSqlError, SqlError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from paimon_sql import Relation, Session
@@ -67,6 +69,8 @@ class Shell:
         self.output_path: Path | None = None
         self._file: TextIO | None = None
         self._tables = 0  # text tables written so far
+        # This shell draws its own progress (the spinner); DuckDB's bar would overwrite it.
+        session.sql("SET enable_progress_bar = false")
 
     # --- running ----------------------------------------------------------------------------------
 
@@ -89,11 +93,14 @@ class Shell:
         return True
 
     def execute(self, text: str) -> None:
-        """Run one statement and write its result (raises what the statement raises)."""
+        """Run one statement and write its result (raises what the statement raises).
+
+        The statement runs in a worker thread, so that Ctrl-C (KeyboardInterrupt, which reaches
+        only the main thread) can interrupt DuckDB's query and come back at once.
+        """
         started = time.perf_counter()
         with Spinner(self.stderr, enabled=self.settings.progress) as spinner:
-            relation = self.session.sql(text)
-            self._show(relation, spinner)
+            self._interruptible(lambda: self._show(self.session.sql(text), spinner))
         if self.settings.timer:
             self.stderr.write(f"Run Time: {time.perf_counter() - started:.3f} s\n")
             self.stderr.flush()
@@ -102,6 +109,27 @@ class Shell:
         """Report `error` on stderr (see `report`) and return False."""
         report(error, self.stderr, debug=self.settings.debug, where=where)
         return False
+
+    def _interruptible(self, work: Callable[[], None]) -> None:
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as err:  # handed to the main thread, which raises it
+                failure.append(err)
+
+        worker = threading.Thread(target=run, name="paimon-sql-statement", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            self.session.con.interrupt()  # a Paimon commit in progress still finishes
+            worker.join()
+            raise
+        if failure:
+            raise failure[0]
 
     # --- output -----------------------------------------------------------------------------------
 

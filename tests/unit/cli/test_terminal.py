@@ -52,13 +52,17 @@ class Terminal:
 
     def expect(self, text: str, timeout: float = 30) -> str:
         """Wait until `text` shows after the last match; return what showed up to it."""
+        return self.expect_match(re.escape(text), timeout)
+
+    def expect_match(self, pattern: str, timeout: float = 30) -> str:
+        """Wait until regular expression `pattern` matches after the last match."""
         deadline = time.monotonic() + timeout
-        while (found := self.screen.find(text, self.seen)) < 0:
+        while (found := re.compile(pattern).search(self.screen, self.seen)) is None:
             left = deadline - time.monotonic()
             if left <= 0 or not self._read(left):
-                raise AssertionError(f"{text!r} never showed; the screen:\n{self.screen}")
-        shown = self.screen[self.seen : found + len(text)]
-        self.seen = found + len(text)
+                raise AssertionError(f"{pattern!r} never showed; the screen:\n{self.screen}")
+        shown = self.screen[self.seen : found.end()]
+        self.seen = found.end()
         return shown
 
     def _read(self, timeout: float) -> bool:
@@ -164,3 +168,19 @@ def test_quick_statements_draw_no_spinner():
     with Spinner(stream, enabled=True, delay=5):
         pass
     assert stream.getvalue() == ""
+
+
+@pytest.mark.slow
+def test_a_long_statement_shows_a_spinner_and_ctrl_c_interrupts_it(terminal):
+    terminal.expect("paimon> ")
+    terminal.type("SELECT count(*) FROM range(1000000000000);\r")  # minutes of counting
+    terminal.expect("range(1000000000000);\n")
+    terminal.expect_match(r"[|/\\-] 1\.\ds")  # the spinner, after about a second
+    terminal.type(CTRL_C)
+    started = time.monotonic()
+    terminal.expect("Interrupted\npaimon> ", timeout=20)
+    assert time.monotonic() - started < 10
+    terminal.type("SELECT 'still here' AS alive;\r")
+    assert terminal.expect("(1 row)\n").endswith(" alive\n------------\n still here\n(1 row)\n")
+    terminal.type(".quit\r")
+    assert terminal.close() == 0
