@@ -191,8 +191,9 @@ class GroupedMerge:
         for name in names:
             if name in self.keys:
                 outputs.append(_ident(name))
-            elif name == SEQ:  # the merged row carries the last merged record's sequence number (Java)
-                last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=exp.true())
+            elif name == SEQ:  # the last merged record's sequence number (partial-update: of the last add), as Java
+                counted = _add_kind() if self.engine is MergeEngine.PARTIAL_UPDATE else exp.true()
+                last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
                 outputs.append(exp.alias_(last, SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
                 outputs.append(exp.alias_(exp.cast(exp.Literal.number(0), "TINYINT"), KIND, quoted=True))
