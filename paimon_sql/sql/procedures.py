@@ -35,6 +35,8 @@ _CALL = re.compile(r"^\s*CALL\s+(.*?)\s*;?\s*$", re.I | re.S)
 def _literal(node: exp.Expression, procedure: str) -> Any:
     if isinstance(node, exp.Neg):
         return -_literal(node.this, procedure)
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
+        return node.this.this  # TIMESTAMP '2024-01-01 00:00:00' (Spark's typed literal): its text
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
