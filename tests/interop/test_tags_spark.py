@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from pathlib import Path
@@ -168,3 +169,45 @@ def test_our_tag_file_is_the_file_java_writes(tmp_path, writer):
     # and each side reads the other's tags the same way
     for tag in ("java_plain", "java_kept", "ours_plain", "ours_kept"):
         assert_rows_equal(spark_rows(spark, "db.t", version=tag), _ours(session, tag))
+
+
+def test_automatic_tags_agree_across_writers(tmp_path):
+    """Daily process-time tags: the first commit tags the day before; the other writer resumes."""
+    warehouse = tmp_path / "wh"
+    session = paimon_sql.connect(warehouse, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id BIGINT, v STRING) WITH ('tag.automatic-creation' = 'process-time',"
+        " 'tag.creation-period' = 'daily', 'tag.default-time-retained' = '7 d')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a')")
+    table = session.table("db.t")
+    day = datetime.datetime.fromtimestamp(table.snapshot(1).time_millis / 1000).date()
+    ours = [(day - datetime.timedelta(days=1)).isoformat()]
+    assert table.tag_names() == ours
+
+    spark = spark_session(warehouse)
+    spark_sql(
+        spark, "INSERT INTO db.t VALUES (2, 'b')"
+    )  # Java resumes after our tag: same day, no tag
+    session.sql("INSERT INTO db.t VALUES (3, 'c')")
+    assert list(_spark_tags(spark)) == ours
+    assert _spark_tags(spark)[ours[0]] == (1, "PT168H")
+    assert_rows_equal(spark_rows(spark, "db.t", version=ours[0]), [{"id": 1, "v": "a"}])
+
+    # the same table made and first written by Java: the same tag name on its first snapshot
+    other = tmp_path / "java"
+    java = spark_session(other)
+    spark_sql(java, "CREATE DATABASE db")
+    spark_sql(
+        java,
+        "CREATE TABLE db.t (id BIGINT, v STRING) USING paimon TBLPROPERTIES"
+        " ('tag.automatic-creation' = 'process-time', 'tag.default-time-retained' = '7 d')",
+    )
+    spark_sql(java, "INSERT INTO db.t VALUES (1, 'a')")
+    theirs = paimon_sql.connect(other)
+    theirs.sql("INSERT INTO db.t VALUES (2, 'b')")  # we resume after Java's tag
+    java_table = theirs.table("db.t")
+    java_day = datetime.datetime.fromtimestamp(java_table.snapshot(1).time_millis / 1000).date()
+    assert java_table.tag_names() == [(java_day - datetime.timedelta(days=1)).isoformat()]
+    assert java_table.tag(java_table.tag_names()[0]).id == 1
