@@ -47,7 +47,11 @@ def dot_command(shell: Shell, line: str) -> bool:
     handler = _COMMANDS.get(name)
     if handler is None:
         return _error(shell, f"unknown command {name} (.help lists the commands)")
-    message = handler(shell, args)
+    try:
+        message = handler(shell, args)
+    except Exception as err:  # the CLI boundary (a missing database, an unwritable file ...)
+        shell.fail(err)
+        return True
     if message is not None:
         _error(shell, message)
     return True
@@ -111,12 +115,7 @@ def _number(shell: Shell, args: list[str], field: str) -> str | None:
 def _read(shell: Shell, args: list[str]) -> str | None:
     if len(args) != 1:
         return "usage: .read FILE"
-    try:
-        text = Path(args[0]).read_text(encoding="utf-8")
-    except OSError as err:
-        shell.fail(err)
-        return None
-    shell.run(text, origin=args[0])
+    shell.run(Path(args[0]).read_text(encoding="utf-8"), origin=args[0])
     return None
 
 

@@ -134,11 +134,16 @@ class Shell:
     # --- output -----------------------------------------------------------------------------------
 
     def set_output(self, path: str | None) -> None:
-        """Send results to file `path` (truncated), or back to stdout when None."""
+        """Send results to file `path` (truncated), or back to stdout when None.
+
+        A file that cannot be opened raises, and the output stays where it was.
+        """
+        target = None if path is None else Path(path)
+        opened = None
+        if target is not None and self.settings.mode != "parquet":
+            opened = target.open("w", encoding="utf-8", newline="")
         self.close()
-        self.output_path = None if path is None else Path(path)
-        if self.output_path is not None and self.settings.mode != "parquet":
-            self._sink()  # open (and truncate) now, so a bad path fails here
+        self.output_path, self._file = target, opened
 
     def close(self) -> None:
         """Close the output file, if any."""

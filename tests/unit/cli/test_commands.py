@@ -94,6 +94,17 @@ def test_bad_dot_commands_say_so_and_keep_the_shell(shell, line, message):
     assert _take(shell.stderr) == message
 
 
+def test_failing_dot_commands_report_one_line(shell, tmp_path):
+    assert dot_command(shell, f".output {tmp_path}/no/such/folder/out.txt")
+    assert _take(shell.stderr) == (
+        f"Error: No such file or directory: {tmp_path}/no/such/folder/out.txt\n"
+    )
+    assert dot_command(shell, ".tables nodb")
+    assert _take(shell.stderr).startswith("Error: ")
+    assert shell.run("SELECT 1 AS n")  # results still reach the screen
+    assert _take(shell.stdout) == " n\n---\n 1\n(1 row)\n"
+
+
 def test_a_failing_statement_leaves_the_shell_usable(shell):
     assert not shell.run("SELECT * FROM db.t VERSION AS OF 42")
     assert _take(shell.stderr).startswith("Error: snapshot 42 of table db.t does not exist")
