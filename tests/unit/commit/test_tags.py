@@ -287,6 +287,9 @@ def test_expire_tags_procedure_with_older_than(session):
     assert session.sql("CALL sys.expire_tags('db.t', '2999-01-01 00:00:00')").fetchall() == [
         ("plain",)
     ]
+    tags.create_tag(table, "typed", 3)
+    typed = "CALL sys.expire_tags(table => 'db.t', older_than => TIMESTAMP '2999-01-01 00:00:00')"
+    assert session.sql(typed).fetchall() == [("typed",)]  # Spark's typed literal works too
     with pytest.raises(ValueError, match="older_than 'yesterday' is not a timestamp"):
         session.sql("CALL sys.expire_tags('db.t', 'yesterday')")
 
