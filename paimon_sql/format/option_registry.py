@@ -398,6 +398,8 @@ tag.automatic-completion | bool | false | -
     Create missing automatic tags.
 tag.create-success-file | bool | false | -
     Write a _SUCCESS file per automatic tag.
+tag.batch.customized-name | str | - | -
+    Name of the tag a batch-mode automatic creation makes (default: the commit time).
 scan.mode | enum | default | @scan-modes
     Where a scan starts.
 scan.snapshot-id | int | - | 1..long
