@@ -205,14 +205,15 @@ class ReadRequest:
 
     columns: tuple[str, ...]
     filters: tuple[Predicate, ...] = ()
-    #: Primary-key tables: also output each merged row's ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` (compaction).
+    #: Primary-key tables: also output each merged row's ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``
+    #: (compaction).
     system_columns: bool = False
     #: Order the rows by the trimmed primary key (compaction writes sorted files).
     key_order: bool = False
 
 
-#: The anti-join chain scans a file once per later file (quadratic); above this many files the window merge is
-#: far faster (a compaction of 50 overlapping files: 25 s against 1 s).
+#: The anti-join chain scans a file once per later file (quadratic); above this many files the
+#: window merge is far faster (a compaction of 50 overlapping files: 25 s against 1 s).
 ANTI_JOIN_MAX_FILES = 4
 
 
@@ -413,7 +414,10 @@ class _SplitQuery:
             exp.alias_(cast(col(n), self.types[n]), n, quoted=True) for n in self.request.columns
         ] or [exp.Literal.number(1)]
         if self.pk and self.request.system_columns:
-            outputs += [exp.cast(col(SEQ), "BIGINT").as_(SEQ, quoted=True), exp.cast(col(KIND), "TINYINT").as_(KIND, quoted=True)]
+            outputs += [
+                exp.alias_(exp.cast(col(SEQ), "BIGINT"), SEQ, quoted=True),
+                exp.alias_(exp.cast(col(KIND), "TINYINT"), KIND, quoted=True),
+            ]
         final = exp.select(*outputs).from_(body.subquery())
         if self.post:
             final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)))

@@ -191,12 +191,13 @@ class GroupedMerge:
         for name in names:
             if name in self.keys:
                 outputs.append(_ident(name))
-            elif name == SEQ:  # the last merged record's sequence number (partial-update: of the last add), as Java
+            elif name == SEQ:  # the last merged record's (partial-update: last add's), as Java
                 counted = _add_kind() if self.engine is MergeEngine.PARTIAL_UPDATE else exp.true()
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
                 outputs.append(exp.alias_(last, SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
-                outputs.append(exp.alias_(exp.cast(exp.Literal.number(0), "TINYINT"), KIND, quoted=True))
+                insert = exp.cast(exp.Literal.number(0), "TINYINT")
+                outputs.append(exp.alias_(insert, KIND, quoted=True))
             elif name in self.partition:
                 outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
             else:

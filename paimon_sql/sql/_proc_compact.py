@@ -1,8 +1,9 @@
 """Compaction procedures: compact (seed 000: full compaction of primary-key and append tables).
 
-``CALL sys.compact(table => 'db.t' [, partitions => 'p=1,q=a;p=2'] [, where => 'p > 1'])`` with Spark's
-parameters and output (one row, ``result`` = true). The rewrite itself is `paimon_sql.write.compact`; this module
-selects the partitions and reads each bucket's merged rows with the reader's SQL on DuckDB.
+``CALL sys.compact(table => 'db.t' [, partitions => 'p=1,q=a;p=2'] [, where => 'p > 1'])``, with
+Spark's parameters and output (one row, ``result`` = true). The rewrite itself is
+`paimon_sql.write.compact`; this module selects the partitions and reads each bucket's merged
+rows with the reader's SQL on DuckDB.
 
 >>> parse_partitions("dt=2024-01-01,hr=3;dt=2024-01-02")
 [{'dt': '2024-01-01', 'hr': '3'}, {'dt': '2024-01-02'}]
@@ -41,7 +42,10 @@ def parse_partitions(text: str) -> list[dict[str, str]]:
         for pair in spec.split(","):
             name, sep, value = pair.partition("=")
             if not sep or not name.strip():
-                raise SqlError(f"CALL sys.compact: partition spec {spec.strip()!r} is not 'key=value[,key=value]'")
+                raise SqlError(
+                    f"CALL sys.compact: partition spec {spec.strip()!r} is not "
+                    "'key=value[,key=value]'"
+                )
             values[name.strip()] = value.strip()
         specs.append(values)
     return specs
@@ -69,7 +73,7 @@ def _spec_filter(table: Table, specs: list[dict[str, str]]) -> Callable[[tuple[A
 
 
 def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple[Any, ...]], bool]:
-    """A filter on partition values: the condition evaluated by DuckDB on each partition's constants."""
+    """A filter on partition values: DuckDB evaluates the condition on each partition's values."""
     schema = table.latest_schema
     keys = schema.partition_keys
     try:
@@ -88,7 +92,9 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
         if values not in cache:
             constants = [
                 exp.alias_(
-                    literal(v, schema.field(k).type) if v is not None else cast(exp.null(), schema.field(k).type),
+                    literal(v, schema.field(k).type)
+                    if v is not None
+                    else cast(exp.null(), schema.field(k).type),
                     k,
                     quoted=True,
                 )
@@ -108,7 +114,9 @@ def _reader(session: Session) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
 
     def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
         pk = bool(plan.schema.primary_keys)
-        request = ReadRequest(columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk)
+        request = ReadRequest(
+            columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk
+        )
         return reader.batches(plan, request)
 
     return read
@@ -118,18 +126,23 @@ def _check_options(args: Mapping[str, Any], table: Table) -> None:
     strategy = str(args.get("order_strategy", "") or "").strip().lower()
     if strategy not in _NO_ORDER or args.get("order_by"):
         raise UnsupportedFeatureError(
-            f"CALL sys.compact: order_strategy={args.get('order_strategy')!r} / order_by (sort compaction of "
-            f"append tables) is not supported by paimon-sql yet; compact {table.name} without them"
+            f"CALL sys.compact: order_strategy={args.get('order_strategy')!r} / order_by (sort "
+            "compaction of append tables) is not supported by paimon-sql yet; compact "
+            f"{table.name} without them"
         )
     if args.get("options"):
-        raise UnsupportedFeatureError("CALL sys.compact: the 'options' parameter is not supported yet")
+        raise UnsupportedFeatureError(
+            "CALL sys.compact: the 'options' parameter is not supported yet"
+        )
     if args.get("partitions") and args.get("where"):
         raise SqlError("CALL sys.compact: partitions and where cannot be used together")
 
 
 def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    """Full compaction of the table (or its selected partitions); one COMPACT snapshot, or none if nothing
-    needs it."""
+    """Full compaction of the table (or its selected partitions).
+
+    One COMPACT snapshot, or none if nothing needs it.
+    """
     table = session.table(str(args["table"]))
     _check_options(args, table)
     partition_ok = None
@@ -148,13 +161,15 @@ PROCEDURES: tuple[Procedure, ...] = (
         params=(
             Param(name="table", required=True, doc="the table, 'db.t'"),
             Param(name="partitions", doc="partitions to compact: 'k=v[,k=v];k=v'"),
-            Param(name="order_strategy", doc="sort compaction (zorder, hilbert, order): not supported"),
+            Param(
+                name="order_strategy", doc="sort compaction (zorder, hilbert, order): not supported"
+            ),
             Param(name="order_by", doc="columns of the sort compaction: not supported"),
             Param(name="where", doc="a condition on partition columns selecting the partitions"),
             Param(name="options", doc="dynamic table options for the compaction: not supported"),
         ),
         run=run_compact,
-        doc="Full compaction: each bucket becomes one sorted run at the top level (append tables: small files "
-        "merged); one COMPACT snapshot.",
+        doc="Full compaction: each bucket becomes one sorted run at the top level (append tables: "
+        "small files merged); one COMPACT snapshot.",
     ),
 )

@@ -1,25 +1,31 @@
-"""Full compaction: every (partition, bucket) rewritten as one sorted run at the top level, one COMPACT snapshot.
+"""Full compaction: each (partition, bucket) rewritten as one sorted run, committed as one COMPACT
+snapshot.
 
 What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), restated:
 
-* **Primary-key tables.** A bucket is compacted unless it already is one sorted run at the top level
-  (``num-levels - 1``; ``num-levels`` defaults to ``num-sorted-run.compaction-trigger + 1`` = 6) without deletion
-  vectors. All its live files, level 0 included (also where batch reads hide level 0: deletion vectors,
-  first-row), are merged by the merge engine, deletion vectors applied; retractions are dropped (the output is the
-  top level); each row keeps the sequence number of the record that won (deduplicate, first-row) or of the last
-  merged record (partial-update, aggregation, whose rows become ``+I``). The rows are written sorted by key into
-  files rolled at ``target-file-size`` (128 MiB), ``_LEVEL`` = top level, ``_FILE_SOURCE`` = COMPACT.
-* **Append tables.** Per (partition, bucket), the small files (under half of ``target-file-size``, 256 MiB) and
-  every file with a deletion vector are rewritten in sequence order, deletion vectors applied, into files of
-  ``target-file-size`` at level 0; the new files number their rows from the first rewritten file's
-  ``_MIN_SEQUENCE_NUMBER`` (Java's append compaction). Nothing happens while fewer than two such files exist and
-  none has a deletion vector.
-* **The commit.** One COMPACT snapshot: DELETE entries for the rewritten files (compact before) and ADD entries
-  for the new ones (compact after), and the bucket's deletion-vector index files leave the index manifest (every
-  file they covered is gone). A compaction that fails deletes the files it wrote and makes no snapshot.
+* **Primary-key tables.** A bucket is compacted unless it already is one sorted run at the top
+  level (``num-levels - 1``; ``num-levels`` defaults to ``num-sorted-run.compaction-trigger + 1``
+  = 6) without deletion vectors. All its live files, level 0 included (also where batch reads hide
+  level 0: deletion vectors, first-row), are merged by the merge engine with deletion vectors
+  applied; retractions are dropped (the output is the top level). Each row keeps the sequence
+  number of the record that won (deduplicate, first-row) or of the last merged record
+  (partial-update, aggregation, whose rows become ``+I``). Rows are written sorted by key into
+  files rolled at ``target-file-size`` (128 MiB), ``_LEVEL`` = top level, ``_FILE_SOURCE`` =
+  COMPACT.
+* **Append tables.** Per (partition, bucket), the small files (under half of
+  ``target-file-size``, 256 MiB) and every file with a deletion vector are rewritten in sequence
+  order, deletion vectors applied, into files of ``target-file-size`` at level 0. The new files
+  number their rows from the first rewritten file's ``_MIN_SEQUENCE_NUMBER`` (Java's append
+  compaction). Nothing happens while fewer than two such files exist and none has a deletion
+  vector.
+* **The commit.** One COMPACT snapshot: DELETE entries for the rewritten files (compact before),
+  ADD entries for the new ones (compact after); the bucket's deletion-vector index files leave the
+  index manifest (every file they covered is gone). A compaction that fails deletes the files it
+  wrote and makes no snapshot.
 
-Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller passes `read`, a
-function from a `ScanPlan` of one bucket to its rows (``paimon_sql.sql._proc_compact`` runs it on DuckDB).
+Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller
+passes `read`, a function from a `ScanPlan` of one bucket to its rows
+(``paimon_sql.sql._proc_compact`` runs it on DuckDB).
 
 >>> top_level({})
 5
@@ -57,10 +63,19 @@ if TYPE_CHECKING:
 
 DV_INDEX = "DELETION_VECTORS"
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
-_UNITS = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
+_UNITS = {
+    "b": 1,
+    "kb": 1 << 10,
+    "k": 1 << 10,
+    "mb": 1 << 20,
+    "m": 1 << 20,
+    "gb": 1 << 30,
+    "g": 1 << 30,
+}
 
-#: Reads the rows of a one-bucket `ScanPlan`: table columns (PK tables: then ``_SEQUENCE_NUMBER`` and
-#: ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in split order for append tables.
+#: Reads the rows of a one-bucket `ScanPlan`: the table columns (PK tables: then
+#: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
+#: split order for append tables.
 ReadBucket = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
 
 
@@ -87,14 +102,14 @@ def memory_size(text: str) -> int:
 
 
 def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:
-    """``target-file-size``: 128 MiB for primary-key tables, 256 MiB for append tables by default."""
+    """``target-file-size``: by default 128 MiB (primary-key tables) or 256 MiB (append)."""
     raw = options.get("target-file-size")
     return memory_size(raw) if raw else _DEFAULT_TARGET[primary_key]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompactUnit:
-    """One (partition, bucket) to rewrite: the files it replaces and the deletion-vector index files it drops."""
+    """One (partition, bucket) to rewrite: its files to replace, its DV index files to drop."""
 
     partition: bytes
     bucket: int
@@ -104,18 +119,21 @@ class CompactUnit:
 
 
 class _Planner(_ScanPlanner):
-    """The scan planner seeing every live file (compaction reads level 0 where batch reads hide it)."""
+    """The scan planner seeing every live file (compaction reads level 0 that reads may hide)."""
 
     def __init__(self, table: Table, snapshot: Snapshot, schema: TableSchema) -> None:
         super().__init__(table, snapshot, None, schema)
         if schema.primary_keys:
             self.mode = ReadMode.MERGE  # merge everything, deletion vectors applied
 
-    def visible(self, entry: Any) -> bool:  # noqa: D102 - see class docstring
+    def visible(self, entry: Any) -> bool:
+        """Every file but the postpone bucket's."""
         return bool(entry.bucket != POSTPONE_BUCKET)
 
 
-def _dv_index_files(table: Table, snapshot: Snapshot) -> dict[tuple[bytes, int], list[IndexFileMeta]]:
+def _dv_index_files(
+    table: Table, snapshot: Snapshot
+) -> dict[tuple[bytes, int], list[IndexFileMeta]]:
     out: dict[tuple[bytes, int], list[IndexFileMeta]] = defaultdict(list)
     if snapshot.index_manifest is None:
         return out
@@ -128,7 +146,7 @@ def _dv_index_files(table: Table, snapshot: Snapshot) -> dict[tuple[bytes, int],
 def _pick(
     files: Sequence[DataFileMeta], with_dv: set[str], pk: bool, options: Mapping[str, str]
 ) -> tuple[DataFileMeta, ...]:
-    """The files of one bucket that full compaction rewrites (empty: the bucket is compacted already)."""
+    """The files of one bucket that full compaction rewrites (none: compacted already)."""
     if pk:
         top = top_level(options)
         if with_dv or any(f.level != top for f in files):
@@ -145,8 +163,11 @@ def compaction_units(
     schema: TableSchema,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
 ) -> list[CompactUnit]:
-    """What a full compaction of `snapshot` rewrites, per (partition, bucket); `partition_ok` selects
-    partitions by their values (in partition-key order). Postpone-bucket files are left alone."""
+    """What a full compaction of `snapshot` rewrites, per (partition, bucket).
+
+    `partition_ok` selects partitions by their values (in partition-key order). Postpone-bucket
+    files are left alone.
+    """
     planner = _Planner(table, snapshot, schema)
     dv_files = _dv_index_files(table, snapshot)
     dvs = planner.deletion_vectors()
@@ -159,8 +180,12 @@ def compaction_units(
         groups[(entry.partition, entry.bucket)].append(entry)
     units = []
     for (part, bucket), entries in sorted(groups.items(), key=lambda kv: kv[0]):
-        files = sorted((e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name))
-        chosen = _pick(files, set(dvs.get((part, bucket), {})), bool(schema.primary_keys), schema.options)
+        files = sorted(
+            (e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name)
+        )
+        chosen = _pick(
+            files, set(dvs.get((part, bucket), {})), bool(schema.primary_keys), schema.options
+        )
         if chosen:
             units.append(
                 CompactUnit(
@@ -175,8 +200,11 @@ def compaction_units(
 
 
 def unit_plan(table: Table, snapshot: Snapshot, schema: TableSchema, unit: CompactUnit) -> ScanPlan:
-    """A scan of exactly the unit's files: primary-key tables in key-ordered splits (merged), append tables one
-    split per file in sequence order (so the rows keep their order)."""
+    """A scan of exactly the unit's files.
+
+    Primary-key tables: key-ordered splits, merged. Append tables: one split per file in sequence
+    order, so the rows keep their order.
+    """
     planner = _Planner(table, snapshot, schema)
     dvs: dict[str, DvRef] = planner.deletion_vectors().get((unit.partition, unit.bucket), {})
     splits: list[Split] = []
@@ -197,7 +225,8 @@ def unit_plan(table: Table, snapshot: Snapshot, schema: TableSchema, unit: Compa
 
 
 class _Rewriter:
-    """Writes one unit's rows into new files rolled at a row count estimated from the inputs' bytes per row."""
+    """Writes a unit's rows into new files, rolled at a row count estimated from the inputs'
+    bytes per row."""
 
     def __init__(self, table: Table, schema: TableSchema, written: list[str]) -> None:
         self.table = table
@@ -219,7 +248,9 @@ class _Rewriter:
         name = data_file_name(self._prefix, next(self._counter), fmt, prefix)
         return self.table.fileio.join(bucket_path, name)
 
-    def write(self, unit: CompactUnit, bucket_path: str, batches: Iterable[pa.RecordBatch]) -> CommitMessage:
+    def write(
+        self, unit: CompactUnit, bucket_path: str, batches: Iterable[pa.RecordBatch]
+    ) -> CommitMessage:
         level = top_level(self.schema.options) if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
         new_files: list[DataFileMeta] = []
@@ -248,7 +279,7 @@ class _Rewriter:
 
 
 def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
-    """The stream cut into tables of `rows` rows (the last one shorter); only one chunk is held at a time."""
+    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time."""
     pending: list[pa.RecordBatch] = []
     have = 0
     for batch in batches:
@@ -266,17 +297,22 @@ def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
 
 
 def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
-    """Changelog producers that need the compaction to write changelog files: ``full-compaction`` always,
-    ``lookup`` when level-0 files (not yet looked up) are compacted. paimon-sql writes none, so it refuses
-    rather than leave streaming readers without the changes."""
+    """Changelog producers that need the compaction to write changelog files:
+    ``full-compaction`` always, ``lookup`` when level-0 files (not yet looked up) are compacted.
+    paimon-sql writes none, so it refuses rather than leave streaming readers without the changes.
+    """
     producer = CoreOptions(schema.options).changelog_producer
-    if not schema.primary_keys or producer not in (ChangelogProducer.FULL_COMPACTION, ChangelogProducer.LOOKUP):
+    if not schema.primary_keys or producer not in (
+        ChangelogProducer.FULL_COMPACTION,
+        ChangelogProducer.LOOKUP,
+    ):
         return
     if producer is ChangelogProducer.LOOKUP and all(f.level > 0 for u in units for f in u.files):
         return
     raise UnsupportedFeatureError(
-        f"compacting {table.name}: 'changelog-producer'='{producer.value}' needs the compaction to write "
-        "changelog files, which paimon-sql does not do yet; compact this table with Spark or Flink"
+        f"compacting {table.name}: 'changelog-producer'='{producer.value}' needs the "
+        "compaction to write changelog files, which paimon-sql does not do yet; compact this "
+        "table with Spark or Flink"
     )
 
 
@@ -286,9 +322,10 @@ def compact(
     *,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
 ) -> Snapshot | None:
-    """Fully compact `table` (the partitions `partition_ok` accepts) and commit one COMPACT snapshot.
+    """Fully compact `table` (the partitions `partition_ok` accepts); one COMPACT snapshot.
 
-    Returns the snapshot, or None when every selected bucket is compacted already (no snapshot, as Java).
+    Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
+    as Java).
     """
     snapshot = table.latest_snapshot()
     if snapshot is None:

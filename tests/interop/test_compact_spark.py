@@ -1,10 +1,11 @@
 """Full compaction (``CALL sys.compact``) against Apache Paimon 0.9 through Spark as the oracle.
 
-(a) Spark writes a table in several commits (primary key with each merge engine, one with deletion vectors, an
-    append table); paimon-sql compacts it; Spark reads the same rows as before; then Spark keeps writing and
-    runs its own ``CALL sys.compact`` on top of ours, and both engines still agree with the expected rows.
-(b) paimon-sql writes and compacts a table (twice, with writes in between); Spark reads every snapshot exactly as
-    paimon-sql does.
+(a) Spark writes a table in several commits (primary key with each merge engine, one with deletion
+    vectors, an append table); paimon-sql compacts it; Spark reads the same rows as before; then
+    Spark keeps writing and runs its own ``CALL sys.compact`` on top of ours, and both engines
+    still agree.
+(b) paimon-sql writes and compacts a table (twice, with writes in between); Spark reads every
+    snapshot exactly as paimon-sql does, and can write and compact on top.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def _ours(session, table, version=None):
 
 def _live(table):
     snap = table.latest_snapshot()
-    metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
+    metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(
+        snap.delta_manifest_list
+    )
     return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
@@ -45,7 +48,8 @@ SPARK_TABLES = {
         "CREATE TABLE {t} (id INT, dt STRING, v STRING, n BIGINT) USING paimon PARTITIONED BY (dt) "
         "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2')",
         [
-            "INSERT INTO {t} VALUES (1, 'a', 'x', 1), (2, 'a', 'y', 2), (3, 'b', 'z', 3), (4, 'b', 'w', 4)",
+            "INSERT INTO {t} VALUES (1, 'a', 'x', 1), (2, 'a', 'y', 2), (3, 'b', 'z', 3), "
+            "(4, 'b', 'w', 4)",
             "INSERT INTO {t} VALUES (2, 'a', 'y2', 20), (5, 'a', 'q', 5)",
             "DELETE FROM {t} WHERE id = 3",
             "UPDATE {t} SET v = 'upd' WHERE id = 1",
@@ -92,8 +96,14 @@ SPARK_TABLES = {
 }
 
 MORE = {
-    "dedup": ["INSERT INTO {t} VALUES (2, 'a', 'again', 200), (7, 'a', 'new', 7)", "DELETE FROM {t} WHERE id = 5"],
-    "dv": ["INSERT INTO {t} VALUES (2, 'again', 200), (7, 'new', 7)", "DELETE FROM {t} WHERE id = 5"],
+    "dedup": [
+        "INSERT INTO {t} VALUES (2, 'a', 'again', 200), (7, 'a', 'new', 7)",
+        "DELETE FROM {t} WHERE id = 5",
+    ],
+    "dv": [
+        "INSERT INTO {t} VALUES (2, 'again', 200), (7, 'new', 7)",
+        "DELETE FROM {t} WHERE id = 5",
+    ],
     "partial": ["INSERT INTO {t} VALUES (3, NULL, 31), (4, 'd', NULL)"],
     "agg": ["INSERT INTO {t} VALUES (1, 100, 0), (4, 4, 4)"],
     "append": ["INSERT INTO {t} VALUES (6, 'u')"],
@@ -129,30 +139,41 @@ def test_spark_writes_we_compact_spark_reads_and_continues(tmp_path, kind):
     else:
         assert len(live) == 1
     assert not _dv_entries(table)
-    assert_rows_equal(spark_rows(spark, name), before, context=f"Spark after our compaction of {kind}")
-    assert_rows_equal(_ours(session, name), before, context=f"paimon-sql after compaction of {kind}")
-    assert_rows_equal(spark_rows(spark, name, version=old_id), before, context="Spark before the compaction")
+    assert_rows_equal(
+        spark_rows(spark, name), before, context=f"Spark after our compaction of {kind}"
+    )
+    assert_rows_equal(
+        _ours(session, name), before, context=f"paimon-sql after compaction of {kind}"
+    )
+    assert_rows_equal(
+        spark_rows(spark, name, version=old_id), before, context="Spark before the compaction"
+    )
 
     # Spark keeps writing and compacting on top of our compaction.
     for statement in MORE[kind]:
         spark_sql(spark, statement.format(t=name))
     spark_sql(spark, f"CALL sys.compact(table => '{name}')")
     expected = spark_rows(spark, name)
-    assert_rows_equal(_ours(session, name), expected, context=f"paimon-sql after Spark's writes on {kind}")
-    # ... and we compact again on top of Spark's compaction (a no-op when Spark left one run per bucket).
+    assert_rows_equal(
+        _ours(session, name), expected, context=f"paimon-sql after Spark's writes on {kind}"
+    )
+    # ... and we compact again on top of Spark's compaction (a no-op when Spark left one run per
+    # bucket).
     session.sql(f"CALL sys.compact(table => '{name}')")
-    assert_rows_equal(spark_rows(spark, name), expected, context=f"Spark after our second compaction of {kind}")
+    assert_rows_equal(
+        spark_rows(spark, name), expected, context=f"Spark after our second compaction of {kind}"
+    )
 
 
 OUR_TABLES = {
     "dedup": "CREATE TABLE db.{n} (id INT, dt STRING, v STRING) PARTITIONED BY (dt) "
     "WITH ('bucket' = '2', 'primary-key' = 'id,dt')",
-    "first_row": "CREATE TABLE db.{n} (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
-    "'merge-engine' = 'first-row')",
-    "partial": "CREATE TABLE db.{n} (id INT, v STRING, w INT) WITH ('bucket' = '2', 'primary-key' = 'id', "
-    "'merge-engine' = 'partial-update')",
-    "agg": "CREATE TABLE db.{n} (id INT, v STRING, w INT) WITH ('bucket' = '2', 'primary-key' = 'id', "
-    "'merge-engine' = 'aggregation', 'fields.w.aggregate-function' = 'sum')",
+    "first_row": "CREATE TABLE db.{n} (id INT, v STRING) WITH ('bucket' = '2', "
+    "'primary-key' = 'id', 'merge-engine' = 'first-row')",
+    "partial": "CREATE TABLE db.{n} (id INT, v STRING, w INT) WITH ('bucket' = '2', "
+    "'primary-key' = 'id', 'merge-engine' = 'partial-update')",
+    "agg": "CREATE TABLE db.{n} (id INT, v STRING, w INT) WITH ('bucket' = '2', "
+    "'primary-key' = 'id', 'merge-engine' = 'aggregation', 'fields.w.aggregate-function' = 'sum')",
     "dv": "CREATE TABLE db.{n} (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
     "'deletion-vectors.enabled' = 'true')",
     "append": "CREATE TABLE db.{n} (id INT, v STRING) WITH ('bucket' = '2', 'bucket-key' = 'id')",
@@ -215,4 +236,6 @@ def test_we_write_and_compact_spark_reads_every_snapshot(tmp_path, kind):
     # Spark can write on top of our compacted table and compact it again.
     spark_sql(spark, f"INSERT INTO {name} SELECT * FROM {name} WHERE id = 1")
     spark_sql(spark, f"CALL sys.compact(table => '{name}')")
-    assert_rows_equal(spark_rows(spark, name), _ours(session, name), context=f"{kind} after Spark's compaction")
+    assert_rows_equal(
+        spark_rows(spark, name), _ours(session, name), context=f"{kind} after Spark's compaction"
+    )

@@ -1,8 +1,10 @@
-"""Full compaction, ``CALL sys.compact``: same rows before and after, one sorted run per bucket at the top level,
-one COMPACT snapshot whose delta deletes the old files, time travel to before, and a second call is a no-op."""
+"""Full compaction, ``CALL sys.compact``: same rows before and after, one sorted run per bucket
+at the top level, one COMPACT snapshot whose delta deletes the old files, time travel to before,
+and a second call is a no-op."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -31,7 +33,9 @@ def _rows(session, query="SELECT * FROM db.t"):
 
 def _live(table, snapshot=None):
     snap = snapshot or table.latest_snapshot()
-    metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(snap.delta_manifest_list)
+    metas = table.manifest_list(snap.base_manifest_list) + table.manifest_list(
+        snap.delta_manifest_list
+    )
     return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
@@ -43,7 +47,11 @@ def _delta(table, snapshot):
 def _dv_entries(table, snapshot):
     if snapshot.index_manifest is None:
         return []
-    return [e for e in table.index_manifest(snapshot.index_manifest) if e.index_file.index_type == "DELETION_VECTORS"]
+    return [
+        e
+        for e in table.index_manifest(snapshot.index_manifest)
+        if e.index_file.index_type == "DELETION_VECTORS"
+    ]
 
 
 def _compact(session, table="db.t", **args):
@@ -52,7 +60,7 @@ def _compact(session, table="db.t", **args):
 
 
 def _assert_compacted(table, before_id):
-    """Latest snapshot: COMPACT, one level-5 file per bucket, its delta = DELETE old files + ADD COMPACT files."""
+    """Latest snapshot: COMPACT, one level-5 file per bucket; delta: DELETE old, ADD new files."""
     snap = table.latest_snapshot()
     assert snap.id == before_id + 1
     assert snap.commit_kind is CommitKind.COMPACT
@@ -98,7 +106,8 @@ def test_compaction_keeps_the_rows_of_each_merge_engine(session, engine):
     assert _rows(session) == before
     assert _rows(session, f"SELECT * FROM db.t VERSION AS OF {before_id}") == before
     seq_after = max(e.file.max_sequence_number for e in _live(table))
-    # Rows keep their sequence numbers; only a dropped retraction (the DELETE) can have held the highest one.
+    # Rows keep their sequence numbers; only a dropped retraction (the DELETE) can have held the
+    # highest one.
     assert seq_after == seq_before if engine != "deduplicate" else seq_after == seq_before - 1
     # A second compaction finds nothing to do: no snapshot.
     assert _compact(session) == [(True,)]
@@ -112,21 +121,25 @@ def test_compaction_keeps_the_rows_of_each_merge_engine(session, engine):
 
 
 def test_deduplicate_rows_and_metadata(session):
-    session.sql("CREATE TABLE db.t (id INT, v STRING, n BIGINT) WITH ('bucket' = '1', 'primary-key' = 'id')")
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING, n BIGINT) WITH ('bucket' = '1', 'primary-key' = 'id')"
+    )
     for statement in HISTORY:
         session.sql(statement)
     session.sql("DELETE FROM db.t WHERE id = 7")
     table = session.table("db.t")
     _compact(session)
     assert _rows(session) == sorted(
-        [(1, "a2", None), (2, None, 20), (3, "c3", 30), (4, "d", 4), (5, "e", 5), (6, "f", 6)], key=repr
+        [(1, "a2", None), (2, None, 20), (3, "c3", 30), (4, "d", 4), (5, "e", 5), (6, "f", 6)],
+        key=repr,
     )
     (entry,) = _live(table)
     f = entry.file
     assert f.row_count == 6
     assert decode_row(f.min_key, [table.latest_schema.field("id").type]) == (1,)
     assert decode_row(f.max_key, [table.latest_schema.field("id").type]) == (6,)
-    # Each row keeps the sequence number of the version that won: 3 rows from the first commit (0..4), 3 later.
+    # Each row keeps the sequence number of the version that won: 3 rows from the first commit
+    # (0..4), 3 later.
     path = os.path.join(table.sub("bucket-0"), f.file_name)
     import pyarrow.parquet as pq
 
@@ -140,9 +153,12 @@ def test_deduplicate_rows_and_metadata(session):
 
 
 def test_first_row_table_becomes_visible_after_compaction(session):
-    # first-row hides level-0 files from batch reads (as Java): the compaction makes the writes visible.
-    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
-                "'merge-engine' = 'first-row')")
+    # first-row hides level-0 files from batch reads (as Java): the compaction makes the writes
+    # visible.
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
+        "'merge-engine' = 'first-row')"
+    )
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
     session.sql("INSERT INTO db.t VALUES (2, 'b2'), (3, 'c')")
     assert _rows(session) == []
@@ -158,8 +174,10 @@ def test_first_row_table_becomes_visible_after_compaction(session):
 
 def test_our_deletion_vector_table(session):
     # DV tables hide level-0 files too; DELETE/UPDATE see the compacted rows.
-    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
-                "'deletion-vectors.enabled' = 'true')")
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
+        "'deletion-vectors.enabled' = 'true')"
+    )
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     session.sql("INSERT INTO db.t VALUES (2, 'b2')")
     table = session.table("db.t")
@@ -173,8 +191,18 @@ def test_our_deletion_vector_table(session):
     assert _rows(session) == [(2, "b2"), (3, "u")]
 
 
-JAVA_TABLES = ["pk_dedup", "pk_dv", "pk_part_dv", "pk_dv_rowkind_delete", "pk_pu", "pk_agg", "pk_seq",
-               "pk_rowkind_delete", "pk_orc_2b", "pk_avro"]
+JAVA_TABLES = [
+    "pk_dedup",
+    "pk_dv",
+    "pk_part_dv",
+    "pk_dv_rowkind_delete",
+    "pk_pu",
+    "pk_agg",
+    "pk_seq",
+    "pk_rowkind_delete",
+    "pk_orc_2b",
+    "pk_avro",
+]
 
 
 @pytest.mark.parametrize("name", JAVA_TABLES)
@@ -198,21 +226,28 @@ def test_java_written_tables(tmp_path, name):
         assert _dv_entries(table, table.latest_snapshot()) == []
     assert _rows(session, f"SELECT * FROM db.{name}") == before
     assert _rows(session, f"SELECT * FROM db.{name} VERSION AS OF {before_id}") == before
-    if name in ("pk_dv", "pk_dv_rowkind_delete"):  # Java's lookup compaction left deletion vectors there
+    if name in (
+        "pk_dv",
+        "pk_dv_rowkind_delete",
+    ):  # Java's lookup compaction left deletion vectors there
         assert had_dvs
 
 
 def test_lookup_changelog_table_is_refused_when_level_0_files_need_a_changelog(tmp_path, session):
-    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
-                "'changelog-producer' = 'lookup')")
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
+        "'changelog-producer' = 'lookup')"
+    )
     session.sql("INSERT INTO db.t VALUES (1, 'a')")
     with pytest.raises(UnsupportedFeatureError, match="changelog-producer"):
         _compact(session)
 
 
 def test_partitions_and_where_select_partitions(session):
-    session.sql("CREATE TABLE db.t (id INT, dt STRING, v INT) PARTITIONED BY (dt) "
-                "WITH ('bucket' = '1', 'primary-key' = 'id,dt')")
+    session.sql(
+        "CREATE TABLE db.t (id INT, dt STRING, v INT) PARTITIONED BY (dt) "
+        "WITH ('bucket' = '1', 'primary-key' = 'id,dt')"
+    )
     for i in range(2):
         session.sql(f"INSERT INTO db.t VALUES (1, 'a', {i}), (1, 'b', {i}), (1, 'c', {i})")
     table = session.table("db.t")
@@ -233,7 +268,9 @@ def test_partitions_and_where_select_partitions(session):
     _compact(session, partitions="dt=c;dt=a")
     assert levels() == {"a": {5}, "b": {5}, "c": {5}}
     assert _rows(session) == before
-    assert [table.snapshot(i).commit_kind for i in table.snapshot_ids()][-3:] == [CommitKind.COMPACT] * 3
+    assert [table.snapshot(i).commit_kind for i in table.snapshot_ids()][-3:] == [
+        CommitKind.COMPACT
+    ] * 3
     with pytest.raises(SqlError, match="partition"):
         _compact(session, where="v > 1")
     with pytest.raises(SqlError, match="not a partition key"):
@@ -249,21 +286,30 @@ def test_sort_compaction_is_refused_by_name(session):
 
 
 def test_rolled_files_hold_disjoint_sorted_key_ranges(session):
-    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
-                "'target-file-size' = '4 kb')")
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
+        "'target-file-size' = '4 kb')"
+    )
     session.sql("INSERT INTO db.t SELECT i, repeat('x', 50) || i FROM range(3000) t(i)")
     session.sql("INSERT INTO db.t SELECT i * 2, 'y' || i FROM range(1000) t(i)")
     before = _rows(session)
     table = session.table("db.t")
     _compact(session)
-    files = sorted((e.file for e in _live(table)), key=lambda f: decode_row(f.min_key, [table.latest_schema.field("id").type]))
+    files = sorted(
+        (e.file for e in _live(table)),
+        key=lambda f: decode_row(f.min_key, [table.latest_schema.field("id").type]),
+    )
     assert len(files) > 1
     key_type = [table.latest_schema.field("id").type]
-    ranges = [(decode_row(f.min_key, key_type)[0], decode_row(f.max_key, key_type)[0]) for f in files]
-    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
+    ranges = [
+        (decode_row(f.min_key, key_type)[0], decode_row(f.max_key, key_type)[0]) for f in files
+    ]
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
     assert sum(f.row_count for f in files) == 3000
     assert _rows(session) == before
-    assert _compact(session) == [(True,)] and table.latest_snapshot().commit_kind is CommitKind.COMPACT
+    assert (
+        _compact(session) == [(True,)] and table.latest_snapshot().commit_kind is CommitKind.COMPACT
+    )
 
 
 @pytest.mark.parametrize("bucket", ["-1", "2"])
@@ -302,14 +348,21 @@ def test_fixed_bucket_append_keeps_row_order(session):
     (entry,) = _live(table)
     import pyarrow.parquet as pq
 
-    ids = pq.read_table(os.path.join(table.sub("bucket-0"), entry.file.file_name)).column("id").to_pylist()
+    ids = (
+        pq.read_table(os.path.join(table.sub("bucket-0"), entry.file.file_name))
+        .column("id")
+        .to_pylist()
+    )
     assert ids == [10, 20, 9, 19, 8, 18, 7, 17, 6, 16]
 
 
 def test_failed_compaction_leaves_no_snapshot_and_no_files(session):
-    # partial-update fails on a retraction (as Java): the compaction stops, nothing is committed or left behind.
-    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
-                "'merge-engine' = 'partial-update', 'target-file-size' = '1 kb')")
+    # partial-update fails on a retraction (as Java): the compaction stops, nothing is committed or
+    # left behind.
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
+        "'merge-engine' = 'partial-update', 'target-file-size' = '1 kb')"
+    )
     session.sql("INSERT INTO db.t SELECT i, 'v' || i FROM range(500) t(i)")
     session.sql("INSERT INTO db.t SELECT i, NULL FROM range(500) t(i)")
     table = session.table("db.t")
