@@ -9,10 +9,11 @@ the sort by key. Python only moves each (partition, bucket) group, already sorte
 from __future__ import annotations
 
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 import uuid
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta
 
+_T = TypeVar("_T")
 _counter = itertools.count()
 ORD = "__paimon_ord"
 GEN = "__paimon_gen"
@@ -42,6 +44,7 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}
+_MIN_DUCKDB_MEMORY = 64 << 20
 
 
 def _q(name: str) -> exp.Column:
@@ -50,6 +53,7 @@ def _q(name: str) -> exp.Column:
 
 def _memory(text: str) -> int:
     units = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
+    units.update({"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "tb": 1 << 40})
     text = text.strip().lower().replace(" ", "")
     for unit in sorted(units, key=len, reverse=True):
         if text.endswith(unit) and text[: -len(unit)].replace(".", "").isdigit():
@@ -79,6 +83,11 @@ class TableWriter:
                 f"keys) is not supported yet (table {self.table.name})"
             )
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
+        #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts (it spills
+        #: to its temp directory beyond it) and, divided by 8, the largest piece of rows encoded at once.
+        self.buffer_size = _memory(self.options.get("write-buffer-size") or "256 mb")
+        self._saved_limit: str | None = None
+        self._limit = 0
         self._prefix = str(uuid.uuid4())
         self._files = itertools.count()
 
@@ -117,6 +126,44 @@ class TableWriter:
     def stage(self, source: str, kind: int = 0) -> str:
         """Materialise the input (`source`: a query over the table's columns, in any order) with the write
         columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here."""
+        self._bound_memory()
+        try:
+            return self._stage(source, kind)
+        except BaseException:
+            self._restore_memory()
+            raise
+
+    def _bound_memory(self) -> None:
+        """Cap DuckDB at ``write-buffer-size`` (at least 64 MiB, below which its sort cannot work) until `drop`.
+        DuckDB spills the staged rows, the sort and the aggregates to its ``temp_directory`` beyond it."""
+        if self._saved_limit is not None:
+            return
+        (self._saved_limit,) = self.con.sql("SELECT current_setting('memory_limit')").fetchall()[0]
+        self._set_limit(max(self.buffer_size, _MIN_DUCKDB_MEMORY))
+
+    def _set_limit(self, limit: int) -> None:
+        self._limit = limit
+        self.con.execute("SET memory_limit = " + exp.Literal.string(f"{int(limit)}B").sql("duckdb"))
+
+    def _heavy(self, run: Callable[[], _T]) -> _T:
+        """Run a statement over all staged rows under the cap. DuckDB's sort keeps a little memory per row
+        pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above the
+        connection's own limit) and the statement runs again; nothing was written yet."""
+        while True:
+            try:
+                return run()
+            except duckdb.OutOfMemoryException:
+                ceiling = _memory(self._saved_limit or "0")
+                if self._saved_limit is None or self._limit >= ceiling:
+                    raise
+                self._set_limit(min(self._limit * 2, ceiling))
+
+    def _restore_memory(self) -> None:
+        if self._saved_limit is not None:
+            self.con.execute("SET memory_limit = " + exp.Literal.string(self._saved_limit).sql("duckdb"))
+            self._saved_limit = None
+
+    def _stage(self, source: str, kind: int) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
@@ -153,9 +200,8 @@ class TableWriter:
         return name
 
     def _create(self, name: str, query: exp.Expression) -> None:
-        self.con.execute(
-            "CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + query.sql("duckdb")
-        )
+        sql = "CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + query.sql("duckdb")
+        self._heavy(lambda: self.con.execute(sql))
 
     def _single_generation(self, staged: str) -> None:
         table = exp.to_identifier(staged, quoted=True).sql("duckdb")
@@ -171,7 +217,7 @@ class TableWriter:
                 exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))
             ).subquery()
         )
-        if not self.con.sql(repeated.sql("duckdb")).fetchall()[0][0]:
+        if not self._heavy(lambda: self.con.sql(repeated.sql("duckdb")).fetchall()[0][0]):
             self._single_generation(staged)
             return staged
         numbered = exp.select("*", exp.alias_(self._generation(), GEN, quoted=True)).from_(table.copy())
@@ -275,7 +321,7 @@ class TableWriter:
             .group_by(*[c.copy() for c in cols])
             .order_by(*[k.copy() for k in keys])
         )
-        rows = self.con.sql(query.sql("duckdb")).fetchall()
+        rows = self._heavy(lambda: self.con.sql(query.sql("duckdb")).fetchall())
         return [(tuple(r[3 : 3 + len(self.parts)]), r[1], r[-1]) for r in rows]
 
     def _sorted(self, staged: str, base: int, *, single: bool = False) -> pa.RecordBatchReader:
@@ -291,8 +337,8 @@ class TableWriter:
         ).from_(table)
         order = [_q(PART), _q(BUCKET), _q(GEN), *([_q(k) for k in self.keys] if self.pk else [_q(ORD)])]
         if not self.pk and single:
-            return self.con.sql(select.sql("duckdb")).arrow()  # one append file group: no order to keep
-        return self.con.sql(select.order_by(*order).sql("duckdb")).arrow()
+            return self._heavy(lambda: self.con.sql(select.sql("duckdb")).arrow())  # one group: no order to keep
+        return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
@@ -301,45 +347,46 @@ class TableWriter:
         pieces.append(f"bucket-{bucket}")
         return self.table.sub(*pieces)
 
-    def _write_group(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> list[DataFileMeta]:
-        target = _memory(self.options.get("target-file-size") or str(_DEFAULT_TARGET[self.pk]))
-        chunks = max(1, -(-rows.nbytes // max(target, 1)))
-        size = -(-rows.num_rows // chunks)
+    def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
         fmt = self.options.file_format
         prefix = self.options.get("data-file.prefix", "data-") or "data-"
-        out = []
-        for offset in range(0, rows.num_rows, size):
-            chunk = rows.slice(offset, size)
-            path = self.table.fileio.join(
-                self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
-            )
-            self.written.append(path)
-            meta = write_data_file(
-                self.table.fileio, path, chunk, schema=self.schema, first_sequence_number=start + offset
-            )
-            out.append(meta)
-        return out
+        path = self.table.fileio.join(
+            self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
+        )
+        self.written.append(path)
+        return write_data_file(self.table.fileio, path, rows, schema=self.schema, first_sequence_number=start)
 
     def write(self, staged: str) -> list[CommitMessage]:
-        """Write the staged rows; one message per (partition, bucket). DuckDB sorts everything once; files are
-        encoded on two threads (pyarrow releases the GIL) while the stream goes on."""
+        """Write the staged rows; one message per (partition, bucket).
+
+        DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted stream is
+        cut into files of at most ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes, encoded on two
+        threads (pyarrow releases the GIL) with at most two files in flight, so the Python side holds a
+        bounded number of rows whatever the input size.
+        """
         part_types = [self.schema.field(p).type for p in self.parts]
         starts = self._next_sequence()
         # PK files: one base above every touched bucket's counter, so numbers rise per bucket (§7).
         base = max(starts.values(), default=0)
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         groups = self._groups(staged)
+        budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
         reader = self._sorted(staged, base, single=len(groups) == 1)
         with ThreadPoolExecutor(max_workers=2) as pool:
-            pending = []
-            for (part, bucket, count), rows in zip(groups, _split(reader, [g[2] for g in groups]), strict=True):
+            pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
+            for index, offset, rows in _chunks(reader, [g[2] for g in groups], budget):
+                part, bucket, count = groups[index]
                 part_bytes = encode_row(part, part_types)
-                start = base if self.pk else starts.get((part_bytes, bucket), 0)
-                if not self.pk:
-                    starts[(part_bytes, bucket)] = start + count
-                pending.append(((part_bytes, bucket), pool.submit(self._write_group, rows, part, bucket, start)))
+                start = base if self.pk else starts.get((part_bytes, bucket), 0) + offset
+                if not self.pk and offset + rows.num_rows == count:
+                    starts[(part_bytes, bucket)] = start + rows.num_rows
+                pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
+                del rows
+                while len(pending) > 2:
+                    key, future = pending.popleft()
+                    files.setdefault(key, []).append(future.result())
             for key, future in pending:
-                files.setdefault(key, []).extend(future.result())
+                files.setdefault(key, []).append(future.result())
         total = self.schema.bucket
         keys = set(files) | set(self.index_files)
         return [
@@ -353,6 +400,9 @@ class TableWriter:
             for (p, b) in sorted(keys)
         ]
 
+    def _target_size(self) -> int:
+        return _memory(self.options.get("target-file-size") or str(_DEFAULT_TARGET[self.pk]))
+
     def abort(self) -> None:
         """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
         for path in self.written:
@@ -360,25 +410,41 @@ class TableWriter:
         self.written.clear()
 
     def drop(self, staged: str) -> None:
-        """Drop a staging table."""
-        self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        """Drop a staging table and give DuckDB back its memory limit."""
+        try:
+            self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        finally:
+            self._restore_memory()
 
 
-def _split(reader: pa.RecordBatchReader, counts: Sequence[int]) -> Any:
-    """Cut a stream of batches into consecutive tables of `counts` rows."""
-    pending: list[pa.RecordBatch] = []
-    have = 0
+def _chunks(reader: pa.RecordBatchReader, counts: Sequence[int], budget: int) -> Iterator[
+    tuple[int, int, pa.Table]
+]:
+    """Cut a sorted stream of batches into (group index, offset in group, rows) pieces: consecutive groups of
+    `counts` rows, each group cut into equal pieces of about `budget` Arrow bytes (the row width is measured
+    on the stream's first batch). Only the rows of the piece being cut are held."""
     batches = iter(reader)
-    for count in counts:
-        while have < count:
-            batch = next(batches)
-            pending.append(batch)
-            have += batch.num_rows
-        table = pa.Table.from_batches(pending, schema=reader.schema)
-        yield table.slice(0, count)
-        rest = table.slice(count)
-        pending = rest.to_batches()
-        have = rest.num_rows
+    first = next(batches, None)
+    if first is None:
+        return
+    width = max(1, first.nbytes // max(first.num_rows, 1))
+    stream = itertools.chain([first], batches)
+    rest: pa.RecordBatch | None = None
+    for index, count in enumerate(counts):
+        pieces = max(1, -(-count * width // budget))
+        size = -(-count // pieces)
+        for offset in range(0, count, size):
+            want = min(size, count - offset)
+            held: list[pa.RecordBatch] = []
+            have = 0
+            while have < want:
+                batch = rest if rest is not None else next(stream)
+                rest = None
+                if batch.num_rows > want - have:
+                    batch, rest = batch.slice(0, want - have), batch.slice(want - have)
+                held.append(batch)
+                have += batch.num_rows
+            yield index, offset, pa.Table.from_batches(held, schema=reader.schema)
 
 
 def column_names(schema: TableSchema) -> Sequence[str]:
