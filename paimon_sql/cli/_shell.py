@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from paimon_sql import Relation, Session
 
 MODES = ("table", "csv", "json", "parquet")
+# duckdb is imported here only for its exception class: plain SQL fails with duckdb.Error.
 USER_ERRORS = (PaimonSqlError, duckdb.Error, sqlglot.errors.SqlglotError, OSError)
 _BATCH_ROWS = 10_000
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -88,6 +89,8 @@ class Shell:
             where = None if origin is None else f"{origin}:{statement.line}"
             try:
                 self.execute(statement.text)
+            except BrokenPipeError:
+                raise  # the reader of our output left (head, less): main ends quietly
             except Exception as err:  # the CLI boundary: report, keep the shell alive
                 return self.fail(err, where=where)
         return True

@@ -52,6 +52,7 @@ def repl(shell: Shell, banner: str) -> int:
         except KeyboardInterrupt:
             shell.stdout.write("^C\n")
             buffer.clear()
+            start = history.length()  # the dropped lines stay separate entries
             continue
         if not buffer and line.lstrip().startswith("."):
             if not dot_command(shell, line):
