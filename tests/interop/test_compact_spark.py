@@ -85,6 +85,24 @@ SPARK_TABLES = {
             "INSERT INTO {t} VALUES (1, 1, 3), (2, 2, 9)",
         ],
     ),
+    "first_row": (
+        "CREATE TABLE {t} (id INT, v STRING) USING paimon "
+        "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2', 'merge-engine' = 'first-row')",
+        [
+            "INSERT INTO {t} VALUES (1, 'x'), (2, 'y')",
+            "INSERT INTO {t} VALUES (2, 'y2'), (3, 'z')",
+        ],
+    ),
+    "sequence_field": (
+        "CREATE TABLE {t} (id INT, v STRING, ts BIGINT) USING paimon PARTITIONED BY (v) "
+        "TBLPROPERTIES ('primary-key' = 'id,v', 'bucket' = '2', 'sequence.field' = 'ts', "
+        "'deletion-vectors.enabled' = 'true')",
+        [
+            "INSERT INTO {t} VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30)",
+            "INSERT INTO {t} VALUES (1, 'a', 5), (2, 'a', 25), (4, 'b', 1)",
+            "INSERT INTO {t} VALUES (3, 'b', 31)",
+        ],
+    ),
     "append": (
         "CREATE TABLE {t} (id INT, v STRING) USING paimon TBLPROPERTIES ('bucket' = '-1')",
         [
@@ -107,6 +125,8 @@ MORE = {
     "partial": ["INSERT INTO {t} VALUES (3, NULL, 31), (4, 'd', NULL)"],
     "agg": ["INSERT INTO {t} VALUES (1, 100, 0), (4, 4, 4)"],
     "append": ["INSERT INTO {t} VALUES (6, 'u')"],
+    "first_row": ["INSERT INTO {t} VALUES (1, 'later'), (4, 'w')"],
+    "sequence_field": ["INSERT INTO {t} VALUES (1, 'a', 1), (2, 'a', 99)"],
 }
 
 

@@ -375,3 +375,35 @@ def test_failed_compaction_leaves_no_snapshot_and_no_files(session):
         _compact(session)
     assert table.latest_snapshot().id == latest
     assert set(os.listdir(bucket)) == files_before
+
+
+def test_schema_evolution_files_are_rewritten_with_the_latest_schema(session):
+    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
+    session.sql("ALTER TABLE db.t ADD COLUMN w BIGINT")
+    session.sql("INSERT INTO db.t VALUES (2, 'b2', 20), (3, 'c', 30)")
+    table = session.table("db.t")
+    before = _rows(session)
+    assert before == [(1, "a", None), (2, "b2", 20), (3, "c", 30)]
+    _compact(session)
+    assert _rows(session) == before
+    assert {e.file.schema_id for e in _live(table)} == {table.latest_schema.id}
+
+
+def test_dynamic_bucket_table_keeps_its_hash_index(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '-1', 'primary-key' = 'id', "
+        "'dynamic-bucket.target-row-num' = '2')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    session.sql("INSERT INTO db.t VALUES (2, 'b2'), (4, 'd'), (5, 'e')")
+    table = session.table("db.t")
+    before, before_id = _rows(session), table.latest_snapshot().id
+    hash_before = table.latest_snapshot().index_manifest
+    _compact(session)
+    _assert_compacted(table, before_id)
+    assert len(_live(table)) > 1  # several buckets
+    assert table.latest_snapshot().index_manifest == hash_before
+    assert _rows(session) == before
+    session.sql("INSERT INTO db.t VALUES (1, 'a2'), (6, 'f')")
+    assert _rows(session) == sorted([(1, "a2"), (2, "b2"), (3, "c"), (4, "d"), (5, "e"), (6, "f")])
