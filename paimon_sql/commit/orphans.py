@@ -88,20 +88,25 @@ def used_file_names(table: Table) -> set[str]:
 
 
 def _candidates(table: Table) -> list[tuple[str, int]]:
-    """(path, modification time in ms) of every file in the folders orphans can be in."""
-    fs = table.fileio.fs
-    out: list[tuple[str, int]] = []
-    roots = [table.sub(d) for d in _METADATA_DIRS]
-    for name in table.fileio.list_names(table.path):
-        if "=" in name or name.startswith("bucket-"):
-            roots.append(table.sub(name))
-    directory = table.latest_schema.options.get("data-file.path-directory")
+    """(path, modification time in ms) of every file in the folders orphans can be in.
+
+    As Java: ``manifest/``, ``index/``, ``statistics/``, and the bucket folders found by walking one ``k=v``
+    level per partition key, then ``bucket-*``.
+    """
+    schema = table.latest_schema
+    base = table.path
+    directory = schema.options.get("data-file.path-directory")
     if directory:
-        roots.append(table.sub(directory))
-    for root in roots:
-        if not table.fileio.is_dir(root):
+        base = table.sub(directory)
+    folders = [base]
+    for _ in schema.partition_keys:
+        folders = [table.fileio.join(f, n) for f in folders for n in table.fileio.list_names(f) if "=" in n]
+    buckets = [table.fileio.join(f, n) for f in folders for n in table.fileio.list_names(f) if n.startswith("bucket-")]
+    out: list[tuple[str, int]] = []
+    for folder in [table.sub(d) for d in _METADATA_DIRS] + buckets:
+        if not table.fileio.is_dir(folder):
             continue
-        for info in fs.get_file_info(pafs.FileSelector(root, recursive=True)):
+        for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
             if info.type == pafs.FileType.File and info.mtime_ns is not None:
                 out.append((info.path, info.mtime_ns // 1_000_000))
     return out

@@ -250,10 +250,17 @@ def test_time_retained_and_limit_at_commit(session):
         time.sleep(0.01)
         session.sql(statement)
     assert table.snapshot_ids() == [3, 4]
-    # The limit: make 6 old snapshots at once by turning retention back on, then expire by options.
-    table = session.table("db.t")
-    now = int(time.time() * 1000) + 10
-    assert expire_by_options(table, table.latest_snapshot(), now_ms=now) == 0  # 2 left, min is 2
+    assert_exactly_used(table)
+
+
+def test_expire_limit_and_age_at_commit(session):
+    table = _build(session, options="'snapshot.num-retained.min' = '1', 'snapshot.expire.limit' = '3'")
+    assert table.snapshot_ids() == list(range(1, len(HISTORY) + 1))  # all younger than the default hour
+    two_hours_later = int(time.time() * 1000) + 2 * 3600 * 1000
+    assert expire_by_options(table, table.latest_snapshot(), now_ms=two_hours_later) == 3
+    assert table.snapshot_ids()[0] == 4
+    assert expire_by_options(table, table.latest_snapshot(), now_ms=two_hours_later) == 3
+    assert_exactly_used(table)
 
 
 def test_write_only_never_expires(session):
