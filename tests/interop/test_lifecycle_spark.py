@@ -8,6 +8,7 @@ tag of our copy as it read them before, and paimon-sql must read Java's copy as 
 
 from __future__ import annotations
 
+import datetime
 import os
 import shutil
 from pathlib import Path
@@ -98,12 +99,20 @@ def _ours(warehouse: Path, name: str, version: int | str) -> list[dict]:
     return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
 
 
+def _time_of(warehouse: Path, name: str, snapshot_id: int) -> str:
+    """A snapshot's commit time as Spark's TIMESTAMP literal text (UTC, milliseconds)."""
+    millis = paimon_sql.connect(warehouse).table(f"db.{name}").snapshot(snapshot_id).time_millis
+    moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
+    return moment.replace(tzinfo=None).isoformat(sep=" ", timespec="milliseconds")
+
+
 CALLS = [
     "expire_snapshots(table => 'db.{t}', retain_max => 3)",
     "expire_snapshots(table => 'db.{t}', retain_max => 6)",
     "expire_snapshots(table => 'db.{t}', retain_max => 2, max_deletes => 4)",
-    "expire_snapshots(table => 'db.{t}', older_than => '2999-01-01 00:00:00', retain_min => 5)",
-    "expire_snapshots(table => 'db.{t}', older_than => '2000-01-01 00:00:00', retain_min => 1)",
+    "expire_snapshots(table => 'db.{t}', older_than => TIMESTAMP '2999-01-01 00:00:00', retain_min => 5)",
+    "expire_snapshots(table => 'db.{t}', older_than => TIMESTAMP '2000-01-01 00:00:00', retain_min => 1)",
+    "expire_snapshots(table => 'db.{t}', older_than => TIMESTAMP '{mid}', retain_max => 9)",
     "rollback(table => 'db.{t}', version => '6')",
     "rollback(table => 'db.{t}', version => 'b')",
     "rollback(table => 'db.{t}', version => '1')",
@@ -116,7 +125,7 @@ def test_same_files_as_java(origin, tmp_path, name, call):
     """Java and paimon-sql run the same procedure on twin copies: the same files remain."""
     before = _spark_reads(origin, name)
     java, ours = _twin(origin, tmp_path, "java"), _twin(origin, tmp_path, "ours")
-    statement = "CALL sys." + call.format(t=name)
+    statement = "CALL sys." + call.format(t=name, mid=_time_of(origin, name, 6))
     java_out = spark_sql(spark_session(java), statement)
     our_out = paimon_sql.connect(ours).sql(statement).fetchall()
     assert [tuple(r) for r in java_out] == our_out
@@ -150,3 +159,30 @@ def test_rollback_to_an_expired_tag_then_both_write(origin, tmp_path, name):
     assert_rows_equal(spark_rows(spark_session(ours), f"db.{name}"), expected)
     spark_sql(spark_session(java), f"INSERT INTO db.{name} VALUES (100, 'x', 'new')")
     assert_rows_equal(_ours(java, name, 3), expected)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_remove_orphan_files_like_java(origin, tmp_path, name):
+    """Stray files old and new, and Java's rollback leftovers: both sides delete the same ones."""
+    java, ours = _twin(origin, tmp_path, "java"), _twin(origin, tmp_path, "ours")
+    old = datetime.datetime(2020, 1, 1).timestamp()
+    for warehouse in (java, ours):
+        spark_sql(spark_session(warehouse), f"CALL sys.expire_snapshots(table => 'db.{name}', retain_max => 4)")
+        spark_sql(spark_session(warehouse), f"CALL sys.rollback(table => 'db.{name}', version => 'a')")
+        root = warehouse / "db.db" / name
+        for rel in ("manifest/manifest-stray-0", "bucket-7/data-stray.orc", "dt=x/bucket-0/data-new.orc"):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(b"x")
+            if "new" not in rel:
+                os.utime(root / rel, (old, old))
+        for folder, _, files in os.walk(root):  # every file is old now: only being used protects it
+            for f in files:
+                if "new" not in f:
+                    os.utime(os.path.join(folder, f), (old, old))
+    before = _spark_reads(java, name)
+    statement = f"CALL sys.remove_orphan_files(table => 'db.{name}', older_than => '2024-01-01 00:00:00')"
+    java_out = {r[0].removeprefix("file:") for r in spark_sql(spark_session(java), statement)}
+    our_out = {r[0] for r in paimon_sql.connect(ours).sql(statement).fetchall()}
+    assert {os.path.relpath(p, java) for p in java_out} == {os.path.relpath(p, ours) for p in our_out}
+    assert _files(ours, name) == _files(java, name)
+    assert _spark_reads(ours, name) == before
