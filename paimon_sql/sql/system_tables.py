@@ -2,7 +2,7 @@
 
 Column names, order, types, nullability and value spellings follow Java's ``org.apache.paimon.table.system``
 classes as shipped in **Paimon 0.9** (the version the Spark oracle runs; every 0.9 table here was compared value by
-value with Spark's output on the Java-written fixtures). ``$buckets``, ``$table_indexes``, ``sys.tables`` and
+value with Spark's output; tests/interop/test_system_tables_spark.py keeps doing so). ``$buckets``, ``$table_indexes``, ``sys.tables`` and
 ``sys.partitions`` do not exist in 0.9 and follow the later Java definitions. Java renders some values as text,
 and the spellings are copied on purpose: ``$files.partition`` is ``[v1, v2]`` (``Arrays.toString`` of the internal
 values, so a DATE is its epoch day), stats are ``{col=value, ...}`` sorted by column name, options come in
@@ -12,13 +12,14 @@ Wiring into SQL (the session's job; this module only builds content):
 
 * ``"db"."t$<name>"``: split the name with `split_system_name`, load ``t``, then call
   ``system_table(table, name, snapshot)``; pass the time-travel snapshot (``VERSION AS OF`` /
-  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets`` and ``table_indexes``.
+  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``, ``table_indexes``,
+  ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
   The result is a complete ``pyarrow.Table``, so it can be registered as a DuckDB view.
 * ``audit_log`` and ``ro`` hold data. `system_table` materializes them (fine for small tables). To stream
   them, reuse the normal table source and change two things: for ``ro``, pass the plan through
-  `paimon_sql.plan.system.read_optimized_filter` before reading; for ``audit_log``, read the latest state and
-  prepend ``'+I' AS rowkind`` (a batch read of the latest state only produces inserts), with the schema from
-  `audit_log_schema`.
+  `paimon_sql.plan.system.read_optimized_filter` before reading; for ``audit_log``, read with
+  ``ReadRequest(system_columns=True)`` and turn ``_VALUE_KIND`` into ``rowkind`` (``+I``/``+U``: Java shows
+  the merged record's kind), with the schema from `audit_log_schema`.
 * ``sys.tables`` / ``sys.partitions`` / ``sys.all_table_options``: ``catalog_table(catalog, name)``.
 
 >>> "files" in SYSTEM_TABLES, "tables" in CATALOG_TABLES
@@ -47,11 +48,12 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.errors import TableNotFoundError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.manifest import FileKind, ManifestEntry
+from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.plan.scan import plan_scan
+from paimon_sql.plan.scan import ReadMode, plan_scan, read_mode
 from paimon_sql.plan.system import read_optimized_filter
-from paimon_sql.read.build import ReadRequest
+from paimon_sql.read.build import KIND, ReadRequest
 from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.types import DataType, field_to_json, type_sql
@@ -474,7 +476,13 @@ def live_entries(table: Table, snapshot: Snapshot | None) -> list[ManifestEntry]
     return list(live.values())
 
 
-def _manifests(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
+def _manifests(
+    table: Table, snapshot: Snapshot | None, schema: TableSchema
+) -> list[dict[str, Any]]:
+    """Base, delta and changelog manifests (Java's ``readAllManifests``; checked with Spark 0.9)."""
+    metas = _manifest_metas(table, snapshot)
+    if snapshot is not None and snapshot.changelog_manifest_list:
+        metas += table.manifest_list(snapshot.changelog_manifest_list)
     return [
         {
             "file_name": m.file_name,
@@ -483,16 +491,16 @@ def _manifests(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
             "num_deleted_files": m.num_deleted_files,
             "schema_id": m.schema_id,
         }
-        for m in _manifest_metas(table, snapshot)
+        for m in metas
     ]
 
 
 class _Renderer:
     """Decodes partitions, keys and value stats of one table the way Java's ``$files`` prints them."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, schema: TableSchema | None = None) -> None:
         self.table = table
-        self.schema = table.latest_schema
+        self.schema = table.latest_schema if schema is None else schema
         self.part_types = [self.schema.field(k).type for k in self.schema.partition_keys]
 
     def partition_values(self, data: bytes) -> tuple[Any, ...]:
@@ -540,11 +548,24 @@ def _tree_map(values: Mapping[str, str]) -> str:
     return "{" + ", ".join(f"{k}={values[k]}" for k in keys) + "}"
 
 
-def _files(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
-    render = _Renderer(table)
+def _batch_visible(schema: TableSchema) -> Callable[[ManifestEntry], bool]:
+    """The files Java's batch scan lists: no level 0 for deletion-vector and first-row tables."""
+    options = CoreOptions(schema.options)
+    mode = read_mode(schema, options)
+    hide = mode is ReadMode.DELETION_VECTORS or (
+        mode is ReadMode.MERGE and options.merge_engine is MergeEngine.FIRST_ROW
+    )
+    return lambda e: not (hide and e.file.level == 0)
+
+
+def _files(table: Table, snapshot: Snapshot | None, schema: TableSchema) -> list[dict[str, Any]]:
+    """Live files as Java's batch scan sees them (checked with Spark 0.9)."""
+    render = _Renderer(table, schema)
     rows = []
+    visible = _batch_visible(schema)
     entries = sorted(
-        live_entries(table, snapshot), key=lambda e: (e.partition, e.bucket, e.file.file_name)
+        filter(visible, live_entries(table, snapshot)),
+        key=lambda e: (e.partition, e.bucket, e.file.file_name),
     )
     for e in entries:
         f = e.file
@@ -592,14 +613,47 @@ def _aggregate(
     return groups
 
 
-def _partitions(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
-    render = _Renderer(table)
-    groups = _aggregate(live_entries(table, snapshot), lambda e: e.partition)
-    return [{"partition": render.partition(p), **g} for p, g in sorted(groups.items())]
+def _partitions(
+    table: Table, snapshot: Snapshot | None, schema: TableSchema
+) -> list[dict[str, Any]]:
+    """Java's ``PartitionEntry`` merge over every manifest entry, not just the live files.
+
+    An ADD counts +1 file and its rows and bytes, a DELETE -1 and minus them;
+    ``last_update_time`` is the newest creation time of any entry, deleted files included;
+    partitions left with no file are dropped. Every level counts (unlike ``$files``). Checked
+    with Spark 0.9.
+    """
+    render = _Renderer(table, schema)
+    groups: dict[bytes, dict[str, Any]] = {}
+    for meta in _manifest_metas(table, snapshot):
+        for e in table.manifest(meta.file_name):
+            sign = 1 if e.kind is FileKind.ADD else -1
+            g = groups.setdefault(
+                e.partition,
+                {
+                    "record_count": 0,
+                    "file_size_in_bytes": 0,
+                    "file_count": 0,
+                    "last_update_time": None,
+                },
+            )
+            g["record_count"] += sign * e.file.row_count
+            g["file_size_in_bytes"] += sign * e.file.file_size
+            g["file_count"] += sign
+            created = _creation_time(e.file)
+            if created is not None and (
+                g["last_update_time"] is None or created > g["last_update_time"]
+            ):
+                g["last_update_time"] = created
+    return [
+        {"partition": render.partition(p), **g}
+        for p, g in sorted(groups.items())
+        if g["file_count"] > 0
+    ]
 
 
-def _buckets(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
-    render = _Renderer(table)
+def _buckets(table: Table, snapshot: Snapshot | None, schema: TableSchema) -> list[dict[str, Any]]:
+    render = _Renderer(table, schema)
     groups = _aggregate(live_entries(table, snapshot), lambda e: (e.partition, e.bucket))
     return [
         {"partition": render.partition(p), "bucket": b, **g} for (p, b), g in sorted(groups.items())
@@ -615,10 +669,12 @@ def _row_cast_string(values: Sequence[Any], types: Sequence[DataType]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _table_indexes(table: Table, snapshot: Snapshot | None) -> list[dict[str, Any]]:
+def _table_indexes(
+    table: Table, snapshot: Snapshot | None, schema: TableSchema
+) -> list[dict[str, Any]]:
     if snapshot is None or snapshot.index_manifest is None:
         return []
-    render = _Renderer(table)
+    render = _Renderer(table, schema)
     rows = []
     for e in table.index_manifest(snapshot.index_manifest):
         meta = e.index_file
@@ -656,20 +712,36 @@ def _data_schema(schema: TableSchema) -> pa.Schema:
     return pa.schema([pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in schema.fields])
 
 
-def audit_log_schema(table: Table) -> pa.Schema:
-    """``rowkind`` (nullable STRING, as Java declares it) then every table column."""
-    return _data_schema(table.latest_schema).insert(0, pa.field("rowkind", pa.string(), True))
+def audit_log_schema(table: Table, snapshot: Snapshot | None = None) -> pa.Schema:
+    """``rowkind`` (nullable STRING, as Java declares it) then the columns of `snapshot`'s schema."""
+    schema = _data_schema(_schema_of(table, snapshot))
+    return schema.insert(0, pa.field("rowkind", pa.string(), True))
 
 
-def _read(table: Table, read_optimized: bool) -> pa.Table:
-    """The latest state (or its read-optimized part) as one Arrow table."""
-    schema = _data_schema(table.latest_schema)
-    plan = plan_scan(table, table.latest_snapshot())
+def _schema_of(table: Table, snapshot: Snapshot | None) -> TableSchema:
+    """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with a snapshot id)."""
+    return table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
+
+
+def _read(
+    table: Table, snapshot: Snapshot | None, read_optimized: bool, row_kinds: bool = False
+) -> pa.Table:
+    """The latest state or `snapshot` (or its read-optimized part) as one Arrow table.
+
+    With `row_kinds`, a primary-key table's rows also carry ``_VALUE_KIND`` (the merged kind).
+    """
+    table_schema = _schema_of(table, snapshot)
+    schema = _data_schema(table_schema)
+    with_kind = row_kinds and bool(table_schema.primary_keys)
+    if with_kind:
+        schema = schema.append(pa.field(KIND, pa.int8(), False))
+    chosen = table.latest_snapshot() if snapshot is None else snapshot
+    plan = plan_scan(table, chosen, None, table_schema)
     if read_optimized:
         plan = read_optimized_filter(plan)
     engine = duckdb.connect()
     try:
-        request = ReadRequest(columns=tuple(schema.names))
+        request = ReadRequest(columns=tuple(table_schema.field_names), system_columns=with_kind)
         batches = list(SplitReader(engine).batches(plan, request))
     finally:
         engine.close()
@@ -678,9 +750,23 @@ def _read(table: Table, read_optimized: bool) -> pa.Table:
     return pa.Table.from_batches(batches).select(schema.names).cast(schema)
 
 
-def _audit_log(table: Table) -> pa.Table:
-    data = _read(table, read_optimized=False)
-    rowkind = pa.array(["+I"] * data.num_rows, pa.string())
+#: Paimon's ``RowKind`` byte values as Java prints them.
+_ROW_KINDS = ("+I", "-U", "+U", "-D")
+
+
+def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
+    """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
+
+    Java's batch audit log also keeps merged deletes (``-D`` rows) that compaction has not dropped
+    yet; this reader drops them, as the normal read does (issue 5: a keep-deletes read mode).
+    """
+    data = _read(table, snapshot, read_optimized=False, row_kinds=True)
+    if KIND in data.column_names:
+        kinds = [_ROW_KINDS[k] for k in data.column(KIND).to_pylist()]
+        data = data.drop_columns([KIND])
+    else:  # append tables: every row is an insert
+        kinds = ["+I"] * data.num_rows
+    rowkind = pa.array(kinds, pa.string())
     return data.add_column(0, pa.field("rowkind", pa.string(), True), rowkind)
 
 
@@ -694,7 +780,9 @@ _PER_TABLE: Mapping[str, Callable[[Table], list[dict[str, Any]]]] = {
     "consumers": _consumers,
     "aggregation_fields": _aggregation_fields,
 }
-_PER_SNAPSHOT: Mapping[str, Callable[[Table, Snapshot | None], list[dict[str, Any]]]] = {
+_PER_SNAPSHOT: Mapping[
+    str, Callable[[Table, Snapshot | None, TableSchema], list[dict[str, Any]]]
+] = {
     "files": _files,
     "manifests": _manifests,
     "partitions": _partitions,
@@ -706,8 +794,9 @@ _PER_SNAPSHOT: Mapping[str, Callable[[Table, Snapshot | None], list[dict[str, An
 def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> pa.Table:
     """The content of ``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
 
-    `snapshot` picks the version for ``files``, ``manifests``, ``partitions``, ``buckets`` and
-    ``table_indexes`` (None: the latest); the other tables describe the whole table and ignore it.
+    `snapshot` picks the version for ``files``, ``manifests``, ``partitions``, ``buckets``,
+    ``table_indexes``, ``audit_log`` and ``ro`` (None: the latest; the data tables then read in that
+    snapshot's schema); the other tables describe the whole table and ignore it.
 
     >>> system_table(None, "nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -719,10 +808,11 @@ def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> p
         return _arrow(key, _PER_TABLE[key](table))
     if key in _PER_SNAPSHOT:
         chosen = snapshot if snapshot is not None else table.latest_snapshot()
-        return _arrow(key, _PER_SNAPSHOT[key](table, chosen))
+        # time travel reads in the snapshot's own schema (Java's ``copy`` with ``scan.snapshot-id``)
+        return _arrow(key, _PER_SNAPSHOT[key](table, chosen, _schema_of(table, snapshot)))
     if key == "audit_log":
-        return _audit_log(table)
-    return _read(table, read_optimized=True)
+        return _audit_log(table, snapshot)
+    return _read(table, snapshot, read_optimized=True)
 
 
 def _all_tables(catalog: Catalog) -> Iterable[tuple[str, str, Table]]:

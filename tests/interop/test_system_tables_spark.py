@@ -1,0 +1,394 @@
+"""System tables: paimon-sql's ``"db"."t$x"`` against Apache Paimon 0.9's own, through Spark.
+
+For every system table Paimon 0.9's Spark integration exposes and paimon-sql implements, on a
+representative set of Spark-written corpus tables and on the Java-written 0.9 fixtures, the same
+``SELECT *`` runs in both engines and is compared column by column: the column names (in order),
+each column's type (Spark's type mapped to DuckDB's by `duckdb_type`, nullability against our
+Arrow schema) and every value (multisets per column, then whole rows, normalised by the harness).
+Spark is the only source of truth: nothing here states an expected value.
+
+What Paimon 0.9's Spark has (asked from Spark by `test_spark_09_system_tables`):
+
+* compared here: ``snapshots``, ``schemas``, ``options``, ``tags``, ``files``, ``manifests``,
+  ``partitions``, ``consumers``, ``aggregation_fields``, ``audit_log``, ``ro`` and the global
+  ``sys.all_table_options``; ``files``, ``manifests`` and ``partitions`` also with
+  ``VERSION AS OF <snapshot id>`` and ``VERSION AS OF '<tag>'`` (Spark 0.9 time-travels these);
+* in Spark 0.9 but not in paimon-sql: ``branches``, ``statistics`` and ``sys.catalog_options``
+  (listed in `NOT_IMPLEMENTED`; the test fails once we grow one, so it gets compared);
+* in paimon-sql but not in Spark 0.9 (nothing to compare with): ``buckets``, ``table_indexes``,
+  ``sys.tables``, ``sys.partitions``; they follow later Java versions.
+
+Differences that are deliberate, or where Spark 0.9 is wrong, are listed in `KNOWN_DIFFERENCES`,
+keyed by (table, system table, column). The list is strict: an entry whose column no longer
+differs fails the run, like a strict xfail.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import paimon_sql
+from paimon_sql.catalog import Identifier
+from paimon_sql.sql.system_tables import SYSTEM_TABLES, system_table
+from tests.interop.harness import _from_spark, canonical_rows, spark_session
+
+pytestmark = pytest.mark.interop
+
+JAVA_FIXTURES = Path("/work/shared/fixtures/generated-paimon-java-0.9/warehouse")
+
+#: Per-table system tables of Paimon 0.9 (Spark), as `test_spark_09_system_tables` finds them.
+SPARK_09 = (
+    "snapshots",
+    "schemas",
+    "options",
+    "tags",
+    "files",
+    "manifests",
+    "partitions",
+    "consumers",
+    "aggregation_fields",
+    "audit_log",
+    "ro",
+    "branches",
+    "statistics",
+)
+NOT_IMPLEMENTED = ("branches", "statistics")
+COMPARED = tuple(n for n in SPARK_09 if n not in NOT_IMPLEMENTED)
+#: Ours only (later Java versions); Spark 0.9 reports them as missing tables.
+NOT_IN_SPARK_09 = ("buckets", "table_indexes")
+#: System tables whose content depends on the snapshot, time-travelled in both engines. Spark 0.9's
+#: ``$partitions`` ignores time travel (always the latest) and its ``$manifests`` ignores a tag (see
+#: `test_spark_09_time_travel_on_system_tables`): ``$partitions`` is compared at the latest only, a
+#: tag's ``$manifests`` against Spark's ``$manifests`` of the tagged snapshot id.
+PER_SNAPSHOT = ("files", "manifests", "audit_log", "ro")
+
+#: The corpus tables compared, with what each one stands for.
+CORPUS_TABLES = {
+    "append_basic": "append, unpartitioned, a tag, overwrite",
+    "append_partitioned": "append, NULL/''/DATE/escaped partitions, overwrites",
+    "append_dv": "append with deletion vectors",
+    "append_orc": "append, ORC, TIMESTAMP LTZ and DECIMAL columns",
+    "pk_fixed": "primary key, partitioned, two tags, MERGE INTO",
+    "pk_fixed_unpartitioned": "primary key, 4 buckets, compacted",
+    "pk_deletion_vectors": "primary key with deletion vectors, partitioned",
+    "pk_first_row": "first-row engine",
+    "pk_aggregation": "aggregation engine ($aggregation_fields)",
+    "pk_partial_update_sequence_groups": "partial-update with sequence groups",
+    "pk_changelog_input": "changelog-producer=input (changelog manifests)",
+    "schema_evolution_pk": "schema-evolved primary-key table (stats over old schemas)",
+    "schema_evolution_append": "schema-evolved partitioned append table",
+    "history_pk": "expired snapshots, tags, rollback",
+    "history_append": "expired snapshots, a tag, rollback to the tag",
+    "types_parquet": "every type (stats rendering), Parquet",
+}
+
+#: (table, system table, column) -> why paimon-sql's value differs from Spark's. Table "*" is every
+#: table. Strict: each entry must still differ somewhere.
+_KEEPS_DELETES = (
+    "Java's batch $audit_log keeps a key whose merged record is a delete not yet compacted away, "
+    "as a -D row; our reader drops it like the normal read (needs a keep-deletes merge in read/)"
+)
+KNOWN_DIFFERENCES: dict[tuple[str, str, str], str] = {
+    ("pk_changelog_input", "audit_log", "<row count>"): _KEEPS_DELETES,
+    ("pk_fixed", "audit_log", "<row count>"): _KEEPS_DELETES,
+    ("pk_fixed_unpartitioned", "audit_log", "<row count>"): _KEEPS_DELETES,
+    ("java:pk_rowkind_delete", "audit_log", "<row count>"): _KEEPS_DELETES,
+    ("schema_evolution_append", "files", "<spark error>"): (
+        "Spark 0.9 fails on $files of a file written before ALTER COLUMN a TYPE INT next to an "
+        "ARRAY column (ArrayIndexOutOfBoundsException in FilesTable's CastedRow stats)"
+    ),
+}
+
+_SCALARS = {
+    "bigint": "BIGINT",
+    "int": "INTEGER",
+    "smallint": "SMALLINT",
+    "tinyint": "TINYINT",
+    "string": "VARCHAR",
+    "boolean": "BOOLEAN",
+    "double": "DOUBLE",
+    "float": "FLOAT",
+    "date": "DATE",
+    "binary": "BLOB",
+    "timestamp": "TIMESTAMP WITH TIME ZONE",  # Spark TIMESTAMP is Paimon TIMESTAMP_LTZ
+    "timestamp_ntz": "TIMESTAMP",
+}
+#: A Paimon TIMESTAMP(3) is DuckDB's TIMESTAMP_MS; Spark has only microsecond timestamps.
+_SAME_TYPE = {("TIMESTAMP", "TIMESTAMP_MS"), ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP_MS")}
+
+
+def duckdb_type(dtype: Any) -> str:
+    """The DuckDB type of a Spark type: one table for scalars, recursion for the nested ones."""
+    from pyspark.sql import types as T
+
+    if isinstance(dtype, T.DecimalType):
+        return f"DECIMAL({dtype.precision},{dtype.scale})"
+    if isinstance(dtype, T.ArrayType):
+        return duckdb_type(dtype.elementType) + "[]"
+    if isinstance(dtype, T.MapType):
+        return f"MAP({duckdb_type(dtype.keyType)}, {duckdb_type(dtype.valueType)})"
+    if isinstance(dtype, T.StructType):
+        return "STRUCT(" + ", ".join(f"{f.name} {duckdb_type(f.dataType)}" for f in dtype) + ")"
+    return _SCALARS[dtype.simpleString()]
+
+
+def _types_match(ours: str, spark: str) -> bool:
+    ours = ours.replace('"', "")  # DuckDB quotes reserved words in STRUCT field names
+    return ours == spark or (spark, ours) in _SAME_TYPE
+
+
+# --- running both sides -------------------------------------------------------------------------
+
+
+def _spark(spark, sql: str) -> tuple[list[str], list[str], list[bool], list[dict[str, Any]]]:
+    frame = spark.sql(sql)
+    fields = frame.schema.fields
+    rows = [
+        {f.name: _from_spark(row[i], f.dataType) for i, f in enumerate(fields)}
+        for row in frame.collect()
+    ]
+    names = [f.name for f in fields]
+    return names, [duckdb_type(f.dataType) for f in fields], [f.nullable for f in fields], rows
+
+
+def _ours(session, sql: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+    rel = session.sql(sql)
+    names = list(rel.columns)
+    rows = [dict(zip(names, r, strict=True)) for r in rel.fetchall()]
+    return names, [str(t) for t in rel.types], rows
+
+
+def _column(rows: list[dict[str, Any]], name: str) -> Counter[str]:
+    return Counter(canonical_rows([{name: r[name]} for r in rows]))
+
+
+def _diff_text(ours: Counter[str], spark: Counter[str]) -> str:
+    missing = list((spark - ours).elements())[:3]
+    extra = list((ours - spark).elements())[:3]
+    return f"Spark has {missing}, we have {extra}"
+
+
+def compare(spark, session, key: str, systable: str, spark_sql: str, our_sql: str) -> dict:
+    """Per column: what differs (name, type, nullability, values); plus whole-row differences.
+
+    Pseudo-columns: ``<spark error>`` (Spark fails), ``<error>`` (we fail), ``<columns>`` (names
+    differ), ``<row count>`` (rows missing or extra: then every column would differ).
+    """
+    try:
+        s_names, s_types, s_nulls, s_rows = _spark(spark, spark_sql)
+    except Exception as err:
+        return {"<spark error>": str(err).splitlines()[0][:300]}
+    try:
+        o_names, o_types, o_rows = _ours(session, our_sql)
+    except Exception as err:
+        return {"<error>": f"{type(err).__name__}: {err}"}
+    if o_names != s_names:
+        return {"<columns>": f"columns {o_names} != Spark's {s_names}"}
+    if len(o_rows) != len(s_rows):
+        got, want = Counter(canonical_rows(o_rows)), Counter(canonical_rows(s_rows))
+        return {"<row count>": f"{len(o_rows)} rows, Spark {len(s_rows)}: " + _diff_text(got, want)}
+    diffs: dict[str, str] = {}
+    nullable = _nullability(session, key, systable, our_sql)
+    for i, name in enumerate(s_names):
+        problems = []
+        if not _types_match(o_types[i], s_types[i]):
+            problems.append(f"type {o_types[i]} != Spark's {s_types[i]}")
+        if nullable is not None and nullable[i] != s_nulls[i]:
+            problems.append(f"nullable={nullable[i]}, Spark's nullable={s_nulls[i]}")
+        got, want = _column(o_rows, name), _column(s_rows, name)
+        if got != want:
+            problems.append(f"values differ ({len(o_rows)} rows, Spark {len(s_rows)}): ")
+            problems[-1] += _diff_text(got, want)
+        if problems:
+            diffs[name] = "; ".join(problems)
+    # the columns that agree one by one must also agree row by row
+    same = [n for n in s_names if n not in diffs and not _known(key, systable, n)]
+    got = Counter(canonical_rows([{n: r[n] for n in same} for r in o_rows]))
+    want = Counter(canonical_rows([{n: r[n] for n in same} for r in s_rows]))
+    if got != want:
+        diffs["<rows>"] = "rows differ over the matching columns: " + _diff_text(got, want)
+    return diffs
+
+
+def _nullability(session, key: str, systable: str, our_sql: str) -> list[bool] | None:
+    """Our Arrow schema's nullability for a per-table system table (None: not one of those)."""
+    if systable.startswith("sys.") or "VERSION AS OF" in our_sql:
+        return None
+    table = session.table(Identifier("db", key.split(":")[-1]))
+    return [f.nullable for f in system_table(table, systable).schema]
+
+
+def _known(key: str, systable: str, column: str) -> bool:
+    return (key, systable, column) in KNOWN_DIFFERENCES or (
+        "*",
+        systable,
+        column,
+    ) in KNOWN_DIFFERENCES
+
+
+def spark_select(table: str, name: str, clause: str = "", columns: str = "*") -> str:
+    """Spark's spelling: ``SELECT * FROM db.`t$files` VERSION AS OF 3``."""
+    return f"SELECT {columns} FROM db.`{table}${name}`{clause}"  # noqa: S608 - test SQL, our names
+
+
+def our_select(table: str, name: str, clause: str = "") -> str:
+    """paimon-sql's spelling of the same query: ``SELECT * FROM "db"."t$files" VERSION AS OF 3``."""
+    return f'SELECT * FROM "db"."{table}${name}"{clause}'  # noqa: S608 - test SQL, our names
+
+
+def _travel(v: int | str) -> str:
+    return f" VERSION AS OF {v}" if isinstance(v, int) else f" VERSION AS OF '{v}'"
+
+
+def _some(ids: list[int]) -> list[int]:
+    """At most two older snapshots (the first and a middle one): the time budget of the suite."""
+    return sorted({ids[0], ids[len(ids) // 2]}) if ids else []
+
+
+def _queries(table: str, entry: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(label, system table, Spark SQL, paimon-sql SQL) for one table."""
+    out = []
+    for name in COMPARED:
+        spark_sql, our_sql = spark_select(table, name), our_select(table, name)
+        out.append((name, name, spark_sql, our_sql))
+    live = [s["id"] for s in entry["snapshots"]]
+    versions: list[int | str] = [*_some(live[:-1]), *entry["tags"]]
+    for v in versions:
+        clause = _travel(v)
+        for name in PER_SNAPSHOT:
+            our_sql, spark_sql = our_select(table, name, clause), spark_select(table, name, clause)
+            if name == "manifests" and isinstance(v, str):
+                # Spark 0.9's $manifests ignores a tag: ask for the tagged snapshot's id instead
+                tagged = entry["tags"][v]
+                if tagged not in live:
+                    continue
+                spark_sql = spark_select(table, name, _travel(tagged))
+            out.append((name + clause, name, spark_sql, our_sql))
+    return out
+
+
+def _run_all(spark, session, key: str, entry: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    table = key.split(":")[-1]
+    found: dict[tuple[str, str, str], str] = {}
+    for label, systable, spark_sql, our_sql in _queries(table, entry):
+        diffs = compare(spark, session, key, systable, spark_sql, our_sql)
+        for column, text in diffs.items():
+            found.setdefault((key, systable, column), f"{key} {label}: {text}")
+    return found
+
+
+def _judge(found: dict[tuple[str, str, str], str], keys: list[str]) -> list[str]:
+    """Unlisted differences, and listed ones (for these tables) that no longer differ."""
+    failures = [text for k, text in found.items() if not _known(*k)]
+    for entry in KNOWN_DIFFERENCES:
+        if entry[0] in keys and entry not in found:
+            failures.append(f"KNOWN_DIFFERENCES {entry} no longer differs: remove it")
+    return failures
+
+
+def test_known_differences_of_every_table_still_differ():
+    """A ``"*"`` entry must name a compared system table (its strictness is checked per table)."""
+    for table, systable, _column in KNOWN_DIFFERENCES:
+        assert table == "*" or table in CORPUS_TABLES or table.startswith("java:"), table
+        assert systable in COMPARED, systable
+
+
+# --- tests ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ours(corpus):
+    session = paimon_sql.connect(corpus.warehouse)
+    yield session
+    session.close()
+
+
+def test_spark_09_system_tables(corpus, spark):
+    """Spark 0.9 has exactly the system tables this module says (so a version bump is noticed)."""
+    asked = sorted(set(SPARK_09) | set(NOT_IN_SPARK_09) | set(SYSTEM_TABLES))
+    exists = []
+    for name in asked:
+        try:
+            spark.sql(spark_select("append_basic", name)).schema  # noqa: B018
+        except Exception as err:
+            assert "TABLE_OR_VIEW_NOT_FOUND" in str(err), err
+            continue
+        exists.append(name)
+    assert sorted(exists) == sorted(SPARK_09)
+    assert not set(NOT_IMPLEMENTED) & set(SYSTEM_TABLES), "implemented now: compare it"
+    assert set(COMPARED) <= set(SYSTEM_TABLES)
+
+
+def test_spark_09_time_travel_on_system_tables(corpus, spark):
+    """What Spark 0.9 time-travels: ``$partitions`` never, ``$manifests`` by id, ``$files`` both.
+
+    This pins the limits `PER_SNAPSHOT` works around: a Paimon upgrade that lifts them fails here.
+    """
+    table, snapshot_id, tag = "pk_fixed", 1, "before_dml"
+    assert corpus.tables[table]["tags"][tag] != corpus.tables[table]["snapshots"][-1]["id"]
+
+    def rows(name: str, clause: str = "") -> list[str]:
+        return canonical_rows(_spark(spark, spark_select(table, name, clause))[3])
+
+    latest = {n: rows(n) for n in ("partitions", "manifests", "files")}
+    assert rows("partitions", _travel(snapshot_id)) == latest["partitions"]
+    assert rows("partitions", _travel(tag)) == latest["partitions"]
+    assert rows("manifests", _travel(tag)) == latest["manifests"]
+    assert rows("manifests", _travel(snapshot_id)) != latest["manifests"]
+    assert rows("files", _travel(snapshot_id)) != latest["files"]
+    assert rows("files", _travel(tag)) != latest["files"]
+
+
+@pytest.mark.parametrize("table", sorted(CORPUS_TABLES))
+def test_system_tables_like_spark(corpus, spark, ours, table):
+    found = _run_all(spark, ours, table, corpus.tables[table])
+    failures = _judge(found, [table])
+    if failures:
+        pytest.fail(f"db.{table} ({CORPUS_TABLES[table]}):\n" + "\n".join(failures), pytrace=False)
+
+
+def test_global_all_table_options_like_spark(corpus, spark, ours):
+    diffs = compare(
+        spark,
+        ours,
+        "sys",
+        "sys.all_table_options",
+        "SELECT * FROM sys.all_table_options",
+        'SELECT * FROM "sys"."all_table_options"',
+    )
+    assert not diffs, diffs
+
+
+@pytest.fixture(scope="module")
+def java_warehouse(tmp_path_factory):
+    """A copy of the Java-written 0.9 fixtures (Spark may write hints; the originals stay put)."""
+    target = tmp_path_factory.mktemp("java09") / "warehouse"
+    shutil.copytree(JAVA_FIXTURES, target)
+    return target
+
+
+def _history(spark, table: str) -> dict[str, Any]:
+    snaps = spark.sql(spark_select(table, "snapshots", " ORDER BY 1", "snapshot_id")).collect()
+    tags = spark.sql(spark_select(table, "tags", "", "tag_name, snapshot_id")).collect()
+    return {"snapshots": [{"id": r[0]} for r in snaps], "tags": {r[0]: r[1] for r in tags}}
+
+
+def test_java_fixtures_system_tables_like_spark(corpus, java_warehouse):
+    spark = spark_session(java_warehouse)
+    session = paimon_sql.connect(java_warehouse)
+    try:
+        names = sorted(p.name for p in (java_warehouse / "db.db").iterdir() if p.is_dir())
+        assert "append_tags" in names
+        found: dict[tuple[str, str, str], str] = {}
+        for table in names:
+            found.update(_run_all(spark, session, f"java:{table}", _history(spark, table)))
+    finally:
+        session.close()
+    failures = _judge(found, [f"java:{n}" for n in names])
+    if failures:
+        pytest.fail("Java 0.9 fixtures:\n" + "\n".join(failures), pytrace=False)
