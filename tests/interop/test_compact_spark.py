@@ -95,12 +95,12 @@ SPARK_TABLES = {
     ),
     "sequence_field": (
         "CREATE TABLE {t} (id INT, v STRING, ts BIGINT) USING paimon PARTITIONED BY (v) "
-        "TBLPROPERTIES ('primary-key' = 'id,v', 'bucket' = '2', 'sequence.field' = 'ts', "
-        "'deletion-vectors.enabled' = 'true')",
+        "TBLPROPERTIES ('primary-key' = 'id,v', 'bucket' = '2', 'sequence.field' = 'ts')",
         [
             "INSERT INTO {t} VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30)",
             "INSERT INTO {t} VALUES (1, 'a', 5), (2, 'a', 25), (4, 'b', 1)",
             "INSERT INTO {t} VALUES (3, 'b', 31)",
+            "DELETE FROM {t} WHERE id = 4",
         ],
     ),
     "append": (
@@ -148,10 +148,15 @@ def test_spark_writes_we_compact_spark_reads_and_continues(tmp_path, kind):
     old_id = table.latest_snapshot().id
     if kind == "dv":  # Spark's lookup compaction left deletion vectors: ours must drop them
         assert _dv_entries(table)
+    # Java's lookup compaction (first-row) may leave one run at the top level: nothing to do then.
+    done = (
+        kind != "append" and {e.file.level for e in _live(table)} == {5} and not _dv_entries(table)
+    )
+    assert not done or kind == "first_row"
     assert session.sql(f"CALL sys.compact(table => '{name}')").fetchall() == [(True,)]
     snap = table.latest_snapshot()
-    assert snap.id == old_id + 1
-    assert snap.commit_kind is CommitKind.COMPACT
+    assert snap.id == old_id + (0 if done else 1)
+    assert done or snap.commit_kind is CommitKind.COMPACT
     live = _live(table)
     if kind != "append":
         assert {e.file.level for e in live} == {5}
