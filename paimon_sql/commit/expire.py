@@ -1,22 +1,24 @@
-"""Snapshot expiration and the file clean-up it shares with tag deletion (seed 003, paimon-format.md §10).
+"""Snapshot expiration and the file clean-up it shares with tag deletion (seed 003, format §10).
 
-A data file, manifest, index file or changelog file may be deleted only when no live snapshot and no tag still
-uses it. The rules follow Apache Paimon's ``ExpireSnapshotsImpl``, ``SnapshotDeletion``, ``FileDeletionBase`` and
-``TagManager.deleteTag`` (0.9):
+A data file, manifest, index file or changelog file may be deleted only when no live snapshot and no
+tag still uses it. The rules follow Apache Paimon's ``ExpireSnapshotsImpl``, ``SnapshotDeletion``,
+``FileDeletionBase`` and ``TagManager.deleteTag`` (0.9):
 
-* **Which snapshots.** Ids from the earliest up to an exclusive end ``E``: at most ``latest - retain_min + 1``,
-  the smallest consumer's ``nextSnapshot`` and ``earliest + max_deletes``. Ids below ``latest - retain_max + 1``
-  go regardless of age; from there on, expiration stops at the first snapshot not older than ``older_than``.
-* **Data files.** For each id in ``(begin, E]`` the files its *delta* DELETEs (and does not re-ADD) are not used
-  by that snapshot or any later one; they are deleted unless the newest tag older than that id still holds
-  them (seed 003: a file lives in an interval of snapshots, so that tag is the only one that can).
-* **Changelog files** of the expired snapshots, then their **manifests, manifest lists, index manifests and
-  index files**, except those of snapshot ``E`` and of the tags overlapping the range; then each
-  ``snapshot-<id>``; ``EARLIEST`` is written last.
+* **Which snapshots.** Ids from the earliest up to an exclusive end ``E``: at most ``latest -
+  retain_min + 1``, the smallest consumer's ``nextSnapshot`` and ``earliest + max_deletes``. Ids
+  below ``latest - retain_max + 1`` go regardless of age; from there on, expiration stops at the
+  first snapshot not older than ``older_than``.
+* **Data files.** For each id in ``(begin, E]`` the files its *delta* DELETEs (and does not re-ADD)
+  are not used by that snapshot or any later one; they are deleted unless the newest tag older than
+  that id still holds them (seed 003: a file lives in an interval of snapshots, so that tag is the
+  only one that can).
+* **Changelog files** of the expired snapshots, then their **manifests, manifest lists, index
+  manifests and index files**, except those of snapshot ``E`` and of the tags overlapping the range;
+  then each ``snapshot-<id>``; ``EARLIEST`` is written last.
 
-The order keeps a crash safe: snapshot ``E`` and everything newer never lose a file, and a crash part-way
-leaves expired snapshot files in place, so running expiration again finishes the job (every step tolerates
-files already deleted, as Java's does).
+The order keeps a crash safe: snapshot ``E`` and everything newer never lose a file, and a crash
+part-way leaves expired snapshot files in place, so running expiration again finishes the job (every
+step tolerates files already deleted, as Java's does).
 
 >>> _previous_tag_index([3, 7, 9], 8), _previous_tag_index([3, 7, 9], 3)
 (1, -1)
@@ -45,17 +47,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INT_MAX = 2**31 - 1
-"""Java's Integer.MAX_VALUE: the default of ``snapshot.num-retained.max`` and of the procedure's limits."""
+"""Java's Integer.MAX_VALUE: default of ``snapshot.num-retained.max`` and the procedure's limits."""
 
 FileKey = tuple[bytes, int, str]
-"""(partition, bucket, file name): how Java matches a data file across snapshots (``containsDataFile``)."""
+"""(partition, bucket, file name): how Java matches a data file across snapshots."""
 
 
 # --- where files live -----------------------------------------------------------------------------
 
 
 class Layout:
-    """Paths of a table's data, changelog and index files (paimon-format.md §1: derived, never stored)."""
+    """Paths of a table's data, changelog and index files (format §1: derived, never stored)."""
 
     def __init__(self, table: Table) -> None:
         """The layout of `table`'s latest schema (partition keys and path options never change)."""
@@ -86,11 +88,15 @@ class Layout:
         """The data (or changelog) file of an entry and its extra files (file-index sidecars)."""
         f = entry.file
         folder = self.bucket_dir(entry.partition, entry.bucket)
-        main = local_path(f.external_path) if f.external_path else self.table.fileio.join(folder, f.file_name)
+        main = (
+            local_path(f.external_path)
+            if f.external_path
+            else self.table.fileio.join(folder, f.file_name)
+        )
         return [main, *(self.table.fileio.join(folder, x) for x in f.extra_files)]
 
     def index_path(self, partition: bytes, bucket: int, meta: IndexFileMeta) -> str:
-        """An index file: ``index/<name>``, its external path, or the bucket folder if so configured."""
+        """An index file: ``index/<name>``, its external path, or (if so configured) the bucket."""
         if meta.external_path:
             return local_path(meta.external_path)
         if (self.options.get("index-file-in-data-file-dir") or "false").lower() == "true":
@@ -103,11 +109,11 @@ def entry_key(entry: ManifestEntry) -> FileKey:
     return (entry.partition, entry.bucket, entry.file.file_name)
 
 
-# --- reading metadata: strict for what must be kept, tolerant for what is being removed -------------
+# --- reading metadata: strict for what must be kept, tolerant for what is being removed ---
 
 
 def manifest_list(table: Table, name: str | None, *, strict: bool = True) -> list[ManifestFileMeta]:
-    """A manifest list; with ``strict=False`` an unreadable one (deleted by a crashed run) reads as empty."""
+    """A manifest list; non-strict, an unreadable one (deleted by a crashed run) reads as empty."""
     if name is None:
         return []
     try:
@@ -166,7 +172,7 @@ def index_manifest(table: Table, name: str | None, *, strict: bool = True) -> li
 
 
 def manifest_skipping_set(table: Table, snapshots: Iterable[Snapshot]) -> set[str]:
-    """Manifest lists, manifests, index manifests and index files the given snapshots use (strict reads)."""
+    """Manifest lists, manifests, index manifests and index files the snapshots use (strict)."""
     keep: set[str] = set()
     for s in snapshots:
         keep.update((s.base_manifest_list, s.delta_manifest_list))
@@ -214,9 +220,15 @@ class Deleter:
 
 
 def clean_manifests(
-    table: Table, layout: Layout, snapshot: Snapshot, keep: set[str], delete: Deleter, *, changelog: bool
+    table: Table,
+    layout: Layout,
+    snapshot: Snapshot,
+    keep: set[str],
+    delete: Deleter,
+    *,
+    changelog: bool,
 ) -> None:
-    """Delete a snapshot's (or tag's) manifests, lists, index manifest and index files not in `keep`.
+    """Delete a snapshot's (or tag's) manifests, lists, index manifest, index files not in `keep`.
 
     Deleted names join `keep` so later snapshots do not delete them again (FileDeletionBase).
     """
@@ -264,7 +276,7 @@ def _previous_tag_index(tag_ids: Sequence[int], snapshot_id: int) -> int:
 
 
 def _overlapped_tags(tags: Sequence[Snapshot], begin: int, end: int) -> list[Snapshot]:
-    """Tags from the newest at or before `begin` to the newest before `end` (findOverlappedSnapshots)."""
+    """Tags from the newest at or before `begin` to the newest before `end` (Java's overlap)."""
     ids = [t.id for t in tags]
     right = _previous_tag_index(ids, end)
     if right < 0:
@@ -274,7 +286,7 @@ def _overlapped_tags(tags: Sequence[Snapshot], begin: int, end: int) -> list[Sna
 
 
 def consumer_min_next(table: Table) -> int | None:
-    """The smallest ``nextSnapshot`` of the table's consumers (``consumer/consumer-<id>``), None if none."""
+    """The smallest ``nextSnapshot`` of the consumers (``consumer/consumer-<id>``), or None."""
     folder = table.meta("consumer")
     found: list[int] = []
     for name in table.fileio.list_names(folder):
@@ -299,15 +311,17 @@ def expire_snapshots(
     """Expire snapshots as Java's ``ExpireSnapshotsImpl`` does; the number of snapshots expired.
 
     Defaults are those of ``CALL sys.expire_snapshots`` (Java's ``ExpireConfig`` builder): keep all
-    (``retain_max`` = Integer.MAX), at least 1, no age limit, no limit on how many go at once. So only the
-    arguments given expire anything: ``retain_max=2`` keeps the 2 newest; ``older_than_ms`` expires those
-    older, down to ``retain_min``.
+    (``retain_max`` = Integer.MAX), at least 1, no age limit, no limit on how many go at once. So
+    only the arguments given expire anything: ``retain_max=2`` keeps the 2 newest; ``older_than_ms``
+    expires those older, down to ``retain_min``.
     """
     retain_max = INT_MAX if retain_max is None else retain_max
     retain_min = 1 if retain_min is None else retain_min
     max_deletes = INT_MAX if max_deletes is None else max_deletes
     if retain_min < 1:
-        raise ValueError(f"retain_min must be at least 1 (the latest snapshot always stays), got {retain_min}")
+        raise ValueError(
+            f"retain_min must be at least 1 (the latest snapshot always stays), got {retain_min}"
+        )
     if retain_max < retain_min:
         raise ValueError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
     if max_deletes < 0:
@@ -337,7 +351,9 @@ def _write_earliest(table: Table, snapshot_id: int) -> None:
 def expire_until(table: Table, earliest: int, end: int) -> int:
     """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired."""
     if end <= earliest:
-        if not table.fileio.exists(table.meta("snapshot", "EARLIEST")):  # Java writes a missing hint here
+        if not table.fileio.exists(
+            table.meta("snapshot", "EARLIEST")
+        ):  # Java writes a missing hint here
             _write_earliest(table, earliest)
         return 0
     begin = earliest
@@ -349,11 +365,13 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
     tags = tagged_snapshots(table)
     layout = Layout(table)
     delete = Deleter(table)
-    # Everything that must survive is read before anything is deleted; a failure here deletes nothing.
+    # All that must survive is read before anything is deleted; a failure here deletes nothing.
     keep = manifest_skipping_set(table, [*_overlapped_tags(tags, begin, end), kept])
     kept_files = live_files(table, [kept])
     _delete_data_files(table, layout, tags, begin, end, kept_files, delete)
-    for snapshot_id in range(begin, end):  # changelog files (without a decoupled changelog lifecycle)
+    for snapshot_id in range(
+        begin, end
+    ):  # changelog files (without a decoupled changelog lifecycle)
         snap = table.snapshot(snapshot_id)
         for e in list_entries(table, snap.changelog_manifest_list, strict=False):
             if e.kind is FileKind.ADD:
@@ -376,7 +394,7 @@ def _delete_data_files(
     kept_files: set[FileKey],
     delete: Deleter,
 ) -> None:
-    """Data files DELETEd by the deltas of ``(begin, end]``, unless the previous tag or snapshot `end` holds them."""
+    """Files DELETEd by the deltas of ``(begin, end]`` unless the last tag or `end` holds them."""
     tag_ids = [t.id for t in tags]
     cached_index, cached_files = -1, set[FileKey]()
     for snapshot_id in range(begin + 1, end + 1):
@@ -384,14 +402,22 @@ def _delete_data_files(
         if index >= 0 and index != cached_index:
             try:
                 cached_files = live_files(table, [tags[index]])
-            except (PaimonSqlError, OSError) as err:  # Java: skip this snapshot's data files, keep them
-                log.info("keeping data files of snapshot %s: cannot read tag %s: %s", snapshot_id, tags[index].id, err)
+            except (
+                PaimonSqlError,
+                OSError,
+            ) as err:  # Java: skip this snapshot's data files, keep them
+                log.info(
+                    "keeping data files of snapshot %s: cannot read tag %s: %s",
+                    snapshot_id,
+                    tags[index].id,
+                    err,
+                )
                 cached_index = -1
                 continue
             cached_index = index
         protected = cached_files if index >= 0 else set()
         for key, entry in _deleted_in_delta(table, table.snapshot(snapshot_id)).items():
-            # `kept_files` is a safety net beyond Java: a file snapshot `end` still reads is never deleted.
+            # Safety net beyond Java: a file that snapshot `end` still reads is never deleted.
             if key not in protected and key not in kept_files:
                 for path in layout.data_paths(entry):
                     delete(path)
@@ -406,7 +432,7 @@ def _int_option(options: CoreOptions, key: str, default: int) -> int:
 
 
 def changelog_decoupled(options: CoreOptions) -> bool:
-    """Whether ``changelog.*`` retention exceeds the snapshot retention (unset = equal; ExpireConfig)."""
+    """Whether ``changelog.*`` retention exceeds the snapshot retention (unset = equal)."""
     s_max = _int_option(options, "snapshot.num-retained.max", INT_MAX)
     s_min = _int_option(options, "snapshot.num-retained.min", 10)
     s_time = parse_duration(options.get("snapshot.time-retained") or "1 h")
@@ -421,17 +447,17 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
     """Expiration after a commit, configured by the table options as Java's committer does.
 
     ``snapshot.num-retained.min`` (10), ``snapshot.num-retained.max`` (Integer.MAX),
-    ``snapshot.time-retained`` (1 h) and ``snapshot.expire.limit`` (10 in Paimon 0.9). Nothing happens with
-    ``write-only`` = true, or with a decoupled changelog lifecycle (its ``changelog/`` files are not written
-    here, so everything is kept rather than deleting what Java would keep).
+    ``snapshot.time-retained`` (1 h) and ``snapshot.expire.limit`` (10 in Paimon 0.9). Nothing
+    happens with ``write-only`` = true, or with a decoupled changelog lifecycle (its ``changelog/``
+    files are not written here, so everything is kept rather than deleting what Java would keep).
     """
     options = CoreOptions(table.schema(snapshot.schema_id).options)
     if (options.get("write-only") or "false").lower() == "true":
         return 0
     if changelog_decoupled(options):
         log.warning(
-            "table %s: not expiring snapshots, a decoupled changelog lifecycle (changelog.* retention) "
-            "is not supported yet; expire with Java or align the changelog.* options with snapshot.*",
+            "table %s: not expiring snapshots, a decoupled changelog lifecycle (changelog.* "
+            "retention) is not supported yet; expire with Java or align changelog.* to snapshot.*",
             table.name,
         )
         return 0
@@ -446,9 +472,11 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
             max_deletes=_int_option(options, "snapshot.expire.limit", 10),
         )
     except (PaimonSqlError, OSError, ValueError) as err:
-        # The commit is already visible; a failed expiration only leaves more snapshots, and the next
+        # The commit is already visible; a failed expiration only leaves more snapshots; the next
         # commit (or CALL sys.expire_snapshots) tries again.
-        log.warning("table %s: snapshot expiration after commit %s failed: %s", table.name, snapshot.id, err)
+        log.warning(
+            "table %s: snapshot expiration after commit %s failed: %s", table.name, snapshot.id, err
+        )
         return 0
 
 
@@ -456,11 +484,11 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
 
 
 def clean_after_tag_deletion(table: Table, tagged: Snapshot) -> int:
-    """Delete the files only the deleted tag's snapshot still held (call after removing the tag file).
+    """Delete the files only the deleted tag's snapshot held (call after removing the tag file).
 
-    Returns the number of files deleted. As ``TagManager.deleteTag``: nothing when the snapshot still exists
-    or another tag holds it; else the tag's data files, manifests and index files that neither the previous
-    tag nor the nearest later one (the next tag or the earliest snapshot) uses.
+    Returns the number of files deleted. As ``TagManager.deleteTag``: nothing when the snapshot
+    still exists or another tag holds it; else the tag's data files, manifests and index files that
+    neither the previous tag nor the nearest later one (the next tag or the earliest snapshot) uses.
     """
     if table.fileio.exists(table.meta("snapshot", f"snapshot-{tagged.id}")):
         return 0

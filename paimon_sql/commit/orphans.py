@@ -1,11 +1,12 @@
-"""Orphan files: files in a table folder that no snapshot, tag or branch uses (Java's ``OrphanFilesClean``, 0.9).
+"""Orphan files: files in a table folder no snapshot, tag or branch uses (Java's OrphanFilesClean).
 
-They are left by failed or concurrent writers and by Java's rollback of older versions. Candidates are the files in
-``manifest/``, ``index/``, ``statistics/`` and the data folders (``k=v/.../bucket-N``); ``snapshot/``,
-``schema/``, ``tag/``, ``branch/``, ``consumer/`` and ``changelog/`` metadata are never touched. A candidate is
-deleted only if its *name* is used by no snapshot, tag or long-lived changelog of any branch (Java compares
-names, which are unique) and it was last modified before `older_than_ms`, so files a concurrent writer is still
-committing (younger than the threshold; Java's default is one day) survive.
+They are left by failed or concurrent writers and by Java's rollback of older versions. Candidates
+are the files in ``manifest/``, ``index/``, ``statistics/`` and the data folders
+(``k=v/.../bucket-N``); ``snapshot/``, ``schema/``, ``tag/``, ``branch/``, ``consumer/`` and
+``changelog/`` metadata are never touched. A candidate is deleted only if its *name* is used by no
+snapshot, tag or long-lived changelog of any branch (Java compares names, which are unique) and it
+was last modified before `older_than_ms`, so files a concurrent writer is still committing (younger
+than the threshold; Java's default is one day) survive.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ DAY_MS = 24 * 60 * 60 * 1000
 _METADATA_DIRS = ("manifest", "index", "statistics")
 
 
-def remove_orphan_files(table: Table, older_than_ms: int | None = None, *, dry_run: bool = False) -> list[str]:
-    """Delete (or with `dry_run` only list) the orphan files older than `older_than_ms` (default: a day ago).
+def remove_orphan_files(
+    table: Table, older_than_ms: int | None = None, *, dry_run: bool = False
+) -> list[str]:
+    """Delete (`dry_run`: only list) orphan files older than `older_than_ms` (default: a day ago).
 
-    Returns their paths. Every snapshot, tag and changelog of every branch is read first; if one cannot be
-    read, nothing is deleted.
+    Returns their paths. Every snapshot, tag and changelog of every branch is read first; if one
+    cannot be read, nothing is deleted.
     """
     threshold = int(time.time() * 1000) - DAY_MS if older_than_ms is None else older_than_ms
     used = used_file_names(table)
@@ -51,7 +54,7 @@ def _branches(table: Table) -> list[Table]:
 
 
 def _versions(branch: Table) -> list[tuple[list[str], str | None, str | None]]:
-    """(manifest lists, index manifest, statistics) of every snapshot, tag and long-lived changelog of a branch."""
+    """(manifest lists, index manifest, statistics) of each snapshot, tag, changelog of a branch."""
     found: list[Snapshot] = [branch.snapshot(i) for i in branch.snapshot_ids()]
     found += [branch.tag(n) for n in branch.tag_names()]
     out = [
@@ -64,12 +67,18 @@ def _versions(branch: Table) -> list[tuple[list[str], str | None, str | None]]:
         if name.startswith("changelog-") and name[len("changelog-") :].isdigit():
             data = json.loads(branch.fileio.read_text(branch.fileio.join(folder, name)))
             keys = ("baseManifestList", "deltaManifestList", "changelogManifestList")
-            out.append(([data[k] for k in keys if data.get(k)], data.get("indexManifest"), data.get("statistics")))
+            out.append(
+                (
+                    [data[k] for k in keys if data.get(k)],
+                    data.get("indexManifest"),
+                    data.get("statistics"),
+                )
+            )
     return out
 
 
 def used_file_names(table: Table) -> set[str]:
-    """Names of every metadata, data, changelog, index and statistics file any version of any branch uses."""
+    """Names of the metadata, data, changelog, index and statistics files any version uses."""
     used: set[str] = set()
     for branch in _branches(table):
         for lists, index_name, statistics in _versions(branch):
@@ -90,8 +99,8 @@ def used_file_names(table: Table) -> set[str]:
 def _candidates(table: Table) -> list[tuple[str, int]]:
     """(path, modification time in ms) of every file in the folders orphans can be in.
 
-    As Java: ``manifest/``, ``index/``, ``statistics/``, and the bucket folders found by walking one ``k=v``
-    level per partition key, then ``bucket-*``.
+    As Java: ``manifest/``, ``index/``, ``statistics/``, and the bucket folders found by walking one
+    ``k=v`` level per partition key, then ``bucket-*``.
     """
     schema = table.latest_schema
     base = table.path
@@ -100,8 +109,15 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
         base = table.sub(directory)
     folders = [base]
     for _ in schema.partition_keys:
-        folders = [table.fileio.join(f, n) for f in folders for n in table.fileio.list_names(f) if "=" in n]
-    buckets = [table.fileio.join(f, n) for f in folders for n in table.fileio.list_names(f) if n.startswith("bucket-")]
+        folders = [
+            table.fileio.join(f, n) for f in folders for n in table.fileio.list_names(f) if "=" in n
+        ]
+    buckets = [
+        table.fileio.join(f, n)
+        for f in folders
+        for n in table.fileio.list_names(f)
+        if n.startswith("bucket-")
+    ]
     out: list[tuple[str, int]] = []
     for folder in [table.sub(d) for d in _METADATA_DIRS] + buckets:
         if not table.fileio.is_dir(folder):

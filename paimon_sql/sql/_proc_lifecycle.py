@@ -1,7 +1,8 @@
-"""Lifecycle procedures: expire_snapshots, rollback, rollback_to_timestamp, remove_orphan_files (seed 003).
+"""Lifecycle procedures: expire_snapshots, rollback, rollback_to_timestamp, remove_orphan_files.
 
-Names, parameter order and output columns are Paimon 0.9's Spark procedures (``rollback_to_timestamp`` is
-1.x's); ``older_than`` is ``'yyyy-MM-dd HH:mm:ss'`` in the session's time zone, as in Java.
+Names, parameter order and output columns are Paimon 0.9's Spark procedures
+(``rollback_to_timestamp`` is 1.x's); ``older_than`` is ``'yyyy-MM-dd HH:mm:ss'`` in the session's
+time zone, as in Java.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def _int(args: Mapping[str, Any], name: str, procedure: str) -> int | None:
     value = args.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not (isinstance(value, int) or str(value).strip().lstrip("-").isdigit()):
+    if isinstance(value, bool) or not (
+        isinstance(value, int) or str(value).strip().lstrip("-").isdigit()
+    ):
         raise SqlError(f"CALL sys.{procedure}: {name} must be a whole number, got {value!r}")
     return int(value)
 
@@ -66,7 +69,10 @@ def _rollback(session: Session, args: Mapping[str, Any]) -> pa.Table:
     table = _table(session, args)
     given = [k for k in ("version", "snapshot", "tag") if args.get(k) is not None]
     if len(given) != 1:
-        raise SqlError("CALL sys.rollback needs exactly one of version (a snapshot id or tag name), snapshot, tag")
+        raise SqlError(
+            "CALL sys.rollback needs exactly one of version (a snapshot id or tag name), "
+            "snapshot, tag"
+        )
     value = str(args[given[0]]).strip()
     if given[0] == "tag" or (given[0] == "version" and not value.isdigit()):
         rollback(table, tag=value)
@@ -84,7 +90,9 @@ def _rollback_to_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Tabl
     assert timestamp is not None
     snapshot = rollback_to_timestamp(table, timestamp)
     session.invalidate(table)
-    return pa.table({"result": pa.array([f"Success roll back to snapshot: {snapshot.id} ."], pa.string())})
+    return pa.table(
+        {"result": pa.array([f"Success roll back to snapshot: {snapshot.id} ."], pa.string())}
+    )
 
 
 def _orphans(session: Session, args: Mapping[str, Any]) -> pa.Table:
@@ -125,13 +133,15 @@ PROCEDURES: tuple[Procedure, ...] = (
             Param(name="tag", doc="tag name (instead of version)"),
         ),
         run=_rollback,
-        doc="Roll the table back to a snapshot or tag, deleting newer snapshots, tags and their files.",
+        doc="Roll back to a snapshot or tag, deleting newer snapshots, tags and their files.",
     ),
     Procedure(
         name="rollback_to_timestamp",
         params=(
             Param(name="table", required=True, doc="'db.table'"),
-            Param(name="timestamp", required=True, doc="epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'"),
+            Param(
+                name="timestamp", required=True, doc="epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'"
+            ),
         ),
         run=_rollback_to_timestamp,
         doc="Roll the table back to the newest snapshot committed at or before the timestamp.",
@@ -140,10 +150,13 @@ PROCEDURES: tuple[Procedure, ...] = (
         name="remove_orphan_files",
         params=(
             Param(name="table", required=True, doc="'db.table' or 'db.*'"),
-            Param(name="older_than", doc="only files older than 'yyyy-MM-dd HH:mm:ss' (default: 1 day ago)"),
+            Param(
+                name="older_than",
+                doc="only files older than 'yyyy-MM-dd HH:mm:ss' (default: 1 day ago)",
+            ),
             Param(name="dry_run", doc="only list the files"),
         ),
         run=_orphans,
-        doc="Delete files in the table folder that no snapshot, tag or branch uses; returns their paths.",
+        doc="Delete files in the table folder no snapshot, tag or branch uses; returns the paths.",
     ),
 )
