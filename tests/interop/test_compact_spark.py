@@ -103,6 +103,24 @@ SPARK_TABLES = {
             "DELETE FROM {t} WHERE id = 4",
         ],
     ),
+    "append_dv": (
+        "CREATE TABLE {t} (id INT, v STRING) USING paimon "
+        "TBLPROPERTIES ('bucket' = '-1', 'deletion-vectors.enabled' = 'true')",
+        [
+            "INSERT INTO {t} VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+            "INSERT INTO {t} VALUES (4, 'w'), (5, 'v')",
+            "DELETE FROM {t} WHERE id IN (2, 4)",
+        ],
+    ),
+    "append_bucketed": (
+        "CREATE TABLE {t} (id INT, v STRING) USING paimon "
+        "TBLPROPERTIES ('bucket' = '2', 'bucket-key' = 'id')",
+        [
+            "INSERT INTO {t} VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+            "INSERT INTO {t} VALUES (4, 'w'), (5, 'v'), (1, 'again')",
+            "INSERT INTO {t} VALUES (6, 'u')",
+        ],
+    ),
     "append": (
         "CREATE TABLE {t} (id INT, v STRING) USING paimon TBLPROPERTIES ('bucket' = '-1')",
         [
@@ -126,6 +144,8 @@ MORE = {
     "agg": ["INSERT INTO {t} VALUES (1, 100, 0), (4, 4, 4)"],
     "append": ["INSERT INTO {t} VALUES (6, 'u')"],
     "first_row": ["INSERT INTO {t} VALUES (1, 'later'), (4, 'w')"],
+    "append_dv": ["INSERT INTO {t} VALUES (6, 'u')", "DELETE FROM {t} WHERE id = 1"],
+    "append_bucketed": ["INSERT INTO {t} VALUES (7, 't')"],
     "sequence_field": ["INSERT INTO {t} VALUES (1, 'a', 1), (2, 'a', 99)"],
 }
 
@@ -146,11 +166,13 @@ def test_spark_writes_we_compact_spark_reads_and_continues(tmp_path, kind):
     session = paimon_sql.connect(warehouse)
     table = session.table(name)
     old_id = table.latest_snapshot().id
-    if kind == "dv":  # Spark's lookup compaction left deletion vectors: ours must drop them
+    if kind in ("dv", "append_dv"):  # Spark left deletion vectors: ours must drop them
         assert _dv_entries(table)
     # Java's lookup compaction (first-row) may leave one run at the top level: nothing to do then.
     done = (
-        kind != "append" and {e.file.level for e in _live(table)} == {5} and not _dv_entries(table)
+        not kind.startswith("append")
+        and {e.file.level for e in _live(table)} == {5}
+        and not _dv_entries(table)
     )
     assert not done or kind == "first_row"
     assert session.sql(f"CALL sys.compact(table => '{name}')").fetchall() == [(True,)]
@@ -158,11 +180,8 @@ def test_spark_writes_we_compact_spark_reads_and_continues(tmp_path, kind):
     assert snap.id == old_id + (0 if done else 1)
     assert done or snap.commit_kind is CommitKind.COMPACT
     live = _live(table)
-    if kind != "append":
-        assert {e.file.level for e in live} == {5}
-        assert len({(e.partition, e.bucket) for e in live}) == len(live)  # one file per bucket
-    else:
-        assert len(live) == 1
+    assert {e.file.level for e in live} == ({0} if kind.startswith("append") else {5})
+    assert len({(e.partition, e.bucket) for e in live}) == len(live)  # one file per bucket
     assert not _dv_entries(table)
     assert_rows_equal(
         spark_rows(spark, name), before, context=f"Spark after our compaction of {kind}"
