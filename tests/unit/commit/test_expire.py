@@ -1,8 +1,9 @@
-"""Snapshot expiration, tag clean-up, rollback and orphan files on real tables written with SQL (no mocks).
+"""Expiration, tag clean-up, rollback and orphan files on real tables written with SQL; no mocks.
 
-Every test checks two things besides the rows: every remaining snapshot and tag reads exactly as before, and
-the table folder holds exactly the files the remaining snapshots and tags use (computed here from the raw Avro
-records, independently of the code under test): nothing used was deleted, nothing unused was left behind.
+Every test checks two things besides the rows: every remaining snapshot and tag reads exactly as
+before, and the table folder holds exactly the files the remaining snapshots and tags use (computed
+here from the raw Avro records, independently of the code under test): nothing used was deleted,
+nothing unused was left behind.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from paimon_sql.io import read_records
 KINDS = {
     "pk": "CREATE TABLE db.t (id BIGINT NOT NULL, dt STRING NOT NULL, v INT) PARTITIONED BY (dt) "
     "WITH ('bucket' = '2', 'primary-key' = 'id,dt')",
-    "append": "CREATE TABLE db.t (id BIGINT, dt STRING, v INT) PARTITIONED BY (dt) WITH ('bucket' = '-1')",
+    "append": "CREATE TABLE db.t (id BIGINT, dt STRING, v INT) PARTITIONED BY (dt) "
+    "WITH ('bucket' = '-1')",
 }
 # Statements that make DELETE entries: INSERT OVERWRITE (static and dynamic), DELETE and UPDATE.
 HISTORY = [
@@ -60,15 +62,17 @@ def _build(session, kind="pk", statements=HISTORY, options=""):
 def _tag(table, name, snapshot_id):
     """Java's tag format without retention: the snapshot file copied to tag/tag-<name>."""
     os.makedirs(table.meta("tag"), exist_ok=True)
-    shutil.copyfile(table.meta("snapshot", f"snapshot-{snapshot_id}"), table.meta("tag", f"tag-{name}"))
+    shutil.copyfile(
+        table.meta("snapshot", f"snapshot-{snapshot_id}"), table.meta("tag", f"tag-{name}")
+    )
 
 
 def _rows(session, version=None):
     query = "SELECT * FROM db.t"
     if isinstance(version, int):
-        query += f" VERSION AS OF {version}"
+        query += " VERSION AS OF " + str(version)
     elif version is not None:
-        query += f" VERSION AS OF '{version}'"
+        query += " VERSION AS OF '" + version + "'"
     return sorted(session.sql(query).fetchall(), key=repr)
 
 
@@ -87,7 +91,9 @@ def _records(table, name):
 def _used(table):
     """(metadata names, data file names) the snapshots and tags use, from the raw Avro records."""
     metadata, data = set(), set()
-    versions = [table.snapshot(i) for i in table.snapshot_ids()] + [table.tag(n) for n in table.tag_names()]
+    versions = [table.snapshot(i) for i in table.snapshot_ids()] + [
+        table.tag(n) for n in table.tag_names()
+    ]
     for s in versions:
         live = {}
         for list_name in (s.base_manifest_list, s.delta_manifest_list):
@@ -147,7 +153,9 @@ def test_expire_keeps_what_remains_and_deletes_the_rest(session, kind, retain_ma
     expired = expire_snapshots(table, retain_max=retain_max)
     assert expired == latest - retain_max
     assert table.snapshot_ids() == list(range(latest - retain_max + 1, latest + 1))
-    assert table.fileio.read_text(table.meta("snapshot", "EARLIEST")) == str(latest - retain_max + 1)
+    assert table.fileio.read_text(table.meta("snapshot", "EARLIEST")) == str(
+        latest - retain_max + 1
+    )
     assert _all_reads(session, table) == {v: before[v] for v in _versions(table)}
     assert_exactly_used(table)
 
@@ -158,7 +166,9 @@ def test_a_tag_keeps_its_files_and_deleting_it_frees_them(session):
     expected = _rows(session, "old")
     expire_snapshots(table, retain_max=1)
     assert table.snapshot_ids() == [len(HISTORY)]
-    assert _rows(session, "old") == expected  # its data files survived though they were DELETEd later
+    assert (
+        _rows(session, "old") == expected
+    )  # its data files survived though they were DELETEd later
     tagged = table.tag("old")
     os.unlink(table.meta("tag", "tag-old"))
     deleted = clean_after_tag_deletion(table, tagged)
@@ -183,7 +193,7 @@ def test_tag_clean_up_keeps_files_of_a_live_snapshot_or_another_tag(session):
 def test_older_than_stops_at_the_first_young_snapshot_and_retain_min_wins(session):
     table = _build(session)
     times = {i: table.snapshot(i).time_millis for i in table.snapshot_ids()}
-    # older_than = time of snapshot 5: ids 1..4 are older, expiration stops at 5 (Java's `olderThan <= time`).
+    # older_than = time of snapshot 5: older ids go, expiration stops at 5 (`olderThan <= time`).
     expired = expire_snapshots(table, older_than_ms=times[5])
     assert expired == len([i for i in times if times[i] < times[5]])
     assert table.snapshot_ids()[0] == 1 + expired
@@ -215,10 +225,12 @@ def test_a_consumer_holds_its_next_snapshot(session):
 def test_expire_procedure(session):
     table = _build(session)
     before = _rows(session)
-    assert session.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 3)").fetchall() == [(7,)]
+    assert session.sql(
+        "CALL sys.expire_snapshots(table => 'db.t', retain_max => 3)"
+    ).fetchall() == [(7,)]
     assert session.sql("CALL sys.expire_snapshots('db.t', 3)").fetchall() == [(0,)]
     assert session.sql(
-        "CALL sys.expire_snapshots(table => 'db.t', older_than => '2999-01-01 00:00:00', retain_min => 2)"
+        "CALL sys.expire_snapshots(table => 'db.t', older_than => '2999-01-01', retain_min => 2)"
     ).fetchall() == [(1,)]
     assert _rows(session) == before
     assert_exactly_used(table)
@@ -235,7 +247,9 @@ def test_default_options_expire_nothing_written_within_the_hour(session):
 
 
 def test_num_retained_max_expires_at_commit(session):
-    table = _build(session, options="'snapshot.num-retained.min' = '2', 'snapshot.num-retained.max' = '3'")
+    table = _build(
+        session, options="'snapshot.num-retained.min' = '2', 'snapshot.num-retained.max' = '3'"
+    )
     assert table.snapshot_ids() == [len(HISTORY) - 2, len(HISTORY) - 1, len(HISTORY)]
     assert_exactly_used(table)
     session.sql("INSERT INTO db.t VALUES (100, 'a', 100)")
@@ -243,7 +257,10 @@ def test_num_retained_max_expires_at_commit(session):
 
 
 def test_time_retained_and_limit_at_commit(session):
-    options = "'snapshot.num-retained.min' = '2', 'snapshot.time-retained' = '1 ms', 'snapshot.expire.limit' = '3'"
+    options = (
+        "'snapshot.num-retained.min' = '2', 'snapshot.time-retained' = '1 ms', "
+        "'snapshot.expire.limit' = '3'"
+    )
     table = _build(session, statements=HISTORY[:2], options=options)
     assert table.snapshot_ids() == [1, 2]  # min 2 keeps both
     for statement in HISTORY[4:6]:
@@ -254,8 +271,12 @@ def test_time_retained_and_limit_at_commit(session):
 
 
 def test_expire_limit_and_age_at_commit(session):
-    table = _build(session, options="'snapshot.num-retained.min' = '1', 'snapshot.expire.limit' = '3'")
-    assert table.snapshot_ids() == list(range(1, len(HISTORY) + 1))  # all younger than the default hour
+    table = _build(
+        session, options="'snapshot.num-retained.min' = '1', 'snapshot.expire.limit' = '3'"
+    )
+    assert table.snapshot_ids() == list(
+        range(1, len(HISTORY) + 1)
+    )  # all younger than the default hour
     two_hours_later = int(time.time() * 1000) + 2 * 3600 * 1000
     assert expire_by_options(table, table.latest_snapshot(), now_ms=two_hours_later) == 3
     assert table.snapshot_ids()[0] == 4
@@ -264,8 +285,9 @@ def test_expire_limit_and_age_at_commit(session):
 
 
 def test_write_only_never_expires(session):
-    table = _build(session, options="'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '1', "
-                   "'write-only' = 'true'")  # fmt: skip
+    retain = ("'snapshot.num-retained.min' = '1'", "'snapshot.num-retained.max' = '1'")
+    options = ", ".join([*retain, "'write-only' = 'true'"])
+    table = _build(session, options=options)
     assert table.snapshot_ids() == list(range(1, len(HISTORY) + 1))
 
 
@@ -301,7 +323,7 @@ def test_rollback_to_a_tag_whose_snapshot_expired(session):
     assert _rows(session) == expected == _rows(session, "keep") == _rows(session, 3)
     session.sql("INSERT INTO db.t VALUES (100, 'a', 100)")
     assert _rows(session) == sorted([*expected, (100, "a", 100)], key=repr)
-    # Files the expired snapshots 4..8 added and the tag does not hold are left, as in Java: orphans now.
+    # Files the expired snapshots 4..8 added that the tag lacks are left, as in Java: orphans now.
     orphans = remove_orphan_files(table, int(time.time() * 1000) + 1000)
     assert orphans
     assert_exactly_used(table)
@@ -325,7 +347,9 @@ def test_rollback_to_timestamp(session):
     before = _all_reads(session, table)
     at = table.snapshot(6).time_millis
     target = max(i for i in table.snapshot_ids() if table.snapshot(i).time_millis <= at)
-    out = session.sql(f"CALL sys.rollback_to_timestamp(table => 'db.t', timestamp => {at})").fetchall()
+    out = session.sql(
+        f"CALL sys.rollback_to_timestamp(table => 'db.t', timestamp => {at})"
+    ).fetchall()
     assert out == [(f"Success roll back to snapshot: {target} .",)]
     assert table.latest_snapshot_id() == target
     assert table.snapshot(table.latest_snapshot_id()).time_millis <= at
@@ -350,7 +374,9 @@ def test_remove_orphan_files(session):
             fh.write(b"x")
     for path in (old_data, old_manifest, old_meta):
         os.utime(path, (day_ago, day_ago))
-    for folder, _, files in os.walk(table.path):  # even used files are old now: only names protect them
+    for folder, _, files in os.walk(
+        table.path
+    ):  # even used files are old now: only names protect them
         for f in files:
             if "stray" not in f:
                 os.utime(os.path.join(folder, f), (day_ago, day_ago))
@@ -361,9 +387,13 @@ def test_remove_orphan_files(session):
     rows = session.sql("CALL sys.remove_orphan_files(table => 'db.t')").fetchall()
     assert sorted(r[0] for r in rows) == sorted([old_data, old_manifest])
     assert not os.path.exists(old_data) and not os.path.exists(old_manifest)
-    assert os.path.exists(new_data)  # younger than a day: a concurrent writer may be about to commit it
+    assert os.path.exists(
+        new_data
+    )  # younger than a day: a concurrent writer may be about to commit it
     assert os.path.exists(old_meta)  # snapshot/ is never touched
     assert _all_reads(session, table) == before
-    rows = session.sql("CALL sys.remove_orphan_files(table => 'db.*', older_than => '2999-01-01 00:00:00')").fetchall()
+    rows = session.sql(
+        "CALL sys.remove_orphan_files(table => 'db.*', older_than => '2999-01-01 00:00:00')"
+    ).fetchall()
     assert [r[0] for r in rows] == [new_data]
     assert_exactly_used(table)
