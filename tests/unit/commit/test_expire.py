@@ -397,3 +397,28 @@ def test_remove_orphan_files(session):
     ).fetchall()
     assert [r[0] for r in rows] == [new_data]
     assert_exactly_used(table)
+
+
+def test_a_crashed_expiration_finishes_when_run_again(session, tmp_path):
+    """A run that died after deleting data files and some manifests: running again completes the job."""
+    table = _build(session)
+    _tag(table, "t4", 4)
+    done = tmp_path / "done"
+    shutil.copytree(table.path, done)
+    expire_snapshots(table, retain_max=3)  # the complete run, for reference
+    finished = _on_disk(table)
+    shutil.rmtree(table.path)
+    shutil.copytree(done, table.path)
+    table = paimon_sql.connect(tmp_path / "wh").table("db.t")
+    # The crash: every data file and half the manifests the complete run deleted are gone, but no
+    # snapshot file yet (Java's order: data files, then per snapshot its manifests and its file).
+    meta_gone = sorted(_on_disk(table)[0] - finished[0])
+    data_gone = _on_disk(table)[1] - finished[1]
+    assert meta_gone and data_gone
+    for folder, _, files in os.walk(table.path):
+        for f in files:
+            if f in data_gone or f in meta_gone[::2]:
+                os.unlink(os.path.join(folder, f))
+    assert expire_snapshots(table, retain_max=3) == len(HISTORY) - 3
+    assert _on_disk(table) == finished
+    assert_exactly_used(table)
