@@ -400,7 +400,7 @@ def test_remove_orphan_files(session):
 
 
 def test_a_crashed_expiration_finishes_when_run_again(session, tmp_path):
-    """A run that died after deleting data files and some manifests: running again completes the job."""
+    """A run that died after deleting data files and some manifests: a second run completes it."""
     table = _build(session)
     _tag(table, "t4", 4)
     done = tmp_path / "done"
