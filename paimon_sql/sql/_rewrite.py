@@ -17,10 +17,15 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from paimon_sql.errors import SqlError
+from paimon_sql.errors import SnapshotNotFoundError, SqlError
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.snapshot import Snapshot
 
 _HINT = re.compile(r"OPTIONS\s*\((.*)\)", re.IGNORECASE | re.DOTALL)
 _PAIR = re.compile(r"'([^']*)'\s*=\s*'([^']*)'")
@@ -98,6 +103,38 @@ def travel_of(table: exp.Table) -> TimeTravel | None:
     if isinstance(when, exp.HistoricalData):
         return _from_kind(str(when.args.get("kind")), when.expression)
     return _from_hint(table.comments or [])
+
+
+def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
+    """The snapshot `travel` selects; a too-early timestamp error names what exists."""
+    try:
+        return table.select_snapshot(
+            snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
+        )
+    except SnapshotNotFoundError as err:
+        if travel.timestamp_ms is None:
+            raise  # the id and tag errors already list the snapshots and tags
+        raise SnapshotNotFoundError(f"{err}; {_what_exists(table)}") from err
+
+
+def _when(millis: int) -> str:
+    moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
+    return moment.isoformat(sep=" ", timespec="milliseconds")
+
+
+def _what_exists(table: Table) -> str:
+    """``the earliest snapshot is 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``."""
+    earliest = table.earliest_snapshot_id()
+    if earliest is None:
+        text = "it has no snapshots"
+    else:
+        first = table.snapshot(earliest)
+        text = f"the earliest snapshot is snapshot {earliest} ({_when(first.time_millis)})"
+    tags = []
+    for name in table.tag_names():
+        tagged = table.tag(name)
+        tags.append(f"{name} (snapshot {tagged.id}, {_when(tagged.time_millis)})")
+    return text + ("; tags: " + ", ".join(tags) if tags else "; no tags")
 
 
 def strip_travel(table: exp.Table) -> None:

@@ -28,7 +28,7 @@ from paimon_sql.sql._reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sql._pushdown import table_predicate
-from paimon_sql.sql._rewrite import strip_travel, travel_of
+from paimon_sql.sql._rewrite import select_travel, strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
@@ -215,9 +215,7 @@ class Session:
             if travel is None:
                 snapshot, pinned = table.latest_snapshot(), False
             else:
-                snapshot, pinned = table.select_snapshot(
-                    snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
-                ), True
+                snapshot, pinned = select_travel(table, travel), True
             self._replace(node, table, snapshot, pinned, inline and not _early_stop(node))
             changed = True
         return changed
@@ -245,9 +243,7 @@ class Session:
             travel = travel_of(node)
             snapshot = None
             if travel is not None:
-                snapshot = table.select_snapshot(
-                    snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
-                )
+                snapshot = select_travel(table, travel)
             assert name is not None
             content = system_table(table, name, snapshot)
         hidden = f"__paimon_sys_{next(_counter)}"
