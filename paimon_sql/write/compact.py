@@ -119,16 +119,14 @@ class CompactUnit:
 
 
 class _Planner(_ScanPlanner):
-    """The scan planner seeing every live file (compaction reads level 0 that reads may hide)."""
+    """The scan planner in merge mode for primary-key tables: every file merged, level 0 included
+    (batch reads of deletion-vector and first-row tables hide it), deletion vectors applied."""
 
     def __init__(self, table: Table, snapshot: Snapshot, schema: TableSchema) -> None:
         super().__init__(table, snapshot, None, schema)
         if schema.primary_keys:
-            self.mode = ReadMode.MERGE  # merge everything, deletion vectors applied
-
-    def visible(self, entry: Any) -> bool:
-        """Every file but the postpone bucket's."""
-        return bool(entry.bucket != POSTPONE_BUCKET)
+            self.mode = ReadMode.MERGE
+        self.dvs = self.deletion_vectors()
 
 
 def _dv_index_files(
@@ -144,16 +142,30 @@ def _dv_index_files(
 
 
 def _pick(
-    files: Sequence[DataFileMeta], with_dv: set[str], pk: bool, options: Mapping[str, str]
+    files: Sequence[DataFileMeta], with_dv: set[str], schema: TableSchema
 ) -> tuple[DataFileMeta, ...]:
-    """The files of one bucket that full compaction rewrites (none: compacted already)."""
-    if pk:
-        top = top_level(options)
+    """The files of one bucket (in sequence order) that full compaction rewrites; none when the
+    bucket is compacted already.
+
+    Primary-key tables: all, unless one run at the top level without deletion vectors. Append
+    tables: the small files and those with deletion vectors; in fixed buckets (ordered queues) all
+    files from the first such one on, so the rows keep their order.
+    """
+    if schema.primary_keys:
+        top = top_level(schema.options)
         if with_dv or any(f.level != top for f in files):
             return tuple(files)
         return ()
-    small = target_file_size(options, False) // 2
-    chosen = tuple(f for f in files if f.file_size < small or f.file_name in with_dv)
+    small = target_file_size(schema.options, False) // 2
+
+    def rewrite(f: DataFileMeta) -> bool:
+        return f.file_size < small or f.file_name in with_dv
+
+    if schema.bucket > 0:
+        first = next((i for i, f in enumerate(files) if rewrite(f)), len(files))
+        chosen = tuple(files[first:])
+    else:
+        chosen = tuple(f for f in files if rewrite(f))
     return chosen if len(chosen) > 1 or any(f.file_name in with_dv for f in chosen) else ()
 
 
@@ -168,9 +180,14 @@ def compaction_units(
     `partition_ok` selects partitions by their values (in partition-key order). Postpone-bucket
     files are left alone.
     """
-    planner = _Planner(table, snapshot, schema)
-    dv_files = _dv_index_files(table, snapshot)
-    dvs = planner.deletion_vectors()
+    return _units(_Planner(table, snapshot, schema), partition_ok)
+
+
+def _units(
+    planner: _Planner, partition_ok: Callable[[tuple[Any, ...]], bool] | None
+) -> list[CompactUnit]:
+    assert planner.snapshot is not None
+    dv_files = _dv_index_files(planner.table, planner.snapshot)
     groups: dict[tuple[bytes, int], list[Any]] = defaultdict(list)
     for entry in planner.live_entries():
         if entry.bucket == POSTPONE_BUCKET:
@@ -183,9 +200,7 @@ def compaction_units(
         files = sorted(
             (e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name)
         )
-        chosen = _pick(
-            files, set(dvs.get((part, bucket), {})), bool(schema.primary_keys), schema.options
-        )
+        chosen = _pick(files, set(planner.dvs.get((part, bucket), {})), planner.schema)
         if chosen:
             units.append(
                 CompactUnit(
@@ -199,24 +214,23 @@ def compaction_units(
     return units
 
 
-def unit_plan(table: Table, snapshot: Snapshot, schema: TableSchema, unit: CompactUnit) -> ScanPlan:
+def _unit_plan(planner: _Planner, unit: CompactUnit) -> ScanPlan:
     """A scan of exactly the unit's files.
 
     Primary-key tables: key-ordered splits, merged. Append tables: one split per file in sequence
     order, so the rows keep their order.
     """
-    planner = _Planner(table, snapshot, schema)
-    dvs: dict[str, DvRef] = planner.deletion_vectors().get((unit.partition, unit.bucket), {})
+    dvs: dict[str, DvRef] = planner.dvs.get((unit.partition, unit.bucket), {})
     splits: list[Split] = []
-    if schema.primary_keys:
+    if planner.schema.primary_keys:
         splits = planner.bucket_splits(unit.partition, unit.bucket, list(unit.files), dvs)
     else:
         for f in unit.files:
             splits.extend(planner.bucket_splits(unit.partition, unit.bucket, [f], dvs))
     return ScanPlan(
-        table=table,
-        snapshot=snapshot,
-        schema=schema,
+        table=planner.table,
+        snapshot=planner.snapshot,
+        schema=planner.schema,
         mode=planner.mode,
         options=planner.options,
         splits=tuple(splits),
@@ -331,7 +345,8 @@ def compact(
     if snapshot is None:
         return None
     schema = table.latest_schema
-    units = compaction_units(table, snapshot, schema, partition_ok)
+    planner = _Planner(table, snapshot, schema)
+    units = _units(planner, partition_ok)
     if not units:
         return None
     _check_supported(table, schema, units)
@@ -340,7 +355,7 @@ def compact(
     try:
         messages = []
         for unit in units:
-            plan = unit_plan(table, snapshot, schema, unit)
+            plan = _unit_plan(planner, unit)
             bucket_path = plan.splits[0].bucket_path
             messages.append(rewriter.write(unit, bucket_path, read(plan)))
         return Committer(table).commit(messages, kind=CommitKind.COMPACT)

@@ -407,3 +407,23 @@ def test_dynamic_bucket_table_keeps_its_hash_index(session):
     assert _rows(session) == before
     session.sql("INSERT INTO db.t VALUES (1, 'a2'), (6, 'f')")
     assert _rows(session) == sorted([(1, "a2"), (2, "b2"), (3, "c"), (4, "d"), (5, "e"), (6, "f")])
+
+
+@pytest.mark.parametrize("bucket", ["-1", "1"])
+def test_append_compaction_rolls_and_is_idempotent(session, bucket):
+    key = ", 'bucket-key' = 'id'" if bucket != "-1" else ""
+    session.sql(
+        f"CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '{bucket}', "
+        f"'target-file-size' = '16 kb'{key})"
+    )
+    for i in range(6):
+        session.sql(f"INSERT INTO db.t SELECT i, md5(i::VARCHAR || '{i}') FROM range(400) t(i)")
+    table = session.table("db.t")
+    before, before_id = _rows(session), table.latest_snapshot().id
+    _compact(session)
+    live = _live(table)
+    assert table.latest_snapshot().id == before_id + 1
+    assert 1 < len(live) < 6
+    assert _rows(session) == before
+    _compact(session)
+    assert table.latest_snapshot().id == before_id + 1
