@@ -427,3 +427,18 @@ def test_append_compaction_rolls_and_is_idempotent(session, bucket):
     assert _rows(session) == before
     _compact(session)
     assert table.latest_snapshot().id == before_id + 1
+
+
+def test_string_keys_sorted_by_bytes_and_empty_table(session):
+    session.sql("CREATE TABLE db.t (k STRING, v INT) WITH ('bucket' = '1', 'primary-key' = 'k')")
+    assert _compact(session) == [(True,)]  # no snapshot yet: nothing to do
+    table = session.table("db.t")
+    assert table.latest_snapshot() is None
+    session.sql("INSERT INTO db.t VALUES ('b', 1), ('é', 2)")
+    session.sql("INSERT INTO db.t VALUES ('a', 3), ('B', 4), ('b', 5)")
+    _compact(session)
+    (entry,) = _live(table)
+    key_type = [table.latest_schema.field("k").type]
+    assert decode_row(entry.file.min_key, key_type) == ("B",)
+    assert decode_row(entry.file.max_key, key_type) == ("é",)
+    assert _rows(session) == [("B", 4), ("a", 3), ("b", 5), ("é", 2)]
