@@ -14,12 +14,15 @@ writes the result (paimon-format.md §1.3, §4.5).
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import CommitConflictError
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import (
     DataFileMeta,
     FileKind,
@@ -27,6 +30,9 @@ from paimon_sql.format.manifest import (
     IndexManifestEntry,
     ManifestEntry,
 )
+
+if TYPE_CHECKING:
+    from paimon_sql.types import DataType
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,23 +133,54 @@ def check_conflicts(
         if e.kind is FileKind.ADD and e.identifier in current and e.identifier not in deleted:
             raise CommitConflictError(f"file {e.file.file_name} is already part of the table")
     if not overwrite:
-        _check_bucket_counts(live, delta)
+        check_bucket_counts(live, delta)
     if key_compare is not None:
         after = fold([*live, *delta]).values()
         _check_levels(after, key_compare)
 
 
-def _check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestEntry]) -> None:
+def check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestEntry]) -> None:
+    """Java's checkBucketKeepSame: every file of a partition has the same bucket count (entries with a count
+    <= 0, dynamic and unaware buckets, are not compared); only an overwrite may change it."""
     totals: dict[bytes, int] = {}
     for e in live:
-        totals.setdefault(e.partition, e.total_buckets)
+        if e.total_buckets > 0:
+            totals.setdefault(e.partition, e.total_buckets)
     for e in delta:
-        known = totals.get(e.partition)
-        if e.kind is FileKind.ADD and known is not None and known != e.total_buckets:
+        if e.kind is not FileKind.ADD or e.total_buckets <= 0:
+            continue
+        known = totals.setdefault(e.partition, e.total_buckets)
+        if known != e.total_buckets:
             raise CommitConflictError(
-                f"the bucket count of a partition changed from {known} to {e.total_buckets} "
-                "concurrently; only INSERT OVERWRITE may change it"
+                f"the files of a partition have {known} buckets but this commit writes {e.total_buckets} "
+                "(the 'bucket' option changed, or a concurrent writer used another count); only INSERT "
+                "OVERWRITE may change the bucket count: rescale with INSERT OVERWRITE first. No snapshot was made"
             )
+
+
+def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], int]:
+    """Orders serialized key rows (a data file's ``_MIN_KEY``/``_MAX_KEY``: the trimmed primary key) field by
+    field, as Java's generated key comparator: strings by code point (= UTF-8 bytes), NULL first.
+
+    >>> from paimon_sql.format.binary_row import encode_row
+    >>> from paimon_sql.types import parse_type
+    >>> t = [parse_type("INT NOT NULL"), parse_type("STRING NOT NULL")]
+    >>> cmp = key_comparator(t)
+    >>> cmp(encode_row([1, "b"], t), encode_row([1, "a"], t)), cmp(encode_row([1, "a"], t), encode_row([2, "a"], t))
+    (1, -1)
+    """
+    types = list(key_types)
+
+    def compare(a: bytes, b: bytes) -> int:
+        for x, y in zip(decode_row(a, types), decode_row(b, types), strict=True):
+            if x == y:
+                continue
+            if x is None or y is None:
+                return -1 if x is None else 1
+            return -1 if x < y else 1
+        return 0
+
+    return compare
 
 
 def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]) -> None:
@@ -153,7 +190,7 @@ def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes
             runs[(e.partition, e.bucket, e.file.level)].append(e.file)
     for (_, bucket, level), files in runs.items():
         ordered = sorted(files, key=_cmp_key(key_compare))
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in itertools.pairwise(ordered):
             if key_compare(a.max_key, b.min_key) >= 0:
                 raise CommitConflictError(
                     f"LSM conflict in bucket {bucket}, level {level}: key ranges of {a.file_name} and "
@@ -162,8 +199,6 @@ def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes
 
 
 def _cmp_key(compare: Callable[[bytes, bytes], int]) -> Callable[[DataFileMeta], Any]:
-    import functools
-
     return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))  # type: ignore[no-any-return]
 
 

@@ -19,9 +19,11 @@ from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
     CommitMessage,
     changelog_entries,
+    check_bucket_counts,
     check_conflicts,
     delta_entries,
     fold,
+    key_comparator,
     next_index_manifest,
     overwrite_entries,
     record_counts,
@@ -165,15 +167,9 @@ class Committer:
                 latest.delta_manifest_list
             )
         delta = delta_entries(messages)
-        needs_check = kind is not CommitKind.APPEND or overwrite is not None or any(
-            e.kind is FileKind.DELETE for e in delta
-        )
-        if needs_check:
-            live = list(fold(e for m in base_metas for e in table.manifest(m.file_name)).values())
-            if overwrite is not None:
-                delta = overwrite_entries(live, lambda e: not overwrite(e)) + delta
-                kind = CommitKind.OVERWRITE
-            check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=None)
+        delta = self._checked(base_metas, delta, kind, overwrite, schema)
+        if overwrite is not None:
+            kind = CommitKind.OVERWRITE
         attempt = _Attempt()
         try:
             base_metas = self._merge_manifests(attempt, base_metas, schema)
@@ -184,6 +180,34 @@ class Committer:
         if snapshot is None:
             self._discard(attempt)
         return snapshot
+
+    def _checked(
+        self,
+        base_metas: Sequence[ManifestFileMeta],
+        delta: list[ManifestEntry],
+        kind: CommitKind,
+        overwrite: Callable[[ManifestEntry], bool] | None,
+        schema: TableSchema,
+    ) -> list[ManifestEntry]:
+        """Java's conflict checks against the latest snapshot's live files (§1.3); the delta, with the DELETE
+        entries of an overwrite prepended. A plain append of new files into fixed buckets only needs the
+        bucket-count check (Java's checkSameBucketByTotalBuckets), so it reads the live files only then."""
+        deletes = any(e.kind is FileKind.DELETE for e in delta)
+        full = kind is not CommitKind.APPEND or overwrite is not None or deletes
+        fixed = any(e.total_buckets > 0 for e in delta)
+        if not (full or fixed):
+            return delta
+        table = self.table
+        live = list(fold(e for m in base_metas for e in table.manifest(m.file_name)).values())
+        if not full:
+            check_bucket_counts(live, delta)
+            return delta
+        if overwrite is not None:
+            delta = overwrite_entries(live, lambda e: not overwrite(e)) + delta
+        keys = schema.trimmed_primary_keys if schema.primary_keys else ()
+        compare = key_comparator([schema.field(k).type for k in keys]) if keys else None
+        check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
+        return delta
 
     def _publish(
         self,

@@ -22,13 +22,13 @@ from sqlglot import exp
 from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
+from paimon_sql.format.manifest import IndexFileMeta
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.manifest import IndexFileMeta
 from paimon_sql.write.bucket import bucket_expression, hash_expression
-from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 from paimon_sql.write.data_file import data_file_name, write_data_file
+from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
