@@ -8,6 +8,7 @@ else is a bug and says so (with the traceback under ``--debug``).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
 import sys
 import threading
@@ -85,6 +86,7 @@ class Shell:
             statements = split_statements(text)
         except sqlglot.errors.TokenError as err:
             return self.fail(err)
+        failed = False
         for statement in statements:
             where = None if origin is None else f"{origin}:{statement.line}"
             try:
@@ -92,8 +94,14 @@ class Shell:
             except BrokenPipeError:
                 raise  # the reader of our output left (head, less): main ends quietly
             except Exception as err:  # the CLI boundary: report, keep the shell alive
-                return self.fail(err, where=where)
-        return True
+                failed = not self.fail(err, where=where)
+                break
+        if failed:
+            # A failure's traceback holds the statement's DuckDB objects in reference cycles;
+            # collect them now, between statements, not on some thread while the next one runs
+            # (DuckDB then finds the connection busy).
+            gc.collect()
+        return not failed
 
     def execute(self, text: str) -> None:
         """Run one statement and write its result (raises what the statement raises).
@@ -130,6 +138,8 @@ class Shell:
         except KeyboardInterrupt:
             self.session.con.interrupt()  # a Paimon commit in progress still finishes
             worker.join()
+            failure.clear()  # nothing to report; its DuckDB objects are collected right away
+            gc.collect()
             raise
         if failure:
             raise failure[0]
