@@ -442,3 +442,51 @@ def test_string_keys_sorted_by_bytes_and_empty_table(session):
     assert decode_row(entry.file.min_key, key_type) == ("B",)
     assert decode_row(entry.file.max_key, key_type) == ("é",)
     assert _rows(session) == [("B", 4), ("a", 3), ("b", 5), ("é", 2)]
+
+
+def _racing_reader(session, statement):
+    """The real bucket reader, but another writer commits `statement` while the first bucket is read."""
+    from paimon_sql.sql._proc_compact import _reader
+
+    read = _reader(session)
+    fired = []
+
+    def racing(plan):
+        if not fired:
+            fired.append(True)
+            session.sql(statement)
+        return read(plan)
+
+    return racing
+
+
+def test_concurrent_compaction_conflicts_and_leaves_nothing(session):
+    from paimon_sql.errors import CommitConflictError
+    from paimon_sql.write.compact import compact
+
+    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
+    session.sql("INSERT INTO db.t VALUES (2, 'b2')")
+    table = session.table("db.t")
+    bucket = table.sub("bucket-0")
+    files_before = set(os.listdir(bucket))
+    racing = _racing_reader(session, "CALL sys.compact(table => 'db.t')")
+    with pytest.raises(CommitConflictError, match="deleted by a concurrent commit"):
+        compact(table, racing)
+    # Only the other compaction's snapshot and file exist.
+    assert table.latest_snapshot().id == 3
+    assert len(set(os.listdir(bucket)) - files_before) == 1
+    assert _rows(session) == [(1, "a"), (2, "b2")]
+
+
+def test_concurrent_insert_survives_the_compaction(session):
+    from paimon_sql.write.compact import compact
+
+    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
+    session.sql("INSERT INTO db.t VALUES (2, 'b2')")
+    table = session.table("db.t")
+    compact(table, _racing_reader(session, "INSERT INTO db.t VALUES (1, 'new'), (3, 'c')"))
+    assert table.latest_snapshot().commit_kind is CommitKind.COMPACT
+    assert sorted(e.file.level for e in _live(table)) == [0, 5]
+    assert _rows(session) == [(1, "new"), (2, "b2"), (3, "c")]
