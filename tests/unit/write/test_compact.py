@@ -445,7 +445,7 @@ def test_string_keys_sorted_by_bytes_and_empty_table(session):
 
 
 def _racing_reader(session, statement):
-    """The real bucket reader, but another writer commits `statement` while the first bucket is read."""
+    """The real bucket reader; another writer commits `statement` as the first bucket is read."""
     from paimon_sql.sql._proc_compact import _reader
 
     read = _reader(session)
