@@ -47,7 +47,10 @@ class Terminal:
         self.screen = ""  # everything shown so far, codes removed
         self.seen = 0  # how much of `screen` an `expect` has consumed
 
-    def type(self, keys: str) -> None:
+    def type(self, keys: str, pause: float = 0.1) -> None:
+        """Type `keys` after `pause` seconds: a person does not answer a prompt within microseconds,
+        and Python's readline can miss a Ctrl-C that comes before it waits for keys."""
+        time.sleep(pause)
         os.write(self.fd, keys.encode())
 
     def expect(self, text: str, timeout: float = 30) -> str:
@@ -130,7 +133,7 @@ def test_a_session_at_the_prompt(terminal, tmp_path):
     # Ctrl-C drops a half-typed statement.
     terminal.type("SELECT 'never\r")
     terminal.expect("   ...> ")
-    terminal.type(CTRL_C)
+    terminal.type(CTRL_C, pause=0.5)
     terminal.expect("^C\npaimon> ")
 
     # Dot-commands.
@@ -176,7 +179,7 @@ def test_a_long_statement_shows_a_spinner_and_ctrl_c_interrupts_it(terminal):
     terminal.type("SELECT count(*) FROM range(1000000000000);\r")  # minutes of counting
     terminal.expect("range(1000000000000);\n")
     terminal.expect_match(r"[|/\\-] 1\.\ds")  # the spinner, after about a second
-    terminal.type(CTRL_C)
+    terminal.type(CTRL_C, pause=0.5)
     started = time.monotonic()
     terminal.expect("Interrupted\npaimon> ", timeout=20)
     assert time.monotonic() - started < 10
