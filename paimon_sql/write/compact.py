@@ -12,6 +12,8 @@ What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), res
   (partial-update, aggregation, whose rows become ``+I``). Rows are written sorted by key into
   files rolled at ``target-file-size`` (128 MiB), ``_LEVEL`` = top level, ``_FILE_SOURCE`` =
   COMPACT.
+  A bucket that is a single file without retractions or deletion vectors is only moved to the
+  top level (Java's upgrade: the same file, DELETE at its old level and ADD at the top level).
 * **Append tables.** Per (partition, bucket), the small files (under half of
   ``target-file-size``, 256 MiB) and every file with a deletion vector are rewritten in sequence
   order, deletion vectors applied, into files of ``target-file-size`` at level 0. The new files
@@ -39,7 +41,7 @@ import itertools
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -310,6 +312,24 @@ def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
         yield pa.Table.from_batches(pending)
 
 
+def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
+    """Java's level upgrade: a bucket that is a single file without retractions or deletion vectors
+    moves to the top level without a rewrite (DELETE at its level + ADD of the same file at the top
+    level); None when the unit needs a rewrite."""
+    if not schema.primary_keys or len(unit.files) != 1 or unit.index_files:
+        return None
+    (f,) = unit.files
+    if f.delete_row_count != 0:  # None: unknown (old files), rewrite
+        return None
+    return CommitMessage(
+        partition=unit.partition,
+        bucket=unit.bucket,
+        total_buckets=unit.total_buckets,
+        new_files=(replace(f, level=top_level(schema.options)),),
+        deleted_files=unit.files,
+    )
+
+
 def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
     """Changelog producers that need the compaction to write changelog files:
     ``full-compaction`` always, ``lookup`` when level-0 files (not yet looked up) are compacted.
@@ -355,6 +375,10 @@ def compact(
     try:
         messages = []
         for unit in units:
+            upgraded = _upgrade(unit, schema)
+            if upgraded is not None:
+                messages.append(upgraded)
+                continue
             plan = _unit_plan(planner, unit)
             bucket_path = plan.splits[0].bucket_path
             messages.append(rewriter.write(unit, bucket_path, read(plan)))

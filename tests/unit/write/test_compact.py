@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -68,7 +69,11 @@ def _assert_compacted(table, before_id):
     live = _live(table)
     assert {e.file.level for e in live} == {5}
     assert len({(e.partition, e.bucket) for e in live}) == len(live)
-    assert all(e.file.file_source is FileSource.COMPACT for e in live)
+    old_names = {identifier[3] for identifier in old}
+    # Rewritten files come from the compaction; a lone file without retractions is only upgraded.
+    assert all(
+        e.file.file_source is FileSource.COMPACT or e.file.file_name in old_names for e in live
+    )
     assert all(e.file.delete_row_count == 0 for e in live)
     delta = _delta(table, snap)
     assert {e.identifier for e in delta if e.kind is FileKind.DELETE} == old
@@ -490,3 +495,24 @@ def test_concurrent_insert_survives_the_compaction(session):
     assert table.latest_snapshot().commit_kind is CommitKind.COMPACT
     assert sorted(e.file.level for e in _live(table)) == [0, 5]
     assert _rows(session) == [(1, "new"), (2, "b2"), (3, "c")]
+
+
+def test_a_lone_file_is_upgraded_without_a_rewrite(session):
+    session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id')")
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    session.sql("DELETE FROM db.t WHERE id = 1")
+    table = session.table("db.t")
+    before, before_id = _rows(session), table.latest_snapshot().id
+    old = {(e.bucket, e.file.file_name): e.file for e in _live(table)}
+    _compact(session)
+    _assert_compacted(table, before_id)
+    assert _rows(session) == before
+    buckets_of_1 = {b for (b, _), f in old.items() if f.delete_row_count}
+    for e in _live(table):
+        if e.bucket in buckets_of_1:  # the bucket with the -D record is rewritten
+            assert e.file.file_source is FileSource.COMPACT
+            assert (e.bucket, e.file.file_name) not in old
+        else:  # the other holds one file without retractions: same file, level 5
+            f = old[(e.bucket, e.file.file_name)]
+            assert e.file == replace(f, level=5)
+    assert len(buckets_of_1) == 1 and len(old) == 3
