@@ -259,11 +259,20 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     return out.getvalue().to_pybytes()
 
 
+def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A nested column without array offsets: pyarrow's ORC writer ignores a sliced struct's offset in its
+    children, so the fields of one row land on another (found by the Spark interop matrix)."""
+    if not pa.types.is_nested(column.type) or all(chunk.offset == 0 for chunk in column.chunks):
+        return column
+    chunks = [c.take(pa.array(range(len(c)), pa.int64())) if c.offset else c for c in column.chunks]
+    return pa.chunked_array(chunks, type=column.type)
+
+
 def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     import pyarrow.orc as orc
 
     columns = [
-        column.cast(pa.int32()) if pa.types.is_time32(column.type) else column
+        column.cast(pa.int32()) if pa.types.is_time32(column.type) else _unsliced(column)
         for column in table.columns
     ]
     table = pa.Table.from_arrays(columns, names=table.column_names)

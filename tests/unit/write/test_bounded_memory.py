@@ -48,7 +48,10 @@ def _peak(tmp_path, kind: str, rows: int, buffer: str) -> dict:
     warehouse = tmp_path / f"{kind}-{rows}"
     proc = subprocess.run(
         [sys.executable, "-c", _SCRIPT, str(warehouse), kind, str(rows), buffer],
-        capture_output=True, text=True, check=False, timeout=1200,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1200,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     found = re.findall(r"RESULT (\{[^}]*\})", proc.stdout)  # DuckDB's progress bar shares stdout
