@@ -222,6 +222,7 @@ class Shell:
         assert self.output_path is not None, "parquet mode needs an output file"
         data = output.render_parquet(table)
         spinner.stop()
+        self.close()  # a text output open on the same file (an earlier .mode) would write over it
         self.output_path.write_bytes(data)
         if self.settings.interactive:
             rows = "1 row" if table.num_rows == 1 else f"{table.num_rows} rows"
