@@ -270,7 +270,11 @@ class _Rewriter:
         level = top_level(self.schema.options) if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
         new_files: list[DataFileMeta] = []
-        for chunk in _chunks(batches, self.rows_per_file(unit)):
+        # Primary-key files are also cut at ``write-buffer-size`` Arrow bytes (bounded memory;
+        # their level, not their size, marks them compacted). Append files are not: a smaller file
+        # would count as small and be compacted again.
+        budget = memory_size(self.options.get("write-buffer-size") or "256 mb") if self.pk else None
+        for chunk in _chunks(batches, self.rows_per_file(unit), budget):
             path = self._path(bucket_path)
             self.written.append(path)
             meta = write_data_file(
@@ -294,20 +298,27 @@ class _Rewriter:
         )
 
 
-def _chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
-    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time."""
+def _chunks(
+    batches: Iterable[pa.RecordBatch], rows: int, max_bytes: int | None = None
+) -> Iterator[pa.Table]:
+    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time; with
+    `max_bytes`, a table is also cut once it holds that many Arrow bytes."""
     pending: list[pa.RecordBatch] = []
-    have = 0
+    have = size = 0
+    budget = max_bytes or 0
     for batch in batches:
         if not batch.num_rows:
             continue
         pending.append(batch)
         have += batch.num_rows
-        while have >= rows:
+        size += batch.nbytes
+        while have >= rows or (budget and size >= budget and have):
             table = pa.Table.from_batches(pending)
-            yield table.slice(0, rows)
-            rest = table.slice(rows)
+            cut = rows if have >= rows else max(1, have * budget // size)
+            yield table.slice(0, cut)
+            rest = table.slice(cut)
             pending, have = rest.to_batches(), rest.num_rows
+            size = sum(b.nbytes for b in pending)
     if have:
         yield pa.Table.from_batches(pending)
 

@@ -516,3 +516,19 @@ def test_a_lone_file_is_upgraded_without_a_rewrite(session):
             f = old[(e.bucket, e.file.file_name)]
             assert e.file == replace(f, level=5)
     assert len(buckets_of_1) == 1 and len(old) == 3
+
+
+def test_write_buffer_size_bounds_the_rows_held_per_file(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
+        "'write-buffer-size' = '64 kb')"
+    )
+    session.sql("INSERT INTO db.t SELECT i, md5(i::VARCHAR) FROM range(20000) t(i)")
+    session.sql("INSERT INTO db.t SELECT i, 'x' FROM range(0, 20000, 2) t(i)")
+    before = _rows(session)
+    table = session.table("db.t")
+    _compact(session)
+    files = [e.file for e in _live(table)]
+    assert len(files) > 1 and {f.level for f in files} == {5}
+    assert sum(f.row_count for f in files) == 20000
+    assert _rows(session) == before
