@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 import paimon_sql
+from paimon_sql.commit.expire import list_entries
+from paimon_sql.format.manifest import FileKind
 from tests.interop.harness import assert_rows_equal, spark_rows, spark_session, spark_sql
 
 pytestmark = [pytest.mark.interop]
@@ -214,3 +216,46 @@ def test_remove_orphan_files_like_java(origin, tmp_path, name):
     }
     assert _files(ours, name) == _files(java, name)
     assert _spark_reads(ours, name) == before
+
+
+def test_rollback_over_a_level_upgrade_keeps_the_upgraded_file(tmp_path):
+    """A known difference: Java 0.9 deletes every file a dropped delta ADDs, level upgrades too.
+
+    paimon-sql's compaction moves a lone file to the top level without a rewrite (DELETE + ADD of
+    the same file, as Java's). Rolling back past it must keep the file: the target still reads it.
+    Java 0.9's RollbackHelper deletes it and the table no longer reads; ours keeps it.
+    """
+    session = paimon_sql.connect(tmp_path / "ours", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id BIGINT NOT NULL, dt STRING NOT NULL, v INT) PARTITIONED BY (dt) "
+        "WITH ('bucket' = '2', 'primary-key' = 'id,dt')"
+    )
+    for statement in (
+        "INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3)",
+        "INSERT INTO db.t VALUES (4, 'b', 4), (5, 'c', 5)",
+        "INSERT INTO db.t VALUES (6, 'a', 6)",
+        "CALL sys.compact(table => 'db.t')",
+        "INSERT INTO db.t VALUES (7, 'c', 7)",
+    ):
+        session.sql(statement)
+    compact = next(
+        i for i in session.table("db.t").snapshot_ids() if i > 1 and _upgrades(session, i)
+    )
+    target = compact - 1
+    java = tmp_path / "java"
+    shutil.copytree(tmp_path / "ours", java)
+    before = spark_rows(spark_session(tmp_path / "ours"), "db.t", version=target)
+    statement = _sql("CALL sys.rollback(table => '{t}', version => '{v}')", "t", v=str(target))
+    session.sql(statement)
+    assert_rows_equal(spark_rows(spark_session(tmp_path / "ours"), "db.t"), before)
+    spark_sql(spark_session(java), statement)
+    with pytest.raises(Exception, match="FileNotFoundException"):
+        spark_rows(spark_session(java), "db.t")
+
+
+def _upgrades(session, snapshot_id: int) -> bool:
+    table = session.table("db.t")
+    entries = list_entries(table, table.snapshot(snapshot_id).delta_manifest_list)
+    deleted = {e.file.file_name for e in entries if e.kind is FileKind.DELETE}
+    return any(e.kind is FileKind.ADD and e.file.file_name in deleted for e in entries)
