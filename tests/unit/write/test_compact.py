@@ -553,7 +553,8 @@ def test_random_histories_read_the_same_after_every_compaction(session, engine, 
         props["fields.n.aggregate-function"] = "sum"
     with_ = ", ".join(f"'{k}' = '{v}'" for k, v in props.items())
     session.sql(
-        f"CREATE TABLE db.t (id INT, p STRING, v STRING, n BIGINT) PARTITIONED BY (p) WITH ({with_})"
+        "CREATE TABLE db.t (id INT, p STRING, v STRING, n BIGINT) PARTITIONED BY (p) "
+        f"WITH ({with_})"
     )
     table = session.table("db.t")
     for step in range(14):
