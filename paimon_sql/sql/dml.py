@@ -7,6 +7,10 @@
 * DELETE FROM t WHERE …: primary-key tables get ``-D`` records of the matching rows; append tables are rewritten
   copy-on-write per partition.
 * UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables copy-on-write.
+* Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink sink does
+  (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE needs deduplicate,
+  partial-update with ``partial-update.remove-record-on-delete`` (or ``.remove-record-on-sequence-group``), or
+  aggregation with ``aggregation.remove-record-on-delete``; UPDATE needs deduplicate or partial-update.
 
 Every statement commits one snapshot or none: on any failure its data files are deleted.
 """
@@ -20,8 +24,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import SchemaError, SqlError
+from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
+from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
 from paimon_sql.types import duckdb_type, type_sql
@@ -172,6 +177,37 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
     return dynamic
 
 
+def _row_level_supported(table: Table, operation: str) -> None:
+    """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records (Flink's checks).
+
+    Without it a DELETE on partial-update or aggregation (``max``...) commits a retraction that every later read
+    and compaction fails on, and one on first-row is reported but has no effect.
+    """
+    options = CoreOptions(table.latest_schema.options)
+    engine = options.merge_engine
+    if engine is MergeEngine.DEDUPLICATE:
+        return
+    if operation == "UPDATE":
+        if engine is MergeEngine.PARTIAL_UPDATE:
+            return
+        hint = "only deduplicate and partial-update tables support UPDATE"
+    elif engine is MergeEngine.PARTIAL_UPDATE:
+        if options.get("partial-update.remove-record-on-delete", "false").strip().lower() == "true" or options.get(
+            "partial-update.remove-record-on-sequence-group"
+        ):
+            return
+        hint = "set 'partial-update.remove-record-on-delete' = 'true' to let DELETE remove rows"
+    elif engine is MergeEngine.AGGREGATE:
+        if options.get("aggregation.remove-record-on-delete", "false").strip().lower() == "true":
+            return
+        hint = "set 'aggregation.remove-record-on-delete' = 'true' to let DELETE remove rows"
+    else:
+        hint = "first-row tables keep the first row of each key"
+    raise UnsupportedFeatureError(
+        f"{operation} on {table.name}: merge engine {engine.value} cannot apply it ({hint}); Java refuses it too"
+    )
+
+
 def delete(session: Session, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
     table = session.table(ident)
@@ -179,6 +215,7 @@ def delete(session: Session, ident: Identifier, statement: exp.Delete) -> Relati
     where = statement.args.get("where")
     if not schema.primary_keys:
         return count(session, _copy_on_write(session, table, where, None))
+    _row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
         exp.to_table(f"{ident.database}.{ident.table}")
     )
@@ -203,6 +240,7 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
     where = statement.args.get("where")
     if not schema.primary_keys:
         return count(session, _copy_on_write(session, table, where, sets))
+    _row_level_supported(table, "UPDATE")
     outputs = [
         exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type(f.type)), f.name, quoted=True)
         if f.name in sets

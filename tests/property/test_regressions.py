@@ -1,0 +1,78 @@
+"""Bugs the state machine found, pinned as plain tests (minimal SQL reproductions)."""
+
+from __future__ import annotations
+
+import pytest
+
+import paimon_sql
+from paimon_sql.errors import UnsupportedFeatureError
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = paimon_sql.connect(tmp_path / "wh", create=True)
+    s.sql("CREATE DATABASE db")
+    return s
+
+
+def _create(session, engine_options):
+    session.sql(
+        "CREATE TABLE db.t (id INT, a STRING, b BIGINT, c INT, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('bucket' = '2', {engine_options})"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'x', 1, 1), (2, NULL, NULL, 2)")
+    session.sql("CALL sys.compact(table => 'db.t')")  # first-row shows rows once compacted
+
+
+AGG = (
+    "'merge-engine' = 'aggregation', 'fields.b.aggregate-function' = 'sum', "
+    "'fields.c.aggregate-function' = 'max'"
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "statement"),
+    [
+        # Was accepted; the -D record then failed every read and compaction ("partial-update
+        # received a retraction"): the table was unreadable until a rollback.
+        ("'merge-engine' = 'partial-update'", "DELETE FROM db.t WHERE id = 2"),
+        # Same, through the max function ("cannot retract").
+        (AGG, "DELETE FROM db.t WHERE id = 2"),
+        # Was accepted and added 100 to the sum instead of setting it: (1, 'x', 101, 1).
+        (AGG, "UPDATE db.t SET b = 100 WHERE id = 1"),
+        # Were reported as 1 row each, with no effect on the table.
+        ("'merge-engine' = 'first-row'", "DELETE FROM db.t WHERE id = 2"),
+        ("'merge-engine' = 'first-row'", "UPDATE db.t SET b = 100 WHERE id = 1"),
+    ],
+)
+def test_row_level_statements_the_merge_engine_cannot_apply_are_refused(
+    session, options, statement
+):
+    _create(session, options)
+    table = session.table("db.t")
+    before = table.snapshot_ids()
+    with pytest.raises(UnsupportedFeatureError, match="Java refuses it too"):
+        session.sql(statement)
+    assert table.snapshot_ids() == before
+    assert len(session.sql("SELECT * FROM db.t").fetchall()) == 2
+    session.sql("CALL sys.compact(table => 'db.t')")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "'merge-engine' = 'partial-update', 'partial-update.remove-record-on-delete' = 'true'",
+        AGG + ", 'aggregation.remove-record-on-delete' = 'true'",
+    ],
+)
+def test_delete_is_accepted_where_the_engine_removes_the_row(session, options):
+    _create(session, options)
+    assert session.sql("DELETE FROM db.t WHERE id = 2").fetchall() == [(1,)]
+    assert session.sql("SELECT id FROM db.t").fetchall() == [(1,)]
+
+
+def test_update_on_partial_update_writes_non_null_fields(session):
+    _create(session, "'merge-engine' = 'partial-update'")
+    session.sql("UPDATE db.t SET b = 100 WHERE id = 1")
+    session.sql("UPDATE db.t SET a = NULL WHERE id = 1")  # NULL never overwrites: no change
+    assert session.sql("SELECT * FROM db.t WHERE id = 1").fetchall() == [(1, "x", 100, 1)]
