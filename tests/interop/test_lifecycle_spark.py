@@ -313,3 +313,21 @@ def test_same_files_as_java_on_a_table_we_wrote(tmp_path, call):
         assert {f.rsplit("/", 1)[-1] for f in only_ours} <= target_files
     for version, rows in _spark_reads(ours, "t").items():
         assert_rows_equal(rows, before[version])
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+@pytest.mark.parametrize("tag", ["a", "b"])
+def test_delete_tag_of_an_expired_snapshot_like_java(origin, tmp_path, name, tag):
+    """Tag deletion after its snapshot expired frees the files only it held, as Java's deleteTag."""
+    expired = _twin(origin, tmp_path, "expired")
+    expire = _sql("CALL sys.expire_snapshots(table => '{t}', retain_max => 3)", name)
+    spark_sql(spark_session(expired), expire)
+    before = _spark_reads(expired, name)
+    java, ours = _twin(expired, tmp_path, "java"), _twin(expired, tmp_path, "ours")
+    statement = _sql("CALL sys.delete_tag(table => '{t}', tag => '{g}')", name, g=tag)
+    spark_sql(spark_session(java), statement)
+    paimon_sql.connect(ours).sql(statement)
+    assert _files(ours, name) < _files(expired, name)  # something was freed
+    assert _files(ours, name) == _files(java, name)
+    for version, rows in _spark_reads(ours, name).items():
+        assert_rows_equal(rows, before[version])
