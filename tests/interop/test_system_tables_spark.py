@@ -298,6 +298,19 @@ def _queries(table: str, entry: dict[str, Any]) -> list[tuple[str, str, str, str
                     continue
                 spark_sql = spark_select(table, name, _travel(tagged))
             out.append((name + clause, name, spark_sql, our_sql))
+        # our DuckDB and Flink spellings of the same travel, against the same Spark answer
+        duck = f" AT (VERSION => {v})" if isinstance(v, int) else f" AT (VERSION => '{v}')"
+        key = "scan.snapshot-id" if isinstance(v, int) else "scan.tag-name"
+        flink = f" /*+ OPTIONS('{key}'='{v}') */"
+        for form in (duck, flink):
+            out.append(
+                (
+                    "files" + form,
+                    "files",
+                    spark_select(table, "files", clause),
+                    our_select(table, "files", form),
+                )
+            )
     return out
 
 
