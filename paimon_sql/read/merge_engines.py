@@ -37,12 +37,16 @@ _TEMPLATES = {
     "collect": "FLATTEN(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add))",
     "merge_map": "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), (a, b) -> MAP_CONCAT(a, b))",
 }
+#: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
+_LAST_NON_NULL_RETRACTED = (
+    "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
+)
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
 _RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
 
 
 def _template(name: str, **values: exp.Expression) -> exp.Expression:
-    tree = sqlglot.parse_one(_TEMPLATES[name], read="duckdb")
+    tree = sqlglot.parse_one(_TEMPLATES.get(name, name), read="duckdb")
     return exp.replace_placeholders(tree, **values)
 
 
@@ -146,11 +150,16 @@ class GroupedMerge:
             )
         delimiter = self.options.options.get(f"fields.{column}.list-agg-delimiter", ",")
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        ignore = self.options.options.get(f"fields.{column}.ignore-retract", "false").lower() == "true"
         if name == "last_value":
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
             value = exp.If(this=exp.In(this=last_kind, expressions=[exp.Literal.number(1), exp.Literal.number(3)]),
                            true=exp.null(), false=value)
-        ignore = self.options.options.get(f"fields.{column}.ignore-retract", "false").lower() == "true"
+        elif name == "last_non_null_value" and not ignore:
+            # Java's retract nulls the field when the retracted value is not null, else keeps
+            # it: the last record with a non-null value decides (an add: its value; a
+            # retraction: NULL).
+            value = _template(_LAST_NON_NULL_RETRACTED, x=x, o=o, add=add)
         if name not in _RETRACTABLE and not ignore:
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
             message = (

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
 
 import paimon_sql
 from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.sql.dml import DELETE, write_rows
 
 
 @pytest.fixture
@@ -76,3 +78,23 @@ def test_update_on_partial_update_writes_non_null_fields(session):
     session.sql("UPDATE db.t SET b = 100 WHERE id = 1")
     session.sql("UPDATE db.t SET a = NULL WHERE id = 1")  # NULL never overwrites: no change
     assert session.sql("SELECT * FROM db.t WHERE id = 1").fetchall() == [(1, "x", 100, 1)]
+
+
+@pytest.mark.parametrize(("ignore_retract", "expected"), [(False, None), (True, "y")])
+def test_last_non_null_value_retraction_nulls_the_field(session, ignore_retract, expected):
+    # Java's FieldLastNonNullValueAgg.retract returns NULL for a non-null retracted value; the
+    # reader ignored retractions, so a -D left the old value: (2, 'y', 0) instead of (2, NULL, 0).
+    # SQL DELETE is refused on aggregation tables; Java (Flink CDC) writes such records.
+    extra = ", 'fields.a.ignore-retract' = 'true'" if ignore_retract else ""
+    session.sql(
+        "CREATE TABLE db.t (id INT, a STRING, b BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+        "('bucket' = '1', 'merge-engine' = 'aggregation', 'fields.b.aggregate-function' = 'sum'"
+        f"{extra})"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'x', 5), (2, 'y', 7)")
+    retraction = sqlglot.parse_one("SELECT 2 AS id, 'y' AS a, CAST(7 AS BIGINT) AS b")
+    write_rows(session, session.table("db.t"), retraction, kind=DELETE)
+    rows = [(1, "x", 5), (2, expected, 0)]
+    assert sorted(session.sql("SELECT * FROM db.t").fetchall()) == rows
+    session.sql("CALL sys.compact(table => 'db.t')")
+    assert sorted(session.sql("SELECT * FROM db.t").fetchall()) == rows
