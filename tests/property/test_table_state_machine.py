@@ -29,7 +29,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -248,10 +248,11 @@ ASSIGNS = st.one_of(
 class Version:
     """What a snapshot holds: `full` is every write merged (what a compaction produces), `visible`
     what a batch read shows (differs only where level-0 files are hidden). Primary-key tables keep
-    ``{key: row}``, append tables a tuple of rows."""
+    ``{key: row}``, append tables a tuple of rows. `kind`: the snapshot's commit kind."""
 
     visible: Any
     full: Any
+    kind: str = ""
 
     def rows(self) -> list[Row]:
         data = self.visible.values() if isinstance(self.visible, dict) else self.visible
@@ -307,9 +308,10 @@ class TableMachine(RuleBasedStateMachine):
             query += f" VERSION AS OF {lit(version)}"
         return _sorted(self.sql(query))
 
-    def commit(self, version: Version, *, created: bool | None) -> None:
-        """Record `version` as the new latest snapshot if the statement made one. `created`: whether
-        it must have (None: either, but only if the state changed must it have)."""
+    def commit(self, version: Version, kind: str, *, created: bool | None) -> None:
+        """Record `version` as the new latest snapshot (a `kind` commit) if the statement made one.
+        `created`: whether it must have (None: either, but only if the state changed must it have).
+        """
         before = self.latest_id
         after = self.table.latest_snapshot_id()
         made = after != before
@@ -321,7 +323,13 @@ class TableMachine(RuleBasedStateMachine):
             assert version.rows() == self.current.rows(), "state changed without a snapshot"
             return
         if made:
-            self.snapshots[after] = version
+            self.snapshots[after] = replace(version, kind=kind)
+
+    @property
+    def row_level_kind(self) -> str:
+        """DELETE/UPDATE: records appended, or (append tables) files rewritten, which Java commits
+        as OVERWRITE (``FileStoreCommitImpl``: a commit that deletes files)."""
+        return "APPEND" if self.KIND.engine else "OVERWRITE"
 
     def fold(self, base: dict[Row, Row], batch: list[Row]) -> dict[Row, Row]:
         out = dict(base)
@@ -352,7 +360,7 @@ class TableMachine(RuleBasedStateMachine):
             full: Any = (*self.current.full, *batch)
         else:
             full = self.fold(self.current.full, batch)
-        self.commit(self.after_write(full), created=True)
+        self.commit(self.after_write(full), "APPEND", created=True)
 
     @rule(data=st.data())
     def delete(self, data: st.DataObject) -> None:
@@ -362,7 +370,7 @@ class TableMachine(RuleBasedStateMachine):
         if not self.KIND.deletable:
             with pytest.raises(UnsupportedFeatureError, match="DELETE"):
                 self.sql(statement)
-            self.commit(cur, created=False)
+            self.commit(cur, "", created=False)
             return
         if self.KIND.engine is None:
             kept = tuple(r for r in cur.full if not pred.test(r))
@@ -372,7 +380,7 @@ class TableMachine(RuleBasedStateMachine):
             count = len(gone)
             full = {k: r for k, r in cur.full.items() if k not in gone}
         assert self.sql(statement) == [(count,)]
-        self.commit(self.after_write(full), created=count > 0)
+        self.commit(self.after_write(full), self.row_level_kind, created=count > 0)
 
     @rule(data=st.data())
     def update(self, data: st.DataObject) -> None:
@@ -383,7 +391,7 @@ class TableMachine(RuleBasedStateMachine):
         if not self.KIND.updatable:
             with pytest.raises(UnsupportedFeatureError, match="UPDATE"):
                 self.sql(statement)
-            self.commit(cur, created=False)
+            self.commit(cur, "", created=False)
             return
         i = self.KIND.columns.index(assign.column)
 
@@ -398,7 +406,7 @@ class TableMachine(RuleBasedStateMachine):
             count = len(hits)
             full = self.fold(cur.full, hits)
         assert self.sql(statement) == [(count,)]
-        self.commit(self.after_write(full), created=count > 0)
+        self.commit(self.after_write(full), self.row_level_kind, created=count > 0)
 
     @rule(data=st.data())
     def insert_overwrite(self, data: st.DataObject) -> None:
@@ -432,17 +440,13 @@ class TableMachine(RuleBasedStateMachine):
                 version = Version(visible=vis, full=full)
             else:
                 version = Version(visible=full, full=full)
-        self.commit(version, created=True)
+        self.commit(version, "OVERWRITE", created=True)
 
     @rule()
     def compact(self) -> None:
         assert self.sql(f"CALL sys.compact(table => '{self.TABLE}')") == [(True,)]
         cur = self.current
-        version = Version(visible=cur.full, full=cur.full)
-        before = self.latest_id
-        self.commit(version, created=None)
-        if self.latest_id != before:
-            assert self.table.latest_snapshot().commit_kind.value == "COMPACT"
+        self.commit(Version(visible=cur.full, full=cur.full), "COMPACT", created=None)
 
     @precondition(lambda self: self.snapshots)
     @rule(data=st.data(), older=st.booleans())
@@ -506,8 +510,8 @@ class TableMachine(RuleBasedStateMachine):
             assert ids == list(range(ids[0], ids[-1] + 1))
             assert self.table.earliest_snapshot_id() == ids[0]
             assert self.table.latest_snapshot_id() == ids[-1]
-        listed = self.sql('SELECT snapshot_id FROM "db"."t$snapshots" ORDER BY 1')
-        assert [r[0] for r in listed] == ids
+        listed = self.sql('SELECT snapshot_id, commit_kind FROM "db"."t$snapshots" ORDER BY 1')
+        assert listed == [(i, self.snapshots[i].kind) for i in ids]
         assert sorted(self.table.tag_names()) == sorted(self.tags)
 
     def check_history(self) -> None:
