@@ -410,8 +410,12 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def insert_overwrite(self, data: st.DataObject) -> None:
+        """The whole table; or, partitioned, one static partition or (dynamic: no PARTITION
+        clause) the partitions the rows fall in."""
         cur = self.current
-        partition = data.draw(st.sampled_from(PARTS)) if self.KIND.partitioned else None
+        partition = None
+        if self.KIND.partitioned and data.draw(st.booleans(), label="static partition"):
+            partition = data.draw(st.sampled_from(PARTS))
         batch = data.draw(rows(self.KIND, partition, min_size=0))
         target = self.TABLE
         if partition is not None:
@@ -425,21 +429,20 @@ class TableMachine(RuleBasedStateMachine):
             source = f"SELECT {placeholder} WHERE false"
         written = self.sql(f"INSERT OVERWRITE {target} {source}")
         assert self.KIND.engine is not None or written == [(len(batch),)]
+        parts = {partition} if partition is not None else {r[1] for r in batch}
+
+        def replaced(row: Row) -> bool:
+            return not self.KIND.partitioned or row[1] in parts
+
         if self.KIND.engine is None:
-            kept = tuple(r for r in cur.full if partition is not None and r[1] != partition)
+            kept = tuple(r for r in cur.full if not replaced(r))
             version = Version(visible=(*kept, *batch), full=(*kept, *batch))
         else:
-            old = {k: r for k, r in cur.full.items() if partition is not None and r[1] != partition}
-            full = self.fold(old, batch)
-            if self.KIND.hide_level0:  # every file replaced by new level-0 files
-                vis = {
-                    k: r
-                    for k, r in cur.visible.items()
-                    if partition is not None and r[1] != partition
-                }
-                version = Version(visible=vis, full=full)
-            else:
-                version = Version(visible=full, full=full)
+            full = self.fold({k: r for k, r in cur.full.items() if not replaced(r)}, batch)
+            visible = full
+            if self.KIND.hide_level0:  # the new files are level 0
+                visible = {k: r for k, r in cur.visible.items() if not replaced(r)}
+            version = Version(visible=visible, full=full)
         self.commit(version, "OVERWRITE", created=True)
 
     @rule()
