@@ -29,6 +29,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
+from paimon_sql.sql._auto_compact import check_writable, compact_after_write
 from paimon_sql.types import duckdb_type, type_sql
 from paimon_sql.write.writer import TableWriter
 
@@ -106,6 +107,7 @@ def write_rows(
     overwrite: Any = None,
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
+    check_writable(table)
     writer = TableWriter(session.con, table)
     try:
         staged = writer.stage(typed.sql("duckdb"), kind)
@@ -118,13 +120,15 @@ def write_rows(
         messages = writer.write(staged)
         if overwrite is not None:
             overwrite = overwrite(messages)
-        Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+        written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
     except BaseException:
         writer.abort()
         raise
     finally:
         writer.drop(staged)
     session.invalidate(table)
+    if written is not None:  # the write is committed: a failure from here on never undoes it
+        compact_after_write(session, table, messages, written)
     return int(rows)
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -186,13 +186,17 @@ def compaction_units(
 
 
 def _units(
-    planner: _Planner, partition_ok: Callable[[tuple[Any, ...]], bool] | None
+    planner: _Planner,
+    partition_ok: Callable[[tuple[Any, ...]], bool] | None,
+    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> list[CompactUnit]:
     assert planner.snapshot is not None
     dv_files = _dv_index_files(planner.table, planner.snapshot)
     groups: dict[tuple[bytes, int], list[Any]] = defaultdict(list)
     for entry in planner.live_entries():
         if entry.bucket == POSTPONE_BUCKET:
+            continue
+        if buckets is not None and (entry.partition, entry.bucket) not in buckets:
             continue
         if partition_ok is not None and not partition_ok(planner.partition_values(entry.partition)):
             continue
@@ -366,8 +370,10 @@ def compact(
     read: ReadBucket,
     *,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
+    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> Snapshot | None:
-    """Fully compact `table` (the partitions `partition_ok` accepts); one COMPACT snapshot.
+    """Fully compact `table` (the partitions `partition_ok` accepts, and with `buckets` only those
+    (partition, bucket)s); one COMPACT snapshot.
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
     as Java).
@@ -377,7 +383,7 @@ def compact(
         return None
     schema = table.latest_schema
     planner = _Planner(table, snapshot, schema)
-    units = _units(planner, partition_ok)
+    units = _units(planner, partition_ok, buckets)
     if not units:
         return None
     _check_supported(table, schema, units)
