@@ -28,7 +28,7 @@ from paimon_sql.sql._reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sql._pushdown import table_predicate
-from paimon_sql.sql._rewrite import select_travel, strip_travel, travel_of
+from paimon_sql.sql._rewrite import TimeTravel, select_travel, strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
@@ -346,7 +346,8 @@ class Session:
     ) -> Relation:
         """A relation over the table at a snapshot id, tag or time (default: the latest)."""
         table = self.table(identifier)
-        chosen = table.select_snapshot(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
+        travel = TimeTravel(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
+        chosen = select_travel(table, travel)
         source = self.source(table, chosen, pinned=True)
         hidden = f"__paimon_{next(_counter)}"
         register(self.con, hidden, source)
