@@ -100,7 +100,7 @@ def compact_after_write(
     for _ in range(_ATTEMPTS):
         try:
             snapshot = compact(table, _reader(session), buckets=buckets)
-        except Exception as err:  # noqa: BLE001 - retried once, then reported with the way out
+        except Exception as err:  # retried once, then reported with the way out
             error = err
             continue
         finally:

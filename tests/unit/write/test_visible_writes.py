@@ -1,0 +1,181 @@
+"""Writes to tables whose readers hide level 0 (deletion vectors, first-row) are visible at once:
+each write commits its APPEND (or OVERWRITE) snapshot and then a COMPACT snapshot of the buckets it
+touched, as Java's writer; time travel to the write's own snapshot shows the state before it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import paimon_sql
+from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = paimon_sql.connect(tmp_path / "wh", create=True)
+    s.sql("CREATE DATABASE db")
+    return s
+
+
+def _rows(session, query="SELECT * FROM db.t"):
+    return sorted(session.sql(query).fetchall(), key=repr)
+
+
+def _kinds(session, name="t"):
+    return [
+        k for _, k in _rows(session, f"SELECT snapshot_id, commit_kind FROM db.`{name}$snapshots`")
+    ]
+
+
+def _latest(session, name="t"):
+    return max(
+        i for (i,) in session.sql(f"SELECT snapshot_id FROM db.`{name}$snapshots`").fetchall()
+    )
+
+
+ENGINES = {
+    "dv": "'deletion-vectors.enabled' = 'true'",
+    "first_row": "'merge-engine' = 'first-row'",
+}
+BUCKETS = {"fixed1": "1", "fixed2": "2", "dynamic": "-1"}
+
+
+def _create(session, engine, bucket, partitioned, name="t", extra=""):
+    part = "PARTITIONED BY (p)" if partitioned else ""
+    session.sql(
+        f"CREATE TABLE db.{name} (p STRING, id INT, v STRING, PRIMARY KEY ({'p, ' if partitioned else ''}id) "
+        f"NOT ENFORCED) {part} WITH ('bucket' = '{BUCKETS[bucket]}', {ENGINES[engine]}{extra})"
+    )
+
+
+@pytest.mark.parametrize("partitioned", [False, True], ids=["flat", "partitioned"])
+@pytest.mark.parametrize("bucket", list(BUCKETS))
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_insert_is_visible_at_once_and_commits_append_then_compact(
+    session, engine, bucket, partitioned
+):
+    _create(session, engine, bucket, partitioned)
+    assert session.sql(
+        "INSERT INTO db.t VALUES ('x', 1, 'a'), ('y', 2, 'b'), ('x', 3, 'c')"
+    ).fetchall() == [(3,)]
+    assert _rows(session) == [("x", 1, "a"), ("x", 3, "c"), ("y", 2, "b")]
+    assert _kinds(session) == ["APPEND", "COMPACT"]
+    assert session.sql("INSERT INTO db.t VALUES ('x', 1, 'new'), ('y', 4, 'd')").fetchall() == [
+        (2,)
+    ]
+    first = "a" if "first_row" in engine else "new"
+    assert _rows(session) == [("x", 1, first), ("x", 3, "c"), ("y", 2, "b"), ("y", 4, "d")]
+    assert _kinds(session) == ["APPEND", "COMPACT", "APPEND", "COMPACT"]
+    # time travel to the write's APPEND snapshot shows the state before it (its level 0 is hidden)
+    assert _rows(session, "SELECT * FROM db.t VERSION AS OF 3") == [
+        ("x", 1, "a"),
+        ("x", 3, "c"),
+        ("y", 2, "b"),
+    ]
+    assert _rows(session, "SELECT * FROM db.t VERSION AS OF 1") == []
+
+
+@pytest.mark.parametrize("partitioned", [False, True], ids=["flat", "partitioned"])
+@pytest.mark.parametrize("bucket", list(BUCKETS))
+def test_delete_and_update_apply_at_once_on_deletion_vector_tables(session, bucket, partitioned):
+    _create(session, "dv", bucket, partitioned)
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a'), ('y', 2, 'b'), ('x', 3, 'c')")
+    assert session.sql("DELETE FROM db.t WHERE id = 2").fetchall() == [(1,)]
+    assert _rows(session) == [("x", 1, "a"), ("x", 3, "c")]
+    assert session.sql("UPDATE db.t SET v = 'u' WHERE id = 3").fetchall() == [(1,)]
+    assert _rows(session) == [("x", 1, "a"), ("x", 3, "u")]
+    assert _kinds(session) == ["APPEND", "COMPACT"] * 3
+    assert _rows(session, "SELECT * FROM db.t VERSION AS OF 5") == [("x", 1, "a"), ("x", 3, "c")]
+    assert session.sql("DELETE FROM db.t WHERE id = 99").fetchall() == [(0,)]
+    assert _kinds(session) == ["APPEND", "COMPACT"] * 3
+
+
+def test_only_the_touched_buckets_are_compacted(session):
+    _create(session, "dv", "fixed2", True)
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a'), ('y', 2, 'b')")
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'z')")
+    files = "SELECT partition, bucket, level, file_path FROM db.`t$files`"
+    y_before = [f for f in session.sql(files + " VERSION AS OF 2").fetchall() if "y" in f[0]]
+    y_after = [f for f in session.sql(files).fetchall() if "y" in f[0]]
+    assert len(y_before) == 1
+    assert y_after == y_before  # partition y was not touched by the second write: same file
+    x_after = [f for f in session.sql(files).fetchall() if "x" in f[0]]
+    assert [level for _, _, level, _ in x_after] == [5]
+    assert _rows(session) == [("x", 1, "z"), ("y", 2, "b")]
+
+
+def test_insert_overwrite_commits_overwrite_then_compact(session):
+    _create(session, "dv", "fixed1", True)
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a'), ('y', 2, 'b')")
+    session.sql("INSERT OVERWRITE db.t PARTITION (p = 'x') SELECT 'x', 5, 'e'")
+    assert _rows(session) == [("x", 5, "e"), ("y", 2, "b")]
+    assert _kinds(session) == ["APPEND", "COMPACT", "OVERWRITE", "COMPACT"]
+    assert _rows(session, "SELECT * FROM db.t VERSION AS OF 3") == [("y", 2, "b")]
+
+
+def test_sequence_field_decides_on_deletion_vector_tables(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, ts INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+        "('bucket' = '1', 'deletion-vectors.enabled' = 'true', 'sequence.field' = 'ts')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 5, 'new'), (2, 1, 'old')")
+    session.sql("INSERT INTO db.t VALUES (1, 3, 'late'), (2, 2, 'newer')")
+    assert _rows(session) == [(1, 5, "new"), (2, 2, "newer")]
+
+
+def test_create_table_as_select_is_visible(session):
+    session.sql(
+        "CREATE TABLE db.t WITH ('primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true') "
+        "AS SELECT 1 AS id, 'a' AS v"
+    )
+    assert _rows(session) == [(1, "a")]
+
+
+def test_write_only_tables_are_not_compacted(session):
+    _create(session, "dv", "fixed1", False, extra=", 'write-only' = 'true'")
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a')")
+    assert _kinds(session) == ["APPEND"]
+    assert _rows(session) == []  # level 0: a separate job compacts (Java's write-only)
+    session.sql("CALL sys.compact(table => 'db.t')")
+    assert _rows(session) == [("x", 1, "a")]
+
+
+def test_plain_primary_key_tables_are_not_compacted(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a')")
+    assert _kinds(session) == ["APPEND"]
+    assert _rows(session) == [(1, "a")]
+
+
+def test_lookup_changelog_without_hidden_level_0_stays_an_append(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+        "('bucket' = '1', 'changelog-producer' = 'lookup')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a')")
+    assert _rows(session) == [(1, "a")]
+    assert _kinds(session) == ["APPEND"]
+
+
+@pytest.mark.parametrize("engine", ["dv", "first_row"])
+def test_lookup_changelog_with_hidden_level_0_is_refused_before_writing(session, engine):
+    _create(session, engine, "fixed1", False, extra=", 'changelog-producer' = 'lookup'")
+    with pytest.raises(UnsupportedFeatureError, match="changelog"):
+        session.sql("INSERT INTO db.t VALUES ('x', 1, 'a')")
+    assert _kinds(session) == []
+
+
+def test_a_failed_compaction_keeps_the_append_and_says_how_to_show_it(session, tmp_path):
+    _create(session, "dv", "fixed1", False)
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a')")
+    (name,) = session.sql("SELECT file_path FROM db.`t$files`").fetchall()[0]
+    bucket = tmp_path / "wh" / "db.db" / "t" / "bucket-0"
+    os.remove(bucket / name)  # the next compaction cannot read the bucket's top-level file
+    with pytest.raises(PaimonSqlError, match=r"snapshot 3.*CALL sys\.compact\(table => 'db\.t'\)"):
+        session.sql("INSERT INTO db.t VALUES ('y', 2, 'b')")
+    assert _kinds(session) == ["APPEND", "COMPACT", "APPEND"]
+    assert _latest(session) == 3
