@@ -28,11 +28,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import sqlglot
 
 from paimon_sql.errors import OptionError
-from paimon_sql.format.hash_index import decode_hashes, encode_hashes
 
 if TYPE_CHECKING:
     import duckdb
@@ -195,14 +195,14 @@ def _known_table(existing: Mapping[int, bytes]) -> tuple[pa.Table, dict[int, int
     """(hash, bucket, ord) of the existing HASH files, and each bucket's hash count."""
     hashes, buckets, counts = [], [], {}
     for bucket, data in existing.items():
-        values = decode_hashes(data)
+        values = np.frombuffer(data, ">i4").astype(np.int32)  # decode_hashes, vectorised
         hashes.append(pa.array(values, pa.int32()))
-        buckets.append(pa.array([bucket] * len(values), pa.int32()))
-        if values:  # Java counts a bucket while reading its hashes: an empty file adds none
+        buckets.append(pa.array(np.full(len(values), bucket, np.int32), pa.int32()))
+        if len(values):  # Java counts a bucket while reading its hashes: an empty file adds none
             counts[bucket] = len(values)
     hash_col = pa.concat_arrays(hashes) if hashes else pa.array([], pa.int32())
     bucket_col = pa.concat_arrays(buckets) if buckets else pa.array([], pa.int32())
-    order = pa.array(range(len(hash_col)), pa.int64())
+    order = pa.array(np.arange(len(hash_col), dtype=np.int64))
     return pa.table({"hash": hash_col, "bucket": bucket_col, "ord": order}), counts
 
 
@@ -216,12 +216,15 @@ def _run(
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
     """Old HASH file content plus the bucket's new hashes, in arrival order."""
     rows = fresh.sort_by([("bucket", "ascending"), ("rank", "ascending")])
-    added: dict[int, list[int]] = {}
-    for hash_value, bucket in zip(
-        rows.column("hash").to_pylist(), rows.column("bucket").to_pylist(), strict=True
-    ):
-        added.setdefault(bucket, []).append(hash_value)
-    return {b: existing.get(b, b"") + encode_hashes(h) for b, h in sorted(added.items())}
+    buckets = rows.column("bucket").to_numpy()
+    # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
+    hashes = rows.column("hash").to_numpy().astype(">i4")
+    starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]]) if len(buckets) else []
+    ends = [*starts[1:], len(buckets)]
+    return {
+        int(buckets[a]): existing.get(int(buckets[a]), b"") + hashes[a:b].tobytes()
+        for a, b in zip(starts, ends, strict=True)
+    }
 
 
 def assign_buckets(
@@ -250,7 +253,7 @@ def assign_buckets(
     if not (options.max_buckets == -1 or 0 < options.max_buckets <= MAX_DYNAMIC_BUCKETS):
         raise OptionError(f"dynamic-bucket.max-buckets must be -1 or 1..{MAX_DYNAMIC_BUCKETS}")
     known_raw, counts = _known_table(existing)
-    new = pa.table({"pos": pa.array(range(len(hashes)), pa.int64()), "hash": hashes})
+    new = pa.table({"pos": pa.array(np.arange(len(hashes), dtype=np.int64)), "hash": hashes})
     con.register("known_raw", known_raw)
     con.register("all_known", _run(con, _KNOWN_SQL))
     con.register("all_new", new)
