@@ -161,10 +161,10 @@ def test_deduplicate_rows_and_metadata(session):
 
 def test_first_row_table_becomes_visible_after_compaction(session):
     # first-row hides level-0 files from batch reads (as Java): the compaction makes the writes
-    # visible.
+    # visible (write-only: no compaction after each write, sql/_auto_compact).
     session.sql(
         "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
-        "'merge-engine' = 'first-row')"
+        "'merge-engine' = 'first-row', 'write-only' = 'true')"
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
     session.sql("INSERT INTO db.t VALUES (2, 'b2'), (3, 'c')")
@@ -180,10 +180,11 @@ def test_first_row_table_becomes_visible_after_compaction(session):
 
 
 def test_our_deletion_vector_table(session):
-    # DV tables hide level-0 files too; DELETE/UPDATE see the compacted rows.
+    # DV tables hide level-0 files too; DELETE/UPDATE see the compacted rows (write-only: no
+    # compaction after each write).
     session.sql(
         "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '2', 'primary-key' = 'id', "
-        "'deletion-vectors.enabled' = 'true')"
+        "'deletion-vectors.enabled' = 'true', 'write-only' = 'true')"
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     session.sql("INSERT INTO db.t VALUES (2, 'b2')")

@@ -23,16 +23,12 @@ def _rows(session, query="SELECT * FROM db.t"):
     return sorted(session.sql(query).fetchall(), key=repr)
 
 
-def _kinds(session, name="t"):
-    return [
-        k for _, k in _rows(session, f"SELECT snapshot_id, commit_kind FROM db.`{name}$snapshots`")
-    ]
+def _kinds(session):
+    return [k for _, k in _rows(session, "SELECT snapshot_id, commit_kind FROM db.`t$snapshots`")]
 
 
-def _latest(session, name="t"):
-    return max(
-        i for (i,) in session.sql(f"SELECT snapshot_id FROM db.`{name}$snapshots`").fetchall()
-    )
+def _latest(session):
+    return max(i for (i,) in session.sql("SELECT snapshot_id FROM db.`t$snapshots`").fetchall())
 
 
 ENGINES = {
@@ -44,9 +40,10 @@ BUCKETS = {"fixed1": "1", "fixed2": "2", "dynamic": "-1"}
 
 def _create(session, engine, bucket, partitioned, name="t", extra=""):
     part = "PARTITIONED BY (p)" if partitioned else ""
+    key = "p, id" if partitioned else "id"
     session.sql(
-        f"CREATE TABLE db.{name} (p STRING, id INT, v STRING, PRIMARY KEY ({'p, ' if partitioned else ''}id) "
-        f"NOT ENFORCED) {part} WITH ('bucket' = '{BUCKETS[bucket]}', {ENGINES[engine]}{extra})"
+        f"CREATE TABLE db.{name} (p STRING, id INT, v STRING, PRIMARY KEY ({key}) NOT ENFORCED) "
+        f"{part} WITH ('bucket' = '{BUCKETS[bucket]}', {ENGINES[engine]}{extra})"
     )
 
 
@@ -127,8 +124,8 @@ def test_sequence_field_decides_on_deletion_vector_tables(session):
 
 def test_create_table_as_select_is_visible(session):
     session.sql(
-        "CREATE TABLE db.t WITH ('primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true') "
-        "AS SELECT 1 AS id, 'a' AS v"
+        "CREATE TABLE db.t WITH ('primary-key' = 'id', 'bucket' = '1', "
+        "'deletion-vectors.enabled' = 'true') AS SELECT 1 AS id, 'a' AS v"
     )
     assert _rows(session) == [(1, "a")]
 
