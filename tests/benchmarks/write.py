@@ -9,12 +9,19 @@ Cases, each into a fresh table (``--rows N``: N-row load, then an N/5-row upsert
 * ``pk_fixed4_load`` / ``pk_fixed4_upsert``: PK table, 4 fixed buckets.
 * ``pk_dynamic_load`` / ``pk_dynamic_upsert``: PK table, dynamic bucket (``bucket=-1``).
 * ``append_load``: append table (``bucket=-1``); ``--rows 10000000`` for the 10M case.
+
+Peak memory: each case's load is written once more by paimon-sql in a fresh subprocess, straight
+from the input Parquet file (``INSERT INTO .. SELECT * FROM read_parquet(..)``, default
+``write-buffer-size`` 256 MB), reporting its ``ru_maxrss`` (interpreter and libraries included) and
+seconds.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from typing import TYPE_CHECKING, Any
@@ -103,6 +110,53 @@ def _cell(writer: str, case: str, commits: list[pa.Table], reps: int) -> list[di
     return [{"best": min(s), "median": statistics.median(s), "reps": len(s)} for s in per_commit]
 
 
+_RSS_SCRIPT = """
+import json, resource, sys, time
+import paimon_sql
+warehouse, ddl, source = sys.argv[1], sys.argv[2], sys.argv[3]
+session = paimon_sql.connect(warehouse, create=True)
+session.sql("CREATE DATABASE bench")
+session.sql(ddl)
+start = time.perf_counter()
+session.sql("INSERT INTO bench.t SELECT * FROM read_parquet('" + source + "')")
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print("RESULT " + json.dumps({"seconds": seconds, "peak_rss_mb": peak / 1024}))
+"""
+
+
+def _ddl(case: str) -> str:
+    spec = CASES[case]
+    columns = [f"{n} {t}" for n, t in _data.COLUMNS]
+    if spec["primary_keys"]:
+        columns.append(f"PRIMARY KEY ({', '.join(spec['primary_keys'])}) NOT ENFORCED")
+    options = ", ".join(f"'{k}' = '{v}'" for k, v in spec["options"].items())
+    return f"CREATE TABLE bench.t ({', '.join(columns)}) WITH ({options})"
+
+
+def peak_rss(case: str, source: str) -> dict[str, Any]:
+    """paimon-sql writes `source` (a Parquet file) into a fresh ``case`` table in a subprocess: its
+    peak RSS (MB) and seconds."""
+    scratch = cache_dir() / "bench" / "write-scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    warehouse = tempfile.mkdtemp(prefix=f"{case}-rss-", dir=scratch)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _RSS_SCRIPT, warehouse, _ddl(case), source],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(warehouse, ignore_errors=True)
+    found = [
+        line for line in proc.stdout.replace("\r", "\n").splitlines() if line.startswith("RESULT ")
+    ]
+    if proc.returncode or not found:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]}
+    return dict(json.loads(found[-1].removeprefix("RESULT ")))
+
+
 def run_writes(args: argparse.Namespace) -> dict[str, Any]:
     base_path, upsert_path = _tables.inputs(args.rows)
     base, upsert = pq.read_table(base_path), pq.read_table(upsert_path)
@@ -119,11 +173,29 @@ def run_writes(args: argparse.Namespace) -> dict[str, Any]:
             for name, cell in zip(names, _cell(writer, case, commits, reps), strict=True):
                 results[name][writer] = cell
     print(_render(results, writers))
+    memory = {}
+    for case in CASES:
+        print(
+            f"[bench] write {case} / paimon-sql peak RSS from Parquet ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        memory[f"{case}_load"] = peak_rss(case, str(base_path))
+    print(
+        "paimon-sql load from Parquet: "
+        + ", ".join(
+            f"{name} {m.get('peak_rss_mb', 0):.0f} MB / {m.get('seconds', 0):.2f} s"
+            if "error" not in m
+            else f"{name} error: {m['error']}"
+            for name, m in memory.items()
+        )
+    )
     return {
         "suite": "write",
         "rows": args.rows,
         "upsert_rows": upsert.num_rows,
         "reps": args.reps,
+        "paimon_sql_peak_rss_from_parquet": memory,
         "writers": {w: versions(w) for w in writers if w != "paimon-sql"},  # type: ignore[arg-type]
         "results": results,
     }
