@@ -20,7 +20,8 @@ Semantics modelled (seed 000; Apache Paimon's merge functions and row-level oper
 * aggregation: ``sum``, ``max`` and the default ``last_non_null_value`` fold each write; DELETE
   (without ``aggregation.remove-record-on-delete``) and UPDATE are refused.
 * deletion vectors and first-row: batch reads hide level-0 files (Java's ``DataTableBatchScan``), so
-  writes become visible at the next compaction; DELETE and UPDATE act on the visible rows.
+  each write (as Java's) commits its APPEND/OVERWRITE snapshot, whose reads still show the rows
+  before it, and then a COMPACT snapshot that shows them (``sql/_auto_compact``).
 * append: a multiset; DELETE and UPDATE rewrite the affected partitions.
 """
 
@@ -308,21 +309,29 @@ class TableMachine(RuleBasedStateMachine):
             query += f" VERSION AS OF {lit(version)}"
         return _sorted(self.sql(query))
 
-    def commit(self, version: Version, kind: str, *, created: bool | None) -> None:
+    def commit(
+        self, version: Version, kind: str, *, created: bool | None, compacts: bool = True
+    ) -> None:
         """Record `version` as the new latest snapshot (a `kind` commit) if the statement made one.
         `created`: whether it must have (None: either, but only if the state changed must it have).
+        `compacts`: whether the write wrote files (a COMPACT follows where level 0 is hidden).
         """
         before = self.latest_id
         after = self.table.latest_snapshot_id()
         made = after != before
+        # hidden level 0: the write's snapshot is followed by a COMPACT one (sql/_auto_compact)
+        compacted = made and compacts and self.KIND.hide_level0 and kind in ("APPEND", "OVERWRITE")
         if made:
-            assert after == (before or 0) + 1, f"snapshot {after} after {before}"
+            assert after == (before or 0) + 1 + compacted, f"snapshot {after} after {before}"
         if created is not None:
             assert made == created, f"statement made a snapshot: {made}, expected {created}"
         elif not made:
             assert version.rows() == self.current.rows(), "state changed without a snapshot"
             return
-        if made:
+        if compacted:
+            self.snapshots[after - 1] = replace(version, kind=kind)
+            self.snapshots[after] = Version(visible=version.full, full=version.full, kind="COMPACT")
+        elif made:
             self.snapshots[after] = replace(version, kind=kind)
 
     @property
@@ -443,7 +452,7 @@ class TableMachine(RuleBasedStateMachine):
             if self.KIND.hide_level0:  # the new files are level 0
                 visible = {k: r for k, r in cur.visible.items() if not replaced(r)}
             version = Version(visible=visible, full=full)
-        self.commit(version, "OVERWRITE", created=True)
+        self.commit(version, "OVERWRITE", created=True, compacts=bool(batch))
 
     @rule()
     def compact(self) -> None:
