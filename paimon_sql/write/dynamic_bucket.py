@@ -215,11 +215,13 @@ def _run(
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
     """Old HASH file content plus the bucket's new hashes, in arrival order."""
+    if fresh.num_rows == 0:
+        return {}
     rows = fresh.sort_by([("bucket", "ascending"), ("rank", "ascending")])
     buckets = rows.column("bucket").to_numpy()
     # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
     hashes = rows.column("hash").to_numpy().astype(">i4")
-    starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]]) if len(buckets) else []
+    starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]])
     ends = [*starts[1:], len(buckets)]
     return {
         int(buckets[a]): existing.get(int(buckets[a]), b"") + hashes[a:b].tobytes()

@@ -163,3 +163,18 @@ def test_million_keys_timing():
     _, files = run(hashes, existing, DynamicBucketOptions(target_row_num=1_200_000))
     print(f"dynamic bucket, 1M keys vs 1M known: {(time.perf_counter() - start) * 1000:.0f} ms")
     assert set(files) <= {0, 1}
+
+
+def test_only_known_hashes_write_no_index_file():
+    existing = {0: encode_hashes([1, 2]), 1: encode_hashes([3])}
+    mapping, files = run([3, 1, 3], existing, DynamicBucketOptions(target_row_num=2))
+    assert mapping == {3: 1, 1: 0}
+    assert files == {}
+
+
+def test_index_files_keep_old_hashes_then_new_ones_in_arrival_order():
+    existing = {0: encode_hashes([5])}
+    mapping, files = run([9, 8, 5, 7], existing, DynamicBucketOptions(target_row_num=3))
+    assert mapping == {9: 0, 8: 0, 5: 0, 7: 1}
+    assert decode_hashes(files[0]) == (5, 9, 8)
+    assert decode_hashes(files[1]) == (7,)
