@@ -147,6 +147,14 @@ SCHEMAS: Mapping[str, pa.Schema] = {
         "dv_ranges ARRAY<ROW<f0, f1, f2, _CARDINALITY>>"
     ),
     "consumers": _schema("consumer_id STRING NOT NULL; next_snapshot_id BIGINT NOT NULL"),
+    "branches": _schema(
+        "branch_name STRING NOT NULL; created_from_tag STRING; created_from_snapshot BIGINT;"
+        "create_time TIMESTAMP(3) NOT NULL"
+    ),
+    "statistics": _schema(
+        "snapshot_id BIGINT NOT NULL; schema_id BIGINT NOT NULL; mergedRecordCount BIGINT;"
+        "mergedRecordSize BIGINT; colstat STRING"
+    ),
     "aggregation_fields": _schema(
         "field_name STRING NOT NULL; field_type STRING NOT NULL; function STRING;"
         "function_options STRING; comment STRING"
@@ -421,6 +429,53 @@ def _consumers(table: Table) -> list[dict[str, Any]]:
             {"consumer_id": name[len("consumer-") :], "next_snapshot_id": data["nextSnapshot"]}
         )
     return rows
+
+
+def _branches(table: Table) -> list[dict[str, Any]]:
+    """``branch/branch-<name>``: the earliest tag a branch holds is the one it was created from.
+
+    ``create_time`` is the folder's modification time (Java's ``FileStatus.getModificationTime``).
+    """
+    folder = table.sub("branch")
+    rows = []
+    for name in table.fileio.list_names(folder):
+        if not name.startswith("branch-"):
+            continue
+        branch = table.branch_table(name[len("branch-") :])
+        tagged = sorted((branch.tag(t).id, t) for t in branch.tag_names())
+        modified = table.fileio.fs.get_file_info(table.fileio.join(folder, name)).mtime
+        millis = 0 if modified is None else int(modified.timestamp() * 1000)
+        rows.append(
+            {
+                "branch_name": branch.branch,
+                "created_from_tag": tagged[0][1] if tagged else None,
+                "created_from_snapshot": tagged[0][0] if tagged else None,
+                "create_time": local_time(millis),
+            }
+        )
+    return rows
+
+
+def _statistics(
+    table: Table, snapshot: Snapshot | None, schema: TableSchema
+) -> list[dict[str, Any]]:
+    """The snapshot's ``statistics/`` file (``ANALYZE TABLE``); ``colstat`` as Jackson prints it."""
+    if snapshot is None or not snapshot.statistics:
+        return []
+    stats = json.loads(table.fileio.read_text(table.sub("statistics", snapshot.statistics)))
+    columns = stats.get("colStats")
+    colstat = None
+    if columns is not None:  # Jackson's default pretty printer: 2 spaces, " : ", "{ }" if empty
+        colstat = json.dumps(columns, indent=2, separators=(",", " : ")) if columns else "{ }"
+    return [
+        {
+            "snapshot_id": stats["snapshotId"],
+            "schema_id": stats["schemaId"],
+            "mergedRecordCount": stats.get("mergedRecordCount"),
+            "mergedRecordSize": stats.get("mergedRecordSize"),
+            "colstat": colstat,
+        }
+    ]
 
 
 def _field_options(options: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
@@ -779,6 +834,7 @@ _PER_TABLE: Mapping[str, Callable[[Table], list[dict[str, Any]]]] = {
     "tags": _tags,
     "consumers": _consumers,
     "aggregation_fields": _aggregation_fields,
+    "branches": _branches,
 }
 _PER_SNAPSHOT: Mapping[
     str, Callable[[Table, Snapshot | None, TableSchema], list[dict[str, Any]]]
@@ -788,6 +844,7 @@ _PER_SNAPSHOT: Mapping[
     "partitions": _partitions,
     "buckets": _buckets,
     "table_indexes": _table_indexes,
+    "statistics": _statistics,
 }
 
 
