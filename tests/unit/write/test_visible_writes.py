@@ -176,3 +176,16 @@ def test_a_failed_compaction_keeps_the_append_and_says_how_to_show_it(session, t
         session.sql("INSERT INTO db.t VALUES ('y', 2, 'b')")
     assert _kinds(session) == ["APPEND", "COMPACT", "APPEND"]
     assert _latest(session) == 3
+
+
+@pytest.mark.parametrize(
+    "engine", ["", ", 'deletion-vectors.enabled' = 'true'"], ids=["plain", "dv"]
+)
+def test_dynamic_bucket_upsert_of_existing_keys_only(session, engine):
+    session.sql(
+        "CREATE TABLE db.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('bucket' = '-1'{engine})"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
+    assert session.sql("INSERT INTO db.t VALUES (1, 'z')").fetchall() == [(1,)]
+    assert _rows(session) == [(1, "z"), (2, "b")]
