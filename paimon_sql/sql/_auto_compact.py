@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
+from paimon_sql.sql._lookup_compact import lookup_rewrite
 from paimon_sql.sql._proc_compact import _reader
 from paimon_sql.write.compact import compact
 
@@ -49,13 +50,16 @@ def _true(value: str | None) -> bool:
     return (value or "false").strip().lower() == "true"
 
 
+def _dv(options: Mapping[str, str]) -> bool:
+    core = CoreOptions(options)
+    return core.deletion_vectors and not core.deletion_vectors_merge_on_read
+
+
 def hides_level0(options: Mapping[str, str], primary_keys: Sequence[str]) -> bool:
     """Whether batch reads of the table skip level-0 files (deletion vectors, first-row)."""
     if not primary_keys:
         return False
-    core = CoreOptions(options)
-    dv = core.deletion_vectors and not core.deletion_vectors_merge_on_read
-    return dv or core.merge_engine is MergeEngine.FIRST_ROW
+    return _dv(options) or CoreOptions(options).merge_engine is MergeEngine.FIRST_ROW
 
 
 def _lookup(options: Mapping[str, str]) -> bool:
@@ -99,7 +103,9 @@ def compact_after_write(
     error: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:
-            snapshot = compact(table, _reader(session), buckets=buckets)
+            read = _reader(session)
+            rewrite = lookup_rewrite(read) if _dv(schema.options) else None
+            snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
         except Exception as err:  # retried once, then reported with the way out
             error = err
             continue

@@ -269,9 +269,16 @@ class _Rewriter:
         return self.table.fileio.join(bucket_path, name)
 
     def write(
-        self, unit: CompactUnit, bucket_path: str, batches: Iterable[pa.RecordBatch]
+        self,
+        unit: CompactUnit,
+        bucket_path: str,
+        batches: Iterable[pa.RecordBatch],
+        level: int | None = None,
     ) -> CommitMessage:
-        level = top_level(self.schema.options) if self.pk else 0
+        """The unit's files replaced by `batches`, written at `level` (default: the top level for
+        primary-key tables, 0 for append tables)."""
+        if level is None:
+            level = top_level(self.schema.options) if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
         new_files: list[DataFileMeta] = []
         # Primary-key files are also cut at ``write-buffer-size`` Arrow bytes (bounded memory;
@@ -365,12 +372,19 @@ def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactU
     )
 
 
+#: A different rewrite of one unit (the lookup compaction of deletion-vector tables): given the
+#: planner, the unit, the rewriter (its ``written`` list collects every file to delete on
+#: failure) and the unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
+UnitRewrite = Callable[[_Planner, CompactUnit, _Rewriter, ScanPlan], CommitMessage | None]
+
+
 def compact(
     table: Table,
     read: ReadBucket,
     *,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
     buckets: Collection[tuple[bytes, int]] | None = None,
+    rewrite: UnitRewrite | None = None,
 ) -> Snapshot | None:
     """Fully compact `table` (the partitions `partition_ok` accepts, and with `buckets` only those
     (partition, bucket)s); one COMPACT snapshot.
@@ -397,6 +411,10 @@ def compact(
                 messages.append(upgraded)
                 continue
             plan = _unit_plan(planner, unit)
+            custom = rewrite(planner, unit, rewriter, plan) if rewrite is not None else None
+            if custom is not None:
+                messages.append(custom)
+                continue
             bucket_path = plan.splits[0].bucket_path
             messages.append(rewriter.write(unit, bucket_path, read(plan)))
         return Committer(table).commit(messages, kind=CommitKind.COMPACT)
