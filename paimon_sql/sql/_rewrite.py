@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -38,6 +38,8 @@ class TimeTravel:
     snapshot_id: int | None = None
     tag: str | None = None
     timestamp_ms: int | None = None
+    # ``VERSION AS OF <digits>``: a tag of that name wins over the snapshot id (Spark's rule).
+    tag_first: bool = field(default=False, repr=False)
 
 
 def parse_timestamp_ms(text: str) -> int:
@@ -72,7 +74,7 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     value = _value(node)
     if kind.upper() == "VERSION":
         if isinstance(node, exp.Literal) and not node.is_string or value.isdigit():
-            return TimeTravel(snapshot_id=int(value))
+            return TimeTravel(snapshot_id=int(value), tag_first=True)
         return TimeTravel(tag=value)
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
 
@@ -106,7 +108,13 @@ def travel_of(table: exp.Table) -> TimeTravel | None:
 
 
 def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
-    """The snapshot `travel` selects; a too-early timestamp error names what exists."""
+    """The snapshot `travel` selects; a too-early timestamp error names what exists.
+
+    A version that is all digits names a tag when the table has a tag of that name, as Paimon's Spark
+    time travel decides (tag first, then snapshot id).
+    """
+    if travel.tag_first and str(travel.snapshot_id) in table.tag_names():
+        travel = TimeTravel(tag=str(travel.snapshot_id))
     try:
         return table.select_snapshot(
             snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms

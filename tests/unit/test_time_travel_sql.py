@@ -55,3 +55,21 @@ def test_unknown_versions_list_what_exists(session):
         session.sql("SELECT * FROM db.append_tags VERSION AS OF 99")
     with pytest.raises(SnapshotNotFoundError, match="no snapshot or tag"):
         session.sql("SELECT * FROM db.append_tags TIMESTAMP AS OF '1970-01-02 00:00:00'")
+
+
+def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
+    """Spark's rule: ``VERSION AS OF '2'`` reads tag '2' when it exists, else snapshot 2; Flink's
+    ``scan.snapshot-id`` always means the snapshot."""
+    s = paimon_sql.connect(tmp_path, create=True)
+    s.sql("CREATE DATABASE db")
+    s.sql("CREATE TABLE db.t (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')")
+    for i in (1, 2, 3):
+        s.sql(f"INSERT INTO db.t VALUES ({i})")
+    s.sql("CALL sys.create_tag(table => 'db.t', tag => '2', snapshot => 1)")
+    by_version = [
+        s.sql(f"SELECT count(*) FROM db.t {clause}").fetchall()[0][0]
+        for clause in ("VERSION AS OF 2", "VERSION AS OF '2'", "AT (VERSION => 2)")
+    ]
+    assert by_version == [1, 1, 1]
+    assert s.sql("SELECT count(*) FROM db.t /*+ OPTIONS('scan.snapshot-id'='2') */").fetchall() == [(2,)]
+    assert s.sql("SELECT count(*) FROM db.t VERSION AS OF 3").fetchall() == [(3,)]
