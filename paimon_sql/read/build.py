@@ -210,6 +210,9 @@ class ReadRequest:
     system_columns: bool = False
     #: Order the rows by the trimmed primary key (compaction writes sorted files).
     key_order: bool = False
+    #: Keep a key whose merged record is a retraction (``-U``/``-D``), as Java's ``forceKeepDelete``
+    #: does for the audit log; with `system_columns` its ``_VALUE_KIND`` says which.
+    keep_retractions: bool = False
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the
@@ -316,9 +319,11 @@ class _SplitQuery:
             return body
         if self.request.system_columns:
             out_names += [SEQ, KIND]
+        keep = self.request.keep_retractions
         if not merge:
-            return exp.select(*[col(n) for n in out_names]).from_(body.subquery()).where(kind_filter)
-        chain = self.anti_join_merge(files, parts, out_names, kind_filter)
+            plain = exp.select(*[col(n) for n in out_names]).from_(body.subquery())
+            return plain if keep else plain.where(kind_filter)
+        chain = None if keep else self.anti_join_merge(files, parts, out_names, kind_filter)
         if chain is not None:
             return chain
         return self.merged(body, out_names, kind_filter)
@@ -401,7 +406,8 @@ class _SplitQuery:
             order=exp.Order(expressions=order),
         )
         ranked = exp.select("*").from_(inner.subquery()).qualify(exp.EQ(this=window, expression=exp.Literal.number(1)))
-        return exp.select(*[col(n) for n in names]).from_(ranked.subquery()).where(kind_filter.copy())
+        winners = exp.select(*[col(n) for n in names]).from_(ranked.subquery())
+        return winners if self.request.keep_retractions else winners.where(kind_filter.copy())
 
     def build(self) -> exp.Select:
         names = self.needed()

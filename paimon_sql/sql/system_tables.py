@@ -796,7 +796,9 @@ def _read(
         plan = read_optimized_filter(plan)
     engine = duckdb.connect()
     try:
-        request = ReadRequest(columns=tuple(table_schema.field_names), system_columns=with_kind)
+        request = ReadRequest(
+            columns=tuple(table_schema.field_names), system_columns=with_kind, keep_retractions=with_kind
+        )
         batches = list(SplitReader(engine).batches(plan, request))
     finally:
         engine.close()
@@ -812,8 +814,8 @@ _ROW_KINDS = ("+I", "-U", "+U", "-D")
 def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
     """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
 
-    Java's batch audit log also keeps merged deletes (``-D`` rows) that compaction has not dropped
-    yet; this reader drops them, as the normal read does (issue 5: a keep-deletes read mode).
+    Like Java's batch audit log (``forceKeepDelete``), a key whose merged record is a retraction that
+    compaction has not dropped yet is kept, as a ``-D`` (or ``-U``) row.
     """
     data = _read(table, snapshot, read_optimized=False, row_kinds=True)
     if KIND in data.column_names:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,11 +44,12 @@ import pytest
 import paimon_sql
 from paimon_sql.catalog import Identifier
 from paimon_sql.sql.system_tables import CATALOG_TABLES, SYSTEM_TABLES, system_table
+from tests.fixtures import FIXTURES
 from tests.interop.harness import _from_spark, canonical_rows, spark_session
 
 pytestmark = pytest.mark.interop
 
-JAVA_FIXTURES = Path("/work/shared/fixtures/generated-paimon-java-0.9/warehouse")
+JAVA_FIXTURES = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
 #: Java fixtures also compared at older snapshots and tags (the others at the latest only):
 #: tags and a schema change, deletion vectors, first-row (level 0 hidden), changelog manifests.
 JAVA_VERSIONED = ("append_tags", "pk_dv", "pk_first", "pk_changelog_input")
@@ -105,13 +105,7 @@ CORPUS_TABLES = {
 
 #: (table, system table, column) -> why paimon-sql differs from Spark. Columns may be the
 #: pseudo-columns of `compare`. Strict: an entry that no longer differs fails its table's test.
-_KEEPS_DELETES = (
-    "Java's batch $audit_log keeps a key whose merged record is a delete not yet compacted away, "
-    "as a -D row; our reader drops it like the normal read (needs a keep-deletes merge in read/)"
-)
 KNOWN_DIFFERENCES: dict[tuple[str, str, str], str] = {
-    ("pk_fixed", "audit_log", "<row count>"): _KEEPS_DELETES,
-    ("java:pk_rowkind_delete", "audit_log", "<row count>"): _KEEPS_DELETES,
     ("schema_evolution_append", "files", "<spark error>"): (
         "Spark 0.9 fails on $files of a file written before ALTER COLUMN a TYPE INT next to an "
         "ARRAY column (ArrayIndexOutOfBoundsException in FilesTable's CastedRow stats)"
