@@ -25,18 +25,18 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import paimon_sql
 from paimon_sql.errors import SnapshotNotFoundError
+from tests.fixtures import FIXTURES
 from tests.interop.harness import _from_spark, assert_rows_equal, spark_session
 
 pytestmark = pytest.mark.interop
 
-JAVA_FIXTURES = Path("/work/shared/fixtures/generated-paimon-java-0.9/warehouse")
+JAVA_FIXTURES = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
 
 #: Corpus tables with history: several snapshots, tags, expired snapshots, schema changes. (Every
 #: snapshot of every corpus table is read by test_spark_writes_we_read.py already; this is about

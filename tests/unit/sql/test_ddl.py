@@ -25,8 +25,8 @@ from paimon_sql.sql.ddl import (
     parse_sql_type,
 )
 from paimon_sql.types import field_to_json, type_sql
+from tests.fixtures import FIXTURES
 
-FIXTURES = Path("/work/shared/fixtures")
 CPP = FIXTURES / "paimon-cpp/test/test_data/parquet"
 JAVA09 = FIXTURES / "generated-paimon-java-0.9/warehouse/db.db"
 needs_fixtures = pytest.mark.skipif(not FIXTURES.exists(), reason="shared fixtures not present")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -26,8 +25,9 @@ from paimon_sql.sql.system_tables import (
     split_system_name,
     system_table,
 )
+from tests.fixtures import FIXTURES
 
-WAREHOUSE = Path("/work/shared/fixtures/generated-paimon-java-0.9/warehouse")
+WAREHOUSE = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
 pytestmark = pytest.mark.skipif(not WAREHOUSE.is_dir(), reason="Java fixtures not present")
 
 
