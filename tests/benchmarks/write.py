@@ -120,7 +120,8 @@ session.sql(ddl)
 start = time.perf_counter()
 session.sql("INSERT INTO bench.t SELECT * FROM read_parquet('" + source + "')")
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec, so it would report the parent's size.
+peak = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:"))
 print("RESULT " + json.dumps({"seconds": seconds, "peak_rss_mb": peak / 1024}))
 """
 

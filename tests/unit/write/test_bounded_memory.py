@@ -1,7 +1,7 @@
 """Peak memory of a write is bounded by ``write-buffer-size``, not by the input size (issue 4).
 
 Each write runs in a fresh subprocess that inserts N generated rows (DuckDB's ``range``: the input itself
-streams) into a new table and reports its peak RSS (``ru_maxrss``). Writing 4N rows must not cost anywhere
+streams) into a new table and reports its peak RSS (``VmHWM``). Writing 4N rows must not cost anywhere
 near 4x the memory above the interpreter's own baseline. Before the writer streamed its files, it held the
 whole input in Arrow: 4x the rows took ~3.5x the memory over the baseline (measured: 1M PK rows 714 MB, 10M
 3383 MB); now the 4N write's growth over N is a small fraction of that.
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 _SCRIPT = textwrap.dedent(
     """
-    import json, resource, sys
+    import json, sys
     import paimon_sql
     warehouse, kind, rows, buffer = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     session = paimon_sql.connect(warehouse, create=True)
@@ -32,12 +32,14 @@ _SCRIPT = textwrap.dedent(
         f"CREATE TABLE db.t (id BIGINT NOT NULL, n INT, d DOUBLE, s STRING, c STRING{pk}) "
         f"WITH ('bucket' = '{bucket}', 'write-buffer-size' = '{buffer}')"
     )
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    def hwm():  # VmHWM: ru_maxrss would include the parent's size (Linux keeps it across exec)
+        return next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:"))
+    baseline = hwm()
     session.sql(
         f"INSERT INTO db.t SELECT range, (range * 7) % 1000003, range / 3, 'user_' || range, "
         f"'category-' || (range % 100) FROM range({rows})"
     )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = hwm()
     (count,) = session.sql("SELECT count(*) FROM db.t").fetchall()[0]
     print("RESULT", json.dumps({"baseline_kb": baseline, "peak_kb": peak, "rows": count}))
     """
