@@ -98,3 +98,44 @@ def test_last_non_null_value_retraction_nulls_the_field(session, ignore_retract,
     assert sorted(session.sql("SELECT * FROM db.t").fetchall()) == rows
     session.sql("CALL sys.compact(table => 'db.t')")
     assert sorted(session.sql("SELECT * FROM db.t").fetchall()) == rows
+
+
+_IS_NULL_BUG = (
+    "DuckDB 2.0.0: `s IS NULL` on a PLAIN-encoded Parquet string column whose statistics have "
+    "min == max (one distinct value plus NULLs) returns every row, the non-null values read as "
+    "NULL; our writer writes such files since 148ba27 (Parquet dictionaries only for repetitive "
+    "columns). tests/property/test_table_state_machine.py leaves `a IS NULL` out while this fails "
+    "(DUCKDB_STRING_IS_NULL_BUG)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=_IS_NULL_BUG)
+def test_is_null_filter_on_a_string_column(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, a STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'x'), (2, NULL)")
+    assert session.sql("SELECT * FROM db.t WHERE a IS NULL").fetchall() == [(2, None)]
+
+
+@pytest.mark.xfail(strict=True, reason=_IS_NULL_BUG)
+def test_delete_where_is_null_keeps_the_other_rows(session):
+    session.sql(
+        "CREATE TABLE db.t (id INT, a STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'x'), (2, NULL)")
+    session.sql("DELETE FROM db.t WHERE a IS NULL")  # deleted both rows
+    assert session.sql("SELECT * FROM db.t").fetchall() == [(1, "x")]
+
+
+@pytest.mark.xfail(strict=True, reason=_IS_NULL_BUG)
+def test_duckdb_reads_such_a_parquet_file_wrong(tmp_path):
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "f.parquet")
+    table = pa.table({"id": pa.array([1, 2], pa.int32()), "a": pa.array(["x", None])})
+    pq.write_table(table, path, use_dictionary=False)  # statistics: min = max = 'x', 1 null
+    query = "SELECT id, a FROM read_parquet(?) WHERE a IS NULL"
+    assert duckdb.connect().execute(query, [path]).fetchall() == [(2, None)]

@@ -209,6 +209,13 @@ def rows(
     return st.lists(st.tuples(*fields), min_size=min_size, max_size=5)
 
 
+#: DuckDB 2.0.0 answers ``a IS NULL`` on a PLAIN-encoded Parquet string column whose statistics have
+#: min == max with every row, the non-null ones read as NULL: reads are wrong and DELETE/UPDATE hit
+#: rows they must not. Our writer writes such files since 148ba27 (dictionaries only for repetitive
+#: columns). Pinned by strict xfails in test_regressions.py; drop this flag once they pass.
+DUCKDB_STRING_IS_NULL_BUG = True
+
+
 def preds(kind: Kind) -> st.SearchStrategy[Pred]:
     ia, ib, ic = (kind.columns.index(c) for c in ("a", "b", "c"))
     options = [
@@ -222,8 +229,13 @@ def preds(kind: Kind) -> st.SearchStrategy[Pred]:
         st.integers(-2, 2).map(
             lambda v: Pred(f"c <= {v}", lambda r: r[ic] is not None and r[ic] <= v)
         ),
-        st.just(Pred("a IS NULL", lambda r: r[ia] is None)),
+        st.just(Pred("a IS NOT NULL", lambda r: r[ia] is not None)),
+        st.sampled_from([v for v in STRINGS if v]).map(
+            lambda v: Pred(f"a = {lit(v)}", lambda r: r[ia] == v)
+        ),
     ]
+    if not DUCKDB_STRING_IS_NULL_BUG:
+        options.append(st.just(Pred("a IS NULL", lambda r: r[ia] is None)))
     if kind.partitioned:
         options.append(
             st.sampled_from(PARTS).map(lambda p: Pred(f"p = '{p}'", lambda r: r[1] == p))
