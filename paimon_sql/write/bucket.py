@@ -131,7 +131,9 @@ def _step(h: Word, k: Word) -> Word:
     if isinstance(h, int) and isinstance(mixed, int):
         return (_rotl_int(h ^ mixed, 13) * 5 + _N1) & _M
     y = _u64(h) if mixed == 0 else _xor(h, mixed)
-    return _and(_bin(exp.Add, _mul(_rotl(y, 13), 5), _lit(_N1)), _M)
+    # The final mask also drops the rotation's high bits: (2**32 + 1) * y >> 19 < 2**45.
+    rotated = _shr(_mul(y, (1 << 32) + 1), 32 - 13)
+    return _and(_bin(exp.Add, _mul(rotated, 5), _lit(_N1)), _M)
 
 
 def _fmix(x: exp.Expression) -> exp.Expression:
@@ -155,12 +157,24 @@ def _signed(h: exp.Expression) -> exp.Expression:
     return _cast(_bin(exp.Sub, _cast(h, "BIGINT"), high), "INTEGER")
 
 
+def _typed(body: exp.Expression) -> exp.Expression:
+    """`body` with its integer literals cast to UBIGINT: inside a lambda DuckDB does not fold the
+    casts of untyped literals, which makes the loop about a third slower."""
+
+    def cast(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Literal) and node.is_int and not isinstance(node.parent, exp.Cast):
+            return _u64(int(node.this))
+        return node
+
+    return body.transform(cast, copy=False)
+
+
 def _reduce_chunks(h: Word, chunks: exp.Expression) -> exp.Expression:
     """Fold a list of big-endian 8-byte chunks (each two little-endian words) into `h`."""
     acc, chunk = exp.to_identifier(_LAMBDA_H), exp.to_identifier(_LAMBDA_C)
     c = exp.column(chunk)
     body = _u64(_step(_step(exp.column(acc), _bswap_high(c)), _bswap_low(c)))
-    fold = exp.Lambda(this=body, expressions=[acc, chunk])
+    fold = exp.Lambda(this=_typed(body), expressions=[acc, chunk])
     return _fn("list_reduce", chunks, fold, _u64(h))
 
 
@@ -174,26 +188,49 @@ class _Chunks:
 def _reduce_words(h: Word, words: Sequence[Word]) -> exp.Expression:
     acc, word = exp.to_identifier(_LAMBDA_H), exp.to_identifier(_LAMBDA_C)
     body = _u64(_step(exp.column(acc), exp.column(word)))
-    fold = exp.Lambda(this=body, expressions=[acc, word])
+    fold = exp.Lambda(this=_typed(body), expressions=[acc, word])
     return _fn("list_reduce", exp.Array(expressions=[_u64(w) for w in words]), fold, _u64(h))
 
 
 def _fold(items: Sequence[Word | _Chunks]) -> Word:
     """Fold the row's words into the murmur state: the first `_UNROLL` rounds inline, the rest in
-    ``list_reduce`` calls, which keeps the expression shallow for wide keys."""
+    ``list_reduce`` calls, which keeps the expression shallow for wide keys. From the first chunk
+    list on, everything is one list of chunks (word pairs become chunks) folded by one call."""
     h: Word = _SEED
     rounds = 0
     batch: list[Word] = []
+    tail: list[exp.Expression] = []
+    pair: list[Word] = []
     for item in items:
         if isinstance(item, _Chunks):
-            h = _reduce_words(h, batch) if batch else h
-            h, batch = _reduce_chunks(h, item.list), []
+            tail.append(item.list)
+        elif tail:
+            pair.append(item)
+            if len(pair) == 2:
+                tail.append(exp.Array(expressions=[_u64(_be_pair(*pair))]))
+                pair = []
         elif batch or (rounds >= _UNROLL and not (isinstance(h, int) and isinstance(item, int))):
             batch.append(item)
         else:
             rounds += not isinstance(h, int)
             h = _step(h, item)
-    return _reduce_words(h, batch) if batch else h
+    assert not pair, "the words after a chunk list come in pairs (8-byte slots and regions)"
+    h = _reduce_words(h, batch) if batch else h
+    return _reduce_chunks(h, _concat(tail)) if tail else h
+
+
+def _concat(lists: Sequence[exp.Expression]) -> exp.Expression:
+    """``list_concat`` of list expressions, neighbouring list literals merged into one."""
+    merged: list[exp.Expression] = []
+    for e in lists:
+        if merged and isinstance(e, exp.Array) and isinstance(merged[-1], exp.Array):
+            merged[-1] = exp.Array(expressions=[*merged[-1].expressions, *e.expressions])
+        else:
+            merged.append(e)
+    out = merged[0]
+    for e in merged[1:]:
+        out = _fn("list_concat", out, e)
+    return out
 
 
 # --- bytes to words -------------------------------------------------------------------------------
@@ -203,7 +240,7 @@ def _bswap_high(v: exp.Expression) -> exp.Expression:
     """The little-endian word of bytes 0..3 of the big-endian 64-bit value `v`."""
     return _or_all(
         [
-            _and(_shr(v, 56), 0xFF),
+            _shr(v, 56),
             _and(_shr(v, 40), 0xFF00),
             _and(_shr(v, 24), 0xFF0000),
             _and(_shr(v, 8), 0xFF000000),
@@ -221,6 +258,28 @@ def _bswap_low(v: exp.Expression) -> exp.Expression:
             _shl(_and(v, 0xFF), 24),
         ]
     )
+
+
+def _bswap32_int(w: int) -> int:
+    return int.from_bytes(w.to_bytes(4, "little"), "big")
+
+
+def _bswap32(w: Word) -> Word:
+    if isinstance(w, int):
+        return _bswap32_int(w)
+    parts = [_shl(_and(w, 0xFF), 24), _shl(_and(w, 0xFF00), 8), _and(_shr(w, 8), 0xFF00), _shr(w, 24)]
+    return _or_all(parts)
+
+
+def _be_pair(lo: Word, hi: Word) -> Word:
+    """The big-endian chunk whose little-endian words are `lo` and `hi` (`_bswap_high`/`_low`)."""
+    high, low = _bswap32(lo), _bswap32(hi)
+    if isinstance(high, int) and isinstance(low, int):
+        return high << 32 | low
+    if high == 0:
+        return low
+    high = _shl(_u64(high), 32)
+    return high if low == 0 else _bin(exp.BitwiseOr, high, _u64(low))
 
 
 def _be64(blob: exp.Expression, start: exp.Expression) -> exp.Expression:
@@ -253,7 +312,8 @@ class _Field:
     var_words: tuple[Word, ...] = ()
     var_chunks: exp.Expression | None = None
     var_len: Word = 0
-    offset_in_hi: bool = False
+    #: A big-endian 8-byte chunk standing for (lo, hi): the slot of a string, read from its bytes.
+    slot: exp.Expression | None = None
 
 
 def _int_field(value: exp.Expression, cast_to: str, mask: int) -> tuple[Word, Word]:
@@ -312,39 +372,35 @@ def _fixed_words(value: exp.Expression, t: DataType) -> tuple[Word, Word] | None
 
 
 def _string_field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
-    """CHAR/VARCHAR (UTF-8 bytes), BINARY/VARBINARY: inline when ≤ 7 bytes, else var part (§5.1)."""
+    """CHAR/VARCHAR (UTF-8 bytes), BINARY/VARBINARY: inline when ≤ 7 bytes, else var part (§5.1).
+
+    The slot is one big-endian chunk like the var part's, so both fold in one ``list_reduce``."""
     blob = (
         _fn("encode", _cast(value, "VARCHAR"))
         if t.root in ("CHAR", "VARCHAR")
         else _cast(value, "BLOB")
     )
     n = _cast(_fn("octet_length", blob), "UBIGINT")
-    is_long = _cast(_bin(exp.GTE, n, _lit(8)), "UBIGINT")
-    is_inline = _bin(exp.Sub, _lit(1), is_long)
-    # Bytes 0..6 plus a zero byte (never an empty BLOB), left-aligned in a big-endian UBIGINT.
-    head = exp.DPipe(
-        this=exp.Bracket(
-            this=exp.Paren(this=blob), expressions=[exp.Slice(this=_lit(1), expression=_lit(7))]
-        ),
-        expression=_fn("unhex", exp.Literal.string("00")),
+    is_long = _bin(exp.GTE, n, _lit(8))
+    # Inline: the n bytes, zeros, then the length byte 0x80 | n (the top byte of the high word).
+    padded = exp.DPipe(this=exp.Paren(this=blob), expression=_fn("unhex", exp.Literal.string("00")))
+    inline = _bin(
+        exp.BitwiseLeftShift,
+        _cast(_cast(padded, "BIT"), "UBIGINT"),
+        _mul(_bin(exp.Sub, _lit(7), n), 8),
     )
-    shift = _mul(_bin(exp.Sub, _lit(7), _fn("least", n, _lit(7))), 8)
-    inline = _bin(exp.BitwiseLeftShift, _cast(_cast(head, "BIT"), "UBIGINT"), shift)
-    marker = _shl(_add(n, _lit(0x80)), 24)
-    lo = _add(_bin(exp.Mul, _bswap_high(inline), is_inline), _bin(exp.Mul, n, is_long))
-    hi_inline = _bin(exp.Mul, _or_all([_bswap_low(inline), marker]), is_inline)
-    hi = _add(hi_inline, _bin(exp.Mul, _u64(offset), is_long))
-    chunks_n = _bin(exp.Mul, _bin(exp.IntDiv, _add(n, _lit(7)), _lit(8)), is_long)
+    inline = _bin(exp.BitwiseOr, inline, _add(n, _lit(0x80)))
+    slot = exp.Case(ifs=[exp.If(this=is_long, true=_u64(_be_pair(n, offset)))], default=inline)
+    count = _bin(exp.Mul, _bin(exp.IntDiv, _add(n, _lit(7)), _lit(8)), _cast(is_long, "UBIGINT"))
     if t.nullable:
-        chunks_n = exp.Coalesce(this=chunks_n, expressions=[_u64(0)])
+        slot, count = _coalesce(slot), _coalesce(count)
     index = exp.to_identifier(_LAMBDA_I)
-    start = _mul(exp.column(index), 8)
     chunks = _fn(
         "list_transform",
-        _fn("range", _cast(chunks_n, "BIGINT")),
-        exp.Lambda(this=_be64(blob, start), expressions=[index]),
+        _fn("range", _cast(count, "BIGINT")),
+        exp.Lambda(this=_be64(blob, _mul(exp.column(index), 8)), expressions=[index]),
     )
-    return _Field(null=None, lo=lo, hi=hi, var_chunks=chunks, var_len=_mul(chunks_n, 8))
+    return _Field(null=None, lo=0, hi=0, slot=slot, var_chunks=chunks, var_len=_mul(count, 8))
 
 
 def _decimal_region(value: exp.Expression, t: DataType) -> tuple[exp.Expression, tuple[Word, ...]]:
@@ -406,6 +462,7 @@ def _field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
         lo=_coalesce(f.lo),
         hi=hi,
         var_words=words,
+        slot=f.slot,
         var_chunks=f.var_chunks,
         var_len=f.var_len,
     )
@@ -475,7 +532,7 @@ def hash_expression(columns: Sequence[tuple[exp.Expression, DataType]]) -> exp.E
     head, fields, total = _fields(columns)
     items: list[Word] = list(_header_words(head, fields))
     for f in fields:
-        items += [f.lo, f.hi]
+        items += [f.lo, f.hi] if f.slot is None else [_Chunks(list=exp.Array(expressions=[f.slot]))]
     for f in fields:
         items += f.var_words
         if f.var_chunks is not None:
@@ -485,12 +542,12 @@ def hash_expression(columns: Sequence[tuple[exp.Expression, DataType]]) -> exp.E
         final = _fmix_int(h ^ total)
         return _lit(final - (1 << 32) if final & 0x80000000 else final)
     x = _xor(h, total)
-    if len(x.sql("duckdb")) <= _INLINE_FMIX_MAX_SQL:
+    if not x.find(exp.Lambda) and len(x.sql("duckdb")) <= _INLINE_FMIX_MAX_SQL:
         return _signed(_fmix(x))
-    # fmix reads its input 8 times; for a large input a one-element list binding it once costs less
-    # (about 0.1 µs per row) than planning 8 copies.
+    # fmix reads its input 8 times; a one-element list binding it once costs less (about 0.1 µs per
+    # row) than planning 8 copies of a large input or running a loop 8 times.
     z = exp.to_identifier(_LAMBDA_H)
-    body = exp.Lambda(this=_signed(_fmix(exp.column(z))), expressions=[z])
+    body = exp.Lambda(this=_signed(_typed(_fmix(exp.column(z)))), expressions=[z])
     once = _fn("list_transform", exp.Array(expressions=[x]), body)
     return exp.Bracket(this=once, expressions=[_lit(1)], offset=1)
 
