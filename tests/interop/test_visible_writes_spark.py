@@ -58,6 +58,30 @@ CASES = {
         ],
         ["INSERT INTO {t} VALUES (3, 'b', 'spark'), (4, 'b', 's4')"],
     ),
+    "dv_many_writes": (
+        "",
+        "'primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true'",
+        [
+            "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z')",
+            *[
+                f"INSERT INTO {{t}} VALUES ({i % 3 + 1}, 'a', 'v{i}'), ({i + 4}, 'b', 'n')"  # noqa: S608
+                for i in range(6)
+            ],
+            "DELETE FROM {t} WHERE id = 5",
+        ],
+        ["INSERT INTO {t} VALUES (1, 'a', 'spark')", "DELETE FROM {t} WHERE id = 6"],
+    ),
+    "dv_partial_update": (
+        "",
+        "'primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true', "
+        "'merge-engine' = 'partial-update'",
+        [
+            "INSERT INTO {t} VALUES (1, 'a', NULL), (2, NULL, 'y')",
+            "INSERT INTO {t} VALUES (1, NULL, 'x'), (2, 'b', NULL)",
+            "INSERT INTO {t} VALUES (1, 'c', NULL)",
+        ],
+        ["INSERT INTO {t} VALUES (2, NULL, 'spark')"],
+    ),
     "first_row_partitioned": (
         "PARTITIONED BY (dt)",
         "'primary-key' = 'id,dt', 'bucket' = '2', 'merge-engine' = 'first-row'",
