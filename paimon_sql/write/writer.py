@@ -240,17 +240,19 @@ class TableWriter:
                 rows = exp.select(_q(HASH), *[_q(p) for p in self.parts]).from_(table.copy()).where(
                     exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id))
                 ).order_by(_q(ORD))
-                data = self.con.sql(rows.sql("duckdb")).arrow().read_all()
+                data = self._heavy(lambda q=rows.sql("duckdb"): self.con.sql(q).arrow().read_all())
                 part_bytes = encode_row(tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types)
                 known = {b: blob for (pb, b), blob in existing.items() if pb == part_bytes}
-                result = assign_buckets(cursor, data.column(HASH), known, options)
+                result = self._heavy(
+                    lambda d=data, k=known: assign_buckets(cursor, d.column(HASH), k, options)
+                )
                 name = f"__paimon_assign_{next(_counter)}"
                 self.con.register(name, result.assignment)
                 update = (
                     f"UPDATE {exp.to_identifier(staged, quoted=True).sql('duckdb')} AS s SET {BUCKET} = a.bucket "
                     f"FROM {name} AS a WHERE s.{HASH} = a.hash AND s.{PART} = {int(part_id)}"
                 )
-                self.con.execute(update)  # noqa: S608 - identifiers generated here, no user text
+                self._heavy(lambda u=update: self.con.execute(u))
                 self.con.unregister(name)
                 for bucket, blob in result.index_files.items():
                     self._write_index(part_bytes, bucket, blob)
