@@ -35,8 +35,9 @@ KEYS = {
 #: Mixed lengths (0, ≤ 7, > 7 bytes, multi-byte UTF-8) and NULLs.
 TABLE = (
     "CREATE OR REPLACE TABLE m AS SELECT (i * 7)::INT AS i, (i * 7919)::BIGINT AS b, "
-    "CASE i % 10 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'é€😀ab' WHEN 3 THEN 'k' || (i % 1000) "
-    "ELSE 'user_' || i END AS s, repeat('ü', (i % 13)::INT) || i AS t FROM range(1000000) r(i)"
+    "CASE i % 10 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'é€😀ab' "
+    "WHEN 3 THEN 'k' || (i % 1000) ELSE 'user_' || i END AS s, "
+    "repeat('ü', (i % 13)::INT) || i AS t FROM range(1000000) r(i)"
 )
 
 
@@ -88,9 +89,10 @@ def main() -> None:
         for label, module in (("old", old), ("new", bucket)):
             runs = [measure(module, con, key) for _ in range(args.reps)]
             best = {k: min(r[k] for r in runs) for k in ("build", "sql", "bind", "run")}
+            size, total = runs[0]["size"], runs[0]["sum"]
             print(
-                f"{name:<14} {label:<4} {runs[0]['size']:>7} {best['build']:>6.3f} "
-                f"{best['sql']:>6.3f} {best['bind']:>6.3f} {best['run']:>7.3f}  sum={runs[0]['sum']}"
+                f"{name:<14} {label:<4} {size:>7} {best['build']:>6.3f} "
+                f"{best['sql']:>6.3f} {best['bind']:>6.3f} {best['run']:>7.3f}  sum={total}"
             )
 
 
