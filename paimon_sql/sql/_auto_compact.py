@@ -5,9 +5,10 @@ first-row skip level-0 files (paimon-format.md §7; seed 001), so a write is vis
 its level-0 files are compacted. Java's writer of such tables (and of ``changelog-producer`` =
 lookup tables) compacts on every write: the write's APPEND (or OVERWRITE) snapshot is followed by
 a COMPACT snapshot of the (partition, bucket)s it touched (seed 000; tests/interop/README.md).
-`compact_after_write` does the same with the full compaction of `paimon_sql.write.compact`
-(every file of a touched bucket merged to the top level), which is correct for every merge
-engine; where Java's lookup compaction marks overwritten rows in deletion vectors, it rewrites.
+`compact_after_write` does the same: deletion-vector tables get Java's lookup compaction
+(`paimon_sql.sql._lookup_compact`: the runs Java picks merged one level up, the rows they replace
+marked in deletion vectors), first-row tables the full compaction of `paimon_sql.write.compact`
+(every file of a touched bucket merged to the top level).
 
 * ``write-only`` = true: no compaction (Java: a separate job compacts).
 * ``changelog-producer`` = lookup: the compaction must write changelog files, which paimon-sql
