@@ -217,9 +217,11 @@ def _fold(items: Sequence[Word | _Var]) -> Word:
     h: Word = _SEED
     rounds = 0
     batch: list[Word] = []
-    for item in items:
+    last_var = max((i for i, item in enumerate(items) if isinstance(item, _Var)), default=-1)
+    for i, item in enumerate(items):
         if isinstance(item, _Var):
-            h, batch = _fold_var(_reduce_words(h, batch) if batch else h, item), []
+            h = _reduce_words(h, batch) if batch else h
+            h, batch = _fold_var(h, item, inline=_UNROLL_CHUNKS if i == last_var else 0), []
         elif batch or (rounds >= _UNROLL and not (isinstance(h, int) and isinstance(item, int))):
             batch.append(item)
         else:
@@ -238,21 +240,25 @@ def _step2(h: Word, chunk: exp.Expression) -> Word:
     return _step(_step(h, _shr(t, 32)), _and(t, _M))
 
 
-def _fold_var(h: Word, var: _Var) -> exp.Expression:
-    """Fold a string's chunks: the first `_UNROLL_CHUNKS` inline, the state after chunk j being
-    NULL when the string has fewer chunks (``COALESCE`` takes the last state that is not), the rest
-    by ``list_reduce``. DuckDB computes the repeated subexpressions (each state, each chunk read
+def _fold_var(h: Word, var: _Var, inline: int) -> exp.Expression:
+    """Fold a string's chunks: the first `inline` ones inline, the state after chunk j being NULL
+    when the string has fewer chunks (``COALESCE`` takes the last state that is not), the rest by
+    ``list_reduce``. DuckDB computes the repeated subexpressions (each state, each chunk read
     eight times) once when the expression sits in a SELECT list or an aggregate, so the inline
-    part costs the plain arithmetic, about five times less than the same in a lambda."""
+    part costs the plain arithmetic, about five times less than the same in a lambda. The
+    ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only the last var
+    part of a key is folded inline (the SQL would otherwise grow geometrically with the strings)."""
     states: list[Word] = [h]
-    for j in range(_UNROLL_CHUNKS):
+    for j in range(inline):
         present = _fn("nullif", _cast(_bin(exp.GT, _u64(var.count), _lit(j)), "UBIGINT"), _lit(0))
         states.append(_step2(_bin(exp.Mul, _u64(states[-1]), present), _chunk_at(var.padded, j)))
-    last = exp.Coalesce(this=states[-1], expressions=[_u64(s) for s in reversed(states[:-1])])
+    last: Word = states[0]
+    if inline:
+        last = exp.Coalesce(this=states[-1], expressions=[_u64(s) for s in reversed(states[:-1])])
     index = exp.to_identifier(_LAMBDA_I)
     rest = _fn(
         "list_transform",
-        _fn("range", _lit(_UNROLL_CHUNKS), _cast(var.count, "BIGINT")),
+        _fn("range", _lit(inline), _cast(var.count, "BIGINT")),
         exp.Lambda(this=_be64(var.blob, _mul(exp.column(index), 8)), expressions=[index]),
     )
     return _reduce_chunks(last, rest)

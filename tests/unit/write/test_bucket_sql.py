@@ -189,6 +189,65 @@ def test_strings_of_every_length(con):
     check(con, [(r[0].encode(),) for r in rows], ["BYTES"])
 
 
+LENGTHS = [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 100, 1000]
+
+
+@pytest.mark.parametrize("type_text", ["STRING", "STRING NOT NULL", "BYTES", "VARCHAR(2000)"])
+def test_lengths_around_the_slot_and_the_inline_chunks(con, type_text):
+    """Inline (≤ 7 bytes), the inline chunks of the var part, and the `list_reduce` beyond them."""
+    binary = type_text == "BYTES"
+    rows = [
+        (
+            bytes(i % 255 + 1 for i in range(n))
+            if binary
+            else "".join(chr(97 + i % 26) for i in range(n)),
+        )
+        for n in LENGTHS
+    ]
+    rows += [(b"\x00" * n if binary else "\x00" * n,) for n in (1, 7, 8, 9)]
+    if "NOT NULL" not in type_text:
+        rows.append((None,))
+    check(con, rows, [type_text])
+
+
+def test_multibyte_characters_straddling_chunk_edges(con):
+    """UTF-8 sequences across byte 7/8 (inline vs var part) and across later chunk edges."""
+    rows = []
+    for edge in (7, 8, 16, 24, 32):
+        for char in ("é", "€", "😀"):
+            for before in range(edge - len(char.encode()) + 1, edge + 1):
+                rows.append(("x" * before + char,))
+                rows.append(("x" * before + char + "y",))
+    check(con, rows, ["STRING"])
+
+
+@pytest.mark.parametrize(
+    "types", [["STRING", "STRING"], ["STRING", "INT", "STRING NOT NULL"], ["BYTES", "STRING"]]
+)
+def test_two_strings_of_every_length_class(con, types):
+    """Both var parts, each short, inline-chunked or looped, in every combination (and NULLs)."""
+
+    def value(t: str, n: int | None) -> Any:
+        if n is None:
+            return None
+        return bytes(n % 251 for n in range(n)) if t == "BYTES" else "ü" * (n // 2) + "z" * (n % 2)
+
+    lengths = [None, 0, 5, 8, 17, 30, 201]
+    rows = []
+    for a in lengths:
+        for b in lengths:
+            first, last = value(types[0], a), value(types[-1], 3 if b is None else b)
+            rows.append((first, 7, last) if len(types) == 3 else (first, value(types[1], b)))
+    check(con, rows, types)
+
+
+def test_string_key_sql_stays_small():
+    """The string hash is a few KB of SQL, so building and binding it stays cheap per statement."""
+    for types in (["STRING"], ["STRING", "INT"], ["STRING", "STRING"]):
+        cols = [(exp.column(f"c{i}"), parse_type(t)) for i, t in enumerate(types)]
+        assert len(bucket_expression(cols, 2).sql("duckdb")) < 40_000
+
+
 def test_nulls_in_every_position(con):
     types = ["INT", "STRING", "DECIMAL(30, 4)", "TIMESTAMP(6)", "BIGINT", "STRING"]
     base = (
