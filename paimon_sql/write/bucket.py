@@ -21,12 +21,11 @@ arithmetic that stays exact for 32-bit operands:
 >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
 >>> bucket_expression(key, 4).sql("duckdb").startswith("ABS(")
 True
->>> hash_expression([]).sql("duckdb")  # the empty row: no column, nothing left to compute in SQL
-'-1670924195'
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -72,7 +71,15 @@ def _lit(value: int) -> exp.Expression:
 
 
 def _cast(e: exp.Expression, to: str) -> exp.Expression:
-    return exp.cast(e, exp.DataType.build(to, dialect="duckdb"), dialect="duckdb")
+    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here)."""
+    if isinstance(e, exp.Cast) and e.to == _data_type(to):
+        return e
+    return exp.Cast(this=e, to=_data_type(to).copy())
+
+
+@functools.cache
+def _data_type(name: str) -> exp.DataType:
+    return exp.DataType.build(name, dialect="duckdb")
 
 
 def _u64(w: Word) -> exp.Expression:
@@ -540,16 +547,39 @@ def _header_words(head: int, fields: Sequence[_Field]) -> list[Word]:
     return words
 
 
+#: The rendered hash per key (each column's SQL and type): built and rendered once per process.
+_RENDERED: dict[tuple[tuple[str, DataType], ...], str] = {}
+_RENDERED_MAX = 256
+
+
 def hash_expression(columns: Sequence[tuple[exp.Expression, DataType]]) -> exp.Expression:
     """Java's ``BinaryRow.hashCode()`` (a signed INTEGER) of the row of `columns`, as DuckDB SQL.
 
     Each value must have the DuckDB type of its Paimon type (`paimon_sql.types.duckdb_type`).
+    The expression is built with sqlglot and rendered once per process and key; callers get the
+    rendered DuckDB text in a parenthesised ``Var``, which copies and renders at no cost (a STRING
+    key's tree has thousands of nodes: about 0.1 s to render, as much to copy, per statement).
 
     >>> from paimon_sql.types import parse_type
     >>> e = hash_expression([(exp.column("name"), parse_type("STRING"))])
     >>> "LIST_REDUCE" in e.sql("duckdb")  # the var part of long strings is a loop
     True
+    >>> hash_expression([]).sql("duckdb")  # the empty row: nothing left to compute in SQL
+    '-1670924195'
     """
+    key = tuple((value.sql("duckdb"), t) for value, t in columns)
+    text = _RENDERED.get(key)
+    if text is None:
+        tree = _hash_tree(columns)
+        if isinstance(tree, (exp.Literal, exp.Neg)):  # a constant: the empty row
+            return tree
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        text = _RENDERED[key] = tree.sql("duckdb")
+    return exp.Paren(this=exp.Var(this=text))
+
+
+def _hash_tree(columns: Sequence[tuple[exp.Expression, DataType]]) -> exp.Expression:
     head, fields, total = _fields(columns)
     items: list[Word] = list(_header_words(head, fields))
     for f in fields:
