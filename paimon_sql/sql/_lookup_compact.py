@@ -34,12 +34,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pyroaring import BitMap
 
+from paimon_sql.errors import SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector, encode_vector
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
 from paimon_sql.sql._arrow import arrow_type
-from paimon_sql.sql._reader import _avro_table, _orc_table, _parquet_remote, data_file_path
+from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
 from paimon_sql.write.compact import DV_INDEX, top_level
 
 if TYPE_CHECKING:
@@ -180,8 +182,12 @@ def _keys(plan: ScanPlan, f: DataFileMeta) -> pa.Table:
         raw = _orc_table(plan, path, columns)
     elif name.endswith(".avro"):
         raw = _avro_table(plan, f, path, columns)
-    else:
-        raw = _parquet_remote(plan, path, columns)
+    else:  # only the key columns decoded
+        data = plan.table.fileio.read_bytes(path)
+        try:
+            raw = pq.read_table(pa.BufferReader(data), columns=columns)
+        except (OSError, ValueError, pa.ArrowException) as err:
+            raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
     return raw.select(columns).cast(target)
 
 
