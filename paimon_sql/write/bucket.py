@@ -224,7 +224,8 @@ def _fold(items: Sequence[Word | _Var]) -> Word:
     h: Word = _SEED
     rounds = 0
     batch: list[Word] = []
-    last_var = max((i for i, item in enumerate(items) if isinstance(item, _Var)), default=-1)
+    var_at = [i for i, item in enumerate(items) if isinstance(item, _Var)]
+    last_var = var_at[0] if len(var_at) == 1 else -1
     for i, item in enumerate(items):
         if isinstance(item, _Var):
             h = _reduce_words(h, batch) if batch else h
@@ -253,8 +254,9 @@ def _fold_var(h: Word, var: _Var, inline: int) -> exp.Expression:
     ``list_reduce``. DuckDB computes the repeated subexpressions (each state, each chunk read
     eight times) once when the expression sits in a SELECT list or an aggregate, so the inline
     part costs the plain arithmetic, about five times less than the same in a lambda. The
-    ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only the last var
-    part of a key is folded inline (the SQL would otherwise grow geometrically with the strings)."""
+    ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only a key with one
+    var part folds inline (with an earlier one the copies would repeat its loop, which DuckDB does
+    not share, and the SQL would grow geometrically with the strings)."""
     states: list[Word] = [h]
     for j in range(inline):
         present = _fn("nullif", _cast(_bin(exp.GT, _u64(var.count), _lit(j)), "UBIGINT"), _lit(0))
@@ -398,10 +400,8 @@ def _string_field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
     n = _cast(_fn("octet_length", blob), "UBIGINT")
     is_long = _cast(_bin(exp.GTE, n, _lit(8)), "UBIGINT")
     # Zero padding past the bytes: every chunk read inline is a full 8 bytes.
-    padded = exp.DPipe(
-        this=exp.Paren(this=blob),
-        expression=_fn("unhex", exp.Literal.string("00" * 8 * (_UNROLL_CHUNKS + 1))),
-    )
+    zeros = _fn("unhex", _fn("repeat", exp.Literal.string("00"), _lit(8 * (_UNROLL_CHUNKS + 1))))
+    padded = exp.DPipe(this=exp.Paren(this=blob), expression=zeros)
     # Long: (length, offset); inline: the bytes, zeros, the length byte 0x80 | n on top of hi.
     head, is_inline = _chunk_at(padded, 0), _bin(exp.Sub, _lit(1), is_long)
     lo = _add(_bin(exp.Mul, n, is_long), _bin(exp.Mul, _bswap_high(head), is_inline))
