@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import logging
 import os
+import tempfile
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -69,8 +70,8 @@ class Session:
             os.makedirs(warehouse, exist_ok=True)
         self.catalog = Catalog(warehouse, filesystem)
         self.catalog.databases()  # fail early, naming the path, when the warehouse is missing
-        self.con = connection if connection is not None else duckdb.connect()
-        self._engine = duckdb.connect()
+        self.con = connection if connection is not None else _private_duckdb()
+        self._engine = _private_duckdb()
         self._reader = SplitReader(self._engine)
         self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
@@ -360,6 +361,15 @@ class Session:
         self.con.close()
         self._engine.close()
         _open_sessions.discard(self)
+
+
+def _private_duckdb() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
+    ``./.tmp`` under the current directory, which a write would litter)."""
+    con = duckdb.connect()
+    spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
+    con.execute("SET temp_directory = " + exp.Literal.string(spill).sql("duckdb"))
+    return con
 
 
 def _early_stop(node: exp.Table) -> bool:
