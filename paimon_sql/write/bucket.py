@@ -11,8 +11,8 @@ arithmetic that stays exact for 32-bit operands:
 * strings (CHAR/VARCHAR/BINARY) read 8-byte big-endian chunks of their zero-padded bytes: the slot
   from the first, the first `_UNROLL_CHUNKS` chunks of the var part inline (`_fold_var`), longer
   var parts through ``list_reduce``. Inline arithmetic reads each chunk and state several times;
-  DuckDB's common-subexpression optimizer computes them once (in a SELECT list, an aggregate or a
-  filter; elsewhere it is correct, only slower). Lambdas are avoided where possible: DuckDB runs
+  DuckDB's common-subexpression optimizer computes them once (measured in a SELECT list and in an
+  aggregate; elsewhere it is correct, only slower). Lambdas are avoided where possible: DuckDB runs
   the same arithmetic about five times slower inside one;
 * the final avalanche (``fmix``) reads its input 8 times; a large input is bound by one-element
   ``list_transform`` calls (`_fmix_once`) rather than copied.
