@@ -19,6 +19,7 @@ seconds.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -150,12 +151,11 @@ def peak_rss(case: str, source: str) -> dict[str, Any]:
         )
     finally:
         shutil.rmtree(warehouse, ignore_errors=True)
-    found = [
-        line for line in proc.stdout.replace("\r", "\n").splitlines() if line.startswith("RESULT ")
-    ]
+    found = re.findall(r"RESULT (\{[^}]*\})", proc.stdout)  # DuckDB's progress bar shares stdout
     if proc.returncode or not found:
-        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]}
-    return dict(json.loads(found[-1].removeprefix("RESULT ")))
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]
+        return {"error": f"exit {proc.returncode}: {last}"}
+    return dict(json.loads(found[-1]))
 
 
 def run_writes(args: argparse.Namespace) -> dict[str, Any]:
