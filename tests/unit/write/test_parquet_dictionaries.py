@@ -1,0 +1,41 @@
+"""Which Parquet columns get a dictionary, and DuckDB reads `IS NULL` right on the files we write."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from paimon_sql.write.data_file import _dictionary_columns, _parquet_bytes
+
+
+def _encodings(data: bytes, column: int) -> tuple[str, ...]:
+    return pq.ParquetFile(pa.BufferReader(data)).metadata.row_group(0).column(column).encodings
+
+
+@pytest.mark.parametrize(
+    ("values", "dictionary"),
+    [
+        (["x", None], True),  # one distinct value: DuckDB 2.0.0 misreads such a PLAIN column
+        ([None, None, "x"], True),
+        ([None] * 3, True),
+        (["x", "y"], False),
+        ([f"user_{i}" for i in range(5000)], False),
+        ([f"c{i % 10}" for i in range(5000)], True),
+    ],
+)
+def test_dictionary_choice(values, dictionary):
+    table = pa.table({"s": pa.array(values, pa.string())})
+    assert (_dictionary_columns(table) == ["s"]) is dictionary
+
+
+def test_duckdb_reads_is_null_on_a_single_value_string_column(tmp_path):
+    table = pa.table({"id": pa.array([1, 2], pa.int32()), "a": pa.array(["x", None])})
+    data = _parquet_bytes(table, {})
+    assert any("DICTIONARY" in e for e in _encodings(data, 1))
+    path = tmp_path / "f.parquet"
+    path.write_bytes(data)
+    con = duckdb.connect()
+    query = "SELECT id FROM read_parquet(?) WHERE a IS NULL"
+    assert con.execute(query, [str(path)]).fetchall() == [(2,)]
