@@ -17,14 +17,16 @@ Every statement commits one snapshot or none: on any failure its data files are 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
@@ -259,7 +261,13 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
 
 
 def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets: dict[str, exp.Expression] | None) -> int:
-    """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows."""
+    """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
+
+    The files live before the statement reads are pinned: if a concurrent commit adds or replaces a file
+    in a partition this statement rewrites, the commit fails (Java's conflict on files it did not read)
+    instead of overwriting rows it never saw.
+    """
+    pinned = _live_files(table)
     schema = table.latest_schema
     name = exp.to_table(table.name)
     cond = where.this if where is not None else exp.true()
@@ -296,9 +304,35 @@ def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets
         options = [exp.Tuple(expressions=[_lit(v) for v in row]) if len(parts) > 1 else _lit(row[0]) for row in values]
         kept = kept.where(exp.In(this=in_touched, expressions=options))
     session.rewrite_sources(kept)
-    replaced = (lambda _m: (lambda e: True)) if touched is None else (lambda _m: (lambda e: e.partition in touched))
-    write_rows(session, table, kept, overwrite=replaced)
+    write_rows(session, table, kept, overwrite=lambda _m: _pinned_overwrite(table, pinned, touched))
     return int(count)
+
+
+def _live_files(table: Table) -> set[tuple[Any, ...]]:
+    """Identifiers of the latest snapshot's live data files."""
+    snapshot = table.latest_snapshot()
+    if snapshot is None:
+        return set()
+    metas = table.manifest_list(snapshot.base_manifest_list) + table.manifest_list(snapshot.delta_manifest_list)
+    return set(fold(e for m in metas for e in table.manifest(m.file_name)))
+
+
+def _pinned_overwrite(
+    table: Table, pinned: set[tuple[Any, ...]], touched: set[bytes] | None
+) -> Callable[[ManifestEntry], bool]:
+    """Select the live files of the touched partitions at commit time; a file there that the statement
+    did not read means a concurrent commit changed that partition."""
+
+    def replaced(entry: ManifestEntry) -> bool:
+        hit = touched is None or entry.partition in touched
+        if hit and entry.identifier not in pinned:
+            raise CommitConflictError(
+                f"a concurrent commit changed {table.name} (file {entry.file.file_name}) while this "
+                "DELETE/UPDATE rewrote its partition; no snapshot was made, run the statement again"
+            )
+        return hit
+
+    return replaced
 
 
 def _lit(value: Any) -> exp.Expression:

@@ -9,7 +9,7 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import SchemaError, TableNotFoundError
+from paimon_sql.errors import CommitConflictError, SchemaError, TableNotFoundError
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.types import DataField, parse_type
 
@@ -115,3 +115,35 @@ def test_two_processes_commit_concurrently(tmp_path):
     ids = table.snapshot_ids()
     assert ids == list(range(1, 2 * count + 1))
     assert session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall() == [(2 * count, 2 * count)]
+
+
+@pytest.mark.parametrize("statement", ["DELETE FROM db.a WHERE id = 1", "UPDATE db.a SET v = 'z' WHERE id = 1"])
+def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(tmp_path, monkeypatch, statement):
+    """A DELETE/UPDATE on an append table rewrites partitions from the files it read; an INSERT that
+    lands in between must not be overwritten: the statement fails, makes no snapshot, and the row stays."""
+    from paimon_sql.commit.publish import Committer
+
+    s = paimon_sql.connect(tmp_path, create=True)
+    s.sql("CREATE DATABASE db")
+    s.sql("CREATE TABLE db.a (id INT, v STRING, p STRING) PARTITIONED BY (p)")
+    s.sql("INSERT INTO db.a VALUES (1, 'a', 'x'), (2, 'b', 'x')")
+    other = paimon_sql.connect(tmp_path)
+    original = Committer.commit
+    raced = []
+
+    def commit_after_a_concurrent_insert(self, *args, **kwargs):
+        if not raced:
+            raced.append(True)
+            other.sql("INSERT INTO db.a VALUES (3, 'c', 'x')")  # a real commit by another session
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Committer, "commit", commit_after_a_concurrent_insert)
+    with pytest.raises(CommitConflictError, match="concurrent commit"):
+        s.sql(statement)
+    monkeypatch.setattr(Committer, "commit", original)
+    s.refresh()
+    assert sorted(s.sql("SELECT id, v FROM db.a").fetchall()) == [(1, "a"), (2, "b"), (3, "c")]
+    kinds = [r[0] for r in s.sql('SELECT commit_kind FROM "db"."a$snapshots" ORDER BY snapshot_id').fetchall()]
+    assert kinds == ["APPEND", "APPEND"]
+    s.sql(statement)  # run again: it now sees the new row and succeeds
+    assert sorted(r[0] for r in s.sql("SELECT id FROM db.a").fetchall()) == ([2, 3] if "DELETE" in statement else [1, 2, 3])
