@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import BitMap
 
@@ -43,6 +43,7 @@ from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
 from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
 from paimon_sql.write.compact import DV_INDEX, top_level
+from paimon_sql.write.dynamic_bucket import arange
 
 if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage
@@ -158,7 +159,7 @@ def lookup_rewrite(read: ReadBucket) -> UnitRewrite:
         for f in kept:
             marked = _positions(_keys(plan, f), keys)
             if len(marked):
-                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(marked)
+                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(marked.to_pylist())
         index = _write_index(planner, unit, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
 
@@ -195,11 +196,12 @@ def _distinct(keys: pa.Table) -> pa.Table:
     return keys.group_by(keys.column_names).aggregate([])
 
 
-def _positions(rows: pa.Table, keys: pa.Table) -> np.ndarray:
+def _positions(rows: pa.Table, keys: pa.Table) -> pa.Array:
     """The positions of `rows` whose key is in `keys`, ascending."""
-    indexed = rows.append_column(_POS, pa.array(np.arange(rows.num_rows, dtype=np.int64)))
+    indexed = rows.append_column(_POS, arange(rows.num_rows))
     hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi")
-    return np.sort(hit.column(_POS).to_numpy())
+    positions = hit.column(_POS).combine_chunks()
+    return positions.take(pc.array_sort_indices(positions))
 
 
 def _merged(read: ReadBucket, plan: ScanPlan) -> pa.Table:
@@ -214,7 +216,7 @@ def _semi_join(merged: pa.Table, keys: pa.Table) -> pa.Table:
     if merged.num_rows == 0:
         return merged
     key_rows = merged.select(keys.column_names).cast(keys.schema)
-    return merged.take(pa.array(_positions(key_rows, keys)))
+    return merged.take(_positions(key_rows, keys))
 
 
 def _old_vectors(planner: _Planner, unit: CompactUnit) -> dict[str, BitMap]:

@@ -24,12 +24,14 @@ this module picks them round-robin (any choice is valid for readers, the HASH fi
 
 from __future__ import annotations
 
+import array
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import sqlglot
 
 from paimon_sql.errors import OptionError
@@ -195,14 +197,14 @@ def _known_table(existing: Mapping[int, bytes]) -> tuple[pa.Table, dict[int, int
     """(hash, bucket, ord) of the existing HASH files, and each bucket's hash count."""
     hashes, buckets, counts = [], [], {}
     for bucket, data in existing.items():
-        values = np.frombuffer(data, ">i4").astype(np.int32)  # decode_hashes, vectorised
-        hashes.append(pa.array(values, pa.int32()))
-        buckets.append(pa.array(np.full(len(values), bucket, np.int32), pa.int32()))
+        values = _from_big_endian(data)  # decode_hashes, vectorised
+        hashes.append(values)
+        buckets.append(pa.repeat(pa.scalar(bucket, pa.int32()), len(values)))
         if len(values):  # Java counts a bucket while reading its hashes: an empty file adds none
             counts[bucket] = len(values)
     hash_col = pa.concat_arrays(hashes) if hashes else pa.array([], pa.int32())
     bucket_col = pa.concat_arrays(buckets) if buckets else pa.array([], pa.int32())
-    order = pa.array(np.arange(len(hash_col), dtype=np.int64))
+    order = arange(len(hash_col))
     return pa.table({"hash": hash_col, "bucket": bucket_col, "ord": order}), counts
 
 
@@ -218,15 +220,48 @@ def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, byte
     if fresh.num_rows == 0:
         return {}
     rows = fresh.sort_by([("bucket", "ascending"), ("rank", "ascending")])
-    buckets = rows.column("bucket").to_numpy()
     # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
-    hashes = rows.column("hash").to_numpy().astype(">i4")
-    starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]])
-    ends = [*starts[1:], len(buckets)]
-    return {
-        int(buckets[a]): existing.get(int(buckets[a]), b"") + hashes[a:b].tobytes()
-        for a, b in zip(starts, ends, strict=True)
-    }
+    data = _to_big_endian(rows.column("hash"))
+    runs = pc.run_end_encode(rows.column("bucket").combine_chunks())
+    files: dict[int, bytes] = {}
+    start = 0
+    for bucket, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
+        files[int(bucket)] = existing.get(int(bucket), b"") + data[4 * start : 4 * end]
+        start = end
+    return files
+
+
+def arange(n: int) -> pa.Array:
+    """0, 1, ..., n - 1 as int64, computed by Arrow (no Python list).
+
+    >>> arange(3).to_pylist()
+    [0, 1, 2]
+    """
+    if n == 0:
+        return pa.array([], pa.int64())
+    return pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), 1)
+
+
+def _to_big_endian(values: pa.ChunkedArray | pa.Array) -> bytes:
+    """The int32 `values` (no nulls) as big-endian bytes."""
+    words = array.array("i")
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    for chunk in chunks:
+        chunk = chunk.cast(pa.int32())
+        buffer = chunk.buffers()[1]
+        words.frombytes(buffer.to_pybytes()[4 * chunk.offset : 4 * (chunk.offset + len(chunk))])
+    if sys.byteorder == "little":
+        words.byteswap()
+    return words.tobytes()
+
+
+def _from_big_endian(data: bytes) -> pa.Array:
+    """Big-endian int32s as an Arrow int32 array."""
+    words = array.array("i")
+    words.frombytes(data)
+    if sys.byteorder == "little":
+        words.byteswap()
+    return pa.Array.from_buffers(pa.int32(), len(words), [None, pa.py_buffer(words.tobytes())])
 
 
 def assign_buckets(
@@ -255,7 +290,7 @@ def assign_buckets(
     if not (options.max_buckets == -1 or 0 < options.max_buckets <= MAX_DYNAMIC_BUCKETS):
         raise OptionError(f"dynamic-bucket.max-buckets must be -1 or 1..{MAX_DYNAMIC_BUCKETS}")
     known_raw, counts = _known_table(existing)
-    new = pa.table({"pos": pa.array(np.arange(len(hashes), dtype=np.int64)), "hash": hashes})
+    new = pa.table({"pos": arange(len(hashes)), "hash": hashes})
     con.register("known_raw", known_raw)
     con.register("all_known", _run(con, _KNOWN_SQL))
     con.register("all_new", new)
