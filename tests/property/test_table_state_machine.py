@@ -21,7 +21,8 @@ Semantics modelled (seed 000; Apache Paimon's merge functions and row-level oper
   (without ``aggregation.remove-record-on-delete``) and UPDATE are refused.
 * deletion vectors and first-row: batch reads hide level-0 files (Java's ``DataTableBatchScan``), so
   each write (as Java's) commits its APPEND/OVERWRITE snapshot, whose reads still show the rows
-  before it, and then a COMPACT snapshot that shows them (``sql/_auto_compact``).
+  before it, and then a COMPACT snapshot of the buckets it wrote, which shows them
+  (``sql/_auto_compact``); rows in other buckets stay as they were.
 * append: a multiset; DELETE and UPDATE rewrite the affected partitions.
 """
 
