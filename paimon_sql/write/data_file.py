@@ -255,7 +255,7 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
         store_decimal_as_integer=True,
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
-        use_dictionary=_dictionary_columns(table),
+        use_dictionary=True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table),
     )
     return out.getvalue().to_pybytes()
 
@@ -264,8 +264,9 @@ _DICTIONARY_SAMPLE = 4096
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
-    """The columns worth a dictionary: at most 1 distinct value in 4 (or a single one) on a sample of the
-    first rows.
+    """The columns of a large file worth a dictionary: at most 1 distinct value in 4 (or a single one) on
+    a sample of the first rows. Small files (at most the sample) get one for every column, as Java's
+    parquet-mr writes them, so their sizes (which Java's compaction picking compares) stay alike.
     pyarrow otherwise builds a dictionary for every column and falls back page by page, which makes a
     high-cardinality column (keys, ids, random values) cost ~3x its plain encoding. Readers handle both."""
     sample = table.slice(0, _DICTIONARY_SAMPLE)
