@@ -6,8 +6,8 @@
 -- name: paimon_files
 -- signature: paimon_files(table_name VARCHAR, snapshot := BIGINT, tag := VARCHAR) -> TABLE(partition VARCHAR, bucket INTEGER, file_path VARCHAR, file_format VARCHAR, schema_id BIGINT, level INTEGER, record_count BIGINT, file_size_in_bytes BIGINT, min_key VARCHAR, max_key VARCHAR, null_value_counts VARCHAR, min_value_stats VARCHAR, max_value_stats VARCHAR, min_sequence_number BIGINT, max_sequence_number BIGINT, creation_time TIMESTAMP)
 -- doc: The live data files of a snapshot with their statistics ("db"."t$files").
--- example: SELECT partition, bucket, level, record_count FROM paimon_files('db.pk_part_dv', snapshot := 1) ORDER BY ALL
--- expect: [('[2024-01-01]', 0, 0, 1), ('[2024-01-02]', 0, 0, 1)]
+-- example: SELECT partition, bucket, level, record_count FROM paimon_files('db.pk_part_dv', snapshot := 2) ORDER BY ALL
+-- expect: [('[2024-01-01]', 0, 5, 1), ('[2024-01-02]', 0, 5, 1)]
 CREATE OR REPLACE MACRO paimon_files(table_name, snapshot := NULL, tag := NULL) AS TABLE
     SELECT * EXCLUDE (__paimon_table, __paimon_snapshot, __paimon_tag) FROM __paimon_files
     WHERE __paimon_table = table_name
