@@ -236,7 +236,8 @@ class SplitReader:
         sources: dict[str, FileSource] = {}
         paths: dict[str, str] = {}
         for split in plan.splits:
-            dv_tables.update(self._deletion_vectors(con, plan, split, registered))
+            if any(section.merge for section in split.sections):  # plain files use the cached masks
+                dv_tables.update(self._deletion_vectors(con, plan, split, registered))
             for f in split.files:
                 path = data_file_path(plan, split, f)
                 if not fileio.exists(path):
