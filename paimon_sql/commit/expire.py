@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paimon_sql.commit.plan import fold
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
@@ -140,15 +141,9 @@ def list_entries(table: Table, name: str | None, *, strict: bool = True) -> list
 
 def live_entries(table: Table, snapshot: Snapshot, *, strict: bool = True) -> list[ManifestEntry]:
     """The data files a snapshot (or tag) holds: base + delta folded (§4.5)."""
-    live: dict[Any, ManifestEntry] = {}
     entries = list_entries(table, snapshot.base_manifest_list, strict=strict)
     entries += list_entries(table, snapshot.delta_manifest_list, strict=strict)
-    for e in entries:
-        if e.kind is FileKind.ADD:
-            live[e.identifier] = e
-        else:
-            live.pop(e.identifier, None)
-    return list(live.values())
+    return list(fold(entries).values())
 
 
 def live_files(table: Table, snapshots: Iterable[Snapshot]) -> set[FileKey]:
