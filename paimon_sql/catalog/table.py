@@ -223,6 +223,12 @@ class Table:
             self._lists[name] = cached
         return cached
 
+    def data_manifests(self, snapshot: Snapshot | None) -> list[ManifestFileMeta]:
+        """The base then delta manifests of `snapshot` (none for an empty table): its data files, folded in order."""
+        if snapshot is None:
+            return []
+        return self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+
     def manifest(self, name: str) -> list[ManifestEntry]:
         """The entries of a manifest file in ``manifest/``."""
         cached = self._manifests.get(name)

@@ -46,6 +46,14 @@ class CoreOptions:
         """The raw value."""
         return self.options.get(key, default)
 
+    def flag(self, key: str, default: bool = False) -> bool:
+        """A boolean option (``'true'`` in any case, surrounding blanks ignored).
+
+        >>> CoreOptions({"write-only": " TRUE "}).flag("write-only"), CoreOptions({}).flag("write-only")
+        (True, False)
+        """
+        return _bool(self.options.get(key), default)
+
     @property
     def merge_engine(self) -> MergeEngine:
         """`merge-engine` (default deduplicate)."""

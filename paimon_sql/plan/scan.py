@@ -197,9 +197,7 @@ class _Planner:
     def live_entries(self) -> list[ManifestEntry]:
         if self.snapshot is None:
             return []
-        metas = self.table.manifest_list(self.snapshot.base_manifest_list) + self.table.manifest_list(
-            self.snapshot.delta_manifest_list
-        )
+        metas = self.table.data_manifests(self.snapshot)
         self.stats.manifests_total = len(metas)
         live: dict[tuple[Any, ...], ManifestEntry] = {}
         for meta in metas:
@@ -329,7 +327,7 @@ class _Planner:
         return out
 
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
-        if self.options.get("index-file-in-data-file-dir", "false").lower() == "true":
+        if self.options.flag("index-file-in-data-file-dir"):
             return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
         return self.table.sub("index", name)
 

@@ -198,13 +198,13 @@ def _row_level_supported(table: Table, operation: str) -> None:
             return
         hint = "only deduplicate and partial-update tables support UPDATE"
     elif engine is MergeEngine.PARTIAL_UPDATE:
-        if options.get("partial-update.remove-record-on-delete", "false").strip().lower() == "true" or options.get(
+        if options.flag("partial-update.remove-record-on-delete") or options.get(
             "partial-update.remove-record-on-sequence-group"
         ):
             return
         hint = "set 'partial-update.remove-record-on-delete' = 'true' to let DELETE remove rows"
     elif engine is MergeEngine.AGGREGATE:
-        if options.get("aggregation.remove-record-on-delete", "false").strip().lower() == "true":
+        if options.flag("aggregation.remove-record-on-delete"):
             return
         hint = "set 'aggregation.remove-record-on-delete' = 'true' to let DELETE remove rows"
     else:
@@ -310,10 +310,7 @@ def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets
 
 def _live_files(table: Table) -> set[tuple[Any, ...]]:
     """Identifiers of the latest snapshot's live data files."""
-    snapshot = table.latest_snapshot()
-    if snapshot is None:
-        return set()
-    metas = table.manifest_list(snapshot.base_manifest_list) + table.manifest_list(snapshot.delta_manifest_list)
+    metas = table.data_manifests(table.latest_snapshot())
     return set(fold(e for m in metas for e in table.manifest(m.file_name)))
 
 
