@@ -39,6 +39,7 @@ from duckdb._sources.nodes import Binary, Col, Lit, Node, Postfix
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import SqlError
+from paimon_sql.sql._rewrite import TimeTravel, select_travel
 from paimon_sql.sql._source import Untranslatable, to_predicate
 from paimon_sql.sql.session import Session
 from paimon_sql.sql.system_tables import (
@@ -168,6 +169,14 @@ def _identifier(name: str | None, function: str) -> Identifier:
     return Identifier.parse(name)
 
 
+def _select(table: Table, function: str, travel: TimeTravel) -> Snapshot | None:
+    """The snapshot `travel` picks, as a session's ``VERSION`` / ``TIMESTAMP AS OF`` does."""
+    try:
+        return select_travel(table, travel)
+    except ValueError as err:  # two travel arguments at once
+        raise SqlError(f"{function}: {err}") from err
+
+
 # --- paimon_scan ----------------------------------------------------------------------------------
 
 
@@ -187,12 +196,8 @@ class _Request:
         return any(v is not None for v in (self.snapshot_id, self.tag, self.timestamp_ms))
 
     def chosen(self) -> Snapshot | None:
-        try:
-            return self.table.select_snapshot(
-                snapshot_id=self.snapshot_id, tag=self.tag, timestamp_ms=self.timestamp_ms
-            )
-        except ValueError as err:
-            raise SqlError(f"paimon_scan: {err}") from err
+        travel = TimeTravel(snapshot_id=self.snapshot_id, tag=self.tag, timestamp_ms=self.timestamp_ms)
+        return _select(self.table, "paimon_scan", travel)
 
     def source(self) -> PaimonSource:
         """A fresh source: pinned (time travel, the snapshot's schema) or the latest."""
@@ -293,12 +298,8 @@ class _SystemSource(ArrowScanSource):
         table = self.session.table(_identifier(routing.get(TABLE), "paimon_" + self.kind))
         snapshot = None
         if routing.get(SNAPSHOT) is not None or routing.get(TAG) is not None:
-            try:
-                snapshot = table.select_snapshot(
-                    snapshot_id=routing.get(SNAPSHOT), tag=routing.get(TAG)
-                )
-            except ValueError as err:
-                raise SqlError(f"paimon_{self.kind}: {err}") from err
+            travel = TimeTravel(snapshot_id=routing.get(SNAPSHOT), tag=routing.get(TAG))
+            snapshot = _select(table, "paimon_" + self.kind, travel)
         return system_table(table, self.kind, snapshot)
 
     def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
@@ -358,10 +359,10 @@ class _DataSystemRouter(ArrowScanSource):
         """The table's content now, every column."""
         routing, _ = _split(filters)
         table = self.session.table(_identifier(routing.get(TABLE), "paimon_" + self.kind))
-        width = len(self._columns(table))
-        if columns is not None and any(c >= width for c in columns):
+        schema = self._columns(table)
+        if columns is not None and any(c >= len(schema) for c in columns):
             raise _not_pushed("paimon_" + self.kind)
-        data = system_table(table, self.kind).cast(self._columns(table))
+        data = system_table(table, self.kind).cast(schema)
         data = _append_hidden(data, (TABLE,), routing)
         return data.to_reader().__arrow_c_stream__(), False
 
