@@ -211,13 +211,13 @@ def delete_tag(table: Table, names: str) -> list[str]:
     return deleted
 
 
-def _delete_one(table: Table, name: str) -> None:
-    tagged = table.tag(name)
+def _delete_one(table: Table, name: str, tagged: Snapshot | None = None) -> None:
+    """Delete one tag (`tagged`: its snapshot, when already read), then the files only it held.
+
+    `clean_after_tag_deletion` does nothing when the snapshot is live or another tag holds it.
+    """
+    tagged = table.tag(name) if tagged is None else tagged
     table.fileio.delete(_path(table, name))
-    if table.fileio.exists(table.meta("snapshot", f"snapshot-{tagged.id}")):
-        return  # the snapshot is live: it still holds every file the tag held
-    if any(table.tag(other).id == tagged.id for other in table.tag_names()):
-        return  # another tag holds the same snapshot
     clean_after_tag_deletion(table, tagged)
 
 
@@ -289,7 +289,7 @@ def expire_tags(
         retained = tag.tag_time_retained_seconds
         by_time = retained is not None and now > created + datetime.timedelta(seconds=retained)
         if by_time or (older_than is not None and older_than > created):
-            _delete_one(table, name)
+            _delete_one(table, name, tag)
             expired.append(name)
     return expired
 
