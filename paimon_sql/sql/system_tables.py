@@ -649,17 +649,19 @@ def _files(table: Table, snapshot: Snapshot | None, schema: TableSchema) -> list
 
 
 def _aggregate(
-    entries: Iterable[ManifestEntry], key: Callable[[ManifestEntry], Any]
+    entries: Iterable[ManifestEntry], key: Callable[[ManifestEntry], Any], *, signed: bool = False
 ) -> dict[Any, dict[str, Any]]:
+    """Rows, bytes, files and the newest creation time per `key`; `signed`: a DELETE subtracts."""
     groups: dict[Any, dict[str, Any]] = {}
     for e in entries:
+        sign = -1 if signed and e.kind is not FileKind.ADD else 1
         g = groups.setdefault(
             key(e),
             {"record_count": 0, "file_size_in_bytes": 0, "file_count": 0, "last_update_time": None},
         )
-        g["record_count"] += e.file.row_count
-        g["file_size_in_bytes"] += e.file.file_size
-        g["file_count"] += 1
+        g["record_count"] += sign * e.file.row_count
+        g["file_size_in_bytes"] += sign * e.file.file_size
+        g["file_count"] += sign
         created = _creation_time(e.file)
         if created is not None and (
             g["last_update_time"] is None or created > g["last_update_time"]
@@ -679,27 +681,8 @@ def _partitions(
     with Spark 0.9.
     """
     render = _Renderer(table, schema)
-    groups: dict[bytes, dict[str, Any]] = {}
-    for meta in _manifest_metas(table, snapshot):
-        for e in table.manifest(meta.file_name):
-            sign = 1 if e.kind is FileKind.ADD else -1
-            g = groups.setdefault(
-                e.partition,
-                {
-                    "record_count": 0,
-                    "file_size_in_bytes": 0,
-                    "file_count": 0,
-                    "last_update_time": None,
-                },
-            )
-            g["record_count"] += sign * e.file.row_count
-            g["file_size_in_bytes"] += sign * e.file.file_size
-            g["file_count"] += sign
-            created = _creation_time(e.file)
-            if created is not None and (
-                g["last_update_time"] is None or created > g["last_update_time"]
-            ):
-                g["last_update_time"] = created
+    entries = (e for m in _manifest_metas(table, snapshot) for e in table.manifest(m.file_name))
+    groups = _aggregate(entries, lambda e: e.partition, signed=True)
     return [
         {"partition": render.partition(p), **g}
         for p, g in sorted(groups.items())
