@@ -104,14 +104,16 @@ def _hidden_of(node: Node) -> str | None:
     return name if name in _HIDDEN_TYPES else None
 
 
-def _mentions_hidden(node: Node) -> bool:
+def _column_names(node: Node) -> list[str]:
+    """The (first parts of the) column names `node` mentions."""
+    names: list[str] = []
     pending = [node]
     while pending:
         current = pending.pop()
-        if isinstance(current, Col) and current.parts and current.parts[0] in _HIDDEN_TYPES:
-            return True
+        if isinstance(current, Col) and current.parts:
+            names.append(current.parts[0])
         pending.extend(current._children())
-    return False
+    return names
 
 
 def _split(filters: Sequence[Node]) -> tuple[dict[str, Any], list[Node]]:
@@ -134,15 +136,9 @@ def _accepts(predicate: Node) -> bool:
     """Routing filters, and the user's filters a `PaimonSource` evaluates exactly."""
     if _hidden_of(predicate) is not None:
         return isinstance(predicate, Postfix) or isinstance(predicate.right, Lit)  # type: ignore[attr-defined]
-    if _mentions_hidden(predicate):
+    names = _column_names(predicate)
+    if any(name in _HIDDEN_TYPES for name in names):
         return False
-    names: list[str] = []
-    pending = [predicate]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, Col) and current.parts:
-            names.append(current.parts[0])
-        pending.extend(current._children())
     try:
         to_predicate(predicate, names)
     except Untranslatable:
