@@ -29,7 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import split_key_options, validate_options
+from paimon_sql.format.option_registry import normalise_options, split_key_options, validate_options
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 
@@ -878,7 +878,8 @@ def _not_a_key(d: _Draft, name: str, verb: str) -> None:
 
 
 def _set_options(d: _Draft, change: SetOptions) -> None:
-    for key, value in change.options.items():
+    # Each value is checked (type, range, known key) before the rules about changing it read it.
+    for key, value in normalise_options(change.options).items():
         old = d.options.get(key)
         if key in IMMUTABLE_OPTIONS and old != value.strip():
             raise SchemaError(

@@ -59,3 +59,15 @@ def test_errors(session):
     session.sql("CREATE TABLE IF NOT EXISTS shop.t (id INT) WITH ('bucket' = '-1')")
     with pytest.raises(PaimonSqlError, match="CASCADE"):
         session.sql("DROP DATABASE shop")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("'bucket' = 'many'", "invalid value 'many' for table option 'bucket'"), ("'buckets' = '4'", "did you mean 'bucket'")],
+)
+def test_alter_set_checks_each_value_and_writes_no_schema(session, value, message):
+    session.sql("CREATE TABLE db.alter_bad (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')")
+    with pytest.raises(OptionError, match=message):
+        session.sql("ALTER TABLE db.alter_bad SET (" + value + ")")
+    assert session.sql('SELECT count(*) FROM "db"."alter_bad$schemas"').fetchall() == [(1,)]
+    session.sql("DROP TABLE db.alter_bad")
