@@ -192,7 +192,9 @@ class _Request:
         return any(v is not None for v in (self.snapshot_id, self.tag, self.timestamp_ms))
 
     def chosen(self) -> Snapshot | None:
-        travel = TimeTravel(snapshot_id=self.snapshot_id, tag=self.tag, timestamp_ms=self.timestamp_ms)
+        travel = TimeTravel(
+            snapshot_id=self.snapshot_id, tag=self.tag, timestamp_ms=self.timestamp_ms
+        )
         return _select(self.table, "paimon_scan", travel)
 
     def source(self) -> PaimonSource:
