@@ -66,8 +66,8 @@ def test_errors(session):
     [("'bucket' = 'many'", "invalid value 'many' for table option 'bucket'"), ("'buckets' = '4'", "did you mean 'bucket'")],
 )
 def test_alter_set_checks_each_value_and_writes_no_schema(session, value, message):
-    session.sql("CREATE TABLE db.alter_bad (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')")
+    session.sql("CREATE TABLE shop.alter_bad (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')")
     with pytest.raises(OptionError, match=message):
-        session.sql("ALTER TABLE db.alter_bad SET (" + value + ")")
-    assert session.sql('SELECT count(*) FROM "db"."alter_bad$schemas"').fetchall() == [(1,)]
-    session.sql("DROP TABLE db.alter_bad")
+        session.sql("ALTER TABLE shop.alter_bad SET (" + value + ")")
+    assert session.sql('SELECT count(*) FROM "shop"."alter_bad$schemas"').fetchall() == [(1,)]
+    session.sql("DROP TABLE shop.alter_bad")
