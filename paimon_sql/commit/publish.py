@@ -41,6 +41,7 @@ from paimon_sql.format.manifest import (
     manifest_entry_to_record,
     manifest_file_meta_to_record,
 )
+from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_to_json
 from paimon_sql.io.records import encode_avro
@@ -279,7 +280,7 @@ class Committer:
         if len(metas) < min_count:
             return metas
         live = list(fold(e for m in metas for e in self.table.manifest(m.file_name)).values())
-        target = _bytes(options.get("manifest.target-file-size", "8 mb") or "8 mb")
+        target = memory_size(options.get("manifest.target-file-size", "8 mb") or "8 mb")
         total = sum(m.file_size for m in metas) or 1
         entries_per_file = max(1, int(len(live) * target / total)) if live else 1
         merged = [
@@ -291,15 +292,6 @@ class Committer:
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
-
-
-def _bytes(text: str) -> int:
-    units = {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "b": 1}
-    clean = text.strip().lower().replace(" ", "")
-    for unit, factor in units.items():
-        if clean.endswith(unit) and clean[: -len(unit)].replace(".", "").isdigit():
-            return int(float(clean[: -len(unit)]) * factor)
-    return int(clean)
 
 
 def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:

@@ -568,6 +568,30 @@ def parse_memory(text: str) -> int:
     return int(match[1]) * _MEMORY_UNITS["b" if unit.startswith("byte") else unit[0]]
 
 
+_SIZE_UNITS = {
+    "b": 1,
+    **dict.fromkeys(("k", "kb", "kib"), 1 << 10),
+    **dict.fromkeys(("m", "mb", "mib"), 1 << 20),
+    **dict.fromkeys(("g", "gb", "gib"), 1 << 30),
+    **dict.fromkeys(("tb", "tib"), 1 << 40),
+}
+
+
+def memory_size(text: str) -> int:
+    """Bytes in a stored memory size, read leniently (where `parse_memory` validates a new option): spaces
+    anywhere, a decimal number, DuckDB's ``'1.2 GiB'`` units; a bare number is bytes.
+
+    >>> memory_size("128 mb"), memory_size("1 k"), memory_size("77"), memory_size("1.5 GiB")
+    (134217728, 1024, 77, 1610612736)
+    """
+    clean = text.strip().lower().replace(" ", "")
+    for unit in sorted(_SIZE_UNITS, key=len, reverse=True):
+        number = clean[: -len(unit)]
+        if clean.endswith(unit) and number.replace(".", "").isdigit():
+            return int(float(number) * _SIZE_UNITS[unit])
+    return int(clean)
+
+
 def parse_duration(text: str) -> float:
     """Milliseconds in a duration such as ``'1 h'`` or ``'30 min'`` (a bare number is milliseconds).
 

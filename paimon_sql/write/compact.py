@@ -50,6 +50,7 @@ from paimon_sql.commit.plan import CommitMessage
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind, FileSource
+from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import POSTPONE_BUCKET, ReadMode, ScanPlan, Split
@@ -65,15 +66,6 @@ if TYPE_CHECKING:
 
 DV_INDEX = "DELETION_VECTORS"
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
-_UNITS = {
-    "b": 1,
-    "kb": 1 << 10,
-    "k": 1 << 10,
-    "mb": 1 << 20,
-    "m": 1 << 20,
-    "gb": 1 << 30,
-    "g": 1 << 30,
-}
 
 #: Reads the rows of a one-bucket `ScanPlan`: the table columns (PK tables: then
 #: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
@@ -87,20 +79,6 @@ def top_level(options: Mapping[str, str]) -> int:
     if levels:
         return int(levels) - 1
     return int(options.get("num-sorted-run.compaction-trigger", "5"))
-
-
-def memory_size(text: str) -> int:
-    """A memory option (``128 mb``, ``1g``, ``4096``) in bytes.
-
-    >>> memory_size("128 mb"), memory_size("1 k"), memory_size("77")
-    (134217728, 1024, 77)
-    """
-    clean = text.strip().lower().replace(" ", "")
-    for unit in sorted(_UNITS, key=len, reverse=True):
-        number = clean[: -len(unit)]
-        if clean.endswith(unit) and number.replace(".", "", 1).isdigit():
-            return int(float(number) * _UNITS[unit])
-    return int(clean)
 
 
 def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:

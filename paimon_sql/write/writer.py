@@ -23,10 +23,12 @@ from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import IndexFileMeta
+from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.compact import target_file_size
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
@@ -43,22 +45,11 @@ PART = "__paimon_part"
 HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
-_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}
 _MIN_DUCKDB_MEMORY = 64 << 20
 
 
 def _q(name: str) -> exp.Column:
     return exp.column(name, quoted=True)
-
-
-def _memory(text: str) -> int:
-    units = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
-    units.update({"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "tb": 1 << 40})
-    text = text.strip().lower().replace(" ", "")
-    for unit in sorted(units, key=len, reverse=True):
-        if text.endswith(unit) and text[: -len(unit)].replace(".", "").isdigit():
-            return int(float(text[: -len(unit)]) * units[unit])
-    return int(text)
 
 
 class TableWriter:
@@ -85,7 +76,7 @@ class TableWriter:
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts (it spills
         #: to its temp directory beyond it) and, divided by 8, the largest piece of rows encoded at once.
-        self.buffer_size = _memory(self.options.get("write-buffer-size") or "256 mb")
+        self.buffer_size = memory_size(self.options.get("write-buffer-size") or "256 mb")
         self._saved_limit: str | None = None
         self._limit = 0
         self._prefix = str(uuid.uuid4())
@@ -153,7 +144,7 @@ class TableWriter:
             try:
                 return run()
             except duckdb.OutOfMemoryException:
-                ceiling = _memory(self._saved_limit or "0")
+                ceiling = memory_size(self._saved_limit or "0")
                 if self._saved_limit is None or self._limit >= ceiling:
                     raise
                 self._set_limit(min(self._limit * 2, ceiling))
@@ -403,7 +394,7 @@ class TableWriter:
         ]
 
     def _target_size(self) -> int:
-        return _memory(self.options.get("target-file-size") or str(_DEFAULT_TARGET[self.pk]))
+        return target_file_size(self.options, self.pk)
 
     def abort(self) -> None:
         """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
