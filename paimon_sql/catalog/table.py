@@ -5,6 +5,7 @@ Metadata files have unique names and never change, so decoded manifests are cach
 
 from __future__ import annotations
 
+import datetime
 import re
 import threading
 from typing import TYPE_CHECKING
@@ -184,14 +185,25 @@ class Table:
                 break
             found = snap
         if found is None:
-            tagged = [self.tag(n) for n in self.tag_names()]
-            earlier = [t for t in tagged if t.time_millis <= timestamp_ms]
+            tagged = {n: self.tag(n) for n in self.tag_names()}
+            earlier = [t for t in tagged.values() if t.time_millis <= timestamp_ms]
             if earlier:
                 return max(earlier, key=lambda t: t.id)
             raise SnapshotNotFoundError(
-                f"table {self.name} has no snapshot or tag at or before timestamp {timestamp_ms}"
+                f"table {self.name} has no snapshot or tag at or before timestamp {timestamp_ms}; "
+                + self._what_exists(tagged)
             )
         return found
+
+    def _what_exists(self, tagged: dict[str, Snapshot]) -> str:
+        """``the earliest snapshot is snapshot 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``."""
+        earliest = self.earliest_snapshot_id()
+        if earliest is None:
+            text = "it has no snapshots"
+        else:
+            text = f"the earliest snapshot is snapshot {earliest} ({_when(self.snapshot(earliest).time_millis)})"
+        tags = [f"{name} (snapshot {t.id}, {_when(t.time_millis)})" for name, t in tagged.items()]
+        return text + ("; tags: " + ", ".join(tags) if tags else "; no tags")
 
     def select_snapshot(
         self,
@@ -243,6 +255,11 @@ class Table:
         """The entries of an index manifest in ``manifest/``."""
         path = self.sub("manifest", name)
         return [index_manifest_entry_from_record(r) for r in _records(self, path)]
+
+
+def _when(millis: int) -> str:
+    moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
+    return moment.isoformat(sep=" ", timespec="milliseconds")
 
 
 def _records(table: Table, path: str) -> list[dict[str, object]]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from paimon_sql.errors import SnapshotNotFoundError, SqlError
+from paimon_sql.errors import SqlError
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
@@ -108,41 +108,16 @@ def travel_of(table: exp.Table) -> TimeTravel | None:
 
 
 def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
-    """The snapshot `travel` selects; a too-early timestamp error names what exists.
+    """The snapshot `travel` selects (`Table.select_snapshot`, whose errors list what exists).
 
     A version that is all digits names a tag when the table has a tag of that name, as Paimon's Spark
     time travel decides (tag first, then snapshot id).
     """
     if travel.tag_first and str(travel.snapshot_id) in table.tag_names():
         travel = TimeTravel(tag=str(travel.snapshot_id))
-    try:
-        return table.select_snapshot(
-            snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
-        )
-    except SnapshotNotFoundError as err:
-        if travel.timestamp_ms is None:
-            raise  # the id and tag errors already list the snapshots and tags
-        raise SnapshotNotFoundError(f"{err}; {_what_exists(table)}") from err
-
-
-def _when(millis: int) -> str:
-    moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
-    return moment.isoformat(sep=" ", timespec="milliseconds")
-
-
-def _what_exists(table: Table) -> str:
-    """``the earliest snapshot is 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``."""
-    earliest = table.earliest_snapshot_id()
-    if earliest is None:
-        text = "it has no snapshots"
-    else:
-        first = table.snapshot(earliest)
-        text = f"the earliest snapshot is snapshot {earliest} ({_when(first.time_millis)})"
-    tags = []
-    for name in table.tag_names():
-        tagged = table.tag(name)
-        tags.append(f"{name} (snapshot {tagged.id}, {_when(tagged.time_millis)})")
-    return text + ("; tags: " + ", ".join(tags) if tags else "; no tags")
+    return table.select_snapshot(
+        snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
+    )
 
 
 def strip_travel(table: exp.Table) -> None:
