@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import ReadRequest, cast, literal
-from paimon_sql.sql._procedure import Param, Procedure
+from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.write.compact import compact as compact_table
 
@@ -143,7 +143,7 @@ def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
 
     One COMPACT snapshot, or none if nothing needs it.
     """
-    table = session.table(str(args["table"]))
+    table = table_arg(session, args)
     _check_options(args, table)
     partition_ok = None
     if args.get("partitions"):
@@ -151,8 +151,7 @@ def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
     elif args.get("where"):
         partition_ok = _where_filter(session, table, str(args["where"]))
     compact_table(table, _reader(session), partition_ok=partition_ok)
-    session.invalidate(table)
-    return pa.table({"result": pa.array([True], pa.bool_())})
+    return done(session, table)
 
 
 PROCEDURES: tuple[Procedure, ...] = (

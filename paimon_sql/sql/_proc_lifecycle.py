@@ -17,11 +17,10 @@ from paimon_sql.commit.expire import expire_snapshots
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.rollback import rollback, rollback_to_timestamp
 from paimon_sql.errors import SqlError
-from paimon_sql.sql._procedure import Param, Procedure
+from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 from paimon_sql.sql._rewrite import parse_timestamp_ms
 
 if TYPE_CHECKING:
-    from paimon_sql.catalog import Table
     from paimon_sql.sql.session import Session
 
 
@@ -45,12 +44,8 @@ def _timestamp(args: Mapping[str, Any], name: str) -> int | None:
     return parse_timestamp_ms(str(value))
 
 
-def _table(session: Session, args: Mapping[str, Any]) -> Table:
-    return session.table(str(args["table"]))
-
-
 def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     try:
         expired = expire_snapshots(
             table,
@@ -66,7 +61,7 @@ def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
 
 
 def _rollback(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     given = [k for k in ("version", "snapshot", "tag") if args.get(k) is not None]
     if len(given) != 1:
         raise SqlError(
@@ -80,12 +75,11 @@ def _rollback(session: Session, args: Mapping[str, Any]) -> pa.Table:
         rollback(table, snapshot_id=int(value))
     else:
         raise SqlError(f"CALL sys.rollback: snapshot must be a snapshot id, got {value!r}")
-    session.invalidate(table)
-    return pa.table({"result": pa.array([True], pa.bool_())})
+    return done(session, table)
 
 
 def _rollback_to_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     timestamp = _timestamp(args, "timestamp")
     assert timestamp is not None
     snapshot = rollback_to_timestamp(table, timestamp)
@@ -101,7 +95,7 @@ def _orphans(session: Session, args: Mapping[str, Any]) -> pa.Table:
         database = name[:-2]
         tables = [session.table(Identifier(database, t)) for t in session.catalog.tables(database)]
     else:
-        tables = [_table(session, args)]
+        tables = [table_arg(session, args)]
     older = _timestamp(args, "older_than")
     dry_run = bool(args.get("dry_run", False))
     deleted: list[str] = []

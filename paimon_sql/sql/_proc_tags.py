@@ -20,25 +20,15 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from paimon_sql.commit import tags
-from paimon_sql.sql._procedure import Param, Procedure
+from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
-    from paimon_sql.catalog import Table
     from paimon_sql.sql.session import Session
 
 _TABLE = Param(name="table", required=True, doc="the table, 'db.table'")
 _TAG = Param(name="tag", required=True, doc="the tag name")
 _SNAPSHOT = Param(name="snapshot", doc="the snapshot id to tag (default: the latest)")
 _RETAINED = Param(name="time_retained", doc="how long to keep the tag, e.g. '1 d', '2 h', '30 min'")
-
-
-def _table(session: Session, args: Mapping[str, Any]) -> Table:
-    return session.table(str(args["table"]))
-
-
-def _done(session: Session, table: Table) -> pa.Table:
-    session.invalidate(table)
-    return pa.table({"result": pa.array([True], pa.bool_())})
 
 
 def _snapshot(args: Mapping[str, Any]) -> int | None:
@@ -53,31 +43,31 @@ def _snapshot(args: Mapping[str, Any]) -> int | None:
 
 
 def _create(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     tags.create_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
-    return _done(session, table)
+    return done(session, table)
 
 
 def _replace(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     tags.replace_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
-    return _done(session, table)
+    return done(session, table)
 
 
 def _delete(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     tags.delete_tag(table, str(args["tag"]))
-    return _done(session, table)
+    return done(session, table)
 
 
 def _rename(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     tags.rename_tag(table, str(args["tag"]), str(args["target_tag"]))
-    return _done(session, table)
+    return done(session, table)
 
 
 def _from_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     if "timestamp" not in args:
         raise ValueError("create_tag_from_timestamp needs timestamp (epoch milliseconds)")
     made = tags.create_tag_from_timestamp(
@@ -106,7 +96,7 @@ def _older_than(text: Any) -> datetime.datetime:
 
 
 def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = _table(session, args)
+    table = table_arg(session, args)
     older = args.get("older_than")
     expired = tags.expire_tags(table, None if older is None else _older_than(older))
     session.invalidate(table)

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import pyarrow as pa
+import pyarrow as pa
 
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
     from paimon_sql.sql.session import Session
 
 
@@ -38,3 +39,14 @@ class Procedure:
         """``name(table => ..., [snapshot => ...])``: required parameters bare, optional ones in brackets."""
         shown = [p.name if p.required else f"[{p.name}]" for p in self.params]
         return f"{self.name}({', '.join(shown)})"
+
+
+def table_arg(session: Session, args: Mapping[str, Any]) -> Table:
+    """The table the ``table`` argument names."""
+    return session.table(str(args["table"]))
+
+
+def done(session: Session, table: Table) -> pa.Table:
+    """After a procedure changed `table`: drop the session's cached state; ``result: true``."""
+    session.invalidate(table)
+    return pa.table({"result": pa.array([True], pa.bool_())})
