@@ -167,13 +167,12 @@ class Committer:
             base_metas = table.manifest_list(latest.base_manifest_list) + table.manifest_list(
                 latest.delta_manifest_list
             )
-        delta = delta_entries(messages)
-        delta = self._checked(base_metas, delta, kind, overwrite, schema)
+        delta, live = self._checked(base_metas, delta_entries(messages), kind, overwrite, schema)
         if overwrite is not None:
             kind = CommitKind.OVERWRITE
         attempt = _Attempt()
         try:
-            base_metas = self._merge_manifests(attempt, base_metas, schema)
+            base_metas = self._merge_manifests(attempt, base_metas, schema, live)
             snapshot = self._publish(latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt)
         except BaseException:
             self._discard(attempt)
@@ -189,26 +188,26 @@ class Committer:
         kind: CommitKind,
         overwrite: Callable[[ManifestEntry], bool] | None,
         schema: TableSchema,
-    ) -> list[ManifestEntry]:
+    ) -> tuple[list[ManifestEntry], list[ManifestEntry] | None]:
         """Java's conflict checks against the latest snapshot's live files (§1.3); the delta, with the DELETE
-        entries of an overwrite prepended. A plain append of new files into fixed buckets only needs the
-        bucket-count check (Java's checkSameBucketByTotalBuckets), so it reads the live files only then."""
+        entries of an overwrite prepended, and the live files if they were read (None if not). A plain append
+        of new files into fixed buckets only needs the bucket-count check (Java's
+        checkSameBucketByTotalBuckets), so it reads the live files only then."""
         deletes = any(e.kind is FileKind.DELETE for e in delta)
         full = kind is not CommitKind.APPEND or overwrite is not None or deletes
         fixed = any(e.total_buckets > 0 for e in delta)
         if not (full or fixed):
-            return delta
-        table = self.table
-        live = list(fold(e for m in base_metas for e in table.manifest(m.file_name)).values())
+            return delta, None
+        live = _live(self.table, base_metas)
         if not full:
             check_bucket_counts(live, delta)
-            return delta
+            return delta, live
         if overwrite is not None:
             delta = overwrite_entries(live, lambda e: not overwrite(e)) + delta
         keys = schema.trimmed_primary_keys if schema.primary_keys else ()
         compare = key_comparator([schema.field(k).type for k in keys]) if keys else None
         check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
-        return delta
+        return delta, live
 
     def _publish(
         self,
@@ -271,15 +270,21 @@ class Committer:
         return snapshot
 
     def _merge_manifests(
-        self, attempt: _Attempt, metas: list[ManifestFileMeta], schema: TableSchema
+        self,
+        attempt: _Attempt,
+        metas: list[ManifestFileMeta],
+        schema: TableSchema,
+        live: list[ManifestEntry] | None = None,
     ) -> list[ManifestFileMeta]:
         """Java's manifest merging: from ``manifest.merge-min-count`` (30) manifests on, fold them into the live
-        entries and write those anew, rolled by ``manifest.target-file-size`` (8 MiB), so reads stay cheap."""
+        entries (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
+        ``manifest.target-file-size`` (8 MiB), so reads stay cheap."""
         options = CoreOptions(schema.options)
         min_count = int(options.get("manifest.merge-min-count", "30") or 30)
         if len(metas) < min_count:
             return metas
-        live = list(fold(e for m in metas for e in self.table.manifest(m.file_name)).values())
+        if live is None:
+            live = _live(self.table, metas)
         target = memory_size(options.get("manifest.target-file-size", "8 mb") or "8 mb")
         total = sum(m.file_size for m in metas) or 1
         entries_per_file = max(1, int(len(live) * target / total)) if live else 1
@@ -292,6 +297,11 @@ class Committer:
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
+
+
+def _live(table: Table, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:
+    """The live entries of the manifests `metas`, folded in order."""
+    return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
 def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:
