@@ -357,25 +357,22 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
             begin = snapshot_id + 1
             break
     kept = table.snapshot(end)
+    expired = [table.snapshot(i) for i in range(begin, end)]
     tags = tagged_snapshots(table)
     layout = Layout(table)
     delete = Deleter(table)
     # All that must survive is read before anything is deleted; a failure here deletes nothing.
     keep = manifest_skipping_set(table, [*_overlapped_tags(tags, begin, end), kept])
     kept_files = live_files(table, [kept])
-    _delete_data_files(table, layout, tags, begin, end, kept_files, delete)
-    for snapshot_id in range(
-        begin, end
-    ):  # changelog files (without a decoupled changelog lifecycle)
-        snap = table.snapshot(snapshot_id)
+    _delete_data_files(table, layout, tags, [*expired, kept][1:], kept_files, delete)
+    for snap in expired:  # changelog files (without a decoupled changelog lifecycle)
         for e in list_entries(table, snap.changelog_manifest_list, strict=False):
             if e.kind is FileKind.ADD:
                 for path in layout.data_paths(e):
                     delete(path)
-    for snapshot_id in range(begin, end):
-        snap = table.snapshot(snapshot_id)
+    for snap in expired:
         clean_manifests(table, layout, snap, keep, delete, changelog=True)
-        delete(table.meta("snapshot", f"snapshot-{snapshot_id}"))
+        delete(table.meta("snapshot", f"snapshot-{snap.id}"))
     _write_earliest(table, end)
     return end - begin
 
@@ -384,15 +381,16 @@ def _delete_data_files(
     table: Table,
     layout: Layout,
     tags: Sequence[Snapshot],
-    begin: int,
-    end: int,
+    snapshots: Sequence[Snapshot],
     kept_files: set[FileKey],
     delete: Deleter,
 ) -> None:
-    """Files DELETEd by the deltas of ``(begin, end]`` unless the last tag or `end` holds them."""
+    """Files DELETEd by the deltas of `snapshots` (``(begin, end]``) unless the last tag or `end`
+    holds them."""
     tag_ids = [t.id for t in tags]
     cached_index, cached_files = -1, set[FileKey]()
-    for snapshot_id in range(begin + 1, end + 1):
+    for snapshot in snapshots:
+        snapshot_id = snapshot.id
         index = _previous_tag_index(tag_ids, snapshot_id)
         if index >= 0 and index != cached_index:
             try:
@@ -411,7 +409,7 @@ def _delete_data_files(
                 continue
             cached_index = index
         protected = cached_files if index >= 0 else set()
-        for key, entry in _deleted_in_delta(table, table.snapshot(snapshot_id)).items():
+        for key, entry in _deleted_in_delta(table, snapshot).items():
             # Safety net beyond Java: a file that snapshot `end` still reads is never deleted.
             if key not in protected and key not in kept_files:
                 for path in layout.data_paths(entry):
