@@ -556,7 +556,10 @@ def run_after_commit(
     writer delete data files the new snapshot already references.
     """
     try:
-        auto_create_tags(table, time_of=time_of, clock=clock)
+        # Gate on the committed schema (cached) so a table without automatic tags lists nothing.
+        options = table.schema(snapshot.schema_id).options
+        if options.get("tag.automatic-creation", "none").lower() != "none":
+            auto_create_tags(table, time_of=time_of, clock=clock)
         expire_tags(table, clock=clock)
     except (PaimonSqlError, OSError, ValueError) as err:
         _LOG.warning(
