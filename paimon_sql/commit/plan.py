@@ -170,9 +170,17 @@ def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], in
     (1, -1)
     """
     types = list(key_types)
+    # each key is decoded once: sorting a level's files compares every key O(log n) times
+    decoded: dict[bytes, tuple[Any, ...]] = {}
+
+    def values(row: bytes) -> tuple[Any, ...]:
+        found = decoded.get(row)
+        if found is None:
+            found = decoded[row] = decode_row(row, types)
+        return found
 
     def compare(a: bytes, b: bytes) -> int:
-        for x, y in zip(decode_row(a, types), decode_row(b, types), strict=True):
+        for x, y in zip(values(a), values(b), strict=True):
             if x == y:
                 continue
             if x is None or y is None:
