@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_sql.commit.expire import clean_after_tag_deletion
+from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
 from paimon_sql.errors import AlreadyExistsError, OptionError, PaimonSqlError, SnapshotNotFoundError
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
@@ -120,8 +120,7 @@ def _find_snapshot(table: Table, snapshot_id: int | None) -> Snapshot:
         raise ValueError(f"snapshot must be a snapshot id (an integer), got {snapshot_id!r}")
     if table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
         return table.snapshot(snapshot_id)
-    for name in table.tag_names():
-        tagged = table.tag(name)
+    for tagged in tagged_snapshots(table):
         if tagged.id == snapshot_id:
             return tagged
     raise SnapshotNotFoundError(
@@ -245,8 +244,7 @@ def create_tag_from_timestamp(
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
         raise ValueError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
     found = next((s for s in _live_snapshots(table) if s.time_millis >= timestamp_ms), None)
-    tagged = sorted((table.tag(n) for n in table.tag_names()), key=lambda s: s.id)
-    for snap in tagged:
+    for snap in tagged_snapshots(table):
         if timestamp_ms <= snap.time_millis:
             if found is None or snap.time_millis < found.time_millis:
                 found = snap
