@@ -47,10 +47,6 @@ if TYPE_CHECKING:
 _ATTEMPTS = 2
 
 
-def _true(value: str | None) -> bool:
-    return (value or "false").strip().lower() == "true"
-
-
 def _dv(options: Mapping[str, str]) -> bool:
     core = CoreOptions(options)
     return core.deletion_vectors and not core.deletion_vectors_merge_on_read
@@ -69,7 +65,7 @@ def _lookup(options: Mapping[str, str]) -> bool:
 
 def needs_compaction(options: Mapping[str, str], primary_keys: Sequence[str]) -> bool:
     """Whether a write to the table is followed by a COMPACT snapshot (see the module doc)."""
-    if not primary_keys or _true(options.get("write-only")):
+    if not primary_keys or CoreOptions(options).flag("write-only"):
         return False
     return hides_level0(options, primary_keys) and not _lookup(options)
 
@@ -79,7 +75,7 @@ def check_writable(table: Table) -> None:
     compaction that would show it needs the lookup changelog paimon-sql cannot write."""
     schema = table.latest_schema
     options = schema.options
-    if _true(options.get("write-only")) or not _lookup(options):
+    if CoreOptions(options).flag("write-only") or not _lookup(options):
         return
     if hides_level0(options, schema.primary_keys):
         raise UnsupportedFeatureError(
