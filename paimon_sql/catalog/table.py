@@ -43,6 +43,7 @@ class Table:
         self._schemas: dict[int, TableSchema] = {}
         self._manifests: dict[str, list[ManifestEntry]] = {}
         self._lists: dict[str, list[ManifestFileMeta]] = {}
+        self._indexes: dict[str, list[IndexManifestEntry]] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -253,8 +254,12 @@ class Table:
 
     def index_manifest(self, name: str) -> list[IndexManifestEntry]:
         """The entries of an index manifest in ``manifest/``."""
-        path = self.sub("manifest", name)
-        return [index_manifest_entry_from_record(r) for r in _records(self, path)]
+        cached = self._indexes.get(name)
+        if cached is None:  # index manifests never change either: read once per table
+            path = self.sub("manifest", name)
+            cached = [index_manifest_entry_from_record(r) for r in _records(self, path)]
+            self._indexes[name] = cached
+        return cached
 
 
 def _when(millis: int) -> str:

@@ -162,11 +162,7 @@ class Committer:
         table = self.table
         schema = table.latest_schema
         latest = table.latest_snapshot()
-        base_metas: list[ManifestFileMeta] = []
-        if latest is not None:
-            base_metas = table.manifest_list(latest.base_manifest_list) + table.manifest_list(
-                latest.delta_manifest_list
-            )
+        base_metas = table.data_manifests(latest)
         delta, live = self._checked(base_metas, delta_entries(messages), kind, overwrite, schema)
         if overwrite is not None:
             kind = CommitKind.OVERWRITE

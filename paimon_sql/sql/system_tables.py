@@ -512,11 +512,7 @@ def _aggregation_fields(table: Table) -> list[dict[str, Any]]:
 
 
 def _manifest_metas(table: Table, snapshot: Snapshot | None) -> list[Any]:
-    if snapshot is None:
-        return []
-    return table.manifest_list(snapshot.base_manifest_list) + table.manifest_list(
-        snapshot.delta_manifest_list
-    )
+    return table.data_manifests(snapshot)
 
 
 def live_entries(table: Table, snapshot: Snapshot | None) -> list[ManifestEntry]:

@@ -293,9 +293,7 @@ class TableWriter:
         latest = self.table.latest_snapshot()
         if latest is None:
             return {}
-        metas = self.table.manifest_list(latest.base_manifest_list) + self.table.manifest_list(
-            latest.delta_manifest_list
-        )
+        metas = self.table.data_manifests(latest)
         live = fold(e for m in metas for e in self.table.manifest(m.file_name)).values()
         out: dict[tuple[bytes, int], int] = {}
         for e in live:
