@@ -19,7 +19,7 @@ import datetime
 import decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import sqlglot
 from sqlglot import exp
@@ -479,6 +479,20 @@ __all__ = [
 
 
 KEEP = "__paimon_keep"
+FILE_INDEX = "file_index"
+#: DuckDB's virtual columns of a multi-file scan; a table with a column of one of these names cannot use them.
+VIRTUAL = frozenset({FILE_INDEX, POS})
+
+
+class Deletions(Protocol):
+    """Registers deleted rows of files that need no merge, for `plan_query` (which only builds SQL)."""
+
+    def positions(self, files: Sequence[DataFileMeta]) -> str | None:
+        """A registered table ``(file_index UBIGINT, file_row_number BIGINT)`` of the deleted rows of `files`,
+        where ``file_index`` is a file's position in `files`; None when none of them has a deletion vector."""
+
+    def mask(self, f: DataFileMeta) -> str | None:
+        """A registered one-column keep-flag table in `f`'s row order, or None without a deletion vector."""
 
 
 def _plain_scan(
@@ -486,10 +500,16 @@ def _plain_scan(
     q: _SplitQuery,
     files: Sequence[DataFileMeta],
     paths: Mapping[str, str],
-    mask: str | None,
+    *,
+    deleted: str | None = None,
+    mask: str | None = None,
 ) -> exp.Select:
-    """Files of one schema read by one ``read_parquet`` (DuckDB parallelises across files); with `mask`, the
-    single file is POSITIONAL-joined with its deletion vector as a keep-flag per row (as cheap as a plain read)."""
+    """Files of one schema read by one ``read_parquet`` (DuckDB parallelises across files).
+
+    `deleted` names a table of deleted ``(file_index, file_row_number)`` rows, anti-joined on DuckDB's virtual
+    columns of the scan (a hash join as cheap as the plain read); `mask`, for a single file, is a keep-flag
+    per row POSITIONAL-joined with it (used when the table has a column named like a virtual column).
+    """
     names = q.needed()
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
     relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
@@ -498,6 +518,9 @@ def _plain_scan(
     cols = _value_columns(plan, files[0], names, source) + list(q._partition_columns().values())
     select = exp.select(*cols).from_(exp.Table(this=relation))
     conditions: list[exp.Expression] = []
+    if deleted is not None:
+        using = [ident(FILE_INDEX), ident(POS)]
+        select.append("joins", exp.Join(this=exp.to_table(deleted), kind="ANTI", using=using))
     if mask is not None:
         select.append("joins", exp.Join(this=exp.to_table(mask), method="POSITIONAL"))
         conditions.append(col(KEEP))
@@ -516,14 +539,20 @@ def _plain_group(
     files: Sequence[DataFileMeta],
     request: ReadRequest,
     paths: Mapping[str, str],
-    masks: Mapping[str, str],
+    deletions: Deletions,
 ) -> list[exp.Select]:
-    """Files that need no merge, of one schema and partition: one scan for those without deletion vectors,
-    one positional-joined scan per file with a deletion vector."""
+    """Files that need no merge, of one schema and partition: one scan, anti-joined with their deleted rows.
+
+    A table with a column named ``file_index`` or ``file_row_number`` hides DuckDB's virtual columns, so
+    there the files without deletion vectors share one scan and each file with one is positional-joined with
+    its keep-flags."""
     q = _SplitQuery(plan, split, request, {}, {})
-    plain = [f for f in files if f.file_name not in masks]
-    out = [_plain_scan(plan, q, plain, paths, None)] if plain else []
-    out += [_plain_scan(plan, q, [f], paths, masks[f.file_name]) for f in files if f.file_name in masks]
+    if not VIRTUAL & set(plan.table.schema(files[0].schema_id).field_names):
+        return [_plain_scan(plan, q, files, paths, deleted=deletions.positions(files))]
+    masks = {f.file_name: deletions.mask(f) for f in files}
+    plain = [f for f in files if masks[f.file_name] is None]
+    out = [_plain_scan(plan, q, plain, paths)] if plain else []
+    out += [_plain_scan(plan, q, [f], paths, mask=masks[f.file_name]) for f in files if masks[f.file_name]]
     return out
 
 
@@ -532,7 +561,7 @@ def plan_query(
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
     paths: Mapping[str, str],
-    masks: Mapping[str, str],
+    deletions: Deletions,
     columns: Sequence[str] | None = None,
 ) -> exp.Select:
     """The whole scan as one query, for an engine that runs it directly.
@@ -555,7 +584,7 @@ def plan_query(
                 for f in sec.files:
                     groups.setdefault((f.schema_id, split.partition_bytes), (split, []))[1].append(f)
     for split, files in groups.values():
-        parts.extend(_plain_group(plan, split, files, request, paths, masks))
+        parts.extend(_plain_group(plan, split, files, request, paths, deletions))
     if not parts:
         types = {f.name: f.type for f in plan.schema.fields}
         empty = exp.select(*[exp.alias_(cast(exp.null(), types[n]), n, quoted=True) for n in names])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -22,11 +22,12 @@ from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolati
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.io import local_path
 from paimon_sql.read.build import (
+    FILE_INDEX,
+    KEEP,
     POS,
     FileSource,
     ReadRequest,
     parquet_source,
-    KEEP,
     physical_columns,
     plan_query,
     split_query,
@@ -37,7 +38,7 @@ from paimon_sql.sql._arrow import arrow_type
 
 if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta
-    from paimon_sql.plan.scan import ScanPlan, Split
+    from paimon_sql.plan.scan import DvRef, ScanPlan, Split
 
 _names = itertools.count()
 
@@ -57,7 +58,7 @@ def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
         reader = orc.ORCFile(io.BytesIO(data))
         present = [c for c in columns if c in reader.schema.names]
         return reader.read(columns=present)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
 
 
@@ -67,7 +68,7 @@ def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) 
     data = plan.table.fileio.read_bytes(path)
     try:
         records = list(fastavro.reader(io.BytesIO(data)))
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise SpecViolationError(f"corrupt Avro data file {path}: {err}") from err
     schema = plan.table.schema(f.schema_id)
     fields = []
@@ -89,7 +90,7 @@ def _parquet_remote(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
     data = plan.table.fileio.read_bytes(path)
     try:
         table = pq.read_table(pa.BufferReader(data), coerce_int96_timestamp_unit="ns")
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
     return table.select([c for c in columns if c in table.column_names])
 
@@ -105,13 +106,13 @@ def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
 class SplitReader:
     """Reads splits with a private cursor of `engine` (an in-process DuckDB database)."""
 
-    #: Keep-flag masks cached across queries (DV files never change), bounded by their total rows.
+    #: Deleted positions cached across queries (index files never change), bounded by their total length.
     MASK_CACHE_ROWS = 64_000_000
 
     def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
         """Use cursors of `engine` for split queries."""
         self.engine = engine
-        self._masks_cache: OrderedDict[tuple[str, int, int], pa.Table] = OrderedDict()
+        self._masks_cache: OrderedDict[tuple[object, ...], pa.Array | pa.Table] = OrderedDict()
         self._masks_rows = 0
 
     def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
@@ -248,45 +249,88 @@ class SplitReader:
                 paths[f.file_name] = path
                 names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
                 sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
-        masks = self._masks(con, plan, registered)
-        return plan_query(plan, sources, dv_tables, paths, masks)
+        deletions = _Deletions(self, con, plan, registered)
+        return plan_query(plan, sources, dv_tables, paths, deletions)
 
-    def _masks(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]) -> dict[str, str]:
-        """A keep-flag table per file with a deletion vector, in file row order (for a POSITIONAL JOIN)."""
-        masks: dict[str, str] = {}
-        blobs: dict[str, bytes] = {}
+    def _cached(self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]) -> pa.Array | pa.Table:
+        value = self._masks_cache.get(key)
+        if value is None:
+            value = make()
+            self._masks_cache[key] = value
+            self._masks_rows += len(value)
+            while self._masks_rows > self.MASK_CACHE_ROWS and len(self._masks_cache) > 1:
+                _, old = self._masks_cache.popitem(last=False)
+                self._masks_rows -= len(old)
+        else:
+            self._masks_cache.move_to_end(key)
+        return value
+
+
+class _Deletions:
+    """`paimon_sql.read.build.Deletions` for one inlined query: deleted rows decoded once per deletion vector
+    (cached by the reader across queries: index files never change) and registered on `con`."""
+
+    def __init__(
+        self, reader: SplitReader, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]
+    ) -> None:
+        self.reader, self.con, self.plan, self.registered = reader, con, plan, registered
+        self.refs: dict[str, DvRef] = {}
         for split in plan.splits:
-            rows = {f.file_name: f.row_count for f in split.files}
-            for file_name, ref in split.deletion_vectors:
-                key = (ref.index_path, ref.meta.offset, rows[file_name])
-                mask = self._masks_cache.get(key)
-                if mask is None:
-                    data = blobs.get(ref.index_path)
-                    if data is None:
-                        data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
-                    mask = _mask(decode_vector(data, ref.meta.offset, ref.index_path), rows[file_name])
-                    self._remember(key, mask)
-                else:
-                    self._masks_cache.move_to_end(key)
-                name = f"__paimon_mask_{next(_names)}"
-                con.register(name, mask)
-                registered.append(name)
-                masks[file_name] = name
-        return masks
+            self.refs.update(split.deletion_vectors)
+        self.blobs: dict[str, bytes] = {}
 
-    def _remember(self, key: tuple[str, int, int], mask: pa.Table) -> None:
-        self._masks_cache[key] = mask
-        self._masks_rows += mask.num_rows
-        while self._masks_rows > self.MASK_CACHE_ROWS and len(self._masks_cache) > 1:
-            _, old = self._masks_cache.popitem(last=False)
-            self._masks_rows -= old.num_rows
+    def _deleted(self, f: DataFileMeta) -> pa.Array | None:
+        ref = self.refs.get(f.file_name)
+        if ref is None:
+            return None
+
+        def decode() -> pa.Array:
+            data = self.blobs.get(ref.index_path)
+            if data is None:
+                data = self.blobs[ref.index_path] = self.plan.table.fileio.read_bytes(ref.index_path)
+            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
+            return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
+
+        return self.reader._cached(("positions", ref.index_path, ref.meta.offset), decode)
+
+    def _register(self, table: pa.Table) -> str:
+        name = f"__paimon_deleted_{next(_names)}"
+        self.con.register(name, table)
+        self.registered.append(name)
+        return name
+
+    def positions(self, files: Sequence[DataFileMeta]) -> str | None:
+        refs = [self.refs.get(f.file_name) for f in files]
+        if not any(refs):
+            return None
+        key = ("table", *((r.index_path, r.meta.offset) if r else None for r in refs))
+        table = self.reader._cached(key, lambda: self._positions_table(files))
+        return self._register(table) if len(table) else None
+
+    def _positions_table(self, files: Sequence[DataFileMeta]) -> pa.Table:
+        indexes: list[pa.Array] = []
+        rows: list[pa.Array] = []
+        for i, f in enumerate(files):
+            deleted = self._deleted(f)
+            if deleted is not None and len(deleted):
+                indexes.append(pa.nulls(len(deleted), pa.uint64()).fill_null(i))
+                rows.append(deleted)
+        if not rows:
+            return pa.table({FILE_INDEX: pa.array([], pa.uint64()), POS: pa.array([], pa.int64())})
+        return pa.table({FILE_INDEX: pa.concat_arrays(indexes), POS: pa.concat_arrays(rows)})
+
+    def mask(self, f: DataFileMeta) -> str | None:
+        deleted = self._deleted(f)
+        if deleted is None:
+            return None
+        return self._register(pa.table({KEEP: _mask(deleted.to_pylist(), f.row_count)}))
 
 
-def _mask(deleted: object, rows: int) -> pa.Table:
+def _mask(deleted: object, rows: int) -> pa.Array:
     """One keep-flag per row of a data file: False where the deletion vector lists the position."""
     keep = bytearray(b"\x01") * rows
     for position in deleted:  # type: ignore[attr-defined]
         if position < rows:
             keep[position] = 0
     flags = pa.Array.from_buffers(pa.uint8(), rows, [None, pa.py_buffer(bytes(keep))])
-    return pa.table({KEEP: flags.cast(pa.bool_())})
+    return flags.cast(pa.bool_())

@@ -34,7 +34,8 @@ def _to_arrow(result: Any) -> pa.Table:
 class _Floor:
     """Hand-written DuckDB SQL over the files the snapshot lists (read from its manifests)."""
 
-    def __init__(self, warehouse: str, table: str) -> None:
+    def __init__(self, warehouse: str, table: str, *, plain: bool = False) -> None:
+        self.plain = plain
         db, name = table.split(".", 1)
         files = live_files(Path(warehouse) / f"{db}.db" / name)
         dv = name == "dv"
@@ -48,7 +49,7 @@ class _Floor:
         self.con.register("deleted", files.deleted)
 
     def run(self, workload: dict[str, Any]) -> pa.Table:
-        sql = workload["floor"]
+        sql = workload["plain" if self.plain else "floor"]
         params = {
             k: v for k, v in {**self.params, "key": workload["key"]}.items() if f"${k}" in sql
         }
@@ -70,8 +71,11 @@ class _PaimonSql:
 def bench(request: dict[str, Any]) -> dict[str, Any]:
     workload = request["workload"]
     start = time.perf_counter()
-    engine_cls = {"floor": _Floor, "paimon-sql": _PaimonSql}[request["engine"]]
-    engine = engine_cls(request["warehouse"], workload["table"])
+    kind = request["engine"]
+    if kind == "paimon-sql":
+        engine: Any = _PaimonSql(request["warehouse"], workload["table"])
+    else:
+        engine = _Floor(request["warehouse"], workload["table"], plain=kind == "read_parquet")
     setup = time.perf_counter() - start
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     seconds, result = [], None

@@ -27,7 +27,10 @@ from tests.benchmarks import _data, _tables
 from tests.benchmarks.workloads import WORKLOADS, Workload
 from tests.second_opinion import SecondOpinionError, run_worker, versions
 
-ENGINES = ("floor", "paimon-sql", "pypaimon-rust", "pypaimon")
+ENGINES = ("floor", "read_parquet", "paimon-sql", "pypaimon-rust", "pypaimon")
+#: Not a reader of the table: a plain ``read_parquet`` of its live files (no deletion vectors),
+#: the reference of issue 2's scan targets; it runs only for workloads that define ``plain``.
+REFERENCE = "read_parquet"
 RESULTS = Path(__file__).with_name("results")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -66,7 +69,9 @@ def paimon_sql_available() -> str | None:
     return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
 
 
-def run_cell(engine: str, workload: Workload, args: argparse.Namespace) -> dict[str, Any]:
+def run_cell(engine: str, workload: Workload, args: argparse.Namespace) -> dict[str, Any] | None:
+    if engine == REFERENCE and not workload.plain:
+        return None
     reps = args.pypaimon_reps if engine == "pypaimon" else args.reps
     request = {
         "op": "bench",
@@ -75,7 +80,7 @@ def run_cell(engine: str, workload: Workload, args: argparse.Namespace) -> dict[
         "workload": workload.as_request(_data.point_key(args.rows)),
     }
     try:
-        if engine in ("floor", "paimon-sql"):
+        if engine in ("floor", REFERENCE, "paimon-sql"):
             answer = _local_cell(engine, request)
         else:
             answer = run_worker(engine, request)  # type: ignore[arg-type]
@@ -127,10 +132,19 @@ def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
             for e in others
         ]
         lines.append(name.ljust(width) + "".join(c.rjust(26) for c in cells))
+    scans = [n for n, row in results.items() if row.get(REFERENCE)]
+    if scans and REFERENCE in engines:
+        lines.append("")
+        lines.append("scan target (issue 2, <= 1.2x): engine / plain read_parquet of the files")
+        readers = [e for e in others if e != REFERENCE]
+        for name in scans:
+            row = results[name]
+            cells = [f"{e} {_ratio(row.get(e), row.get(REFERENCE))}" for e in readers]
+            lines.append(name.ljust(width) + "   ".join(cells))
     lines.append("")
     lines.append("peak RSS MB per cell")
     for name, row in results.items():
-        rss = "".join(str(row.get(e, {}).get("peak_rss_mb", "-")).rjust(17) for e in engines)
+        rss = "".join(str((row.get(e) or {}).get("peak_rss_mb", "-")).rjust(17) for e in engines)
         lines.append(name.ljust(width) + rss)
     errors = [
         f"  {w} / {e}: {c['error']}"
@@ -145,7 +159,9 @@ def _mark_agreement(row: dict[str, Any], workload: Workload) -> None:
     floor = (row.get("floor") or {}).get("check")
     # LIMIT without ORDER BY may return any rows: only the count must agree.
     keys = ("count",) if "LIMIT" in workload.sql else None
-    for cell in row.values():
+    for engine, cell in row.items():
+        if engine == REFERENCE:  # reads the deleted rows too, by design
+            continue
         if isinstance(cell, dict) and "check" in cell and floor is not None:
             got, want = cell["check"], floor
             if keys:

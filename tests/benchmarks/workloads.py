@@ -39,6 +39,7 @@ DV_SCAN = (
     "SELECT " + VALUES + " FROM read_parquet($files, filename = true, file_row_number = true)"
     " ANTI JOIN deleted USING (filename, file_row_number) WHERE _VALUE_KIND IN (0, 2)"
 )
+PLAIN = f"SELECT {VALUES} FROM read_parquet($files)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,6 +51,9 @@ class Workload:
     floor: str
     read: dict[str, Any] = field(default_factory=dict)
     aggregate: bool = False
+    #: The issue-2 scan reference: a plain ``read_parquet`` of the same live files (no deletion
+    #: vectors, no row-kind filter), timed as the ``read_parquet`` column; empty where not a scan.
+    plain: str = ""
 
     def as_request(self, key: int) -> dict[str, Any]:
         """JSON-able form with ``{key}`` substituted (for the subprocess engines)."""
@@ -62,6 +66,7 @@ class Workload:
             "table": f"bench.{self.table}",
             "sql": self.sql.replace("{key}", str(key)),
             "floor": self.floor,
+            "plain": self.plain,
             "read": read,
             "aggregate": self.aggregate,
             "key": key,
@@ -114,12 +119,14 @@ WORKLOADS: tuple[Workload, ...] = (
         description="deletion-vector PK table (Java-written), full scan to Arrow",
         sql="SELECT * FROM {table}",
         floor=DV_SCAN,
+        plain=PLAIN,
     ),
     Workload(
         name="append_full_arrow",
         table="append",
         description="append table, full scan to Arrow",
         sql="SELECT * FROM {table}",
-        floor=f"SELECT {VALUES} FROM read_parquet($files)",
+        floor=PLAIN,
+        plain=PLAIN,
     ),
 )
