@@ -111,14 +111,37 @@ def write_rows(
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
     writer = TableWriter(session.con, table)
+    if not table.latest_schema.primary_keys:
+        try:
+            messages, rows = writer.write_append(typed.sql("duckdb"))
+            if overwrite is not None:
+                overwrite = overwrite(messages)
+            written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+        except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
+            writer.abort()
+            raise _diagnose(session, table, typed, err) from err
+        except BaseException:
+            writer.abort()
+            raise
+    else:
+        rows, messages, written = _write_staged(session, table, writer, typed, kind, overwrite)
+    session.invalidate(table)
+    if written is not None:  # the write is committed: a failure from here on never undoes it
+        compact_after_write(session, table, messages, written)
+    return int(rows)
+
+
+def _write_staged(
+    session: Session, table: Table, writer: TableWriter, typed: exp.Select, kind: int, overwrite: Any
+) -> tuple[int, list[CommitMessage], Any]:
+    """Primary-key tables: stage the rows (keys checked, versions numbered, buckets assigned), then write."""
     try:
         staged = writer.stage(typed.sql("duckdb"), kind)
     except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
         raise _diagnose(session, table, typed, err) from err
     try:
-        (rows,) = session.con.sql(
-            exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))).sql("duckdb")
-        ).fetchall()[0]
+        count_rows = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb")))
+        (rows,) = session.con.sql(count_rows.sql("duckdb")).fetchall()[0]
         messages = writer.write(staged)
         if overwrite is not None:
             overwrite = overwrite(messages)
@@ -128,10 +151,7 @@ def write_rows(
         raise
     finally:
         writer.drop(staged)
-    session.invalidate(table)
-    if written is not None:  # the write is committed: a failure from here on never undoes it
-        compact_after_write(session, table, messages, written)
-    return int(rows)
+    return int(rows), messages, written
 
 
 def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relation:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.commit.plan import CommitMessage, fold
@@ -391,6 +392,74 @@ class TableWriter:
             for (p, b) in sorted(keys)
         ]
 
+    # --- append tables: straight from the query ---------------------------------------------------
+
+    def write_append(self, source: str) -> tuple[list[CommitMessage], int]:
+        """Write an append table's rows straight from the query `source` (no staging copy): one stream,
+        ordered by partition and bucket only when there is more than one of them, cut into files at group
+        changes and every ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes. Returns the commit
+        messages and the number of rows. A failed stream leaves its files to `abort`; when DuckDB's sort runs
+        out of memory under the cap, the files written so far are deleted and the stream starts again with a
+        doubled cap (as `_heavy`)."""
+        if self.pk:
+            raise ValueError("write_append is for append tables")
+        self._bound_memory()
+        try:
+            while True:
+                mark = len(self.written)
+                try:
+                    return self._append_stream(source)
+                except duckdb.OutOfMemoryException:
+                    ceiling = memory_size(self._saved_limit or "0")
+                    if self._limit >= ceiling:
+                        raise
+                    for path in self.written[mark:]:
+                        self.table.fileio.delete(path)
+                    del self.written[mark:]
+                    self._set_limit(min(self._limit * 2, ceiling))
+        finally:
+            self._restore_memory()
+
+    def _append_stream(self, source: str) -> tuple[list[CommitMessage], int]:
+        inner = exp.Subquery(
+            this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))
+        )
+        select = exp.select(
+            *[_q(f.name) for f in self.schema.fields],
+            exp.alias_(self._bucket(), BUCKET, quoted=True),
+            copy=False,
+        ).from_(inner, copy=False)
+        group_cols = [*self.parts, BUCKET]
+        if self.parts or self.schema.bucket > 1:
+            select = select.order_by(*[_q(c) for c in group_cols], copy=False)
+        reader = self.con.sql(select.sql("duckdb")).arrow()
+        part_types = [self.schema.field(p).type for p in self.parts]
+        starts = self._next_sequence()
+        budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
+        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+        total = 0
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
+            for group, rows in _cut_groups(reader, group_cols, budget):
+                part, bucket = group[:-1], int(group[-1])
+                part_bytes = encode_row(part, part_types)
+                start = starts.get((part_bytes, bucket), 0)
+                starts[(part_bytes, bucket)] = start + rows.num_rows
+                total += rows.num_rows
+                rows = rows.drop_columns([BUCKET])
+                pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
+                del rows
+                while len(pending) > 2:
+                    key, future = pending.popleft()
+                    files.setdefault(key, []).append(future.result())
+            for key, future in pending:
+                files.setdefault(key, []).append(future.result())
+        messages = [
+            CommitMessage(partition=p, bucket=b, total_buckets=self.schema.bucket, new_files=tuple(fs))
+            for (p, b), fs in sorted(files.items())
+        ]
+        return messages, total
+
     def _target_size(self) -> int:
         return target_file_size(self.options, self.pk)
 
@@ -436,6 +505,68 @@ def _chunks(reader: pa.RecordBatchReader, counts: Sequence[int], budget: int) ->
                 held.append(batch)
                 have += batch.num_rows
             yield index, offset, pa.Table.from_batches(held, schema=reader.schema)
+
+
+def _changes(column: pa.Array) -> pa.Array:
+    """Where row i+1 differs from row i (NULL equal to NULL), for i in 0..len-2."""
+    a, b = column.slice(1), column.slice(0, len(column) - 1)
+    differ = pc.fill_null(pc.not_equal(a, b), False)
+    return pc.or_(differ, pc.xor(pc.is_null(a), pc.is_null(b)))
+
+
+def _cut_groups(
+    reader: pa.RecordBatchReader, columns: Sequence[str], budget: int
+) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
+    """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
+
+    At most two budgets of rows are held: past that, a budget's worth is cut off; at the end of a group
+    the rest is cut into one or two equal pieces, so no piece is a small tail (pieces hold 1/2 to 1
+    budget, or the whole group when it is smaller).
+    """
+    held: list[pa.RecordBatch] = []
+    held_bytes = 0
+    current: tuple[Any, ...] = ()
+
+    def take(rows: int) -> pa.Table:
+        nonlocal held, held_bytes
+        table = pa.Table.from_batches(held, schema=reader.schema)
+        piece, rest = table.slice(0, rows), table.slice(rows)
+        held = rest.to_batches()
+        held_bytes = rest.nbytes
+        return piece
+
+    def finish() -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
+        rows = sum(b.num_rows for b in held)
+        if not rows:
+            return
+        if held_bytes > budget and rows > 1:
+            yield current, take(rows // 2)
+        yield current, take(sum(b.num_rows for b in held))
+
+    for batch in reader:
+        if batch.num_rows == 0:
+            continue
+        cuts = [0]
+        if batch.num_rows > 1 and columns:
+            change = None
+            for name in columns:
+                c = _changes(batch.column(name))
+                change = c if change is None else pc.or_(change, c)
+            assert change is not None
+            cuts += [i + 1 for i in pc.indices_nonzero(change).to_pylist()]
+        cuts.append(batch.num_rows)
+        for lo, hi in itertools.pairwise(cuts):
+            piece = batch.slice(lo, hi - lo)
+            values = tuple(piece.column(name)[0].as_py() for name in columns)
+            if held and values != current:
+                yield from finish()
+            current = values
+            held.append(piece)
+            held_bytes += piece.nbytes
+            while held_bytes > 2 * budget:
+                rows = sum(b.num_rows for b in held)
+                yield current, take(max(1, budget * rows // held_bytes))
+    yield from finish()
 
 
 def column_names(schema: TableSchema) -> Sequence[str]:
