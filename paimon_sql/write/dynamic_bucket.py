@@ -128,6 +128,7 @@ _ASSIGN_SQL = sqlglot.parse_one(
     SELECT placed.hash, coalesce(placed.bucket, o.bucket) AS bucket, placed.rank
     FROM placed LEFT JOIN overflow AS o
     ON placed.bucket IS NULL AND (placed.rank - :capacity) % :overflow_count = o.i
+    ORDER BY placed.rank
     """,
     dialect="duckdb",
 )
@@ -216,17 +217,18 @@ def _run(
 
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
-    """Old HASH file content plus the bucket's new hashes, in arrival order."""
+    """Old HASH file content plus the bucket's new hashes, in arrival order (`fresh` is in rank order:
+    each run of one bucket is appended to it, so no sort is needed)."""
     if fresh.num_rows == 0:
         return {}
-    rows = fresh.sort_by([("bucket", "ascending"), ("rank", "ascending")])
-    # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
-    data = _to_big_endian(rows.column("hash"))
-    runs = pc.run_end_encode(rows.column("bucket").combine_chunks())
+    # Big-endian int32s (format/hash_index.py), one slice of the hashes per run of a bucket.
+    data = _to_big_endian(fresh.column("hash"))
+    runs = pc.run_end_encode(fresh.column("bucket").combine_chunks())
     files: dict[int, bytes] = {}
     start = 0
     for bucket, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
-        files[int(bucket)] = existing.get(int(bucket), b"") + data[4 * start : 4 * end]
+        b = int(bucket)
+        files[b] = files.get(b, existing.get(b, b"")) + data[4 * start : 4 * end]
         start = end
     return files
 
@@ -269,6 +271,7 @@ def assign_buckets(
     hashes: pa.Array | pa.ChunkedArray,
     existing: Mapping[int, bytes],
     options: DynamicBucketOptions,
+    positions: pa.Array | pa.ChunkedArray | None = None,
 ) -> DynamicAssignment:
     """Assign dynamic buckets to one partition's key hashes, as Java's HashBucketAssigner does.
 
@@ -278,6 +281,8 @@ def assign_buckets(
         hashes: the trimmed-PK hashes (`paimon_sql.write.bucket.hash_expression`) in arrival order.
         existing: bucket -> content of its current HASH index file (big-endian int32s).
         options: target row number, max buckets and number of assigners.
+        positions: increasing int64 arrival positions of `hashes`, when they are not given in arrival
+            order (default: their order).
 
     >>> import duckdb
     >>> con = duckdb.connect()
@@ -290,7 +295,8 @@ def assign_buckets(
     if not (options.max_buckets == -1 or 0 < options.max_buckets <= MAX_DYNAMIC_BUCKETS):
         raise OptionError(f"dynamic-bucket.max-buckets must be -1 or 1..{MAX_DYNAMIC_BUCKETS}")
     known_raw, counts = _known_table(existing)
-    new = pa.table({"pos": arange(len(hashes)), "hash": hashes})
+    pos = arange(len(hashes)) if positions is None else positions
+    new = pa.table({"pos": pc.cast(pos, pa.int64()), "hash": hashes})
     con.register("known_raw", known_raw)
     con.register("all_known", _run(con, _KNOWN_SQL))
     con.register("all_new", new)

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.commit.plan import CommitMessage, fold
-from paimon_sql.errors import SchemaError, UnsupportedFeatureError
+from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import IndexFileMeta
 from paimon_sql.format.option_registry import memory_size
@@ -47,10 +47,18 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
+_EMPTY_ASSIGNMENT = pa.table(
+    {"hash": pa.array([], pa.int32()), "bucket": pa.array([], pa.int32()), PART: pa.array([], pa.int64())}
+)
 
 
 def _q(name: str) -> exp.Column:
     return exp.column(name, quoted=True)
+
+
+def _qs(name: str) -> exp.Column:
+    """A column of the staged rows (aliased ``s`` where they are joined)."""
+    return exp.column(name, table="s", quoted=True)
 
 
 class TableWriter:
@@ -82,6 +90,8 @@ class TableWriter:
         self._limit = 0
         self._prefix = str(uuid.uuid4())
         self._files = itertools.count()
+        #: Dynamic bucket mode: the registered (hash, bucket, part) table `_sorted` joins rows with.
+        self._assignment: str | None = None
 
     # --- staging ----------------------------------------------------------------------------------
 
@@ -217,7 +227,7 @@ class TableWriter:
             numbered = exp.select("*").from_(numbered.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, numbered)
-        self.drop(staged)
+        self.con.execute("DROP TABLE " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
         return name
 
     def _assign_dynamic(self, staged: str) -> None:
@@ -226,30 +236,29 @@ class TableWriter:
         options = DynamicBucketOptions.from_options(self.schema.options)
         existing = self._hash_index()
         cursor = self.con.cursor()
+        assigned: list[pa.Table] = []
         try:
             parts = [r[0] for r in self.con.sql(exp.select(_q(PART)).from_(table.copy()).distinct().sql("duckdb")).fetchall()]
             for part_id in parts:
-                rows = exp.select(_q(HASH), *[_q(p) for p in self.parts]).from_(table.copy()).where(
+                rows = exp.select(_q(HASH), _q(ORD), *[_q(p) for p in self.parts]).from_(table.copy()).where(
                     exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id))
-                ).order_by(_q(ORD))
+                )
                 data = self._heavy(lambda q=rows.sql("duckdb"): self.con.sql(q).arrow().read_all())
                 part_bytes = encode_row(tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types)
                 known = {b: blob for (pb, b), blob in existing.items() if pb == part_bytes}
                 result = self._heavy(
-                    lambda d=data, k=known: assign_buckets(cursor, d.column(HASH), k, options)
+                    lambda d=data, k=known: assign_buckets(cursor, d.column(HASH), k, options, d.column(ORD))
                 )
-                name = f"__paimon_assign_{next(_counter)}"
-                self.con.register(name, result.assignment)
-                update = (
-                    f"UPDATE {exp.to_identifier(staged, quoted=True).sql('duckdb')} AS s SET {BUCKET} = a.bucket "
-                    f"FROM {name} AS a WHERE s.{HASH} = a.hash AND s.{PART} = {int(part_id)}"
+                assigned.append(
+                    result.assignment.append_column(PART, pa.repeat(pa.scalar(part_id, pa.int64()), result.assignment.num_rows))
                 )
-                self._heavy(lambda u=update: self.con.execute(u))
-                self.con.unregister(name)
                 for bucket, blob in result.index_files.items():
                     self._write_index(part_bytes, bucket, blob)
         finally:
             cursor.close()
+        # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills badly).
+        self._assignment = f"__paimon_assign_{next(_counter)}"
+        self.con.register(self._assignment, pa.concat_tables(assigned) if assigned else _EMPTY_ASSIGNMENT)
 
     def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
         latest = self.table.latest_snapshot()
@@ -302,34 +311,31 @@ class TableWriter:
             out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
         return out
 
-    def _groups(self, staged: str) -> list[tuple[tuple[Any, ...], int, int]]:
-        """(partition values, bucket, row count) of each file group, in the order `_sorted` streams them."""
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
-        keys = [_q(PART), _q(BUCKET), _q(GEN)]
-        cols = [*keys, *(_q(p) for p in self.parts)]
-        query = (
-            exp.select(*cols, exp.Count(this=exp.Star()))
-            .from_(table)
-            .group_by(*[c.copy() for c in cols])
-            .order_by(*[k.copy() for k in keys])
-        )
-        rows = self._heavy(lambda: self.con.sql(query.sql("duckdb")).fetchall())
-        return [(tuple(r[3 : 3 + len(self.parts)]), r[1], r[-1]) for r in rows]
-
-    def _sorted(self, staged: str, base: int, *, single: bool = False) -> pa.RecordBatchReader:
-        """All staged rows in one sorted stream: by group, then by key (PK) or arrival (append). PK rows
-        carry ``base - 1 + input position`` as their sequence number (rising in arrival order in every
-        bucket; gaps are fine for readers, §7)."""
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
-        seq = exp.Add(this=exp.Literal.number(base - 1), expression=_q(ORD))
+    def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
+        """All staged rows in one stream sorted by (partition, bucket, generation, key) — append tables keep
+        arrival order within a group — with the group columns. PK rows carry ``base - 1 + input position`` as
+        their sequence number (rising in arrival order in every bucket; gaps are fine for readers, §7).
+        Dynamic-bucket rows take their bucket from the assignment table (joined on hash and partition)."""
+        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"), alias="s")
+        seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
+        bucket: exp.Expression = _qs(BUCKET)
+        if self._assignment is not None:
+            bucket = exp.column("bucket", table="a", quoted=True)
         select = exp.select(
-            *[_q(f.name) for f in self.schema.fields],
+            *[_qs(f.name) for f in self.schema.fields],
             exp.alias_(seq, SEQ, quoted=True),
-            exp.alias_(exp.cast(_q(KIND), "TINYINT"), KIND, quoted=True),
+            exp.alias_(exp.cast(_qs(KIND), "TINYINT"), KIND, quoted=True),
+            _qs(PART),
+            exp.alias_(bucket, BUCKET, quoted=True),
+            _qs(GEN),
         ).from_(table)
-        order = [_q(PART), _q(BUCKET), _q(GEN), *([_q(k) for k in self.keys] if self.pk else [_q(ORD)])]
-        if not self.pk and single:
-            return self._heavy(lambda: self.con.sql(select.sql("duckdb")).arrow())  # one group: no order to keep
+        if self._assignment is not None:
+            on = exp.and_(
+                exp.EQ(this=_qs(HASH), expression=exp.column("hash", table="a", quoted=True)),
+                exp.EQ(this=_qs(PART), expression=exp.column(PART, table="a", quoted=True)),
+            )
+            select = select.join(exp.to_table(self._assignment, alias="a"), on=on, join_type="inner")
+        order = [_qs(PART), bucket.copy(), _qs(GEN), *([_qs(k) for k in self.keys] if self.pk else [_qs(ORD)])]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
@@ -361,17 +367,23 @@ class TableWriter:
         # PK files: one base above every touched bucket's counter, so numbers rise per bucket (§7).
         base = max(starts.values(), default=0)
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-        groups = self._groups(staged)
         budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
-        reader = self._sorted(staged, base, single=len(groups) == 1)
+        count = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb")))
+        (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
+        reader = self._sorted(staged, base)
+        streamed = 0
         with ThreadPoolExecutor(max_workers=2) as pool:
             pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            for index, offset, rows in _chunks(reader, [g[2] for g in groups], budget):
-                part, bucket, count = groups[index]
+            for (_, bucket, _), rows in _cut_groups(reader, [PART, BUCKET, GEN], budget):
+                part = tuple(rows.column(p)[0].as_py() for p in self.parts)
                 part_bytes = encode_row(part, part_types)
-                start = base if self.pk else starts.get((part_bytes, bucket), 0) + offset
-                if not self.pk and offset + rows.num_rows == count:
+                if self.pk:
+                    start = base
+                else:
+                    start = starts.get((part_bytes, bucket), 0)
                     starts[(part_bytes, bucket)] = start + rows.num_rows
+                streamed += rows.num_rows
+                rows = rows.drop_columns([PART, BUCKET, GEN])
                 pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
                 del rows
                 while len(pending) > 2:
@@ -379,6 +391,11 @@ class TableWriter:
                     files.setdefault(key, []).append(future.result())
             for key, future in pending:
                 files.setdefault(key, []).append(future.result())
+        if streamed != expected:
+            raise PaimonSqlError(
+                f"internal error writing {self.table.name}: {expected} rows staged but {streamed} written "
+                "(a row without a bucket); nothing was committed"
+            )
         total = self.schema.bucket
         keys = set(files) | set(self.index_files)
         return [
@@ -473,38 +490,11 @@ class TableWriter:
         """Drop a staging table and give DuckDB back its memory limit."""
         try:
             self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+            if self._assignment is not None:
+                self.con.unregister(self._assignment)
+                self._assignment = None
         finally:
             self._restore_memory()
-
-
-def _chunks(reader: pa.RecordBatchReader, counts: Sequence[int], budget: int) -> Iterator[
-    tuple[int, int, pa.Table]
-]:
-    """Cut a sorted stream of batches into (group index, offset in group, rows) pieces: consecutive groups of
-    `counts` rows, each group cut into equal pieces of about `budget` Arrow bytes (the row width is measured
-    on the stream's first batch). Only the rows of the piece being cut are held."""
-    batches = iter(reader)
-    first = next(batches, None)
-    if first is None:
-        return
-    width = max(1, first.nbytes // max(first.num_rows, 1))
-    stream = itertools.chain([first], batches)
-    rest: pa.RecordBatch | None = None
-    for index, count in enumerate(counts):
-        pieces = max(1, -(-count * width // budget))
-        size = -(-count // pieces)
-        for offset in range(0, count, size):
-            want = min(size, count - offset)
-            held: list[pa.RecordBatch] = []
-            have = 0
-            while have < want:
-                batch = rest if rest is not None else next(stream)
-                rest = None
-                if batch.num_rows > want - have:
-                    batch, rest = batch.slice(0, want - have), batch.slice(want - have)
-                held.append(batch)
-                have += batch.num_rows
-            yield index, offset, pa.Table.from_batches(held, schema=reader.schema)
 
 
 def _changes(column: pa.Array) -> pa.Array:
