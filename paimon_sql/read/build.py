@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -79,9 +80,14 @@ def col(*path: str) -> exp.Expression:
     return node
 
 
+@functools.lru_cache(maxsize=1024)
+def _type_node(text: str) -> exp.DataType:
+    return exp.DataType.build(text, dialect="duckdb")
+
+
 def cast(node: exp.Expression, t: DataType) -> exp.Expression:
     """``CAST(node AS <duckdb type of t>)``."""
-    return exp.Cast(this=node, to=exp.DataType.build(duckdb_type(t), dialect="duckdb"))
+    return exp.Cast(this=node, to=_type_node(duckdb_type(t)).copy())
 
 
 def literal(value: Any, t: DataType | None = None) -> exp.Expression:
@@ -288,7 +294,7 @@ class _SplitQuery:
         if not preds:
             return q
         cond = exp.and_(*(predicate_sql(p, self.types) for p in preds))
-        return exp.select("*").from_(q.subquery()).where(cond)
+        return exp.select(exp.Star()).from_(q.subquery(copy=False), copy=False).where(cond, copy=False)
 
     def _partition_columns(self) -> dict[str, exp.Expression]:
         return {
@@ -301,7 +307,7 @@ class _SplitQuery:
         if not self.partition:
             return q
         extra = [e for n, e in self._partition_columns().items()]
-        return exp.select(*[col(n) for n in names], *extra).from_(q.subquery())
+        return exp.select(*[col(n) for n in names], *extra).from_(q.subquery(copy=False), copy=False)
 
     def section_query(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> exp.Select:
         kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS])
@@ -310,10 +316,11 @@ class _SplitQuery:
         for f in files:
             q = self._with_partition(self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else []))
             parts.append(self._filtered(q, self.pre))
-        union: exp.Select | exp.Union = parts[0]
+        # The union takes copies: the anti-join chain reuses the parts.
+        union: exp.Select | exp.Union = parts[0].copy()
         for p in parts[1:]:
-            union = exp.union(union, p, distinct=False)
-        body = union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())
+            union = exp.union(union, p.copy(), distinct=False, copy=False)
+        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
         out_names = names + list(self.partition)
         if not self.pk:
             return body
@@ -321,8 +328,8 @@ class _SplitQuery:
             out_names += [SEQ, KIND]
         keep = self.request.keep_retractions
         if not merge:
-            plain = exp.select(*[col(n) for n in out_names]).from_(body.subquery())
-            return plain if keep else plain.where(kind_filter)
+            plain = exp.select(*[col(n) for n in out_names]).from_(body.subquery(copy=False), copy=False)
+            return plain if keep else plain.where(kind_filter, copy=False)
         chain = None if keep else self.anti_join_merge(files, parts, out_names, kind_filter)
         if chain is not None:
             return chain
@@ -344,6 +351,9 @@ class _SplitQuery:
         engine = self.merge_engine
         if not self.anti_join or self.seq_fields or len(files) > ANTI_JOIN_MAX_FILES:
             return None
+        if self._pins_keys():
+            # A point lookup leaves few rows: ranking them reads each file once, the chain reads winners twice.
+            return None
         if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
             return None
         order = sorted(range(len(files)), key=lambda i: files[i].max_sequence_number)
@@ -355,17 +365,17 @@ class _SplitQuery:
         winners_first = order if first_row else order[::-1]
         pieces: list[exp.Select] = []
         for position, i in enumerate(winners_first):
-            rel = exp.select("*").from_(parts[i].subquery("f"))
+            rel = exp.select(exp.Star()).from_(parts[i].subquery("f"))
             if adds_only:
-                rel = rel.where(kind_filter.copy())
+                rel = rel.where(kind_filter.copy(), copy=False)
             earlier = [parts[j] for j in winners_first[:position]]
             if earlier:
                 keys = [exp.select(*[col(k) for k in self.keys]).from_(e.subquery()) for e in earlier]
                 if adds_only:
-                    keys = [k.where(kind_filter.copy()) for k in keys]
+                    keys = [k.where(kind_filter.copy(), copy=False) for k in keys]
                 union: exp.Select | exp.Union = keys[0]
                 for k in keys[1:]:
-                    union = exp.union(union, k, distinct=False)
+                    union = exp.union(union, k, distinct=False, copy=False)
                 on = exp.and_(
                     *(
                         exp.NullSafeEQ(
@@ -375,12 +385,22 @@ class _SplitQuery:
                         for k in self.keys
                     )
                 )
-                rel = rel.join(union.subquery("n"), on=on, join_type="anti")
+                rel = rel.join(union.subquery("n", copy=False), on=on, join_type="anti", copy=False)
             pieces.append(rel)
         merged: exp.Select | exp.Union = pieces[0]
         for p in pieces[1:]:
-            merged = exp.union(merged, p, distinct=False)
-        return exp.select(*[col(n) for n in names]).from_(merged.subquery()).where(kind_filter.copy())
+            merged = exp.union(merged, p, distinct=False, copy=False)
+        out = exp.select(*[col(n) for n in names]).from_(merged.subquery(copy=False), copy=False)
+        return out.where(kind_filter.copy(), copy=False)
+
+    def _pins_keys(self) -> bool:
+        """Whether the filters below the merge fix every key column to a value or a list of values."""
+        pinned = {
+            p.path[0]
+            for p in self.pre
+            if (isinstance(p, Compare) and p.op == "=" or isinstance(p, InList)) and len(p.path) == 1
+        }
+        return bool(self.keys) and set(self.keys) <= pinned
 
     def merged(self, body: exp.Select, names: list[str], kind_filter: exp.Expression) -> exp.Select:
         engine = self.merge_engine
@@ -391,7 +411,7 @@ class _SplitQuery:
         inner = body
         first_row = engine is MergeEngine.FIRST_ROW
         if first_row or self.options.ignore_delete:
-            inner = exp.select("*").from_(body.subquery()).where(kind_filter.copy())
+            inner = exp.select(exp.Star()).from_(body.subquery(copy=False), copy=False).where(kind_filter.copy(), copy=False)
         order: list[exp.Expression] = []
         if not first_row:
             for s in self.seq_fields:
@@ -405,17 +425,19 @@ class _SplitQuery:
             partition_by=[col(k) for k in self.keys] + [col(p) for p in self.partition if p in self.keys],
             order=exp.Order(expressions=order),
         )
-        ranked = exp.select("*").from_(inner.subquery()).qualify(exp.EQ(this=window, expression=exp.Literal.number(1)))
-        winners = exp.select(*[col(n) for n in names]).from_(ranked.subquery())
-        return winners if self.request.keep_retractions else winners.where(kind_filter.copy())
+        ranked = exp.select(exp.Star()).from_(inner.subquery(copy=False), copy=False).qualify(
+            exp.EQ(this=window, expression=exp.Literal.number(1)), copy=False
+        )
+        winners = exp.select(*[col(n) for n in names]).from_(ranked.subquery(copy=False), copy=False)
+        return winners if self.request.keep_retractions else winners.where(kind_filter.copy(), copy=False)
 
     def build(self) -> exp.Select:
         names = self.needed()
         sections = [self.section_query(s.files, s.merge, names) for s in self.split.sections]
         union: exp.Select | exp.Union = sections[0]
         for s in sections[1:]:
-            union = exp.union(union, s, distinct=False)
-        body = union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())
+            union = exp.union(union, s, distinct=False, copy=False)
+        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
         outputs = [
             exp.alias_(cast(col(n), self.types[n]), n, quoted=True) for n in self.request.columns
         ] or [exp.Literal.number(1)]
@@ -424,11 +446,11 @@ class _SplitQuery:
                 exp.alias_(exp.cast(col(SEQ), "BIGINT"), SEQ, quoted=True),
                 exp.alias_(exp.cast(col(KIND), "TINYINT"), KIND, quoted=True),
             ]
-        final = exp.select(*outputs).from_(body.subquery())
+        final = exp.select(*outputs).from_(body.subquery(copy=False), copy=False)
         if self.post:
-            final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)))
+            final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)), copy=False)
         if self.pk and self.request.key_order:
-            final = final.order_by(*[col(k) for k in self.keys])
+            final = final.order_by(*[col(k) for k in self.keys], copy=False)
         return final
 
 
@@ -563,6 +585,7 @@ def plan_query(
     paths: Mapping[str, str],
     deletions: Deletions,
     columns: Sequence[str] | None = None,
+    filters: Sequence[Predicate] = (),
 ) -> exp.Select:
     """The whole scan as one query, for an engine that runs it directly.
 
@@ -573,12 +596,15 @@ def plan_query(
     """
     names = tuple(columns if columns is not None else plan.schema.field_names)
     request = ReadRequest(columns=names)
+    # Merged sections also get the filters (below the merge where safe, see `_SplitQuery`); plain scans
+    # leave them to the engine, which pushes them into the file scans itself.
+    merge_request = replace(request, filters=tuple(filters))
     parts: list[exp.Select] = []
     groups: dict[tuple[int, bytes], tuple[Split, list[DataFileMeta]]] = {}
     for split in plan.splits:
         merging = tuple(sec for sec in split.sections if sec.merge)
         if merging:
-            parts.append(split_query(plan, replace(split, sections=merging), request, sources, dv_tables))
+            parts.append(split_query(plan, replace(split, sections=merging), merge_request, sources, dv_tables))
         for sec in split.sections:
             if not sec.merge:
                 for f in sec.files:
@@ -591,5 +617,5 @@ def plan_query(
         return empty.where(exp.false())
     union: exp.Select | exp.Union = parts[0]
     for p in parts[1:]:
-        union = exp.union(union, p, distinct=False)
-    return union if isinstance(union, exp.Select) else exp.select("*").from_(union.subquery())
+        union = exp.union(union, p, distinct=False, copy=False)
+    return union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)

@@ -38,6 +38,7 @@ from paimon_sql.sql._arrow import arrow_type
 
 if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
 
 _names = itertools.count()
@@ -210,11 +211,15 @@ class SplitReader:
             sources[f.file_name] = table_source(name, table.column_names, parquet=f.format == "parquet")
         return sources
 
-    def inline(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan) -> tuple[exp.Select, list[str]] | None:
+    def inline(
+        self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, predicate: Predicate | None = None
+    ) -> tuple[exp.Select, list[str]] | None:
         """The whole plan as one query for `con` to run itself, or None when it needs the stream.
 
         Possible when every file is a local Parquet file DuckDB reads exactly (no INT96 nanoseconds); the
         deletion vectors are registered on `con` under the returned names (the caller keeps them alive).
+        `predicate` (the statement's own filter, which DuckDB applies anyway) is also placed inside merged
+        sections where it is safe: DuckDB cannot push a key filter into the anti-joined side of a merge.
         """
         fileio = plan.table.fileio
         if not fileio.local:
@@ -225,13 +230,15 @@ class SplitReader:
                     return None
         registered: list[str] = []
         try:
-            return self._inline(con, plan, registered), registered
+            return self._inline(con, plan, registered, predicate), registered
         except BaseException:
             for name in registered:
                 con.unregister(name)
             raise
 
-    def _inline(self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]) -> exp.Select:
+    def _inline(
+        self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str], predicate: Predicate | None
+    ) -> exp.Select:
         fileio = plan.table.fileio
         dv_tables: dict[str, str] = {}
         sources: dict[str, FileSource] = {}
@@ -250,7 +257,8 @@ class SplitReader:
                 names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
                 sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
         deletions = _Deletions(self, con, plan, registered)
-        return plan_query(plan, sources, dv_tables, paths, deletions)
+        filters = (predicate,) if predicate is not None else ()
+        return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
 
     def _cached(self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]) -> pa.Array | pa.Table:
         value = self._masks_cache.get(key)

@@ -264,7 +264,7 @@ class Session:
         plan = plan_scan(table, snapshot, predicate, schema)
         inlined = None
         if inline and not plan.options.get("scan.fallback-branch"):
-            inlined = self._reader.inline(self.con, plan)
+            inlined = self._reader.inline(self.con, plan, predicate)
         if inlined is not None:
             query, registered = inlined
             self._hold(registered)
