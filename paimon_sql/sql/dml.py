@@ -33,7 +33,7 @@ from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
 from paimon_sql.sql._auto_compact import check_writable, compact_after_write
 from paimon_sql.types import duckdb_type, type_sql
-from paimon_sql.write.writer import TableWriter
+from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
@@ -111,15 +111,24 @@ def write_rows(
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
     writer = TableWriter(session.con, table)
-    if not table.latest_schema.primary_keys:
+    streamed = None
+    if writer.streams():
         try:
-            messages, rows = writer.write_append(typed.sql("duckdb"))
-            if overwrite is not None:
-                overwrite = overwrite(messages)
-            written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+            streamed = writer.write_stream(typed.sql("duckdb"), kind)
+        except RepeatedKeys:
+            streamed = None  # a key written twice: the staged path numbers arrivals to pick the version
         except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
             writer.abort()
             raise _diagnose(session, table, typed, err) from err
+        except BaseException:
+            writer.abort()
+            raise
+    if streamed is not None:
+        messages, rows = streamed
+        try:
+            if overwrite is not None:
+                overwrite = overwrite(messages)
+            written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
         except BaseException:
             writer.abort()
             raise

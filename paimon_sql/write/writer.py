@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +31,7 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.compact import target_file_size
 from paimon_sql.write.data_file import data_file_name, write_data_file
-from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
+from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, arange, assign_buckets
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
@@ -374,7 +374,7 @@ class TableWriter:
         streamed = 0
         with ThreadPoolExecutor(max_workers=2) as pool:
             pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            for (_, bucket, _), rows in _cut_groups(reader, [PART, BUCKET, GEN], budget):
+            for (_, bucket, _), rows in _cut_groups(reader, reader.schema, [PART, BUCKET, GEN], budget):
                 part = tuple(rows.column(p)[0].as_py() for p in self.parts)
                 part_bytes = encode_row(part, part_types)
                 if self.pk:
@@ -411,21 +411,39 @@ class TableWriter:
 
     # --- append tables: straight from the query ---------------------------------------------------
 
-    def write_append(self, source: str) -> tuple[list[CommitMessage], int]:
-        """Write an append table's rows straight from the query `source` (no staging copy): one stream,
-        ordered by partition and bucket only when there is more than one of them, cut into files at group
-        changes and every ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes. Returns the commit
-        messages and the number of rows. A failed stream leaves its files to `abort`; when DuckDB's sort runs
-        out of memory under the cap, the files written so far are deleted and the stream starts again with a
+    def streams(self) -> bool:
+        """Whether `write_stream` can write this table: append tables, and fixed-bucket primary-key tables
+        whose engine keeps one version per key (deduplicate, first-row). Dynamic buckets need every key
+        hash before the first row is placed, and the other engines keep several versions of a key in one
+        statement (separate files): those are staged (`stage` / `write`)."""
+        if not self.pk:
+            return True
+        engine = self.options.merge_engine
+        return self.schema.bucket > 0 and engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW)
+
+    def write_stream(self, source: str, kind: int = 0) -> tuple[list[CommitMessage], int]:
+        """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
+
+        One query sorts the rows by partition, bucket and key (append tables: by partition and bucket, and
+        only when there is more than one); a primary-key table's repeated keys are adjacent in it and all
+        but the surviving version are dropped on the way. The stream is cut into files at group changes and
+        every ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes. Returns the commit messages and
+        the number of rows written. A failed stream leaves its files to `abort`; when DuckDB's sort runs out
+        of memory under the cap, the files written so far are deleted and the stream starts again with a
         doubled cap (as `_heavy`)."""
-        if self.pk:
-            raise ValueError("write_append is for append tables")
+        if not self.streams():
+            raise ValueError(f"table {self.table.name} is written through stage() and write()")
         self._bound_memory()
         try:
             while True:
                 mark = len(self.written)
                 try:
-                    return self._append_stream(source)
+                    return self._stream(source, kind)
+                except RepeatedKeys:
+                    for path in self.written[mark:]:
+                        self.table.fileio.delete(path)
+                    del self.written[mark:]
+                    raise
                 except duckdb.OutOfMemoryException:
                     ceiling = memory_size(self._saved_limit or "0")
                     if self._limit >= ceiling:
@@ -437,31 +455,61 @@ class TableWriter:
         finally:
             self._restore_memory()
 
-    def _append_stream(self, source: str) -> tuple[list[CommitMessage], int]:
+    def _stream_query(self, source: str, kind: int) -> exp.Select:
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))
         )
+        group_cols = [*self.parts, BUCKET]
+        if not self.pk:
+            select = exp.select(
+                *[_q(f.name) for f in self.schema.fields], exp.alias_(self._bucket(), BUCKET, quoted=True), copy=False
+            ).from_(inner, copy=False)
+            if self.parts or self.schema.bucket > 1:
+                select = select.order_by(*[_q(c) for c in group_cols], copy=False)
+            return select
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
+            exp.alias_(exp.cast(exp.Literal.number(kind), "TINYINT"), KIND, quoted=True),
             exp.alias_(self._bucket(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
-        group_cols = [*self.parts, BUCKET]
-        if self.parts or self.schema.bucket > 1:
-            select = select.order_by(*[_q(c) for c in group_cols], copy=False)
-        reader = self.con.sql(select.sql("duckdb")).arrow()
-        part_types = [self.schema.field(p).type for p in self.parts]
+        # No arrival numbering: a window in this query makes DuckDB's whole sort single-threaded (3x
+        # slower); a key written twice in one statement is found in the sorted stream instead.
+        return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
+
+    def _stream(self, source: str, kind: int) -> tuple[list[CommitMessage], int]:
         starts = self._next_sequence()
+        base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
+        query = self._stream_query(source, kind)
+        reader = self.con.sql(query.sql("duckdb")).arrow()
+        try:
+            return self._write_batches(reader, base, starts)
+        finally:
+            reader.close()  # a failed stream must not leave the connection busy
+
+    def _write_batches(
+        self, reader: pa.RecordBatchReader, base: int, starts: dict[tuple[bytes, int], int]
+    ) -> tuple[list[CommitMessage], int]:
+        part_types = [self.schema.field(p).type for p in self.parts]
+        batches: Iterator[pa.RecordBatch] = iter(reader)
+        if self.pk:
+            not_null = [k for k in self.schema.primary_keys if not self.schema.field(k).type.nullable]
+            batches = _numbered(_unique_keys(self._non_null_keys(batches, not_null), [*self.parts, *self.keys]), base)
         budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         total = 0
+        group_cols = [*self.parts, BUCKET]
         with ThreadPoolExecutor(max_workers=2) as pool:
             pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            for group, rows in _cut_groups(reader, group_cols, budget):
+            schema = reader.schema.append(pa.field(SEQ, pa.int64())) if self.pk else reader.schema
+            for group, rows in _cut_groups(batches, schema, group_cols, budget):
                 part, bucket = group[:-1], int(group[-1])
                 part_bytes = encode_row(part, part_types)
-                start = starts.get((part_bytes, bucket), 0)
-                starts[(part_bytes, bucket)] = start + rows.num_rows
+                if self.pk:
+                    start = base
+                else:
+                    start = starts.get((part_bytes, bucket), 0)
+                    starts[(part_bytes, bucket)] = start + rows.num_rows
                 total += rows.num_rows
                 rows = rows.drop_columns([BUCKET])
                 pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
@@ -476,6 +524,17 @@ class TableWriter:
             for (p, b), fs in sorted(files.items())
         ]
         return messages, total
+
+    def _non_null_keys(self, batches: Iterator[pa.RecordBatch], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for column in columns:
+                nulls = batch.column(column).null_count
+                if nulls:
+                    raise SchemaError(
+                        f"row(s) have NULL in primary-key column {column!r} of table {self.table.name}; "
+                        "primary keys cannot be NULL"
+                    )
+            yield batch
 
     def _target_size(self) -> int:
         return target_file_size(self.options, self.pk)
@@ -498,14 +557,60 @@ class TableWriter:
 
 
 def _changes(column: pa.Array) -> pa.Array:
-    """Where row i+1 differs from row i (NULL equal to NULL), for i in 0..len-2."""
+    """Where row i+1 differs from row i (NULL equal to NULL, NaN to NaN), for i in 0..len-2."""
     a, b = column.slice(1), column.slice(0, len(column) - 1)
     differ = pc.fill_null(pc.not_equal(a, b), False)
+    if pa.types.is_floating(column.type):
+        differ = pc.and_(differ, pc.invert(pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False)))
     return pc.or_(differ, pc.xor(pc.is_null(a), pc.is_null(b)))
 
 
+def _same(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
+    """Row values equal as `_changes` compares them (NaN equal to NaN)."""
+    if b is None or len(a) != len(b):
+        return False
+    return all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
+
+
+class RepeatedKeys(Exception):
+    """A primary key occurs twice in one statement's rows: `TableWriter.write_stream` cannot tell which
+    version arrived last, so the statement goes through `stage` (which numbers arrivals)."""
+
+
+def _unique_keys(batches: Iterable[pa.RecordBatch], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+    """Pass a stream sorted by `columns` through, raising `RepeatedKeys` at two equal adjacent rows."""
+    last: tuple[Any, ...] | None = None
+    for batch in batches:
+        n = batch.num_rows
+        if n == 0:
+            continue
+        if _same(tuple(batch.column(c)[0].as_py() for c in columns), last):
+            raise RepeatedKeys
+        if n > 1:
+            change = None
+            for name in columns:
+                c = _changes(batch.column(name))
+                change = c if change is None else pc.or_(change, c)
+            assert change is not None
+            if not pc.all(change).as_py():
+                raise RepeatedKeys
+        last = tuple(batch.column(c)[n - 1].as_py() for c in columns)
+        yield batch
+
+
+def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.RecordBatch]:
+    """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order. Every key occurs once in the
+    statement, so only the numbers' place above all earlier ones matters, not their order (§7)."""
+    start = base
+    for batch in batches:
+        n = batch.num_rows
+        numbers = pc.add(arange(n), start) if n else pa.array([], pa.int64())
+        start += n
+        yield batch.append_column(SEQ, numbers)
+
+
 def _cut_groups(
-    reader: pa.RecordBatchReader, columns: Sequence[str], budget: int
+    batches: Iterable[pa.RecordBatch], schema: pa.Schema, columns: Sequence[str], budget: int
 ) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
     """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
 
@@ -519,7 +624,7 @@ def _cut_groups(
 
     def take(rows: int) -> pa.Table:
         nonlocal held, held_bytes
-        table = pa.Table.from_batches(held, schema=reader.schema)
+        table = pa.Table.from_batches(held, schema=schema)
         piece, rest = table.slice(0, rows), table.slice(rows)
         held = rest.to_batches()
         held_bytes = rest.nbytes
@@ -533,7 +638,7 @@ def _cut_groups(
             yield current, take(rows // 2)
         yield current, take(sum(b.num_rows for b in held))
 
-    for batch in reader:
+    for batch in batches:
         if batch.num_rows == 0:
             continue
         cuts = [0]
@@ -548,7 +653,7 @@ def _cut_groups(
         for lo, hi in itertools.pairwise(cuts):
             piece = batch.slice(lo, hi - lo)
             values = tuple(piece.column(name)[0].as_py() for name in columns)
-            if held and values != current:
+            if held and not _same(values, current):
                 yield from finish()
             current = values
             held.append(piece)
