@@ -128,7 +128,6 @@ _ASSIGN_SQL = sqlglot.parse_one(
     SELECT placed.hash, coalesce(placed.bucket, o.bucket) AS bucket, placed.rank
     FROM placed LEFT JOIN overflow AS o
     ON placed.bucket IS NULL AND (placed.rank - :capacity) % :overflow_count = o.i
-    ORDER BY placed.rank
     """,
     dialect="duckdb",
 )
@@ -179,18 +178,18 @@ def _assign_one(
     return con.sql(query.sql("duckdb")).to_arrow_table()
 
 
+# Only existing hashes the input names matter: a semi-join first, then the last bucket of each (a hash
+# listed by two buckets' files belongs to the later one, as Java's loading order decides).
 _KNOWN_SQL = sqlglot.parse_one(
-    "SELECT hash, arg_max(bucket, ord) AS bucket FROM known_raw GROUP BY hash", dialect="duckdb"
+    "SELECT hash, arg_max(bucket, ord) AS bucket FROM known_raw"
+    " WHERE hash IN (SELECT hash FROM all_new) GROUP BY hash",
+    dialect="duckdb",
 )
 _FILTER_SQL = sqlglot.parse_one(
     "SELECT * FROM all_new WHERE abs(hash % :n) = :id", dialect="duckdb"
 )
 _FILTER_KNOWN_SQL = sqlglot.parse_one(
     "SELECT * FROM all_known WHERE abs(hash % :n) = :id", dialect="duckdb"
-)
-_KEPT_SQL = sqlglot.parse_one(
-    "SELECT DISTINCT n.hash, k.bucket FROM all_new AS n JOIN all_known AS k ON n.hash = k.hash",
-    dialect="duckdb",
 )
 
 
@@ -217,18 +216,20 @@ def _run(
 
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
-    """Old HASH file content plus the bucket's new hashes, in arrival order (`fresh` is in rank order:
-    each run of one bucket is appended to it, so no sort is needed)."""
+    """Old HASH file content plus the bucket's new hashes. Java writes a bucket's hashes in the iteration
+    order of its hash set, so readers take no order from the file; the new ones are grouped by a stable
+    counting sort on the bucket (fast: few distinct values) and keep the query's order within it."""
     if fresh.num_rows == 0:
         return {}
-    # Big-endian int32s (format/hash_index.py), one slice of the hashes per run of a bucket.
-    data = _to_big_endian(fresh.column("hash"))
-    runs = pc.run_end_encode(fresh.column("bucket").combine_chunks())
+    buckets = fresh.column("bucket").combine_chunks()
+    order = pc.sort_indices(buckets)
+    # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
+    data = _to_big_endian(fresh.column("hash").combine_chunks().take(order))
+    runs = pc.run_end_encode(buckets.take(order))
     files: dict[int, bytes] = {}
     start = 0
     for bucket, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
-        b = int(bucket)
-        files[b] = files.get(b, existing.get(b, b"")) + data[4 * start : 4 * end]
+        files[int(bucket)] = existing.get(int(bucket), b"") + data[4 * start : 4 * end]
         start = end
     return files
 
@@ -298,14 +299,19 @@ def assign_buckets(
     pos = arange(len(hashes)) if positions is None else positions
     new = pa.table({"pos": pc.cast(pos, pa.int64()), "hash": hashes})
     con.register("known_raw", known_raw)
-    con.register("all_known", _run(con, _KNOWN_SQL))
     con.register("all_new", new)
-    parts = [_run(con, _KEPT_SQL)]
+    kept = _run(con, _KNOWN_SQL)  # (hash, bucket) of every known input hash: they keep their bucket
+    con.register("all_known", kept)
+    parts = [kept]
     fresh_parts = []
     n = options.num_assigners
     for assign_id in range(n):
-        con.register("new_keys", _run(con, _FILTER_SQL, n=n, id=assign_id))
-        con.register("known", _run(con, _FILTER_KNOWN_SQL, n=n, id=assign_id))
+        if n == 1:  # the filters would copy everything
+            con.register("new_keys", new)
+            con.register("known", kept)
+        else:
+            con.register("new_keys", _run(con, _FILTER_SQL, n=n, id=assign_id))
+            con.register("known", _run(con, _FILTER_KNOWN_SQL, n=n, id=assign_id))
         owned = {b: c for b, c in counts.items() if b % n == assign_id}
         fresh_parts.append(_assign_one(con, owned, options, assign_id))
     fresh = pa.concat_tables(fresh_parts)

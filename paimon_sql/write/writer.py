@@ -257,8 +257,14 @@ class TableWriter:
         finally:
             cursor.close()
         # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills badly).
+        table_ = pa.concat_tables(assigned) if assigned else _EMPTY_ASSIGNMENT
         self._assignment = f"__paimon_assign_{next(_counter)}"
-        self.con.register(self._assignment, pa.concat_tables(assigned) if assigned else _EMPTY_ASSIGNMENT)
+        self.con.register(self._assignment, table_)
+        # Like Java's assigner, which keeps every key hash of a partition in memory beside its write buffer,
+        # the join's hash table (about 48 bytes a hash) comes on top of write-buffer-size.
+        ceiling = memory_size(self._saved_limit or "0")
+        if self._saved_limit is not None and ceiling:
+            self._set_limit(min(self._limit + 48 * table_.num_rows, ceiling))
 
     def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
         latest = self.table.latest_snapshot()
