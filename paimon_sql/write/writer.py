@@ -1,9 +1,20 @@
 """`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s (paimon-format.md §6, §7).
 
-DuckDB does the heavy lifting in one pass over the input: the bucket (Java's murmur hash as a SQL expression),
-the partition, the per-key generation (a key written twice in one statement goes to two files so that each file
-holds a key once, as Java's write buffer guarantees), the sequence numbers continuing each bucket's counter, and
-the sort by key. Python only moves each (partition, bucket) group, already sorted, into a file.
+DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition and the
+sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes and encodes them on
+two threads. Two paths:
+
+* `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one sorted query straight
+  from the input, no staging copy. Sequence numbers are counted in stream order above every earlier one,
+  which is enough because each key occurs once per statement; a key written twice (`RepeatedKeys`, found
+  as equal neighbours in the sorted stream) sends the statement to the other path.
+* `stage` + `write` (dynamic buckets, the other merge engines, repeated keys): the input is materialised
+  once with its arrival number, so versions of a key can be numbered (a key written twice in one statement
+  goes to two files, each holding a key once, as Java's write buffer guarantees) and dynamic buckets can
+  be assigned from every key hash before the first row is placed.
+
+DuckDB runs under ``write-buffer-size`` (it spills beyond it), and Python holds at most a few file-sized
+pieces, so memory does not grow with the input.
 """
 
 from __future__ import annotations
