@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -219,6 +219,9 @@ class ReadRequest:
     #: Keep a key whose merged record is a retraction (``-U``/``-D``), as Java's ``forceKeepDelete``
     #: does for the audit log; with `system_columns` its ``_VALUE_KIND`` says which.
     keep_retractions: bool = False
+    #: The reader will likely stop after a few rows (``LIMIT``): run each split as several queries so
+    #: the first rows come before any join is built (`split_queries`), at some cost to a full read.
+    first_rows: bool = False
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the
@@ -310,6 +313,15 @@ class _SplitQuery:
         return exp.select(*[col(n) for n in names], *extra).from_(q.subquery(copy=False), copy=False)
 
     def section_query(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> exp.Select:
+        """The section's rows as one query."""
+        (query,) = self.section_queries(files, merge, names, pieces=False)
+        return query
+
+    def section_queries(
+        self, files: Sequence[DataFileMeta], merge: bool, names: list[str], *, pieces: bool = True
+    ) -> Iterable[exp.Select]:
+        """The section's rows as queries whose results concatenate to it (several only for an anti-join
+        chain, when `pieces`)."""
         kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS])
         meta = self.pk
         parts = []
@@ -323,17 +335,22 @@ class _SplitQuery:
         body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
         out_names = names + list(self.partition)
         if not self.pk:
-            return body
+            return [body]
         if self.request.system_columns:
             out_names += [SEQ, KIND]
         keep = self.request.keep_retractions
         if not merge:
             plain = exp.select(*[col(n) for n in out_names]).from_(body.subquery(copy=False), copy=False)
-            return plain if keep else plain.where(kind_filter, copy=False)
-        chain = None if keep else self.anti_join_merge(files, parts, out_names, kind_filter)
-        if chain is not None:
-            return chain
-        return self.merged(body, out_names, kind_filter)
+            return [plain if keep else plain.where(kind_filter, copy=False)]
+        if not keep:
+            if pieces:
+                chain = self.anti_join_pieces(files, parts, out_names, kind_filter)
+            else:
+                single = self.anti_join_merge(files, parts, out_names, kind_filter)
+                chain = None if single is None else [single]
+            if chain is not None:
+                return chain
+        return [self.merged(body, out_names, kind_filter)]
 
     def anti_join_merge(
         self,
@@ -342,7 +359,26 @@ class _SplitQuery:
         names: list[str],
         kind_filter: exp.Expression,
     ) -> exp.Select | None:
-        """Merge without a window when the files' sequence ranges do not overlap.
+        """The pieces of `anti_join_pieces` as one query."""
+        chain = self.anti_join_pieces(files, parts, names, kind_filter)
+        if chain is None:
+            return None
+        pieces = list(chain)
+        merged: exp.Select | exp.Union = pieces[0]
+        for p in pieces[1:]:
+            merged = exp.union(merged, p, distinct=False, copy=False)
+        return merged if isinstance(merged, exp.Select) else exp.select(exp.Star()).from_(
+            merged.subquery(copy=False), copy=False
+        )
+
+    def anti_join_pieces(
+        self,
+        files: Sequence[DataFileMeta],
+        parts: list[exp.Select],
+        names: list[str],
+        kind_filter: exp.Expression,
+    ) -> Iterator[exp.Select] | None:
+        """Merge without a window when the files' sequence ranges do not overlap (None when they do).
 
         Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row in the
         winning file: newest first for deduplicate, oldest first for first-row. Each file keeps the rows whose
@@ -361,9 +397,18 @@ class _SplitQuery:
             if files[b].min_sequence_number <= files[a].max_sequence_number:
                 return None
         first_row = engine is MergeEngine.FIRST_ROW
-        adds_only = first_row or self.options.ignore_delete
         winners_first = order if first_row else order[::-1]
-        pieces: list[exp.Select] = []
+        return self._chain(parts, names, kind_filter, winners_first, first_row or self.options.ignore_delete)
+
+    def _chain(
+        self,
+        parts: list[exp.Select],
+        names: list[str],
+        kind_filter: exp.Expression,
+        winners_first: list[int],
+        adds_only: bool,
+    ) -> Iterator[exp.Select]:
+        """The anti-join chain's pieces, built one at a time (a stream that stops early builds one)."""
         for position, i in enumerate(winners_first):
             rel = exp.select(exp.Star()).from_(parts[i].subquery("f"))
             if adds_only:
@@ -386,12 +431,10 @@ class _SplitQuery:
                     )
                 )
                 rel = rel.join(union.subquery("n", copy=False), on=on, join_type="anti", copy=False)
-            pieces.append(rel)
-        merged: exp.Select | exp.Union = pieces[0]
-        for p in pieces[1:]:
-            merged = exp.union(merged, p, distinct=False, copy=False)
-        out = exp.select(*[col(n) for n in names]).from_(merged.subquery(copy=False), copy=False)
-        return out.where(kind_filter.copy(), copy=False)
+            # Each piece is final on its own (disjoint keys): the first one (the winning file, no join)
+            # can answer a LIMIT before any join is built.
+            piece = exp.select(*[col(n) for n in names]).from_(rel.subquery(copy=False), copy=False)
+            yield piece.where(kind_filter.copy(), copy=False)
 
     def _pins_keys(self) -> bool:
         """Whether the filters below the merge fix every key column to a value or a list of values."""
@@ -431,13 +474,7 @@ class _SplitQuery:
         winners = exp.select(*[col(n) for n in names]).from_(ranked.subquery(copy=False), copy=False)
         return winners if self.request.keep_retractions else winners.where(kind_filter.copy(), copy=False)
 
-    def build(self) -> exp.Select:
-        names = self.needed()
-        sections = [self.section_query(s.files, s.merge, names) for s in self.split.sections]
-        union: exp.Select | exp.Union = sections[0]
-        for s in sections[1:]:
-            union = exp.union(union, s, distinct=False, copy=False)
-        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
+    def _final(self, body: exp.Select) -> exp.Select:
         outputs = [
             exp.alias_(cast(col(n), self.types[n]), n, quoted=True) for n in self.request.columns
         ] or [exp.Literal.number(1)]
@@ -449,9 +486,31 @@ class _SplitQuery:
         final = exp.select(*outputs).from_(body.subquery(copy=False), copy=False)
         if self.post:
             final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)), copy=False)
+        return final
+
+    def build(self) -> exp.Select:
+        names = self.needed()
+        sections = [self.section_query(s.files, s.merge, names) for s in self.split.sections]
+        union: exp.Select | exp.Union = sections[0]
+        for s in sections[1:]:
+            union = exp.union(union, s, distinct=False, copy=False)
+        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
+        final = self._final(body)
         if self.pk and self.request.key_order:
             final = final.order_by(*[col(k) for k in self.keys], copy=False)
         return final
+
+    def queries(self) -> Iterator[exp.Select]:
+        """The split as queries run one after the other, whose results concatenate to `build`'s: one per
+        section, and one per file of an anti-join chain. A stream that stops early (``LIMIT``) then reads
+        the first section's winning file without building any join."""
+        if self.pk and self.request.key_order:
+            yield self.build()
+            return
+        names = self.needed()
+        for s in self.split.sections:
+            for q in self.section_queries(s.files, s.merge, names):
+                yield self._final(q)
 
 
 def split_query(
@@ -463,6 +522,17 @@ def split_query(
 ) -> exp.Select:
     """The SQL that reads one split: sections merged as needed, DVs applied, filters placed safely."""
     return _SplitQuery(plan, split, request, sources, dv_tables).build()
+
+
+def split_queries(
+    plan: ScanPlan,
+    split: Split,
+    request: ReadRequest,
+    sources: Mapping[str, FileSource],
+    dv_tables: Mapping[str, str],
+) -> Iterator[exp.Select]:
+    """`split_query` as several queries to run in order (see `_SplitQuery.queries`), for streams."""
+    return _SplitQuery(plan, split, request, sources, dv_tables).queries()
 
 
 def physical_columns(plan: ScanPlan, f: DataFileMeta, request: ReadRequest) -> list[str]:
@@ -493,6 +563,7 @@ __all__ = [
     "parquet_source",
     "physical_columns",
     "predicate_sql",
+    "split_queries",
     "split_query",
     "sql_text",
     "sqlglot",

@@ -30,6 +30,7 @@ from paimon_sql.read.build import (
     parquet_source,
     physical_columns,
     plan_query,
+    split_queries,
     split_query,
     sql_text,
     table_source,
@@ -107,6 +108,11 @@ def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
 class SplitReader:
     """Reads splits with a private cursor of `engine` (an in-process DuckDB database)."""
 
+    #: Rows per Arrow batch of a split's stream (DuckDB's default is 131072).
+    BATCH_ROWS = 131072
+    #: ... and when the reader will likely stop after a few rows: smaller batches come sooner.
+    FIRST_BATCH_ROWS = 4096
+
     #: Deleted positions cached across queries (index files never change), bounded by their total length.
     MASK_CACHE_ROWS = 64_000_000
 
@@ -132,10 +138,15 @@ class SplitReader:
         try:
             dv_tables = self._deletion_vectors(cursor, plan, split, registered)
             sources = self._sources(cursor, plan, split, request, dv_tables, registered)
-            query = sql_text(split_query(plan, split, request, sources, dv_tables))
+            if request.first_rows:
+                queries = split_queries(plan, split, request, sources, dv_tables)
+                rows = self.FIRST_BATCH_ROWS
+            else:
+                queries = iter([split_query(plan, split, request, sources, dv_tables)])
+                rows = self.BATCH_ROWS
             try:
-                reader = cursor.sql(query).arrow()
-                yield from reader
+                for query in queries:
+                    yield from cursor.sql(sql_text(query)).arrow(batch_size=rows)
             except duckdb.IOException as err:
                 raise DataFileNotFoundError(f"cannot read a data file of {plan.table.name}: {err}") from err
             except duckdb.Error as err:

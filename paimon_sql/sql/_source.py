@@ -103,8 +103,10 @@ class PaimonSource(ArrowScanSource):
         log: ErrorLog | None = None,
         *,
         pinned: bool = False,
+        first_rows: bool = False,
     ) -> None:
-        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow."""
+        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow;
+        `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`)."""
         super().__init__(None)
         self.table = table
         self.reader = reader
@@ -117,6 +119,7 @@ class PaimonSource(ArrowScanSource):
         self.log = log
         #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the latest.
         self.pinned = pinned
+        self.first_rows = first_rows
 
     def snapshot(self) -> Snapshot | None:
         """The snapshot this source reads (resolved when the engine binds; kept for the query)."""
@@ -168,7 +171,9 @@ class PaimonSource(ArrowScanSource):
             self._record(err)
             raise
         self.last_plan = plan
-        request = ReadRequest(columns=tuple(names[i] for i in chosen), filters=tuple(preds))
+        request = ReadRequest(
+            columns=tuple(names[i] for i in chosen), filters=tuple(preds), first_rows=self.first_rows
+        )
         plans = [plan]
         fallback = plan.options.get("scan.fallback-branch")
         if fallback and not self.pinned:

@@ -123,11 +123,20 @@ class Session:
             self._arrow_schemas[key] = schema
         return schema
 
-    def source(self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False) -> PaimonSource:
-        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`."""
+    def source(
+        self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False, first_rows: bool = False
+    ) -> PaimonSource:
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`. `first_rows`: the
+        query will stop early (``LIMIT``), so splits are read to give their first rows fast."""
         select = (lambda: snapshot) if pinned else table.latest_snapshot
         return PaimonSource(
-            table, self._reader, lambda sid: self._arrow_schema(table, sid), select, self._log, pinned=pinned
+            table,
+            self._reader,
+            lambda sid: self._arrow_schema(table, sid),
+            select,
+            self._log,
+            pinned=pinned,
+            first_rows=first_rows,
         )
 
     def _ensure_view(self, ident: Identifier) -> None:
@@ -217,7 +226,8 @@ class Session:
                 snapshot, pinned = table.latest_snapshot(), False
             else:
                 snapshot, pinned = select_travel(table, travel), True
-            self._replace(node, table, snapshot, pinned, inline and not _early_stop(node))
+            early = _early_stop(node)
+            self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
             changed = True
         return changed
 
@@ -256,7 +266,14 @@ class Session:
         return True
 
     def _replace(
-        self, node: exp.Table, table: Table, snapshot: Snapshot | None, pinned: bool, inline: bool
+        self,
+        node: exp.Table,
+        table: Table,
+        snapshot: Snapshot | None,
+        pinned: bool,
+        inline: bool,
+        *,
+        first_rows: bool = False,
     ) -> None:
         schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
@@ -272,7 +289,7 @@ class Session:
             node.replace(exp.Subquery(this=query, alias=alias))
             return
         hidden = f"__paimon_{next(_counter)}"
-        source = self.source(table, snapshot, pinned=pinned)
+        source = self.source(table, snapshot, pinned=pinned, first_rows=first_rows)
         register(self.con, hidden, source)
         self._last[table.name] = source
         strip_travel(node)
