@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -65,6 +66,16 @@ def table_source(name: str, columns: Sequence[str], *, parquet: bool = False) ->
     """A registered Arrow table (ORC and Avro files are decoded by pyarrow / fastavro)."""
     relation = exp.to_table(exp.to_identifier(name).sql("duckdb"))
     return FileSource(relation=relation, columns=frozenset(columns), parquet=parquet)
+
+
+def union_all(selects: Sequence[exp.Select]) -> exp.Select:
+    """``UNION ALL`` of `selects` (taken, not copied) as one SELECT."""
+    union: exp.Select | exp.Union = selects[0]
+    for q in selects[1:]:
+        union = exp.union(union, q, distinct=False, copy=False)
+    if isinstance(union, exp.Select):
+        return union
+    return exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
 
 
 def ident(name: str) -> exp.Identifier:
@@ -314,62 +325,30 @@ class _SplitQuery:
 
     def section_query(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> exp.Select:
         """The section's rows as one query."""
-        (query,) = self.section_queries(files, merge, names, pieces=False)
-        return query
+        return union_all(list(self.section_queries(files, merge, names)))
 
-    def section_queries(
-        self, files: Sequence[DataFileMeta], merge: bool, names: list[str], *, pieces: bool = True
-    ) -> Iterable[exp.Select]:
+    def section_queries(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> Iterable[exp.Select]:
         """The section's rows as queries whose results concatenate to it (several only for an anti-join
-        chain, when `pieces`)."""
+        chain, one per file, built as they are asked for)."""
         kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS])
         meta = self.pk
         parts = []
         for f in files:
             q = self._with_partition(self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else []))
             parts.append(self._filtered(q, self.pre))
-        # The union takes copies: the anti-join chain reuses the parts.
-        union: exp.Select | exp.Union = parts[0].copy()
-        for p in parts[1:]:
-            union = exp.union(union, p.copy(), distinct=False, copy=False)
-        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
         out_names = names + list(self.partition)
         if not self.pk:
-            return [body]
+            return [union_all(parts)]
         if self.request.system_columns:
             out_names += [SEQ, KIND]
         keep = self.request.keep_retractions
         if not merge:
-            plain = exp.select(*[col(n) for n in out_names]).from_(body.subquery(copy=False), copy=False)
+            plain = exp.select(*[col(n) for n in out_names]).from_(union_all(parts).subquery(copy=False), copy=False)
             return [plain if keep else plain.where(kind_filter, copy=False)]
-        if not keep:
-            if pieces:
-                chain = self.anti_join_pieces(files, parts, out_names, kind_filter)
-            else:
-                single = self.anti_join_merge(files, parts, out_names, kind_filter)
-                chain = None if single is None else [single]
-            if chain is not None:
-                return chain
-        return [self.merged(body, out_names, kind_filter)]
-
-    def anti_join_merge(
-        self,
-        files: Sequence[DataFileMeta],
-        parts: list[exp.Select],
-        names: list[str],
-        kind_filter: exp.Expression,
-    ) -> exp.Select | None:
-        """The pieces of `anti_join_pieces` as one query."""
-        chain = self.anti_join_pieces(files, parts, names, kind_filter)
-        if chain is None:
-            return None
-        pieces = list(chain)
-        merged: exp.Select | exp.Union = pieces[0]
-        for p in pieces[1:]:
-            merged = exp.union(merged, p, distinct=False, copy=False)
-        return merged if isinstance(merged, exp.Select) else exp.select(exp.Star()).from_(
-            merged.subquery(copy=False), copy=False
-        )
+        chain = None if keep else self.anti_join_pieces(files, parts, out_names, kind_filter)
+        if chain is not None:
+            return chain
+        return [self.merged(union_all(parts), out_names, kind_filter)]
 
     def anti_join_pieces(
         self,
@@ -393,7 +372,7 @@ class _SplitQuery:
         if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
             return None
         order = sorted(range(len(files)), key=lambda i: files[i].max_sequence_number)
-        for a, b in zip(order, order[1:]):
+        for a, b in itertools.pairwise(order):
             if files[b].min_sequence_number <= files[a].max_sequence_number:
                 return None
         first_row = engine is MergeEngine.FIRST_ROW
@@ -418,9 +397,7 @@ class _SplitQuery:
                 keys = [exp.select(*[col(k) for k in self.keys]).from_(e.subquery()) for e in earlier]
                 if adds_only:
                     keys = [k.where(kind_filter.copy(), copy=False) for k in keys]
-                union: exp.Select | exp.Union = keys[0]
-                for k in keys[1:]:
-                    union = exp.union(union, k, distinct=False, copy=False)
+                union = union_all(keys)
                 on = exp.and_(
                     *(
                         exp.NullSafeEQ(
@@ -441,7 +418,7 @@ class _SplitQuery:
         pinned = {
             p.path[0]
             for p in self.pre
-            if (isinstance(p, Compare) and p.op == "=" or isinstance(p, InList)) and len(p.path) == 1
+            if ((isinstance(p, Compare) and p.op == "=") or isinstance(p, InList)) and len(p.path) == 1
         }
         return bool(self.keys) and set(self.keys) <= pinned
 
@@ -490,11 +467,7 @@ class _SplitQuery:
 
     def build(self) -> exp.Select:
         names = self.needed()
-        sections = [self.section_query(s.files, s.merge, names) for s in self.split.sections]
-        union: exp.Select | exp.Union = sections[0]
-        for s in sections[1:]:
-            union = exp.union(union, s, distinct=False, copy=False)
-        body = union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
+        body = union_all([self.section_query(s.files, s.merge, names) for s in self.split.sections])
         final = self._final(body)
         if self.pk and self.request.key_order:
             final = final.order_by(*[col(k) for k in self.keys], copy=False)
@@ -686,7 +659,4 @@ def plan_query(
         types = {f.name: f.type for f in plan.schema.fields}
         empty = exp.select(*[exp.alias_(cast(exp.null(), types[n]), n, quoted=True) for n in names])
         return empty.where(exp.false())
-    union: exp.Select | exp.Union = parts[0]
-    for p in parts[1:]:
-        union = exp.union(union, p, distinct=False, copy=False)
-    return union if isinstance(union, exp.Select) else exp.select(exp.Star()).from_(union.subquery(copy=False), copy=False)
+    return union_all(parts)

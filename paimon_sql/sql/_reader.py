@@ -21,6 +21,7 @@ from sqlglot import exp
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.io import local_path
+from paimon_sql.io.arrays import arange
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
@@ -50,6 +51,19 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     if f.external_path:
         return local_path(f.external_path)
     return plan.table.fileio.join(split.bucket_path, f.file_name)
+
+
+def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
+    """`data_file_path`, checked to exist where that is cheap (local files): a missing file is an error
+    naming it and the snapshot that lists it, not a DuckDB I/O error."""
+    path = data_file_path(plan, split, f)
+    fileio = plan.table.fileio
+    if fileio.local and not fileio.exists(path):
+        raise DataFileNotFoundError(
+            f"data file not found: {path} (listed by snapshot "
+            f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
+        )
+    return path
 
 
 def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
@@ -114,13 +128,13 @@ class SplitReader:
     FIRST_BATCH_ROWS = 4096
 
     #: Deleted positions cached across queries (index files never change), bounded by their total length.
-    MASK_CACHE_ROWS = 64_000_000
+    CACHE_ROWS = 64_000_000
 
     def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
         """Use cursors of `engine` for split queries."""
         self.engine = engine
-        self._masks_cache: OrderedDict[tuple[object, ...], pa.Array | pa.Table] = OrderedDict()
-        self._masks_rows = 0
+        self._cache: OrderedDict[tuple[object, ...], pa.Array | pa.Table] = OrderedDict()
+        self._cache_rows = 0
 
     def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
         """Every split's rows, split after split."""
@@ -168,15 +182,8 @@ class SplitReader:
         out: dict[str, str] = {}
         blobs: dict[str, bytes] = {}
         for file_name, ref in split.deletion_vectors:
-            data = blobs.get(ref.index_path)
-            if data is None:
-                data = plan.table.fileio.read_bytes(ref.index_path)
-                blobs[ref.index_path] = data
-            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
             name = f"__paimon_dv_{next(_names)}"
-            positions = pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), type=pa.int64())
-            cursor.register(name, pa.table({"pos": positions}))
-
+            cursor.register(name, pa.table({"pos": self.positions(plan, ref, blobs)}))
             registered.append(name)
             out[file_name] = name
         return out
@@ -193,12 +200,7 @@ class SplitReader:
         fileio = plan.table.fileio
         sources: dict[str, FileSource] = {}
         for f in split.files:
-            path = data_file_path(plan, split, f)
-            if fileio.local and not fileio.exists(path):
-                raise DataFileNotFoundError(
-                    f"data file not found: {path} (listed by snapshot "
-                    f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
-                )
+            path = _listed_path(plan, split, f)
             columns = physical_columns(plan, f, request)
             with_pos = f.file_name in dv_tables
             if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
@@ -215,7 +217,7 @@ class SplitReader:
             else:
                 raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
             if with_pos:
-                table = table.append_column(POS, pa.array(range(table.num_rows), type=pa.int64()))
+                table = table.append_column(POS, arange(table.num_rows))
             name = f"__paimon_file_{next(_names)}"
             cursor.register(name, table)
             registered.append(name)
@@ -250,20 +252,14 @@ class SplitReader:
     def _inline(
         self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str], predicate: Predicate | None
     ) -> exp.Select:
-        fileio = plan.table.fileio
         dv_tables: dict[str, str] = {}
         sources: dict[str, FileSource] = {}
         paths: dict[str, str] = {}
         for split in plan.splits:
-            if any(section.merge for section in split.sections):  # plain files use the cached masks
+            if any(section.merge for section in split.sections):  # plain files: `_Deletions`
                 dv_tables.update(self._deletion_vectors(con, plan, split, registered))
             for f in split.files:
-                path = data_file_path(plan, split, f)
-                if not fileio.exists(path):
-                    raise DataFileNotFoundError(
-                        f"data file not found: {path} (listed by snapshot "
-                        f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
-                    )
+                path = _listed_path(plan, split, f)
                 paths[f.file_name] = path
                 names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
                 sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
@@ -271,17 +267,30 @@ class SplitReader:
         filters = (predicate,) if predicate is not None else ()
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
 
+    def positions(self, plan: ScanPlan, ref: DvRef, blobs: dict[str, bytes]) -> pa.Array:
+        """The deleted row positions of one deletion vector (int64, ascending), decoded once and cached;
+        `blobs` holds the index files read so far for this query."""
+
+        def decode() -> pa.Array:
+            data = blobs.get(ref.index_path)
+            if data is None:
+                data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
+            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
+            return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
+
+        return self._cached(("positions", ref.index_path, ref.meta.offset), decode)
+
     def _cached(self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]) -> pa.Array | pa.Table:
-        value = self._masks_cache.get(key)
+        value = self._cache.get(key)
         if value is None:
             value = make()
-            self._masks_cache[key] = value
-            self._masks_rows += len(value)
-            while self._masks_rows > self.MASK_CACHE_ROWS and len(self._masks_cache) > 1:
-                _, old = self._masks_cache.popitem(last=False)
-                self._masks_rows -= len(old)
+            self._cache[key] = value
+            self._cache_rows += len(value)
+            while self._cache_rows > self.CACHE_ROWS and len(self._cache) > 1:
+                _, old = self._cache.popitem(last=False)
+                self._cache_rows -= len(old)
         else:
-            self._masks_cache.move_to_end(key)
+            self._cache.move_to_end(key)
         return value
 
 
@@ -300,17 +309,7 @@ class _Deletions:
 
     def _deleted(self, f: DataFileMeta) -> pa.Array | None:
         ref = self.refs.get(f.file_name)
-        if ref is None:
-            return None
-
-        def decode() -> pa.Array:
-            data = self.blobs.get(ref.index_path)
-            if data is None:
-                data = self.blobs[ref.index_path] = self.plan.table.fileio.read_bytes(ref.index_path)
-            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
-            return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
-
-        return self.reader._cached(("positions", ref.index_path, ref.meta.offset), decode)
+        return None if ref is None else self.reader.positions(self.plan, ref, self.blobs)
 
     def _register(self, table: pa.Table) -> str:
         name = f"__paimon_deleted_{next(_names)}"

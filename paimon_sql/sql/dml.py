@@ -111,56 +111,40 @@ def write_rows(
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
     writer = TableWriter(session.con, table)
-    streamed = None
-    if writer.streams():
-        try:
-            streamed = writer.write_stream(typed.sql("duckdb"), kind)
-        except RepeatedKeys:
-            streamed = None  # a key written twice: the staged path numbers arrivals to pick the version
-        except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
-            writer.abort()
-            raise _diagnose(session, table, typed, err) from err
-        except BaseException:
-            writer.abort()
-            raise
-    if streamed is not None:
-        messages, rows = streamed
-        try:
-            if overwrite is not None:
-                overwrite = overwrite(messages)
-            written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
-        except BaseException:
-            writer.abort()
-            raise
-    else:
-        rows, messages, written = _write_staged(session, table, writer, typed, kind, overwrite)
-    session.invalidate(table)
-    if written is not None:  # the write is committed: a failure from here on never undoes it
-        compact_after_write(session, table, messages, written)
-    return int(rows)
-
-
-def _write_staged(
-    session: Session, table: Table, writer: TableWriter, typed: exp.Select, kind: int, overwrite: Any
-) -> tuple[int, list[CommitMessage], Any]:
-    """Primary-key tables: stage the rows (keys checked, versions numbered, buckets assigned), then write."""
     try:
-        staged = writer.stage(typed.sql("duckdb"), kind)
-    except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException) as err:
-        raise _diagnose(session, table, typed, err) from err
-    try:
-        count_rows = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb")))
-        (rows,) = session.con.sql(count_rows.sql("duckdb")).fetchall()[0]
-        messages = writer.write(staged)
+        messages, rows = _write_files(writer, typed.sql("duckdb"), kind)
         if overwrite is not None:
             overwrite = overwrite(messages)
         written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+    except _BAD_VALUE as err:
+        writer.abort()
+        raise _diagnose(session, table, typed, err) from err
     except BaseException:
         writer.abort()
         raise
+    session.invalidate(table)
+    if written is not None:  # the write is committed: a failure from here on never undoes it
+        compact_after_write(session, table, messages, written)
+    return rows
+
+
+#: DuckDB's errors for a value that does not fit its column (`_diagnose` names the column).
+_BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException)
+
+
+def _write_files(writer: TableWriter, source: str, kind: int) -> tuple[list[CommitMessage], int]:
+    """The data files of the rows of `source`: streamed straight from the query where the table allows
+    it, else (and when a key occurs twice in the statement) staged once first."""
+    if writer.streams():
+        try:
+            return writer.write_stream(source, kind)
+        except RepeatedKeys:
+            pass  # the staged path numbers arrivals to pick the surviving version
+    staged = writer.stage(source, kind)
+    try:
+        return writer.write(staged)
     finally:
         writer.drop(staged)
-    return int(rows), messages, written
 
 
 def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relation:

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
+from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
 from paimon_sql.types import DataField, DataType
 from paimon_sql.write.stats import key_stats, value_stats
@@ -187,7 +188,7 @@ def _system_columns(table: pa.Table, first_sequence_number: int | None) -> dict[
         if first_sequence_number is None:
             raise ValueError("no _SEQUENCE_NUMBER column: pass first_sequence_number")
         start = first_sequence_number
-        out[SEQUENCE_NUMBER] = pa.array(range(start, start + table.num_rows), pa.int64())
+        out[SEQUENCE_NUMBER] = arange(table.num_rows, start)
     if VALUE_KIND not in table.column_names:
         out[VALUE_KIND] = pa.array([0] * table.num_rows, pa.int8())
     return out
@@ -287,7 +288,7 @@ def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
     children, so the fields of one row land on another (found by the Spark interop matrix)."""
     if not pa.types.is_nested(column.type) or all(chunk.offset == 0 for chunk in column.chunks):
         return column
-    chunks = [c.take(pa.array(range(len(c)), pa.int64())) if c.offset else c for c in column.chunks]
+    chunks = [c.take(arange(len(c))) if c.offset else c for c in column.chunks]
     return pa.chunked_array(chunks, type=column.type)
 
 

@@ -24,8 +24,6 @@ this module picks them round-robin (any choice is valid for readers, the HASH fi
 
 from __future__ import annotations
 
-import array
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -35,6 +33,8 @@ import pyarrow.compute as pc
 import sqlglot
 
 from paimon_sql.errors import OptionError
+from paimon_sql.format.hash_index import hashes_from_arrow, hashes_to_arrow
+from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
     import duckdb
@@ -197,7 +197,7 @@ def _known_table(existing: Mapping[int, bytes]) -> tuple[pa.Table, dict[int, int
     """(hash, bucket, ord) of the existing HASH files, and each bucket's hash count."""
     hashes, buckets, counts = [], [], {}
     for bucket, data in existing.items():
-        values = _from_big_endian(data)  # decode_hashes, vectorised
+        values = hashes_to_arrow(data)
         hashes.append(values)
         buckets.append(pa.repeat(pa.scalar(bucket, pa.int32()), len(values)))
         if len(values):  # Java counts a bucket while reading its hashes: an empty file adds none
@@ -224,7 +224,7 @@ def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, byte
     buckets = fresh.column("bucket").combine_chunks()
     order = pc.sort_indices(buckets)
     # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
-    data = _to_big_endian(fresh.column("hash").combine_chunks().take(order))
+    data = hashes_from_arrow(fresh.column("hash").combine_chunks().take(order))
     runs = pc.run_end_encode(buckets.take(order))
     files: dict[int, bytes] = {}
     start = 0
@@ -232,39 +232,6 @@ def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, byte
         files[int(bucket)] = existing.get(int(bucket), b"") + data[4 * start : 4 * end]
         start = end
     return files
-
-
-def arange(n: int) -> pa.Array:
-    """0, 1, ..., n - 1 as int64, computed by Arrow (no Python list).
-
-    >>> arange(3).to_pylist()
-    [0, 1, 2]
-    """
-    if n == 0:
-        return pa.array([], pa.int64())
-    return pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), 1)
-
-
-def _to_big_endian(values: pa.ChunkedArray | pa.Array) -> bytes:
-    """The int32 `values` (no nulls) as big-endian bytes."""
-    words = array.array("i")
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    for chunk in chunks:
-        chunk = chunk.cast(pa.int32())
-        buffer = chunk.buffers()[1]
-        words.frombytes(buffer.to_pybytes()[4 * chunk.offset : 4 * (chunk.offset + len(chunk))])
-    if sys.byteorder == "little":
-        words.byteswap()
-    return words.tobytes()
-
-
-def _from_big_endian(data: bytes) -> pa.Array:
-    """Big-endian int32s as an Arrow int32 array."""
-    words = array.array("i")
-    words.frombytes(data)
-    if sys.byteorder == "little":
-        words.byteswap()
-    return pa.Array.from_buffers(pa.int32(), len(words), [None, pa.py_buffer(words.tobytes())])
 
 
 def assign_buckets(

@@ -39,10 +39,11 @@ from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
+from paimon_sql.io.arrays import arange
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.compact import target_file_size
 from paimon_sql.write.data_file import data_file_name, write_data_file
-from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, arange, assign_buckets
+from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
@@ -138,7 +139,10 @@ class TableWriter:
 
     def stage(self, source: str, kind: int = 0) -> str:
         """Materialise the input (`source`: a query over the table's columns, in any order) with the write
-        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here."""
+        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here.
+        Primary-key tables only (append tables always stream: `write_stream`)."""
+        if not self.pk:
+            raise ValueError(f"append table {self.table.name} is written by write_stream()")
         self._bound_memory()
         try:
             return self._stage(source, kind)
@@ -158,6 +162,18 @@ class TableWriter:
         self._limit = limit
         self.con.execute("SET memory_limit = " + exp.Literal.string(f"{int(limit)}B").sql("duckdb"))
 
+    def _ceiling(self) -> int:
+        """The connection's own memory limit (0 when no cap is set): the cap never goes above it."""
+        return memory_size(self._saved_limit) if self._saved_limit is not None else 0
+
+    def _double_limit(self) -> bool:
+        """Double the cap, up to the ceiling; False when it is already there."""
+        ceiling = self._ceiling()
+        if self._limit >= ceiling:
+            return False
+        self._set_limit(min(self._limit * 2, ceiling))
+        return True
+
     def _heavy(self, run: Callable[[], _T]) -> _T:
         """Run a statement over all staged rows under the cap. DuckDB's sort keeps a little memory per row
         pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above the
@@ -166,10 +182,8 @@ class TableWriter:
             try:
                 return run()
             except duckdb.OutOfMemoryException:
-                ceiling = memory_size(self._saved_limit or "0")
-                if self._saved_limit is None or self._limit >= ceiling:
+                if not self._double_limit():
                     raise
-                self._set_limit(min(self._limit * 2, ceiling))
 
     def _restore_memory(self) -> None:
         if self._saved_limit is not None:
@@ -204,10 +218,7 @@ class TableWriter:
         ).from_(ordered.subquery(copy=False), copy=False)
         self._create(name, staged)
         self._check_keys(name)
-        if self.pk:
-            name = self._generations(name)
-        else:
-            self._single_generation(name)
+        name = self._generations(name)
         if self.dynamic:
             self._assign_dynamic(name)
         return name
@@ -273,9 +284,8 @@ class TableWriter:
         self.con.register(self._assignment, table_)
         # Like Java's assigner, which keeps every key hash of a partition in memory beside its write buffer,
         # the join's hash table (about 48 bytes a hash) comes on top of write-buffer-size.
-        ceiling = memory_size(self._saved_limit or "0")
-        if self._saved_limit is not None and ceiling:
-            self._set_limit(min(self._limit + 48 * table_.num_rows, ceiling))
+        if self._ceiling():
+            self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
     def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
         latest = self.table.latest_snapshot()
@@ -297,21 +307,23 @@ class TableWriter:
         meta = IndexFileMeta(index_type="HASH", file_name=name, file_size=len(blob), row_count=len(blob) // 4)
         self.index_files[(partition, bucket)] = meta
 
+    def _not_null_keys(self) -> list[str]:
+        return [k for k in self.schema.primary_keys if not self.schema.field(k).type.nullable]
+
+    def _null_key(self, column: str) -> SchemaError:
+        return SchemaError(
+            f"row(s) have NULL in primary-key column {column!r} of table {self.table.name}; "
+            "primary keys cannot be NULL"
+        )
+
     def _check_keys(self, staged: str) -> None:
-        if not self.pk:
-            return
-        for column in (*self.schema.primary_keys,):
-            if self.schema.field(column).type.nullable:
-                continue
+        for column in self._not_null_keys():
             query = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))).where(
                 exp.Is(this=_q(column), expression=exp.null())
             )
             (nulls,) = self.con.sql(query.sql("duckdb")).fetchall()[0]
             if nulls:
-                raise SchemaError(
-                    f"{nulls} row(s) have NULL in primary-key column {column!r} of table {self.table.name}; "
-                    "primary keys cannot be NULL"
-                )
+                raise self._null_key(column)
 
     # --- files ------------------------------------------------------------------------------------
 
@@ -329,8 +341,7 @@ class TableWriter:
         return out
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
-        """All staged rows in one stream sorted by (partition, bucket, generation, key) — append tables keep
-        arrival order within a group — with the group columns. PK rows carry ``base - 1 + input position`` as
+        """All staged rows in one stream sorted by (partition, bucket, generation, key), with the group columns. PK rows carry ``base - 1 + input position`` as
         their sequence number (rising in arrival order in every bucket; gaps are fine for readers, §7).
         Dynamic-bucket rows take their bucket from the assignment table (joined on hash and partition)."""
         table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"), alias="s")
@@ -352,7 +363,7 @@ class TableWriter:
                 exp.EQ(this=_qs(PART), expression=exp.column(PART, table="a", quoted=True)),
             )
             select = select.join(exp.to_table(self._assignment, alias="a"), on=on, join_type="inner")
-        order = [_qs(PART), bucket.copy(), _qs(GEN), *([_qs(k) for k in self.keys] if self.pk else [_qs(ORD)])]
+        order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
@@ -371,59 +382,72 @@ class TableWriter:
         self.written.append(path)
         return write_data_file(self.table.fileio, path, rows, schema=self.schema, first_sequence_number=start)
 
-    def write(self, staged: str) -> list[CommitMessage]:
-        """Write the staged rows; one message per (partition, bucket).
+    def write(self, staged: str) -> tuple[list[CommitMessage], int]:
+        """Write the staged rows: one commit message per (partition, bucket), and the number of rows.
 
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted stream is
-        cut into files of at most ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes, encoded on two
-        threads (pyarrow releases the GIL) with at most two files in flight, so the Python side holds a
-        bounded number of rows whatever the input size.
+        cut into files by `_write_pieces`, so the Python side holds a bounded number of rows whatever the
+        input size.
         """
-        part_types = [self.schema.field(p).type for p in self.parts]
-        starts = self._next_sequence()
-        # PK files: one base above every touched bucket's counter, so numbers rise per bucket (§7).
-        base = max(starts.values(), default=0)
-        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-        budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
+        base = max(self._next_sequence().values(), default=0)  # above every bucket's counter (§7)
         count = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb")))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
         reader = self._sorted(staged, base)
-        streamed = 0
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            for (_, bucket, _), rows in _cut_groups(reader, reader.schema, [PART, BUCKET, GEN], budget):
-                part = tuple(rows.column(p)[0].as_py() for p in self.parts)
-                part_bytes = encode_row(part, part_types)
-                if self.pk:
-                    start = base
-                else:
-                    start = starts.get((part_bytes, bucket), 0)
-                    starts[(part_bytes, bucket)] = start + rows.num_rows
-                streamed += rows.num_rows
-                rows = rows.drop_columns([PART, BUCKET, GEN])
-                pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
-                del rows
-                while len(pending) > 2:
-                    key, future = pending.popleft()
-                    files.setdefault(key, []).append(future.result())
-            for key, future in pending:
-                files.setdefault(key, []).append(future.result())
-        if streamed != expected:
+        pieces = (
+            (tuple(rows.column(p)[0].as_py() for p in self.parts), bucket, rows.drop_columns([PART, BUCKET, GEN]))
+            for (_, bucket, _), rows in _cut_groups(reader, reader.schema, [PART, BUCKET, GEN], self._budget())
+        )
+        files, written = self._write_pieces(pieces, base, {})
+        if written != expected:
             raise PaimonSqlError(
-                f"internal error writing {self.table.name}: {expected} rows staged but {streamed} written "
+                f"internal error writing {self.table.name}: {expected} rows staged but {written} written "
                 "(a row without a bucket); nothing was committed"
             )
-        total = self.schema.bucket
-        keys = set(files) | set(self.index_files)
+        return self._messages(files), written
+
+    def _budget(self) -> int:
+        """The most Arrow bytes of rows encoded into one file at once."""
+        return min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
+
+    def _write_pieces(
+        self,
+        pieces: Iterable[tuple[tuple[Any, ...], int, pa.Table]],
+        base: int,
+        starts: dict[tuple[bytes, int], int],
+    ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
+        """Encode (partition values, bucket, rows) pieces into files on two threads (pyarrow releases the
+        GIL), at most two in flight besides the one being cut. Primary-key rows carry their sequence
+        numbers (`base` is only a floor); an append file numbers its rows on from its bucket's counter in
+        `starts`. Returns the files per (partition, bucket) and the number of rows."""
+        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+        total = 0
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
+            for part, bucket, rows in pieces:
+                key = (encode_row(part, self._part_types), bucket)
+                start = base if self.pk else starts.get(key, 0)
+                starts[key] = start + rows.num_rows
+                total += rows.num_rows
+                pending.append((key, pool.submit(self._write_chunk, rows, part, bucket, start)))
+                del rows
+                while len(pending) > 2:
+                    done, future = pending.popleft()
+                    files.setdefault(done, []).append(future.result())
+            for done, future in pending:
+                files.setdefault(done, []).append(future.result())
+        return files, total
+
+    def _messages(self, files: dict[tuple[bytes, int], list[DataFileMeta]]) -> list[CommitMessage]:
+        """One commit message per (partition, bucket) with new files or a new HASH index file."""
         return [
             CommitMessage(
                 partition=p,
                 bucket=b,
-                total_buckets=total,
+                total_buckets=self.schema.bucket,
                 new_files=tuple(files.get((p, b), ())),
                 new_index_files=(self.index_files[(p, b)],) if (p, b) in self.index_files else (),
             )
-            for (p, b) in sorted(keys)
+            for (p, b) in sorted(set(files) | set(self.index_files))
         ]
 
     # --- append tables: straight from the query ---------------------------------------------------
@@ -457,18 +481,12 @@ class TableWriter:
                 try:
                     return self._stream(source, kind)
                 except RepeatedKeys:
-                    for path in self.written[mark:]:
-                        self.table.fileio.delete(path)
-                    del self.written[mark:]
+                    self._delete_since(mark)
                     raise
                 except duckdb.OutOfMemoryException:
-                    ceiling = memory_size(self._saved_limit or "0")
-                    if self._limit >= ceiling:
+                    if not self._double_limit():
                         raise
-                    for path in self.written[mark:]:
-                        self.table.fileio.delete(path)
-                    del self.written[mark:]
-                    self._set_limit(min(self._limit * 2, ceiling))
+                    self._delete_since(mark)
         finally:
             self._restore_memory()
 
@@ -507,50 +525,25 @@ class TableWriter:
     def _write_batches(
         self, reader: pa.RecordBatchReader, base: int, starts: dict[tuple[bytes, int], int]
     ) -> tuple[list[CommitMessage], int]:
-        part_types = [self.schema.field(p).type for p in self.parts]
         batches: Iterator[pa.RecordBatch] = iter(reader)
+        schema = reader.schema
         if self.pk:
-            not_null = [k for k in self.schema.primary_keys if not self.schema.field(k).type.nullable]
-            batches = _numbered(_unique_keys(self._non_null_keys(batches, not_null), [*self.parts, *self.keys]), base)
-        budget = min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
-        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
-        total = 0
-        group_cols = [*self.parts, BUCKET]
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            schema = reader.schema.append(pa.field(SEQ, pa.int64())) if self.pk else reader.schema
-            for group, rows in _cut_groups(batches, schema, group_cols, budget):
-                part, bucket = group[:-1], int(group[-1])
-                part_bytes = encode_row(part, part_types)
-                if self.pk:
-                    start = base
-                else:
-                    start = starts.get((part_bytes, bucket), 0)
-                    starts[(part_bytes, bucket)] = start + rows.num_rows
-                total += rows.num_rows
-                rows = rows.drop_columns([BUCKET])
-                pending.append(((part_bytes, bucket), pool.submit(self._write_chunk, rows, part, bucket, start)))
-                del rows
-                while len(pending) > 2:
-                    key, future = pending.popleft()
-                    files.setdefault(key, []).append(future.result())
-            for key, future in pending:
-                files.setdefault(key, []).append(future.result())
-        messages = [
-            CommitMessage(partition=p, bucket=b, total_buckets=self.schema.bucket, new_files=tuple(fs))
-            for (p, b), fs in sorted(files.items())
-        ]
-        return messages, total
+            keys = [*self.parts, *self.keys]
+            batches = _numbered(_unique_keys(self._non_null_keys(batches), keys), base)
+            schema = schema.append(pa.field(SEQ, pa.int64()))
+        pieces = (
+            (group[:-1], int(group[-1]), rows.drop_columns([BUCKET]))
+            for group, rows in _cut_groups(batches, schema, [*self.parts, BUCKET], self._budget())
+        )
+        files, total = self._write_pieces(pieces, base, starts)
+        return self._messages(files), total
 
-    def _non_null_keys(self, batches: Iterator[pa.RecordBatch], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+    def _non_null_keys(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        columns = self._not_null_keys()
         for batch in batches:
             for column in columns:
-                nulls = batch.column(column).null_count
-                if nulls:
-                    raise SchemaError(
-                        f"row(s) have NULL in primary-key column {column!r} of table {self.table.name}; "
-                        "primary keys cannot be NULL"
-                    )
+                if batch.column(column).null_count:
+                    raise self._null_key(column)
             yield batch
 
     def _target_size(self) -> int:
@@ -558,9 +551,13 @@ class TableWriter:
 
     def abort(self) -> None:
         """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
-        for path in self.written:
+        self._delete_since(0)
+
+    def _delete_since(self, mark: int) -> None:
+        """Delete the files written after the first `mark` ones (a failed attempt's)."""
+        for path in self.written[mark:]:
             self.table.fileio.delete(path)
-        self.written.clear()
+        del self.written[mark:]
 
     def drop(self, staged: str) -> None:
         """Drop a staging table and give DuckDB back its memory limit."""
@@ -580,6 +577,14 @@ def _changes(column: pa.Array) -> pa.Array:
     if pa.types.is_floating(column.type):
         differ = pc.and_(differ, pc.invert(pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False)))
     return pc.or_(differ, pc.xor(pc.is_null(a), pc.is_null(b)))
+
+
+def _row_changes(batch: pa.RecordBatch, columns: Sequence[str]) -> pa.Array:
+    """Where row i+1 of `batch` differs from row i in any of `columns` (a batch of two rows or more)."""
+    change = _changes(batch.column(columns[0]))
+    for name in columns[1:]:
+        change = pc.or_(change, _changes(batch.column(name)))
+    return change
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
@@ -603,14 +608,8 @@ def _unique_keys(batches: Iterable[pa.RecordBatch], columns: Sequence[str]) -> I
             continue
         if _same(tuple(batch.column(c)[0].as_py() for c in columns), last):
             raise RepeatedKeys
-        if n > 1:
-            change = None
-            for name in columns:
-                c = _changes(batch.column(name))
-                change = c if change is None else pc.or_(change, c)
-            assert change is not None
-            if not pc.all(change).as_py():
-                raise RepeatedKeys
+        if n > 1 and not pc.all(_row_changes(batch, columns)).as_py():
+            raise RepeatedKeys
         last = tuple(batch.column(c)[n - 1].as_py() for c in columns)
         yield batch
 
@@ -621,7 +620,7 @@ def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.Recor
     start = base
     for batch in batches:
         n = batch.num_rows
-        numbers = pc.add(arange(n), start) if n else pa.array([], pa.int64())
+        numbers = arange(n, start)
         start += n
         yield batch.append_column(SEQ, numbers)
 
@@ -660,12 +659,7 @@ def _cut_groups(
             continue
         cuts = [0]
         if batch.num_rows > 1 and columns:
-            change = None
-            for name in columns:
-                c = _changes(batch.column(name))
-                change = c if change is None else pc.or_(change, c)
-            assert change is not None
-            cuts += [i + 1 for i in pc.indices_nonzero(change).to_pylist()]
+            cuts += [i + 1 for i in pc.indices_nonzero(_row_changes(batch, columns)).to_pylist()]
         cuts.append(batch.num_rows)
         for lo, hi in itertools.pairwise(cuts):
             piece = batch.slice(lo, hi - lo)
@@ -679,8 +673,3 @@ def _cut_groups(
                 rows = sum(b.num_rows for b in held)
                 yield current, take(max(1, budget * rows // held_bytes))
     yield from finish()
-
-
-def column_names(schema: TableSchema) -> Sequence[str]:
-    """The table's columns in order."""
-    return schema.field_names

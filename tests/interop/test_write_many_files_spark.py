@@ -9,16 +9,10 @@ oracle and with paimon-sql's own read; the file counts prove the cutting happene
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
 import paimon_sql
-from tests.benchmarks._spark import paimon_spark_jar
-from tests.second_opinion._venv import venv_python
+from tests.interop.harness import spark_columns, spark_rows, spark_session
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -96,15 +90,7 @@ def written(tmp_path_factory):
     for name, (options, pk, engine) in TABLES.items():
         session.sql(_ddl(name, options, pk))
         expected[name] = _write(session, name, pk, engine)
-    out = warehouse.parent / "spark.json"
-    python = venv_python("spark")
-    script = Path(__file__).with_name("_spark_reader.py")
-    env = {**os.environ, "PYSPARK_PYTHON": str(python)}
-    tables = [f"db.{n}" for n in TABLES]
-    args = [str(python), str(script), str(paimon_spark_jar()), str(warehouse), str(out), *tables]
-    proc = subprocess.run(args, capture_output=True, text=True, env=env, check=False, timeout=900)
-    assert proc.returncode == 0, f"Spark failed to read our tables:\n{proc.stderr[-6000:]}"
-    return session, expected, json.loads(out.read_text())
+    return session, expected, spark_session(warehouse)
 
 
 @pytest.mark.parametrize("name", list(TABLES))
@@ -115,7 +101,7 @@ def test_spark_reads_many_file_writes(written, name):
     ).fetchall()
     if TABLES[name][2] != "first-row":  # its writes are compacted at once, into files of the target size
         assert files[0][2] >= 3, f"the writes must be cut into several files per bucket: {files}"
-    assert spark[f"db.{name}"]["columns"] == ["id", "dt", "v", "n"]
-    theirs = sorted(tuple(r) for r in spark[f"db.{name}"]["rows"])
+    assert spark_columns(spark, f"db.{name}") == ["id", "dt", "v", "n"]
+    theirs = sorted((r["id"], r["dt"], r["v"], r["n"]) for r in spark_rows(spark, f"db.{name}"))
     assert theirs == expected[name]
     assert sorted(session.sql(f"SELECT * FROM db.{name}").fetchall()) == expected[name]
