@@ -1,6 +1,8 @@
-"""Where the Java-written fixture tables are: ``$PAIMON_SQL_FIXTURES``, else ``shared/fixtures`` beside the repo.
+"""Where the Java-written fixture tables are: ``tests/data/fixtures`` in this repository.
 
-CI clones the repository with ``shared/`` beside it; developers work in ``/work/main`` beside ``/work/shared``.
+They are vendored (5 MB, Apache-2.0; provenance in ``tests/data/fixtures/README.md``) so that
+a plain ``git clone`` runs every test with nothing beside it. ``$PAIMON_SQL_FIXTURES`` points
+the tests at another copy.
 """
 
 from __future__ import annotations
@@ -9,20 +11,15 @@ import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+VENDORED = REPO / "tests" / "data" / "fixtures"
 
 
 def _locate() -> Path:
-    explicit = os.environ.get("PAIMON_SQL_FIXTURES") or os.environ.get("PAIMON_FIXTURES")
-    if explicit:
-        return Path(explicit)
-    for base in (REPO.parent, *REPO.parents, Path("/work")):
-        candidate = base / "shared" / "fixtures"
-        if candidate.is_dir():
-            return candidate
-    raise RuntimeError(
-        "the Java-written fixtures (shared/fixtures) are not beside the repository; "
-        "set PAIMON_SQL_FIXTURES to their folder"
-    )
+    explicit = os.environ.get("PAIMON_SQL_FIXTURES")
+    location = Path(explicit) if explicit else VENDORED
+    if not location.is_dir():
+        raise RuntimeError(f"the Java-written fixtures are missing: {location} is not a folder")
+    return location
 
 
 FIXTURES = _locate()

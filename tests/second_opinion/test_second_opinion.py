@@ -1,6 +1,6 @@
 """The second-opinion helpers work: they read Java-written fixtures the way Java did.
 
-Known limitations of the readers themselves (see /work/shared/fixtures/README.md): pypaimon 2.1.0
+Known limitations of the readers themselves (see tests/data/fixtures/README.md): pypaimon 2.1.0
 cannot read Paimon 0.9 manifests (KeyError ``_VALUE_STATS_COLS``), so it is checked on the
 paimon-cpp fixtures (written by Java 1.x) instead.
 """

@@ -22,8 +22,8 @@ from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.bucket import bucket_of, hash_row_bytes, row_hash
 from paimon_sql.types import DataType, duckdb_type, parse_type
 from paimon_sql.write.bucket import bucket_expression, hash_expression
+from tests.fixtures import FIXTURES
 
-FIXTURES = Path("/work/shared/fixtures")
 UTC = datetime.timezone.utc
 
 
