@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench venv clean
+.PHONY: demo test test-fast bench venv clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,3 +32,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-* warehouse
+
+# The tests' and benchmarks' one cache (Spark/Paimon jars, second-opinion virtualenvs, benchmark tables).
+CACHE ?= $(or $(PAIMON_SQL_CACHE),$(HOME)/.cache/paimon-sql)
+clean-cache:
+	rm -rf "$(CACHE)"
