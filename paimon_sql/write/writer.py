@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
@@ -371,11 +372,13 @@ class TableWriter:
         if self.parts:
             pieces.append(partition_path(zip(self.parts, part, strict=True), self.options.partition_default_name))
         pieces.append(f"bucket-{bucket}")
-        return self.table.sub(*pieces)
+        path = self.table.sub(*pieces)
+        # never write through a symbolic link leading out of the table folder
+        return names.inside(path, [self.table.path], local=self.table.fileio.local, what="bucket folder")
 
     def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
         fmt = self.options.file_format
-        prefix = self.options.get("data-file.prefix", "data-") or "data-"
+        prefix = names.file_prefix(self.options.options, "data-file.prefix", "data-")
         path = self.table.fileio.join(
             self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
         )
