@@ -83,6 +83,6 @@ class InvalidNameError(PaimonSqlError, ValueError):
     """A database, table, branch or tag name that is not an identifier (a path, empty, too long ...)."""
 
 
-class PathEscapeError(PaimonSqlError, ValueError):
+class PathEscapeError(PaimonSqlError):
     """A path from an option or metadata would leave the table folder (or a configured external root),
-    or leads out of the warehouse through a symbolic link."""
+    or leads out of the warehouse through a symbolic link: refused, never followed."""

@@ -116,14 +116,18 @@ class Catalog:
         except PathEscapeError:
             return False
 
-    def _contained(self, path: str, what: str) -> bool:
-        """Whether a listed folder stays inside the warehouse; a warning names one that does not."""
-        if not (self.fileio.local and os.path.islink(path)):
+    def _contained(self, path: str, what: str, *, table: bool = False) -> bool:
+        """Whether a listed folder (with a `table`'s metadata folders) stays inside the warehouse
+        without following a link out; a warning names one that does not, and it is not listed."""
+        if not self.fileio.local:
             return True
         try:
-            self.inside(path, what)
+            if os.path.islink(path):
+                self.inside(path, what)
+            if table:
+                self._check_links(path, what)
         except PathEscapeError as err:
-            _LOG.warning("skipping %s", err)
+            _LOG.warning("skipping %s: %s", what, err)
             return False
         return True
 
@@ -158,7 +162,7 @@ class Catalog:
             for n in self.fileio.list_names(path)
             if names.is_valid_name("table", n)
             and self.fileio.is_dir(self.fileio.join(path, n, "schema"))
-            and self._contained(self.fileio.join(path, n), f"table {database}.{n}")
+            and self._contained(self.fileio.join(path, n), f"table {database}.{n}", table=True)
         ]
 
     def table_path(self, identifier: Identifier) -> str:
@@ -178,17 +182,17 @@ class Catalog:
                 f"table {ident} not found (no schema files under {path})"
                 + _hint(ident.table, self.tables(ident.database))
             )
-        self._check_links(path, ident)
+        self._check_links(path, f"table {ident}")
         return Table(self.fileio, path, str(ident))
 
-    def _check_links(self, path: str, ident: Identifier) -> None:
+    def _check_links(self, path: str, what: str) -> None:
         """`PathEscapeError` if a metadata folder of the table is a symbolic link leading out of it."""
         if not self.fileio.local:
             return
         for sub in _TABLE_FOLDERS:
             folder = os.path.join(path, sub)
             if os.path.islink(folder):
-                names.inside(folder, [path], local=True, what=f"folder {sub}/ of table {ident}")
+                names.inside(folder, [path], local=True, what=f"folder {sub}/ of {what}")
 
     # --- changes ----------------------------------------------------------------------------------
 

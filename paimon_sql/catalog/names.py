@@ -239,7 +239,8 @@ def path_directory(options: Mapping[str, str]) -> str | None:
 
 def check_path_options(options: Mapping[str, str]) -> None:
     """`OptionError` if a path option (`PREFIX_OPTIONS`, `DIRECTORY_OPTIONS`, external paths) would
-    leave the table folder; called when a schema is created or altered.
+    leave the table folder, `InvalidNameError` for a ``scan.fallback-branch`` that is not a branch
+    name; called when a schema is created or altered.
 
     >>> check_path_options({"data-file.prefix": "x-", "data-file.path-directory": "d/e"})
     >>> try:
@@ -252,6 +253,12 @@ def check_path_options(options: Mapping[str, str]) -> None:
         file_prefix(options, key, "data-")
     path_directory(options)
     external_roots(options)
+    fallback = options.get("scan.fallback-branch")
+    if fallback:
+        try:
+            validate_name("branch", fallback)
+        except InvalidNameError as err:
+            raise InvalidNameError(f"table option 'scan.fallback-branch': {err}") from err
 
 
 def _normal(path: str) -> str:

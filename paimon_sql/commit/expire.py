@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import fold
-from paimon_sql.errors import PaimonSqlError
+from paimon_sql.errors import PaimonSqlError, PathEscapeError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.format.option_registry import parse_duration
@@ -124,6 +124,8 @@ def manifest_list(table: Table, name: str | None, *, strict: bool = True) -> lis
         return []
     try:
         return table.manifest_list(name)
+    except PathEscapeError:
+        raise  # a name that leaves the table is never "deleted by a crashed run"
     except (PaimonSqlError, OSError) as err:
         if strict:
             raise
@@ -137,6 +139,8 @@ def list_entries(table: Table, name: str | None, *, strict: bool = True) -> list
     for meta in manifest_list(table, name, strict=strict):
         try:
             out.extend(table.manifest(meta.file_name))
+        except PathEscapeError:
+            raise
         except (PaimonSqlError, OSError) as err:
             if strict:
                 raise
@@ -160,10 +164,12 @@ def index_manifest(table: Table, name: str | None, *, strict: bool = True) -> li
     """The entries of an index manifest (empty when it has none or, non-strict, it is gone)."""
     if name is None:
         return []
-    if not strict and not table.fileio.exists(table.sub("manifest", name)):
+    if not strict and not table.fileio.exists(table.manifest_path(name)):
         return []
     try:
         return table.index_manifest(name)
+    except PathEscapeError:
+        raise
     except (PaimonSqlError, OSError) as err:
         if strict:
             raise
