@@ -80,9 +80,9 @@ class MissingDependencyError(PaimonSqlError, ImportError):
 
 
 class InvalidNameError(PaimonSqlError, ValueError):
-    """A database, table, branch or tag name that is not an identifier (a path, empty, too long ...)."""
+    """A database, table, branch or tag name that is not an identifier (a path, empty, too long)."""
 
 
 class PathEscapeError(PaimonSqlError):
-    """A path from an option or metadata would leave the table folder (or a configured external root),
-    or leads out of the warehouse through a symbolic link: refused, never followed."""
+    """A path from an option or metadata would leave the table folder (or a configured external
+    root), or leads out of the warehouse through a symbolic link: refused, never followed."""

@@ -34,7 +34,9 @@ from paimon_sql.io import FileIO, file_io
 
 DB_SUFFIX = ".db"
 _LOG = logging.getLogger(__name__)
-_TABLE_FOLDERS = ("schema", "snapshot", "manifest", "index", "tag", "branch", "statistics", "changelog")
+_TABLE_FOLDERS = (
+    "schema", "snapshot", "manifest", "index", "tag", "branch", "statistics", "changelog",
+)  # fmt: skip
 _SCHEMA_FILE = re.compile(r"^schema-\d+$")
 
 
@@ -53,14 +55,15 @@ class Identifier:
     def parse(cls, text: str, default_database: str = "default") -> Identifier:
         """``db.t`` or ``t`` (in `default_database`); `InvalidNameError` for anything else."""
         if not isinstance(text, str):
-            raise InvalidNameError(f"a table name is text 'db.table', got {type(text).__name__} {text!r}")
+            raise InvalidNameError(f"a table name is text 'db.table', got {text!r}")
         parts = [p.strip().strip('"`') for p in text.split(".")]
         if len(parts) == 1:
             return cls(default_database, parts[0])
         if len(parts) == 2:
             return cls(parts[0], parts[1])
         raise InvalidNameError(
-            f"a table name is 'db.table' or 'table', got {text!r}; names contain no '.', '/' or '..'"
+            f"a table name is 'db.table' or 'table', got {text!r}; "
+            "names contain no '.', '/' or '..'"
         )
 
     def __str__(self) -> str:
@@ -93,7 +96,7 @@ class Catalog:
             )
 
     def inside(self, path: str, what: str) -> str:
-        """`path`, checked to stay inside the warehouse (on local disk: also through symbolic links)."""
+        """`path`, checked to stay inside the warehouse (on local disk: through links too)."""
         return names.inside(path, [self.warehouse], local=self.fileio.local, what=what)
 
     def database_path(self, database: str) -> str:
@@ -186,7 +189,7 @@ class Catalog:
         return Table(self.fileio, path, str(ident))
 
     def _check_links(self, path: str, what: str) -> None:
-        """`PathEscapeError` if a metadata folder of the table is a symbolic link leading out of it."""
+        """`PathEscapeError` if a metadata folder of the table is a link leading out of it."""
         if not self.fileio.local:
             return
         for sub in _TABLE_FOLDERS:
@@ -209,7 +212,7 @@ class Catalog:
     def drop_database(self, database: str, *, ignore_if_missing: bool = False, cascade: bool = False) -> None:
         """Drop a database; it must be empty (no file at all) unless `cascade`.
 
-        Only ``<database>.db`` directly inside the warehouse is deleted, never through a symbolic link.
+        Only ``<database>.db`` directly inside the warehouse is deleted, never through a link.
         """
         path = self.database_path(database)
         try:
@@ -220,14 +223,15 @@ class Catalog:
             raise
         content = self.fileio.list_names(path)
         if content and not cascade:
-            shown = f"tables: {', '.join(tables)}" if tables else f"it holds {', '.join(content[:10])}"
+            held = ", ".join(tables or content[:10])
+            shown = f"tables: {held}" if tables else f"it holds {held}"
             raise PaimonSqlError(
                 f"database {database!r} is not empty ({shown}); use DROP DATABASE ... CASCADE"
             )
         self._delete_tree(path, f"database {database!r}")
 
     def _delete_tree(self, path: str, what: str) -> None:
-        """Delete a folder of the warehouse and everything in it; links inside are removed, not followed."""
+        """Delete a warehouse folder and all in it; links inside are removed, not followed."""
         self.inside(path, f"the folder of {what}")
         if not self.fileio.local:
             self.fileio.delete_dir(path)
@@ -258,7 +262,7 @@ class Catalog:
         return Table(self.fileio, path, str(identifier))
 
     def drop_table(self, identifier: Identifier, *, ignore_if_missing: bool = False) -> None:
-        """Delete a table folder and everything in it (only a folder holding ``schema/schema-N``)."""
+        """Delete a table folder and all in it (only a folder holding ``schema/schema-N``)."""
         try:
             table = self.load_table(identifier)
         except TableNotFoundError:

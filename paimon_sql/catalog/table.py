@@ -57,8 +57,9 @@ class Table:
         return self.fileio.join(self.path, *parts)
 
     def manifest_path(self, name: str) -> str:
-        """``manifest/<name>`` for a name read from metadata: a plain file name, else `PathEscapeError`."""
-        return self.sub("manifest", names.validate_file_name(name, what=f"manifest file of table {self.name}"))
+        """``manifest/<name>`` for a name from metadata: a plain file name, else an error."""
+        what = f"manifest file of table {self.name}"
+        return self.sub("manifest", names.validate_file_name(name, what=what))
 
     def meta(self, *parts: str) -> str:
         """A path in this branch's metadata (schema/, snapshot/, tag/); branches share data and manifests."""

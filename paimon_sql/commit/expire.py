@@ -96,7 +96,9 @@ class Layout:
             if f.external_path
             else self.table.fileio.join(folder, name)
         )
-        extra = [names.validate_file_name(x, what=f"extra file of {what} {name}") for x in f.extra_files]
+        extra = [
+            names.validate_file_name(x, what=f"extra file of {what} {name}") for x in f.extra_files
+        ]
         return [main, *(self.table.fileio.join(folder, x) for x in extra)]
 
     def index_path(self, partition: bytes, bucket: int, meta: IndexFileMeta) -> str:
@@ -104,7 +106,8 @@ class Layout:
         what = f"index file of table {self.table.name}"
         name = names.validate_file_name(meta.file_name, what=what)
         if meta.external_path:
-            return names.external_path(meta.external_path, self.options.options, what=f"{what} {name}")
+            options = self.options.options
+            return names.external_path(meta.external_path, options, what=f"{what} {name}")
         if (self.options.get("index-file-in-data-file-dir") or "false").lower() == "true":
             return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
         return self.table.sub("index", name)

@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING
 
 from paimon_sql.catalog import names
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
-from paimon_sql.errors import AlreadyExistsError, InvalidNameError, OptionError, PaimonSqlError, SnapshotNotFoundError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    InvalidNameError,
+    OptionError,
+    PaimonSqlError,
+    SnapshotNotFoundError,
+)
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
@@ -505,8 +511,8 @@ def _retain_auto_tags(table: Table, period: TagPeriod, maximum: str | None) -> N
         return
     tags = _auto_tags(table, period)
     surplus = len(tags) - int(maximum)
-    for names in list(tags.values())[: max(surplus, 0)]:
-        for name, _ in names:
+    for group in list(tags.values())[: max(surplus, 0)]:
+        for name, _ in group:
             _delete_one(table, name)
 
 

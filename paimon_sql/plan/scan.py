@@ -343,7 +343,8 @@ class _Planner:
         parts.append("bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}")
         path = self.table.sub(*parts)
         # never read through a symbolic link leading out of the table folder
-        return names.inside(path, [self.table.path], local=self.table.fileio.local, what="bucket folder")
+        local = self.table.fileio.local
+        return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.mode is not ReadMode.MERGE:

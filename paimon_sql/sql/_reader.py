@@ -51,7 +51,7 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     if f.external_path:
         what = f"data file {f.file_name} of table {plan.table.name}"
         return names.external_path(f.external_path, plan.options.options, what=what)
-    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (checked in planning)
+    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:

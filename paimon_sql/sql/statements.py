@@ -87,7 +87,9 @@ def _command(session: Session, statement: exp.Command) -> Relation | None:
 
 def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
-    if not isinstance(table, exp.Table) or not table.db or not session.catalog.has_database(table.db):
+    if not isinstance(table, exp.Table) or not table.db:
+        return None
+    if not session.catalog.has_database(table.db):
         return None
     ident = Identifier(table.db, table.name)
     try:

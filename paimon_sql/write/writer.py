@@ -295,8 +295,11 @@ class TableWriter:
         out = {}
         for entry in self.table.index_manifest(latest.index_manifest):
             if entry.index_file.index_type == "HASH":
+                name = names.validate_file_name(
+                    entry.index_file.file_name, what=f"index file of table {self.table.name}"
+                )
                 out[(entry.partition, entry.bucket)] = self.table.fileio.read_bytes(
-                    self.table.sub("index", entry.index_file.file_name)
+                    self.table.sub("index", name)
                 )
         return out
 
@@ -374,7 +377,8 @@ class TableWriter:
         pieces.append(f"bucket-{bucket}")
         path = self.table.sub(*pieces)
         # never write through a symbolic link leading out of the table folder
-        return names.inside(path, [self.table.path], local=self.table.fileio.local, what="bucket folder")
+        local = self.table.fileio.local
+        return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
     def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
         fmt = self.options.file_format
