@@ -137,6 +137,8 @@ def is_valid_name(kind: str, name: object) -> bool:
 def _file_name_problem(name: str) -> str | None:
     if not name:
         return "it is empty"
+    if name.isascii() and name.isprintable() and "/" not in name and "\\" not in name:
+        return f"it is {name!r}" if name in (".", "..") else None  # the common case, fast
     for sep in ("/", "\\"):
         if sep in name:
             return f"it contains {sep!r}"
@@ -320,7 +322,7 @@ def inside(path: str, roots: Iterable[str], *, local: bool, what: str) -> str:
         raise PathEscapeError(
             f"{what} {normal} is outside {' and '.join(root_list)}; refusing to use it"
         )
-    if local and any("://" not in r for r in root_list):
+    if local and any("://" not in r for r in root_list) and _has_link_below(normal, root_list):
         real = os.path.realpath(normal)
         if not any(_under(real, os.path.realpath(r)) for r in root_list if "://" not in r):
             raise PathEscapeError(
@@ -328,6 +330,26 @@ def inside(path: str, roots: Iterable[str], *, local: bool, what: str) -> str:
                 f"{' and '.join(root_list)}; refusing to follow it"
             )
     return normal
+
+
+def _has_link_below(path: str, roots: list[str]) -> bool:
+    """Whether a folder or file of `path` below the deepest root holding it is a symbolic link.
+
+    Without one, `path` resolves inside that root by construction, so the (costly) full resolution
+    is only needed when a link exists; a root that is itself a link is the caller's to check (the
+    catalog resolves the warehouse, database and table folders when it opens a table).
+    """
+    root = max((r for r in roots if "://" not in r and _under(path, r)), key=len, default=None)
+    if root is None:
+        return True
+    current = root.rstrip("/")
+    for part in path[len(current) :].split("/"):
+        if not part:
+            continue
+        current = current + "/" + part
+        if os.path.islink(current):
+            return True
+    return False
 
 
 def external_path(path: str, options: Mapping[str, str], *, what: str) -> str:
