@@ -77,3 +77,12 @@ class SqlError(PaimonSqlError):
 
 class MissingDependencyError(PaimonSqlError, ImportError):
     """An optional extra is needed, e.g. ``pip install 'paimon-sql[spark]'``."""
+
+
+class InvalidNameError(PaimonSqlError, ValueError):
+    """A database, table, branch or tag name that is not an identifier (a path, empty, too long)."""
+
+
+class PathEscapeError(PaimonSqlError):
+    """A path from an option or metadata would leave the table folder (or a configured external
+    root), or leads out of the warehouse through a symbolic link: refused, never followed."""

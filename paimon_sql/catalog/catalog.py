@@ -11,15 +11,21 @@ Identifier(database='db', table='t')
 from __future__ import annotations
 
 import difflib
+import logging
 import os
+import re
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from paimon_sql.catalog import names
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
     AlreadyExistsError,
     DatabaseNotFoundError,
+    InvalidNameError,
     PaimonSqlError,
+    PathEscapeError,
     TableNotFoundError,
     WarehouseNotFoundError,
 )
@@ -27,24 +33,38 @@ from paimon_sql.format.schema import TableSchema, schema_to_json
 from paimon_sql.io import FileIO, file_io
 
 DB_SUFFIX = ".db"
+_LOG = logging.getLogger(__name__)
+_TABLE_FOLDERS = (
+    "schema", "snapshot", "manifest", "index", "tag", "branch", "statistics", "changelog",
+)  # fmt: skip
+_SCHEMA_FILE = re.compile(r"^schema-\d+$")
 
 
 @dataclass(frozen=True, slots=True)
 class Identifier:
-    """A table name: database and table."""
+    """A table name: database and table, both checked by `names.validate_name` (never paths)."""
 
     database: str
     table: str
 
+    def __post_init__(self) -> None:
+        names.validate_name("database", self.database)
+        names.validate_name("table", self.table)
+
     @classmethod
     def parse(cls, text: str, default_database: str = "default") -> Identifier:
-        """``db.t`` or ``t`` (in `default_database`)."""
+        """``db.t`` or ``t`` (in `default_database`); `InvalidNameError` for anything else."""
+        if not isinstance(text, str):
+            raise InvalidNameError(f"a table name is text 'db.table', got {text!r}")
         parts = [p.strip().strip('"`') for p in text.split(".")]
         if len(parts) == 1:
             return cls(default_database, parts[0])
         if len(parts) == 2:
             return cls(parts[0], parts[1])
-        raise ValueError(f"a table name is 'db.table' or 'table', got {text!r}")
+        raise InvalidNameError(
+            f"a table name is 'db.table' or 'table', got {text!r}; "
+            "names contain no '.', '/' or '..'"
+        )
 
     def __str__(self) -> str:
         return f"{self.database}.{self.table}"
@@ -75,18 +95,56 @@ class Catalog:
                 f"warehouse not found: {self.warehouse} (create it, or pass create=True to connect)"
             )
 
+    def inside(self, path: str, what: str) -> str:
+        """`path`, checked to stay inside the warehouse (on local disk: through links too)."""
+        return names.inside(path, [self.warehouse], local=self.fileio.local, what=what)
+
     def database_path(self, database: str) -> str:
-        """The folder of a database."""
-        return self.fileio.join(self.warehouse, database + DB_SUFFIX)
+        """The folder of a database (`InvalidNameError` for a name that is not an identifier)."""
+        names.validate_name("database", database)
+        path = self.fileio.join(self.warehouse, database + DB_SUFFIX)
+        return self.inside(path, f"the folder of database {database!r}")
+
+    def has_database(self, database: str) -> bool:
+        """Whether `database` names a database of the warehouse (False for any name that cannot).
+
+        >>> import tempfile
+        >>> Catalog(tempfile.mkdtemp()).has_database("../x")
+        False
+        """
+        if not names.is_valid_name("database", database):
+            return False
+        try:
+            return self.fileio.is_dir(self.database_path(database))
+        except PathEscapeError:
+            return False
+
+    def _contained(self, path: str, what: str, *, table: bool = False) -> bool:
+        """Whether a listed folder (with a `table`'s metadata folders) stays inside the warehouse
+        without following a link out; a warning names one that does not, and it is not listed."""
+        if not self.fileio.local:
+            return True
+        try:
+            if os.path.islink(path):
+                self.inside(path, what)
+            if table:
+                self._check_links(path, what)
+        except PathEscapeError as err:
+            _LOG.warning("skipping %s: %s", what, err)
+            return False
+        return True
 
     def databases(self) -> list[str]:
-        """Database names (folders ending in ``.db``)."""
+        """Database names (folders ending in ``.db`` whose name is an identifier)."""
         self._require_warehouse()
-        names = self.fileio.list_names(self.warehouse)
+        listed = self.fileio.list_names(self.warehouse)
         return [
-            n[: -len(DB_SUFFIX)]
-            for n in names
-            if n.endswith(DB_SUFFIX) and self.fileio.is_dir(self.fileio.join(self.warehouse, n))
+            db
+            for n in listed
+            if n.endswith(DB_SUFFIX)
+            and names.is_valid_name("database", db := n[: -len(DB_SUFFIX)])
+            and self.fileio.is_dir(path := self.fileio.join(self.warehouse, n))
+            and self._contained(path, f"database {db!r}")
         ]
 
     def _require_database(self, database: str) -> str:
@@ -105,12 +163,16 @@ class Catalog:
         return [
             n
             for n in self.fileio.list_names(path)
-            if self.fileio.is_dir(self.fileio.join(path, n, "schema"))
+            if names.is_valid_name("table", n)
+            and self.fileio.is_dir(self.fileio.join(path, n, "schema"))
+            and self._contained(self.fileio.join(path, n), f"table {database}.{n}", table=True)
         ]
 
     def table_path(self, identifier: Identifier) -> str:
-        """The folder of a table."""
-        return self.fileio.join(self.database_path(identifier.database), identifier.table)
+        """The folder of a table; it must stay inside the warehouse (symbolic links included)."""
+        names.validate_name("table", identifier.table)
+        path = self.fileio.join(self.database_path(identifier.database), identifier.table)
+        return self.inside(path, f"the folder of table {identifier}")
 
     def load_table(self, identifier: Identifier | str) -> Table:
         """The table; `TableNotFoundError` (naming the path and close names) when absent."""
@@ -118,19 +180,29 @@ class Catalog:
         self._require_database(ident.database)
         path = self.table_path(ident)
         schema_dir = self.fileio.join(path, "schema")
-        if not any(n.startswith("schema-") for n in self.fileio.list_names(schema_dir)):
+        if not any(_SCHEMA_FILE.match(n) for n in self.fileio.list_names(schema_dir)):
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"
                 + _hint(ident.table, self.tables(ident.database))
             )
+        self._check_links(path, f"table {ident}")
         return Table(self.fileio, path, str(ident))
+
+    def _check_links(self, path: str, what: str) -> None:
+        """`PathEscapeError` if a metadata folder of the table is a link leading out of it."""
+        if not self.fileio.local:
+            return
+        for sub in _TABLE_FOLDERS:
+            folder = os.path.join(path, sub)
+            if os.path.islink(folder):
+                names.inside(folder, [path], local=True, what=f"folder {sub}/ of {what}")
 
     # --- changes ----------------------------------------------------------------------------------
 
     def create_database(self, database: str, *, ignore_if_exists: bool = False) -> None:
         """Create ``<database>.db``."""
-        self._require_warehouse()
         path = self.database_path(database)
+        self._require_warehouse()
         if self.fileio.is_dir(path):
             if ignore_if_exists:
                 return
@@ -138,23 +210,48 @@ class Catalog:
         self.fileio.mkdirs(path)
 
     def drop_database(self, database: str, *, ignore_if_missing: bool = False, cascade: bool = False) -> None:
-        """Drop a database; it must be empty unless `cascade`."""
+        """Drop a database; it must be empty (no file at all) unless `cascade`.
+
+        Only ``<database>.db`` directly inside the warehouse is deleted, never through a link.
+        """
+        path = self.database_path(database)
         try:
             tables = self.tables(database)
         except DatabaseNotFoundError:
             if ignore_if_missing:
                 return
             raise
-        if tables and not cascade:
+        content = self.fileio.list_names(path)
+        if content and not cascade:
+            held = ", ".join(tables or content[:10])
+            shown = f"tables: {held}" if tables else f"it holds {held}"
             raise PaimonSqlError(
-                f"database {database!r} is not empty (tables: {', '.join(tables)}); use DROP DATABASE ... CASCADE"
+                f"database {database!r} is not empty ({shown}); use DROP DATABASE ... CASCADE"
             )
-        self.fileio.delete_dir(self.database_path(database))
+        self._delete_tree(path, f"database {database!r}")
+
+    def _delete_tree(self, path: str, what: str) -> None:
+        """Delete a warehouse folder and all in it; links inside are removed, not followed."""
+        self.inside(path, f"the folder of {what}")
+        if not self.fileio.local:
+            self.fileio.delete_dir(path)
+            return
+        if os.path.islink(path):
+            raise PathEscapeError(
+                f"the folder of {what} ({path}) is a symbolic link; refusing to delete through it"
+            )
+        try:
+            shutil.rmtree(path)  # never follows links inside (they are unlinked)
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            raise PaimonSqlError(f"could not delete {what} ({path}): {err}") from err
 
     def create_table(
         self, identifier: Identifier, schema: TableSchema, *, ignore_if_exists: bool = False
     ) -> Table:
         """Write ``schema/schema-0`` of a new table (create-if-absent, so two creators cannot both win)."""
+        names.check_path_options(schema.options)
         self._require_database(identifier.database)
         path = self.table_path(identifier)
         schema_path = self.fileio.join(path, "schema", "schema-0")
@@ -165,14 +262,14 @@ class Catalog:
         return Table(self.fileio, path, str(identifier))
 
     def drop_table(self, identifier: Identifier, *, ignore_if_missing: bool = False) -> None:
-        """Delete a table folder and everything in it."""
+        """Delete a table folder and all in it (only a folder holding ``schema/schema-N``)."""
         try:
             table = self.load_table(identifier)
         except TableNotFoundError:
             if ignore_if_missing:
                 return
             raise
-        self.fileio.delete_dir(table.path)
+        self._delete_tree(table.path, f"table {identifier}")
 
     def rename_table(self, old: Identifier, new: Identifier) -> None:
         """Rename a table folder (local filesystems only: object stores have no rename)."""

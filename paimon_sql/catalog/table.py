@@ -10,6 +10,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
+from paimon_sql.catalog import names
 from paimon_sql.errors import SnapshotNotFoundError, SpecViolationError
 from paimon_sql.format.manifest import (
     IndexManifestEntry,
@@ -39,7 +40,7 @@ class Table:
         self.fileio = fileio
         self.path = path
         self.name = name
-        self.branch = branch
+        self.branch = names.validate_name("branch", branch)
         self._schemas: dict[int, TableSchema] = {}
         self._manifests: dict[str, list[ManifestEntry]] = {}
         self._lists: dict[str, list[ManifestFileMeta]] = {}
@@ -55,6 +56,11 @@ class Table:
         """A path inside the table folder."""
         return self.fileio.join(self.path, *parts)
 
+    def manifest_path(self, name: str) -> str:
+        """``manifest/<name>`` for a name from metadata: a plain file name, else an error."""
+        what = f"manifest file of table {self.name}"
+        return self.sub("manifest", names.validate_file_name(name, what=what))
+
     def meta(self, *parts: str) -> str:
         """A path in this branch's metadata (schema/, snapshot/, tag/); branches share data and manifests."""
         if self.branch == "main":
@@ -63,6 +69,7 @@ class Table:
 
     def branch_table(self, branch: str) -> Table:
         """The same table on another branch (``branch/branch-<name>/``)."""
+        names.validate_name("branch", branch)
         if branch != "main" and not self.fileio.is_dir(self.sub("branch", f"branch-{branch}")):
             raise SnapshotNotFoundError(f"branch {branch!r} of table {self.name} does not exist")
         return Table(self.fileio, self.path, f"{self.name}${'branch_' + branch}", branch)
@@ -71,8 +78,8 @@ class Table:
 
     def schema_ids(self) -> list[int]:
         """Ids of the schema files present, ascending."""
-        names = self.fileio.list_names(self.meta("schema"))
-        return sorted(int(m[1]) for n in names if (m := _SCHEMA.match(n)))
+        listed = self.fileio.list_names(self.meta("schema"))
+        return sorted(int(m[1]) for n in listed if (m := _SCHEMA.match(n)))
 
     def schema(self, schema_id: int) -> TableSchema:
         """``schema-<id>`` (cached: schema files never change)."""
@@ -89,6 +96,7 @@ class Table:
 
     def commit_schema(self, schema: TableSchema) -> bool:
         """Create ``schema-<id>`` only if absent (False when another writer took that id)."""
+        names.check_path_options(schema.options)
         path = self.meta("schema", f"schema-{schema.id}")
         created = self.fileio.try_create(path, schema_to_json(schema).encode("utf-8"))
         if created:
@@ -107,8 +115,8 @@ class Table:
 
     def snapshot_ids(self) -> list[int]:
         """Ids of the snapshot files present, ascending (a listing, no hints)."""
-        names = self.fileio.list_names(self.meta("snapshot"))
-        return sorted(int(m[1]) for n in names if (m := _SNAPSHOT.match(n)))
+        listed = self.fileio.list_names(self.meta("snapshot"))
+        return sorted(int(m[1]) for n in listed if (m := _SNAPSHOT.match(n)))
 
     def _hint(self, name: str) -> int | None:
         path = self.meta("snapshot", name)
@@ -160,12 +168,13 @@ class Table:
 
     def tag_names(self) -> list[str]:
         """Tag names, sorted."""
-        names = self.fileio.list_names(self.meta("tag"))
-        return [n[len(_TAG_PREFIX) :] for n in names if n.startswith(_TAG_PREFIX)]
+        listed = self.fileio.list_names(self.meta("tag"))
+        found = [n[len(_TAG_PREFIX) :] for n in listed if n.startswith(_TAG_PREFIX)]
+        return names.names_of(found, "tag")
 
     def tag(self, name: str) -> Snapshot:
         """The snapshot a tag holds; a clear error listing the tags when absent."""
-        path = self.meta("tag", _TAG_PREFIX + name)
+        path = self.meta("tag", _TAG_PREFIX + names.validate_name("tag", name))
         if not self.fileio.exists(path):
             tags = self.tag_names()
             raise SnapshotNotFoundError(
@@ -231,7 +240,7 @@ class Table:
         """The entries of a manifest list in ``manifest/``."""
         cached = self._lists.get(name)
         if cached is None:
-            path = self.sub("manifest", name)
+            path = self.manifest_path(name)
             cached = [manifest_file_meta_from_record(r) for r in _records(self, path)]
             self._lists[name] = cached
         return cached
@@ -246,7 +255,7 @@ class Table:
         """The entries of a manifest file in ``manifest/``."""
         cached = self._manifests.get(name)
         if cached is None:
-            path = self.sub("manifest", name)
+            path = self.manifest_path(name)
             cached = [manifest_entry_from_record(r) for r in _records(self, path)]
             with self._lock:
                 self._manifests[name] = cached
@@ -256,7 +265,7 @@ class Table:
         """The entries of an index manifest in ``manifest/``."""
         cached = self._indexes.get(name)
         if cached is None:  # index manifests never change either: read once per table
-            path = self.sub("manifest", name)
+            path = self.manifest_path(name)
             cached = [index_manifest_entry_from_record(r) for r in _records(self, path)]
             self._indexes[name] = cached
         return cached

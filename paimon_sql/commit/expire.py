@@ -32,14 +32,14 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from paimon_sql.catalog import names
 from paimon_sql.commit.plan import fold
-from paimon_sql.errors import PaimonSqlError
+from paimon_sql.errors import PaimonSqlError, PathEscapeError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.partition import partition_path
-from paimon_sql.io.fileio import local_path
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
@@ -75,7 +75,7 @@ class Layout:
         cached = self._dirs.get(key)
         if cached is None:
             parts = []
-            directory = self.options.get("data-file.path-directory")
+            directory = names.path_directory(self.options.options)
             if directory:
                 parts.append(directory)
             if self.part_names:
@@ -89,20 +89,28 @@ class Layout:
         """The data (or changelog) file of an entry and its extra files (file-index sidecars)."""
         f = entry.file
         folder = self.bucket_dir(entry.partition, entry.bucket)
+        what = f"data file of table {self.table.name}"
+        name = names.validate_file_name(f.file_name, what=what)
         main = (
-            local_path(f.external_path)
+            names.external_path(f.external_path, self.options.options, what=f"{what} {name}")
             if f.external_path
-            else self.table.fileio.join(folder, f.file_name)
+            else self.table.fileio.join(folder, name)
         )
-        return [main, *(self.table.fileio.join(folder, x) for x in f.extra_files)]
+        extra = [
+            names.validate_file_name(x, what=f"extra file of {what} {name}") for x in f.extra_files
+        ]
+        return [main, *(self.table.fileio.join(folder, x) for x in extra)]
 
     def index_path(self, partition: bytes, bucket: int, meta: IndexFileMeta) -> str:
         """An index file: ``index/<name>``, its external path, or (if so configured) the bucket."""
+        what = f"index file of table {self.table.name}"
+        name = names.validate_file_name(meta.file_name, what=what)
         if meta.external_path:
-            return local_path(meta.external_path)
+            options = self.options.options
+            return names.external_path(meta.external_path, options, what=f"{what} {name}")
         if (self.options.get("index-file-in-data-file-dir") or "false").lower() == "true":
-            return self.table.fileio.join(self.bucket_dir(partition, bucket), meta.file_name)
-        return self.table.sub("index", meta.file_name)
+            return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
+        return self.table.sub("index", name)
 
 
 def entry_key(entry: ManifestEntry) -> FileKey:
@@ -119,6 +127,8 @@ def manifest_list(table: Table, name: str | None, *, strict: bool = True) -> lis
         return []
     try:
         return table.manifest_list(name)
+    except PathEscapeError:
+        raise  # a name that leaves the table is never "deleted by a crashed run"
     except (PaimonSqlError, OSError) as err:
         if strict:
             raise
@@ -132,6 +142,8 @@ def list_entries(table: Table, name: str | None, *, strict: bool = True) -> list
     for meta in manifest_list(table, name, strict=strict):
         try:
             out.extend(table.manifest(meta.file_name))
+        except PathEscapeError:
+            raise
         except (PaimonSqlError, OSError) as err:
             if strict:
                 raise
@@ -155,10 +167,12 @@ def index_manifest(table: Table, name: str | None, *, strict: bool = True) -> li
     """The entries of an index manifest (empty when it has none or, non-strict, it is gone)."""
     if name is None:
         return []
-    if not strict and not table.fileio.exists(table.sub("manifest", name)):
+    if not strict and not table.fileio.exists(table.manifest_path(name)):
         return []
     try:
         return table.index_manifest(name)
+    except PathEscapeError:
+        raise
     except (PaimonSqlError, OSError) as err:
         if strict:
             raise
@@ -202,16 +216,22 @@ class Deleter:
         self.table = table
         self.dry_run = dry_run
         self.deleted: list[str] = []
+        self._roots: list[str] | None = None
 
     def __call__(self, path: str) -> None:
-        """Delete one file."""
+        """Delete one file: only inside the table folder or a configured external root, never
+        through a symbolic link leading out of them (`PathEscapeError` otherwise)."""
+        if self._roots is None:
+            options = self.table.latest_schema.options
+            self._roots = [self.table.path, *names.external_roots(options)]
+        names.inside(path, self._roots, local=self.table.fileio.local, what="file to delete")
         self.deleted.append(path)
         if not self.dry_run:
             self.table.fileio.delete(path)
 
     def manifest(self, name: str) -> None:
         """A file of ``manifest/``."""
-        self(self.table.sub("manifest", name))
+        self(self.table.manifest_path(name))
 
 
 def clean_manifests(

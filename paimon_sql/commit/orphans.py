@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow.fs as pafs
 
-from paimon_sql.catalog import Table
+from paimon_sql.catalog import Table, names
 from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
     """
     schema = table.latest_schema
     base = table.path
-    directory = schema.options.get("data-file.path-directory")
+    directory = names.path_directory(schema.options)
     if directory:
         base = table.sub(directory)
     folders = [base]
@@ -122,6 +122,8 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
     for folder in [table.sub(d) for d in _METADATA_DIRS] + buckets:
         if not table.fileio.is_dir(folder):
             continue
+        # a folder that is a link out of the table: refuse before anything is deleted
+        names.inside(folder, [table.path], local=table.fileio.local, what="orphan candidate folder")
         for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
             if info.type == pafs.FileType.File and info.mtime_ns is not None:
                 out.append((info.path, info.mtime_ns // 1_000_000))

@@ -33,8 +33,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from paimon_sql.catalog import names
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
-from paimon_sql.errors import AlreadyExistsError, OptionError, PaimonSqlError, SnapshotNotFoundError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    InvalidNameError,
+    OptionError,
+    PaimonSqlError,
+    SnapshotNotFoundError,
+)
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
@@ -76,14 +83,14 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
 
 def _check_name(name: str, what: str = "tag name") -> None:
     # TagManager: "Tag name shouldn't be blank." Numeric names are fine (Spark reads them as tags).
+    # Beyond that a tag name is an identifier, never a path (`names.validate_name`).
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{what} must not be blank, got {name!r}")
-    if "/" in name or "\\" in name:
-        raise ValueError(f"{what} {name!r} must not contain a path separator")
+        raise InvalidNameError(f"{what} must not be blank, got {name!r}")
+    names.validate_name("tag", name)
 
 
 def _path(table: Table, name: str) -> str:
-    return table.meta("tag", _PREFIX + name)
+    return table.meta("tag", _PREFIX + names.validate_name("tag", name))
 
 
 def _missing(table: Table, name: str) -> SnapshotNotFoundError:
@@ -504,8 +511,8 @@ def _retain_auto_tags(table: Table, period: TagPeriod, maximum: str | None) -> N
         return
     tags = _auto_tags(table, period)
     surplus = len(tags) - int(maximum)
-    for names in list(tags.values())[: max(surplus, 0)]:
-        for name, _ in names:
+    for group in list(tags.values())[: max(surplus, 0)]:
+        for name, _ in group:
             _delete_one(table, name)
 
 

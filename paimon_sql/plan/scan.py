@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paimon_sql.catalog import Table
+from paimon_sql.catalog import Table, names
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
 from paimon_sql.format.manifest import (
@@ -33,7 +33,6 @@ from paimon_sql.format.manifest import (
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.io import local_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
@@ -316,10 +315,12 @@ class _Planner:
             meta = entry.index_file
             if entry.kind is not FileKind.ADD or meta.index_type != "DELETION_VECTORS":
                 continue
+            what = f"index file of table {self.table.name}"
+            name = names.validate_file_name(meta.file_name, what=what)
             path = (
-                local_path(meta.external_path)
+                names.external_path(meta.external_path, self.options.options, what=f"{what} {name}")
                 if meta.external_path
-                else self.index_path(entry.partition, entry.bucket, meta.file_name)
+                else self.index_path(entry.partition, entry.bucket, name)
             )
             for dv in meta.dv_ranges or ():
                 ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv)
@@ -333,14 +334,17 @@ class _Planner:
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
         parts = []
-        directory = self.options.get("data-file.path-directory")
+        directory = names.path_directory(self.options.options)
         if directory:
             parts.append(directory)
         if self.part_names:
             values = zip(self.part_names, self.partition_values(partition), strict=True)
             parts.append(partition_path(values, self.options.partition_default_name))
         parts.append("bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}")
-        return self.table.sub(*parts)
+        path = self.table.sub(*parts)
+        # never read through a symbolic link leading out of the table folder
+        local = self.table.fileio.local
+        return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.mode is not ReadMode.MERGE:
@@ -367,6 +371,9 @@ class _Planner:
         self, part: bytes, bucket: int, files: list[DataFileMeta], dvs: dict[str, DvRef]
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
+        what = f"data file of table {self.table.name}"
+        for f in files:  # names from manifests become paths: plain file names only
+            names.validate_file_name(f.file_name, what=what)
         values = self.partition_values(part) if self.part_names else ()
         chunks: list[list[Section]] = [[]]
         size = 0
@@ -379,8 +386,8 @@ class _Planner:
             size += section_size
         out = []
         for chunk in chunks:
-            names = {f.file_name for s in chunk for f in s.files}
-            split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in names))
+            in_chunk = {f.file_name for s in chunk for f in s.files}
+            split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in in_chunk))
             out.append(
                 Split(
                     partition=values,

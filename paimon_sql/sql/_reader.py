@@ -18,9 +18,9 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from paimon_sql.catalog import names
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
-from paimon_sql.io import local_path
 from paimon_sql.io.arrays import arange
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -49,8 +49,9 @@ _names = itertools.count()
 def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     """Where a data file lives: its external path, else the derived bucket path (§1)."""
     if f.external_path:
-        return local_path(f.external_path)
-    return plan.table.fileio.join(split.bucket_path, f.file_name)
+        what = f"data file {f.file_name} of table {plan.table.name}"
+        return names.external_path(f.external_path, plan.options.options, what=what)
+    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:

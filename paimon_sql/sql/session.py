@@ -216,6 +216,8 @@ class Session:
             if "$" in node.name or node.db == "sys":
                 changed |= self._system(node)
                 continue
+            if not self.catalog.has_database(node.db):
+                continue  # not a Paimon database: DuckDB resolves (or reports) it
             ident = Identifier(node.db, node.name)
             try:
                 table = self.table(ident)
@@ -247,6 +249,8 @@ class Session:
             content = catalog_table(self.catalog, node.name)
         else:
             base, name = split_system_name(node.name)
+            if not self.catalog.has_database(node.db):
+                return False
             try:
                 table = self.table(Identifier(node.db, base))
             except DatabaseNotFoundError:

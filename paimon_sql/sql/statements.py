@@ -29,7 +29,7 @@ def _rows(session: Session, table: pa.Table) -> Relation:
 
 
 def _is_paimon(session: Session, node: exp.Table) -> Identifier | None:
-    if not node.db:
+    if not node.db or not session.catalog.has_database(node.db):
         return None
     ident = Identifier(node.db, node.name)
     try:
@@ -88,6 +88,8 @@ def _command(session: Session, statement: exp.Command) -> Relation | None:
 def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
     if not isinstance(table, exp.Table) or not table.db:
+        return None
+    if not session.catalog.has_database(table.db):
         return None
     ident = Identifier(table.db, table.name)
     try:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
-from paimon_sql.catalog import Identifier
+from paimon_sql.catalog import Identifier, names
 from paimon_sql.errors import TableNotFoundError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.manifest import FileKind, ManifestEntry
@@ -462,7 +462,9 @@ def _statistics(
     """The snapshot's ``statistics/`` file (``ANALYZE TABLE``); ``colstat`` as Jackson prints it."""
     if snapshot is None or not snapshot.statistics:
         return []
-    stats = json.loads(table.fileio.read_text(table.sub("statistics", snapshot.statistics)))
+    what = f"statistics file of table {table.name}"
+    name = names.validate_file_name(snapshot.statistics, what=what)
+    stats = json.loads(table.fileio.read_text(table.sub("statistics", name)))
     columns = stats.get("colStats")
     colstat = None
     if columns is not None:  # Jackson's default pretty printer: 2 spaces, " : ", "{ }" if empty

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import UnsupportedFeatureError
@@ -242,7 +243,7 @@ class _Rewriter:
 
     def _path(self, bucket_path: str) -> str:
         fmt = self.options.file_format
-        prefix = self.options.get("data-file.prefix", "data-") or "data-"
+        prefix = names.file_prefix(self.options.options, "data-file.prefix", "data-")
         name = data_file_name(self._prefix, next(self._counter), fmt, prefix)
         return self.table.fileio.join(bucket_path, name)
 

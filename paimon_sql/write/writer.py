@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
@@ -294,8 +295,11 @@ class TableWriter:
         out = {}
         for entry in self.table.index_manifest(latest.index_manifest):
             if entry.index_file.index_type == "HASH":
+                name = names.validate_file_name(
+                    entry.index_file.file_name, what=f"index file of table {self.table.name}"
+                )
                 out[(entry.partition, entry.bucket)] = self.table.fileio.read_bytes(
-                    self.table.sub("index", entry.index_file.file_name)
+                    self.table.sub("index", name)
                 )
         return out
 
@@ -371,11 +375,14 @@ class TableWriter:
         if self.parts:
             pieces.append(partition_path(zip(self.parts, part, strict=True), self.options.partition_default_name))
         pieces.append(f"bucket-{bucket}")
-        return self.table.sub(*pieces)
+        path = self.table.sub(*pieces)
+        # never write through a symbolic link leading out of the table folder
+        local = self.table.fileio.local
+        return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
     def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
         fmt = self.options.file_format
-        prefix = self.options.get("data-file.prefix", "data-") or "data-"
+        prefix = names.file_prefix(self.options.options, "data-file.prefix", "data-")
         path = self.table.fileio.join(
             self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
         )
