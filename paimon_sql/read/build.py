@@ -26,12 +26,13 @@ from typing import Any, Protocol
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.errors import OptionError
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
-from paimon_sql.read.merge_engines import GroupedMerge
+from paimon_sql.read.merge_engines import GroupedMerge, check_columns
 from paimon_sql.types import DataField, DataType, duckdb_type
 
 SEQ = "_SEQUENCE_NUMBER"
@@ -216,6 +217,14 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     return cast(node, new)
 
 
+def _merge_engine(plan: ScanPlan) -> MergeEngine:
+    """The table's merge engine; an unknown one is an `OptionError` naming the table."""
+    try:
+        return plan.options.merge_engine
+    except OptionError as err:
+        raise OptionError(f"table {plan.table.name}: {err}") from err
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRequest:
     """What the engine asked for: output columns (read-schema names, in order) and accepted filters."""
@@ -260,8 +269,10 @@ class _SplitQuery:
         self.keys = schema.trimmed_primary_keys
         self.options = plan.options
         self.seq_fields = self.options.sequence_fields
-        self.merge_engine = self.options.merge_engine if schema.primary_keys else None
         self.pk = bool(schema.primary_keys)
+        self.merge_engine = _merge_engine(plan) if self.pk else None
+        if self.pk:
+            check_columns(self.options, self.types, plan.table.name)
         lower = set(self.keys) | set(self.partition)
         self.pre: list[Predicate] = []
         self.post: list[Predicate] = []
