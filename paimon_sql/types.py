@@ -14,9 +14,12 @@ JSON objects (paimon-format.md §2).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from sqlglot import exp
 
 from paimon_sql.errors import SpecViolationError
 
@@ -252,3 +255,42 @@ def duckdb_type(t: DataType) -> str:
         inner = ", ".join(f"{_duckdb_quote(f.name)} {duckdb_type(f.type)}" for f in t.fields)
         return f"STRUCT({inner})"
     raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
+
+
+@functools.cache
+def _simple_type_node(name: str) -> exp.DataType:
+    return exp.DataType.build(name, dialect="duckdb")  # one of the constant names above
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_node(t: DataType) -> exp.DataType:
+    if t.root in _DUCKDB_SIMPLE or t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return _simple_type_node(duckdb_type(t))
+    if t.root == "DECIMAL":
+        params = [exp.DataTypeParam(this=exp.Literal.number(int(n))) for n in (t.precision, t.scale)]
+        return exp.DataType(this=exp.DataType.Type.DECIMAL, expressions=params, nested=False)
+    children: list[exp.Expression]
+    if t.root == "ARRAY":
+        assert t.element is not None
+        kind, children = exp.DataType.Type.ARRAY, [_type_node(t.element)]
+    elif t.root in ("MAP", "MULTISET"):
+        key, value = (t.element, DataType(root="INT")) if t.root == "MULTISET" else (t.key, t.value)
+        assert key is not None and value is not None
+        kind, children = exp.DataType.Type.MAP, [_type_node(key), _type_node(value)]
+    elif t.root == "ROW":
+        kind = exp.DataType.Type.STRUCT
+        children = [
+            exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=_type_node(f.type)) for f in t.fields
+        ]
+    else:
+        raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
+    return exp.DataType(this=kind, expressions=[c.copy() for c in children], nested=True)
+
+
+def duckdb_type_node(t: DataType) -> exp.DataType:
+    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``): names stay identifiers.
+
+    >>> duckdb_type_node(parse_type({"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "INT"}]})).sql("duckdb")
+    'STRUCT("a""b" INT)'
+    """
+    return _type_node(t).copy()
