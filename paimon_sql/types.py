@@ -201,7 +201,7 @@ def type_sql(t: DataType) -> str:
         assert t.key is not None and t.value is not None
         return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>{suffix}"
     if t.root == "ROW":
-        inner = ", ".join(f"`{f.name}` {type_sql(f.type)}" for f in t.fields)
+        inner = ", ".join("`" + f.name.replace("`", "``") + f"` {type_sql(f.type)}" for f in t.fields)
         return f"ROW<{inner}>{suffix}"
     return _atomic_sql(t) + suffix
 

@@ -53,6 +53,7 @@ __all__ = [
     "parse_alter_table",
     "parse_create_table",
     "parse_sql_type",
+    "with_fields",
 ]
 
 #: Type names accepted in DDL (for error messages).
@@ -521,6 +522,19 @@ def _build_create(**kw: object) -> CreateTable:
             for f in fields
         )
     return replace(draft, fields=fields, options=MappingProxyType(options))
+
+
+def with_fields(create: CreateTable, fields: Sequence[DataField]) -> CreateTable:
+    """A CTAS without a column list (`create`) given the columns its query yields, validated like a
+    CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text is involved."""
+    return _build_create(
+        identifier=create.identifier,
+        fields=tuple(fields),
+        primary_keys=create.primary_keys,
+        partition_keys=create.partition_keys,
+        options=dict(create.options),
+        comment=create.comment,
+    )
 
 
 def _check_keys(
