@@ -347,9 +347,15 @@ def parse_sql_type(text: str) -> DataType:
     >>> type_sql(parse_sql_type("MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>"))
     'MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>'
     """
+    # The text is parsed, never run: a wrapper around it must still hold exactly one column, so a
+    # type with more in it (``INT, x INT`` or ``INT) AS SELECT …``) is refused rather than cut short.
     statement = _parse_one("CREATE TABLE _t (_c " + text + ")")
-    column = statement.this.expressions[0]
-    return _column(column, _Ids()).type
+    target = statement.this
+    columns = target.expressions if isinstance(target, exp.Schema) else []
+    extra = [k for k, v in statement.args.items() if v and k not in ("this", "kind")]
+    if len(columns) != 1 or extra:
+        raise SqlError(f"expected one type, got {text!r}; valid types: {VALID_TYPES}")
+    return _column(columns[0], _Ids()).type
 
 
 # ------------------------------------------------------------------------------ CREATE TABLE
