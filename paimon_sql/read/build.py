@@ -25,7 +25,6 @@ from typing import Any, Protocol
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.errors import OptionError
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.format.schema import TableSchema
@@ -211,14 +210,6 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     return cast(node, new)
 
 
-def _merge_engine(plan: ScanPlan) -> MergeEngine:
-    """The table's merge engine; an unknown one is an `OptionError` naming the table."""
-    try:
-        return plan.options.merge_engine
-    except OptionError as err:
-        raise OptionError(f"table {plan.table.name}: {err}") from err
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRequest:
     """What the engine asked for: output columns (read-schema names, in order) and accepted filters."""
@@ -264,7 +255,7 @@ class _SplitQuery:
         self.options = plan.options
         self.seq_fields = self.options.sequence_fields
         self.pk = bool(schema.primary_keys)
-        self.merge_engine = _merge_engine(plan) if self.pk else None
+        self.merge_engine = self.options.merge_engine if self.pk else None
         if self.pk:
             check_columns(self.options, self.types, plan.table.name)
         lower = set(self.keys) | set(self.partition)

@@ -82,7 +82,7 @@ class TableWriter:
         self.con = con
         self.table = table
         self.schema: TableSchema = table.latest_schema
-        self.options = CoreOptions(self.schema.options)
+        self.options = CoreOptions(self.schema.options).check(table.name)
         self.pk = bool(self.schema.primary_keys)
         self.keys = self.schema.trimmed_primary_keys
         self.parts = self.schema.partition_keys
