@@ -6,7 +6,9 @@ checked:
 * its SQL argument must not be built from text: no f-string, no ``+`` / ``%`` on strings, no
   ``.format()`` / ``.join()`` (a statement is a sqlglot tree rendered once, e.g. ``node.sql("duckdb")``);
 * a parser (``parse_one``, ``maybe_parse``, ``to_table``, ``DataType.build``, ``exp.Var`` ...) gets a
-  constant string, never a variable that could hold a name or a value from metadata or input.
+  constant string, never a variable that could hold a name or a value from metadata or input;
+* and anywhere (outside exception and log messages), no string assembled with ``+`` / ``%`` / f-string holds
+  SQL keywords (``CREATE TABLE``, ``SET x =``, ``DROP`` ...): such text is on its way to some statement.
 
 Reviewed sites that must stay are listed in `REVIEWED` with the reason; an entry no longer found fails
 too, so the list stays true.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 from collections.abc import Iterator
 
 import paimon_sql
@@ -35,8 +38,20 @@ PARSERS = frozenset({"parse", "parse_one", "maybe_parse", "to_table", "to_column
 #: Calls that take a function name (``exp.Anonymous(this=...)``, ``exp.func(name, ...)``).
 NAMED = {"Anonymous": "this", "func": 0}
 
+#: Keywords that mark a piece of assembled text as SQL.
+KEYWORDS = re.compile(
+    r"\b(SELECT|CREATE|DROP|INSERT|ALTER|COPY|ATTACH|DESCRIBE|EXPLAIN|PRAGMA|DELETE|UPDATE)\b"
+    r"|\bSET\s+\w+\s*=|\bFROM\s|\bWHERE\s|\bTABLE\s"
+)
+#: Calls whose text is a message, not SQL.
+MESSAGES = ("Error", "Exception", "warn", "warning", "error", "info", "debug", "echo", "print")
+
 #: (file, stripped source line) -> why the text there is safe. Keep it short.
 REVIEWED = {
+    (
+        "sql/catalog_ddl.py",
+        'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n" + ",\\n".join(lines) + "\\n)"',
+    ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",
     (
         "sql/session.py",
         'physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()',
@@ -167,20 +182,55 @@ def findings(root: pathlib.Path = PACKAGE) -> Iterator[tuple[str, int, str, str]
                 yield relative, node.lineno, lines[node.lineno - 1].strip(), f"{name}() with a non-constant name"
 
 
+def _pieces(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    if isinstance(node, ast.BinOp):
+        return _pieces(node.left) + _pieces(node.right)
+    return []
+
+
+def keyword_text(root: pathlib.Path = PACKAGE) -> Iterator[tuple[str, int, str, str]]:
+    """(file, line, source line, problem) of every assembled string holding SQL keywords."""
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        tree = ast.parse(source)
+        messages = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) or (
+                isinstance(node, ast.Call) and (_name(node.func) or "").endswith(MESSAGES)
+            ):
+                messages.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(tree):
+            assembled = isinstance(node, ast.JoinedStr) or (
+                isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod))
+            )
+            if assembled and id(node) not in messages and KEYWORDS.search(" ".join(_pieces(node))):
+                line = lines[node.lineno - 1].strip()
+                yield path.relative_to(root).as_posix(), node.lineno, line, "SQL keywords in assembled text"
+
+
+def _all(root: pathlib.Path = PACKAGE) -> list[tuple[str, int, str, str]]:
+    return [*findings(root), *keyword_text(root)]
+
+
 def _is_node(node: ast.expr) -> bool:
     """A sqlglot node built right there (``exp.Foo(...)`` / ``exp.foo(...)``) is not text."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _name(node.func.value) == "exp"
 
 
 def test_no_sql_is_assembled_from_text() -> None:
-    unreviewed = [f for f in findings() if (f[0], f[2]) not in REVIEWED]
+    unreviewed = sorted({f for f in _all() if (f[0], f[2]) not in REVIEWED})
     assert not unreviewed, "SQL built from text (build it from sqlglot nodes):\n" + "\n".join(
         f"  paimon_sql/{path}:{line}: {problem}: {text}" for path, line, text, problem in unreviewed
     )
 
 
 def test_reviewed_sites_still_exist() -> None:
-    seen = {(f[0], f[2]) for f in findings()}
+    seen = {(f[0], f[2]) for f in _all()}
     stale = [site for site in REVIEWED if site not in seen]
     assert not stale, f"REVIEWED lists sites that are gone or changed (update the list): {stale}"
 
@@ -207,6 +257,12 @@ def test_the_scan_catches_text_sql(tmp_path: pathlib.Path) -> None:
         "    exp.func(name, node)\n"
         "    exp.func('COALESCE', node)\n"
         "    Identifier.parse(name)\n"
+        "    text = 'CREATE TEMP TABLE ' + name\n"
+        "    other = f'SET memory_limit = {name}'\n"
+        "    raise ValueError(f'use DROP TABLE {name} first')\n"
+        "    label = f'table {name} has {node} rows'\n"
     )
     found = [(line, problem) for _, line, _, problem in findings(tmp_path)]
     assert sorted(line for line, _ in found) == [4, 5, 6, 7, 8, 9, 10, 11, 16, 17], found
+    texts = sorted({line for _, line, _, _ in keyword_text(tmp_path)})
+    assert texts == [4, 5, 6, 20, 21], texts
