@@ -1,9 +1,12 @@
-"""sqlglot nodes for the statements paimon-sql runs on DuckDB itself (views, staging tables, settings).
+"""sqlglot nodes for the statements paimon-sql runs on DuckDB itself (views, staging tables, SET).
 
-Every name and value goes in as an identifier or literal node, never as SQL text, so a table or column
-name with quotes or semicolons stays a name. Used by `sql/` and `write/` (both run DuckDB statements).
+Every name and value goes in as an identifier or literal node, never as SQL text, so a table or
+column name with quotes or semicolons stays a name. Used by `sql/` and `write/` (both run DuckDB
+statements).
 
->>> create_view(table_node("db", 'a"; DROP TABLE x; --'), select_all(table_node("__paimon_1"))).sql("duckdb")
+>>> hidden = select_all(table_node("__paimon_1"))
+>>> view = create_view(table_node("db", 'a"; DROP TABLE x; --'), hidden)
+>>> view.sql("duckdb")
 'CREATE OR REPLACE VIEW "db"."a""; DROP TABLE x; --" AS SELECT * FROM "__paimon_1"'
 >>> set_setting("memory_limit", "1GB").sql("duckdb")
 "SET memory_limit = '1GB'"
@@ -66,7 +69,9 @@ def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
     return exp.Create(this=table_node(name), kind="TABLE", expression=query, properties=properties)
 
 
-def add_column(table: str, column: str, data_type: exp.DataType, default: exp.Expression) -> exp.Alter:
+def add_column(
+    table: str, column: str, data_type: exp.DataType, default: exp.Expression
+) -> exp.Alter:
     """``ALTER TABLE "table" ADD COLUMN "column" <type> DEFAULT <default>``."""
     constraint = exp.ColumnConstraint(kind=exp.DefaultColumnConstraint(this=default))
     definition = exp.ColumnDef(this=ident(column), kind=data_type, constraints=[constraint])
@@ -80,7 +85,9 @@ SETTINGS = frozenset({"memory_limit", "temp_directory"})
 def set_setting(name: str, value: str) -> exp.Set:
     """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal."""
     if name not in SETTINGS:
-        raise ValueError(f"setting {name!r} is not one paimon-sql changes; known: {sorted(SETTINGS)}")
+        raise ValueError(
+            f"setting {name!r} is not one paimon-sql changes; known: {sorted(SETTINGS)}"
+        )
     item = exp.SetItem(this=exp.EQ(this=exp.column(name), expression=exp.Literal.string(value)))
     return exp.Set(expressions=[item])
 

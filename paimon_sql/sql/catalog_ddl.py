@@ -21,7 +21,14 @@ from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql import dml
-from paimon_sql.sql.ddl import CreateTable, RenameTable, apply_alter, parse_alter_table, parse_create_table, with_fields
+from paimon_sql.sql.ddl import (
+    CreateTable,
+    RenameTable,
+    apply_alter,
+    parse_alter_table,
+    parse_create_table,
+    with_fields,
+)
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 
 if TYPE_CHECKING:

@@ -1,11 +1,13 @@
+# The tests write hostile SQL text on purpose (that is the input under test).
+# ruff: noqa: S608
 """Metadata and input never become SQL (issue 11, item 2).
 
-Malicious schema files (hand-written ``schema-N`` JSON) and hostile names and values through the SQL surface.
-Every payload, if DuckDB ever ran it, would call ``paimon_injection_marker()`` (a Python UDF on both of
-the session's connections that creates a marker file) or read a planted secret file. Each test asserts the
-marker was never made and the secret never came back, and that the statement either returned the right rows
-(the hostile text stayed a name or a value) or raised a `paimon_sql.errors` error naming the option and table.
-"""
+Malicious schema files (hand-written ``schema-N`` JSON) and hostile names and values through the SQL
+surface. Every payload, if DuckDB ever ran it, would call ``paimon_injection_marker()`` (a Python
+UDF on both of the session's connections that creates a marker file) or read a planted secret file.
+Each test asserts the marker was never made and the secret never came back, and that the statement
+either returned the right rows (the hostile text stayed a name or a value) or raised a
+`paimon_sql.errors` error naming the option and table."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ MARKER_UDF = "paimon_injection_marker"
 
 
 class Trap:
-    """A session on a fresh warehouse whose connections carry the marker UDF, plus a planted secret."""
+    """A session on a fresh warehouse whose connections carry the marker UDF, and a secret file."""
 
     def __init__(self, tmp: pathlib.Path) -> None:
         self.warehouse = tmp / "warehouse"
@@ -98,7 +100,8 @@ def _aggregation_table(trap: Trap) -> None:
         "WITH ('merge-engine' = 'aggregation', 'fields.v.aggregate-function' = 'sum')"
     )
     trap.session.sql("INSERT INTO d.t VALUES (1, 10, 'a'), (2, 20, 'b')")
-    trap.session.sql("INSERT INTO d.t VALUES (1, 5, 'c')")  # overlapping files: the merge query runs
+    # A second file overlapping the first: the merge query runs.
+    trap.session.sql("INSERT INTO d.t VALUES (1, 5, 'c')")
 
 
 def _partial_update_table(trap: Trap, options: str = "") -> None:
@@ -118,11 +121,11 @@ def _set_option(key: str, value: str) -> Callable[[dict[str, Any]], None]:
 
 
 def _refused(trap: Trap, key: str, sql: str = "SELECT * FROM d.t ORDER BY k") -> None:
-    """The read fails with an `OptionError` naming `key` and the table, and nothing injected ran (checked
-    first, whatever happened)."""
+    """The read fails with an `OptionError` naming `key` and the table, and nothing injected ran
+    (checked first, whatever happened)."""
     try:
         rows = _rows(trap.open(), sql)
-    except Exception as err:  # noqa: BLE001 - any outcome is first checked for injection
+    except Exception as err:
         trap.assert_clean(err)
         assert isinstance(err, OptionError), repr(err)
         assert key in str(err) and "d.t" in str(err), str(err)
@@ -153,7 +156,9 @@ def test_crafted_aggregate_function_never_runs(
 
 
 @pytest.mark.parametrize("payload", AGG_PAYLOADS[:3])
-def test_crafted_aggregate_function_in_a_sequence_group_never_runs(trap: Trap, payload: str) -> None:
+def test_crafted_aggregate_function_in_a_sequence_group_never_runs(
+    trap: Trap, payload: str
+) -> None:
     _partial_update_table(
         trap, ", 'fields.s.sequence-group' = 'v', 'fields.v.aggregate-function' = 'sum'"
     )
@@ -207,14 +212,19 @@ def test_crafted_merge_engine_is_refused(trap: Trap, payload: str) -> None:
     _refused(trap, "merge-engine")
 
 
-EVIL_NAMES = ['v"; SELECT MARKER(); --', "w') ; (SELECT MARKER()) --", "x`y;z'"]  # no "," (option lists)
+EVIL_NAMES = [
+    'v"; SELECT MARKER(); --',
+    "w') ; (SELECT MARKER()) --",
+    "x`y;z'",
+]  # no "," (option lists)
 
 
 def test_crafted_column_names_in_the_schema_file_stay_names(trap: Trap) -> None:
-    """Column (and nested ROW field) names from a schema file, with quotes and semicolons, are quoted
-    identifiers in every query: written, merged, filtered, updated and read back exactly."""
+    """Column (and nested ROW field) names from a schema file, with quotes and semicolons, are
+    quoted identifiers in every query: written, merged, filtered, updated and read back exactly."""
     trap.session.sql(
-        "CREATE TABLE d.t (k INT, a STRING, b INT, c ROW<f INT>, p STRING, PRIMARY KEY (k, p) NOT ENFORCED) "
+        "CREATE TABLE d.t (k INT, a STRING, b INT, c ROW<f INT>, p STRING, "
+        "PRIMARY KEY (k, p) NOT ENFORCED) "
         "PARTITIONED BY (p) WITH ('bucket' = '2', 'sequence.field' = 'b')"
     )
     names = [trap.payload(n) for n in EVIL_NAMES]
@@ -239,16 +249,23 @@ def test_crafted_column_names_in_the_schema_file_stay_names(trap: Trap) -> None:
         return "'" + text.replace("'", "''") + "'"
 
     session.sql(
-        f"INSERT INTO d.t VALUES (1, {lit(chr(39) + '; SELECT 1; --')}, 1, {{{lit(nested)}: 7}}, 'x''y'), "
+        f"INSERT INTO d.t VALUES (1, {lit(chr(39) + '; SELECT 1; --')}, 1, {{{lit(nested)}: 7}}, "
+        "'x''y'), "
         "(2, 'b', 1, NULL, 'z')"
     )
-    assert _rows(session, f"SELECT c, {q(names[0])} FROM d.t WHERE k = 1") == [({nested: 7}, "'; SELECT 1; --")]
+    assert _rows(session, f"SELECT c, {q(names[0])} FROM d.t WHERE k = 1") == [
+        ({nested: 7}, "'; SELECT 1; --")
+    ]
     session.sql("INSERT INTO d.t VALUES (1, 'newer', 2, NULL, 'x''y'), (2, 'older', 0, NULL, 'z')")
-    assert _rows(session, f"SELECT k, {q(names[0])}, {q(names[1])}, {q(part)} FROM d.t ORDER BY k") == [
+    assert _rows(
+        session, f"SELECT k, {q(names[0])}, {q(names[1])}, {q(part)} FROM d.t ORDER BY k"
+    ) == [
         (1, "newer", 2, "x'y"),
         (2, "b", 1, "z"),
     ]
-    assert _rows(session, f"SELECT k FROM d.t WHERE {q(part)} = 'x''y' AND {q(names[0])} = 'newer'") == [(1,)]
+    assert _rows(
+        session, f"SELECT k FROM d.t WHERE {q(part)} = 'x''y' AND {q(names[0])} = 'newer'"
+    ) == [(1,)]
     session.sql(f"UPDATE d.t SET {q(names[0])} = 'upd' WHERE {q(part)} = 'z'")
     session.sql("DELETE FROM d.t WHERE k = 1")
     assert _rows(session, f"SELECT k, {q(names[0])} FROM d.t") == [(2, "upd")]
@@ -271,6 +288,7 @@ def test_nested_field_names_from_the_schema_file_stay_names(trap: Trap) -> None:
     arrow = session.sql("SELECT * FROM d.t").arrow()
     struct = arrow.schema.field("c").type
     assert [struct.field(i).name for i in range(struct.num_fields)] == [nested, "g"]
+
     def lit(text: str) -> str:
         return "'" + text.replace("'", "''") + "'"
 
@@ -280,7 +298,12 @@ def test_nested_field_names_from_the_schema_file_stay_names(trap: Trap) -> None:
 
 @pytest.mark.parametrize(
     "type_text",
-    ["INT) , (SELECT MARKER()) --", "INT); SELECT MARKER(); --", "DECIMAL(10, 2) + MARKER()", "STRING'"],
+    [
+        "INT) , (SELECT MARKER()) --",
+        "INT); SELECT MARKER(); --",
+        "DECIMAL(10, 2) + MARKER()",
+        "STRING'",
+    ],
 )
 def test_crafted_type_string_is_refused(trap: Trap, type_text: str) -> None:
     trap.session.sql("CREATE TABLE d.t (k INT, v INT)")
@@ -293,16 +316,20 @@ def test_crafted_type_string_is_refused(trap: Trap, type_text: str) -> None:
 
 def test_hostile_names_and_values_through_the_sql_surface(trap: Trap) -> None:
     """Table, column and partition names and values with quotes, semicolons and comment markers, in
-    CREATE / INSERT / SELECT / UPDATE / DELETE / CTAS / ALTER / SHOW CREATE / DROP: correct results."""
+    CREATE / INSERT / SELECT / UPDATE / DELETE / CTAS / ALTER / SHOW CREATE / DROP: correct results.
+    """
     session = trap.session
     session.sql("CREATE TABLE main.canary (x INT)")
     table = 'd."t\'x""; DROP TABLE canary; --"'
     col = '"v""; DROP TABLE canary; --"'
     session.sql(
-        f"CREATE TABLE {table} (k INT, {col} STRING, \"p'q\" STRING, PRIMARY KEY (k, \"p'q\") NOT ENFORCED) "
+        f'CREATE TABLE {table} (k INT, {col} STRING, "p\'q" STRING, '
+        'PRIMARY KEY (k, "p\'q") NOT ENFORCED) '
         "PARTITIONED BY (\"p'q\") WITH ('bucket' = '2')"
     )
-    session.sql(f"INSERT INTO {table} VALUES (1, 'a''b', 'it''s\"; --'), (2, 'c', 'x'), (3, 'd', 'x')")
+    session.sql(
+        f"INSERT INTO {table} VALUES (1, 'a''b', 'it''s\"; --'), (2, 'c', 'x'), (3, 'd', 'x')"
+    )
     assert _rows(session, f"SELECT * FROM {table} ORDER BY k") == [
         (1, "a'b", "it's\"; --"),
         (2, "c", "x"),
@@ -315,15 +342,16 @@ def test_hostile_names_and_values_through_the_sql_surface(trap: Trap) -> None:
     session.sql("CALL sys.compact(table => 'd.t\\'x\"; DROP TABLE canary; --')")
     assert _rows(session, f"SELECT count(*) FROM {table}") == [(2,)]
     # Append table, partitioned by a hostile column: DELETE/UPDATE rewrite partitions copy-on-write.
-    session.sql(f"CREATE TABLE d.\"a'p\" ({col} STRING, \"p'q\" STRING) PARTITIONED BY (\"p'q\")")
-    session.sql(f"INSERT INTO d.\"a'p\" VALUES ('1', 'it''s\"; --'), ('2', 'b')")
+    session.sql(f'CREATE TABLE d."a\'p" ({col} STRING, "p\'q" STRING) PARTITIONED BY ("p\'q")')
+    session.sql("INSERT INTO d.\"a'p\" VALUES ('1', 'it''s\"; --'), ('2', 'b')")
     session.sql(f"DELETE FROM d.\"a'p\" WHERE {col} = '2'")
     session.sql(f"UPDATE d.\"a'p\" SET {col} = 'u' WHERE \"p'q\" = 'it''s\"; --'")
-    assert _rows(session, f"SELECT * FROM d.\"a'p\"") == [("u", "it's\"; --")]
+    assert _rows(session, 'SELECT * FROM d."a\'p"') == [("u", "it's\"; --")]
     # CTAS: names and option values from the statement and its query.
     session.sql(
-        "CREATE TABLE d.ctas WITH ('partition.default-name' = 'it''s; --', 'primary-key' = 'we\"ird') "
-        "AS SELECT k AS \"we\"\"ird\", " + col + " AS \"a;b\", {'x\"y': k} AS \"s t\" FROM " + table
+        "CREATE TABLE d.ctas WITH ('partition.default-name' = 'it''s; --', "
+        "'primary-key' = 'we\"ird') "
+        'AS SELECT k AS "we""ird", ' + col + ' AS "a;b", {\'x"y\': k} AS "s t" FROM ' + table
     )
     assert _rows(session, "SELECT * FROM d.ctas ORDER BY 1") == [
         (1, "z'z", {'x"y': 1}),
@@ -331,8 +359,8 @@ def test_hostile_names_and_values_through_the_sql_surface(trap: Trap) -> None:
     ]
     ddl = _rows(session, "SHOW CREATE TABLE d.ctas")[0][0]
     assert "'it''s; --'" in ddl and '`x"y`' in ddl
-    session.sql("ALTER TABLE d.ctas RENAME COLUMN \"a;b\" TO \"b'; --\"")
-    assert _rows(session, "SELECT \"b'; --\" FROM d.ctas ORDER BY \"we\"\"ird\"") == [("z'z",), ("d",)]
+    session.sql('ALTER TABLE d.ctas RENAME COLUMN "a;b" TO "b\'; --"')
+    assert _rows(session, 'SELECT "b\'; --" FROM d.ctas ORDER BY "we""ird"') == [("z'z",), ("d",)]
     session.sql(f"DROP TABLE {table}")
     assert _rows(session, "SELECT count(*) FROM canary") == [(0,)]
     trap.assert_clean()
@@ -340,7 +368,11 @@ def test_hostile_names_and_values_through_the_sql_surface(trap: Trap) -> None:
 
 @pytest.mark.parametrize(
     "where",
-    ["p = 'x'; SELECT MARKER()", "p IN (SELECT MARKER()::VARCHAR)", "p = (SELECT content FROM read_text('SECRET'))"],
+    [
+        "p = 'x'; SELECT MARKER()",
+        "p IN (SELECT MARKER()::VARCHAR)",
+        "p = (SELECT content FROM read_text('SECRET'))",
+    ],
 )
 def test_compact_where_is_one_condition(trap: Trap, where: str) -> None:
     trap.session.sql("CREATE TABLE d.t (k INT, p STRING) PARTITIONED BY (p)")
@@ -352,8 +384,8 @@ def test_compact_where_is_one_condition(trap: Trap, where: str) -> None:
 
 
 def test_marker_udf_detects_execution(trap: Trap) -> None:
-    """The trap itself works: a statement that does call the UDF leaves the marker (so a clean run means
-    the payloads never ran)."""
+    """The trap itself works: a statement that does call the UDF leaves the marker (so a clean run
+    means the payloads never ran)."""
     _rows(trap.session, f"SELECT {MARKER_UDF}()")
     assert trap.marker.exists()
     trap.marker.unlink()

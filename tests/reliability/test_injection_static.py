@@ -1,3 +1,5 @@
+# REVIEWED quotes source lines verbatim, so some lines here are as long as those.
+# ruff: noqa: E501
 """A cheap static guard: no SQL is assembled from text in `paimon_sql` (issue 11, item 2).
 
 The package's Python files are parsed (``ast``) and every call to something that parses or runs SQL is
@@ -34,7 +36,9 @@ SINKS = frozenset(
     }
 )  # fmt: skip
 #: sqlglot calls that parse their argument: it must be a constant string.
-PARSERS = frozenset({"parse", "parse_one", "maybe_parse", "to_table", "to_column", "build", "Var", "condition"})
+PARSERS = frozenset(
+    {"parse", "parse_one", "maybe_parse", "to_table", "to_column", "build", "Var", "condition"}
+)
 #: Calls that take a function name (``exp.Anonymous(this=...)``, ``exp.func(name, ...)``).
 NAMED = {"Anonymous": "this", "func": 0}
 
@@ -91,11 +95,11 @@ REVIEWED = {
     ): "parses only the constant templates (an unknown name is a KeyError, never parsed)",
     (
         "write/writer.py",
-        "this=exp.maybe_parse(source, dialect=\"duckdb\"), alias=exp.TableAlias(this=exp.to_identifier(inner))",
+        'this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner))',
     ): "`source` is the statement's AST (a str only from direct API callers writing their own query)",
     (
         "write/writer.py",
-        "this=exp.maybe_parse(source, dialect=\"duckdb\"), alias=exp.TableAlias(this=exp.to_identifier(\"__paimon_in\"))",
+        'this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))',
     ): "`source` is the statement's AST (a str only from direct API callers writing their own query)",
     (
         "write/bucket.py",
@@ -123,11 +127,15 @@ def _text_built(node: ast.expr) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
         sides = (node.left, node.right)
         return any(
-            isinstance(s, ast.JoinedStr) or (isinstance(s, ast.Constant) and isinstance(s.value, str)) or _text_built(s)
+            isinstance(s, ast.JoinedStr)
+            or (isinstance(s, ast.Constant) and isinstance(s.value, str))
+            or _text_built(s)
             for s in sides
         )
     if isinstance(node, ast.Call) and _name(node.func) in ("format", "join"):
-        return isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr))
+        return isinstance(node.func, ast.Attribute) and isinstance(
+            node.func.value, (ast.Constant, ast.JoinedStr)
+        )
     return False
 
 
@@ -148,7 +156,11 @@ def _function_name(call: ast.Call, name: str) -> ast.expr | None:
 
 def _sql_arguments(call: ast.Call) -> list[ast.expr]:
     args = list(call.args[:1])
-    args += [k.value for k in call.keywords if k.arg in ("this", "sql", "sql_or_expression", "query", "expression")]
+    args += [
+        k.value
+        for k in call.keywords
+        if k.arg in ("this", "sql", "sql_or_expression", "query", "expression")
+    ]
     return args
 
 
@@ -172,21 +184,33 @@ def findings(root: pathlib.Path = PACKAGE) -> Iterator[tuple[str, int, str, str]
                 problem = None
                 if _text_built(argument):
                     problem = f"SQL text assembled for {name}()"
-                elif name in PARSERS and _sqlglot_call(node) and not _constant(argument) and not _is_node(argument):
+                elif (
+                    name in PARSERS
+                    and _sqlglot_call(node)
+                    and not _constant(argument)
+                    and not _is_node(argument)
+                ):
                     problem = f"{name}() parses a non-constant"
                 if problem:
                     yield relative, node.lineno, lines[node.lineno - 1].strip(), problem
                     break
             function = _function_name(node, name) if name in NAMED else None
             if function is not None and not _constant(function):
-                yield relative, node.lineno, lines[node.lineno - 1].strip(), f"{name}() with a non-constant name"
+                yield (
+                    relative,
+                    node.lineno,
+                    lines[node.lineno - 1].strip(),
+                    f"{name}() with a non-constant name",
+                )
 
 
 def _pieces(node: ast.expr) -> list[str]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.JoinedStr):
-        return [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        return [
+            v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+        ]
     if isinstance(node, ast.BinOp):
         return _pieces(node.left) + _pieces(node.right)
     return []
@@ -210,7 +234,12 @@ def keyword_text(root: pathlib.Path = PACKAGE) -> Iterator[tuple[str, int, str, 
             )
             if assembled and id(node) not in messages and KEYWORDS.search(" ".join(_pieces(node))):
                 line = lines[node.lineno - 1].strip()
-                yield path.relative_to(root).as_posix(), node.lineno, line, "SQL keywords in assembled text"
+                yield (
+                    path.relative_to(root).as_posix(),
+                    node.lineno,
+                    line,
+                    "SQL keywords in assembled text",
+                )
 
 
 def _all(root: pathlib.Path = PACKAGE) -> list[tuple[str, int, str, str]]:
@@ -219,7 +248,11 @@ def _all(root: pathlib.Path = PACKAGE) -> list[tuple[str, int, str, str]]:
 
 def _is_node(node: ast.expr) -> bool:
     """A sqlglot node built right there (``exp.Foo(...)`` / ``exp.foo(...)``) is not text."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _name(node.func.value) == "exp"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _name(node.func.value) == "exp"
+    )
 
 
 def test_no_sql_is_assembled_from_text() -> None:
