@@ -191,6 +191,10 @@ def field_to_json(f: DataField) -> dict[str, Any]:
     return out
 
 
+def _backquoted(name: str) -> str:
+    return name.replace("`", "``")
+
+
 def type_sql(t: DataType) -> str:
     """Paimon's SQL spelling of a type, e.g. ``ARRAY<INT>`` (for DESCRIBE and messages)."""
     suffix = "" if t.nullable else " NOT NULL"
@@ -201,7 +205,7 @@ def type_sql(t: DataType) -> str:
         assert t.key is not None and t.value is not None
         return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>{suffix}"
     if t.root == "ROW":
-        inner = ", ".join("`" + f.name.replace("`", "``") + f"` {type_sql(f.type)}" for f in t.fields)
+        inner = ", ".join(f"`{_backquoted(f.name)}` {type_sql(f.type)}" for f in t.fields)
         return f"ROW<{inner}>{suffix}"
     return _atomic_sql(t) + suffix
 
@@ -267,20 +271,23 @@ def _type_node(t: DataType) -> exp.DataType:
     if t.root in _DUCKDB_SIMPLE or t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         return _simple_type_node(duckdb_type(t))
     if t.root == "DECIMAL":
-        params = [exp.DataTypeParam(this=exp.Literal.number(int(n))) for n in (t.precision, t.scale)]
+        numbers = (t.precision, t.scale)
+        params = [exp.DataTypeParam(this=exp.Literal.number(int(n or 0))) for n in numbers]
         return exp.DataType(this=exp.DataType.Type.DECIMAL, expressions=params, nested=False)
     children: list[exp.Expression]
     if t.root == "ARRAY":
         assert t.element is not None
         kind, children = exp.DataType.Type.ARRAY, [_type_node(t.element)]
     elif t.root in ("MAP", "MULTISET"):
-        key, value = (t.element, DataType(root="INT")) if t.root == "MULTISET" else (t.key, t.value)
+        multiset = t.root == "MULTISET"
+        key, value = (t.element, DataType(root="INT")) if multiset else (t.key, t.value)
         assert key is not None and value is not None
         kind, children = exp.DataType.Type.MAP, [_type_node(key), _type_node(value)]
     elif t.root == "ROW":
         kind = exp.DataType.Type.STRUCT
         children = [
-            exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=_type_node(f.type)) for f in t.fields
+            exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=_type_node(f.type))
+            for f in t.fields
         ]
     else:
         raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
@@ -288,9 +295,11 @@ def _type_node(t: DataType) -> exp.DataType:
 
 
 def duckdb_type_node(t: DataType) -> exp.DataType:
-    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``): names stay identifiers.
+    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``); names stay
+    identifiers, whatever characters they hold.
 
-    >>> duckdb_type_node(parse_type({"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "INT"}]})).sql("duckdb")
-    'STRUCT("a""b" INT)'
+    >>> row = {"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "DECIMAL(5, 2)"}]}
+    >>> duckdb_type_node(parse_type(row)).sql("duckdb")
+    'STRUCT("a""b" DECIMAL(5, 2))'
     """
     return _type_node(t).copy()

@@ -68,16 +68,18 @@ class CoreOptions:
         """These options, once their enum values are known to parse (``merge-engine``,
         ``changelog-producer``); else an `OptionError` naming the table and the option.
 
-        >>> CoreOptions({"merge-engine": "x') --"}).check("db.t")
+        >>> CoreOptions({"merge-engine": "x') --"}).check("db.t")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        paimon_sql.errors.OptionError: table db.t: option 'merge-engine': unknown merge-engine "x') --"; valid: deduplicate, partial-update, aggregation, first-row
+        paimon_sql.errors.OptionError: table db.t: option 'merge-engine': unknown merge-engine ...
         """
-        for key in ("merge-engine", "changelog-producer"):
-            try:
-                self.merge_engine if key == "merge-engine" else self.changelog_producer  # noqa: B018
-            except (OptionError, ValueError) as err:
-                raise OptionError(f"table {table}: option {key!r}: {err}") from err
+        key = "merge-engine"
+        try:
+            _ = self.merge_engine
+            key = "changelog-producer"
+            _ = self.changelog_producer
+        except (OptionError, ValueError) as err:
+            raise OptionError(f"table {table}: option {key!r}: {err}") from err
         return self
 
     @property

@@ -582,7 +582,8 @@ def _plain_scan(
     conditions: list[exp.Expression] = []
     if deleted is not None:
         using = [ident(FILE_INDEX), ident(POS)]
-        select.append("joins", exp.Join(this=exp.Table(this=ident(deleted)), kind="ANTI", using=using))
+        anti = exp.Join(this=exp.Table(this=ident(deleted)), kind="ANTI", using=using)
+        select.append("joins", anti)
     if mask is not None:
         select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))
         conditions.append(col(KEEP))

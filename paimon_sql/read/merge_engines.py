@@ -24,8 +24,8 @@ ORD = "__paimon_ord"
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 
-#: The SQL of each aggregate function the reader supports. Only these constant templates are ever parsed: a
-#: function name from a schema file is looked up here (`aggregate_function`), never parsed itself.
+#: The SQL of each aggregate function the reader supports. Only these constant templates are ever
+#: parsed: a function name from a schema file is looked up here (`aggregate_function`).
 _TEMPLATES = {
     "last_non_null_value": "LAST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
     "last_value": "LAST(:x ORDER BY :o) FILTER (WHERE :add)",
@@ -44,7 +44,9 @@ _TEMPLATES = {
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
 _INTERNAL = {
-    _LAST_NON_NULL_RETRACTED: "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)",
+    _LAST_NON_NULL_RETRACTED: (
+        "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
+    ),
 }
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
 _RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
@@ -66,18 +68,21 @@ def _shown(value: str, limit: int = 80) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
-def aggregate_function(options: Mapping[str, str], key: str, table: str, default: str | None = None) -> str | None:
+def aggregate_function(
+    options: Mapping[str, str], key: str, table: str, default: str | None = None
+) -> str | None:
     """The aggregate function named by option `key` (or `default`), checked against the allow-list.
 
-    A name Paimon does not know is an `OptionError` naming the option and the table; one Paimon knows
-    that the reader cannot merge yet is an `UnsupportedFeatureError`. None when neither is set.
+    A name Paimon does not know is an `OptionError` naming the option and the table; one Paimon
+    knows that the reader cannot merge yet is an `UnsupportedFeatureError`. None when unset.
 
-    >>> aggregate_function({"fields.v.aggregate-function": " SUM "}, "fields.v.aggregate-function", "db.t")
+    >>> key = "fields.v.aggregate-function"
+    >>> aggregate_function({key: " SUM "}, key, "db.t")
     'sum'
-    >>> aggregate_function({"fields.v.aggregate-function": "sum) --"}, "fields.v.aggregate-function", "db.t")
+    >>> aggregate_function({key: "sum) --"}, key, "db.t")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.OptionError: table db.t: option 'fields.v.aggregate-function' names unknown aggregate function 'sum) --'; valid: bool_and, bool_or, collect, count, first_non_null_value, first_not_null_value, first_value, hll_sketch, last_non_null_value, last_value, listagg, max, merge_map, min, nested_partial_update, nested_update, product, rbm32, rbm64, sum, theta_sketch
+    paimon_sql.errors.OptionError: table db.t: option '...' names unknown aggregate function ...
     """
     raw = options.get(key, default)
     if raw is None:
@@ -87,8 +92,8 @@ def aggregate_function(options: Mapping[str, str], key: str, table: str, default
         return name
     if name in AGG_FUNCTION_NAMES:
         raise UnsupportedFeatureError(
-            f"table {table}: aggregate function {name!r} (option {key!r}) is not supported by the reader "
-            f"yet; supported: {', '.join(sorted(_TEMPLATES))}"
+            f"table {table}: aggregate function {name!r} (option {key!r}) is not supported by "
+            f"the reader yet; supported: {', '.join(sorted(_TEMPLATES))}"
         )
     raise OptionError(
         f"table {table}: option {key!r} names unknown aggregate function {_shown(raw)}; "
@@ -107,8 +112,8 @@ def check_columns(options: CoreOptions, columns: Collection[str], table: str) ->
     for key, column in named:
         if column not in columns:
             raise OptionError(
-                f"table {table}: option {key!r} names column {_shown(column)}, which the table does not "
-                f"have; columns: {', '.join(sorted(columns))}"
+                f"table {table}: option {key!r} names column {_shown(column)}, which the table "
+                f"does not have; columns: {', '.join(sorted(columns))}"
             )
 
 
@@ -175,7 +180,9 @@ class GroupedMerge:
     def _own_function(self, column: str) -> str | None:
         """The column's own ``fields.<column>.aggregate-function`` (checked), None when unset."""
         key = f"fields.{column}.aggregate-function"
-        return aggregate_function(self.options.options, key, self.table) if self.options.options.get(key) else None
+        if not self.options.options.get(key):
+            return None
+        return aggregate_function(self.options.options, key, self.table)
 
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence (later rows win
@@ -185,7 +192,8 @@ class GroupedMerge:
         present = exp.and_(_add_kind(), exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)))
         name = self._own_function(column)
         if name:
-            aggregate = _template(name, x=_ident(column), o=_ident(ORD), add=exp.true(), d=exp.Literal.string(","))
+            x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
+            aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
             return self._filtered(aggregate, present)
         order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
         order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
@@ -205,7 +213,8 @@ class GroupedMerge:
             return self._grouped(column)
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
-            return self._filtered(_template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(",")), add)
+            aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
+            return self._filtered(aggregate, add)
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
             return _template(name, x=x, o=o, add=add)

@@ -87,14 +87,15 @@ def create_table(session: Session, text: str) -> Relation | None:
 
 
 def _create_as_select(session: Session, ident: Identifier, create: CreateTable) -> Relation:
-    """CTAS without a column list: the columns and types come from the query (as nodes and values: the
-    query's column names and the options never become SQL text)."""
+    """CTAS without a column list: the columns and types come from the query (as values: the query's
+    column names and the options never become SQL text)."""
     assert create.as_select is not None
     query = create.as_select
     session.rewrite_sources(query)
     relation = session.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
     ids = itertools.count()
-    fields = [_query_field(name, kind, ids) for name, kind in zip(relation.columns, relation.types, strict=True)]
+    columns = zip(relation.columns, relation.types, strict=True)
+    fields = [_query_field(name, kind, ids) for name, kind in columns]
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
     session.catalog.create_table(ident, schema, ignore_if_exists=False)
     session.refresh_table(ident)
@@ -137,12 +138,16 @@ def _query_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
     if kind.id in ("list", "array"):
         return DataType(root="ARRAY", element=_query_type(children[0][1], ids))
     if kind.id == "map":
-        return DataType(root="MAP", key=_query_type(children[0][1], ids), value=_query_type(children[1][1], ids))
+        key = _query_type(children[0][1], ids)
+        return DataType(root="MAP", key=key, value=_query_type(children[1][1], ids))
     if kind.id == "struct":
         return DataType(root="ROW", fields=tuple(_query_field(n, t, ids) for n, t in children))
     known = _DUCK_TO_PAIMON.get(kind.id)
     if known is None:
-        raise SqlError(f"CREATE TABLE … AS SELECT: a column of DuckDB type {kind.id.upper()} has no Paimon type; cast it")
+        raise SqlError(
+            f"CREATE TABLE … AS SELECT: a column of DuckDB type {kind.id.upper()} has no Paimon "
+            "type; cast it"
+        )
     return known
 
 
@@ -186,19 +191,22 @@ def _text(value: str) -> str:
 
 
 def show_create_table(session: Session, ident: Identifier) -> Relation:
-    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and values
-    quoted so that it parses back as the same table)."""
+    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
+    values quoted so that it parses back as the same table)."""
     schema = session.table(ident).latest_schema
     lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]
     if schema.primary_keys:
-        lines.append("  PRIMARY KEY (" + ", ".join(_name(k) for k in schema.primary_keys) + ") NOT ENFORCED")
-    text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\n" + ",\n".join(lines) + "\n)"
+        keys = ", ".join(_name(k) for k in schema.primary_keys)
+        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+    columns = ",\n".join(lines)
+    text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\n{columns}\n)"
     if schema.comment:
         text += f" COMMENT {_text(schema.comment)}"
     if schema.partition_keys:
         text += "\nPARTITIONED BY (" + ", ".join(_name(k) for k in schema.partition_keys) + ")"
     if schema.options:
-        text += "\nWITH (\n" + ",\n".join(f"  {_text(k)} = {_text(v)}" for k, v in schema.options.items()) + "\n)"
+        options = ",\n".join(f"  {_text(k)} = {_text(v)}" for k, v in schema.options.items())
+        text += f"\nWITH (\n{options}\n)"
     return session.relation(lambda con: con.from_arrow(pa.table({"createtab_stmt": [text]})))
 
 

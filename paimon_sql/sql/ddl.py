@@ -348,7 +348,7 @@ def parse_sql_type(text: str) -> DataType:
     'MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>'
     """
     # The text is parsed, never run: a wrapper around it must still hold exactly one column, so a
-    # type with more in it (``INT, x INT`` or ``INT) AS SELECT …``) is refused rather than cut short.
+    # type with more in it (``INT, x INT``, ``INT) AS SELECT …``) is refused rather than cut short.
     statement = _parse_one("CREATE TABLE _t (_c " + text + ")")
     target = statement.this
     columns = target.expressions if isinstance(target, exp.Schema) else []

@@ -133,7 +133,9 @@ def write_rows(
 _BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException)
 
 
-def _write_files(writer: TableWriter, source: exp.Expression, kind: int) -> tuple[list[CommitMessage], int]:
+def _write_files(
+    writer: TableWriter, source: exp.Expression, kind: int
+) -> tuple[list[CommitMessage], int]:
     """The data files of the rows of `source`: streamed straight from the query where the table allows
     it, else (and when a key occurs twice in the statement) staged once first."""
     if writer.streams():
@@ -275,7 +277,11 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
 
 
 def _copy_on_write(
-    session: Session, ident: Identifier, table: Table, where: exp.Where | None, sets: dict[str, exp.Expression] | None
+    session: Session,
+    ident: Identifier,
+    table: Table,
+    where: exp.Where | None,
+    sets: dict[str, exp.Expression] | None,
 ) -> int:
     """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
 

@@ -23,7 +23,15 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import create_schema, create_view, drop, drop_schema, select_all, set_setting, table_node
+from paimon_sql._sqlnodes import (
+    create_schema,
+    create_view,
+    drop,
+    drop_schema,
+    select_all,
+    set_setting,
+    table_node,
+)
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
@@ -147,7 +155,8 @@ class Session:
             hidden = f"__paimon_{next(_counter)}"
             register(self.con, hidden, source)
             self.con.execute(create_schema(ident.database).sql("duckdb"))
-            view = create_view(table_node(ident.database, ident.table), select_all(table_node(hidden)))
+            target = table_node(ident.database, ident.table)
+            view = create_view(target, select_all(table_node(hidden)))
             self.con.execute(view.sql("duckdb"))
             self._views[ident] = (source, schema_id)
 
@@ -312,7 +321,7 @@ class Session:
             else:
                 rows.append((name, "reader", "inlined SQL"))
             rows.extend((name, key, value) for key, value in explain_rows(plan))
-        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten statement's AST.
+        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten AST.
         physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
         rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
         return rows

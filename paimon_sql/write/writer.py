@@ -463,7 +463,9 @@ class TableWriter:
         engine = self.options.merge_engine
         return self.schema.bucket > 0 and engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW)
 
-    def write_stream(self, source: exp.Expression | str, kind: int = 0) -> tuple[list[CommitMessage], int]:
+    def write_stream(
+        self, source: exp.Expression | str, kind: int = 0
+    ) -> tuple[list[CommitMessage], int]:
         """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
 
         One query sorts the rows by partition, bucket and key (append tables: by partition and bucket, and
