@@ -54,7 +54,7 @@ MESSAGES = ("Error", "Exception", "warn", "warning", "error", "info", "debug", "
 REVIEWED = {
     (
         "sql/catalog_ddl.py",
-        'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n" + ",\\n".join(lines) + "\\n)"',
+        'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n{columns}\\n)"',
     ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",
     (
         "sql/session.py",
