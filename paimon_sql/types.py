@@ -14,9 +14,12 @@ JSON objects (paimon-format.md §2).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from sqlglot import exp
 
 from paimon_sql.errors import SpecViolationError
 
@@ -188,6 +191,10 @@ def field_to_json(f: DataField) -> dict[str, Any]:
     return out
 
 
+def _backquoted(name: str) -> str:
+    return name.replace("`", "``")
+
+
 def type_sql(t: DataType) -> str:
     """Paimon's SQL spelling of a type, e.g. ``ARRAY<INT>`` (for DESCRIBE and messages)."""
     suffix = "" if t.nullable else " NOT NULL"
@@ -198,7 +205,7 @@ def type_sql(t: DataType) -> str:
         assert t.key is not None and t.value is not None
         return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>{suffix}"
     if t.root == "ROW":
-        inner = ", ".join(f"`{f.name}` {type_sql(f.type)}" for f in t.fields)
+        inner = ", ".join(f"`{_backquoted(f.name)}` {type_sql(f.type)}" for f in t.fields)
         return f"ROW<{inner}>{suffix}"
     return _atomic_sql(t) + suffix
 
@@ -252,3 +259,47 @@ def duckdb_type(t: DataType) -> str:
         inner = ", ".join(f"{_duckdb_quote(f.name)} {duckdb_type(f.type)}" for f in t.fields)
         return f"STRUCT({inner})"
     raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
+
+
+@functools.cache
+def _simple_type_node(name: str) -> exp.DataType:
+    return exp.DataType.build(name, dialect="duckdb")  # one of the constant names above
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_node(t: DataType) -> exp.DataType:
+    if t.root in _DUCKDB_SIMPLE or t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return _simple_type_node(duckdb_type(t))
+    if t.root == "DECIMAL":
+        numbers = (t.precision, t.scale)
+        params = [exp.DataTypeParam(this=exp.Literal.number(int(n or 0))) for n in numbers]
+        return exp.DataType(this=exp.DataType.Type.DECIMAL, expressions=params, nested=False)
+    children: list[exp.Expression]
+    if t.root == "ARRAY":
+        assert t.element is not None
+        kind, children = exp.DataType.Type.ARRAY, [_type_node(t.element)]
+    elif t.root in ("MAP", "MULTISET"):
+        multiset = t.root == "MULTISET"
+        key, value = (t.element, DataType(root="INT")) if multiset else (t.key, t.value)
+        assert key is not None and value is not None
+        kind, children = exp.DataType.Type.MAP, [_type_node(key), _type_node(value)]
+    elif t.root == "ROW":
+        kind = exp.DataType.Type.STRUCT
+        children = [
+            exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=_type_node(f.type))
+            for f in t.fields
+        ]
+    else:
+        raise SpecViolationError(f"no DuckDB type for Paimon type {t.root}")
+    return exp.DataType(this=kind, expressions=[c.copy() for c in children], nested=True)
+
+
+def duckdb_type_node(t: DataType) -> exp.DataType:
+    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``); names stay
+    identifiers, whatever characters they hold.
+
+    >>> row = {"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "DECIMAL(5, 2)"}]}
+    >>> duckdb_type_node(parse_type(row)).sql("duckdb")
+    'STRUCT("a""b" DECIMAL(5, 2))'
+    """
+    return _type_node(t).copy()

@@ -64,6 +64,24 @@ class CoreOptions:
             valid = ", ".join(m.value for m in MergeEngine)
             raise OptionError(f"unknown merge-engine {raw!r}; valid: {valid}") from err
 
+    def check(self, table: str) -> CoreOptions:
+        """These options, once their enum values are known to parse (``merge-engine``,
+        ``changelog-producer``); else an `OptionError` naming the table and the option.
+
+        >>> CoreOptions({"merge-engine": "x') --"}).check("db.t")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        paimon_sql.errors.OptionError: table db.t: option 'merge-engine': unknown merge-engine ...
+        """
+        key = "merge-engine"
+        try:
+            _ = self.merge_engine
+            key = "changelog-producer"
+            _ = self.changelog_producer
+        except (OptionError, ValueError) as err:
+            raise OptionError(f"table {table}: option {key!r}: {err}") from err
+        return self
+
     @property
     def changelog_producer(self) -> ChangelogProducer:
         """`changelog-producer` (default none)."""

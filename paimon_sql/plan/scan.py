@@ -158,7 +158,7 @@ class _Planner:
         self.snapshot = snapshot
         self.predicate = predicate
         self.schema = schema or table.latest_schema
-        self.options = CoreOptions(self.schema.options)
+        self.options = CoreOptions(self.schema.options).check(table.name)
         self.mode = read_mode(self.schema, self.options)
         self.part_names = self.schema.partition_keys
         self.part_types = _types(self.schema, self.part_names)

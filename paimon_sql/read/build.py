@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import functools
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,8 +30,8 @@ from paimon_sql.format.options import MergeEngine
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
-from paimon_sql.read.merge_engines import GroupedMerge
-from paimon_sql.types import DataField, DataType, duckdb_type
+from paimon_sql.read.merge_engines import GroupedMerge, check_columns
+from paimon_sql.types import DataField, DataType, duckdb_type_node
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -57,14 +56,14 @@ def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> Fi
     """``read_parquet('<path>'[, file_row_number = TRUE])``."""
     args: list[exp.Expression] = [exp.Literal.string(path)]
     if with_position:
-        args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))
+        args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
     return FileSource(relation=relation, columns=frozenset(columns), parquet=True)
 
 
 def table_source(name: str, columns: Sequence[str], *, parquet: bool = False) -> FileSource:
     """A registered Arrow table (ORC and Avro files are decoded by pyarrow / fastavro)."""
-    relation = exp.to_table(exp.to_identifier(name).sql("duckdb"))
+    relation = exp.Table(this=ident(name))
     return FileSource(relation=relation, columns=frozenset(columns), parquet=parquet)
 
 
@@ -91,14 +90,9 @@ def col(*path: str) -> exp.Expression:
     return node
 
 
-@functools.lru_cache(maxsize=1024)
-def _type_node(text: str) -> exp.DataType:
-    return exp.DataType.build(text, dialect="duckdb")
-
-
 def cast(node: exp.Expression, t: DataType) -> exp.Expression:
     """``CAST(node AS <duckdb type of t>)``."""
-    return exp.Cast(this=node, to=_type_node(duckdb_type(t)).copy())
+    return exp.Cast(this=node, to=duckdb_type_node(t))
 
 
 def literal(value: Any, t: DataType | None = None) -> exp.Expression:
@@ -260,8 +254,10 @@ class _SplitQuery:
         self.keys = schema.trimmed_primary_keys
         self.options = plan.options
         self.seq_fields = self.options.sequence_fields
-        self.merge_engine = self.options.merge_engine if schema.primary_keys else None
         self.pk = bool(schema.primary_keys)
+        self.merge_engine = self.options.merge_engine if self.pk else None
+        if self.pk:
+            check_columns(self.options, self.types, plan.table.name)
         lower = set(self.keys) | set(self.partition)
         self.pre: list[Predicate] = []
         self.post: list[Predicate] = []
@@ -297,7 +293,7 @@ class _SplitQuery:
                 exp.not_(
                     exp.In(
                         this=col(POS),
-                        query=exp.select(col("pos")).from_(exp.to_table(dv)).subquery(),
+                        query=exp.select(col("pos")).from_(exp.Table(this=ident(dv))).subquery(),
                     )
                 )
             )
@@ -586,9 +582,10 @@ def _plain_scan(
     conditions: list[exp.Expression] = []
     if deleted is not None:
         using = [ident(FILE_INDEX), ident(POS)]
-        select.append("joins", exp.Join(this=exp.to_table(deleted), kind="ANTI", using=using))
+        anti = exp.Join(this=exp.Table(this=ident(deleted)), kind="ANTI", using=using)
+        select.append("joins", anti)
     if mask is not None:
-        select.append("joins", exp.Join(this=exp.to_table(mask), method="POSITIONAL"))
+        select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))
         conditions.append(col(KEEP))
     if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
         conditions.append(exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS]))

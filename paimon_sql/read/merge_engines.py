@@ -10,18 +10,22 @@ fields overwrite", and each aggregate function of the aggregation engine has its
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Collection, Mapping, Sequence
 
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.errors import OptionError, UnsupportedFeatureError
+from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import CoreOptions, MergeEngine
 
 ORD = "__paimon_ord"
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 
+#: The SQL of each aggregate function the reader supports. Only these constant templates are ever
+#: parsed: a function name from a schema file is looked up here (`aggregate_function`).
 _TEMPLATES = {
     "last_non_null_value": "LAST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
     "last_value": "LAST(:x ORDER BY :o) FILTER (WHERE :add)",
@@ -38,16 +42,79 @@ _TEMPLATES = {
     "merge_map": "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), (a, b) -> MAP_CONCAT(a, b))",
 }
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
-_LAST_NON_NULL_RETRACTED = (
-    "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
-)
+_LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
+_INTERNAL = {
+    _LAST_NON_NULL_RETRACTED: (
+        "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
+    ),
+}
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
 _RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
 
 
+@functools.cache
+def _parsed(name: str) -> exp.Expression:
+    """The parsed constant template `name` (parsed once; `replace_placeholders` copies it)."""
+    return sqlglot.parse_one(_TEMPLATES.get(name) or _INTERNAL[name], read="duckdb")
+
+
 def _template(name: str, **values: exp.Expression) -> exp.Expression:
-    tree = sqlglot.parse_one(_TEMPLATES.get(name, name), read="duckdb")
-    return exp.replace_placeholders(tree, **values)
+    """The aggregate `name` (a key of the constant templates, never SQL text) over `values`."""
+    return exp.replace_placeholders(_parsed(name), **values)
+
+
+def _shown(value: str, limit: int = 80) -> str:
+    """`value` quoted for a message, cut at `limit` characters."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+def aggregate_function(
+    options: Mapping[str, str], key: str, table: str, default: str | None = None
+) -> str | None:
+    """The aggregate function named by option `key` (or `default`), checked against the allow-list.
+
+    A name Paimon does not know is an `OptionError` naming the option and the table; one Paimon
+    knows that the reader cannot merge yet is an `UnsupportedFeatureError`. None when unset.
+
+    >>> key = "fields.v.aggregate-function"
+    >>> aggregate_function({key: " SUM "}, key, "db.t")
+    'sum'
+    >>> aggregate_function({key: "sum) --"}, key, "db.t")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.OptionError: table db.t: option '...' names unknown aggregate function ...
+    """
+    raw = options.get(key, default)
+    if raw is None:
+        return None
+    name = raw.strip().lower()
+    if name in _TEMPLATES:
+        return name
+    if name in AGG_FUNCTION_NAMES:
+        raise UnsupportedFeatureError(
+            f"table {table}: aggregate function {name!r} (option {key!r}) is not supported by "
+            f"the reader yet; supported: {', '.join(sorted(_TEMPLATES))}"
+        )
+    raise OptionError(
+        f"table {table}: option {key!r} names unknown aggregate function {_shown(raw)}; "
+        f"valid: {', '.join(sorted(AGG_FUNCTION_NAMES))}"
+    )
+
+
+def check_columns(options: CoreOptions, columns: Collection[str], table: str) -> None:
+    """Every column an option names (``sequence.field``, ``fields.<a,b>.sequence-group``) is one of
+    `columns`, else an `OptionError` naming the option, the column and the table."""
+    named: list[tuple[str, str]] = [("sequence.field", c) for c in options.sequence_fields]
+    for key, value in options.options.items():
+        if key.startswith("fields.") and key.endswith(".sequence-group"):
+            group = key[len("fields.") : -len(".sequence-group")].split(",")
+            named += [(key, c.strip()) for c in (*group, *value.split(","))]
+    for key, column in named:
+        if column not in columns:
+            raise OptionError(
+                f"table {table}: option {key!r} names column {_shown(column)}, which the table "
+                f"does not have; columns: {', '.join(sorted(columns))}"
+            )
 
 
 def _ident(name: str) -> exp.Column:
@@ -101,12 +168,21 @@ class GroupedMerge:
         return exp.select("*", exp.alias_(window, ORD, quoted=True)).from_(body.subquery())
 
     def function(self, column: str) -> str:
-        """The aggregate function of a value column."""
+        """The aggregate function of a value column (checked against the allow-list)."""
         raw = self.options.options
-        name = raw.get(f"fields.{column}.aggregate-function") or raw.get(
-            "fields.default-aggregate-function", "last_non_null_value"
-        )
-        return name.strip().lower()
+        key = f"fields.{column}.aggregate-function"
+        if not raw.get(key):
+            key = "fields.default-aggregate-function"
+        name = aggregate_function(raw, key, self.table, "last_non_null_value")
+        assert name is not None
+        return name
+
+    def _own_function(self, column: str) -> str | None:
+        """The column's own ``fields.<column>.aggregate-function`` (checked), None when unset."""
+        key = f"fields.{column}.aggregate-function"
+        if not self.options.options.get(key):
+            return None
+        return aggregate_function(self.options.options, key, self.table)
 
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence (later rows win
@@ -114,16 +190,15 @@ class GroupedMerge:
         over those rows."""
         seq = self.groups[column]
         present = exp.and_(_add_kind(), exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)))
-        name = self.options.options.get(f"fields.{column}.aggregate-function")
+        name = self._own_function(column)
         if name:
-            aggregate = _template(name.strip().lower(), x=_ident(column), o=_ident(ORD), add=exp.true(), d=exp.Literal.string(","))
+            x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
+            aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
             return self._filtered(aggregate, present)
-        order = ", ".join(f"{_ident(s).sql('duckdb')} NULLS FIRST" for s in seq)
-        last = sqlglot.parse_one(f"LAST(:x ORDER BY {order}, :o)", read="duckdb")
-        return exp.Filter(
-            this=exp.replace_placeholders(last, x=_ident(column), o=_ident(ORD)),
-            expression=exp.Where(this=present),
-        )
+        order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
+        order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
+        last = exp.Last(this=exp.Order(this=_ident(column), expressions=order))
+        return exp.Filter(this=last, expression=exp.Where(this=present))
 
     @staticmethod
     def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
@@ -136,18 +211,14 @@ class GroupedMerge:
         x, o, add = _ident(column), _ident(ORD), _add_kind()
         if column in self.groups:
             return self._grouped(column)
-        if self.engine is MergeEngine.PARTIAL_UPDATE and self.options.options.get(f"fields.{column}.aggregate-function"):
-            name = self.options.options[f"fields.{column}.aggregate-function"].strip().lower()
-            return self._filtered(_template(name, x=x, o=o, add=exp.true(), d=exp.Literal.string(",")), add)
+        own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
+        if own:
+            aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
+            return self._filtered(aggregate, add)
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
-        if name not in _TEMPLATES:
-            raise UnsupportedFeatureError(
-                f"table {self.table}: aggregate function {name!r} of column {column!r} is not supported "
-                f"by the reader yet; supported: {', '.join(sorted(_TEMPLATES))}"
-            )
         delimiter = self.options.options.get(f"fields.{column}.list-agg-delimiter", ",")
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
         ignore = self.options.options.get(f"fields.{column}.ignore-retract", "false").lower() == "true"

@@ -80,6 +80,11 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
         condition = sqlglot.parse_one(where, read="spark")
     except sqlglot.errors.ParseError as err:
         raise SqlError(f"CALL sys.compact: cannot parse where {where!r}: {err}") from err
+    if not isinstance(condition, exp.Condition) or condition.find(exp.Query) is not None:
+        raise SqlError(
+            f"CALL sys.compact: where {where!r} is not one condition on partition columns "
+            "(no statements, no subqueries)"
+        )
     others = sorted({c.name for c in condition.find_all(exp.Column)} - set(keys))
     if others:
         raise SqlError(

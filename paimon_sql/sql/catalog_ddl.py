@@ -7,10 +7,12 @@ SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from typing import TYPE_CHECKING
 
+import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
@@ -19,10 +21,19 @@ from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql import dml
-from paimon_sql.sql.ddl import RenameTable, apply_alter, parse_alter_table, parse_create_table
-from paimon_sql.types import type_sql
+from paimon_sql.sql.ddl import (
+    CreateTable,
+    RenameTable,
+    apply_alter,
+    parse_alter_table,
+    parse_create_table,
+    with_fields,
+)
+from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from paimon_sql.sql.relation import Relation
     from paimon_sql.sql.session import Session
 
@@ -75,46 +86,69 @@ def create_table(session: Session, text: str) -> Relation | None:
     return _status(session, f"created table {ident}")
 
 
-def _create_as_select(session: Session, ident: Identifier, create: object) -> Relation:
-    """CTAS without a column list: the columns and types come from the query."""
-    from paimon_sql.sql.ddl import CreateTable, parse_sql_type
-
-    assert isinstance(create, CreateTable) and create.as_select is not None
+def _create_as_select(session: Session, ident: Identifier, create: CreateTable) -> Relation:
+    """CTAS without a column list: the columns and types come from the query (as values: the query's
+    column names and the options never become SQL text)."""
+    assert create.as_select is not None
     query = create.as_select
     session.rewrite_sources(query)
-    described = session.con.sql("DESCRIBE " + query.sql("duckdb")).fetchall()
-    columns = ", ".join(
-        exp.to_identifier(name, quoted=True).sql("duckdb") + " " + _paimon_type(str(kind)) for name, kind, *_ in described
-    )
-    options = ", ".join(f"'{k}' = '{v}'" for k, v in create.options.items())
-    head = f"CREATE TABLE {ident.database}.{ident.table} ({columns}"
-    if create.primary_keys:
-        head += ", PRIMARY KEY (" + ", ".join(create.primary_keys) + ") NOT ENFORCED"
-    head += ")"
-    if create.partition_keys:
-        head += " PARTITIONED BY (" + ", ".join(create.partition_keys) + ")"
-    if options:
-        head += f" WITH ({options})"
-    create_table(session, head)
+    relation = session.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
+    ids = itertools.count()
+    columns = zip(relation.columns, relation.types, strict=True)
+    fields = [_query_field(name, kind, ids) for name, kind in columns]
+    schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
+    session.catalog.create_table(ident, schema, ignore_if_exists=False)
+    session.refresh_table(ident)
     table = session.table(ident)
     rows = dml.write_rows(session, table, dml.typed_select(table, query, None))
-    del parse_sql_type
     return dml.count(session, rows)
 
 
+#: DuckDB's atomic types (``DuckDBPyType.id``) a CTAS column may have, as Paimon types.
 _DUCK_TO_PAIMON = {
-    "INTEGER": "INT",
-    "VARCHAR": "STRING",
-    "BLOB": "BYTES",
-    "TIMESTAMP WITH TIME ZONE": "TIMESTAMP_LTZ(6)",
-    "TIMESTAMP_NS": "TIMESTAMP(9)",
-    "TIMESTAMP": "TIMESTAMP(6)",
-    "HUGEINT": "DECIMAL(38, 0)",
+    "boolean": DataType(root="BOOLEAN"),
+    "tinyint": DataType(root="TINYINT"),
+    "smallint": DataType(root="SMALLINT"),
+    "integer": DataType(root="INT"),
+    "bigint": DataType(root="BIGINT"),
+    "float": DataType(root="FLOAT"),
+    "double": DataType(root="DOUBLE"),
+    "date": DataType(root="DATE"),
+    "varchar": DataType(root="VARCHAR", length=MAX_LENGTH),
+    "blob": DataType(root="VARBINARY", length=MAX_LENGTH),
+    "time": DataType(root="TIME", precision=0),
+    "timestamp": DataType(root="TIMESTAMP", precision=6),
+    "timestamp_ns": DataType(root="TIMESTAMP", precision=9),
+    "timestamp with time zone": DataType(root="TIMESTAMP_LTZ", precision=6),
+    "hugeint": DataType(root="DECIMAL", precision=38, scale=0),
 }
 
 
-def _paimon_type(duck: str) -> str:
-    return _DUCK_TO_PAIMON.get(duck.upper(), duck)
+def _query_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
+    """The Paimon column of a query column (its id first, then its nested fields' ids, as Java)."""
+    field_id = next(ids)
+    return DataField(id=field_id, name=name, type=_query_type(kind, ids))
+
+
+def _query_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
+    children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
+    if kind.id == "decimal":
+        precision, scale = (int(v) for _, v in children)
+        return DataType(root="DECIMAL", precision=precision, scale=scale)
+    if kind.id in ("list", "array"):
+        return DataType(root="ARRAY", element=_query_type(children[0][1], ids))
+    if kind.id == "map":
+        key = _query_type(children[0][1], ids)
+        return DataType(root="MAP", key=key, value=_query_type(children[1][1], ids))
+    if kind.id == "struct":
+        return DataType(root="ROW", fields=tuple(_query_field(n, t, ids) for n, t in children))
+    known = _DUCK_TO_PAIMON.get(kind.id)
+    if known is None:
+        raise SqlError(
+            f"CREATE TABLE … AS SELECT: a column of DuckDB type {kind.id.upper()} has no Paimon "
+            "type; cast it"
+        )
+    return known
 
 
 def alter_table(session: Session, text: str) -> Relation | None:
@@ -148,19 +182,31 @@ def alter_table(session: Session, text: str) -> Relation | None:
     return _status(session, f"altered table {ident} (schema {table.latest_schema.id})")
 
 
+def _name(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
 def show_create_table(session: Session, ident: Identifier) -> Relation:
-    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us)."""
+    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
+    values quoted so that it parses back as the same table)."""
     schema = session.table(ident).latest_schema
-    lines = [f"  `{f.name}` {type_sql(f.type)}" for f in schema.fields]
+    lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]
     if schema.primary_keys:
-        lines.append("  PRIMARY KEY (" + ", ".join(f"`{k}`" for k in schema.primary_keys) + ") NOT ENFORCED")
-    text = f"CREATE TABLE `{ident.database}`.`{ident.table}` (\n" + ",\n".join(lines) + "\n)"
+        keys = ", ".join(_name(k) for k in schema.primary_keys)
+        lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
+    columns = ",\n".join(lines)
+    text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\n{columns}\n)"
     if schema.comment:
-        text += f" COMMENT '{schema.comment}'"
+        text += f" COMMENT {_text(schema.comment)}"
     if schema.partition_keys:
-        text += "\nPARTITIONED BY (" + ", ".join(f"`{k}`" for k in schema.partition_keys) + ")"
+        text += "\nPARTITIONED BY (" + ", ".join(_name(k) for k in schema.partition_keys) + ")"
     if schema.options:
-        text += "\nWITH (\n" + ",\n".join(f"  '{k}' = '{v}'" for k, v in schema.options.items()) + "\n)"
+        options = ",\n".join(f"  {_text(k)} = {_text(v)}" for k, v in schema.options.items())
+        text += f"\nWITH (\n{options}\n)"
     return session.relation(lambda con: con.from_arrow(pa.table({"createtab_stmt": [text]})))
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "parse_alter_table",
     "parse_create_table",
     "parse_sql_type",
+    "with_fields",
 ]
 
 #: Type names accepted in DDL (for error messages).
@@ -346,9 +347,15 @@ def parse_sql_type(text: str) -> DataType:
     >>> type_sql(parse_sql_type("MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>"))
     'MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>'
     """
+    # The text is parsed, never run: a wrapper around it must still hold exactly one column, so a
+    # type with more in it (``INT, x INT``, ``INT) AS SELECT …``) is refused rather than cut short.
     statement = _parse_one("CREATE TABLE _t (_c " + text + ")")
-    column = statement.this.expressions[0]
-    return _column(column, _Ids()).type
+    target = statement.this
+    columns = target.expressions if isinstance(target, exp.Schema) else []
+    extra = [k for k, v in statement.args.items() if v and k not in ("this", "kind")]
+    if len(columns) != 1 or extra:
+        raise SqlError(f"expected one type, got {text!r}; valid types: {VALID_TYPES}")
+    return _column(columns[0], _Ids()).type
 
 
 # ------------------------------------------------------------------------------ CREATE TABLE
@@ -521,6 +528,19 @@ def _build_create(**kw: object) -> CreateTable:
             for f in fields
         )
     return replace(draft, fields=fields, options=MappingProxyType(options))
+
+
+def with_fields(create: CreateTable, fields: Sequence[DataField]) -> CreateTable:
+    """A CTAS without a column list (`create`) given the columns its query yields, validated like a
+    CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text is involved."""
+    return _build_create(
+        identifier=create.identifier,
+        fields=tuple(fields),
+        primary_keys=create.primary_keys,
+        partition_keys=create.partition_keys,
+        options=dict(create.options),
+        comment=create.comment,
+    )
 
 
 def _check_keys(

@@ -24,6 +24,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from paimon_sql._sqlnodes import table_node
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
@@ -32,7 +33,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
 from paimon_sql.sql._auto_compact import check_writable, compact_after_write
-from paimon_sql.types import duckdb_type, type_sql
+from paimon_sql.types import duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     outputs = []
     for f in schema.fields:
         raw: exp.Expression = exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
-        outputs.append(exp.alias_(exp.cast(raw, duckdb_type(f.type)), f.name, quoted=True))
+        outputs.append(exp.alias_(exp.cast(raw, duckdb_type_node(f.type)), f.name, quoted=True))
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
@@ -112,7 +113,7 @@ def write_rows(
     check_writable(table)
     writer = TableWriter(session.con, table)
     try:
-        messages, rows = _write_files(writer, typed.sql("duckdb"), kind)
+        messages, rows = _write_files(writer, typed, kind)
         if overwrite is not None:
             overwrite = overwrite(messages)
         written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
@@ -132,7 +133,9 @@ def write_rows(
 _BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException)
 
 
-def _write_files(writer: TableWriter, source: str, kind: int) -> tuple[list[CommitMessage], int]:
+def _write_files(
+    writer: TableWriter, source: exp.Expression, kind: int
+) -> tuple[list[CommitMessage], int]:
     """The data files of the rows of `source`: streamed straight from the query where the table allows
     it, else (and when a key occurs twice in the statement) staged once first."""
     if writer.streams():
@@ -233,10 +236,10 @@ def delete(session: Session, ident: Identifier, statement: exp.Delete) -> Relati
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return count(session, _copy_on_write(session, table, where, None))
+        return count(session, _copy_on_write(session, ident, table, where, None))
     _row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
-        exp.to_table(f"{ident.database}.{ident.table}")
+        table_node(ident.database, ident.table)
     )
     if where is not None:
         select = select.where(where.this)
@@ -258,22 +261,28 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return count(session, _copy_on_write(session, table, where, sets))
+        return count(session, _copy_on_write(session, ident, table, where, sets))
     _row_level_supported(table, "UPDATE")
     outputs = [
-        exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type(f.type)), f.name, quoted=True)
+        exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), f.name, quoted=True)
         if f.name in sets
         else exp.column(f.name, quoted=True)
         for f in schema.fields
     ]
-    select = exp.select(*outputs).from_(exp.to_table(f"{ident.database}.{ident.table}"))
+    select = exp.select(*outputs).from_(table_node(ident.database, ident.table))
     if where is not None:
         select = select.where(where.this)
     session.rewrite_sources(select)
     return count(session, write_rows(session, table, select, kind=UPDATE_AFTER))
 
 
-def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets: dict[str, exp.Expression] | None) -> int:
+def _copy_on_write(
+    session: Session,
+    ident: Identifier,
+    table: Table,
+    where: exp.Where | None,
+    sets: dict[str, exp.Expression] | None,
+) -> int:
     """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
 
     The files live before the statement reads are pinned: if a concurrent commit adds or replaces a file
@@ -282,7 +291,7 @@ def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets
     """
     pinned = _live_files(table)
     schema = table.latest_schema
-    name = exp.to_table(table.name)
+    name = table_node(ident.database, ident.table)
     cond = where.this if where is not None else exp.true()
     affected = exp.select(exp.Count(this=exp.Star())).from_(name.copy()).where(cond.copy())
     session.rewrite_sources(affected)
@@ -297,7 +306,7 @@ def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets
     else:
         outputs = [
             exp.alias_(
-                exp.If(this=exp.func("COALESCE", cond.copy(), exp.false()), true=exp.cast(sets[f.name].copy(), duckdb_type(f.type)), false=exp.column(f.name, quoted=True)),
+                exp.If(this=exp.func("COALESCE", cond.copy(), exp.false()), true=exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), false=exp.column(f.name, quoted=True)),
                 f.name,
                 quoted=True,
             )

@@ -23,6 +23,15 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql._sqlnodes import (
+    create_schema,
+    create_view,
+    drop,
+    drop_schema,
+    select_all,
+    set_setting,
+    table_node,
+)
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.sql._reader import SplitReader
@@ -34,7 +43,7 @@ from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.sql.statements import dispatch, dispatch_text
-from paimon_sql.types import duckdb_type
+from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
     from paimon_sql.format.snapshot import Snapshot
@@ -48,10 +57,6 @@ def _close_all() -> None:
     # DuckDB connections still open at interpreter exit make nanobind print leak reports.
     for session in list(_open_sessions):
         session.close()
-
-
-def _quoted(*parts: str) -> str:
-    return ".".join(exp.to_identifier(p, quoted=True).sql("duckdb") for p in parts)
 
 
 class Session:
@@ -108,7 +113,7 @@ class Session:
             select = exp.select(
                 *[
                     exp.alias_(
-                        exp.Cast(this=exp.null(), to=exp.DataType.build(duckdb_type(f.type), dialect="duckdb")),
+                        exp.Cast(this=exp.null(), to=duckdb_type_node(f.type)),
                         f.name,
                         quoted=True,
                     )
@@ -149,11 +154,10 @@ class Session:
             source = self.source(table)
             hidden = f"__paimon_{next(_counter)}"
             register(self.con, hidden, source)
-            self.con.execute("CREATE SCHEMA IF NOT EXISTS " + _quoted(ident.database))
-            view = exp.select("*").from_(exp.to_table(_quoted(hidden)))
-            self.con.execute(
-                "CREATE OR REPLACE VIEW " + _quoted(ident.database, ident.table) + " AS " + view.sql("duckdb")
-            )
+            self.con.execute(create_schema(ident.database).sql("duckdb"))
+            target = table_node(ident.database, ident.table)
+            view = create_view(target, select_all(table_node(hidden)))
+            self.con.execute(view.sql("duckdb"))
             self._views[ident] = (source, schema_id)
 
     # --- queries ----------------------------------------------------------------------------------
@@ -321,6 +325,7 @@ class Session:
             else:
                 rows.append((name, "reader", "inlined SQL"))
             rows.extend((name, key, value) for key, value in explain_rows(plan))
+        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten AST.
         physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
         rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
         return rows
@@ -335,13 +340,13 @@ class Session:
         """Drop a table's view after DROP / RENAME."""
         self._tables.pop(ident, None)
         self._views.pop(ident, None)
-        self.con.execute("DROP VIEW IF EXISTS " + _quoted(ident.database, ident.table))
+        self.con.execute(drop("VIEW", table_node(ident.database, ident.table)).sql("duckdb"))
 
     def forget_database(self, database: str) -> None:
         """Drop the DuckDB schema of a dropped database."""
         for ident in [i for i in self._views if i.database == database]:
             self.forget(ident)
-        self.con.execute("DROP SCHEMA IF EXISTS " + _quoted(database) + " CASCADE")
+        self.con.execute(drop_schema(database).sql("duckdb"))
 
     def rewrite_sources(self, expression: exp.Expression) -> None:
         """Plan the Paimon tables an expression (a DML source query) reads, in place."""
@@ -373,7 +378,7 @@ class Session:
         source = self.source(table, chosen, pinned=True)
         hidden = f"__paimon_{next(_counter)}"
         register(self.con, hidden, source)
-        query = exp.select("*").from_(exp.to_table(_quoted(hidden))).sql("duckdb")
+        query = select_all(table_node(hidden)).sql("duckdb")
         return self._wrap(lambda: self.con.sql(query))
 
     def close(self) -> None:
@@ -389,7 +394,7 @@ def _private_duckdb() -> duckdb.DuckDBPyConnection:
     ``./.tmp`` under the current directory, which a write would litter)."""
     con = duckdb.connect()
     spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
-    con.execute("SET temp_directory = " + exp.Literal.string(spill).sql("duckdb"))
+    con.execute(set_setting("temp_directory", spill).sql("duckdb"))
     return con
 
 

@@ -34,6 +34,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
+from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
     from paimon_sql.types import DataType
@@ -70,11 +71,13 @@ def _lit(value: int) -> exp.Expression:
     return exp.Literal.number(value)
 
 
-def _cast(e: exp.Expression, to: str) -> exp.Expression:
-    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here)."""
-    if isinstance(e, exp.Cast) and e.to == _data_type(to):
+def _cast(e: exp.Expression, to: str | exp.DataType) -> exp.Expression:
+    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here); `to` is a
+    constant type name or a type node."""
+    node = _data_type(to) if isinstance(to, str) else to
+    if isinstance(e, exp.Cast) and e.to == node:
         return e
-    return exp.Cast(this=e, to=_data_type(to).copy())
+    return exp.Cast(this=e, to=node.copy())
 
 
 @functools.cache
@@ -380,7 +383,7 @@ def _fixed_words(value: exp.Expression, t: DataType) -> tuple[Word, Word] | None
         return _and(bits, _M), _shr(bits, 32)
     if r == "DECIMAL" and (t.precision or 0) <= 18:
         unscaled = _mul(
-            _cast(value, f"DECIMAL({t.precision},{t.scale or 0})"), 10 ** (t.scale or 0)
+            _cast(value, duckdb_type_node(t.with_nullable(True))), 10 ** (t.scale or 0)
         )
         return _words_of_u64(_cast(unscaled, "BIGINT"))
     if r in ("TIMESTAMP", "TIMESTAMP_LTZ") and (t.precision or 0) <= 3:

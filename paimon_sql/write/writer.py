@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from paimon_sql._sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
@@ -82,7 +83,7 @@ class TableWriter:
         self.con = con
         self.table = table
         self.schema: TableSchema = table.latest_schema
-        self.options = CoreOptions(self.schema.options)
+        self.options = CoreOptions(self.schema.options).check(table.name)
         self.pk = bool(self.schema.primary_keys)
         self.keys = self.schema.trimmed_primary_keys
         self.parts = self.schema.partition_keys
@@ -138,7 +139,7 @@ class TableWriter:
         )
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
-    def stage(self, source: str, kind: int = 0) -> str:
+    def stage(self, source: exp.Expression | str, kind: int = 0) -> str:
         """Materialise the input (`source`: a query over the table's columns, in any order) with the write
         columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here.
         Primary-key tables only (append tables always stream: `write_stream`)."""
@@ -161,7 +162,7 @@ class TableWriter:
 
     def _set_limit(self, limit: int) -> None:
         self._limit = limit
-        self.con.execute("SET memory_limit = " + exp.Literal.string(f"{int(limit)}B").sql("duckdb"))
+        self.con.execute(set_setting("memory_limit", f"{int(limit)}B").sql("duckdb"))
 
     def _ceiling(self) -> int:
         """The connection's own memory limit (0 when no cap is set): the cap never goes above it."""
@@ -188,10 +189,10 @@ class TableWriter:
 
     def _restore_memory(self) -> None:
         if self._saved_limit is not None:
-            self.con.execute("SET memory_limit = " + exp.Literal.string(self._saved_limit).sql("duckdb"))
+            self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
 
-    def _stage(self, source: str, kind: int) -> str:
+    def _stage(self, source: exp.Expression | str, kind: int) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
@@ -225,17 +226,17 @@ class TableWriter:
         return name
 
     def _create(self, name: str, query: exp.Expression) -> None:
-        sql = "CREATE TEMP TABLE " + exp.to_identifier(name, quoted=True).sql("duckdb") + " AS " + query.sql("duckdb")
+        sql = create_temp_table(name, query).sql("duckdb")
         self._heavy(lambda: self.con.execute(sql))
 
     def _single_generation(self, staged: str) -> None:
-        table = exp.to_identifier(staged, quoted=True).sql("duckdb")
-        self.con.execute("ALTER TABLE " + table + f" ADD COLUMN {GEN} INTEGER DEFAULT 0")
+        integer = exp.DataType(this=exp.DataType.Type.INT)
+        self.con.execute(add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb"))
 
     def _generations(self, staged: str) -> str:
         """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
         first-row drop the others, which never reach a file). Skipped when every key is written once."""
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        table = table_node(staged)
         keys = [_q(c) for c in (*self.parts, *self.keys)]
         repeated = exp.select(exp.Count(this=exp.Star())).from_(
             exp.select(*keys).from_(table.copy()).group_by(*[k.copy() for k in keys]).having(
@@ -250,12 +251,12 @@ class TableWriter:
             numbered = exp.select("*").from_(numbered.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, numbered)
-        self.con.execute("DROP TABLE " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
     def _assign_dynamic(self, staged: str) -> None:
         """Java's HashBucketAssigner per partition: known keys keep their bucket, new ones fill buckets."""
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))
+        table = table_node(staged)
         options = DynamicBucketOptions.from_options(self.schema.options)
         existing = self._hash_index()
         cursor = self.con.cursor()
@@ -322,7 +323,7 @@ class TableWriter:
 
     def _check_keys(self, staged: str) -> None:
         for column in self._not_null_keys():
-            query = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"))).where(
+            query = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged)).where(
                 exp.Is(this=_q(column), expression=exp.null())
             )
             (nulls,) = self.con.sql(query.sql("duckdb")).fetchall()[0]
@@ -348,7 +349,7 @@ class TableWriter:
         """All staged rows in one stream sorted by (partition, bucket, generation, key), with the group columns. PK rows carry ``base - 1 + input position`` as
         their sequence number (rising in arrival order in every bucket; gaps are fine for readers, §7).
         Dynamic-bucket rows take their bucket from the assignment table (joined on hash and partition)."""
-        table = exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb"), alias="s")
+        table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
         bucket: exp.Expression = _qs(BUCKET)
         if self._assignment is not None:
@@ -366,7 +367,7 @@ class TableWriter:
                 exp.EQ(this=_qs(HASH), expression=exp.column("hash", table="a", quoted=True)),
                 exp.EQ(this=_qs(PART), expression=exp.column(PART, table="a", quoted=True)),
             )
-            select = select.join(exp.to_table(self._assignment, alias="a"), on=on, join_type="inner")
+            select = select.join(table_node(self._assignment, alias="a"), on=on, join_type="inner")
         order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
 
@@ -397,7 +398,7 @@ class TableWriter:
         input size.
         """
         base = max(self._next_sequence().values(), default=0)  # above every bucket's counter (§7)
-        count = exp.select(exp.Count(this=exp.Star())).from_(exp.to_table(exp.to_identifier(staged, quoted=True).sql("duckdb")))
+        count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
         reader = self._sorted(staged, base)
         pieces = (
@@ -469,7 +470,9 @@ class TableWriter:
         engine = self.options.merge_engine
         return self.schema.bucket > 0 and engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW)
 
-    def write_stream(self, source: str, kind: int = 0) -> tuple[list[CommitMessage], int]:
+    def write_stream(
+        self, source: exp.Expression | str, kind: int = 0
+    ) -> tuple[list[CommitMessage], int]:
         """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
 
         One query sorts the rows by partition, bucket and key (append tables: by partition and bucket, and
@@ -497,7 +500,7 @@ class TableWriter:
         finally:
             self._restore_memory()
 
-    def _stream_query(self, source: str, kind: int) -> exp.Select:
+    def _stream_query(self, source: exp.Expression | str, kind: int) -> exp.Select:
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))
         )
@@ -519,7 +522,7 @@ class TableWriter:
         # slower); a key written twice in one statement is found in the sorted stream instead.
         return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
 
-    def _stream(self, source: str, kind: int) -> tuple[list[CommitMessage], int]:
+    def _stream(self, source: exp.Expression | str, kind: int) -> tuple[list[CommitMessage], int]:
         starts = self._next_sequence()
         base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
         query = self._stream_query(source, kind)
@@ -569,7 +572,7 @@ class TableWriter:
     def drop(self, staged: str) -> None:
         """Drop a staging table and give DuckDB back its memory limit."""
         try:
-            self.con.execute("DROP TABLE IF EXISTS " + exp.to_identifier(staged, quoted=True).sql("duckdb"))
+            self.con.execute(drop("TABLE", table_node(staged)).sql("duckdb"))
             if self._assignment is not None:
                 self.con.unregister(self._assignment)
                 self._assignment = None

@@ -1,0 +1,107 @@
+"""sqlglot nodes for the statements paimon-sql runs on DuckDB itself (views, staging tables, SET).
+
+Every name and value goes in as an identifier or literal node, never as SQL text, so a table or
+column name with quotes or semicolons stays a name. Used by `sql/` and `write/` (both run DuckDB
+statements).
+
+>>> hidden = select_all(table_node("__paimon_1"))
+>>> view = create_view(table_node("db", 'a"; DROP TABLE x; --'), hidden)
+>>> view.sql("duckdb")
+'CREATE OR REPLACE VIEW "db"."a""; DROP TABLE x; --" AS SELECT * FROM "__paimon_1"'
+>>> set_setting("memory_limit", "1GB").sql("duckdb")
+"SET memory_limit = '1GB'"
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+
+def ident(name: str) -> exp.Identifier:
+    """A quoted identifier: `name` exactly, whatever characters it holds."""
+    return exp.to_identifier(name, quoted=True)
+
+
+def table_node(*parts: str, alias: str | None = None) -> exp.Table:
+    """``"db"."table"`` (or ``"table"``) as a node, optionally aliased.
+
+    >>> table_node("d", "t'x", alias="s").sql("duckdb")
+    '"d"."t\\'x" AS "s"'
+    """
+    if not 1 <= len(parts) <= 2:
+        raise ValueError(f"expected (table) or (database, table), got {parts!r}")
+    node = exp.Table(this=ident(parts[-1]), db=ident(parts[0]) if len(parts) == 2 else None)
+    if alias is not None:
+        node.set("alias", exp.TableAlias(this=ident(alias)))
+    return node
+
+
+def select_all(source: exp.Expression) -> exp.Select:
+    """``SELECT * FROM source``."""
+    return exp.select(exp.Star()).from_(source, copy=False)
+
+
+def create_schema(name: str) -> exp.Create:
+    """``CREATE SCHEMA IF NOT EXISTS "name"``."""
+    return exp.Create(this=exp.Table(db=ident(name)), kind="SCHEMA", exists=True)
+
+
+def drop_schema(name: str) -> exp.Drop:
+    """``DROP SCHEMA IF EXISTS "name" CASCADE``."""
+    return exp.Drop(tables=[exp.Table(db=ident(name))], kind="SCHEMA", exists=True, cascade=True)
+
+
+def create_view(target: exp.Table, query: exp.Expression) -> exp.Create:
+    """``CREATE OR REPLACE VIEW target AS query``."""
+    return exp.Create(this=target, kind="VIEW", replace=True, expression=query)
+
+
+def drop(kind: str, target: exp.Table, *, if_exists: bool = True) -> exp.Drop:
+    """``DROP <kind> [IF EXISTS] target`` (`kind`: ``VIEW`` or ``TABLE``)."""
+    if kind not in ("VIEW", "TABLE"):
+        raise ValueError(f"kind must be VIEW or TABLE, got {kind!r}")
+    return exp.Drop(tables=[target], kind=kind, exists=if_exists)
+
+
+def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
+    """``CREATE TEMPORARY TABLE "name" AS query``."""
+    properties = exp.Properties(expressions=[exp.TemporaryProperty()])
+    return exp.Create(this=table_node(name), kind="TABLE", expression=query, properties=properties)
+
+
+def add_column(
+    table: str, column: str, data_type: exp.DataType, default: exp.Expression
+) -> exp.Alter:
+    """``ALTER TABLE "table" ADD COLUMN "column" <type> DEFAULT <default>``."""
+    constraint = exp.ColumnConstraint(kind=exp.DefaultColumnConstraint(this=default))
+    definition = exp.ColumnDef(this=ident(column), kind=data_type, constraints=[constraint])
+    return exp.Alter(this=table_node(table), kind="TABLE", actions=[definition])
+
+
+#: DuckDB settings paimon-sql changes (a setting name is SQL syntax, so only these are accepted).
+SETTINGS = frozenset({"memory_limit", "temp_directory"})
+
+
+def set_setting(name: str, value: str) -> exp.Set:
+    """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal."""
+    if name not in SETTINGS:
+        raise ValueError(
+            f"setting {name!r} is not one paimon-sql changes; known: {sorted(SETTINGS)}"
+        )
+    item = exp.SetItem(this=exp.EQ(this=exp.column(name), expression=exp.Literal.string(value)))
+    return exp.Set(expressions=[item])
+
+
+__all__ = [
+    "SETTINGS",
+    "add_column",
+    "create_schema",
+    "create_temp_table",
+    "create_view",
+    "drop",
+    "drop_schema",
+    "ident",
+    "select_all",
+    "set_setting",
+    "table_node",
+]
