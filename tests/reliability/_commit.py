@@ -1,19 +1,17 @@
 """Shared helpers of the commit-protocol reliability tests: worker processes and the table audit.
 
-Run as a script, this file is one worker process (``python _commit.py <role> <warehouse> <table> ...``):
+Worker roles (`start` runs one in a process forked from a server that imported paimon_sql once):
 
-* ``insert <n> <worker> <log>``: `n` INSERT statements of `ROWS` rows each, taking the tables
-  (comma-separated) in turn; after each statement reports success its table and first id are
-  appended to `log` (flushed and fsynced), so the parent knows exactly which statements succeeded.
-  A `paimon_sql.errors` failure is logged, anything else is fatal.
-* ``maintain <stop-file> <log>``: until `stop-file` exists, a random mix of manual expiration,
-  compaction, tag creation and tag deletion.
-* ``kill <seed> <log>``: prints ``ready``, then a seeded mix of inserts, compactions, tag creations and
-  expirations for the parent to SIGKILL at a random moment; with a positive `KILL_AT` environment
-  variable the process kills itself just before its KILL_AT-th metadata mutation (a link, a
-  metadata write or a delete), so every step of every protocol gets hit, not only the slow ones.
-
-(`warehouse` and `table` come first; ``<table>`` may list several tables, comma-separated.)
+* `insert_worker`: `n` INSERT statements of `ROWS` rows each, taking the tables (comma-separated)
+  in turn; after each statement reports success its table and first id are appended to the log
+  (flushed and fsynced), so the parent knows exactly which statements succeeded. A
+  `paimon_sql.errors` failure is logged, anything else is fatal.
+* `maintain_worker`: until the stop file exists, a random mix of manual expiration, compaction, tag
+  creation and tag deletion.
+* `kill_worker`: sets `ready`, waits for `go`, then a seeded mix of inserts, compactions, tag
+  creations and expirations for the parent to SIGKILL at a random moment; with `at` > 0 the process
+  kills itself just before its `at`-th metadata mutation (a link, a metadata write or a delete), so
+  every step of every protocol gets hit, not only the slow ones.
 
 `audit` checks a table the way every test here ends: contiguous snapshot ids, every listed snapshot
 and tag readable, every reported statement present exactly once, and after ``remove_orphan_files``
@@ -24,11 +22,14 @@ from __future__ import annotations
 
 import os
 import random
+import multiprocessing
 import signal
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 ROWS = 3
@@ -68,7 +69,8 @@ def _append(log: str, line: str) -> None:
 # --- worker roles -----------------------------------------------------------------------------------
 
 
-def _insert(warehouse: str, tables: str, n: int, worker: int, log: str) -> None:
+def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) -> None:
+    """The ``insert`` role (see the module doc)."""
     import paimon_sql
     from paimon_sql.errors import PaimonSqlError
 
@@ -84,7 +86,8 @@ def _insert(warehouse: str, tables: str, n: int, worker: int, log: str) -> None:
         _append(log, f"ok {table} {first_id(worker, statement)}")
 
 
-def _maintain(warehouse: str, tables: str, stop: str, log: str) -> None:
+def maintain_worker(warehouse: str, tables: str, stop: str, log: str) -> None:
+    """The ``maintain`` role (see the module doc)."""
     import paimon_sql
     from paimon_sql.errors import PaimonSqlError
 
@@ -138,14 +141,17 @@ def _arm_self_kill(at: int) -> None:
     fileio.os.link = wrap(os.link)  # the create-if-absent of snapshot and tag files
 
 
-def _kill(warehouse: str, table: str, seed: int, log: str) -> None:
+def kill_worker(
+    warehouse: str, table: str, seed: int, log: str, at: int, ready: Event, go: Event
+) -> None:
+    """The ``kill`` role (see the module doc): sets `ready`, waits for `go`, then works until killed."""
     import paimon_sql
     from paimon_sql.errors import PaimonSqlError
 
     session = paimon_sql.connect(warehouse)
     rng = random.Random(seed)
-    at = int(os.environ.get("KILL_AT", "0"))
-    print("ready", flush=True)
+    ready.set()
+    go.wait()
     if at > 0:
         _arm_self_kill(at)
     for step in range(10_000):
@@ -166,28 +172,19 @@ def _kill(warehouse: str, table: str, seed: int, log: str) -> None:
             _append(log, f"failed {op} {type(err).__name__}: {str(err).splitlines()[0][:200]}")
 
 
-def main(argv: list[str]) -> None:
-    """Dispatch a worker role (see the module doc)."""
-    role, warehouse, table, *rest = argv
-    if role == "insert":
-        _insert(warehouse, table, int(rest[0]), int(rest[1]), rest[2])
-    elif role == "maintain":
-        _maintain(warehouse, table, rest[0], rest[1])
-    elif role == "kill":
-        _kill(warehouse, table, int(rest[0]), rest[1])
-    else:
-        raise SystemExit(f"unknown role {role!r}")
+def context() -> BaseContext:
+    """Worker processes forked from a server that imported paimon_sql once (a fresh interpreter
+    takes seconds to import it on a loaded machine)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["paimon_sql", __name__])
+    return ctx
 
 
-def spawn(*args: object, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """Start this file as a worker process with `args` (its stdout is a pipe)."""
-    return subprocess.Popen(
-        [sys.executable, __file__, *map(str, args)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-        cwd=str(Path(__file__).resolve().parents[2]),
-    )
+def start(ctx: BaseContext, target: Callable[..., None], *args: object) -> BaseProcess:
+    """Start `target(*args)` in a worker process."""
+    process = ctx.Process(target=target, args=args, daemon=True)  # type: ignore[attr-defined]
+    process.start()
+    return process
 
 
 # --- the audit --------------------------------------------------------------------------------------
@@ -234,7 +231,6 @@ def audit(
     import paimon_sql
     from paimon_sql.catalog import Identifier
     from paimon_sql.commit.orphans import remove_orphan_files, used_file_names
-    from paimon_sql.io.fileio import is_temporary
 
     found = Audit()
     session = paimon_sql.connect(warehouse)
@@ -279,7 +275,7 @@ def audit(
         for f in files:
             rel = os.path.relpath(os.path.join(root, f), table.path)
             top = rel.split(os.sep, 1)[0]
-            if is_temporary(f) or f.endswith(".tmp"):
+            if f.endswith(".tmp"):
                 found.problems.append(f"temporary file left: {rel}")
             elif top in ("manifest", "index") or f.startswith("data-"):
                 if f not in used:
@@ -292,8 +288,3 @@ def audit(
             found.problems.append(f"after remove_orphan_files, {version} unreadable: {err}")
     check_rows()
     return found
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    main(sys.argv[1:])

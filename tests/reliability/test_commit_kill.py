@@ -1,6 +1,6 @@
 """SIGKILL at random points of INSERT, compaction, tagging and expiration (manual and automatic).
 
-A child process (`_commit.py kill`) runs a seeded mix of inserts, compactions, tag creations and
+A child process (`_commit.kill_worker`) runs a seeded mix of inserts, compactions, tag creations and
 expirations on a table that also expires on every commit. It is killed either after a random delay,
 or by itself just before a random one of its metadata mutations (a snapshot or tag link, a manifest
 or hint write, a delete), which reaches every step of the commit and expiration protocols. After
@@ -39,18 +39,19 @@ def test_sigkill_at_random_points_leaves_a_readable_table(tmp_path: Path) -> Non
     succeeded: dict[str, set[int]] = {name: set() for name in TABLES}
     uncertain: dict[str, set[int]] = {name: set() for name in TABLES}
     started = time.monotonic()
-    for run in range(RUNS):
-        name = list(TABLES)[run % len(TABLES)]
-        at = rng.randint(1, 60) if run % 4 < 2 else 0
-        log = tmp_path / f"run{run}.log"
-        child = _commit.spawn("kill", warehouse, name, run, log, env={"KILL_AT": str(at)})
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
+    plan = [(rng.randint(1, 60) if run % 4 < 2 else 0) for run in range(RUNS)]
+    ctx = _commit.context()
+    for run, at in enumerate(plan):
+        name, log = list(TABLES)[run % len(TABLES)], tmp_path / f"run{run}.log"
+        ready, go = ctx.Event(), ctx.Event()
+        child = _commit.start(ctx, _commit.kill_worker, warehouse, name, run, str(log), at, ready, go)
+        assert ready.wait(120)
+        go.set()
         if at == 0:
             time.sleep(rng.uniform(0.3, 2.5))
-            child.send_signal(signal.SIGKILL)
-        code = child.wait(timeout=120)
-        assert code == -signal.SIGKILL, f"run {run} (seed {seed}) ended with {code}, not killed"
+            child.kill()
+        child.join(120)
+        assert child.exitcode == -signal.SIGKILL, f"run {run} (seed {seed}) ended with {child.exitcode}"
         kills += 1
         ok, tried, _failed = _commit.reported(log, name)
         statements += len(ok) + len(tried)

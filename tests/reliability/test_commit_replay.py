@@ -91,14 +91,13 @@ def test_stale_commit_resumed_after_others_committed_and_expired(
     resume.set()
     thread.join(60)
     assert not errors, errors
-    assert len(bases) >= 2 and bases[-1] == bases[0] + others  # planned again on the real latest
     ids = table.snapshot_ids()
-    assert ids == list(range(ids[0], ids[-1] + 1))
-    assert table.latest_snapshot().commit_kind.name == "APPEND"
+    assert ids == list(range(ids[0], ids[-1] + 1)), f"a snapshot below EARLIEST: {ids}"
     expected = sorted(
         [i for s in range(2 + others) for i in _statement(1, s)] + _statement(2, 0)
     )
     assert _ids(paimon_sql.connect(tmp_path / "wh")) == expected
+    assert len(bases) >= 2 and bases[-1] == bases[0] + others  # planned again on the real latest
 
 
 def test_create_whose_reply_is_lost_counts_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

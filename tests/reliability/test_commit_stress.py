@@ -10,6 +10,7 @@ report success, and after ``remove_orphan_files`` no unreferenced and no tempora
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -19,12 +20,15 @@ import paimon_sql
 from tests.reliability import _commit
 
 WRITERS = 3
-STATEMENTS = 14
+STATEMENTS = 16
+RUNS = int(os.environ.get("PAIMON_SQL_STRESS_RUNS", "1"))
+"""More runs for a soak (the figures in the report came from PAIMON_SQL_STRESS_RUNS=10)."""
 TABLES = {"db.a": _commit.APPEND_DDL, "db.p": _commit.PK_DDL}
 
 
 @pytest.mark.slow
-def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", range(RUNS))
+def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Path, run: int) -> None:
     warehouse = str(tmp_path / "wh")
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
@@ -35,14 +39,20 @@ def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Pa
     stop = tmp_path / "stop"
     maintenance_log = tmp_path / "maintain.log"
     started = time.monotonic()
+    ctx = _commit.context()
     writers = [
-        _commit.spawn("insert", warehouse, tables, STATEMENTS, w, logs[w]) for w in range(WRITERS)
+        _commit.start(ctx, _commit.insert_worker, warehouse, tables, STATEMENTS, w, str(logs[w]))
+        for w in range(WRITERS)
     ]
-    maintainer = _commit.spawn("maintain", warehouse, tables, stop, maintenance_log)
+    maintainer = _commit.start(
+        ctx, _commit.maintain_worker, warehouse, tables, str(stop), str(maintenance_log)
+    )
     for p in writers:
-        assert p.wait(timeout=300) == 0
+        p.join(300)
+        assert p.exitcode == 0
     stop.touch()
-    assert maintainer.wait(timeout=120) == 0
+    maintainer.join(120)
+    assert maintainer.exitcode == 0
     maintenance = maintenance_log.read_text().splitlines()
     failures = [line for log in logs for line in _commit.reported(log, "")[2]]
     problems, figures, total_ok = [], [], 0
@@ -59,13 +69,14 @@ def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Pa
             f"{found.snapshot_ids[-1:]}, {found.orphans_removed} orphans removed"
         )
     print(
-        f"\nstress: {WRITERS * STATEMENTS} statements, {total_ok} succeeded, {len(failures)} failed "
+        f"\nstress run {run}: {WRITERS * STATEMENTS} statements, {total_ok} succeeded, {len(failures)} failed "
         f"cleanly; {len(maintenance)} maintenance ops "
         f"({sum(x.startswith('ok expire') for x in maintenance)} manual expirations, "
         f"{sum(x.startswith('ok compact') for x in maintenance)} compactions, "
         f"{sum(x.startswith('ok tag') for x in maintenance)} tags, "
         f"{sum(x.startswith('failed') for x in maintenance)} failed cleanly); {'; '.join(figures)}; "
-        f"{time.monotonic() - started:.1f} s; lost = {sum('LOST' in p for p in problems)}"
+        f"{time.monotonic() - started:.1f} s; lost = {sum('LOST' in p for p in problems)}\n"
+        + "\n".join(sorted({f[:150] for f in failures + [m for m in maintenance if "failed" in m]}))
     )
     assert not problems, problems
     assert total_ok >= WRITERS * STATEMENTS // 2, failures  # the protocol makes progress
