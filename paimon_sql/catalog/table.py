@@ -10,7 +10,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from paimon_sql.errors import SnapshotNotFoundError, SpecViolationError
+from paimon_sql.errors import DataFileNotFoundError, SnapshotNotFoundError, SpecViolationError
 from paimon_sql.format.manifest import (
     IndexManifestEntry,
     ManifestEntry,
@@ -144,8 +144,14 @@ class Table:
 
     def latest_snapshot(self) -> Snapshot | None:
         """The newest snapshot, None for a table never written."""
-        latest = self.latest_snapshot_id()
-        return None if latest is None else self.snapshot(latest)
+        for _ in range(20):
+            latest = self.latest_snapshot_id()
+            try:
+                return None if latest is None else self.snapshot(latest)
+            except (SnapshotNotFoundError, DataFileNotFoundError):
+                if self.latest_snapshot_id() == latest:
+                    raise  # expired after the listing: a newer one exists, read that one
+        return self.snapshot(latest)  # type: ignore[arg-type]
 
     # --- tags -------------------------------------------------------------------------------------
 

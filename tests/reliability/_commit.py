@@ -25,6 +25,7 @@ import random
 import multiprocessing
 import signal
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
@@ -81,7 +82,10 @@ def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) ->
         try:
             session.sql(insert_sql(table, worker, statement))
         except PaimonSqlError as err:
-            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+            where = " <- ".join(
+                f"{f.name}:{f.lineno}" for f in reversed(traceback.extract_tb(err.__traceback__)[-6:])
+            )
+            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]} at {where}")
             continue
         _append(log, f"ok {table} {first_id(worker, statement)}")
 

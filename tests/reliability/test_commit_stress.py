@@ -76,7 +76,7 @@ def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Pa
         f"{sum(x.startswith('ok tag') for x in maintenance)} tags, "
         f"{sum(x.startswith('failed') for x in maintenance)} failed cleanly); {'; '.join(figures)}; "
         f"{time.monotonic() - started:.1f} s; lost = {sum('LOST' in p for p in problems)}\n"
-        + "\n".join(sorted({f[:150] for f in failures + [m for m in maintenance if "failed" in m]}))
+        + "\n".join(sorted({f[:400] for f in failures + [m for m in maintenance if "failed" in m]}))
     )
     assert not problems, problems
     assert total_ok >= WRITERS * STATEMENTS // 2, failures  # the protocol makes progress
