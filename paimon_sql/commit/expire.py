@@ -363,21 +363,13 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
     while begin - 1 >= earliest and begin - 1 in listed:
         begin -= 1
     if end <= begin:
-        if not table.fileio.exists(table.meta("snapshot", "EARLIEST")):  # Java writes a missing hint
+        if not table.fileio.exists(table.meta("snapshot", "EARLIEST")):  # Java writes it if missing
             _write_earliest(table, min(listed, default=earliest))
         return 0
-    try:
-        kept = table.snapshot(end)
-    except (SnapshotNotFoundError, DataFileNotFoundError):
-        return 0  # a concurrent expiration went further: nothing left for this one
-    expired: list[Snapshot] = []
-    for snapshot_id in range(begin, end):  # read now: their files are deleted after them
-        try:
-            expired.append(table.snapshot(snapshot_id))
-        except (SnapshotNotFoundError, DataFileNotFoundError):
-            expired = []  # deleted by a concurrent expiration, and every older one with it
-    if not expired:
+    read = _read_range(table, begin, end)
+    if read is None:
         return 0
+    kept, expired = read
     begin = expired[0].id
     delete = Deleter(table)
     _write_earliest(table, end)
@@ -398,6 +390,22 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
     for snap in expired:
         clean_manifests(table, layout, snap, keep, delete, changelog=True)
     return len(expired)
+
+
+def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
+    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go); None
+    when a concurrent expiration already removed them."""
+    try:
+        kept = table.snapshot(end)
+    except (SnapshotNotFoundError, DataFileNotFoundError):
+        return None  # a concurrent expiration went further: nothing left for this one
+    expired: list[Snapshot] = []
+    for snapshot_id in range(begin, end):
+        try:
+            expired.append(table.snapshot(snapshot_id))
+        except (SnapshotNotFoundError, DataFileNotFoundError):
+            expired = []  # deleted by a concurrent expiration, and every older one with it
+    return (kept, expired) if expired else None
 
 
 def _delete_data_files(

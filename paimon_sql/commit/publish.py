@@ -1,21 +1,22 @@
-"""Atomic publishing of a commit: manifests, manifest lists, index manifest, then ``snapshot-N`` create-if-absent.
+"""Atomic publishing of a commit: manifests, lists, index manifest, then ``snapshot-N`` if absent.
 
-The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L *by listing* the
-snapshot folder (never from the LATEST hint), check Java's conflicts against L's live files (the cumulative effect
-of every snapshot since the statement's base), write the lists on top of L, then, holding the snapshot folder's
-lock, list again and create ``snapshot-(L+1)`` only if L is still the latest. Otherwise the attempt is planned
-again on the new latest, with bounded back-off.
+The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L *by
+listing* the snapshot folder (never from the LATEST hint), check Java's conflicts against L's live
+files (the cumulative effect of every snapshot since the statement's base), write the lists on top
+of L, then, holding the snapshot folder's lock, list again and create ``snapshot-(L+1)`` only if L
+is still the latest. Otherwise the attempt is planned again on the new latest, with back-off.
 
-Why the second listing: expiration deletes old snapshot files, so "``snapshot-(L+1)`` is absent" does not mean
-"L is the latest" -- a committer that planned on L and resumed after others committed L+1, L+2 … and expired
-L+1 would otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale base, and its rows would be lost. A
-snapshot id above L that exists at the check never goes away (expiration keeps at least the latest), and every
-paimon-sql committer creates its snapshot under the same lock, so the check and the create cannot be interleaved.
+Why the second listing: expiration deletes old snapshot files, so "``snapshot-(L+1)`` is absent"
+does not mean "L is the latest" -- a committer that planned on L and resumed after others committed
+L+1, L+2 … and expired L+1 would otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale
+base, and its rows would be lost. A snapshot id above L that exists at the check never goes away
+(expiration keeps at least the latest), and every paimon-sql committer creates its snapshot under
+the same lock, so the check and the create cannot be interleaved.
 
 A retried commit first looks for a snapshot of its own (commit user + commit identifier, Java's
-``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes every
-metadata file it wrote; the data files are the writer's to delete (`abort`). Nothing after the snapshot file
-is created can fail the commit: hints are hints.
+``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes
+every metadata file it wrote; the data files are the writer's to delete (`abort`). Nothing after
+the snapshot file is created can fail the commit: hints are hints, maintenance only logs.
 """
 
 from __future__ import annotations
@@ -174,10 +175,13 @@ class Committer:
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
-                except Exception as err:  # noqa: BLE001 - the commit is made: never report it failed
+                except Exception as err:  # the commit is made: never report it failed
                     log.warning(
-                        "table %s: snapshot %s was committed, but the maintenance after it failed: %r",
-                        self.table.name, snapshot.id, err,
+                        "table %s: snapshot %s was committed, but the maintenance after it "
+                        "failed: %r",
+                        self.table.name,
+                        snapshot.id,
+                        err,
                     )
                 return snapshot
             time.sleep(delay * (1 + random.random()))
@@ -225,7 +229,9 @@ class Committer:
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema, live)
-            snapshot = self._publish(latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt)
+            snapshot = self._publish(
+                latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt
+            )
         except (DataFileNotFoundError, SnapshotNotFoundError):
             self._discard(attempt)
             # Expiration removed the base while it was read: only possible once a newer snapshot
@@ -342,9 +348,8 @@ class Committer:
                 if not _holds(fileio, path, data):
                     raise
                 log.warning("creating %s reported %s, but the snapshot is there", path, err)
-            for hint, value in (("LATEST", snapshot.id), ("EARLIEST", snapshot.id if base is None else None)):
-                if value is None:
-                    continue
+            hints = [("LATEST", snapshot.id)] + ([("EARLIEST", snapshot.id)] if base is None else [])
+            for hint, value in hints:
                 try:
                     fileio.write_bytes(table.meta("snapshot", hint), str(value).encode())
                 except OSError as err:  # the commit is made; a hint is only a hint (§1.2)

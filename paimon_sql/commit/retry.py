@@ -1,10 +1,10 @@
 """Work planned on the latest snapshot, done again when expiration removes that snapshot meanwhile.
 
 Listing the snapshot folder and reading the latest snapshot's files are separate steps: between
-them other writers may commit and expire the snapshot just listed (with ``snapshot.num-retained.min``
-= 1 that takes one commit). A file that vanishes then is no damage -- a newer snapshot exists and
-the work is simply planned again on it. A file missing from a snapshot that is still the latest is
-damage, and its error is raised.
+them other writers may commit and expire the snapshot just listed (with
+``snapshot.num-retained.min`` = 1 that takes one commit). A file that vanishes then is no damage:
+a newer snapshot exists and the work is simply planned again on it. A file missing from a snapshot
+that is still the latest is damage, and its error is raised.
 """
 
 from __future__ import annotations

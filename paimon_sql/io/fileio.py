@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import posixpath
@@ -26,6 +25,11 @@ from typing import Any
 import pyarrow.fs as pafs
 
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, the listing checks remain
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +162,7 @@ class FileIO:
         interleaved with another paimon-sql committer in any process (Java's optional commit
         lock). The kernel drops the lock of a killed process; no lock file is created.
         """
-        if not self.local:
+        if not self.local or fcntl is None:
             yield
             return
         self.mkdirs(folder)

@@ -48,8 +48,8 @@ from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
-    from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.snapshot import Snapshot
 
 _T = TypeVar("_T")
 _counter = itertools.count()

@@ -20,18 +20,19 @@ no file that nothing references and no temporary file.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
-import multiprocessing
 import signal
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 
 ROWS = 3
 """Rows per INSERT statement: ids ``base, base + 1, base + 2`` (a statement lands whole or not)."""
@@ -57,7 +58,7 @@ def insert_sql(table: str, worker: int, statement: int) -> str:
     """The INSERT of one statement: `ROWS` rows, ids from `first_id`."""
     base = first_id(worker, statement)
     values = ", ".join(f"({base + r}, {worker}, {statement})" for r in range(ROWS))
-    return f"INSERT INTO {table} VALUES {values}"
+    return f"INSERT INTO {table} VALUES {values}"  # noqa: S608 - test data
 
 
 def _append(log: str, line: str) -> None:
@@ -67,7 +68,7 @@ def _append(log: str, line: str) -> None:
         os.fsync(fh.fileno())
 
 
-# --- worker roles -----------------------------------------------------------------------------------
+# --- worker roles ---------------------------------------------------------------------------
 
 
 def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) -> None:
@@ -83,9 +84,12 @@ def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) ->
             session.sql(insert_sql(table, worker, statement))
         except PaimonSqlError as err:
             where = " <- ".join(
-                f"{f.name}:{f.lineno}" for f in reversed(traceback.extract_tb(err.__traceback__)[-6:])
+                f"{f.name}:{f.lineno}"
+                for f in reversed(traceback.extract_tb(err.__traceback__)[-6:])
             )
-            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]} at {where}")
+            _append(
+                log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]} at {where}"
+            )
             continue
         _append(log, f"ok {table} {first_id(worker, statement)}")
 
@@ -148,7 +152,7 @@ def _arm_self_kill(at: int) -> None:
 def kill_worker(
     warehouse: str, table: str, seed: int, log: str, at: int, ready: Event, go: Event
 ) -> None:
-    """The ``kill`` role (see the module doc): sets `ready`, waits for `go`, then works until killed."""
+    """The ``kill`` role (see the module doc): `ready`, wait for `go`, then work until killed."""
     import paimon_sql
     from paimon_sql.errors import PaimonSqlError
 
@@ -191,7 +195,7 @@ def start(ctx: BaseContext, target: Callable[..., None], *args: object) -> BaseP
     return process
 
 
-# --- the audit --------------------------------------------------------------------------------------
+# --- the audit ------------------------------------------------------------------------------
 
 
 @dataclass
@@ -205,8 +209,8 @@ class Audit:
 
 
 def reported(log: Path, table: str) -> tuple[set[int], set[int], list[str]]:
-    """For `table`: (first ids of the statements reported successful, of those only tried), and every
-    failure line of the log."""
+    """For `table`: (first ids of the statements reported successful, of those only tried), and
+    every failure line of the log."""
     ok: set[int] = set()
     tried: set[int] = set()
     failed: list[str] = []
@@ -224,8 +228,52 @@ def reported(log: Path, table: str) -> tuple[set[int], set[int], list[str]]:
     return ok, tried - ok, failed
 
 
+def _read_versions(session: Any, name: str, versions: list[str], found: Audit, when: str) -> None:
+    for version in versions:  # each one reads completely
+        query = f"SELECT count(*), sum(id) FROM {name} VERSION AS OF {version}"  # noqa: S608
+        try:
+            session.sql(query).fetchall()
+        except Exception as err:
+            found.problems.append(
+                f"{when}version {version} unreadable: {type(err).__name__}: {err}"
+            )
+
+
+def _check_rows(
+    session: Any, name: str, succeeded: set[int], uncertain: Collection[int], found: Audit
+) -> None:
+    present = [r[0] for r in session.sql(f"SELECT id FROM {name}").fetchall()]  # noqa: S608
+    found.rows = len(present)
+    if len(present) != len(set(present)):
+        found.problems.append(f"{len(present) - len(set(present))} duplicate ids")
+    have = set(present)
+    lost = sorted(b for b in succeeded if b not in have)
+    if lost:
+        found.problems.append(f"LOST {len(lost)} reported statements, e.g. {lost[:5]}")
+    for base in {i - i % 1_000_000 % ROWS for i in have}:
+        whole = {base + r for r in range(ROWS)}
+        if not whole <= have:
+            found.problems.append(f"statement {base} is only partly there")
+        elif base not in succeeded and base not in uncertain:
+            found.problems.append(f"statement {base} is there but never reported success")
+
+
+def _check_files(table: Any, found: Audit) -> None:
+    from paimon_sql.commit.orphans import used_file_names
+
+    used = used_file_names(table)
+    for root, _dirs, files in os.walk(table.path):
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), table.path)
+            top = rel.split(os.sep, 1)[0]
+            if f.endswith(".tmp"):
+                found.problems.append(f"temporary file left: {rel}")
+            elif (top in ("manifest", "index") or f.startswith("data-")) and f not in used:
+                found.problems.append(f"unreferenced file left after remove_orphan_files: {rel}")
+
+
 def audit(
-    warehouse: str, name: str, succeeded: set[int], uncertain: frozenset[int] | set[int] = frozenset()
+    warehouse: str, name: str, succeeded: set[int], uncertain: Collection[int] = frozenset()
 ) -> Audit:
     """Check table `name` (``db.t``) after the workers stopped (see the module doc).
 
@@ -234,7 +282,7 @@ def audit(
     """
     import paimon_sql
     from paimon_sql.catalog import Identifier
-    from paimon_sql.commit.orphans import remove_orphan_files, used_file_names
+    from paimon_sql.commit.orphans import remove_orphan_files
 
     found = Audit()
     session = paimon_sql.connect(warehouse)
@@ -244,51 +292,24 @@ def audit(
     if ids and ids != list(range(ids[0], ids[-1] + 1)):
         found.problems.append(f"snapshot ids not contiguous: {ids}")
     if ids and table.earliest_snapshot_id() != ids[0]:
-        found.problems.append(f"earliest {table.earliest_snapshot_id()} is not the first listed {ids[0]}")
-    versions = [str(i) for i in ids] + [f"'{t}'" for t in table.tag_names()]
-    for version in versions:  # every listed snapshot and every tag reads completely
-        try:
-            session.sql(f"SELECT count(*), sum(id) FROM {name} VERSION AS OF {version}").fetchall()
-        except Exception as err:  # noqa: BLE001 - reported as a problem
-            found.problems.append(f"version {version} unreadable: {type(err).__name__}: {err}")
-
-    def check_rows() -> None:
-        rows = session.sql(f"SELECT id FROM {name}").fetchall()
-        present = [r[0] for r in rows]
-        found.rows = len(present)
-        if len(present) != len(set(present)):
-            found.problems.append(f"{len(present) - len(set(present))} duplicate ids")
-        have = set(present)
-        lost = sorted(b for b in succeeded if b not in have)
-        if lost:
-            found.problems.append(f"LOST {len(lost)} reported statements, e.g. {lost[:5]}")
-        for base in {i - i % 1_000_000 % ROWS for i in have}:
-            whole = {base + r for r in range(ROWS)}
-            if not whole <= have:
-                found.problems.append(f"statement {base} is only partly there")
-            elif base not in succeeded and base not in uncertain:
-                found.problems.append(f"statement {base} is there but never reported success")
-
-    check_rows()
+        found.problems.append(
+            f"earliest {table.earliest_snapshot_id()} is not the first listed {ids[0]}"
+        )
+    tags = [f"'{t}'" for t in table.tag_names()]
+    _read_versions(session, name, [str(i) for i in ids] + tags, found, "")
+    _check_rows(session, name, succeeded, uncertain, found)
     session.invalidate(table)
-    removed = remove_orphan_files(table, int(time.time() * 1000) + 60_000)
-    found.orphans_removed = len(removed)
+    found.orphans_removed = len(remove_orphan_files(table, int(time.time() * 1000) + 60_000))
     table = session.catalog.load_table(Identifier.parse(name))
-    used = used_file_names(table)
-    for root, _dirs, files in os.walk(table.path):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), table.path)
-            top = rel.split(os.sep, 1)[0]
-            if f.endswith(".tmp"):
-                found.problems.append(f"temporary file left: {rel}")
-            elif top in ("manifest", "index") or f.startswith("data-"):
-                if f not in used:
-                    found.problems.append(f"unreferenced file left after remove_orphan_files: {rel}")
-    latest = [] if table.latest_snapshot_id() is None else [str(table.latest_snapshot_id())]
-    for version in latest + [f"'{t}'" for t in table.tag_names()]:
-        try:
-            session.sql(f"SELECT count(*) FROM {name} VERSION AS OF {version}").fetchall()
-        except Exception as err:  # noqa: BLE001 - reported as a problem
-            found.problems.append(f"after remove_orphan_files, {version} unreadable: {err}")
-    check_rows()
+    _check_files(table, found)
+    latest = table.latest_snapshot_id()
+    tags = [f"'{t}'" for t in table.tag_names()]
+    _read_versions(
+        session,
+        name,
+        ([] if latest is None else [str(latest)]) + tags,
+        found,
+        "after remove_orphan_files, ",
+    )
+    _check_rows(session, name, succeeded, uncertain, found)
     return found

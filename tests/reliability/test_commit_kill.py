@@ -44,21 +44,27 @@ def test_sigkill_at_random_points_leaves_a_readable_table(tmp_path: Path) -> Non
     for run, at in enumerate(plan):
         name, log = list(TABLES)[run % len(TABLES)], tmp_path / f"run{run}.log"
         ready, go = ctx.Event(), ctx.Event()
-        child = _commit.start(ctx, _commit.kill_worker, warehouse, name, run, str(log), at, ready, go)
+        child = _commit.start(
+            ctx, _commit.kill_worker, warehouse, name, run, str(log), at, ready, go
+        )
         assert ready.wait(120)
         go.set()
         if at == 0:
             time.sleep(rng.uniform(0.3, 2.5))
             child.kill()
         child.join(120)
-        assert child.exitcode == -signal.SIGKILL, f"run {run} (seed {seed}) ended with {child.exitcode}"
+        assert child.exitcode == -signal.SIGKILL, (
+            f"run {run} (seed {seed}) ended with {child.exitcode}"
+        )
         kills += 1
         ok, tried, _failed = _commit.reported(log, name)
         statements += len(ok) + len(tried)
         succeeded[name] |= ok
         uncertain[name] |= tried
         found = _commit.audit(warehouse, name, succeeded[name], uncertain[name])
-        assert not found.problems, f"run {run}, seed {seed}, kill at {at or 'a delay'}: {found.problems}"
+        assert not found.problems, (
+            f"run {run}, seed {seed}, kill at {at or 'a delay'}: {found.problems}"
+        )
     print(
         f"\nkill: {RUNS} runs, {kills} SIGKILLs, {statements} INSERT statements "
         f"({sum(map(len, succeeded.values()))} reported), seed {seed}, "

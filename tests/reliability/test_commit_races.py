@@ -47,7 +47,9 @@ def test_tag_racing_expiration_is_never_left_without_its_files(
     raced: list[str] = []
 
     def racing(self: fileio.FileIO, path: str, data: bytes) -> bool:
-        if "/tag/" in path and not raced:  # the tag read snapshot 2; expiration runs before it lands
+        if (
+            "/tag/" in path and not raced
+        ):  # the tag read snapshot 2; expiration runs before it lands
             raced.append(path)
             other.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1)")
         return create(self, path, data)
@@ -59,9 +61,7 @@ def test_tag_racing_expiration_is_never_left_without_its_files(
     assert raced
     table = session.catalog.load_table(Identifier.parse("db.t"))
     assert table.tag_names() == []
-    found = _commit.audit(
-        str(tmp_path / "wh"), "db.t", {_commit.first_id(1, s) for s in range(4)}
-    )
+    found = _commit.audit(str(tmp_path / "wh"), "db.t", {_commit.first_id(1, s) for s in range(4)})
     assert not found.problems, found.problems
 
 
@@ -73,7 +73,11 @@ def test_deletion_vectors_rebuilt_from_a_stale_base_conflict() -> None:
     old, mine, theirs = _dv("index-old"), _dv("index-mine"), _dv("index-theirs")
     at_base = [IndexManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, index_file=old)]
     mine_msg = CommitMessage(
-        partition=b"", bucket=0, total_buckets=1, new_index_files=(mine,), deleted_index_files=(old,)
+        partition=b"",
+        bucket=0,
+        total_buckets=1,
+        new_index_files=(mine,),
+        deleted_index_files=(old,),
     )
     assert [e.index_file.file_name for e in next_index_manifest(at_base, [mine_msg]) or []] == [
         "index-mine"
@@ -88,7 +92,9 @@ def test_deletion_vectors_rebuilt_from_a_stale_base_conflict() -> None:
         next_index_manifest(latest, [first])
 
 
-def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(tmp_path: Path) -> None:
+def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(
+    tmp_path: Path,
+) -> None:
     session = _session(tmp_path)
     session.sql(_commit.insert_sql("db.t", 1, 0))
     session.sql("CALL sys.create_tag(table => 'db.t', tag => 'a')")

@@ -77,7 +77,7 @@ def test_stale_commit_resumed_after_others_committed_and_expired(
     def run() -> None:
         try:
             stale.sql(_commit.insert_sql("db.t", 2, 0))
-        except BaseException as err:  # noqa: BLE001 - reported by the test
+        except BaseException as err:
             errors.append(err)
 
     thread = threading.Thread(target=run, name="stale")
@@ -93,14 +93,14 @@ def test_stale_commit_resumed_after_others_committed_and_expired(
     assert not errors, errors
     ids = table.snapshot_ids()
     assert ids == list(range(ids[0], ids[-1] + 1)), f"a snapshot below EARLIEST: {ids}"
-    expected = sorted(
-        [i for s in range(2 + others) for i in _statement(1, s)] + _statement(2, 0)
-    )
+    expected = sorted([i for s in range(2 + others) for i in _statement(1, s)] + _statement(2, 0))
     assert _ids(paimon_sql.connect(tmp_path / "wh")) == expected
     assert len(bases) >= 2 and bases[-1] == bases[0] + others  # planned again on the real latest
 
 
-def test_create_whose_reply_is_lost_counts_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_create_whose_reply_is_lost_counts_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     session = _session(tmp_path)
     session.sql(_commit.insert_sql("db.t", 1, 0))
     failed: list[str] = []
@@ -129,14 +129,20 @@ def test_recommit_by_commit_user_and_identifier_lands_once(tmp_path: Path) -> No
     messages, _ = _write_files(writer, "SELECT 1::BIGINT AS id, 1 AS w, 1 AS i", 0)
     first = Committer(table, commit_user="job-7").commit(messages, identifier=5)
     other = Committer(table, commit_user="job-8").commit(
-        _write_files(TableWriter(session.con, table), "SELECT 2::BIGINT AS id, 2 AS w, 2 AS i", 0)[0], identifier=1
+        _write_files(TableWriter(session.con, table), "SELECT 2::BIGINT AS id, 2 AS w, 2 AS i", 0)[
+            0
+        ],
+        identifier=1,
     )
     again = Committer(table, commit_user="job-7").commit(messages, identifier=5)  # the job resumed
     assert first is not None and other is not None and again is not None
     assert again.id == first.id and table.latest_snapshot_id() == other.id
     assert _ids(paimon_sql.connect(tmp_path / "wh")) == [1, 2]
     later = Committer(table, commit_user="job-7").commit(
-        _write_files(TableWriter(session.con, table), "SELECT 3::BIGINT AS id, 3 AS w, 3 AS i", 0)[0], identifier=6
+        _write_files(TableWriter(session.con, table), "SELECT 3::BIGINT AS id, 3 AS w, 3 AS i", 0)[
+            0
+        ],
+        identifier=6,
     )
     assert later is not None and later.id == other.id + 1
 
@@ -151,9 +157,12 @@ def test_readers_list_instead_of_trusting_hints(tmp_path: Path) -> None:
     table = session.catalog.load_table(Identifier.parse("db.t"))
     folder = Path(table.meta("snapshot"))
     # What a commit on an expired base used to leave: a stray snapshot-2 below the gap, hints on it.
-    (folder / "snapshot-2").write_bytes((folder / "snapshot-4").read_bytes().replace(b'"id" : 4', b'"id" : 2'))
+    (folder / "snapshot-2").write_bytes(
+        (folder / "snapshot-4").read_bytes().replace(b'"id" : 4', b'"id" : 2')
+    )
     (folder / "LATEST").write_text("2")
     (folder / "EARLIEST").write_text("2")
     assert (table.latest_snapshot_id(), table.earliest_snapshot_id()) == (5, 4)
-    assert _ids(paimon_sql.connect(tmp_path / "wh")) == [i for s in range(5) for i in _statement(1, s)]
-
+    assert _ids(paimon_sql.connect(tmp_path / "wh")) == [
+        i for s in range(5) for i in _statement(1, s)
+    ]

@@ -28,7 +28,9 @@ TABLES = {"db.a": _commit.APPEND_DDL, "db.p": _commit.PK_DDL}
 
 @pytest.mark.slow
 @pytest.mark.parametrize("run", range(RUNS))
-def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Path, run: int) -> None:
+def test_concurrent_writers_expiration_compaction_tags_lose_nothing(
+    tmp_path: Path, run: int
+) -> None:
     warehouse = str(tmp_path / "wh")
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
@@ -69,12 +71,13 @@ def test_concurrent_writers_expiration_compaction_tags_lose_nothing(tmp_path: Pa
             f"{found.snapshot_ids[-1:]}, {found.orphans_removed} orphans removed"
         )
     print(
-        f"\nstress run {run}: {WRITERS * STATEMENTS} statements, {total_ok} succeeded, {len(failures)} failed "
-        f"cleanly; {len(maintenance)} maintenance ops "
+        f"\nstress run {run}: {WRITERS * STATEMENTS} statements, {total_ok} succeeded, "
+        f"{len(failures)} failed cleanly; {len(maintenance)} maintenance ops "
         f"({sum(x.startswith('ok expire') for x in maintenance)} manual expirations, "
         f"{sum(x.startswith('ok compact') for x in maintenance)} compactions, "
         f"{sum(x.startswith('ok tag') for x in maintenance)} tags, "
-        f"{sum(x.startswith('failed') for x in maintenance)} failed cleanly); {'; '.join(figures)}; "
+        f"{sum(x.startswith('failed') for x in maintenance)} failed cleanly); "
+        f"{'; '.join(figures)}; "
         f"{time.monotonic() - started:.1f} s; lost = {sum('LOST' in p for p in problems)}\n"
         + "\n".join(sorted({f[:400] for f in failures + [m for m in maintenance if "failed" in m]}))
     )
