@@ -126,27 +126,26 @@ def maintain_worker(warehouse: str, tables: str, stop: str, log: str) -> None:
         time.sleep(rng.random() * 0.05)
 
 
-def _arm_self_kill(at: int) -> None:
-    """SIGKILL this process just before its `at`-th metadata mutation."""
+def _arm_self_kill(at: int, log: str) -> None:
+    """SIGKILL this process just before its `at`-th metadata mutation (noted in `log`)."""
     from paimon_sql.io import fileio
 
     seen = [0]
 
-    def tick() -> None:
-        seen[0] += 1
-        if seen[0] >= at:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    def wrap(function):  # type: ignore[no-untyped-def]
+    def wrap(label: str, function):  # type: ignore[no-untyped-def]
         def wrapped(*args, **kwargs):  # type: ignore[no-untyped-def]
-            tick()
+            seen[0] += 1
+            if seen[0] >= at:
+                path = str(args[-1] if label == "link" else args[1])
+                _append(log, f"killed before {label} {path.rsplit('/', 2)[-2]}/")
+                os.kill(os.getpid(), signal.SIGKILL)
             return function(*args, **kwargs)
 
         return wrapped
 
     for name in ("write_bytes", "delete"):
-        setattr(fileio.FileIO, name, wrap(getattr(fileio.FileIO, name)))
-    fileio.os.link = wrap(os.link)  # the create-if-absent of snapshot and tag files
+        setattr(fileio.FileIO, name, wrap(name, getattr(fileio.FileIO, name)))
+    fileio.os.link = wrap("link", os.link)  # the create-if-absent of snapshot and tag files
 
 
 def kill_worker(
@@ -161,7 +160,7 @@ def kill_worker(
     ready.set()
     go.wait()
     if at > 0:
-        _arm_self_kill(at)
+        _arm_self_kill(at, log)
     for step in range(10_000):
         op = rng.choice(["insert", "insert", "compact", "expire", "tag"])
         try:

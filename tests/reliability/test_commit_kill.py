@@ -36,6 +36,7 @@ def test_sigkill_at_random_points_leaves_a_readable_table(tmp_path: Path) -> Non
     seed = int(os.environ.get("PAIMON_SQL_KILL_SEED", "0")) or random.randrange(1, 10**6)
     rng = random.Random(seed)
     kills = statements = 0
+    points: list[str] = []
     succeeded: dict[str, set[int]] = {name: set() for name in TABLES}
     uncertain: dict[str, set[int]] = {name: set() for name in TABLES}
     started = time.monotonic()
@@ -57,6 +58,8 @@ def test_sigkill_at_random_points_leaves_a_readable_table(tmp_path: Path) -> Non
             f"run {run} (seed {seed}) ended with {child.exitcode}"
         )
         kills += 1
+        lines = log.read_text().splitlines() if log.exists() else []
+        points += [x for x in lines if x.startswith("killed")] or ["delay"]
         ok, tried, _failed = _commit.reported(log, name)
         statements += len(ok) + len(tried)
         succeeded[name] |= ok
@@ -68,5 +71,5 @@ def test_sigkill_at_random_points_leaves_a_readable_table(tmp_path: Path) -> Non
     print(
         f"\nkill: {RUNS} runs, {kills} SIGKILLs, {statements} INSERT statements "
         f"({sum(map(len, succeeded.values()))} reported), seed {seed}, "
-        f"{time.monotonic() - started:.1f} s; lost = 0"
+        f"{time.monotonic() - started:.1f} s; lost = 0; killed: {', '.join(points)}"
     )
