@@ -51,7 +51,7 @@ def _statement(worker: int, statement: int) -> list[int]:
     return list(range(base, base + _commit.ROWS))
 
 
-@pytest.mark.parametrize("others", [2, 5])
+@pytest.mark.parametrize("others", [2, pytest.param(5, marks=pytest.mark.slow)])
 def test_stale_commit_resumed_after_others_committed_and_expired(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: int
 ) -> None:
