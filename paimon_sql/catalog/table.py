@@ -111,8 +111,8 @@ class Table:
         return sorted(int(m[1]) for n in names if (m := _SNAPSHOT.match(n)))
 
     def latest_snapshot_id(self) -> int | None:
-        """The highest listed snapshot id (a listing: the LATEST hint can lag behind or, written by a
-        stale writer, point below the real latest, and a reader must never trust it then)."""
+        """The highest listed snapshot id (a listing: the LATEST hint can lag behind or, written
+        by a stale writer, point below the real latest, and a reader must never trust it then)."""
         ids = self.snapshot_ids()
         return ids[-1] if ids else None
 

@@ -3,11 +3,12 @@
 They are left by failed or concurrent writers and by Java's rollback of older versions. Candidates
 are the files in ``manifest/``, ``index/``, ``statistics/`` and the data folders
 (``k=v/.../bucket-N``); ``snapshot/``, ``schema/``, ``tag/``, ``branch/``, ``consumer/`` and
-``changelog/`` metadata are never touched -- except the temporary files (``.<name>.<uuid>.tmp``) a
-writer killed in the middle of a create-if-absent left there, which no reader ever lists. A candidate is deleted only if its *name* is used by no
-snapshot, tag or long-lived changelog of any branch (Java compares names, which are unique) and it
-was last modified before `older_than_ms`, so files a concurrent writer is still committing (younger
-than the threshold; Java's default is one day) survive.
+``changelog/`` metadata are never touched -- except the temporary files (``.<name>.<uuid>.tmp``)
+a writer killed in the middle of a create-if-absent left there, which no reader ever lists. A
+candidate is deleted only if its *name* is used by no snapshot, tag or long-lived changelog of any
+branch (Java compares names, which are unique) and it was last modified before `older_than_ms`, so
+files a concurrent writer is still committing (younger than the threshold; Java's default is one
+day) survive.
 """
 
 from __future__ import annotations

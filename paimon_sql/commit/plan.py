@@ -215,8 +215,8 @@ def next_index_manifest(
 ) -> list[IndexManifestEntry] | None:
     """The complete index manifest after this commit (it is a full listing, not a delta), or None if unchanged.
 
-    HASH and bucketed DV files: one per (partition, bucket, type); a new file replaces the old one. A
-    deletion-vectors file is built from the bucket's vectors at the writer's base: if the latest
+    HASH and bucketed DV files: one per (partition, bucket, type); a new file replaces the old one.
+    A deletion-vectors file is built from the bucket's vectors at the writer's base: if the latest
     snapshot no longer holds the DV files the message replaces (`deleted_index_files`), or holds one
     it does not name, a concurrent commit changed them and this one would drop its deletions
     (Java's conflict detection of index files): `CommitConflictError`.
@@ -246,8 +246,8 @@ def next_index_manifest(
 
 def _index_conflict(name: str, bucket: int) -> CommitConflictError:
     return CommitConflictError(
-        f"the deletion vectors of bucket {bucket} were changed by a concurrent commit (index file {name}); "
-        "the statement made no snapshot, run it again"
+        f"the deletion vectors of bucket {bucket} were changed by a concurrent commit (index "
+        f"file {name}); the statement made no snapshot, run it again"
     )
 
 

@@ -192,7 +192,7 @@ class Committer:
         )
 
     def committed(self, identifier: int, *, above: int = 0) -> Snapshot | None:
-        """This commit user's snapshot with `identifier` (or a later identifier) if one already landed.
+        """This commit user's snapshot with `identifier` (or a later one) if it already landed.
 
         As Java's ``filterCommitted``: the snapshots are read from the latest down to the newest one
         this commit user made (identifiers only grow per user), but not at or below `above` (a batch
@@ -225,7 +225,8 @@ class Committer:
         try:
             latest = None if base_id is None else table.snapshot(base_id)
             base_metas = table.data_manifests(latest)
-            delta, live = self._checked(base_metas, delta_entries(messages), kind, overwrite, schema)
+            delta = delta_entries(messages)
+            delta, live = self._checked(base_metas, delta, kind, overwrite, schema)
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema, live)
@@ -331,8 +332,9 @@ class Committer:
         return snapshot
 
     def _create(self, base: Snapshot | None, snapshot: Snapshot) -> bool:
-        """Create ``snapshot-N`` if the base is still the latest snapshot (a listing, under the folder
-        lock), then move the LATEST (and for the first snapshot EARLIEST) hint; False when stale."""
+        """Create ``snapshot-N`` if the base is still the latest snapshot (a listing, under the
+        folder lock), then move the LATEST (for the first snapshot also EARLIEST) hint; False when
+        the base is stale."""
         table = self.table
         fileio = table.fileio
         folder = table.meta("snapshot")
@@ -348,7 +350,9 @@ class Committer:
                 if not _holds(fileio, path, data):
                     raise
                 log.warning("creating %s reported %s, but the snapshot is there", path, err)
-            hints = [("LATEST", snapshot.id)] + ([("EARLIEST", snapshot.id)] if base is None else [])
+            hints = [("LATEST", snapshot.id)]
+            if base is None:
+                hints.append(("EARLIEST", snapshot.id))
             for hint, value in hints:
                 try:
                     fileio.write_bytes(table.meta("snapshot", hint), str(value).encode())

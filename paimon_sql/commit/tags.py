@@ -158,12 +158,12 @@ def create_tag(
 
 
 def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) -> bool:
-    """Create the tag file (False when the name is taken), then make sure an expiration did not miss it.
+    """Create the tag file (False when the name is taken), then make sure no expiration missed it.
 
-    Expiration deletes the snapshot files first and lists the tags after; a tag is created first and
-    its snapshot checked after. So if the snapshot was live and is still there, any expiration that
-    removes it later sees the tag and keeps its files; if it is gone, that expiration may not have seen
-    the tag and may delete its files: the tag is removed again and the caller told to retry.
+    Expiration deletes the snapshot files first and lists the tags after; a tag is created first
+    and its snapshot checked after. So if the snapshot was live and is still there, any expiration
+    that removes it later sees the tag and keeps its files; if it is gone, that expiration may not
+    have seen the tag and may delete its files: the tag is removed again and the caller told so.
     """
     snapshot_path = table.meta("snapshot", f"snapshot-{snapshot.id}")
     live = table.fileio.exists(snapshot_path)

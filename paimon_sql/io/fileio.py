@@ -33,7 +33,8 @@ except ImportError:  # pragma: no cover - Windows: no advisory locks, the listin
 
 log = logging.getLogger(__name__)
 
-_TEMPORARY = re.compile(r"^\..+\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_TEMPORARY = re.compile(rf"^\..+\.{_UUID}\.tmp$")
 
 
 def is_temporary(name: str) -> bool:
@@ -42,7 +43,8 @@ def is_temporary(name: str) -> bool:
     A writer killed between writing it and linking it leaves it behind: readers never list it and
     ``remove_orphan_files`` deletes it once it is older than its cutoff.
 
-    >>> is_temporary(".snapshot-7.0b9c3c7e-4a4e-4f4c-9a59-0d0e6f2a1b7c.tmp"), is_temporary("snapshot-7")
+    >>> name = ".snapshot-7.0b9c3c7e-4a4e-4f4c-9a59-0d0e6f2a1b7c.tmp"
+    >>> is_temporary(name), is_temporary("snapshot-7")
     (True, False)
     """
     return _TEMPORARY.match(name) is not None
