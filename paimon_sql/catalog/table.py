@@ -11,7 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from paimon_sql.catalog import names
-from paimon_sql.errors import SnapshotNotFoundError, SpecViolationError
+from paimon_sql.errors import DataFileNotFoundError, SnapshotNotFoundError, SpecViolationError
 from paimon_sql.format.manifest import (
     IndexManifestEntry,
     ManifestEntry,
@@ -118,32 +118,23 @@ class Table:
         listed = self.fileio.list_names(self.meta("snapshot"))
         return sorted(int(m[1]) for n in listed if (m := _SNAPSHOT.match(n)))
 
-    def _hint(self, name: str) -> int | None:
-        path = self.meta("snapshot", name)
-        try:
-            text = self.fileio.read_text(path).strip()
-        except Exception:  # noqa: BLE001 - a hint is only a hint (§1.2): absent or unreadable means list
-            return None
-        return int(text) if text.isdigit() and int(text) > 0 else None
-
-    def _snapshot_exists(self, snapshot_id: int) -> bool:
-        return self.fileio.exists(self.meta("snapshot", f"snapshot-{snapshot_id}"))
-
     def latest_snapshot_id(self) -> int | None:
-        """LATEST if trustworthy (the next id does not exist), else the highest listed id."""
-        hint = self._hint("LATEST")
-        if hint is not None and self._snapshot_exists(hint) and not self._snapshot_exists(hint + 1):
-            return hint
+        """The highest listed snapshot id (a listing: the LATEST hint can lag behind or, written
+        by a stale writer, point below the real latest, and a reader must never trust it then)."""
         ids = self.snapshot_ids()
         return ids[-1] if ids else None
 
     def earliest_snapshot_id(self) -> int | None:
-        """EARLIEST if that snapshot exists, else the lowest listed id."""
-        hint = self._hint("EARLIEST")
-        if hint is not None and self._snapshot_exists(hint):
-            return hint
+        """The lowest snapshot id of the contiguous run that ends at the latest (a listing: the
+        EARLIEST hint moves before an expiration deletes, and a stray snapshot below a gap, left by
+        a writer that committed on an expired base, is not part of the history)."""
         ids = self.snapshot_ids()
-        return ids[0] if ids else None
+        if not ids:
+            return None
+        first = len(ids) - 1
+        while first > 0 and ids[first - 1] == ids[first] - 1:
+            first -= 1
+        return ids[first]
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
         """``snapshot-<id>``; a clear error listing the range that exists when absent."""
@@ -161,8 +152,14 @@ class Table:
 
     def latest_snapshot(self) -> Snapshot | None:
         """The newest snapshot, None for a table never written."""
-        latest = self.latest_snapshot_id()
-        return None if latest is None else self.snapshot(latest)
+        for _ in range(20):
+            latest = self.latest_snapshot_id()
+            try:
+                return None if latest is None else self.snapshot(latest)
+            except (SnapshotNotFoundError, DataFileNotFoundError):
+                if self.latest_snapshot_id() == latest:
+                    raise  # expired after the listing: a newer one exists, read that one
+        return self.snapshot(latest)  # type: ignore[arg-type]
 
     # --- tags -------------------------------------------------------------------------------------
 

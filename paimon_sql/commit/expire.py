@@ -13,12 +13,15 @@ tag still uses it. The rules follow Apache Paimon's ``ExpireSnapshotsImpl``, ``S
   that id still holds them (seed 003: a file lives in an interval of snapshots, so that tag is the
   only one that can).
 * **Changelog files** of the expired snapshots, then their **manifests, manifest lists, index
-  manifests and index files**, except those of snapshot ``E`` and of the tags overlapping the range;
-  then each ``snapshot-<id>``; ``EARLIEST`` is written last.
+  manifests and index files**, except those of snapshot ``E`` and of the tags overlapping the range.
 
-The order keeps a crash safe: snapshot ``E`` and everything newer never lose a file, and a crash
-part-way leaves expired snapshot files in place, so running expiration again finishes the job (every
-step tolerates files already deleted, as Java's does).
+**Order (not Java's).** Java deletes the files first and the ``snapshot-<id>`` files last, so a
+process killed part-way leaves listed snapshots whose files are gone. Here the ``EARLIEST`` hint
+moves to ``E`` first, then the expired ``snapshot-<id>`` files go, oldest first, and only then their
+files: every snapshot still listed reads completely at every moment (the listing is one contiguous
+run up to the latest), snapshot ``E`` and everything newer never lose a file, and what a killed run
+leaves is unreferenced, for ``remove_orphan_files``. Every step tolerates files already deleted
+(a concurrent expiration, as Java's does).
 
 >>> _previous_tag_index([3, 7, 9], 8), _previous_tag_index([3, 7, 9], 3)
 (1, -1)
@@ -34,7 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import fold
-from paimon_sql.errors import PaimonSqlError, PathEscapeError
+from paimon_sql.errors import (
+    DataFileNotFoundError,
+    PaimonSqlError,
+    PathEscapeError,
+    SnapshotNotFoundError,
+)
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.format.option_registry import parse_duration
@@ -353,8 +361,11 @@ def expire_snapshots(
     end = min(end, earliest + max_deletes)
     older = -(2**63) if older_than_ms is None else older_than_ms
     for snapshot_id in range(lowest_kept, end):
-        path = table.meta("snapshot", f"snapshot-{snapshot_id}")
-        if table.fileio.exists(path) and older <= table.snapshot(snapshot_id).time_millis:
+        try:
+            moment = table.snapshot(snapshot_id).time_millis
+        except (SnapshotNotFoundError, DataFileNotFoundError):  # expired concurrently
+            continue
+        if older <= moment:
             return expire_until(table, earliest, snapshot_id)
     return expire_until(table, earliest, end)
 
@@ -364,24 +375,35 @@ def _write_earliest(table: Table, snapshot_id: int) -> None:
 
 
 def expire_until(table: Table, earliest: int, end: int) -> int:
-    """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired."""
-    if end <= earliest:
-        if not table.fileio.exists(
-            table.meta("snapshot", "EARLIEST")
-        ):  # Java writes a missing hint here
-            _write_earliest(table, earliest)
+    """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired.
+
+    The order keeps every snapshot still listed readable if the process dies at any point: the
+    EARLIEST hint moves first, then the snapshot files go oldest first (the listing stays one
+    contiguous run ``k..latest`` of complete snapshots), and only then the files no remaining
+    snapshot or tag uses. A crash part-way leaves those files unreferenced, for
+    ``remove_orphan_files``; it never leaves a listed snapshot whose files are gone.
+    """
+    listed = set(table.snapshot_ids())
+    begin = end
+    while begin - 1 >= earliest and begin - 1 in listed:
+        begin -= 1
+    if end <= begin:
+        if not table.fileio.exists(table.meta("snapshot", "EARLIEST")):  # Java writes it if missing
+            _write_earliest(table, min(listed, default=earliest))
         return 0
-    begin = earliest
-    for snapshot_id in range(end - 1, earliest - 1, -1):
-        if not table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
-            begin = snapshot_id + 1
-            break
-    kept = table.snapshot(end)
-    expired = [table.snapshot(i) for i in range(begin, end)]
+    read = _read_range(table, begin, end)
+    if read is None:
+        return 0
+    kept, expired = read
+    begin = expired[0].id
+    delete = Deleter(table)
+    _write_earliest(table, end)
+    for snap in expired:
+        delete(table.meta("snapshot", f"snapshot-{snap.id}"))
+    # Tags are listed only now: one created meanwhile on an expired snapshot is either seen here or
+    # undone by its creator, which checks after writing it that the snapshot still exists.
     tags = tagged_snapshots(table)
     layout = Layout(table)
-    delete = Deleter(table)
-    # All that must survive is read before anything is deleted; a failure here deletes nothing.
     keep = manifest_skipping_set(table, [*_overlapped_tags(tags, begin, end), kept])
     kept_files = live_files(table, [kept])
     _delete_data_files(table, layout, tags, [*expired, kept][1:], kept_files, delete)
@@ -392,9 +414,23 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
                     delete(path)
     for snap in expired:
         clean_manifests(table, layout, snap, keep, delete, changelog=True)
-        delete(table.meta("snapshot", f"snapshot-{snap.id}"))
-    _write_earliest(table, end)
-    return end - begin
+    return len(expired)
+
+
+def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
+    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go); None
+    when a concurrent expiration already removed them."""
+    try:
+        kept = table.snapshot(end)
+    except (SnapshotNotFoundError, DataFileNotFoundError):
+        return None  # a concurrent expiration went further: nothing left for this one
+    expired: list[Snapshot] = []
+    for snapshot_id in range(begin, end):
+        try:
+            expired.append(table.snapshot(snapshot_id))
+        except (SnapshotNotFoundError, DataFileNotFoundError):
+            expired = []  # deleted by a concurrent expiration, and every older one with it
+    return (kept, expired) if expired else None
 
 
 def _delete_data_files(

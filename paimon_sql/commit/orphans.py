@@ -3,10 +3,12 @@
 They are left by failed or concurrent writers and by Java's rollback of older versions. Candidates
 are the files in ``manifest/``, ``index/``, ``statistics/`` and the data folders
 (``k=v/.../bucket-N``); ``snapshot/``, ``schema/``, ``tag/``, ``branch/``, ``consumer/`` and
-``changelog/`` metadata are never touched. A candidate is deleted only if its *name* is used by no
-snapshot, tag or long-lived changelog of any branch (Java compares names, which are unique) and it
-was last modified before `older_than_ms`, so files a concurrent writer is still committing (younger
-than the threshold; Java's default is one day) survive.
+``changelog/`` metadata are never touched -- except the temporary files (``.<name>.<uuid>.tmp``)
+a writer killed in the middle of a create-if-absent left there, which no reader ever lists. A
+candidate is deleted only if its *name* is used by no snapshot, tag or long-lived changelog of any
+branch (Java compares names, which are unique) and it was last modified before `older_than_ms`, so
+files a concurrent writer is still committing (younger than the threshold; Java's default is one
+day) survive.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pyarrow.fs as pafs
 
 from paimon_sql.catalog import Table, names
 from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
+from paimon_sql.io.fileio import is_temporary
 
 if TYPE_CHECKING:
     from paimon_sql.format.snapshot import Snapshot
@@ -120,11 +123,25 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
     ]
     out: list[tuple[str, int]] = []
     for folder in [table.sub(d) for d in _METADATA_DIRS] + buckets:
-        if not table.fileio.is_dir(folder):
+        out += _files(table, folder)
+    for branch in _branches(table):
+        for folder in _VERSION_DIRS:
+            out += _files(table, branch.meta(folder), temporary_only=True)
+    return out
+
+
+_VERSION_DIRS = ("snapshot", "schema", "tag", "changelog", "consumer")
+
+
+def _files(table: Table, folder: str, *, temporary_only: bool = False) -> list[tuple[str, int]]:
+    if not table.fileio.is_dir(folder):
+        return []
+    # a folder that is a link out of the table: refuse before anything is deleted
+    names.inside(folder, [table.path], local=table.fileio.local, what="orphan candidate folder")
+    out = []
+    for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
+        if temporary_only and not is_temporary(info.base_name):
             continue
-        # a folder that is a link out of the table: refuse before anything is deleted
-        names.inside(folder, [table.path], local=table.fileio.local, what="orphan candidate folder")
-        for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
-            if info.type == pafs.FileType.File and info.mtime_ns is not None:
-                out.append((info.path, info.mtime_ns // 1_000_000))
+        if info.type == pafs.FileType.File and info.mtime_ns is not None:
+            out.append((info.path, info.mtime_ns // 1_000_000))
     return out

@@ -216,22 +216,39 @@ def next_index_manifest(
     """The complete index manifest after this commit (it is a full listing, not a delta), or None if unchanged.
 
     HASH and bucketed DV files: one per (partition, bucket, type); a new file replaces the old one.
+    A deletion-vectors file is built from the bucket's vectors at the writer's base: if the latest
+    snapshot no longer holds the DV files the message replaces (`deleted_index_files`), or holds one
+    it does not name, a concurrent commit changed them and this one would drop its deletions
+    (Java's conflict detection of index files): `CommitConflictError`.
     """
     entries = {(e.partition, e.bucket, e.index_file.file_name): e for e in base}
     changed = False
     for m in messages:
+        replaced = {f.file_name for f in m.deleted_index_files}
         for f in m.deleted_index_files:
-            changed |= entries.pop((m.partition, m.bucket, f.file_name), None) is not None
+            gone = entries.pop((m.partition, m.bucket, f.file_name), None) is None
+            if gone and f.index_type == "DELETION_VECTORS":
+                raise _index_conflict(f.file_name, m.bucket)
+            changed |= not gone
         for f in m.new_index_files:
             if f.index_type in ("HASH", "DELETION_VECTORS") and m.bucket >= 0:
                 for key in [k for k, e in entries.items() if k[:2] == (m.partition, m.bucket)]:
                     if entries[key].index_file.index_type == f.index_type:
+                        if f.index_type == "DELETION_VECTORS" and key[2] not in replaced:
+                            raise _index_conflict(key[2], m.bucket)
                         del entries[key]
             entries[(m.partition, m.bucket, f.file_name)] = IndexManifestEntry(
                 kind=FileKind.ADD, partition=m.partition, bucket=m.bucket, index_file=f
             )
             changed = True
     return list(entries.values()) if changed else None
+
+
+def _index_conflict(name: str, bucket: int) -> CommitConflictError:
+    return CommitConflictError(
+        f"the deletion vectors of bucket {bucket} were changed by a concurrent commit (index "
+        f"file {name}); the statement made no snapshot, run it again"
+    )
 
 
 def record_counts(delta: Iterable[ManifestEntry]) -> int:

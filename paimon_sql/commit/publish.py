@@ -1,13 +1,27 @@
-"""Atomic publishing of a commit: manifests, manifest lists, index manifest, then ``snapshot-N`` create-if-absent.
+"""Atomic publishing of a commit: manifests, lists, index manifest, then ``snapshot-N`` if absent.
 
-The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L, check conflicts
-against it, write the lists on top of it, try to create ``snapshot-(L+1)``; when another writer won that id, retry
-on the new latest with bounded back-off. A statement that fails leaves no snapshot and deletes every metadata file
-it wrote; the data files are the writer's to delete (`abort`).
+The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L *by
+listing* the snapshot folder (never from the LATEST hint), check Java's conflicts against L's live
+files (the cumulative effect of every snapshot since the statement's base), write the lists on top
+of L, then, holding the snapshot folder's lock, list again and create ``snapshot-(L+1)`` only if L
+is still the latest. Otherwise the attempt is planned again on the new latest, with back-off.
+
+Why the second listing: expiration deletes old snapshot files, so "``snapshot-(L+1)`` is absent"
+does not mean "L is the latest" -- a committer that planned on L and resumed after others committed
+L+1, L+2 … and expired L+1 would otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale
+base, and its rows would be lost. A snapshot id above L that exists at the check never goes away
+(expiration keeps at least the latest), and every paimon-sql committer creates its snapshot under
+the same lock, so the check and the create cannot be interleaved.
+
+A retried commit first looks for a snapshot of its own (commit user + commit identifier, Java's
+``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes
+every metadata file it wrote; the data files are the writer's to delete (`abort`). Nothing after
+the snapshot file is created can fail the commit: hints are hints, maintenance only logs.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -28,7 +42,12 @@ from paimon_sql.commit.plan import (
     overwrite_entries,
     record_counts,
 )
-from paimon_sql.errors import CommitConflictError
+from paimon_sql.errors import (
+    CommitConflictError,
+    DataFileNotFoundError,
+    PaimonSqlError,
+    SnapshotNotFoundError,
+)
 from paimon_sql.format import avro_schemas
 from paimon_sql.format.binary_row import decode_row, encode_row
 from paimon_sql.format.manifest import (
@@ -49,9 +68,12 @@ from paimon_sql.io.records import encode_avro
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.schema import TableSchema
+    from paimon_sql.io.fileio import FileIO
     from paimon_sql.types import DataType
 
 BATCH_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: batch writers (§3)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -138,11 +160,29 @@ class Committer:
             return None
         options = CoreOptions(self.table.latest_schema.options)
         retries = int(options.get("commit.max-retries", "10") or 10)
+        if identifier != BATCH_IDENTIFIER:  # a resumed job re-commits what may have landed
+            landed = self.committed(identifier)
+            if landed is not None:
+                return landed
+        start = self.table.latest_snapshot_id() or 0
         delay = 0.01
-        for _ in range(retries + 1):
+        for attempt in range(retries + 1):
+            if attempt:
+                landed = self.committed(identifier, above=start)
+                if landed is not None:
+                    return landed
             snapshot = self._attempt(messages, kind, overwrite, identifier, properties)
             if snapshot is not None:
-                after_commit(self.table, snapshot)
+                try:
+                    after_commit(self.table, snapshot)
+                except Exception as err:  # the commit is made: never report it failed
+                    log.warning(
+                        "table %s: snapshot %s was committed, but the maintenance after it "
+                        "failed: %r",
+                        self.table.name,
+                        snapshot.id,
+                        err,
+                    )
                 return snapshot
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 10.0)
@@ -150,6 +190,25 @@ class Committer:
             f"gave up committing to {self.table.name} after {retries} retries: other writers kept winning "
             "the next snapshot id; no snapshot was made"
         )
+
+    def committed(self, identifier: int, *, above: int = 0) -> Snapshot | None:
+        """This commit user's snapshot with `identifier` (or a later one) if it already landed.
+
+        As Java's ``filterCommitted``: the snapshots are read from the latest down to the newest one
+        this commit user made (identifiers only grow per user), but not at or below `above` (a batch
+        commit, whose identifier is always Long.MAX, looks only above the latest it started on).
+        """
+        table = self.table
+        for snapshot_id in reversed(table.snapshot_ids()):
+            if snapshot_id <= above:
+                break
+            try:
+                snap = table.snapshot(snapshot_id)
+            except (DataFileNotFoundError, SnapshotNotFoundError):  # expired meanwhile, older too
+                break
+            if snap.commit_user == self.commit_user:
+                return snap if snap.commit_identifier >= identifier else None
+        return None
 
     def _attempt(
         self,
@@ -161,15 +220,26 @@ class Committer:
     ) -> Snapshot | None:
         table = self.table
         schema = table.latest_schema
-        latest = table.latest_snapshot()
-        base_metas = table.data_manifests(latest)
-        delta, live = self._checked(base_metas, delta_entries(messages), kind, overwrite, schema)
-        if overwrite is not None:
-            kind = CommitKind.OVERWRITE
+        base_id = table.latest_snapshot_id()
         attempt = _Attempt()
         try:
+            latest = None if base_id is None else table.snapshot(base_id)
+            base_metas = table.data_manifests(latest)
+            delta = delta_entries(messages)
+            delta, live = self._checked(base_metas, delta, kind, overwrite, schema)
+            if overwrite is not None:
+                kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema, live)
-            snapshot = self._publish(latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt)
+            snapshot = self._publish(
+                latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt
+            )
+        except (DataFileNotFoundError, SnapshotNotFoundError):
+            self._discard(attempt)
+            # Expiration removed the base while it was read: only possible once a newer snapshot
+            # exists, so plan again on that one; a base that is still the latest really lacks files.
+            if table.latest_snapshot_id() != base_id:
+                return None
+            raise
         except BaseException:
             self._discard(attempt)
             raise
@@ -257,13 +327,38 @@ class Committer:
             watermark=None if latest is None else latest.watermark,
             properties=properties or None,
         )
-        path = table.meta("snapshot", f"snapshot-{snapshot_id}")
-        if not table.fileio.try_create(path, snapshot_to_json(snapshot).encode("utf-8")):
+        if not self._create(latest, snapshot):
             return None
-        table.fileio.write_bytes(table.meta("snapshot", "LATEST"), str(snapshot_id).encode())
-        if latest is None:
-            table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
         return snapshot
+
+    def _create(self, base: Snapshot | None, snapshot: Snapshot) -> bool:
+        """Create ``snapshot-N`` if the base is still the latest snapshot (a listing, under the
+        folder lock), then move the LATEST (for the first snapshot also EARLIEST) hint; False when
+        the base is stale."""
+        table = self.table
+        fileio = table.fileio
+        folder = table.meta("snapshot")
+        path = table.meta("snapshot", f"snapshot-{snapshot.id}")
+        data = snapshot_to_json(snapshot).encode("utf-8")
+        with fileio.folder_lock(folder):
+            if table.latest_snapshot_id() != (None if base is None else base.id):
+                return False  # someone committed since the base (and maybe expired it): plan again
+            try:
+                if not fileio.try_create(path, data):
+                    return False
+            except OSError as err:  # did the create happen before the error? (remote stores)
+                if not _holds(fileio, path, data):
+                    raise
+                log.warning("creating %s reported %s, but the snapshot is there", path, err)
+            hints = [("LATEST", snapshot.id)]
+            if base is None:
+                hints.append(("EARLIEST", snapshot.id))
+            for hint, value in hints:
+                try:
+                    fileio.write_bytes(table.meta("snapshot", hint), str(value).encode())
+                except OSError as err:  # the commit is made; a hint is only a hint (§1.2)
+                    log.warning("table %s: cannot write the %s hint: %s", table.name, hint, err)
+        return True
 
     def _merge_manifests(
         self,
@@ -293,6 +388,13 @@ class Committer:
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
+
+
+def _holds(fileio: FileIO, path: str, data: bytes) -> bool:
+    try:
+        return fileio.read_bytes(path) == data
+    except PaimonSqlError:
+        return False
 
 
 def _live(table: Table, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:

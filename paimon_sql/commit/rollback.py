@@ -102,16 +102,21 @@ def _check_no_long_lived_changelog(table: Table, target: Snapshot) -> None:
 
 
 def _drop_snapshots(table: Table, target: Snapshot) -> list[Snapshot]:
-    """Delete the snapshot files newer than `target`, newest first; write ``LATEST``."""
-    latest = table.latest_snapshot_id() or target.id
-    earliest = table.earliest_snapshot_id() or target.id
+    """Delete the snapshot files newer than `target`, newest first; write ``LATEST``.
+
+    Under the snapshot folder's lock, which committers hold to check their base and create the next
+    snapshot: no commit lands above the rolled-back range while it is deleted.
+    """
     dropped: list[Snapshot] = []
-    for snapshot_id in range(latest, max(earliest, target.id + 1) - 1, -1):
-        path = table.meta("snapshot", f"snapshot-{snapshot_id}")
-        if table.fileio.exists(path):
-            dropped.append(table.snapshot(snapshot_id))
-            table.fileio.delete(path)
-    table.fileio.write_bytes(table.meta("snapshot", "LATEST"), str(target.id).encode())
+    with table.fileio.folder_lock(table.meta("snapshot")):
+        latest = table.latest_snapshot_id() or target.id
+        earliest = table.earliest_snapshot_id() or target.id
+        for snapshot_id in range(latest, max(earliest, target.id + 1) - 1, -1):
+            path = table.meta("snapshot", f"snapshot-{snapshot_id}")
+            if table.fileio.exists(path):
+                dropped.append(table.snapshot(snapshot_id))
+                table.fileio.delete(path)
+        table.fileio.write_bytes(table.meta("snapshot", "LATEST"), str(target.id).encode())
     return dropped
 
 

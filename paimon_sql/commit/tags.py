@@ -37,6 +37,7 @@ from paimon_sql.catalog import names
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
 from paimon_sql.errors import (
     AlreadyExistsError,
+    CommitConflictError,
     InvalidNameError,
     OptionError,
     PaimonSqlError,
@@ -153,9 +154,30 @@ def create_tag(
     if table.fileio.exists(_path(table, name)):
         raise AlreadyExistsError(_exists_message(table, name))
     snapshot = _find_snapshot(table, snapshot_id)
-    if not table.fileio.try_create(_path(table, name), _tag_content(snapshot, seconds, clock)):
+    if not _create_file(table, name, snapshot, _tag_content(snapshot, seconds, clock)):
         raise AlreadyExistsError(_exists_message(table, name))
     return table.tag(name)
+
+
+def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) -> bool:
+    """Create the tag file (False when the name is taken), then make sure no expiration missed it.
+
+    Expiration deletes the snapshot files first and lists the tags after; a tag is created first
+    and its snapshot checked after. So if the snapshot was live and is still there, any expiration
+    that removes it later sees the tag and keeps its files; if it is gone, that expiration may not
+    have seen the tag and may delete its files: the tag is removed again and the caller told so.
+    """
+    snapshot_path = table.meta("snapshot", f"snapshot-{snapshot.id}")
+    live = table.fileio.exists(snapshot_path)
+    if not table.fileio.try_create(_path(table, name), content):
+        return False
+    if live and not table.fileio.exists(snapshot_path):
+        table.fileio.delete(_path(table, name))
+        raise CommitConflictError(
+            f"cannot tag snapshot {snapshot.id} of table {table.name}: it expired while the tag "
+            f"{name!r} was created, so its files may be gone; no tag was made, tag a live snapshot"
+        )
+    return True
 
 
 def _exists_message(table: Table, name: str) -> str:
@@ -458,7 +480,7 @@ def auto_create_tags(
         start = state.next_tag if complete and state.next_tag else period.previous(moment)
         name = period.name(start)
         content = _tag_content(snapshot, seconds, clock)
-        if table.fileio.try_create(_path(table, name), content):
+        if _create_file(table, name, snapshot, content):
             created.append(name)
         state.next_tag = start + period.length
         _retain_auto_tags(table, period, options.get("tag.num-retained-max"))
@@ -526,7 +548,7 @@ def _batch_tag(table: Table, options: dict[str, str], clock: Clock) -> list[str]
     if table.fileio.exists(_path(table, name)):
         _delete_one(table, name)
     seconds = retained_seconds(options.get("tag.default-time-retained"))
-    table.fileio.try_create(_path(table, name), _tag_content(latest, seconds, clock))
+    _create_file(table, name, latest, _tag_content(latest, seconds, clock))
     maximum = options.get("tag.num-retained-max")
     if maximum is not None:
         _retain_tags(table, int(maximum))

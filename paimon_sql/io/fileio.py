@@ -12,15 +12,42 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import posixpath
+import re
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow.fs as pafs
 
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, the listing checks remain
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_TEMPORARY = re.compile(rf"^\..+\.{_UUID}\.tmp$")
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of `FileIO.try_create`'s temporary files (``.<name>.<uuid>.tmp``).
+
+    A writer killed between writing it and linking it leaves it behind: readers never list it and
+    ``remove_orphan_files`` deletes it once it is older than its cutoff.
+
+    >>> name = ".snapshot-7.0b9c3c7e-4a4e-4f4c-9a59-0d0e6f2a1b7c.tmp"
+    >>> is_temporary(name), is_temporary("snapshot-7")
+    (True, False)
+    """
+    return _TEMPORARY.match(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +135,45 @@ class FileIO:
             self.write_bytes(path, data)
             return True
         tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4()}.tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
         try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
             os.link(tmp, path)
-            return True
         except FileExistsError:
             return False
         finally:
-            os.unlink(tmp)
+            # Once linked, `path` is created whatever happens to the temporary name: a failure to
+            # remove it must not turn a made commit into a reported failure (remove_orphan_files
+            # deletes what is left).
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                log.warning("cannot remove temporary file %s: %s", tmp, err)
+        return True
+
+    @contextlib.contextmanager
+    def folder_lock(self, folder: str) -> Iterator[None]:
+        """Hold an exclusive advisory lock on a folder (local disk; elsewhere a no-op).
+
+        Committers hold the snapshot folder's lock while they check that their base is still the
+        latest snapshot and create the next one, so a check and its create-if-absent cannot be
+        interleaved with another paimon-sql committer in any process (Java's optional commit
+        lock). The kernel drops the lock of a killed process; no lock file is created.
+        """
+        if not self.local or fcntl is None:
+            yield
+            return
+        self.mkdirs(folder)
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the only descriptor releases the lock
 
     def delete(self, path: str) -> None:
         """Delete a file if it exists."""

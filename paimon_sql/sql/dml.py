@@ -27,6 +27,7 @@ from sqlglot import exp
 from paimon_sql._sqlnodes import table_node
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
+from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.format.manifest import ManifestEntry
+    from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.sql.relation import Relation
     from paimon_sql.sql.session import Session
 
@@ -332,8 +334,12 @@ def _copy_on_write(
 
 def _live_files(table: Table) -> set[tuple[Any, ...]]:
     """Identifiers of the latest snapshot's live data files."""
-    metas = table.data_manifests(table.latest_snapshot())
-    return set(fold(e for m in metas for e in table.manifest(m.file_name)))
+
+    def live(snapshot: Snapshot | None) -> set[tuple[Any, ...]]:
+        metas = table.data_manifests(snapshot)
+        return set(fold(e for m in metas for e in table.manifest(m.file_name)))
+
+    return on_latest(table, live)
 
 
 def _pinned_overwrite(

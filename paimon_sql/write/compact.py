@@ -49,6 +49,7 @@ import pyarrow as pa
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage
 from paimon_sql.commit.publish import Committer
+from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.option_registry import memory_size
@@ -369,9 +370,21 @@ def compact(
     (partition, bucket)s); one COMPACT snapshot.
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
-    as Java).
+    as Java). Planned again on the new latest when expiration removes the planned-on snapshot.
     """
-    snapshot = table.latest_snapshot()
+    return on_latest(
+        table, lambda snapshot: _compact(table, snapshot, read, partition_ok, buckets, rewrite)
+    )
+
+
+def _compact(
+    table: Table,
+    snapshot: Snapshot | None,
+    read: ReadBucket,
+    partition_ok: Callable[[tuple[Any, ...]], bool] | None,
+    buckets: Collection[tuple[bytes, int]] | None,
+    rewrite: UnitRewrite | None,
+) -> Snapshot | None:
     if snapshot is None:
         return None
     schema = table.latest_schema

@@ -34,6 +34,7 @@ from sqlglot import exp
 from paimon_sql._sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage, fold
+from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import IndexFileMeta
@@ -50,6 +51,7 @@ from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.snapshot import Snapshot
 
 _T = TypeVar("_T")
 _counter = itertools.count()
@@ -290,7 +292,9 @@ class TableWriter:
             self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
     def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
-        latest = self.table.latest_snapshot()
+        return on_latest(self.table, self._hash_index_of)
+
+    def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], bytes]:
         if latest is None or latest.index_manifest is None:
             return {}
         out = {}
@@ -334,7 +338,9 @@ class TableWriter:
 
     def _next_sequence(self) -> dict[tuple[bytes, int], int]:
         """Per (partition, bucket): one past the highest sequence number of the live files."""
-        latest = self.table.latest_snapshot()
+        return on_latest(self.table, self._next_sequence_of)
+
+    def _next_sequence_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], int]:
         if latest is None:
             return {}
         metas = self.table.data_manifests(latest)

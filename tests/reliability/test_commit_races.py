@@ -1,0 +1,118 @@
+"""Smaller races of the commit protocol, replayed deterministically.
+
+* A tag created on a snapshot that an expiration removes at the same moment: either the expiration
+  sees the tag and keeps its files, or the tag is undone with a clear error; never a tag whose files
+  are gone.
+* Two compactions that each rebuild a bucket's deletion vectors from the same base: the second must
+  not silently replace the first one's vectors (its deletions would come back).
+* Temporary files of killed writers (``.<name>.<uuid>.tmp``): readers never list them;
+  ``remove_orphan_files`` removes them once older than its cutoff, and not before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import paimon_sql
+from paimon_sql.catalog import Identifier
+from paimon_sql.commit.orphans import remove_orphan_files
+from paimon_sql.commit.plan import CommitMessage, next_index_manifest
+from paimon_sql.errors import CommitConflictError
+from paimon_sql.format.manifest import FileKind, IndexFileMeta, IndexManifestEntry
+from paimon_sql.io import fileio
+from tests.reliability import _commit
+
+
+def _session(tmp_path: Path) -> paimon_sql.Session:
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.t (id BIGINT, w INT, i INT) WITH ('bucket' = '-1')")
+    return session
+
+
+def test_tag_racing_expiration_is_never_left_without_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _session(tmp_path)
+    for s in range(4):
+        session.sql(_commit.insert_sql("db.t", 1, s))
+    session.sql("CALL sys.compact(table => 'db.t')")  # snapshot 5 rewrites the files 1..4 added
+    other = paimon_sql.connect(tmp_path / "wh")
+    create = fileio.FileIO.try_create
+    raced: list[str] = []
+
+    def racing(self: fileio.FileIO, path: str, data: bytes) -> bool:
+        if (
+            "/tag/" in path and not raced
+        ):  # the tag read snapshot 2; expiration runs before it lands
+            raced.append(path)
+            other.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1)")
+        return create(self, path, data)
+
+    monkeypatch.setattr(fileio.FileIO, "try_create", racing)
+    with pytest.raises(CommitConflictError, match="expired while the tag"):
+        session.sql("CALL sys.create_tag(table => 'db.t', tag => 'old', snapshot => 2)")
+    monkeypatch.undo()
+    assert raced
+    table = session.catalog.load_table(Identifier.parse("db.t"))
+    assert table.tag_names() == []
+    found = _commit.audit(str(tmp_path / "wh"), "db.t", {_commit.first_id(1, s) for s in range(4)})
+    assert not found.problems, found.problems
+
+
+def _dv(name: str) -> IndexFileMeta:
+    return IndexFileMeta(index_type="DELETION_VECTORS", file_name=name, file_size=1, row_count=1)
+
+
+def test_deletion_vectors_rebuilt_from_a_stale_base_conflict() -> None:
+    old, mine, theirs = _dv("index-old"), _dv("index-mine"), _dv("index-theirs")
+    at_base = [IndexManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, index_file=old)]
+    mine_msg = CommitMessage(
+        partition=b"",
+        bucket=0,
+        total_buckets=1,
+        new_index_files=(mine,),
+        deleted_index_files=(old,),
+    )
+    assert [e.index_file.file_name for e in next_index_manifest(at_base, [mine_msg]) or []] == [
+        "index-mine"
+    ]
+    # Another compaction replaced the bucket's vectors first: the base no longer holds index-old.
+    latest = [IndexManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, index_file=theirs)]
+    with pytest.raises(CommitConflictError, match="deletion vectors of bucket 0"):
+        next_index_manifest(latest, [mine_msg])
+    # A bucket that had no vectors at the writer's base got some meanwhile.
+    first = CommitMessage(partition=b"", bucket=0, total_buckets=1, new_index_files=(mine,))
+    with pytest.raises(CommitConflictError):
+        next_index_manifest(latest, [first])
+
+
+def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(
+    tmp_path: Path,
+) -> None:
+    session = _session(tmp_path)
+    session.sql(_commit.insert_sql("db.t", 1, 0))
+    session.sql("CALL sys.create_tag(table => 'db.t', tag => 'a')")
+    table = session.catalog.load_table(Identifier.parse("db.t"))
+    leftovers = [
+        table.meta("snapshot", f".snapshot-2.{uuid.uuid4()}.tmp"),
+        table.meta("snapshot", f".snapshot-99.{uuid.uuid4()}.tmp"),
+        table.meta("tag", f".tag-b.{uuid.uuid4()}.tmp"),
+        table.meta("schema", f".schema-1.{uuid.uuid4()}.tmp"),
+    ]
+    for path in leftovers:
+        Path(path).write_text("{ half a snap")
+    assert (table.snapshot_ids(), table.tag_names(), table.schema_ids()) == ([1], ["a"], [0])
+    assert session.sql("SELECT count(*) FROM db.t").fetchall() == [(3,)]
+    keep = Path(table.meta("snapshot", "snapshot-1"))
+    before = int(os.stat(leftovers[0]).st_mtime * 1000) - 1000
+    assert remove_orphan_files(table, before) == []  # younger than the cutoff: maybe in flight
+    removed = remove_orphan_files(table, int(time.time() * 1000) + 1000)
+    assert sorted(removed) == sorted(leftovers)
+    assert not any(Path(p).exists() for p in leftovers) and keep.exists()
+    assert session.sql("SELECT count(*) FROM db.t VERSION AS OF 'a'").fetchall() == [(3,)]
