@@ -90,6 +90,9 @@ class Committer:
         """`commit_user` identifies the writing job (a fresh UUID by default)."""
         self.table = table
         self.commit_user = commit_user or str(uuid.uuid4())
+        #: The snapshot this committer created, set the moment ``snapshot-N`` exists: from then on
+        #: nothing (an error, Ctrl-C) may delete the files it references.
+        self.landed: Snapshot | None = None
         self._prefix = str(uuid.uuid4())
         self._counter = 0
 
@@ -241,7 +244,8 @@ class Committer:
                 return None
             raise
         except BaseException:
-            self._discard(attempt)
+            if self.landed is None:
+                self._discard(attempt)
             raise
         if snapshot is None:
             self._discard(attempt)
@@ -350,6 +354,7 @@ class Committer:
                 if not _holds(fileio, path, data):
                     raise
                 log.warning("creating %s reported %s, but the snapshot is there", path, err)
+            self.landed = snapshot
             hints = [("LATEST", snapshot.id)]
             if base is None:
                 hints.append(("EARLIEST", snapshot.id))

@@ -114,16 +114,18 @@ def write_rows(
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
     writer = TableWriter(session.con, table)
+    committer = Committer(table)
     try:
         messages, rows = _write_files(writer, typed, kind)
         if overwrite is not None:
             overwrite = overwrite(messages)
-        written = Committer(table).commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+        written = committer.commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
     except _BAD_VALUE as err:
         writer.abort()
         raise _diagnose(session, table, typed, err) from err
     except BaseException:
-        writer.abort()
+        if committer.landed is None:  # once snapshot-N exists its files stay, whatever happened after
+            writer.abort()
         raise
     session.invalidate(table)
     if written is not None:  # the write is committed: a failure from here on never undoes it
