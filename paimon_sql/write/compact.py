@@ -395,6 +395,7 @@ def _compact(
     _check_supported(table, schema, units)
     written: list[str] = []
     rewriter = _Rewriter(table, schema, written)
+    committer = Committer(table)
     try:
         messages = []
         for unit in units:
@@ -409,8 +410,9 @@ def _compact(
                 continue
             bucket_path = plan.splits[0].bucket_path
             messages.append(rewriter.write(unit, bucket_path, read(plan)))
-        return Committer(table).commit(messages, kind=CommitKind.COMPACT)
+        return committer.commit(messages, kind=CommitKind.COMPACT)
     except BaseException:
-        for path in written:
-            table.fileio.delete(path)
+        if committer.landed is None:  # a landed snapshot keeps its files, whatever came after
+            for path in written:
+                table.fileio.delete(path)
         raise

@@ -61,3 +61,18 @@ def test_an_interrupt_before_the_snapshot_leaves_no_files(
     monkeypatch.undo()
     assert {p for p in table_dir.rglob("*") if p.is_file()} == before
     assert paimon_sql.connect(tmp_path / "wh").sql("SELECT id FROM db.t").fetchall() == [(1,)]
+
+
+def test_an_interrupt_after_a_compaction_landed_deletes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _table(tmp_path, with_keys=True)
+    session.sql("INSERT INTO db.t VALUES (1, 'b'), (2, 'c')")
+    monkeypatch.setattr(publish, "after_commit", _interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        session.sql("CALL sys.compact(table => 'db.t')")
+    monkeypatch.undo()
+    fresh = paimon_sql.connect(tmp_path / "wh")
+    kinds = [k for (k,) in fresh.sql('SELECT commit_kind FROM db."t$snapshots" ORDER BY 1').fetchall()]
+    assert "COMPACT" in kinds
+    assert sorted(fresh.sql("SELECT id, v FROM db.t").fetchall()) == [(1, "b"), (2, "c")]
