@@ -18,6 +18,7 @@ from typing import Any
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
     AlreadyExistsError,
+    ArgumentError,
     DatabaseNotFoundError,
     PaimonSqlError,
     TableNotFoundError,
@@ -44,7 +45,7 @@ class Identifier:
             return cls(default_database, parts[0])
         if len(parts) == 2:
             return cls(parts[0], parts[1])
-        raise ValueError(f"a table name is 'db.table' or 'table', got {text!r}")
+        raise ArgumentError(f"a table name is 'db.table' or 'table', got {text!r}")
 
     def __str__(self) -> str:
         return f"{self.database}.{self.table}"

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
-from paimon_sql.errors import AlreadyExistsError, OptionError, PaimonSqlError, SnapshotNotFoundError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    ArgumentError,
+    OptionError,
+    PaimonSqlError,
+    SnapshotNotFoundError,
+)
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
@@ -65,21 +71,21 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
         try:
             seconds = parse_duration(str(time_retained)) / 1000
         except ValueError as err:
-            raise ValueError(
+            raise ArgumentError(
                 f"time_retained {time_retained!r} is not a duration; write it like '1 d', '2 h', "
                 "'30 min', '10 s' or '500 ms'"
             ) from err
     if seconds <= 0:
-        raise ValueError(f"time_retained must be positive, got {time_retained!r}")
+        raise ArgumentError(f"time_retained must be positive, got {time_retained!r}")
     return float(seconds)
 
 
 def _check_name(name: str, what: str = "tag name") -> None:
     # TagManager: "Tag name shouldn't be blank." Numeric names are fine (Spark reads them as tags).
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{what} must not be blank, got {name!r}")
+        raise ArgumentError(f"{what} must not be blank, got {name!r}")
     if "/" in name or "\\" in name:
-        raise ValueError(f"{what} {name!r} must not contain a path separator")
+        raise ArgumentError(f"{what} {name!r} must not contain a path separator")
 
 
 def _path(table: Table, name: str) -> str:
@@ -117,7 +123,7 @@ def _find_snapshot(table: Table, snapshot_id: int | None) -> Snapshot:
             )
         return latest
     if isinstance(snapshot_id, bool) or not isinstance(snapshot_id, int):
-        raise ValueError(f"snapshot must be a snapshot id (an integer), got {snapshot_id!r}")
+        raise ArgumentError(f"snapshot must be a snapshot id (an integer), got {snapshot_id!r}")
     if table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
         return table.snapshot(snapshot_id)
     for tagged in tagged_snapshots(table):
@@ -242,7 +248,7 @@ def create_tag_from_timestamp(
     match, once the snapshots expired) wins, so expired history stays taggable.
     """
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
-        raise ValueError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
+        raise ArgumentError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
     found = next((s for s in _live_snapshots(table) if s.time_millis >= timestamp_ms), None)
     for snap in tagged_snapshots(table):
         if timestamp_ms <= snap.time_millis:

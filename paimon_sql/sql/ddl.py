@@ -294,8 +294,17 @@ def _user_defined(node: exp.DataType, ids: _Ids) -> DataType:
     if kind == "BLOB":
         return DataType(root="BLOB")
     if kind == "MULTISET":
-        return DataType(root="MULTISET", element=_convert(node.expressions[0], ids))
+        (element,) = _inner(node, 1, "MULTISET<T>")
+        return DataType(root="MULTISET", element=_convert(element, ids))
     raise SqlError(f"unknown type {kind or node.sql()!r}; valid types: {VALID_TYPES}")
+
+
+def _inner(node: exp.DataType, count: int, form: str) -> list[exp.Expr]:
+    """The `count` types inside ``<…>`` of a nested type, or a `SchemaError` showing its `form`."""
+    inner = list(node.expressions)
+    if len(inner) != count:
+        raise SchemaError(f"type {node.sql()!r} needs {count} type(s) inside <>: write {form}")
+    return inner
 
 
 def _convert(node: exp.Expr, ids: _Ids) -> DataType:
@@ -307,9 +316,10 @@ def _convert(node: exp.Expr, ids: _Ids) -> DataType:
     if name == "USERDEFINED":
         return _user_defined(node, ids).with_nullable(nullable)
     if name == "ARRAY":
-        return DataType(root="ARRAY", element=_convert(node.expressions[0], ids), nullable=nullable)
+        (element,) = _inner(node, 1, "ARRAY<T>")
+        return DataType(root="ARRAY", element=_convert(element, ids), nullable=nullable)
     if name == "MAP":
-        key, value = (_convert(e, ids) for e in node.expressions)
+        key, value = (_convert(e, ids) for e in _inner(node, 2, "MAP<K, V>"))
         return DataType(root="MAP", key=key, value=value, nullable=nullable)
     if name == "STRUCT":
         fields = tuple(_column(c, ids) for c in node.expressions)
