@@ -357,8 +357,11 @@ def parse_sql_type(text: str) -> DataType:
     'MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>'
     """
     statement = _parse_one("CREATE TABLE _t (_c " + text + ")")
-    column = statement.this.expressions[0]
-    return _column(column, _Ids()).type
+    schema = statement.this if isinstance(statement, exp.Create) else None
+    columns = schema.expressions if isinstance(schema, exp.Schema) else []
+    if len(columns) != 1:
+        raise SqlError(f"{text!r} is not one type; valid types: {VALID_TYPES}")
+    return _column(columns[0], _Ids()).type
 
 
 # ------------------------------------------------------------------------------ CREATE TABLE
@@ -686,7 +689,8 @@ def _option_pairs(items: Sequence[exp.Expr]) -> dict[str, str]:
         elif isinstance(item, exp.EQ):
             pairs[_literal(item.this)] = _literal(item.expression)
         else:
-            raise UnsupportedFeatureError(f"ALTER TABLE … SET {item.sql()!r} is not supported")
+            shown = "()" if item is None else repr(item.sql())
+            raise UnsupportedFeatureError(f"ALTER TABLE … SET {shown} is not supported")
     return pairs
 
 
