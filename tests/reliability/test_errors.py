@@ -62,7 +62,7 @@ CASES = [
     ("CALL sys.rename_tag(table => 'd.t', tag => 'tg', target_tag => '')", ArgumentError, "blank"),
     ("CALL sys.expire_tags(table => 'd.t', older_than => 'x')", ArgumentError, "not a timestamp"),
     ("CALL sys.create_tag(table => 'd.t' tag => 'x')", SqlError, "cannot parse CALL"),
-    ("CALL sys.compact(table => 'd.t', where => 'dt = ''x')", SqlError, "unterminated"),
+    ("CALL sys.compact(table => 'd.t', where => '`dt = 1')", SqlError, "unterminated"),
     ("CALL", ExecutionError, "syntax error"),
 ]
 
