@@ -424,6 +424,15 @@ def call_statement(draw: st.DrawFn) -> str:
     return f"CALL {prefix}{name}({args})"
 
 
+#: Queries of the fixture tables, system tables and missing ones, with time travel and filters.
+SELECTS = st.tuples(
+    st.lists(COLUMNS, min_size=1, max_size=3),
+    SELECTABLE,
+    TRAVEL,
+    conditions(),
+    st.sampled_from(["", " LIMIT 1", " ORDER BY 1", " LIMIT -1"]),
+).map(lambda p: f"SELECT {', '.join(p[0])} FROM {p[1]}{p[2]}{p[3]}{p[4]}")
+
 STATEMENTS = st.one_of(
     create_table(),
     st.tuples(FUZZ_TABLE, ALTER_CHANGES).map(
@@ -443,13 +452,7 @@ STATEMENTS = st.one_of(
     st.tuples(st.sampled_from(["d.t", "d.a", "d.nope"]), conditions()).map(
         lambda p: f"DELETE FROM {p[0]}{p[1]}"
     ),
-    st.tuples(
-        st.lists(COLUMNS, min_size=1, max_size=3),
-        SELECTABLE,
-        TRAVEL,
-        conditions(),
-        st.sampled_from(["", " LIMIT 1", " ORDER BY 1", " LIMIT -1"]),
-    ).map(lambda p: f"SELECT {', '.join(p[0])} FROM {p[1]}{p[2]}{p[3]}{p[4]}"),
+    SELECTS,
     call_statement(),
     st.tuples(
         st.sampled_from(
@@ -524,9 +527,9 @@ TOKENS = [
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> str:
+def mutated(draw: st.DrawFn, statements: st.SearchStrategy[str] | None = None) -> str:
     """A grammar statement with 1-3 random edits (delete, insert a token, duplicate, cut, case)."""
-    text = draw(STATEMENTS)
+    text = draw(STATEMENTS if statements is None else statements)
     for _ in range(draw(st.integers(1, 3))):
         size = len(text)
         at = draw(st.integers(0, size))
