@@ -4,8 +4,8 @@ hypothesis strategies for statements, options, names and procedure arguments.
 
 The assertion (`attempt`): whatever a fuzzed input does, it either works or raises a
 `paimon_sql.errors` error whose message has no internal names; and nothing appears outside the
-warehouse (`Sandbox.escapes`). Names are kept from ever resolving outside the sandbox (`Sandbox.safe`),
-so a bug in the name checks cannot touch the machine.
+warehouse (`Sandbox.escapes`). Names are kept from ever resolving outside the sandbox
+(`Sandbox.safe`), so a bug in the name checks cannot touch the machine.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ RANDOM = os.environ.get("PAIMON_FUZZ_RANDOM") == "1"
 # sqlglot warns for each statement it falls back to an opaque Command for: thousands here.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
-#: Whether the names slice of issue 11 (catalog/names.py: names are identifiers, never paths) landed.
+#: Whether the names slice of issue 11 (catalog/names.py: names are never paths) landed.
 NAMES_MODULE = importlib.util.find_spec("paimon_sql.catalog.names") is not None
 
 #: Internal names that must never reach a user (hidden sources, the INSERT subquery).
@@ -133,7 +133,7 @@ class Sandbox:
 
     def name_pending(self, err: Exception) -> bool:
         """A NUL or over-long name failing in the OS: the names checks (catalog/names.py, another
-        slice of issue 11) refuse those first; until they land such failures are counted, not raised."""
+        slice of issue 11) refuse those first; until they land such failures are counted."""
         if NAMES_MODULE or isinstance(err, PaimonSqlError):
             return False
         nul = isinstance(err, ValueError) and "null byte" in str(err)
@@ -149,7 +149,7 @@ class Sandbox:
 
 # ------------------------------------------------------------------------------------ strategies
 
-#: Characters of names: letters of several scripts, digits, punctuation, path and control characters.
+#: Characters of names: letters of many scripts, digits, punctuation, path and control characters.
 NAME_CHARS = st.characters(
     codec="utf-8",
     categories=("L", "N", "P", "S", "Zs", "Cc", "M"),

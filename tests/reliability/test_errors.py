@@ -1,5 +1,5 @@
-"""One error hierarchy: the failures the fuzzer found on main, each as a `paimon_sql.errors` error that
-says what is wrong, chains the original, and names no internal object."""
+"""One error hierarchy: the failures the fuzzer found on main, each as a `paimon_sql.errors`
+error that says what is wrong, chains the original, and names no internal object."""
 
 from __future__ import annotations
 
@@ -53,12 +53,28 @@ CASES = [
     ("SELECT (", ExecutionError, "syntax error"),
     ("'unterminated", ExecutionError, "unterminated"),
     ("SELECT * FROM d.t WHERE id = 'x'", ExecutionError, "Could not convert"),
-    ("MERGE INTO d.t USING d.a ON d.t.id = d.a.id WHEN MATCHED THEN DELETE", UnsupportedFeatureError, "MERGE"),
-    ("CALL sys.create_tag(table => 'd.t', tag => 'a', snapshot => 'x')", ArgumentError, "snapshot id"),
+    (
+        "MERGE INTO d.t USING d.a ON d.t.id = d.a.id WHEN MATCHED THEN DELETE",
+        UnsupportedFeatureError,
+        "MERGE",
+    ),
+    (
+        "CALL sys.create_tag(table => 'd.t', tag => 'a', snapshot => 'x')",
+        ArgumentError,
+        "snapshot id",
+    ),
     ("CALL sys.create_tag(table => 'd.t', tag => '', snapshot => 1)", ArgumentError, "blank"),
-    ("CALL sys.create_tag(table => 'd.t', tag => 'b', time_retained => 'x')", ArgumentError, "duration"),
+    (
+        "CALL sys.create_tag(table => 'd.t', tag => 'b', time_retained => 'x')",
+        ArgumentError,
+        "duration",
+    ),
     ("CALL sys.create_tag(table => 'x.y.z', tag => 'q')", ArgumentError, "'db.table'"),
-    ("CALL sys.create_tag_from_timestamp(table => 'd.t', tag => 'q', timestamp => 1.5)", ArgumentError, "epoch"),
+    (
+        "CALL sys.create_tag_from_timestamp(table => 'd.t', tag => 'q', timestamp => 1.5)",
+        ArgumentError,
+        "epoch",
+    ),
     ("CALL sys.rename_tag(table => 'd.t', tag => 'tg', target_tag => '')", ArgumentError, "blank"),
     ("CALL sys.expire_tags(table => 'd.t', older_than => 'x')", ArgumentError, "not a timestamp"),
     ("CALL sys.create_tag(table => 'd.t' tag => 'x')", SqlError, "cannot parse CALL"),
@@ -68,7 +84,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("statement", "kind", "words"), CASES, ids=[c[0][:40] for c in CASES])
-def test_user_error_is_paimon_error(session: paimon_sql.Session, statement: str, kind: type, words: str) -> None:
+def test_user_error_is_paimon_error(
+    session: paimon_sql.Session, statement: str, kind: type, words: str
+) -> None:
     """Each statement raises the paimon-sql error it should, with its cause chained."""
     with pytest.raises(kind, match=None) as caught:
         session.sql(statement).fetchall()

@@ -4,9 +4,9 @@
 Hypothesis generates statements (grammar-built, mutated and raw text), table options (through
 CREATE TABLE … WITH, ALTER TABLE … SET and the registry's functions), names of databases, tables,
 tags and branches, and the arguments of every ``CALL sys.*`` procedure. Each input either works or
-raises a `PaimonSqlError` whose message has no internal names (``__paimon_…``); nothing is created or
-deleted outside the warehouse. 10,700 inputs in all (`EXAMPLES`); PAIMON_FUZZ_RANDOM=1 explores new
-ones on each run instead of CI's fixed sequence.
+raises a `PaimonSqlError` whose message has no internal names (``__paimon_…``); nothing is created
+or deleted outside the warehouse. 10,200 inputs in all (`EXAMPLES`); PAIMON_FUZZ_RANDOM=1
+explores new ones on each run instead of CI's fixed sequence.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from paimon_sql.types import DataField, DataType
 from tests.reliability._fuzz import (
     NAMES,
     NAMES_MODULE,
-    SELECTS,
     OPTION_KEYS,
     OPTION_MAPS,
     OPTION_VALUES,
+    SELECTS,
     STATEMENTS,
     Sandbox,
     call_statement,
@@ -110,7 +110,7 @@ def test_grammar_statements(sandbox: Sandbox) -> None:
 
 @pytest.mark.slow
 def test_mutated_statements(sandbox: Sandbox) -> None:
-    """The grammar's statements with random edits: cut, duplicated, case-flipped, tokens inserted."""
+    """Grammar statements with random edits: cut, duplicated, case-flipped, tokens inserted."""
 
     @fuzz_settings(EXAMPLES["mutated"])
     @given(mutated())
@@ -287,7 +287,7 @@ def test_options_through_sql(sandbox: Sandbox) -> None:
 
 @pytest.mark.slow
 def test_names_through_sql(sandbox: Sandbox) -> None:
-    """Random unicode names for databases, tables, tags and branches, typed as quoted identifiers."""
+    """Random unicode names of databases, tables, tags and branches, as quoted identifiers."""
     kinds = st.sampled_from(
         ["database", "drop_database", "table", "drop_table", "select", "tag", "branch", "describe"]
     )
