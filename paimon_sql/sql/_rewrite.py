@@ -62,7 +62,9 @@ def parse_timestamp_ms(text: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _value(node: exp.Expression) -> str:
+def _value(node: exp.Expression | None) -> str:
+    if node is None:
+        raise SqlError("time travel needs a value: AS OF <snapshot id>, '<tag>' or '<timestamp>'")
     if isinstance(node, exp.Literal):
         return str(node.this)
     if isinstance(node, (exp.Cast, exp.TsOrDsToTimestamp)) and isinstance(node.this, exp.Literal):

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from paimon_sql.errors import PaimonSqlError
+from paimon_sql.errors import PaimonSqlError, SqlError
 from paimon_sql.sql._errors import from_duckdb
 
 
@@ -82,6 +82,8 @@ class Relation:
         return self._log.translate(err)
 
     def __getattr__(self, name: str) -> Any:
+        if self._rel is None:  # text holding no statement (blank, only comments) gives no relation
+            raise SqlError(f"the statement returned no rows, so the result has no {name!r}")
         value = getattr(self._rel, name)
         if not callable(value):
             return value

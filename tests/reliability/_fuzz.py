@@ -120,8 +120,8 @@ class Sandbox:
         self.inputs += 1
         try:
             result = action()
-            if isinstance(result, Relation) and result.relation is not None:
-                result.fetchall()  # (DuckDB's own DDL and SET give no relation)
+            if isinstance(result, Relation):
+                result.fetchall()
         except PaimonSqlError as err:
             name = type(err).__name__
             self.errors[name] = self.errors.get(name, 0) + 1

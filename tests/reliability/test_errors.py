@@ -45,6 +45,7 @@ CASES = [
     ("SELECT * FROM d.t /*+ OPTIONS('scan.snapshot-id'='x') */", SqlError, "scan.snapshot-id"),
     ("SELECT * FROM d.t /*+ OPTIONS('scan.timestamp-millis'='x') */", SqlError, "whole number"),
     ("SELECT * FROM d.t VERSION AS OF 1.5", SqlError, "VERSION AS OF"),
+    ('SELECT id FROM d."t$snapshots" TIMESTAMP AS OF', SqlError, "needs a value"),
     ("CREATE TABLE d.x (id MAP<INT>)", SchemaError, "MAP<K, V>"),
     ("CREATE TABLE d.x (id NOPE)", SqlError, "unknown type 'NOPE'"),
     ("ALTER TABLE d.t SET TBLPROPERTIES ()", UnsupportedFeatureError, "SET ()"),
@@ -127,3 +128,11 @@ def test_argument_error_is_a_value_error(tmp_path: Path) -> None:
     """`ArgumentError` stays catchable as ValueError (the Python API documented ValueError)."""
     assert issubclass(ArgumentError, ValueError)
     assert issubclass(ExecutionError, SqlError)
+
+
+def test_a_statement_without_rows_has_nothing_to_fetch(session: paimon_sql.Session) -> None:
+    """Text without a statement gives no relation: fetching is a `SqlError`, not AttributeError."""
+    result = session.sql("-- only a comment")
+    assert result.relation is None
+    with pytest.raises(SqlError, match="no rows"):
+        result.fetchall()
