@@ -54,7 +54,7 @@ class ErrorLog:
         return None
 
     def translate(self, error: duckdb.Error) -> PaimonSqlError:
-        """The paimon-sql error for a DuckDB error: the recorded original, else an `ExecutionError`."""
+        """The paimon-sql error for a DuckDB error: the recorded original, else `ExecutionError`."""
         original = self.original(error)
         if original is not None:
             return original
