@@ -57,9 +57,12 @@ def parse_timestamp_ms(text: str) -> int:
         raise SqlError(
             f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds"
         ) from err
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # the machine's local time zone, as Java's default
-    return int(moment.timestamp() * 1000)
+    try:
+        if moment.tzinfo is None:
+            moment = moment.astimezone()  # the machine's local time zone, as Java's default
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError) as err:  # before year 1 or after 9999 in local time
+        raise SqlError(f"timestamp {text!r} is out of range: {err}") from err
 
 
 def _value(node: exp.Expression | None) -> str:

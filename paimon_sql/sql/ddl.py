@@ -738,6 +738,8 @@ def _changes(action: exp.Expr) -> list[SchemaChange]:
         return [MoveColumn(action.this.name, _position(action.args["position"]) or Position())]
     if isinstance(action, exp.AlterColumn):
         return [_alter_column(action)]
+    if action is None:
+        raise SqlError("ALTER TABLE … ADD needs a column: ADD [COLUMN] name TYPE")
     raise UnsupportedFeatureError(f"ALTER TABLE action {action.sql()!r} is not supported")
 
 
