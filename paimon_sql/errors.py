@@ -75,6 +75,14 @@ class SqlError(PaimonSqlError):
         self.col = col
 
 
+class ArgumentError(PaimonSqlError, ValueError):
+    """A value the user gave (procedure argument, time-travel value, name) is not valid."""
+
+
+class ExecutionError(SqlError):
+    """DuckDB could not run a statement: its message, internal names replaced by the user's."""
+
+
 class MissingDependencyError(PaimonSqlError, ImportError):
     """An optional extra is needed, e.g. ``pip install 'paimon-sql[spark]'``."""
 

@@ -11,7 +11,12 @@ import threading
 from typing import TYPE_CHECKING
 
 from paimon_sql.catalog import names
-from paimon_sql.errors import DataFileNotFoundError, SnapshotNotFoundError, SpecViolationError
+from paimon_sql.errors import (
+    ArgumentError,
+    DataFileNotFoundError,
+    SnapshotNotFoundError,
+    SpecViolationError,
+)
 from paimon_sql.format.manifest import (
     IndexManifestEntry,
     ManifestEntry,
@@ -222,7 +227,7 @@ class Table:
         """The snapshot to read: by id, tag or timestamp, else the latest (None for an empty table)."""
         chosen = [x for x in (snapshot_id, tag, timestamp_ms) if x is not None]
         if len(chosen) > 1:
-            raise ValueError("choose at most one of snapshot id, tag and timestamp")
+            raise ArgumentError("choose at most one of snapshot id, tag and timestamp")
         if snapshot_id is not None:
             return self.snapshot(snapshot_id)
         if tag is not None:

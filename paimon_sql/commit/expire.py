@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import fold
 from paimon_sql.errors import (
+    ArgumentError,
     DataFileNotFoundError,
     PaimonSqlError,
     PathEscapeError,
@@ -342,13 +343,13 @@ def expire_snapshots(
     retain_min = 1 if retain_min is None else retain_min
     max_deletes = INT_MAX if max_deletes is None else max_deletes
     if retain_min < 1:
-        raise ValueError(
+        raise ArgumentError(
             f"retain_min must be at least 1 (the latest snapshot always stays), got {retain_min}"
         )
     if retain_max < retain_min:
-        raise ValueError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
+        raise ArgumentError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
     if max_deletes < 0:
-        raise ValueError(f"max_deletes must not be negative, got {max_deletes}")
+        raise ArgumentError(f"max_deletes must not be negative, got {max_deletes}")
     latest = table.latest_snapshot_id()
     earliest = table.earliest_snapshot_id()
     if latest is None or earliest is None:

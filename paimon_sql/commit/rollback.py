@@ -28,7 +28,7 @@ from paimon_sql.commit.expire import (
     manifest_skipping_set,
     tagged_snapshots,
 )
-from paimon_sql.errors import SnapshotNotFoundError, UnsupportedFeatureError
+from paimon_sql.errors import ArgumentError, SnapshotNotFoundError, UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind
 from paimon_sql.format.snapshot import snapshot_to_json
 
@@ -46,7 +46,7 @@ def rollback(table: Table, snapshot_id: int | None = None, tag: str | None = Non
     has expired brings that snapshot back as the only one.
     """
     if (snapshot_id is None) == (tag is None):
-        raise ValueError("rollback needs exactly one of a snapshot id and a tag name")
+        raise ArgumentError("rollback needs exactly one of a snapshot id and a tag name")
     if tag is not None:
         target = table.tag(tag)
         path = table.meta("snapshot", f"snapshot-{target.id}")

@@ -37,6 +37,7 @@ from paimon_sql.catalog import names
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
 from paimon_sql.errors import (
     AlreadyExistsError,
+    ArgumentError,
     CommitConflictError,
     InvalidNameError,
     OptionError,
@@ -73,12 +74,12 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
         try:
             seconds = parse_duration(str(time_retained)) / 1000
         except ValueError as err:
-            raise ValueError(
+            raise ArgumentError(
                 f"time_retained {time_retained!r} is not a duration; write it like '1 d', '2 h', "
                 "'30 min', '10 s' or '500 ms'"
             ) from err
     if seconds <= 0:
-        raise ValueError(f"time_retained must be positive, got {time_retained!r}")
+        raise ArgumentError(f"time_retained must be positive, got {time_retained!r}")
     return float(seconds)
 
 
@@ -125,7 +126,7 @@ def _find_snapshot(table: Table, snapshot_id: int | None) -> Snapshot:
             )
         return latest
     if isinstance(snapshot_id, bool) or not isinstance(snapshot_id, int):
-        raise ValueError(f"snapshot must be a snapshot id (an integer), got {snapshot_id!r}")
+        raise ArgumentError(f"snapshot must be a snapshot id (an integer), got {snapshot_id!r}")
     if table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
         return table.snapshot(snapshot_id)
     for tagged in tagged_snapshots(table):
@@ -271,7 +272,7 @@ def create_tag_from_timestamp(
     match, once the snapshots expired) wins, so expired history stays taggable.
     """
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
-        raise ValueError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
+        raise ArgumentError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
     found = next((s for s in _live_snapshots(table) if s.time_millis >= timestamp_ms), None)
     for snap in tagged_snapshots(table):
         if timestamp_ms <= snap.time_millis:

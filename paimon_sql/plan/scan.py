@@ -16,6 +16,7 @@ a merge never spans two readers.
 from __future__ import annotations
 
 import enum
+import struct
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -228,7 +229,7 @@ class _Planner:
             if total not in wanted:
                 try:
                     wanted[total] = {bucket_of(c, types, total) for c in combos}
-                except (TypeError, ValueError, OverflowError, AttributeError):
+                except (TypeError, ValueError, OverflowError, AttributeError, struct.error):
                     wanted[total] = set(range(total))
             return entry.bucket in wanted[total]
 

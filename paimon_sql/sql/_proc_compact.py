@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import ReadRequest, cast, literal
+from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.write.compact import compact as compact_table
@@ -78,8 +79,8 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
     keys = schema.partition_keys
     try:
         condition = sqlglot.parse_one(where, read="spark")
-    except sqlglot.errors.ParseError as err:
-        raise SqlError(f"CALL sys.compact: cannot parse where {where!r}: {err}") from err
+    except sqlglot.errors.SqlglotError as err:
+        raise from_sqlglot(err, f"CALL sys.compact: cannot parse where {where!r}") from err
     if not isinstance(condition, exp.Condition) or condition.find(exp.Query) is not None:
         raise SqlError(
             f"CALL sys.compact: where {where!r} is not one condition on partition columns "

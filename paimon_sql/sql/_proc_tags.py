@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from paimon_sql.commit import tags
+from paimon_sql.errors import ArgumentError
 from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def _snapshot(args: Mapping[str, Any]) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"snapshot must be a snapshot id (an integer), got {value!r}")
+        raise ArgumentError(f"snapshot must be a snapshot id (an integer), got {value!r}")
     return value
 
 
@@ -69,7 +70,7 @@ def _rename(session: Session, args: Mapping[str, Any]) -> pa.Table:
 def _from_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
     table = table_arg(session, args)
     if "timestamp" not in args:
-        raise ValueError("create_tag_from_timestamp needs timestamp (epoch milliseconds)")
+        raise ArgumentError("create_tag_from_timestamp needs timestamp (epoch milliseconds)")
     made = tags.create_tag_from_timestamp(
         table, str(args["tag"]), args["timestamp"], args.get("time_retained")
     )
@@ -90,7 +91,7 @@ def _older_than(text: Any) -> datetime.datetime:
     try:
         return datetime.datetime.fromisoformat(str(text).strip())
     except ValueError as err:
-        raise ValueError(
+        raise ArgumentError(
             f"older_than {text!r} is not a timestamp; write local time like '2024-05-14 10:00:00'"
         ) from err
 

@@ -57,12 +57,17 @@ def parse_timestamp_ms(text: str) -> int:
         raise SqlError(
             f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds"
         ) from err
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # the machine's local time zone, as Java's default
-    return int(moment.timestamp() * 1000)
+    try:
+        if moment.tzinfo is None:
+            moment = moment.astimezone()  # the machine's local time zone, as Java's default
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError) as err:  # before year 1 or after 9999 in local time
+        raise SqlError(f"timestamp {text!r} is out of range: {err}") from err
 
 
-def _value(node: exp.Expression) -> str:
+def _value(node: exp.Expression | None) -> str:
+    if node is None:
+        raise SqlError("time travel needs a value: AS OF <snapshot id>, '<tag>' or '<timestamp>'")
     if isinstance(node, exp.Literal):
         return str(node.this)
     if isinstance(node, (exp.Cast, exp.TsOrDsToTimestamp)) and isinstance(node.this, exp.Literal):
@@ -70,11 +75,24 @@ def _value(node: exp.Expression) -> str:
     raise SqlError(f"time travel needs a constant, got {node.sql('duckdb')}")
 
 
+def _whole(value: str, what: str) -> int:
+    """`value` as a whole number, or a `SqlError` saying what `what` needs.
+
+    >>> _whole(" 42 ", "scan.snapshot-id")
+    42
+    """
+    try:
+        return int(value.strip())
+    except ValueError as err:
+        raise SqlError(f"{what} needs a whole number, got {value!r}") from err
+
+
 def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     value = _value(node)
     if kind.upper() == "VERSION":
         if isinstance(node, exp.Literal) and not node.is_string or value.isdigit():
-            return TimeTravel(snapshot_id=int(value), tag_first=True)
+            number = _whole(value, "VERSION AS OF (a snapshot id, or a tag name in quotes)")
+            return TimeTravel(snapshot_id=number, tag_first=True)
         return TimeTravel(tag=value)
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
 
@@ -86,11 +104,12 @@ def _from_hint(comments: list[str]) -> TimeTravel | None:
             continue
         options = dict(_PAIR.findall(match[1]))
         if "scan.snapshot-id" in options:
-            return TimeTravel(snapshot_id=int(options["scan.snapshot-id"]))
+            return TimeTravel(snapshot_id=_whole(options["scan.snapshot-id"], "scan.snapshot-id"))
         if "scan.tag-name" in options:
             return TimeTravel(tag=options["scan.tag-name"])
         if "scan.timestamp-millis" in options:
-            return TimeTravel(timestamp_ms=int(options["scan.timestamp-millis"]))
+            millis = _whole(options["scan.timestamp-millis"], "scan.timestamp-millis")
+            return TimeTravel(timestamp_ms=millis)
         if "scan.timestamp" in options:
             return TimeTravel(timestamp_ms=parse_timestamp_ms(options["scan.timestamp"]))
     return None

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)
 _ALTER_TABLE = re.compile(r"^\s*ALTER\s+TABLE\b", re.I)
+#: The database of ``CREATE TABLE [IF NOT EXISTS] db.t`` (group 2), for a statement sqlglot cannot read.
+_TARGET_DB = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([`\"]?)([\w$-]+)\1\s*\.", re.I
+)
 
 
 def _status(session: Session, text: str) -> Relation:
@@ -56,6 +60,9 @@ def create_table(session: Session, text: str) -> Relation | None:
     try:
         create = parse_create_table(text)
     except SqlError:
+        paimon_target = _TARGET_DB.match(text)
+        if paimon_target and _paimon_db(session, paimon_target[2]):
+            raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
         if not re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
             return None  # DuckDB's own CREATE TABLE
         raise

@@ -295,8 +295,17 @@ def _user_defined(node: exp.DataType, ids: _Ids) -> DataType:
     if kind == "BLOB":
         return DataType(root="BLOB")
     if kind == "MULTISET":
-        return DataType(root="MULTISET", element=_convert(node.expressions[0], ids))
+        (element,) = _inner(node, 1, "MULTISET<T>")
+        return DataType(root="MULTISET", element=_convert(element, ids))
     raise SqlError(f"unknown type {kind or node.sql()!r}; valid types: {VALID_TYPES}")
+
+
+def _inner(node: exp.DataType, count: int, form: str) -> list[exp.Expr]:
+    """The `count` types inside ``<…>`` of a nested type, or a `SchemaError` showing its `form`."""
+    inner = list(node.expressions)
+    if len(inner) != count:
+        raise SchemaError(f"type {node.sql()!r} needs {count} type(s) inside <>: write {form}")
+    return inner
 
 
 def _convert(node: exp.Expr, ids: _Ids) -> DataType:
@@ -308,9 +317,10 @@ def _convert(node: exp.Expr, ids: _Ids) -> DataType:
     if name == "USERDEFINED":
         return _user_defined(node, ids).with_nullable(nullable)
     if name == "ARRAY":
-        return DataType(root="ARRAY", element=_convert(node.expressions[0], ids), nullable=nullable)
+        (element,) = _inner(node, 1, "ARRAY<T>")
+        return DataType(root="ARRAY", element=_convert(element, ids), nullable=nullable)
     if name == "MAP":
-        key, value = (_convert(e, ids) for e in node.expressions)
+        key, value = (_convert(e, ids) for e in _inner(node, 2, "MAP<K, V>"))
         return DataType(root="MAP", key=key, value=value, nullable=nullable)
     if name == "STRUCT":
         fields = tuple(_column(c, ids) for c in node.expressions)
@@ -696,7 +706,8 @@ def _option_pairs(items: Sequence[exp.Expr]) -> dict[str, str]:
         elif isinstance(item, exp.EQ):
             pairs[_literal(item.this)] = _literal(item.expression)
         else:
-            raise UnsupportedFeatureError(f"ALTER TABLE … SET {item.sql()!r} is not supported")
+            shown = "()" if item is None else repr(item.sql())
+            raise UnsupportedFeatureError(f"ALTER TABLE … SET {shown} is not supported")
     return pairs
 
 
@@ -744,6 +755,8 @@ def _changes(action: exp.Expr) -> list[SchemaChange]:
         return [MoveColumn(action.this.name, _position(action.args["position"]) or Position())]
     if isinstance(action, exp.AlterColumn):
         return [_alter_column(action)]
+    if action is None:
+        raise SqlError("ALTER TABLE … ADD needs a column: ADD [COLUMN] name TYPE")
     raise UnsupportedFeatureError(f"ALTER TABLE action {action.sql()!r} is not supported")
 
 

@@ -162,12 +162,30 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
     if isinstance(target, exp.Schema):
         columns = [c.name for c in target.expressions]
     source = statement.expression
+    if source is None:
+        raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
     session.rewrite_sources(source)
     typed = typed_select(table, source, columns)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
     return count(session, write_rows(session, table, typed, overwrite=overwrite))
+
+
+def _partition_value(node: exp.Expression) -> Any:
+    """The constant of ``PARTITION (k = <constant>)``; a `SqlError` for anything else."""
+    if isinstance(node, (exp.Column, exp.Identifier)):
+        return node.name
+    if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.Neg)):
+        raise _not_constant(node)
+    try:
+        return node.to_py()
+    except ValueError as err:
+        raise _not_constant(node) from err
+
+
+def _not_constant(node: exp.Expression) -> SqlError:
+    return SqlError(f"PARTITION value {node.sql('duckdb')} is not a constant; write k = 'value'")
 
 
 def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
@@ -178,7 +196,7 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
         fixed = {}
         for eq in partition.expressions:
             if isinstance(eq, exp.EQ):
-                fixed[eq.this.name] = eq.expression.to_py() if hasattr(eq.expression, "to_py") else eq.expression.name
+                fixed[eq.this.name] = _partition_value(eq.expression)
         unknown = set(fixed) - set(schema.partition_keys)
         if unknown:
             raise SqlError(f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}")

@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import SqlError
 from paimon_sql.sql import _proc_compact, _proc_lifecycle, _proc_tags
+from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._procedure import Param, Procedure
 
 if TYPE_CHECKING:
@@ -61,8 +62,10 @@ def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
         return None
     try:
         select = sqlglot.parse_one("SELECT " + match[1], read="spark")
-    except sqlglot.errors.ParseError as err:
-        raise SqlError(f"cannot parse CALL statement: {err}") from err
+    except sqlglot.errors.SqlglotError as err:
+        # sqlglot read "SELECT <rest>": columns count from the user's "CALL <rest>"
+        shift = len("SELECT ") - match.start(1)
+        raise from_sqlglot(err, "cannot parse CALL statement", shift) from err
     call = select.expressions[0] if isinstance(select, exp.Select) and select.expressions else None
     if isinstance(call, exp.Dot):
         if call.this.name.lower() != "sys":

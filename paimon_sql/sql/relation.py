@@ -2,8 +2,9 @@
 
 DuckDB runs a source's stream inside its own executor and re-raises a failure as ``InvalidInputException`` carrying
 only the text. The sources record the original error (`ErrorLog`), and `Relation` re-raises it, so callers can catch
-`TableNotFoundError`, `DataFileNotFoundError`, `SpecViolationError` ... as documented. Everything else is
-DuckDB's relation API, unchanged.
+`TableNotFoundError`, `DataFileNotFoundError`, `SpecViolationError` ... as documented. Any other DuckDB
+error becomes an `ExecutionError` whose message names the user's tables, not the hidden sources. Everything
+else is DuckDB's relation API, unchanged.
 """
 
 from __future__ import annotations
@@ -15,16 +16,28 @@ from typing import Any
 
 import duckdb
 
-from paimon_sql.errors import PaimonSqlError
+from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.sql._errors import from_duckdb
 
 
 class ErrorLog:
     """The latest errors raised inside source streams, for `Relation` to re-raise."""
 
+    #: Hidden source names remembered (the oldest are forgotten first).
+    NAMES_KEPT = 4096
+
     def __init__(self) -> None:
         """An empty log."""
         self._errors: deque[PaimonSqlError] = deque(maxlen=16)
         self._lock = threading.Lock()
+        self._names: dict[str, str] = {}
+
+    def name(self, hidden: str, shown: str) -> None:
+        """Remember that the hidden source `hidden` is the user's table `shown` (for messages)."""
+        with self._lock:
+            self._names[hidden] = shown
+            while len(self._names) > self.NAMES_KEPT:
+                del self._names[next(iter(self._names))]
 
     def record(self, error: PaimonSqlError) -> None:
         """Remember an error a stream raised."""
@@ -39,6 +52,15 @@ class ErrorLog:
                 if str(candidate) and str(candidate) in text:
                     return candidate
         return None
+
+    def translate(self, error: duckdb.Error) -> PaimonSqlError:
+        """The paimon-sql error for a DuckDB error: the recorded original, else `ExecutionError`."""
+        original = self.original(error)
+        if original is not None:
+            return original
+        with self._lock:
+            names = dict(self._names)
+        return from_duckdb(error, names)
 
 
 class Relation:
@@ -57,10 +79,11 @@ class Relation:
         return self._rel
 
     def _translate(self, err: duckdb.Error) -> BaseException:
-        original = self._log.original(err)
-        return err if original is None else original
+        return self._log.translate(err)
 
     def __getattr__(self, name: str) -> Any:
+        if self._rel is None:  # text holding no statement (blank, only comments) gives no relation
+            raise SqlError(f"the statement returned no rows, so the result has no {name!r}")
         value = getattr(self._rel, name)
         if not callable(value):
             return value

@@ -34,6 +34,7 @@ from paimon_sql._sqlnodes import (
 )
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
+from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
@@ -154,6 +155,7 @@ class Session:
             source = self.source(table)
             hidden = f"__paimon_{next(_counter)}"
             register(self.con, hidden, source)
+            self._log.name(hidden, str(ident))
             self.con.execute(create_schema(ident.database).sql("duckdb"))
             target = table_node(ident.database, ident.table)
             view = create_view(target, select_all(table_node(hidden)))
@@ -165,7 +167,8 @@ class Session:
     def sql(self, text: str) -> Relation:
         """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
 
-        Several statements run in order; the relation of the last one is returned.
+        Several statements run in order; the relation of the last one is returned. Every failure is a
+        `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
         """
         try:
             pieces = [st.query for st in self.con.extract_statements(text)]
@@ -173,7 +176,12 @@ class Session:
             pieces = [text]  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
         result: Relation | None = None
         for piece in pieces or [text]:
-            result = self._statement(piece)
+            try:
+                result = self._statement(piece)
+            except duckdb.Error as err:
+                raise self._log.translate(err) from err
+            except sqlglot.errors.SqlglotError as err:
+                raise from_sqlglot(err) from err
         assert result is not None
         return result
 
@@ -197,10 +205,7 @@ class Session:
         try:
             return Relation(make(), self._log)
         except duckdb.Error as err:
-            original = self._log.original(err)
-            if original is not None:
-                raise original from err
-            raise
+            raise self._log.translate(err) from err
 
     def relation(self, make: Any) -> Relation:
         """A `Relation` from a function making a DuckDB relation on this session's connection."""
@@ -267,6 +272,7 @@ class Session:
             content = system_table(table, name, snapshot)
         hidden = f"__paimon_sys_{next(_counter)}"
         self.con.register(hidden, content)
+        self._log.name(hidden, f"{node.db}.{node.name}")
         self._hold([hidden])
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
         strip_travel(node)
@@ -293,12 +299,15 @@ class Session:
         if inlined is not None:
             query, registered = inlined
             self._hold(registered)
+            for name in registered:
+                self._log.name(name, table.name)
             self._last[table.name] = plan
             node.replace(exp.Subquery(this=query, alias=alias))
             return
         hidden = f"__paimon_{next(_counter)}"
         source = self.source(table, snapshot, pinned=pinned, first_rows=first_rows)
         register(self.con, hidden, source)
+        self._log.name(hidden, table.name)
         self._last[table.name] = source
         strip_travel(node)
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
@@ -378,6 +387,7 @@ class Session:
         source = self.source(table, chosen, pinned=True)
         hidden = f"__paimon_{next(_counter)}"
         register(self.con, hidden, source)
+        self._log.name(hidden, table.name)
         query = select_all(table_node(hidden)).sql("duckdb")
         return self._wrap(lambda: self.con.sql(query))
 
@@ -415,8 +425,8 @@ def _parse(text: str) -> exp.Expression | None:
         try:
             with _quiet_sqlglot():
                 statement = sqlglot.parse_one(text, read=dialect)
-        except sqlglot.errors.ParseError:
-            continue
+        except (sqlglot.errors.ParseError, sqlglot.errors.TokenError):
+            continue  # neither dialect reads it: DuckDB runs the text and reports what is wrong
         if statement is not None:
             return statement
     return None

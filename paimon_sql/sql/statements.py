@@ -12,7 +12,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
 from paimon_sql.sql import catalog_ddl, dml, procedures
 from paimon_sql.types import type_sql
 
@@ -127,6 +127,11 @@ def dispatch(session: Session, statement: exp.Expression) -> Relation | None:
     if isinstance(statement, exp.Update):
         ident = _target(session, statement.this)
         return None if ident is None else dml.update(session, ident, statement)
+    if isinstance(statement, exp.Merge) and _target(session, statement.this) is not None:
+        raise UnsupportedFeatureError(
+            f"MERGE INTO a Paimon table ({statement.this.sql('duckdb')}) is not supported yet; "
+            "write it as INSERT, UPDATE and DELETE statements"
+        )
     if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
         ident = _is_paimon(session, statement.this)
         return None if ident is None else _describe(session, ident)
