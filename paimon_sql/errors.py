@@ -87,7 +87,7 @@ class MissingDependencyError(PaimonSqlError, ImportError):
     """An optional extra is needed, e.g. ``pip install 'paimon-sql[spark]'``."""
 
 
-class InvalidNameError(PaimonSqlError, ValueError):
+class InvalidNameError(ArgumentError):
     """A database, table, branch or tag name that is not an identifier (a path, empty, too long)."""
 
 
