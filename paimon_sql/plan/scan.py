@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import Table
+from paimon_sql.errors import CorruptFileError, SpecViolationError
+from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
 from paimon_sql.format.manifest import (
@@ -38,6 +40,9 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
 from paimon_sql.types import DataType
+
+if TYPE_CHECKING:
+    from pyroaring import BitMap, BitMap64
 
 POSTPONE_BUCKET = -2
 TARGET_SPLIT_BYTES = 128 * 1024 * 1024
@@ -58,6 +63,28 @@ class DvRef:
     index_file: str
     index_path: str
     meta: DeletionVectorMeta
+    index_file_size: int | None = None  # as the index manifest records it (checked when read)
+
+
+def read_vector(table: Table, ref: DvRef, blobs: dict[str, bytes]) -> BitMap | BitMap64:
+    """The deletion vector `ref` points at, checked against what the index manifest records (§8: the file's
+    size, the vector's length and cardinality); `blobs` caches the index files read so far."""
+    data = blobs.get(ref.index_path)
+    if data is None:
+        data = table.fileio.read_bytes(ref.index_path)
+        if ref.index_file_size is not None and len(data) != ref.index_file_size:
+            raise CorruptFileError(
+                ref.index_path, f"it has {len(data)} bytes, the index manifest says {ref.index_file_size}"
+            )
+        blobs[ref.index_path] = data
+    try:
+        return decode_vector(
+            data, ref.meta.offset, ref.index_path, length=ref.meta.length, cardinality=ref.meta.cardinality
+        )
+    except CorruptFileError:
+        raise
+    except SpecViolationError as err:
+        raise CorruptFileError(ref.index_path, str(err).removeprefix(ref.index_path + ": ")) from err
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,10 +233,16 @@ class _Planner:
                 self.stats.manifests_pruned += 1
                 continue
             for entry in self.table.manifest(meta.file_name):
-                if entry.kind is FileKind.ADD:
-                    live[entry.identifier] = entry
+                ident = entry.identifier
+                if entry.kind is FileKind.DELETE:
+                    live.pop(ident, None)
+                elif ident in live:  # Java refuses this too ("already added"): damage, not a table state
+                    raise CorruptFileError(
+                        self.table.sub("manifest", meta.file_name),
+                        f"it adds the data file {entry.file.file_name}, which is already live",
+                    )
                 else:
-                    live.pop(entry.identifier, None)
+                    live[ident] = entry
         return list(live.values())
 
     def bucket_filter(self) -> Callable[[ManifestEntry], bool] | None:
@@ -293,6 +326,8 @@ class _Planner:
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
         dvs = self.deletion_vectors() if groups else {}
+        if dvs:
+            self.check_vectors(entries, dvs, groups)
         splits: list[Split] = []
         for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             self.stats.partitions.add(part)
@@ -322,9 +357,31 @@ class _Planner:
                 else self.index_path(entry.partition, entry.bucket, meta.file_name)
             )
             for dv in meta.dv_ranges or ():
-                ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv)
+                ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv, index_file_size=meta.file_size)
                 out[(entry.partition, entry.bucket)][dv.data_file_name] = ref
         return out
+
+    def check_vectors(
+        self,
+        entries: Sequence[ManifestEntry],
+        dvs: Mapping[tuple[bytes, int], Mapping[str, DvRef]],
+        groups: Mapping[tuple[bytes, int], Sequence[DataFileMeta]],
+    ) -> None:
+        """Every deletion vector of a bucket being read belongs to a live data file of that bucket (§8: Java
+        drops the vectors of files compaction removes). One that does not means the snapshot and its index
+        manifest disagree: vectors would be silently lost."""
+        live: dict[tuple[bytes, int], set[str]] = defaultdict(set)
+        for e in entries:
+            live[(e.partition, e.bucket)].add(e.file.file_name)
+        for key in groups:
+            stale = [name for name in dvs.get(key, ()) if name not in live[key]]
+            if stale:
+                assert self.snapshot is not None and self.snapshot.index_manifest is not None
+                raise CorruptFileError(
+                    self.table.sub("manifest", self.snapshot.index_manifest),
+                    f"it holds the deletion vector of {stale[0]} (bucket {key[1]}), which snapshot "
+                    f"{self.snapshot.id} (snapshot-{self.snapshot.id}) does not list as a live data file",
+                )
 
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
         if self.options.flag("index-file-in-data-file-dir"):

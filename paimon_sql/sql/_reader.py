@@ -19,9 +19,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
-from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.io import local_path
 from paimon_sql.io.arrays import arange
+from paimon_sql.plan.scan import read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
@@ -272,10 +272,7 @@ class SplitReader:
         `blobs` holds the index files read so far for this query."""
 
         def decode() -> pa.Array:
-            data = blobs.get(ref.index_path)
-            if data is None:
-                data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
-            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
+            bitmap = read_vector(plan.table, ref, blobs)
             return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
 
         return self._cached(("positions", ref.index_path, ref.meta.offset), decode)

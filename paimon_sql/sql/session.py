@@ -24,7 +24,8 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Catalog, Identifier, Table
-from paimon_sql.errors import DatabaseNotFoundError, SqlError
+from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
+from paimon_sql.sql._damage import damaged_view
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
@@ -95,10 +96,18 @@ class Session:
         return table
 
     def refresh(self) -> None:
-        """Expose every table of the warehouse as a view (new tables, changed schemas)."""
+        """Expose every table of the warehouse as a view (new tables, changed schemas).
+
+        A table whose metadata is damaged does not stop the others: its view raises the error naming the
+        damaged file when it is read (`paimon_sql.sql._damage`), and `sql` reports it as the paimon-sql error.
+        """
         for database in self.catalog.databases():
             for name in self.catalog.tables(database):
-                self._ensure_view(Identifier(database, name))
+                ident = Identifier(database, name)
+                try:
+                    self._ensure_view(ident)
+                except PaimonSqlError as err:
+                    damaged_view(self.con, ident, err)
 
     def _arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
         key = (table.path, schema_id)
