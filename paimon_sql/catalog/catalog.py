@@ -18,6 +18,7 @@ from typing import Any
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
     AlreadyExistsError,
+    CorruptFileError,
     DatabaseNotFoundError,
     PaimonSqlError,
     TableNotFoundError,
@@ -119,6 +120,10 @@ class Catalog:
         path = self.table_path(ident)
         schema_dir = self.fileio.join(path, "schema")
         if not any(n.startswith("schema-") for n in self.fileio.list_names(schema_dir)):
+            if self.fileio.is_dir(schema_dir):  # listed as a table (it has schema/) but it cannot be read
+                raise CorruptFileError(
+                    schema_dir, f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder"
+                )
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"
                 + _hint(ident.table, self.tables(ident.database))

@@ -154,7 +154,7 @@ class Table:
             ids = self.snapshot_ids()
             have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
             raise SnapshotNotFoundError(
-                f"snapshot {snapshot_id} of table {self.name} does not exist (it has {have})"
+                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it has {have})"
             )
         snap = self._decode_snapshot(path)
         if snap.id != snapshot_id:
@@ -203,8 +203,8 @@ class Table:
         if not self.fileio.exists(path):
             tags = self.tag_names()
             raise SnapshotNotFoundError(
-                f"tag {name!r} of table {self.name} does not exist"
-                + (f" (tags: {', '.join(tags)})" if tags else " (it has no tags)")
+                f"tag {name!r} of table {self.name} does not exist (no file {path}; "
+                + (f"tags: {', '.join(tags)})" if tags else "it has no tags)")
             )
         return self._decode_snapshot(path)
 
@@ -276,7 +276,20 @@ class Table:
         """The base then delta manifests of `snapshot` (none for an empty table): its data files, folded in order."""
         if snapshot is None:
             return []
-        return self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+        metas = self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+        seen: set[str] = set()
+        for meta in metas:  # a manifest listed twice would add its files twice
+            if meta.file_name in seen:
+                raise CorruptFileError(
+                    self.referrer(meta.file_name) or self.sub("manifest", snapshot.base_manifest_list),
+                    f"it lists the manifest {meta.file_name} twice",
+                )
+            seen.add(meta.file_name)
+        return metas
+
+    def referrer(self, name: str) -> str | None:
+        """The path of the metadata file that named `name` (a manifest list, manifest or index manifest)."""
+        return self._referrers.get(name)
 
     def manifest(self, name: str) -> list[ManifestEntry]:
         """The entries of a manifest file in ``manifest/``."""
@@ -292,10 +305,7 @@ class Table:
         cached = self._indexes.get(name)
         if cached is None:  # index manifests never change either: read once per table
             cached = self._read(name, "index manifest", index_manifest_entry_from_record)
-            if any(e.kind is not FileKind.ADD for e in cached):
-                raise CorruptFileError(
-                    self.sub("manifest", name), "an index manifest lists the live index files: ADD entries only"
-                )
+            _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
 
@@ -318,6 +328,20 @@ class Table:
             raise
         except SpecViolationError as err:
             raise CorruptFileError(path, _problem(err)) from err
+
+
+def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:
+    """§4.4: a full listing of live index files: ADD entries, each file once, each data file's vector once."""
+    if any(e.kind is not FileKind.ADD for e in entries):
+        raise CorruptFileError(path, "an index manifest lists the live index files: ADD entries only")
+    names = [e.index_file.file_name for e in entries]
+    if len(set(names)) != len(names):
+        raise CorruptFileError(path, "it lists an index file twice")
+    vectors = [
+        (e.partition, e.bucket, dv.data_file_name) for e in entries for dv in e.index_file.dv_ranges or ()
+    ]
+    if len(set(vectors)) != len(vectors):
+        raise CorruptFileError(path, "it lists two deletion vectors for one data file")
 
 
 def _problem(err: SpecViolationError) -> str:

@@ -200,7 +200,7 @@ def _check(rec: Any, spec: _Spec, what: str) -> None:
         if value is None:
             if not nullable:
                 raise SpecViolationError(f"{what} lacks the field {key}")
-        elif type(value) not in types:
+        elif type(value) not in types and (isinstance(value, bool) or not isinstance(value, types)):
             raise SpecViolationError(f"{what} field {key} holds {type(value).__name__} {value!r:.40}")
 
 
@@ -345,6 +345,8 @@ def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEnt
     if index_type not in INDEX_TYPES and rec.get("_GLOBAL_INDEX") is None:
         raise SpecViolationError(f"index manifest record has the unknown _INDEX_TYPE {index_type!r}")
     ranges = rec.get("_DELETIONS_VECTORS_RANGES")
+    if index_type != "DELETION_VECTORS" and ranges is not None:
+        raise SpecViolationError(f"index manifest record of type {index_type} has _DELETIONS_VECTORS_RANGES")
     if index_type == "DELETION_VECTORS" and ranges is None:
         raise SpecViolationError("index manifest record of type DELETION_VECTORS has no _DELETIONS_VECTORS_RANGES")
     dv = _dv_ranges(ranges, rec["_ROW_COUNT"]) if index_type == "DELETION_VECTORS" else None

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import Table
-from paimon_sql.errors import CorruptFileError, SpecViolationError
+from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
@@ -64,6 +64,7 @@ class DvRef:
     index_path: str
     meta: DeletionVectorMeta
     index_file_size: int | None = None  # as the index manifest records it (checked when read)
+    index_manifest: str = "the index manifest"  # the path of the index manifest naming it, for errors
 
 
 def read_vector(table: Table, ref: DvRef, blobs: dict[str, bytes]) -> BitMap | BitMap64:
@@ -71,20 +72,24 @@ def read_vector(table: Table, ref: DvRef, blobs: dict[str, bytes]) -> BitMap | B
     size, the vector's length and cardinality); `blobs` caches the index files read so far."""
     data = blobs.get(ref.index_path)
     if data is None:
-        data = table.fileio.read_bytes(ref.index_path)
+        try:
+            data = table.fileio.read_bytes(ref.index_path)
+        except DataFileNotFoundError as err:
+            raise DataFileNotFoundError(
+                f"deletion-vector index file {ref.index_path} does not exist; {ref.index_manifest} names it"
+            ) from err
         if ref.index_file_size is not None and len(data) != ref.index_file_size:
             raise CorruptFileError(
-                ref.index_path, f"it has {len(data)} bytes, the index manifest says {ref.index_file_size}"
+                ref.index_path, f"it has {len(data)} bytes, {ref.index_manifest} says {ref.index_file_size}"
             )
         blobs[ref.index_path] = data
     try:
         return decode_vector(
             data, ref.meta.offset, ref.index_path, length=ref.meta.length, cardinality=ref.meta.cardinality
         )
-    except CorruptFileError:
-        raise
     except SpecViolationError as err:
-        raise CorruptFileError(ref.index_path, str(err).removeprefix(ref.index_path + ": ")) from err
+        problem = str(err).removeprefix(ref.index_path + ": ")
+        raise CorruptFileError(ref.index_path, f"{problem} (as listed by {ref.index_manifest})") from err
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -239,11 +244,29 @@ class _Planner:
                 elif ident in live:  # Java refuses this too ("already added"): damage, not a table state
                     raise CorruptFileError(
                         self.table.sub("manifest", meta.file_name),
-                        f"it adds the data file {entry.file.file_name}, which is already live",
+                        f"it adds the data file {entry.file.file_name}, which is already live "
+                        f"(manifest listed by {self.table.referrer(meta.file_name)})",
                     )
                 else:
                     live[ident] = entry
+        if self.stats.manifests_pruned == 0:
+            self.check_total(live.values())
         return list(live.values())
+
+    def check_total(self, live: Iterable[ManifestEntry]) -> None:
+        """§3: a snapshot's ``totalRecordCount`` is the row count of its live files. A manifest list or manifest
+        that lost (or gained) entries and still decodes shows here, not as silently missing rows."""
+        snap = self.snapshot
+        if snap is None or snap.total_record_count is None:
+            return
+        total = sum(e.file.row_count for e in live)
+        if total != snap.total_record_count:
+            source = self.table.referrer(snap.base_manifest_list) or self.table.meta("snapshot", f"snapshot-{snap.id}")
+            raise CorruptFileError(
+                source,
+                f"totalRecordCount is {snap.total_record_count}, but its manifest lists {snap.base_manifest_list} "
+                f"and {snap.delta_manifest_list} hold {total} records",
+            )
 
     def bucket_filter(self) -> Callable[[ManifestEntry], bool] | None:
         keys = self.schema.bucket_keys
@@ -347,6 +370,7 @@ class _Planner:
         out: dict[tuple[bytes, int], dict[str, DvRef]] = defaultdict(dict)
         if self.snapshot is None or self.snapshot.index_manifest is None:
             return out
+        manifest = self.table.sub("manifest", self.snapshot.index_manifest)
         for entry in self.table.index_manifest(self.snapshot.index_manifest):
             meta = entry.index_file
             if entry.kind is not FileKind.ADD or meta.index_type != "DELETION_VECTORS":
@@ -357,7 +381,13 @@ class _Planner:
                 else self.index_path(entry.partition, entry.bucket, meta.file_name)
             )
             for dv in meta.dv_ranges or ():
-                ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv, index_file_size=meta.file_size)
+                ref = DvRef(
+                    index_file=meta.file_name,
+                    index_path=path,
+                    meta=dv,
+                    index_file_size=meta.file_size,
+                    index_manifest=manifest,
+                )
                 out[(entry.partition, entry.bucket)][dv.data_file_name] = ref
         return out
 

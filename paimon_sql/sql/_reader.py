@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
+from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.io import local_path
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector
@@ -58,11 +59,14 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     naming it and the snapshot that lists it, not a DuckDB I/O error."""
     path = data_file_path(plan, split, f)
     fileio = plan.table.fileio
-    if fileio.local and not fileio.exists(path):
-        raise DataFileNotFoundError(
-            f"data file not found: {path} (listed by snapshot "
-            f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
-        )
+    if fileio.local:
+        listed_by = f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
+        try:
+            size = os.stat(path).st_size
+        except OSError as err:
+            raise DataFileNotFoundError(f"data file not found: {path} (listed by {listed_by})") from err
+        if size != f.file_size:  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
+            raise CorruptFileError(path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}")
     return path
 
 

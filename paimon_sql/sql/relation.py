@@ -11,11 +11,15 @@ from __future__ import annotations
 import functools
 import threading
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from paimon_sql.errors import PaimonSqlError
+from paimon_sql.sql._damage import data_file_error
+
+if TYPE_CHECKING:
+    from paimon_sql.plan.scan import ScanPlan
 
 
 class ErrorLog:
@@ -24,7 +28,13 @@ class ErrorLog:
     def __init__(self) -> None:
         """An empty log."""
         self._errors: deque[PaimonSqlError] = deque(maxlen=16)
+        self._plans: deque[ScanPlan] = deque(maxlen=8)  # the latest reads, to find a damaged data file
         self._lock = threading.Lock()
+
+    def reading(self, plan: ScanPlan) -> None:
+        """Remember a plan being read: a DuckDB error about an unnamed damaged file is traced to its files."""
+        with self._lock:
+            self._plans.append(plan)
 
     def record(self, error: PaimonSqlError) -> None:
         """Remember an error a stream raised."""
@@ -38,7 +48,8 @@ class ErrorLog:
             for candidate in reversed(self._errors):
                 if str(candidate) and str(candidate) in text:
                     return candidate
-        return None
+            plans = list(self._plans)
+        return data_file_error(error, plans)
 
 
 class Relation:

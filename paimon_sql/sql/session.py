@@ -108,6 +108,11 @@ class Session:
                     self._ensure_view(ident)
                 except PaimonSqlError as err:
                     damaged_view(self.con, ident, err)
+                except duckdb.Error as err:  # the source's error, wrapped by DuckDB while binding
+                    original = self._log.original(err)
+                    if original is None:
+                        raise
+                    damaged_view(self.con, ident, original)
 
     def _arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
         key = (table.path, schema_id)
@@ -295,6 +300,7 @@ class Session:
             query, registered = inlined
             self._hold(registered)
             self._last[table.name] = plan
+            self._log.reading(plan)
             node.replace(exp.Subquery(this=query, alias=alias))
             return
         hidden = f"__paimon_{next(_counter)}"

@@ -10,18 +10,26 @@ file. Anything else (a foreign exception, an error naming another file, differen
 from __future__ import annotations
 
 import contextlib
+import copy
+import datetime
+import io
 import json
 import os
 import shutil
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fastavro
+from pyroaring import BitMap
 from sqlglot import exp
 
 import paimon_sql
 from paimon_sql.catalog import Table
 from paimon_sql.errors import PaimonSqlError
+from paimon_sql.plan.scan import plan_scan
+from paimon_sql.sql._reader import data_file_path
 from tests.fixtures import FIXTURES
 
 JAVA_DB = FIXTURES / "generated-paimon-java-0.9" / "warehouse" / "db.db"
@@ -108,6 +116,8 @@ def _files_of(table: Table, snapshot_id: int | None, tag: str | None) -> set[str
         files.add(table.sub("manifest", snap.index_manifest))
         for entry in table.index_manifest(snap.index_manifest):
             files.add(table.sub("index", entry.index_file.file_name))
+    plan = plan_scan(table, snap, None, table.schema(snap.schema_id))
+    files.update(data_file_path(plan, split, f) for split in plan.splits for f in split.files)
     return files
 
 
@@ -349,3 +359,203 @@ def all_files(root: Path) -> dict[str, bytes]:
             with open(path, "rb") as fh:
                 out[path] = fh.read()
     return out
+
+
+# --- Avro metadata: records re-encoded with the file's own schema ---------------------------------
+
+
+def avro_damage(edit: Callable[[list[dict[str, object]]], object], schema_edit: Callable[[dict], None] | None = None) -> Damage:
+    """Damage that decodes an Avro metadata file, edits its records (and optionally its schema), re-encodes."""
+
+    def damage(data: bytes) -> bytes:
+        reader = fastavro.reader(io.BytesIO(data))
+        schema = copy.deepcopy(reader.writer_schema)
+        records = list(reader)
+        result = edit(records)
+        if result is not None:
+            records = result  # type: ignore[assignment]
+        if schema_edit is not None:
+            schema_edit(schema)
+        out = io.BytesIO()
+        fastavro.writer(out, fastavro.parse_schema(schema), records, codec="null", validator=False)
+        return out.getvalue()
+
+    return damage
+
+
+def _each(key: str, value: object, nested: str | None = None) -> Callable[[list[dict[str, object]]], None]:
+    def edit(records: list[dict[str, object]]) -> None:
+        for rec in records:
+            target = rec[nested] if nested else rec
+            target[key] = value(target[key]) if callable(value) else value  # type: ignore[index]
+
+    return edit
+
+
+def _each_range(key: str, value: object) -> Callable[[list[dict[str, object]]], None]:
+    def edit(records: list[dict[str, object]]) -> None:
+        for rec in records:
+            for r in rec.get("_DELETIONS_VECTORS_RANGES") or ():  # type: ignore[attr-defined]
+                r[key] = value(r[key]) if callable(value) else value
+
+    return edit
+
+
+def _rename_field(old: str, new: str) -> Callable[[dict], None]:
+    def edit(schema: dict) -> None:
+        stack = [schema]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if node.get("name") == old:
+                    node["name"] = new
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+
+    return edit
+
+
+def _rename_records(old: str, new: str) -> Callable[[list[dict[str, object]]], list[dict[str, object]]]:
+    def edit(records: list[dict[str, object]]) -> list[dict[str, object]]:
+        out = []
+        for rec in records:
+            rec = json.loads(json.dumps(rec, default=_jsonable), object_hook=_bytes_back)
+            _rename_in(rec, old, new)
+            out.append(rec)
+        return out
+
+    return edit
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, bytes):
+        return {"__bytes__": value.hex()}
+    if isinstance(value, datetime.datetime):
+        return {"__millis__": int(value.timestamp() * 1000)}
+    raise TypeError(value)
+
+
+def _bytes_back(obj: dict[str, object]) -> object:
+    if "__bytes__" in obj:
+        return bytes.fromhex(str(obj["__bytes__"]))
+    if "__millis__" in obj:
+        return obj["__millis__"]
+    return obj
+
+
+def _rename_in(node: object, old: str, new: str) -> None:
+    if isinstance(node, dict):
+        if old in node:
+            node[new] = node.pop(old)
+        for value in node.values():
+            _rename_in(value, old, new)
+    elif isinstance(node, list):
+        for value in node:
+            _rename_in(value, old, new)
+
+
+def _renamed(old: str, new: str) -> Damage:
+    return avro_damage(_rename_records(old, new), _rename_field(old, new))
+
+
+def _retype(name: str) -> Damage:
+    """The field `name` re-declared as a string (a header whose schema was altered)."""
+
+    def schema_edit(schema: dict) -> None:
+        for f in schema["fields"]:
+            if f["name"] == name:
+                f["type"] = "string"
+
+    return avro_damage(_each(name, lambda v: str(v)), schema_edit)
+
+
+AVRO_COMMON: dict[str, Damage] = {
+    "reencoded-unchanged": avro_damage(lambda records: None),
+    "version-bumped": avro_damage(_each("_VERSION", 9)),
+    "no-records": avro_damage(lambda records: []),
+    "records-doubled": avro_damage(lambda records: records + records),
+    "file-size-retyped": _retype("_FILE_SIZE"),
+    "file-name-renamed": _renamed("_FILE_NAME", "_FILE_NAMF"),
+    "file-name-absent": avro_damage(_each("_FILE_NAME", lambda v: str(v) + "-gone")),
+    "file-name-with-folder": avro_damage(_each("_FILE_NAME", lambda v: "../" + str(v))),
+    "file-size-wrong": avro_damage(_each("_FILE_SIZE", lambda v: int(v) + 1)),  # type: ignore[call-overload]
+    "file-size-negative": avro_damage(_each("_FILE_SIZE", -1)),
+}
+MANIFEST_LIST_DAMAGE: dict[str, Damage] = {
+    **AVRO_COMMON,
+    "added-negative": avro_damage(_each("_NUM_ADDED_FILES", -3)),
+    "schema-id-renamed": _renamed("_SCHEMA_ID", "_SCHEMA_IE"),
+}
+MANIFEST_DAMAGE: dict[str, Damage] = {
+    **{k: v for k, v in AVRO_COMMON.items() if not k.startswith(("file-name", "file-size"))},
+    "kind-flipped": avro_damage(_each("_KIND", lambda v: 1 - int(v))),  # type: ignore[call-overload]
+    "kind-unknown": avro_damage(_each("_KIND", 5)),
+    "bucket-renamed": _renamed("_BUCKET", "_BUCKEU"),
+    "data-file-absent": avro_damage(_each("_FILE_NAME", lambda v: str(v) + ".gone", nested="_FILE")),
+    "data-file-with-folder": avro_damage(_each("_FILE_NAME", lambda v: "x/" + str(v), nested="_FILE")),
+    "level-negative": avro_damage(_each("_LEVEL", -1, nested="_FILE")),
+    "row-count-negative": avro_damage(_each("_ROW_COUNT", -1, nested="_FILE")),
+    "file-source-unknown": avro_damage(_each("_FILE_SOURCE", 7, nested="_FILE")),
+    "partition-garbage": avro_damage(_each("_PARTITION", b"\x01")),
+}
+INDEX_MANIFEST_DAMAGE: dict[str, Damage] = {
+    **AVRO_COMMON,
+    "kind-delete": avro_damage(_each("_KIND", 1)),
+    "kind-unknown": avro_damage(_each("_KIND", 3)),
+    "type-flipped": avro_damage(_each("_INDEX_TYPE", "DELETION_VECTORZ")),
+    "type-hash": avro_damage(_each("_INDEX_TYPE", "HASH")),
+    "row-count-wrong": avro_damage(_each("_ROW_COUNT", lambda v: int(v) + 1)),  # type: ignore[call-overload]
+    "ranges-null": avro_damage(_each("_DELETIONS_VECTORS_RANGES", None)),
+    "ranges-renamed": _renamed("_DELETIONS_VECTORS_RANGES", "_DELETIONS_VECTORS_RANGEZ"),
+    "range-file-renamed": avro_damage(_each_range("f0", lambda v: str(v) + ".other")),
+    "range-offset-shifted": avro_damage(_each_range("f1", lambda v: int(v) + 1)),  # type: ignore[call-overload]
+    "range-length-wrong": avro_damage(_each_range("f2", lambda v: int(v) + 4)),  # type: ignore[call-overload]
+    "range-cardinality-wrong": avro_damage(_each_range("_CARDINALITY", lambda v: (v or 0) + 7)),  # type: ignore[operator]
+    "range-negative-offset": avro_damage(_each_range("f1", -1)),
+}
+
+
+
+def _dv_entries(data: bytes) -> list[tuple[int, bytes]]:
+    """(offset, body) of each deletion vector of a 32/64-bit index file (paimon-format.md §8)."""
+    out, at = [], 1
+    while at + 4 <= len(data):
+        size = int.from_bytes(data[at : at + 4], "big")
+        out.append((at, data[at + 4 : at + 4 + size]))
+        at += 8 + size
+    return out
+
+
+def _dv_rewrite(change: Callable[[bytes], bytes]) -> Damage:
+    """Each vector's body changed, its size and CRC recomputed: a well-formed file with other content."""
+
+    def damage(data: bytes) -> bytes:
+        parts = [data[:1]]
+        for _, body in _dv_entries(data):
+            new = change(body)
+            parts += [len(new).to_bytes(4, "big"), new, zlib.crc32(new).to_bytes(4, "big")]
+        return b"".join(parts)
+
+    return damage
+
+
+def _plus_one(body: bytes) -> bytes:
+    magic, bitmap = body[:4], BitMap.deserialize(body[4:])
+    bitmap.add(max(bitmap) + 1 if bitmap else 0)
+    return magic + bitmap.serialize()
+
+
+DV_DAMAGE: dict[str, Damage] = {
+    **{k: v for k, v in BYTE_DAMAGE.items() if k != "bad-utf8"},
+    "version-2": lambda data: b"\x02" + data[1:],
+    "crc-flipped": lambda data: data[:-1] + bytes([data[-1] ^ 1]),
+    "magic-unknown": _dv_rewrite(lambda body: b"\x00\x00\x00\x01" + body[4:]),
+    "bitmap-garbage": _dv_rewrite(lambda body: body[:4] + b"\x3a\x30\x00\x00\xff\xff"),
+    "bitmap-plus-one": _dv_rewrite(_plus_one),
+}
+
+DATA_DAMAGE: dict[str, Damage] = {
+    k: BYTE_DAMAGE[k]
+    for k in ("empty", "truncate-half", "truncate-8", "flip-start", "flip-end", "flip-middle", "zeroed", "missing")
+}
