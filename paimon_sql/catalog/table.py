@@ -10,7 +10,12 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SnapshotNotFoundError, SpecViolationError
+from paimon_sql.errors import (
+    CorruptFileError,
+    DataFileNotFoundError,
+    SnapshotNotFoundError,
+    SpecViolationError,
+)
 from paimon_sql.format.manifest import (
     FileKind,
     IndexManifestEntry,

@@ -32,7 +32,9 @@ def json_object(text: str | bytes, what: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except UnicodeDecodeError as err:
-        raise SpecViolationError(f"{what} is not UTF-8 text ({err.reason} at byte {err.start})") from err
+        raise SpecViolationError(
+            f"{what} is not UTF-8 text ({err.reason} at byte {err.start})"
+        ) from err
     except json.JSONDecodeError as err:
         raise SpecViolationError(f"{what} is not valid JSON ({err})") from err
     except RecursionError as err:
@@ -116,7 +118,9 @@ def check_keys(data: Mapping[str, Any], known: Collection[str], what: str) -> No
     key = near_key(data, known)
     if key is not None:
         near = next(
-            n for n in known if len(n) == len(key) and sum(a != b for a, b in zip(n, key, strict=True)) == 1
+            n
+            for n in known
+            if len(n) == len(key) and sum(a != b for a, b in zip(n, key, strict=True)) == 1
         )
         raise SpecViolationError(f"{what} has an unknown key {key!r}: a damaged {near!r}?")
 

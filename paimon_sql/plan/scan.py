@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import Table
 from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SpecViolationError
-from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
+from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.manifest import (
     DataFileMeta,
     DeletionVectorMeta,
@@ -35,9 +35,9 @@ from paimon_sql.format.manifest import (
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.io import local_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.io import local_path
 from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
 from paimon_sql.types import DataType
 

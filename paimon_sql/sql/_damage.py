@@ -87,7 +87,15 @@ def data_file_error(error: BaseException, plans: Sequence[ScanPlan] = ()) -> Pai
 
 
 #: DuckDB's words for a Parquet file whose bytes do not decode (it names no file in these).
-_CORRUPTION_WORDS = ("TProtocolException", "Corrupt", "corrupt", "Invalid data", "decompress", "Snappy", "ZSTD")
+_CORRUPTION_WORDS = (
+    "TProtocolException",
+    "Corrupt",
+    "corrupt",
+    "Invalid data",
+    "decompress",
+    "Snappy",
+    "ZSTD",
+)
 
 
 def _parquet_files(plans: Sequence[ScanPlan]) -> list[str]:

@@ -40,11 +40,11 @@ from pyroaring import BitMap
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format.deletion_vector import encode_vector
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
+from paimon_sql.io.arrays import arange
+from paimon_sql.plan.scan import read_vector
 from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
 from paimon_sql.write.compact import DV_INDEX, top_level
-from paimon_sql.io.arrays import arange
-from paimon_sql.plan.scan import read_vector
 
 if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage

@@ -19,7 +19,12 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, PaimonSqlError, SpecViolationError
+from paimon_sql.errors import (
+    CorruptFileError,
+    DataFileNotFoundError,
+    PaimonSqlError,
+    SpecViolationError,
+)
 from paimon_sql.io import local_path
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector

@@ -47,8 +47,8 @@ def build_warehouse(root: Path) -> Path:
         "WITH ('bucket' = '2', 'deletion-vectors.enabled' = 'true')"
     )
     for round_ in range(3):
-        values = ", ".join(f"({i}, 'r{round_}-{i}')" for i in range(round_ * 4, round_ * 4 + 10))
-        session.sql(f"INSERT INTO db.pk VALUES {values}")
+        rows = [(i, f"r{round_}-{i}") for i in range(round_ * 4, round_ * 4 + 10)]
+        session.sql(exp.insert(exp.values(rows), "db.pk").sql("spark"))
     session.sql("DELETE FROM db.pk WHERE id % 3 = 0")
     session.sql("CREATE TABLE db.app (id INT, dt STRING) PARTITIONED BY (dt)")
     session.sql("INSERT INTO db.app VALUES (1, 'a'), (2, 'b')")
@@ -76,7 +76,9 @@ class Version:
         node = exp.to_table(f"{database}.{table}")
         value = self.tag if self.tag is not None else self.snapshot
         if value is not None:
-            literal = exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
+            literal = (
+                exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
+            )
             node.set("version", exp.Version(this="VERSION", kind="AS OF", expression=literal))
         return exp.select("*").from_(node).sql("spark")
 
@@ -98,7 +100,9 @@ class TableFacts:
         return used if latest in used else [latest, *used]
 
 
-def read_rows(session: paimon_sql.Session, database: str, table: str, version: Version) -> list[tuple[object, ...]]:
+def read_rows(
+    session: paimon_sql.Session, database: str, table: str, version: Version
+) -> list[tuple[object, ...]]:
     """The rows of a version, sorted (NULLs and mixed types by their repr)."""
     rows = session.sql(version.query(database, table)).fetchall()
     return sorted(rows, key=repr)
@@ -107,7 +111,9 @@ def read_rows(session: paimon_sql.Session, database: str, table: str, version: V
 def _files_of(table: Table, snapshot_id: int | None, tag: str | None) -> set[str]:
     snap = table.tag(tag) if tag is not None else table.snapshot(snapshot_id or 0)
     files = {table.meta("schema", f"schema-{snap.schema_id}")}
-    files.add(table.meta("tag", f"tag-{tag}") if tag else table.meta("snapshot", f"snapshot-{snap.id}"))
+    files.add(
+        table.meta("tag", f"tag-{tag}") if tag else table.meta("snapshot", f"snapshot-{snap.id}")
+    )
     for name in (snap.base_manifest_list, snap.delta_manifest_list):
         files.add(table.sub("manifest", name))
         for meta in table.manifest_list(name):
@@ -209,8 +215,16 @@ def _shift_id(delta: int) -> Callable[[dict[str, object]], None]:
     return edit
 
 
-SNAPSHOT_KEYS = ("id", "schemaId", "baseManifestList", "deltaManifestList", "commitUser",
-                 "commitIdentifier", "commitKind", "timeMillis")
+SNAPSHOT_KEYS = (
+    "id",
+    "schemaId",
+    "baseManifestList",
+    "deltaManifestList",
+    "commitUser",
+    "commitIdentifier",
+    "commitKind",
+    "timeMillis",
+)
 SNAPSHOT_DAMAGE: dict[str, Damage] = {
     "id+1": json_damage(_shift_id(1)),
     "id-1": json_damage(_shift_id(-1)),
@@ -267,7 +281,9 @@ SCHEMA_DAMAGE: dict[str, Damage] = {
     "field-id-negative": json_damage(_field_edit(_set("id", -1))),
     "field-name-int": json_damage(_field_edit(_set("name", 5))),
     "field-name-empty": json_damage(_field_edit(_set("name", ""))),
-    "field-name-duplicate": json_damage(lambda o: o["fields"][-1].update(name=o["fields"][0]["name"])),
+    "field-name-duplicate": json_damage(
+        lambda o: o["fields"][-1].update(name=o["fields"][0]["name"])
+    ),
     "field-type-unknown": json_damage(_field_edit(_set("type", "WIDGET"))),
     "field-type-int": json_damage(_field_edit(_set("type", 12))),
     "field-type-object-bad": json_damage(_field_edit(_set("type", {"type": 3}))),
@@ -364,7 +380,10 @@ def all_files(root: Path) -> dict[str, bytes]:
 # --- Avro metadata: records re-encoded with the file's own schema ---------------------------------
 
 
-def avro_damage(edit: Callable[[list[dict[str, object]]], object], schema_edit: Callable[[dict], None] | None = None) -> Damage:
+def avro_damage(
+    edit: Callable[[list[dict[str, object]]], object],
+    schema_edit: Callable[[dict], None] | None = None,
+) -> Damage:
     """Damage that decodes an Avro metadata file, edits its records (and optionally its schema), re-encodes."""
 
     def damage(data: bytes) -> bytes:
@@ -383,7 +402,9 @@ def avro_damage(edit: Callable[[list[dict[str, object]]], object], schema_edit: 
     return damage
 
 
-def _each(key: str, value: object, nested: str | None = None) -> Callable[[list[dict[str, object]]], None]:
+def _each(
+    key: str, value: object, nested: str | None = None
+) -> Callable[[list[dict[str, object]]], None]:
     def edit(records: list[dict[str, object]]) -> None:
         for rec in records:
             target = rec[nested] if nested else rec
@@ -416,7 +437,9 @@ def _rename_field(old: str, new: str) -> Callable[[dict], None]:
     return edit
 
 
-def _rename_records(old: str, new: str) -> Callable[[list[dict[str, object]]], list[dict[str, object]]]:
+def _rename_records(
+    old: str, new: str
+) -> Callable[[list[dict[str, object]]], list[dict[str, object]]]:
     def edit(records: list[dict[str, object]]) -> list[dict[str, object]]:
         out = []
         for rec in records:
@@ -492,8 +515,12 @@ MANIFEST_DAMAGE: dict[str, Damage] = {
     "kind-flipped": avro_damage(_each("_KIND", lambda v: 1 - int(v))),  # type: ignore[call-overload]
     "kind-unknown": avro_damage(_each("_KIND", 5)),
     "bucket-renamed": _renamed("_BUCKET", "_BUCKEU"),
-    "data-file-absent": avro_damage(_each("_FILE_NAME", lambda v: str(v) + ".gone", nested="_FILE")),
-    "data-file-with-folder": avro_damage(_each("_FILE_NAME", lambda v: "x/" + str(v), nested="_FILE")),
+    "data-file-absent": avro_damage(
+        _each("_FILE_NAME", lambda v: str(v) + ".gone", nested="_FILE")
+    ),
+    "data-file-with-folder": avro_damage(
+        _each("_FILE_NAME", lambda v: "x/" + str(v), nested="_FILE")
+    ),
     "level-negative": avro_damage(_each("_LEVEL", -1, nested="_FILE")),
     "row-count-negative": avro_damage(_each("_ROW_COUNT", -1, nested="_FILE")),
     "file-source-unknown": avro_damage(_each("_FILE_SOURCE", 7, nested="_FILE")),
@@ -514,7 +541,6 @@ INDEX_MANIFEST_DAMAGE: dict[str, Damage] = {
     "range-cardinality-wrong": avro_damage(_each_range("_CARDINALITY", lambda v: (v or 0) + 7)),  # type: ignore[operator]
     "range-negative-offset": avro_damage(_each_range("f1", -1)),
 }
-
 
 
 def _dv_entries(data: bytes) -> list[tuple[int, bytes]]:
@@ -557,5 +583,14 @@ DV_DAMAGE: dict[str, Damage] = {
 
 DATA_DAMAGE: dict[str, Damage] = {
     k: BYTE_DAMAGE[k]
-    for k in ("empty", "truncate-half", "truncate-8", "flip-start", "flip-end", "flip-middle", "zeroed", "missing")
+    for k in (
+        "empty",
+        "truncate-half",
+        "truncate-8",
+        "flip-start",
+        "flip-end",
+        "flip-middle",
+        "zeroed",
+        "missing",
+    )
 }

@@ -58,7 +58,11 @@ def _select(facts: d.TableFacts, selector: str) -> Path:
     elif kind == "data":
         files = sorted(Path(f) for f in latest if Path(f).name.startswith("data-"))
     else:  # manifest-list, manifest, index-manifest of the latest snapshot
-        prefix = {"manifest": "manifest-", "manifest-list": "manifest-list-", "index-manifest": "index-manifest-"}
+        prefix = {
+            "manifest": "manifest-",
+            "manifest-list": "manifest-list-",
+            "index-manifest": "index-manifest-",
+        }
         files = sorted(
             Path(f)
             for f in latest
@@ -83,7 +87,9 @@ def _probe(warehouse, key: str, selector: str, damage: d.Damage, expect=None) ->
     with d.damaged(path, damage):
         session = paimon_sql.connect(wh)  # one damaged table never fails the whole warehouse
         try:
-            assert table.name in [r[0] for r in session.sql(f"SHOW TABLES FROM {table.database}").fetchall()]
+            assert table.name in [
+                r[0] for r in session.sql(f"SHOW TABLES FROM {table.database}").fetchall()
+            ]
             for db, name in BYSTANDERS:
                 bystander = facts[f"{db}.{name}"]
                 assert d.read_rows(session, db, name, Version()) == bystander.rows[Version()]
@@ -102,9 +108,17 @@ def _probe(warehouse, key: str, selector: str, damage: d.Damage, expect=None) ->
 #: Damage no reader can tell from a valid state, pinned as expected failures (strict: if one starts being caught,
 #: the test says so). (test, key, damage) -> why.
 KNOWN_UNDETECTABLE = {
-    ("manifest_list", "jdv", "no-records"): "Paimon 0.9 records no manifest-list sizes, and the emptied delta "
+    (
+        "manifest_list",
+        "jdv",
+        "no-records",
+    ): "Paimon 0.9 records no manifest-list sizes, and the emptied delta "
     "list held a DELETE + ADD of one file (a level change): the record total still matches",
-    ("index_manifest", "pk", "no-records"): "an index manifest without entries is a valid state (no deletion "
+    (
+        "index_manifest",
+        "pk",
+        "no-records",
+    ): "an index manifest without entries is a valid state (no deletion "
     "vectors); nothing else records how many there were",
     ("index_manifest", "jdv", "no-records"): "as for pk",
 }
@@ -138,7 +152,9 @@ def test_snapshot_damage_is_named(warehouse, key, damage):
         latest = max(v.snapshot for v in facts.rows if v.snapshot is not None)
         expect = {Version(): facts.rows[Version(snapshot=latest - 1)]}
     outcomes = _probe(warehouse, key, "snapshot:latest", fn, expect)
-    assert _named(outcomes) or damage in _HARMLESS_SNAPSHOT or _no_change(facts, "snapshot:latest", fn), outcomes
+    assert (
+        _named(outcomes) or damage in _HARMLESS_SNAPSHOT or _no_change(facts, "snapshot:latest", fn)
+    ), outcomes
 
 
 def _no_change(facts: d.TableFacts, selector: str, damage: d.Damage) -> bool:
@@ -152,13 +168,22 @@ def _no_change(facts: d.TableFacts, selector: str, damage: d.Damage) -> bool:
 
 
 #: Damage a snapshot survives with the same rows: keys a read does not need.
-_HARMLESS_SNAPSHOT = {"commitUser-missing", "commitUser-null", "commitIdentifier-missing",
-                      "commitIdentifier-null", "timeMillis-missing", "timeMillis-null",
-                      "commitKind-missing", "commitKind-null"}
+_HARMLESS_SNAPSHOT = {
+    "commitUser-missing",
+    "commitUser-null",
+    "commitIdentifier-missing",
+    "commitIdentifier-null",
+    "timeMillis-missing",
+    "timeMillis-null",
+    "commitKind-missing",
+    "commitKind-null",
+}
 
 
 @pytest.mark.parametrize("key", ["pk", "jtag"])
-@pytest.mark.parametrize("damage", ["flip-middle", "truncate-half", "id+1", "empty", "missing", "bad-utf8"])
+@pytest.mark.parametrize(
+    "damage", ["flip-middle", "truncate-half", "id+1", "empty", "missing", "bad-utf8"]
+)
 def test_first_snapshot_damage_is_named(warehouse, key, damage):
     fn = d.SNAPSHOT_DAMAGE.get(damage) or d.BYTE_DAMAGE[damage]
     _probe(warehouse, key, "snapshot:first", fn)
@@ -251,7 +276,7 @@ def test_data_file_damage_is_named(warehouse, key, damage):
     # A flipped byte may hit bytes DuckDB does not read (the leading magic, unused statistics): then the rows
     # are right. DuckDB does not verify page checksums, so a flip inside a data page can only be found when it
     # breaks decoding; anything that changes the size, the footer, or the whole file is named.
-    assert _named(outcomes) or damage.startswith("flip-") and damage != "flip-end", outcomes
+    assert _named(outcomes) or (damage.startswith("flip-") and damage != "flip-end"), outcomes
 
 
 # --- containment: the shell, install() on a plain connection, every table kind at once -------------
@@ -266,7 +291,18 @@ def test_shell_starts_and_reports_the_damaged_table(warehouse, capsys, kind):
     wh, facts = warehouse
     path = _select(facts["pk"], f"{kind}:latest")
     with d.damaged(path, d.BYTE_DAMAGE["truncate-half"]):
-        assert main([str(wh), "--format", "csv", "-c", "SHOW TABLES FROM db; SELECT count(*) AS n FROM db.healthy"]) == 0
+        assert (
+            main(
+                [
+                    str(wh),
+                    "--format",
+                    "csv",
+                    "-c",
+                    "SHOW TABLES FROM db; SELECT count(*) AS n FROM db.healthy",
+                ]
+            )
+            == 0
+        )
         out, _ = capsys.readouterr()
         assert "pk" in out and "healthy" in out and "\n2\n" in out
         assert main([str(wh), "-c", "SELECT * FROM db.pk"]) == 1
@@ -298,8 +334,15 @@ def test_every_table_damaged_at_once_still_connects(warehouse):
             stack.enter_context(d.damaged(path, d.BYTE_DAMAGE["empty"]))
         session = paimon_sql.connect(wh)
         try:
-            assert {r[0] for r in session.sql("SHOW TABLES FROM db").fetchall()} >= {"pk", "app", "healthy"}
-            assert d.read_rows(session, "db", "healthy", Version()) == facts["db.healthy"].rows[Version()]
+            assert {r[0] for r in session.sql("SHOW TABLES FROM db").fetchall()} >= {
+                "pk",
+                "app",
+                "healthy",
+            }
+            assert (
+                d.read_rows(session, "db", "healthy", Version())
+                == facts["db.healthy"].rows[Version()]
+            )
             for key, path in zip(TABLES, paths, strict=True):
                 db, name = TABLES[key]
                 with pytest.raises(paimon_sql.errors.CorruptFileError, match=path.name):
