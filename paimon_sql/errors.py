@@ -94,3 +94,22 @@ class InvalidNameError(ArgumentError):
 class PathEscapeError(PaimonSqlError):
     """A path from an option or metadata would leave the table folder (or a configured external
     root), or leads out of the warehouse through a symbolic link: refused, never followed."""
+
+
+class CorruptFileError(SpecViolationError):
+    """A metadata or data file is damaged (truncated, altered, inconsistent with what references it).
+
+    `path` names the file. The message says what is wrong and how to get past it.
+
+    >>> err = CorruptFileError("/wh/db.db/t/snapshot/snapshot-3", "id is 2, the file name says 3")
+    >>> err.path, isinstance(err, SpecViolationError)
+    ('/wh/db.db/t/snapshot/snapshot-3', True)
+    """
+
+    def __init__(self, path: str, problem: str = "") -> None:
+        """`problem` says what is wrong with the file at `path`."""
+        super().__init__(
+            f"damaged file {path}: {problem}" if problem else path
+        )
+        self.path = path
+        self.problem = problem

@@ -108,45 +108,69 @@ def _atomic(text: str) -> DataType:
     if name in ("VARCHAR", "VARBINARY"):
         return DataType(root=name, length=MAX_LENGTH if a is None else a, nullable=nullable)
     if name == "DECIMAL":
-        return DataType(
-            root="DECIMAL", precision=10 if a is None else a, scale=b or 0, nullable=nullable
-        )
+        precision, scale = 10 if a is None else a, b or 0
+        if not 1 <= precision <= 38 or not 0 <= scale <= precision:
+            raise SpecViolationError(f"Paimon type {text!r}: DECIMAL precision is 1..38, scale 0..precision")
+        return DataType(root="DECIMAL", precision=precision, scale=scale, nullable=nullable)
     if name == "TIME":
-        return DataType(root="TIME", precision=0 if a is None else a, nullable=nullable)
+        return DataType(root="TIME", precision=_precision(text, a, 0), nullable=nullable)
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         root = "TIMESTAMP_LTZ" if (match["ltz"] or name == "TIMESTAMP_LTZ") else "TIMESTAMP"
-        return DataType(root=root, precision=6 if a is None else a, nullable=nullable)
+        return DataType(root=root, precision=_precision(text, a, 6), nullable=nullable)
     raise SpecViolationError(f"unknown Paimon type {text!r}")
+
+
+def _precision(text: str, value: int | None, default: int) -> int:
+    if value is None:
+        return default
+    if not 0 <= value <= 9:
+        raise SpecViolationError(f"Paimon type {text!r}: the precision is 0..9")
+    return value
 
 
 def parse_type(value: Any) -> DataType:
     """A `DataType` from its schema-file JSON (a string or an object)."""
     if isinstance(value, str):
         return _atomic(value)
-    if not isinstance(value, dict) or "type" not in value:
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str) or not value["type"].strip():
         raise SpecViolationError(f"unknown Paimon type {value!r}")
     head = value["type"].upper().split()
     root, nullable = head[0], not value["type"].upper().endswith("NOT NULL")
-    if root in ("ARRAY", "MULTISET"):
-        return DataType(root=root, nullable=nullable, element=parse_type(value["element"]))
-    if root == "MAP":
-        return DataType(
-            root="MAP", nullable=nullable, key=parse_type(value["key"]), value=parse_type(value["value"])
-        )
-    if root == "ROW":
-        fields = tuple(parse_field(f) for f in value["fields"])
-        return DataType(root="ROW", nullable=nullable, fields=fields)
+    try:
+        if root in ("ARRAY", "MULTISET"):
+            return DataType(root=root, nullable=nullable, element=parse_type(value["element"]))
+        if root == "MAP":
+            return DataType(
+                root="MAP", nullable=nullable, key=parse_type(value["key"]), value=parse_type(value["value"])
+            )
+        if root == "ROW" and isinstance(value["fields"], list):
+            fields = tuple(parse_field(f) for f in value["fields"])
+            return DataType(root="ROW", nullable=nullable, fields=fields)
+    except KeyError as err:
+        raise SpecViolationError(f"Paimon type {root} lacks its {err.args[0]!r}") from err
     raise SpecViolationError(f"unsupported Paimon type {value!r}")
 
 
 def parse_field(value: dict[str, Any]) -> DataField:
-    """A `DataField` from its JSON object."""
+    """A `DataField` from its JSON object (paimon-format.md §2: an integer id >= 0, a name, a type)."""
+    if not isinstance(value, dict):
+        raise SpecViolationError(f"a field must be a JSON object, not {value!r}")
+    field_id, name = value.get("id"), value.get("name")
+    if type(field_id) is not int or field_id < 0:
+        raise SpecViolationError(f"field {name!r} has id {field_id!r}, not an integer >= 0")
+    if type(name) is not str or not name:
+        raise SpecViolationError(f"field {field_id} has the name {name!r}, not a non-empty string")
+    if "type" not in value:
+        raise SpecViolationError(f"field {name!r} has no type")
+    description, default = value.get("description"), value.get("defaultValue")
+    if not isinstance(description, (str, type(None))) or not isinstance(default, (str, type(None))):
+        raise SpecViolationError(f"field {name!r}: description and defaultValue must be strings")
     return DataField(
-        id=int(value["id"]),
-        name=value["name"],
+        id=field_id,
+        name=name,
         type=parse_type(value["type"]),
-        description=value.get("description"),
-        default_value=value.get("defaultValue"),
+        description=description,
+        default_value=default,
     )
 
 

@@ -22,6 +22,7 @@ from paimon_sql.catalog import names
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
     AlreadyExistsError,
+    CorruptFileError,
     DatabaseNotFoundError,
     InvalidNameError,
     PaimonSqlError,
@@ -181,6 +182,10 @@ class Catalog:
         path = self.table_path(ident)
         schema_dir = self.fileio.join(path, "schema")
         if not any(_SCHEMA_FILE.match(n) for n in self.fileio.list_names(schema_dir)):
+            if self.fileio.is_dir(schema_dir):  # listed as a table (it has schema/) but it cannot be read
+                raise CorruptFileError(
+                    schema_dir, f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder"
+                )
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"
                 + _hint(ident.table, self.tables(ident.database))

@@ -8,16 +8,18 @@ from __future__ import annotations
 import datetime
 import re
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paimon_sql.catalog import names
 from paimon_sql.errors import (
     ArgumentError,
+    CorruptFileError,
     DataFileNotFoundError,
     SnapshotNotFoundError,
     SpecViolationError,
 )
 from paimon_sql.format.manifest import (
+    FileKind,
     IndexManifestEntry,
     ManifestEntry,
     ManifestFileMeta,
@@ -27,10 +29,14 @@ from paimon_sql.format.manifest import (
 )
 from paimon_sql.format.schema import TableSchema, schema_from_json, schema_to_json
 from paimon_sql.format.snapshot import Snapshot, snapshot_from_json
-from paimon_sql.io import read_records
+from paimon_sql.io.records import decode_records
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_sql.io import FileIO
+
+_T = TypeVar("_T")
 
 _SNAPSHOT = re.compile(r"^snapshot-(\d+)$")
 _SCHEMA = re.compile(r"^schema-(\d+)$")
@@ -51,6 +57,9 @@ class Table:
         self._lists: dict[str, list[ManifestFileMeta]] = {}
         self._indexes: dict[str, list[IndexManifestEntry]] = {}
         self._lock = threading.Lock()
+        # What metadata said about the files it names: checked when they are read (damage is named).
+        self._referrers: dict[str, str] = {}  # manifest (list) name -> the file that named it
+        self._sizes: dict[str, int] = {}  # manifest (list) name -> its size in bytes, as recorded
 
     def __repr__(self) -> str:
         return f"Table({self.name!r}, {self.path!r})"
@@ -95,7 +104,9 @@ class Table:
             try:
                 cached = schema_from_json(text)
             except SpecViolationError as err:
-                raise SpecViolationError(f"{path}: {err}") from err
+                raise CorruptFileError(path, _problem(err)) from err
+            if cached.id != schema_id:
+                raise CorruptFileError(path, f"its id is {cached.id}, its file name says {schema_id}")
             self._schemas[schema_id] = cached
         return cached
 
@@ -148,12 +159,36 @@ class Table:
             ids = self.snapshot_ids()
             have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
             raise SnapshotNotFoundError(
-                f"snapshot {snapshot_id} of table {self.name} does not exist (it has {have})"
+                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it has {have})"
             )
+        snap = self._decode_snapshot(path)
+        if snap.id != snapshot_id:
+            raise CorruptFileError(path, f"its id is {snap.id}, its file name says {snapshot_id}")
+        return snap
+
+    def _decode_snapshot(self, path: str) -> Snapshot:
+        """A snapshot or tag file, checked: valid JSON of the right types, its schema exists; the manifest lists
+        it names are remembered with their sizes, to be checked when read."""
         try:
-            return snapshot_from_json(self.fileio.read_bytes(path))
+            snap = snapshot_from_json(self.fileio.read_bytes(path))
         except SpecViolationError as err:
-            raise SpecViolationError(f"{path}: {err}") from err
+            raise CorruptFileError(path, _problem(err)) from err
+        if snap.schema_id not in self._schemas and not self.fileio.exists(
+            self.meta("schema", f"schema-{snap.schema_id}")
+        ):
+            raise CorruptFileError(path, f"schemaId {snap.schema_id}: the table has no schema-{snap.schema_id}")
+        names = (
+            (snap.base_manifest_list, snap.base_manifest_list_size),
+            (snap.delta_manifest_list, snap.delta_manifest_list_size),
+            (snap.changelog_manifest_list, snap.changelog_manifest_list_size),
+            (snap.index_manifest, None),
+        )
+        for name, size in names:
+            if name is not None:
+                self._referrers[name] = path
+                if size is not None:
+                    self._sizes[name] = size
+        return snap
 
     def latest_snapshot(self) -> Snapshot | None:
         """The newest snapshot, None for a table never written."""
@@ -180,10 +215,10 @@ class Table:
         if not self.fileio.exists(path):
             tags = self.tag_names()
             raise SnapshotNotFoundError(
-                f"tag {name!r} of table {self.name} does not exist"
-                + (f" (tags: {', '.join(tags)})" if tags else " (it has no tags)")
+                f"tag {name!r} of table {self.name} does not exist (no file {path}; "
+                + (f"tags: {', '.join(tags)})" if tags else "it has no tags)")
             )
-        return snapshot_from_json(self.fileio.read_bytes(path))
+        return self._decode_snapshot(path)
 
     def snapshot_at(self, timestamp_ms: int) -> Snapshot:
         """The newest snapshot committed at or before `timestamp_ms` (epoch millis).
@@ -242,8 +277,10 @@ class Table:
         """The entries of a manifest list in ``manifest/``."""
         cached = self._lists.get(name)
         if cached is None:
-            path = self.manifest_path(name)
-            cached = [manifest_file_meta_from_record(r) for r in _records(self, path)]
+            cached = self._read(name, "manifest list", manifest_file_meta_from_record)
+            for meta in cached:
+                self._referrers[meta.file_name] = self.sub("manifest", name)
+                self._sizes[meta.file_name] = meta.file_size
             self._lists[name] = cached
         return cached
 
@@ -251,37 +288,78 @@ class Table:
         """The base then delta manifests of `snapshot` (none for an empty table): its data files, folded in order."""
         if snapshot is None:
             return []
-        return self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+        metas = self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+        seen: set[str] = set()
+        for meta in metas:  # a manifest listed twice would add its files twice
+            if meta.file_name in seen:
+                raise CorruptFileError(
+                    self.referrer(meta.file_name) or self.sub("manifest", snapshot.base_manifest_list),
+                    f"it lists the manifest {meta.file_name} twice",
+                )
+            seen.add(meta.file_name)
+        return metas
+
+    def referrer(self, name: str) -> str | None:
+        """The path of the metadata file that named `name` (a manifest list, manifest or index manifest)."""
+        return self._referrers.get(name)
 
     def manifest(self, name: str) -> list[ManifestEntry]:
         """The entries of a manifest file in ``manifest/``."""
         cached = self._manifests.get(name)
         if cached is None:
-            path = self.manifest_path(name)
-            cached = [manifest_entry_from_record(r) for r in _records(self, path)]
+            cached = self._read(name, "manifest", manifest_entry_from_record)
             with self._lock:
                 self._manifests[name] = cached
         return cached
 
     def index_manifest(self, name: str) -> list[IndexManifestEntry]:
-        """The entries of an index manifest in ``manifest/``."""
+        """The entries of an index manifest in ``manifest/``: a full listing, so ADD entries only."""
         cached = self._indexes.get(name)
         if cached is None:  # index manifests never change either: read once per table
-            path = self.manifest_path(name)
-            cached = [index_manifest_entry_from_record(r) for r in _records(self, path)]
+            cached = self._read(name, "index manifest", index_manifest_entry_from_record)
+            _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
+
+    def _read(self, name: str, what: str, decode: Callable[[dict[str, Any]], _T]) -> list[_T]:
+        """Decode a metadata file of ``manifest/``, checked against the size its referrer recorded."""
+        path = self.manifest_path(name)
+        referrer = self._referrers.get(name)
+        try:
+            data = self.fileio.read_bytes(path)
+        except DataFileNotFoundError as err:
+            if referrer is None:
+                raise
+            raise DataFileNotFoundError(f"{what} {path} does not exist; {referrer} names it") from err
+        size = self._sizes.get(name)
+        if size is not None and size != len(data):
+            raise CorruptFileError(path, f"it has {len(data)} bytes, {referrer} says {size}")
+        try:
+            return [decode(r) for r in decode_records(data, path)]
+        except CorruptFileError:
+            raise
+        except SpecViolationError as err:
+            raise CorruptFileError(path, _problem(err)) from err
+
+
+def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:
+    """§4.4: a full listing of live index files: ADD entries, each file once, each data file's vector once."""
+    if any(e.kind is not FileKind.ADD for e in entries):
+        raise CorruptFileError(path, "an index manifest lists the live index files: ADD entries only")
+    files = [e.index_file.file_name for e in entries]
+    if len(set(files)) != len(files):
+        raise CorruptFileError(path, "it lists an index file twice")
+    vectors = [
+        (e.partition, e.bucket, dv.data_file_name) for e in entries for dv in e.index_file.dv_ranges or ()
+    ]
+    if len(set(vectors)) != len(vectors):
+        raise CorruptFileError(path, "it lists two deletion vectors for one data file")
+
+
+def _problem(err: SpecViolationError) -> str:
+    return err.problem if isinstance(err, CorruptFileError) else str(err)
 
 
 def _when(millis: int) -> str:
     moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
     return moment.isoformat(sep=" ", timespec="milliseconds")
-
-
-def _records(table: Table, path: str) -> list[dict[str, object]]:
-    try:
-        return read_records(table.fileio, path)
-    except SpecViolationError as err:
-        if path in str(err):
-            raise
-        raise SpecViolationError(f"{path}: {err}") from err

@@ -28,26 +28,58 @@ MAGIC_32 = 1581511376  # 0x5E43F2D0, written big-endian
 MAGIC_64 = 1681511377  # 0x6439D3D1, written little-endian
 
 
-def decode_vector(data: bytes, offset: int, where: str) -> BitMap | BitMap64:
-    """The deleted row positions of the entry at `offset`; `where` names the file in errors."""
+def decode_vector(
+    data: bytes, offset: int, where: str, *, length: int | None = None, cardinality: int | None = None
+) -> BitMap | BitMap64:
+    """The deleted row positions of the entry at `offset`; `where` names the file in errors.
+
+    Checked (§8): the version byte, the bounds, the CRC32, the magic, that the bitmap decodes, and, when the
+    index manifest gives them, the entry's `length` (32-bit: the size; 64-bit: size + 8) and `cardinality`.
+
+    >>> from pyroaring import BitMap
+    >>> blob = encode_index_file([BitMap([2, 3])])
+    >>> decode_vector(blob, 1, "index-x", length=24, cardinality=3)
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SpecViolationError: index-x: deletion vector at offset 1 holds 2 positions, the index \
+manifest says 3
+    """
     if not data or data[0] != VERSION:
         got = data[0] if data else None
         raise SpecViolationError(f"{where}: deletion-vector file version {got!r}, expected {VERSION}")
-    if offset + 8 > len(data):
-        raise SpecViolationError(f"{where}: deletion vector at offset {offset} is past the end")
+    if offset < 1 or offset + 8 > len(data):
+        raise SpecViolationError(f"{where}: deletion vector at offset {offset} is outside the file")
     (size,) = struct.unpack_from(">i", data, offset)
     body = data[offset + 4 : offset + 4 + size]
-    if len(body) != size or offset + 8 + size > len(data):
+    if size < 4 or len(body) != size or offset + 8 + size > len(data):
         raise SpecViolationError(f"{where}: deletion vector at offset {offset} is truncated")
     (crc,) = struct.unpack_from(">I", data, offset + 4 + size)
     if zlib.crc32(body) != crc:
         raise SpecViolationError(
             f"{where}: deletion vector at offset {offset} fails its CRC32 check (corrupt file)"
         )
-    if struct.unpack_from(">i", body, 0)[0] == MAGIC_32:
-        return BitMap.deserialize(body[4:])
-    if struct.unpack_from("<i", body, 0)[0] == MAGIC_64:
-        return BitMap64.deserialize(body[4:])
+    bitmap = _bitmap(body, where, offset)
+    expected_length = size if isinstance(bitmap, BitMap) else size + 8
+    if length is not None and length != expected_length:
+        raise SpecViolationError(
+            f"{where}: deletion vector at offset {offset} is {expected_length} bytes, the index manifest says {length}"
+        )
+    if cardinality is not None and len(bitmap) != cardinality:
+        raise SpecViolationError(
+            f"{where}: deletion vector at offset {offset} holds {len(bitmap)} positions, the index manifest "
+            f"says {cardinality}"
+        )
+    return bitmap
+
+
+def _bitmap(body: bytes, where: str, offset: int) -> BitMap | BitMap64:
+    try:
+        if struct.unpack_from(">i", body, 0)[0] == MAGIC_32:
+            return BitMap.deserialize(body[4:])
+        if struct.unpack_from("<i", body, 0)[0] == MAGIC_64:
+            return BitMap64.deserialize(body[4:])
+    except (ValueError, OverflowError, MemoryError) as err:
+        raise SpecViolationError(f"{where}: deletion vector at offset {offset} does not decode: {err}") from err
     raise SpecViolationError(f"{where}: unknown deletion-vector magic at offset {offset}")
 
 

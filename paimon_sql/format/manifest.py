@@ -157,8 +157,74 @@ def _opt_tuple(value: Sequence[Any] | None) -> tuple[Any, ...] | None:
     return None if value is None else tuple(value)
 
 
+# Field checks (§4): (key, accepted exact types, nullable). Avro gives each field its schema's type, but the
+# schema is the file's own, so a damaged or foreign file can carry anything: checked per record.
+_Spec = tuple[tuple[str, tuple[type, ...], bool], ...]
+_INT, _STR, _BYTES = (int,), (str,), (bytes,)
+_STATS_SPEC: _Spec = (("_MIN_VALUES", _BYTES, False), ("_MAX_VALUES", _BYTES, False), ("_NULL_COUNTS", (list,), True))
+_LIST_SPEC: _Spec = (
+    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_NUM_ADDED_FILES", _INT, False),
+    ("_NUM_DELETED_FILES", _INT, False), ("_PARTITION_STATS", (dict,), False), ("_SCHEMA_ID", _INT, False),
+    ("_MIN_BUCKET", _INT, True), ("_MAX_BUCKET", _INT, True), ("_MIN_LEVEL", _INT, True),
+    ("_MAX_LEVEL", _INT, True), ("_MIN_ROW_ID", _INT, True), ("_MAX_ROW_ID", _INT, True),
+)
+_ENTRY_SPEC: _Spec = (
+    ("_KIND", _INT, False), ("_PARTITION", _BYTES, False), ("_BUCKET", _INT, False),
+    ("_TOTAL_BUCKETS", _INT, False), ("_FILE", (dict,), False),
+)
+_FILE_SPEC: _Spec = (
+    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_ROW_COUNT", _INT, False),
+    ("_MIN_KEY", _BYTES, False), ("_MAX_KEY", _BYTES, False), ("_KEY_STATS", (dict,), False),
+    ("_VALUE_STATS", (dict,), False), ("_MIN_SEQUENCE_NUMBER", _INT, False),
+    ("_MAX_SEQUENCE_NUMBER", _INT, False), ("_SCHEMA_ID", _INT, False), ("_LEVEL", _INT, False),
+    ("_EXTRA_FILES", (list,), False), ("_CREATION_TIME", (int, datetime.datetime), True),
+    ("_DELETE_ROW_COUNT", _INT, True), ("_EMBEDDED_FILE_INDEX", _BYTES, True), ("_FILE_SOURCE", _INT, True),
+    ("_VALUE_STATS_COLS", (list,), True), ("_EXTERNAL_PATH", _STR, True), ("_FIRST_ROW_ID", _INT, True),
+    ("_WRITE_COLS", (list,), True),
+)
+_INDEX_SPEC: _Spec = (
+    ("_KIND", _INT, False), ("_PARTITION", _BYTES, False), ("_BUCKET", _INT, False), ("_INDEX_TYPE", _STR, False),
+    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_ROW_COUNT", _INT, False),
+    ("_DELETIONS_VECTORS_RANGES", (list,), True), ("_EXTERNAL_PATH", _STR, True),
+)
+_DV_SPEC: _Spec = (("f0", _STR, False), ("f1", _INT, False), ("f2", _INT, False), ("_CARDINALITY", _INT, True))
+#: Index types this reader knows; others are only allowed as 2.0 global indexes (``_GLOBAL_INDEX`` set).
+INDEX_TYPES = frozenset({"HASH", "DELETION_VECTORS"})
+
+
+def _check(rec: Any, spec: _Spec, what: str) -> None:
+    if not isinstance(rec, Mapping):
+        raise SpecViolationError(f"{what} is not a record: {rec!r}")
+    for key, types, nullable in spec:
+        value = rec.get(key)
+        if value is None:
+            if not nullable:
+                raise SpecViolationError(f"{what} lacks the field {key}")
+        elif type(value) not in types and (isinstance(value, bool) or not isinstance(value, types)):
+            raise SpecViolationError(f"{what} field {key} holds {type(value).__name__} {value!r:.40}")
+
+
+def _not_negative(rec: Mapping[str, Any], keys: Sequence[str], what: str) -> None:
+    for key in keys:
+        if rec[key] < 0:
+            raise SpecViolationError(f"{what} field {key} is negative ({rec[key]})")
+
+
+def _name(value: str, what: str) -> str:
+    if not value or "/" in value or "\\" in value or value in (".", ".."):
+        raise SpecViolationError(f"{what} names the file {value!r}: not a bare file name")
+    return value
+
+
+def _kind(value: int, what: str) -> FileKind:
+    if value not in (0, 1):
+        raise SpecViolationError(f"{what} has _KIND {value}: 0 (ADD) or 1 (DELETE) expected")
+    return FileKind(value)
+
+
 def stats_from_record(rec: Mapping[str, Any]) -> SimpleStats:
     """`SimpleStats` from its record."""
+    _check(rec, _STATS_SPEC, "stats")
     return SimpleStats(
         min_values=bytes(rec["_MIN_VALUES"]),
         max_values=bytes(rec["_MAX_VALUES"]),
@@ -173,38 +239,43 @@ def stats_to_record(stats: SimpleStats) -> dict[str, Any]:
 
 
 def _version(rec: Mapping[str, Any], expected: int, what: str) -> None:
-    version = rec.get("_VERSION")
-    if version != expected:
+    version = rec.get("_VERSION") if isinstance(rec, Mapping) else None
+    if version != expected or type(version) is not int:
         raise SpecViolationError(f"{what} record has _VERSION {version!r}, expected {expected}")
 
 
 def manifest_file_meta_from_record(rec: Mapping[str, Any]) -> ManifestFileMeta:
-    """A manifest-list entry from its record."""
-    try:
-        _version(rec, 2, "manifest list")
-        return ManifestFileMeta(
-            file_name=rec["_FILE_NAME"],
-            file_size=rec["_FILE_SIZE"],
-            num_added_files=rec["_NUM_ADDED_FILES"],
-            num_deleted_files=rec["_NUM_DELETED_FILES"],
-            partition_stats=stats_from_record(rec["_PARTITION_STATS"]),
-            schema_id=rec["_SCHEMA_ID"],
-            min_bucket=rec.get("_MIN_BUCKET"),
-            max_bucket=rec.get("_MAX_BUCKET"),
-            min_level=rec.get("_MIN_LEVEL"),
-            max_level=rec.get("_MAX_LEVEL"),
-            min_row_id=rec.get("_MIN_ROW_ID"),
-            max_row_id=rec.get("_MAX_ROW_ID"),
-        )
-    except (KeyError, TypeError) as err:
-        raise SpecViolationError(f"malformed manifest list record: missing {err}") from err
+    """A manifest-list entry from its record, every field checked (§4.2)."""
+    _version(rec, 2, "manifest list")
+    _check(rec, _LIST_SPEC, "manifest list record")
+    _not_negative(rec, ("_FILE_SIZE", "_NUM_ADDED_FILES", "_NUM_DELETED_FILES", "_SCHEMA_ID"), "manifest list")
+    return ManifestFileMeta(
+        file_name=_name(rec["_FILE_NAME"], "manifest list record"),
+        file_size=rec["_FILE_SIZE"],
+        num_added_files=rec["_NUM_ADDED_FILES"],
+        num_deleted_files=rec["_NUM_DELETED_FILES"],
+        partition_stats=stats_from_record(rec["_PARTITION_STATS"]),
+        schema_id=rec["_SCHEMA_ID"],
+        min_bucket=rec.get("_MIN_BUCKET"),
+        max_bucket=rec.get("_MAX_BUCKET"),
+        min_level=rec.get("_MIN_LEVEL"),
+        max_level=rec.get("_MAX_LEVEL"),
+        min_row_id=rec.get("_MIN_ROW_ID"),
+        max_row_id=rec.get("_MAX_ROW_ID"),
+    )
 
 
 def data_file_from_record(rec: Mapping[str, Any]) -> DataFileMeta:
-    """A `DataFileMeta` from its record."""
+    """A `DataFileMeta` from its record, every field checked (§4.3)."""
+    _check(rec, _FILE_SPEC, "manifest record _FILE")
+    _not_negative(rec, ("_FILE_SIZE", "_ROW_COUNT", "_SCHEMA_ID", "_LEVEL"), "manifest record _FILE")
     source = rec.get("_FILE_SOURCE")
+    if source not in (None, 0, 1):
+        raise SpecViolationError(f"manifest record has _FILE_SOURCE {source}: 0 or 1 expected")
+    if any(type(n) is not str for n in rec["_EXTRA_FILES"]):
+        raise SpecViolationError("manifest record _EXTRA_FILES must be file names")
     return DataFileMeta(
-        file_name=rec["_FILE_NAME"],
+        file_name=_name(rec["_FILE_NAME"], "manifest record"),
         file_size=rec["_FILE_SIZE"],
         row_count=rec["_ROW_COUNT"],
         min_key=bytes(rec["_MIN_KEY"]),
@@ -228,52 +299,70 @@ def data_file_from_record(rec: Mapping[str, Any]) -> DataFileMeta:
 
 
 def manifest_entry_from_record(rec: Mapping[str, Any]) -> ManifestEntry:
-    """A `ManifestEntry` from its record."""
-    try:
-        _version(rec, 2, "manifest")
-        return ManifestEntry(
-            kind=FileKind(rec["_KIND"]),
-            partition=bytes(rec["_PARTITION"]),
-            bucket=rec["_BUCKET"],
-            total_buckets=rec["_TOTAL_BUCKETS"],
-            file=data_file_from_record(rec["_FILE"]),
+    """A `ManifestEntry` from its record, every field checked (§4.3)."""
+    _version(rec, 2, "manifest")
+    _check(rec, _ENTRY_SPEC, "manifest record")
+    return ManifestEntry(
+        kind=_kind(rec["_KIND"], "manifest record"),
+        partition=bytes(rec["_PARTITION"]),
+        bucket=rec["_BUCKET"],
+        total_buckets=rec["_TOTAL_BUCKETS"],
+        file=data_file_from_record(rec["_FILE"]),
+    )
+
+
+def _dv_ranges(ranges: list[Any] | None, row_count: int) -> tuple[DeletionVectorMeta, ...] | None:
+    if ranges is None:
+        return None
+    out = []
+    for r in ranges:
+        if r is None:
+            continue
+        _check(r, _DV_SPEC, "deletion-vector range")
+        _not_negative(r, ("f1", "f2"), "deletion-vector range")
+        cardinality = r.get("_CARDINALITY")
+        if cardinality is not None and cardinality < 0:
+            raise SpecViolationError(f"deletion vector of {r['f0']} has cardinality {cardinality}")
+        out.append(DeletionVectorMeta(data_file_name=r["f0"], offset=r["f1"], length=r["f2"], cardinality=cardinality))
+    if len(out) != row_count or len({dv.data_file_name for dv in out}) != len(out):
+        raise SpecViolationError(
+            f"index record lists {len(out)} deletion vectors ({len({dv.data_file_name for dv in out})} files), "
+            f"its _ROW_COUNT says {row_count}"
         )
-    except (KeyError, TypeError, ValueError) as err:
-        raise SpecViolationError(f"malformed manifest record: {err!r}") from err
+    return tuple(out)
 
 
 def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEntry:
-    """An `IndexManifestEntry` from its record."""
-    try:
-        _version(rec, 1, "index manifest")
-        ranges = rec.get("_DELETIONS_VECTORS_RANGES")
-        dv = None
-        if ranges is not None:
-            dv = tuple(
-                DeletionVectorMeta(
-                    data_file_name=r["f0"],
-                    offset=r["f1"],
-                    length=r["f2"],
-                    cardinality=r.get("_CARDINALITY"),
-                )
-                for r in ranges
-                if r is not None
-            )
-        return IndexManifestEntry(
-            kind=FileKind(rec["_KIND"]),
-            partition=bytes(rec["_PARTITION"]),
-            bucket=rec["_BUCKET"],
-            index_file=IndexFileMeta(
-                index_type=rec["_INDEX_TYPE"],
-                file_name=rec["_FILE_NAME"],
-                file_size=rec["_FILE_SIZE"],
-                row_count=rec["_ROW_COUNT"],
-                dv_ranges=dv,
-                external_path=rec.get("_EXTERNAL_PATH"),
-            ),
-        )
-    except (KeyError, TypeError, ValueError) as err:
-        raise SpecViolationError(f"malformed index manifest record: {err!r}") from err
+    """An `IndexManifestEntry` from its record, every field checked (§4.4).
+
+    A deletion-vector entry must list as many vectors as its ``_ROW_COUNT``; an index type other than
+    HASH and DELETION_VECTORS is only valid as a global index.
+    """
+    _version(rec, 1, "index manifest")
+    _check(rec, _INDEX_SPEC, "index manifest record")
+    _not_negative(rec, ("_FILE_SIZE", "_ROW_COUNT"), "index manifest record")
+    index_type = rec["_INDEX_TYPE"]
+    if index_type not in INDEX_TYPES and rec.get("_GLOBAL_INDEX") is None:
+        raise SpecViolationError(f"index manifest record has the unknown _INDEX_TYPE {index_type!r}")
+    ranges = rec.get("_DELETIONS_VECTORS_RANGES")
+    if index_type != "DELETION_VECTORS" and ranges is not None:
+        raise SpecViolationError(f"index manifest record of type {index_type} has _DELETIONS_VECTORS_RANGES")
+    if index_type == "DELETION_VECTORS" and ranges is None:
+        raise SpecViolationError("index manifest record of type DELETION_VECTORS has no _DELETIONS_VECTORS_RANGES")
+    dv = _dv_ranges(ranges, rec["_ROW_COUNT"]) if index_type == "DELETION_VECTORS" else None
+    return IndexManifestEntry(
+        kind=_kind(rec["_KIND"], "index manifest record"),
+        partition=bytes(rec["_PARTITION"]),
+        bucket=rec["_BUCKET"],
+        index_file=IndexFileMeta(
+            index_type=index_type,
+            file_name=_name(rec["_FILE_NAME"], "index manifest record"),
+            file_size=rec["_FILE_SIZE"],
+            row_count=rec["_ROW_COUNT"],
+            dv_ranges=dv,
+            external_path=rec.get("_EXTERNAL_PATH"),
+        ),
+    )
 
 
 # --- encoding (inverse of the decoders above) --------------------------------------------------

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paimon_sql.errors import SpecViolationError
+from paimon_sql.format import _checks
 
 
 class CommitKind(enum.Enum):
@@ -95,38 +96,95 @@ _KEYS = (
 _ALWAYS = frozenset({"baseManifestList", "deltaManifestList", "commitUser", "changelogManifestList"})
 
 
+_TAG_KEYS = ("tagCreateTime", "tagTimeRetained")
+_KNOWN = frozenset([key for key, _ in _KEYS] + list(_TAG_KEYS))
+_NAMES = ("baseManifestList", "deltaManifestList", "changelogManifestList", "indexManifest", "statistics")
+_SIZES = ("baseManifestListSize", "deltaManifestListSize", "changelogManifestListSize")
+_TEXTS = ("commitUser", "uuid", "writerVersion", "operation")
+_LONGS = ("commitIdentifier", "timeMillis", "totalRecordCount", "deltaRecordCount", "changelogRecordCount",
+          "watermark", "nextRowId")
+_REQUIRED = ("id", "schemaId", "baseManifestList", "deltaManifestList", "commitUser", "commitIdentifier",
+             "commitKind", "timeMillis")
+
+
 def _tag_time(value: Any) -> datetime.datetime | None:
     if value is None:
         return None
     if isinstance(value, list):
-        parts = [int(v) for v in value] + [0] * (7 - len(value))
-        y, mo, d, h, mi, s, nanos = parts[:7]
+        if not 3 <= len(value) <= 7 or any(type(v) is not int for v in value):
+            raise SpecViolationError(f"tagCreateTime must be [year, month, day, ...], not {value!r}")
+        y, mo, d, h, mi, s, nanos = [*value, 0, 0, 0, 0][:7]
         return datetime.datetime(y, mo, d, h, mi, s, nanos // 1000)
-    return datetime.datetime.fromisoformat(str(value))
+    return datetime.datetime.fromisoformat(_checks.want_str(value, "tagCreateTime"))
+
+
+def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The snapshot's values by attribute, each checked for its JSON type (§3)."""
+    missing = [key for key in _REQUIRED if data.get(key) is None]
+    if missing:
+        raise SpecViolationError(f"snapshot JSON lacks {', '.join(missing)}")
+    _checks.check_keys(data, _KNOWN, "snapshot JSON")
+    attrs = dict(_KEYS)
+    values: dict[str, Any] = {
+        "id": _checks.want_int(data["id"], "id", minimum=1),
+        "schema_id": _checks.want_int(data["schemaId"], "schemaId", minimum=0),
+    }
+    version = _checks.opt_int(data.get("version"), "version", minimum=1)
+    if version is not None:
+        values["version"] = version
+    for key in _NAMES:
+        values[attrs[key]] = _checks.opt_name(data.get(key), key)
+    for key in _SIZES:
+        values[attrs[key]] = _checks.opt_int(data.get(key), key, minimum=0)
+    for key in _TEXTS:
+        values[attrs[key]] = _checks.opt_str(data.get(key), key)
+    for key in _LONGS:
+        values[attrs[key]] = _checks.opt_int(data.get(key), key)
+    properties = data.get("properties")
+    values["properties"] = None if properties is None else _checks.want_str_map(properties, "properties")
+    offsets = data.get("logOffsets")
+    if offsets is not None and (
+        not isinstance(offsets, dict) or not all(type(v) is int for v in offsets.values())
+    ):
+        raise SpecViolationError(f"logOffsets must be an object of integers, not {offsets!r}")
+    values["log_offsets"] = offsets
+    kind = _checks.want_str(data["commitKind"], "commitKind")
+    try:
+        values["commit_kind"] = CommitKind(kind)
+    except ValueError as err:
+        known = ", ".join(k.value for k in CommitKind)
+        raise SpecViolationError(f"commitKind {kind!r} is not one of {known}") from err
+    return values
 
 
 def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
-    """A `Snapshot` from parsed JSON; unknown keys are ignored as Java does."""
+    """A `Snapshot` from parsed JSON, every value checked for its type; unknown keys are ignored as Java
+    does (except a known key with one damaged character, which would silently drop its value)."""
+    values = _checked(data)
+    retained = data.get("tagTimeRetained")
+    if retained is not None and (type(retained) not in (int, float) or not 0 <= retained < 2**53):
+        raise SpecViolationError(f"tagTimeRetained must be a number of seconds, not {retained!r}")
     try:
-        values = {attr: data.get(key) for key, attr in _KEYS if data.get(key) is not None}
-        values["commit_kind"] = CommitKind(data["commitKind"])
-        retained = data.get("tagTimeRetained")
-        return Snapshot(
-            **values,
-            tag_create_time=_tag_time(data.get("tagCreateTime")),
-            tag_time_retained_seconds=None if retained is None else float(retained),
-        )
-    except (KeyError, TypeError, ValueError) as err:
-        raise SpecViolationError(f"malformed snapshot JSON: {err!r}") from err
+        created = _tag_time(data.get("tagCreateTime"))
+    except (ValueError, OverflowError) as err:
+        raise SpecViolationError(f"tagCreateTime is not a date-time: {err}") from err
+    return Snapshot(
+        **{k: v for k, v in values.items() if v is not None},
+        tag_create_time=created,
+        tag_time_retained_seconds=None if retained is None else float(retained),
+    )
 
 
 def snapshot_from_json(text: str | bytes) -> Snapshot:
-    """A `Snapshot` from the text of a snapshot or tag file."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SpecViolationError(f"snapshot file is not JSON: {err}") from err
-    return snapshot_from_dict(data)
+    """A `Snapshot` from the text of a snapshot or tag file.
+
+    >>> snapshot_from_json(b'{"id": "2"}')
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SpecViolationError: snapshot JSON lacks schemaId, baseManifestList, deltaManifestList, \
+commitUser, commitIdentifier, commitKind, timeMillis
+    """
+    return snapshot_from_dict(_checks.json_object(text, "snapshot file"))
 
 
 def snapshot_to_dict(snapshot: Snapshot) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import fastavro
 
-from paimon_sql.errors import SpecViolationError
+from paimon_sql.errors import CorruptFileError
 
 if TYPE_CHECKING:
     from paimon_sql.io.fileio import FileIO
@@ -41,10 +41,8 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
 
             return _arrow_records(pq.read_table(io.BytesIO(data)))
     except Exception as err:  # noqa: BLE001 - any decoder failure is a corrupt file
-        raise SpecViolationError(f"corrupt metadata file {where}: {err}") from err
-    raise SpecViolationError(
-        f"corrupt metadata file {where}: not Avro, ORC or Parquet (starts with {magic!r})"
-    )
+        raise CorruptFileError(where, f"the metadata file does not decode ({type(err).__name__}: {err})") from err
+    raise CorruptFileError(where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})")
 
 
 def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:

@@ -18,13 +18,15 @@ from __future__ import annotations
 import enum
 import struct
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import Table, names
+from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SpecViolationError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
+from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.manifest import (
     DataFileMeta,
     DeletionVectorMeta,
@@ -38,6 +40,9 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
 from paimon_sql.types import DataType
+
+if TYPE_CHECKING:
+    from pyroaring import BitMap, BitMap64
 
 POSTPONE_BUCKET = -2
 TARGET_SPLIT_BYTES = 128 * 1024 * 1024
@@ -58,6 +63,33 @@ class DvRef:
     index_file: str
     index_path: str
     meta: DeletionVectorMeta
+    index_file_size: int | None = None  # as the index manifest records it (checked when read)
+    index_manifest: str = "the index manifest"  # the path of the index manifest naming it, for errors
+
+
+def read_vector(table: Table, ref: DvRef, blobs: dict[str, bytes]) -> BitMap | BitMap64:
+    """The deletion vector `ref` points at, checked against what the index manifest records (§8: the file's
+    size, the vector's length and cardinality); `blobs` caches the index files read so far."""
+    data = blobs.get(ref.index_path)
+    if data is None:
+        try:
+            data = table.fileio.read_bytes(ref.index_path)
+        except DataFileNotFoundError as err:
+            raise DataFileNotFoundError(
+                f"deletion-vector index file {ref.index_path} does not exist; {ref.index_manifest} names it"
+            ) from err
+        if ref.index_file_size is not None and len(data) != ref.index_file_size:
+            raise CorruptFileError(
+                ref.index_path, f"it has {len(data)} bytes, {ref.index_manifest} says {ref.index_file_size}"
+            )
+        blobs[ref.index_path] = data
+    try:
+        return decode_vector(
+            data, ref.meta.offset, ref.index_path, length=ref.meta.length, cardinality=ref.meta.cardinality
+        )
+    except SpecViolationError as err:
+        problem = str(err).removeprefix(ref.index_path + ": ")
+        raise CorruptFileError(ref.index_path, f"{problem} (as listed by {ref.index_manifest})") from err
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,11 +238,35 @@ class _Planner:
                 self.stats.manifests_pruned += 1
                 continue
             for entry in self.table.manifest(meta.file_name):
-                if entry.kind is FileKind.ADD:
-                    live[entry.identifier] = entry
+                ident = entry.identifier
+                if entry.kind is FileKind.DELETE:
+                    live.pop(ident, None)
+                elif ident in live:  # Java refuses this too ("already added"): damage, not a table state
+                    raise CorruptFileError(
+                        self.table.sub("manifest", meta.file_name),
+                        f"it adds the data file {entry.file.file_name}, which is already live "
+                        f"(manifest listed by {self.table.referrer(meta.file_name)})",
+                    )
                 else:
-                    live.pop(entry.identifier, None)
+                    live[ident] = entry
+        if self.stats.manifests_pruned == 0:
+            self.check_total(live.values())
         return list(live.values())
+
+    def check_total(self, live: Iterable[ManifestEntry]) -> None:
+        """§3: a snapshot's ``totalRecordCount`` is the row count of its live files. A manifest list or manifest
+        that lost (or gained) entries and still decodes shows here, not as silently missing rows."""
+        snap = self.snapshot
+        if snap is None or snap.total_record_count is None:
+            return
+        total = sum(e.file.row_count for e in live)
+        if total != snap.total_record_count:
+            source = self.table.referrer(snap.base_manifest_list) or self.table.meta("snapshot", f"snapshot-{snap.id}")
+            raise CorruptFileError(
+                source,
+                f"totalRecordCount is {snap.total_record_count}, but its manifest lists {snap.base_manifest_list} "
+                f"and {snap.delta_manifest_list} hold {total} records",
+            )
 
     def bucket_filter(self) -> Callable[[ManifestEntry], bool] | None:
         keys = self.schema.bucket_keys
@@ -293,6 +349,8 @@ class _Planner:
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
         dvs = self.deletion_vectors() if groups else {}
+        if dvs:
+            self.check_vectors(entries, dvs, groups)
         splits: list[Split] = []
         for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             self.stats.partitions.add(part)
@@ -312,6 +370,7 @@ class _Planner:
         out: dict[tuple[bytes, int], dict[str, DvRef]] = defaultdict(dict)
         if self.snapshot is None or self.snapshot.index_manifest is None:
             return out
+        manifest = self.table.sub("manifest", self.snapshot.index_manifest)
         for entry in self.table.index_manifest(self.snapshot.index_manifest):
             meta = entry.index_file
             if entry.kind is not FileKind.ADD or meta.index_type != "DELETION_VECTORS":
@@ -324,9 +383,37 @@ class _Planner:
                 else self.index_path(entry.partition, entry.bucket, name)
             )
             for dv in meta.dv_ranges or ():
-                ref = DvRef(index_file=meta.file_name, index_path=path, meta=dv)
+                ref = DvRef(
+                    index_file=meta.file_name,
+                    index_path=path,
+                    meta=dv,
+                    index_file_size=meta.file_size,
+                    index_manifest=manifest,
+                )
                 out[(entry.partition, entry.bucket)][dv.data_file_name] = ref
         return out
+
+    def check_vectors(
+        self,
+        entries: Sequence[ManifestEntry],
+        dvs: Mapping[tuple[bytes, int], Mapping[str, DvRef]],
+        groups: Mapping[tuple[bytes, int], Sequence[DataFileMeta]],
+    ) -> None:
+        """Every deletion vector of a bucket being read belongs to a live data file of that bucket (§8: Java
+        drops the vectors of files compaction removes). One that does not means the snapshot and its index
+        manifest disagree: vectors would be silently lost."""
+        live: dict[tuple[bytes, int], set[str]] = defaultdict(set)
+        for e in entries:
+            live[(e.partition, e.bucket)].add(e.file.file_name)
+        for key in groups:
+            stale = [name for name in dvs.get(key, ()) if name not in live[key]]
+            if stale:
+                assert self.snapshot is not None and self.snapshot.index_manifest is not None
+                raise CorruptFileError(
+                    self.table.sub("manifest", self.snapshot.index_manifest),
+                    f"it holds the deletion vector of {stale[0]} (bucket {key[1]}), which snapshot "
+                    f"{self.snapshot.id} (snapshot-{self.snapshot.id}) does not list as a live data file",
+                )
 
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
         if self.options.flag("index-file-in-data-file-dir"):

@@ -38,12 +38,13 @@ import pyarrow.parquet as pq
 from pyroaring import BitMap
 
 from paimon_sql.errors import SpecViolationError
-from paimon_sql.format.deletion_vector import decode_vector, encode_vector
+from paimon_sql.format.deletion_vector import encode_vector
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
+from paimon_sql.io.arrays import arange
+from paimon_sql.plan.scan import read_vector
 from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
 from paimon_sql.write.compact import DV_INDEX, top_level
-from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage
@@ -223,9 +224,7 @@ def _old_vectors(planner: _Planner, unit: CompactUnit) -> dict[str, BitMap]:
     out: dict[str, BitMap] = {}
     blobs: dict[str, bytes] = {}
     for name, ref in planner.dvs.get((unit.partition, unit.bucket), {}).items():
-        if ref.index_path not in blobs:
-            blobs[ref.index_path] = planner.table.fileio.read_bytes(ref.index_path)
-        vector = decode_vector(blobs[ref.index_path], ref.meta.offset, ref.index_file)
+        vector = read_vector(planner.table, ref, blobs)
         out[name] = BitMap(vector)
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -19,9 +20,14 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import names
-from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
-from paimon_sql.format.deletion_vector import decode_vector
+from paimon_sql.errors import (
+    CorruptFileError,
+    DataFileNotFoundError,
+    PaimonSqlError,
+    SpecViolationError,
+)
 from paimon_sql.io.arrays import arange
+from paimon_sql.plan.scan import read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
@@ -59,11 +65,14 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     naming it and the snapshot that lists it, not a DuckDB I/O error."""
     path = data_file_path(plan, split, f)
     fileio = plan.table.fileio
-    if fileio.local and not fileio.exists(path):
-        raise DataFileNotFoundError(
-            f"data file not found: {path} (listed by snapshot "
-            f"{plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name})"
-        )
+    if fileio.local:
+        listed_by = f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
+        try:
+            size = os.stat(path).st_size
+        except OSError as err:
+            raise DataFileNotFoundError(f"data file not found: {path} (listed by {listed_by})") from err
+        if size != f.file_size:  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
+            raise CorruptFileError(path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}")
     return path
 
 
@@ -273,10 +282,7 @@ class SplitReader:
         `blobs` holds the index files read so far for this query."""
 
         def decode() -> pa.Array:
-            data = blobs.get(ref.index_path)
-            if data is None:
-                data = blobs[ref.index_path] = plan.table.fileio.read_bytes(ref.index_path)
-            bitmap = decode_vector(data, ref.meta.offset, ref.index_path)
+            bitmap = read_vector(plan.table, ref, blobs)
             return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
 
         return self._cached(("positions", ref.index_path, ref.meta.offset), decode)

@@ -147,7 +147,11 @@ class PaimonSource(ArrowScanSource):
     def __arrow_c_schema__(self) -> object:
         """Schema for DuckDB's binder."""
         self.refresh()
-        return self.declared_schema().__arrow_c_schema__()
+        try:
+            return self.declared_schema().__arrow_c_schema__()
+        except PaimonSqlError as err:  # e.g. damaged metadata: DuckDB wraps it, `Relation` re-raises it
+            self._record(err)
+            raise
 
     def accepts(self, predicate: Node) -> bool:
         """Accept what we can translate; the split SQL applies it exactly."""
@@ -171,6 +175,8 @@ class PaimonSource(ArrowScanSource):
             self._record(err)
             raise
         self.last_plan = plan
+        if self.log is not None:
+            self.log.reading(plan)
         request = ReadRequest(
             columns=tuple(names[i] for i in chosen), filters=tuple(preds), first_rows=self.first_rows
         )

@@ -12,12 +12,16 @@ from __future__ import annotations
 import functools
 import threading
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.sql._damage import data_file_error
 from paimon_sql.sql._errors import from_duckdb
+
+if TYPE_CHECKING:
+    from paimon_sql.plan.scan import ScanPlan
 
 
 class ErrorLog:
@@ -29,6 +33,7 @@ class ErrorLog:
     def __init__(self) -> None:
         """An empty log."""
         self._errors: deque[PaimonSqlError] = deque(maxlen=16)
+        self._plans: deque[ScanPlan] = deque(maxlen=8)  # the latest reads, to find a damaged data file
         self._lock = threading.Lock()
         self._names: dict[str, str] = {}
 
@@ -38,6 +43,11 @@ class ErrorLog:
             self._names[hidden] = shown
             while len(self._names) > self.NAMES_KEPT:
                 del self._names[next(iter(self._names))]
+
+    def reading(self, plan: ScanPlan) -> None:
+        """Remember a plan being read: a DuckDB error about an unnamed damaged file is traced to its files."""
+        with self._lock:
+            self._plans.append(plan)
 
     def record(self, error: PaimonSqlError) -> None:
         """Remember an error a stream raised."""
@@ -51,7 +61,8 @@ class ErrorLog:
             for candidate in reversed(self._errors):
                 if str(candidate) and str(candidate) in text:
                     return candidate
-        return None
+            plans = list(self._plans)
+        return data_file_error(error, plans)
 
     def translate(self, error: duckdb.Error) -> PaimonSqlError:
         """The paimon-sql error for a DuckDB error: the recorded original, else `ExecutionError`."""

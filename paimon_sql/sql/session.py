@@ -33,7 +33,8 @@ from paimon_sql._sqlnodes import (
     table_node,
 )
 from paimon_sql.catalog import Catalog, Identifier, Table
-from paimon_sql.errors import DatabaseNotFoundError, SqlError
+from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
+from paimon_sql.sql._damage import damaged_view
 from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
@@ -101,10 +102,23 @@ class Session:
         return table
 
     def refresh(self) -> None:
-        """Expose every table of the warehouse as a view (new tables, changed schemas)."""
+        """Expose every table of the warehouse as a view (new tables, changed schemas).
+
+        A table whose metadata is damaged does not stop the others: its view raises the error naming the
+        damaged file when it is read (`paimon_sql.sql._damage`), and `sql` reports it as the paimon-sql error.
+        """
         for database in self.catalog.databases():
             for name in self.catalog.tables(database):
-                self._ensure_view(Identifier(database, name))
+                ident = Identifier(database, name)
+                try:
+                    self._ensure_view(ident)
+                except PaimonSqlError as err:
+                    damaged_view(self.con, ident, err)
+                except duckdb.Error as err:  # the source's error, wrapped by DuckDB while binding
+                    original = self._log.original(err)
+                    if original is None:
+                        raise
+                    damaged_view(self.con, ident, original)
 
     def _arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
         key = (table.path, schema_id)
@@ -302,6 +316,7 @@ class Session:
             for name in registered:
                 self._log.name(name, table.name)
             self._last[table.name] = plan
+            self._log.reading(plan)
             node.replace(exp.Subquery(this=query, alias=alias))
             return
         hidden = f"__paimon_{next(_counter)}"

@@ -257,6 +257,7 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
         use_dictionary=True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table),
+        write_page_checksum=True,  # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
     )
     return out.getvalue().to_pybytes()
 
