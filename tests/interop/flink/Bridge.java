@@ -58,10 +58,11 @@ public final class Bridge {
         }
     }
 
-    /** Runs one statement, waits for its job (if any), returns {"columns", "types", "rows"}. */
+    /** Runs one statement (its job to the end), returns {"columns", "types", "rows"}. */
     public static String run(TableEnvironment env, String statement) throws Exception {
+        // No result.await(): DML waits itself (table.dml-sync), and a query's collect() blocks
+        // until rows come. await() polls isFirstRowReady() and was seen to hang after a job ended.
         TableResult result = env.executeSql(statement);
-        result.await();
         StringBuilder out = new StringBuilder("{\"columns\":[");
         List<String> names = result.getResolvedSchema().getColumnNames();
         for (int i = 0; i < names.size(); i++) {

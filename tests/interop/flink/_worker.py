@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
 
 _PROTOCOL = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -34,8 +35,12 @@ sys.stdout = sys.stderr
 def _java_error(err: BaseException) -> str:
     """The Java exception chain (class: message per cause) or the Python traceback."""
     java = getattr(err, "java_exception", None)
-    if java is None:
-        return "".join(traceback.format_exception(err))
+    if java is None:  # PyFlink turned the Py4JJavaError into its own exception: its text is Java's
+        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+        if not lines:
+            return "".join(traceback.format_exception(err))
+        causes = [ln for ln in lines if ln.startswith("Caused by:")]
+        return "\n".join([lines[0], *causes[:8]])
     lines = []
     while java is not None and len(lines) < 12:
         lines.append(f"{java.getClass().getName()}: {java.getMessage()}")
@@ -112,6 +117,7 @@ class Oracle:
         self.use(request["warehouse"])
         results = []
         for index, statement in enumerate(request["statements"]):
+            print(f"[worker] {time.strftime('%H:%M:%S')} {statement[:300]}", file=sys.stderr, flush=True)
             try:
                 results.append(self._run(statement))
             except Exception as err:  # noqa: BLE001 - reported to the harness, which raises
