@@ -8,6 +8,8 @@ versus a NULL ROW). Flink is the only source of truth; nothing here states an ex
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +24,29 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 # Tables paimon-sql does not read like Flink yet (issue 14). xfail is strict: a table that starts
 # passing fails the run until it is removed from here.
 KNOWN_FAILURES: dict[str, str] = {
+    "ltz9_parquet": "issue 14: TIMESTAMP_LTZ(9) is read as DuckDB TIMESTAMPTZ, microseconds: "
+    "'...00.123456789' reads '...00.123457', '1969-12-31 23:59:59.999999999' reads '1970-01-01'",
+    "ltz9_orc": "issue 14: TIMESTAMP_LTZ(9) is read as DuckDB TIMESTAMPTZ, microseconds",
+    "nullrow_parquet": "issue 14: a ROW whose fields are all NULL (and a ROW holding such a ROW) "
+    "is read from Parquet as a NULL ROW; Java returns ROW(NULL, NULL)",
+    "char_orc": "issue 14: Java 1.3 returns CHAR(n) from ORC without padding ('ab', ''); "
+    "paimon-sql pads ('ab   ', ' ')",
+    "time_orc": "issue 14: TIME in ORC (int milliseconds) fails: Unimplemented cast INTEGER -> TIME",
+    "partial_update_seq_groups": "issue 14: partial-update with sequence groups, a key with a single "
+    "record whose sequence fields are NULL: Java returns the record as written, paimon-sql nulls "
+    "the grouped fields",
+    "agg_collect_distinct": "issue 14: aggregation 'collect' with 'fields.cd.distinct' = 'true' is "
+    "not deduplicated (Java: [a, c, b]; paimon-sql: [a, b, a, b, c])",
+    "agg_nested_update": "issue 14: aggregate function 'nested_update' is refused "
+    "(UnsupportedFeatureError)",
 }
+
+# Flink's `scan.snapshot-id` hint reads an old snapshot in the table's *latest* schema (columns
+# renamed, added, dropped as now); paimon-sql's scan(snapshot=N), like Spark 0.9's VERSION AS OF,
+# reads it in the snapshot's own schema. Those reads are compared in
+# test_old_snapshot_in_latest_schema, which is a known failure: paimon-sql has no read of an old
+# snapshot in the latest schema yet.
+LATEST_SCHEMA_READS = "issue 14: Flink reads an old snapshot in the latest schema (scan.snapshot-id); paimon-sql has no such read, it uses the snapshot's schema"
 
 
 def _params() -> list[Any]:
@@ -69,13 +93,43 @@ def compare(session: paimon_sql.Session, ident: str, read: dict[str, Any]) -> st
     return None
 
 
+def _schema_id(warehouse: Path, table: str, snapshot: int | None) -> int:
+    folder = warehouse / "db.db" / table / "snapshot"
+    if snapshot is None:
+        snapshot = max(int(p.name.split("-")[1]) for p in folder.glob("snapshot-*"))
+    return json.loads((folder / f"snapshot-{snapshot}").read_text())["schemaId"]
+
+
+def _old_schema(warehouse: Path, table: str, read: dict[str, Any]) -> bool:
+    """A snapshot read of a snapshot written under an older schema than the latest."""
+    if read["snapshot"] is None:
+        return False
+    return _schema_id(warehouse, table, read["snapshot"]) != _schema_id(warehouse, table, None)
+
+
 @pytest.mark.parametrize("table", _params())
 def test_reads_like_flink(flink_corpus, ours, table):
     entry = flink_corpus.tables[table]
     ident = entry["identifier"]
-    failures = [f for read in entry["reads"] if (f := compare(ours, ident, read))]
+    reads = [r for r in entry["reads"] if not _old_schema(flink_corpus.warehouse, table, r)]
+    failures = [f for read in reads if (f := compare(ours, ident, read))]
     if failures:
         pytest.fail(f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False)
+
+
+def _evolved() -> list[str]:
+    return [t.name for t in TABLES if "schema-evolution" in t.features]
+
+
+@pytest.mark.xfail(reason=LATEST_SCHEMA_READS, strict=True, raises=pytest.fail.Exception)
+@pytest.mark.parametrize("table", _evolved())
+def test_old_snapshot_in_latest_schema(flink_corpus, ours, table):
+    entry = flink_corpus.tables[table]
+    reads = [r for r in entry["reads"] if _old_schema(flink_corpus.warehouse, table, r)]
+    assert reads, f"{table} has no snapshot under an older schema"
+    failures = [f for read in reads if (f := compare(ours, entry["identifier"], read))]
+    if failures:
+        pytest.fail("\n".join(failures), pytrace=False)
 
 
 def test_corpus_covers_time_travel(flink_corpus):
