@@ -41,9 +41,16 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.sql.relation import Relation
     from paimon_sql.sql.session import Session
+    from paimon_sql.types import DataType
 
 ADD, UPDATE_AFTER, DELETE = 0, 2, 3
 
+
+
+def _duck_type(t: DataType) -> exp.DataType:
+    """The DuckDB type of Paimon type `t` as a node, parsed in DuckDB's dialect: sqlglot's default
+    dialect does not know TIMESTAMP_NS (TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9), issue 14)."""
+    return exp.DataType.build(duckdb_type(t), dialect="duckdb")
 
 def count(session: Session, n: int) -> Relation:
     return session.relation(lambda con: con.from_arrow(pa.table({"count": pa.array([n], pa.int64())})))
@@ -70,7 +77,7 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     outputs = []
     for f in schema.fields:
         raw: exp.Expression = exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
-        outputs.append(exp.alias_(exp.cast(raw, duckdb_type(f.type)), f.name, quoted=True))
+        outputs.append(exp.alias_(exp.cast(raw, _duck_type(f.type)), f.name, quoted=True))
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
@@ -156,11 +163,59 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
         columns = [c.name for c in target.expressions]
     source = statement.expression
     session.rewrite_sources(source)
+    static = _static_partition(table, statement)
+    if static:
+        # Spark/Flink: PARTITION (k = v) fixes k; the query gives the other columns (or the listed ones)
+        targets = columns if columns is not None else [n for n in table.latest_schema.field_names if n not in static]
+        clash = sorted(set(targets) & set(static))
+        if clash:
+            raise SqlError(f"column(s) {clash} of table {table.name} are both in PARTITION (...) and in the column list")
+        _check_width(session, table, source, targets, static=list(static))
+        values = [exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True) for i, v in enumerate(static.values())]
+        source = exp.select(exp.Star(), *values).from_(exp.Subquery(this=source, alias=exp.TableAlias(this=exp.to_identifier("__paimon_q"))))
+        columns = [*targets, *static]
+    else:
+        _check_width(session, table, source, columns)
     typed = typed_select(table, source, columns)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
     return count(session, write_rows(session, table, typed, overwrite=overwrite))
+
+
+def _check_width(
+    session: Session, table: Table, source: exp.Expression, columns: list[str] | None, static: list[str] | None = None
+) -> None:
+    """The query must give exactly one value per target column: DuckDB would silently drop extra
+    ones (and an extra value once landed in the partition column of a static PARTITION insert)."""
+    targets = columns if columns is not None else list(table.latest_schema.field_names)
+    probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=exp.TableAlias(this=exp.to_identifier("__paimon_w")))).limit(0)
+    width = len(session.con.sql(probe.sql("duckdb")).columns)
+    if width != len(targets):
+        fixed = f" besides the static PARTITION column(s) {', '.join(static)}" if static else ""
+        raise SqlError(
+            f"INSERT into {table.name}: the query gives {width} column(s), the table takes "
+            f"{len(targets)} ({', '.join(targets)}){fixed}"
+        )
+
+
+def _static_partition(table: Table, statement: exp.Insert) -> dict[str, exp.Expression]:
+    """The ``PARTITION (k = v, ...)`` clause's static keys and their value expressions (in order).
+
+    A key listed without a value (``PARTITION (dt = 'a', hr)``) is dynamic: the query gives it.
+    """
+    partition = statement.find(exp.Partition)
+    if partition is None:
+        return {}
+    keys = set(table.latest_schema.partition_keys)
+    named = [e.this.name if isinstance(e, exp.EQ) else e.name for e in partition.expressions]
+    unknown = sorted(set(named) - keys)
+    if unknown:
+        raise SqlError(
+            f"PARTITION names non-partition column(s) {unknown} of table {table.name}; "
+            f"partition keys: {sorted(keys)}"
+        )
+    return {e.this.name: e.expression for e in partition.expressions if isinstance(e, exp.EQ)}
 
 
 def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
@@ -261,7 +316,7 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
         return count(session, _copy_on_write(session, table, where, sets))
     _row_level_supported(table, "UPDATE")
     outputs = [
-        exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type(f.type)), f.name, quoted=True)
+        exp.alias_(exp.cast(sets[f.name].copy(), _duck_type(f.type)), f.name, quoted=True)
         if f.name in sets
         else exp.column(f.name, quoted=True)
         for f in schema.fields
@@ -297,7 +352,7 @@ def _copy_on_write(session: Session, table: Table, where: exp.Where | None, sets
     else:
         outputs = [
             exp.alias_(
-                exp.If(this=exp.func("COALESCE", cond.copy(), exp.false()), true=exp.cast(sets[f.name].copy(), duckdb_type(f.type)), false=exp.column(f.name, quoted=True)),
+                exp.If(this=exp.func("COALESCE", cond.copy(), exp.false()), true=exp.cast(sets[f.name].copy(), _duck_type(f.type)), false=exp.column(f.name, quoted=True)),
                 f.name,
                 quoted=True,
             )

@@ -67,7 +67,10 @@ class Oracle:
         conf.setString("taskmanager.memory.managed.size", "64m")
         builder = jvm.org.apache.flink.runtime.minicluster.MiniClusterConfiguration.Builder()
         cluster_conf = (
-            builder.setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build()
+            builder.setConfiguration(conf)
+            .setNumTaskManagers(1)
+            .setNumSlotsPerTaskManager(4)
+            .build()
         )
         self.cluster = jvm.org.apache.flink.runtime.minicluster.MiniCluster(cluster_conf)
         self.cluster.start()
@@ -117,7 +120,11 @@ class Oracle:
         self.use(request["warehouse"])
         results = []
         for index, statement in enumerate(request["statements"]):
-            print(f"[worker] {time.strftime('%H:%M:%S')} {statement[:300]}", file=sys.stderr, flush=True)
+            print(
+                f"[worker] {time.strftime('%H:%M:%S')} {statement[:300]}",
+                file=sys.stderr,
+                flush=True,
+            )
             try:
                 results.append(self._run(statement))
             except Exception as err:  # noqa: BLE001 - reported to the harness, which raises

@@ -61,17 +61,64 @@ COMPACT = "CALL sys.compact(`table` => '{id}')"
 # --- types, per file format -------------------------------------------------------------------
 
 _SCALAR_TYPES = (
-    "INT", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(9, 2)",
-    "DECIMAL(38, 10)", "STRING", "VARCHAR(10)", "BYTES", "VARBINARY(8)", "DATE", "TIMESTAMP(0)",
-    "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(6)", "ARRAY<INT>",
-    "ARRAY<STRING>", "MAP<STRING, INT>", "MAP<INT, STRING>", "ROW<a INT, b STRING>",
+    "INT",
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL(9, 2)",
+    "DECIMAL(38, 10)",
+    "STRING",
+    "VARCHAR(10)",
+    "BYTES",
+    "VARBINARY(8)",
+    "DATE",
+    "TIMESTAMP(0)",
+    "TIMESTAMP(3)",
+    "TIMESTAMP(6)",
+    "TIMESTAMP_LTZ(3)",
+    "TIMESTAMP_LTZ(6)",
+    "ARRAY<INT>",
+    "ARRAY<STRING>",
+    "MAP<STRING, INT>",
+    "MAP<INT, STRING>",
+    "ROW<a INT, b STRING>",
     "ROW<x ROW<p DOUBLE, q ARRAY<DATE>>, y ARRAY<ROW<k STRING, v BIGINT>>>",
 )
 _SCALAR_NAMES = (
-    "id", "b", "ti", "si", "i", "bi", "f", "d", "dec_s", "dec_b", "s", "vc", "bin", "vb", "day",
-    "ts0", "ts3", "ts6", "ltz3", "ltz6", "arr", "arr_s", "m", "m_int", "r", "deep",
+    "id",
+    "b",
+    "ti",
+    "si",
+    "i",
+    "bi",
+    "f",
+    "d",
+    "dec_s",
+    "dec_b",
+    "s",
+    "vc",
+    "bin",
+    "vb",
+    "day",
+    "ts0",
+    "ts3",
+    "ts6",
+    "ltz3",
+    "ltz6",
+    "arr",
+    "arr_s",
+    "m",
+    "m_int",
+    "r",
+    "deep",
 )
-_SCALARS = "(" + ", ".join(f"`{n}` {t}" for n, t in zip(_SCALAR_NAMES, _SCALAR_TYPES, strict=True)) + ")"
+_SCALARS = (
+    "(" + ", ".join(f"`{n}` {t}" for n, t in zip(_SCALAR_NAMES, _SCALAR_TYPES, strict=True)) + ")"
+)
 _SCALAR_ROWS = (
     "INSERT INTO {t} VALUES "
     "(1, TRUE, CAST(127 AS TINYINT), CAST(32767 AS SMALLINT), 2147483647, 9223372036854775807, "
@@ -97,7 +144,9 @@ _SCALAR_ROWS = (
 
 # Flink's planner folds constants with BigDecimal: NaN and Infinity literals fail to plan
 # ("Infinite or NaN"), so the float extremes here are finite.
-def _typed(name: str, fmt: str, features: str, columns: str, *rows: str, extra: str = "") -> FlinkTable:
+def _typed(
+    name: str, fmt: str, features: str, columns: str, *rows: str, extra: str = ""
+) -> FlinkTable:
     options = f"'file.format' = '{fmt}'" + extra
     return _t(
         f"{name}_{fmt}",
@@ -414,7 +463,9 @@ def _reads(flink: harness.FlinkOracle, warehouse: Path, table: FlinkTable) -> di
     versions += [(f"tag {t!r}", None, t) for t in tags]
     for label, snapshot, tag in versions:
         columns, rows = flink.read(warehouse, table.name, snapshot=snapshot, tag=tag)
-        reads.append({"label": label, "snapshot": snapshot, "tag": tag, "columns": columns, "rows": rows})
+        reads.append(
+            {"label": label, "snapshot": snapshot, "tag": tag, "columns": columns, "rows": rows}
+        )
     return {"identifier": f"db.{table.name}", "features": list(table.features), "reads": reads}
 
 

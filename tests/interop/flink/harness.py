@@ -62,8 +62,12 @@ _ORACLE: FlinkOracle | None = None
 _LOCK = threading.Lock()
 
 
-class FlinkError(AssertionError):
-    """Flink refused or failed a statement; the message holds the Java exception chain."""
+class FlinkError(RuntimeError):
+    """Flink refused or failed a statement; the message holds the Java exception chain.
+
+    Not an AssertionError: a known failure of paimon-sql (a strict xfail) must never be
+    satisfied by Flink failing instead.
+    """
 
 
 # --- the virtualenv, the jars, the bridge -----------------------------------------------------
@@ -143,13 +147,23 @@ def flink_jars() -> list[Path]:
 def _fetch(artifact: str, jar: Path) -> None:
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise HarnessError(f"`mvn` is not on PATH: it is needed once to fetch {artifact} into {jar.parent}")
+        raise HarnessError(
+            f"`mvn` is not on PATH: it is needed once to fetch {artifact} into {jar.parent}"
+        )
     with open(jar.parent / ".fetch.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if zipfile.is_zipfile(jar):
             return
         with tempfile.TemporaryDirectory(dir=jar.parent) as tmp:
-            cmd = [mvn, "-B", "-q", "-U", "dependency:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={tmp}"]
+            cmd = [
+                mvn,
+                "-B",
+                "-q",
+                "-U",
+                "dependency:copy",
+                f"-Dartifact={artifact}",
+                f"-DoutputDirectory={tmp}",
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tmp)
             fetched = Path(tmp) / jar.name
             if proc.returncode != 0 or not zipfile.is_zipfile(fetched):
@@ -181,7 +195,9 @@ def bridge_jar(python: Path) -> Path:
         return out
     javac, jar_tool = shutil.which("javac"), shutil.which("jar")
     if javac is None or jar_tool is None:
-        raise HarnessError("the Flink oracle compiles a small Java class: `javac` and `jar` (a JDK) are needed")
+        raise HarnessError(
+            "the Flink oracle compiles a small Java class: `javac` and `jar` (a JDK) are needed"
+        )
     classpath = os.pathsep.join(str(p) for p in sorted(_flink_lib(python).glob("*.jar")))
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         proc = subprocess.run(
@@ -194,7 +210,10 @@ def bridge_jar(python: Path) -> Path:
             raise HarnessError(f"javac failed on {source}:\n{proc.stdout}\n{proc.stderr}")
         built = Path(tmp) / out.name
         proc = subprocess.run(
-            [jar_tool, "cf", str(built), "-C", tmp, "paimonsql"], capture_output=True, text=True, check=False
+            [jar_tool, "cf", str(built), "-C", tmp, "paimonsql"],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0:
             raise HarnessError(f"jar failed: {proc.stderr}")
@@ -211,7 +230,9 @@ class FlinkOracle:
     def __init__(self) -> None:
         """Start the worker (venv, jars and bridge are made first if needed)."""
         if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-            raise HarnessError("no JVM: the Flink oracle needs Java 11/17 (`java` on PATH or JAVA_HOME)")
+            raise HarnessError(
+                "no JVM: the Flink oracle needs Java 11/17 (`java` on PATH or JAVA_HOME)"
+            )
         python = flink_python()
         jars = [*flink_jars(), bridge_jar(python)]
         env = dict(os.environ)
@@ -220,7 +241,9 @@ class FlinkOracle:
         # One small JVM: the MiniCluster's jobs are tiny, and the machine has two cores.
         env["JVM_ARGS"] = "-Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Duser.timezone=UTC"
         env.pop("PYTHONPATH", None)
-        self._log = tempfile.NamedTemporaryFile(prefix="paimon-sql-flink-", suffix=".log", delete=False)  # noqa: SIM115
+        self._log = tempfile.NamedTemporaryFile(
+            prefix="paimon-sql-flink-", suffix=".log", delete=False
+        )  # noqa: SIM115
         self._proc = subprocess.Popen(
             [str(python), str(_HERE / "_worker.py")],
             stdin=subprocess.PIPE,
@@ -234,13 +257,17 @@ class FlinkOracle:
         ready = self._receive()
         if not ready.get("ok"):
             self.close()
-            raise HarnessError(f"the Flink worker did not start: {ready.get('error')}\nlog: {self._log.name}")
+            raise HarnessError(
+                f"the Flink worker did not start: {ready.get('error')}\nlog: {self._log.name}"
+            )
 
     def _receive(self) -> dict[str, Any]:
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()
         if not line:
-            raise HarnessError(f"the Flink worker died; its log: {self._log.name}\n{self.log_tail()}")
+            raise HarnessError(
+                f"the Flink worker died; its log: {self._log.name}\n{self.log_tail()}"
+            )
         return json.loads(line)
 
     def log_tail(self, chars: int = 4000) -> str:
@@ -261,7 +288,13 @@ class FlinkOracle:
         Returns one ``{"columns", "types", "rows"}`` per statement (rows in the Bridge's tagged
         JSON); raises `FlinkError` with Flink's message when a statement fails.
         """
-        answer = self.request({"op": "sql", "warehouse": str(Path(warehouse).resolve()), "statements": list(statements)})
+        answer = self.request(
+            {
+                "op": "sql",
+                "warehouse": str(Path(warehouse).resolve()),
+                "statements": list(statements),
+            }
+        )
         if not answer.get("ok"):
             index = answer.get("index")
             failed = statements[index] if isinstance(index, int) else "?"
@@ -272,7 +305,10 @@ class FlinkOracle:
         """One SELECT: its column names and rows as dicts of canonical values."""
         (result,) = self.run(warehouse, sql)
         columns = result["columns"]
-        rows = [dict(zip(columns, (canonical_flink(v) for v in row), strict=True)) for row in result["rows"]]
+        rows = [
+            dict(zip(columns, (canonical_flink(v) for v in row), strict=True))
+            for row in result["rows"]
+        ]
         return columns, rows
 
     def read(
@@ -389,7 +425,10 @@ def canonical_arrow(array: pa.Array) -> list[Any]:
         unit = _UNIT_NS[t.unit]
         ints = array.view(pa.int64() if t.bit_width == 64 else pa.int32()).to_pylist()
         fmt = _timestamp_text if pa.types.is_timestamp(t) else _time_text
-        return [["timestamp" if fmt is _timestamp_text else "time", fmt(v * unit)] if ok else None for v, ok in zip(ints, valid, strict=True)]
+        return [
+            ["timestamp" if fmt is _timestamp_text else "time", fmt(v * unit)] if ok else None
+            for v, ok in zip(ints, valid, strict=True)
+        ]
     if pa.types.is_struct(t):
         children = [canonical_arrow(_struct_child(array, i)) for i in range(t.num_fields)]
         return [["row", [c[i] for c in children]] if ok else None for i, ok in enumerate(valid)]
@@ -397,13 +436,18 @@ def canonical_arrow(array: pa.Array) -> list[Any]:
         offsets = array.offsets.to_pylist()
         keys, items = canonical_arrow(array.keys), canonical_arrow(array.items)
         return [
-            _sorted_map([[keys[j], items[j]] for j in range(offsets[i], offsets[i + 1])]) if ok else None
+            _sorted_map([[keys[j], items[j]] for j in range(offsets[i], offsets[i + 1])])
+            if ok
+            else None
             for i, ok in enumerate(valid)
         ]
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         offsets = array.offsets.to_pylist()
         values = canonical_arrow(array.values)
-        return [["array", values[offsets[i] : offsets[i + 1]]] if ok else None for i, ok in enumerate(valid)]
+        return [
+            ["array", values[offsets[i] : offsets[i + 1]]] if ok else None
+            for i, ok in enumerate(valid)
+        ]
     return [_scalar(v) for v in array.to_pylist()]
 
 
@@ -430,10 +474,14 @@ def arrow_rows(table: pa.Table) -> tuple[list[str], list[dict[str, Any]]]:
     """An Arrow table's column names and rows as dicts of canonical values."""
     columns = list(table.column_names)
     values = [canonical_arrow(table.column(i)) for i in range(table.num_columns)]
-    return columns, [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)] if values else []
+    return columns, [
+        dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)
+    ] if values else []
 
 
-def assert_same_rows(actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = "") -> None:
+def assert_same_rows(
+    actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = ""
+) -> None:
     """Fail, listing the differing rows, unless both hold the same canonical rows in any order."""
     got = Counter(json.dumps(r, sort_keys=True) for r in actual)
     want = Counter(json.dumps(r, sort_keys=True) for r in expected)
@@ -441,6 +489,10 @@ def assert_same_rows(actual: list[dict[str, Any]], expected: list[dict[str, Any]
         return
     missing, extra = list((want - got).elements()), list((got - want).elements())
     lines = [f"{context}: rows differ ({len(actual)} read, {len(expected)} expected)"]
-    lines += [f"  missing:    {r}" for r in missing[:10]] + ([f"  ... {len(missing) - 10} more"] if len(missing) > 10 else [])
-    lines += [f"  unexpected: {r}" for r in extra[:10]] + ([f"  ... {len(extra) - 10} more"] if len(extra) > 10 else [])
+    lines += [f"  missing:    {r}" for r in missing[:10]] + (
+        [f"  ... {len(missing) - 10} more"] if len(missing) > 10 else []
+    )
+    lines += [f"  unexpected: {r}" for r in extra[:10]] + (
+        [f"  ... {len(extra) - 10} more"] if len(extra) > 10 else []
+    )
     raise AssertionError("\n".join(lines))

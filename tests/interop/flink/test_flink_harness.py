@@ -18,10 +18,20 @@ def test_bridge_keeps_what_pyflink_would_lose(flink, tmp_path):
         "CAST('ab' AS CHAR(5)) AS c, ROW(CAST(NULL AS INT), CAST(NULL AS STRING)) AS nulls, "
         "CAST(NULL AS ROW<a INT>) AS null_row, TIME '12:34:56' AS t, "
         "MAP['b', 2, 'a', 1] AS m, ARRAY['double', '1.0'] AS looks_tagged, "
-        "CAST(0.1 AS FLOAT) AS f, CAST('1.50' AS DECIMAL(5, 2)) AS dec, X'00ff' AS bin",
+        "CAST(0.1 AS FLOAT) AS f, CAST('1.50' AS DECIMAL(5, 2)) AS dec_v, X'00ff' AS bin",
     )
     assert columns == [
-        "ts9", "ltz9", "c", "nulls", "null_row", "t", "m", "looks_tagged", "f", "dec", "bin"
+        "ts9",
+        "ltz9",
+        "c",
+        "nulls",
+        "null_row",
+        "t",
+        "m",
+        "looks_tagged",
+        "f",
+        "dec_v",
+        "bin",
     ]
     assert rows == [
         {
@@ -34,7 +44,7 @@ def test_bridge_keeps_what_pyflink_would_lose(flink, tmp_path):
             "m": ["map", [["a", 1], ["b", 2]]],
             "looks_tagged": ["array", ["double", "1.0"]],
             "f": ["double", repr(float.fromhex("0x1.99999ap-4"))],  # 0.1 as a float32
-            "dec": ["decimal", "1.5"],
+            "dec_v": ["decimal", "1.5"],
             "bin": ["binary", "00ff"],
         }
     ]

@@ -24,14 +24,8 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 # Tables paimon-sql does not read like Flink yet (issue 14). xfail is strict: a table that starts
 # passing fails the run until it is removed from here.
 KNOWN_FAILURES: dict[str, str] = {
-    "ltz9_parquet": "issue 14: TIMESTAMP_LTZ(9) is read as DuckDB TIMESTAMPTZ, microseconds: "
-    "'...00.123456789' reads '...00.123457', '1969-12-31 23:59:59.999999999' reads '1970-01-01'",
-    "ltz9_orc": "issue 14: TIMESTAMP_LTZ(9) is read as DuckDB TIMESTAMPTZ, microseconds",
     "nullrow_parquet": "issue 14: a ROW whose fields are all NULL (and a ROW holding such a ROW) "
     "is read from Parquet as a NULL ROW; Java returns ROW(NULL, NULL)",
-    "char_orc": "issue 14: Java 1.3 returns CHAR(n) from ORC without padding ('ab', ''); "
-    "paimon-sql pads ('ab   ', ' ')",
-    "time_orc": "issue 14: TIME in ORC (int milliseconds) fails: Unimplemented cast INTEGER -> TIME",
     "partial_update_seq_groups": "issue 14: partial-update with sequence groups, a key with a single "
     "record whose sequence fields are NULL: Java returns the record as written, paimon-sql nulls "
     "the grouped fields",
@@ -46,7 +40,10 @@ KNOWN_FAILURES: dict[str, str] = {
 # reads it in the snapshot's own schema. Those reads are compared in
 # test_old_snapshot_in_latest_schema, which is a known failure: paimon-sql has no read of an old
 # snapshot in the latest schema yet.
-LATEST_SCHEMA_READS = "issue 14: Flink reads an old snapshot in the latest schema (scan.snapshot-id); paimon-sql has no such read, it uses the snapshot's schema"
+LATEST_SCHEMA_READS = (
+    "issue 14: Flink reads an old snapshot in the latest schema (scan.snapshot-id); paimon-sql "
+    "has no such read, it uses the snapshot's schema"
+)
 
 
 def _params() -> list[Any]:
@@ -114,7 +111,9 @@ def test_reads_like_flink(flink_corpus, ours, table):
     reads = [r for r in entry["reads"] if not _old_schema(flink_corpus.warehouse, table, r)]
     failures = [f for read in reads if (f := compare(ours, ident, read))]
     if failures:
-        pytest.fail(f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False)
+        pytest.fail(
+            f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False
+        )
 
 
 def _evolved() -> list[str]:
