@@ -164,38 +164,92 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
     source = statement.expression
     session.rewrite_sources(source)
     static = _static_partition(table, statement)
+    check_static = False
     if static:
-        # Spark/Flink: PARTITION (k = v) fixes k; the query gives the other columns (or the listed ones)
-        targets = columns if columns is not None else [n for n in table.latest_schema.field_names if n not in static]
-        clash = sorted(set(targets) & set(static))
-        if clash:
-            raise SqlError(f"column(s) {clash} of table {table.name} are both in PARTITION (...) and in the column list")
-        _check_width(session, table, source, targets, static=list(static))
-        values = [exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True) for i, v in enumerate(static.values())]
-        source = exp.select(exp.Star(), *values).from_(exp.Subquery(this=source, alias=exp.TableAlias(this=exp.to_identifier("__paimon_q"))))
-        columns = [*targets, *static]
+        source, columns, check_static = _with_static(session, table, source, columns, static)
     else:
         _check_width(session, table, source, columns)
     typed = typed_select(table, source, columns)
+    if check_static:
+        _check_static_rows(session, table, typed, static)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
     return count(session, write_rows(session, table, typed, overwrite=overwrite))
 
 
-def _check_width(
-    session: Session, table: Table, source: exp.Expression, columns: list[str] | None, static: list[str] | None = None
-) -> None:
+def _width(session: Session, source: exp.Expression) -> int:
+    """How many columns the query gives (bound, not run)."""
+    alias = exp.TableAlias(this=exp.to_identifier("__paimon_w"))
+    probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=alias)).limit(0)
+    return len(session.con.sql(probe.sql("duckdb")).columns)
+
+
+def _check_width(session: Session, table: Table, source: exp.Expression, columns: list[str] | None) -> None:
     """The query must give exactly one value per target column: DuckDB would silently drop extra
     ones (and an extra value once landed in the partition column of a static PARTITION insert)."""
     targets = columns if columns is not None else list(table.latest_schema.field_names)
-    probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=exp.TableAlias(this=exp.to_identifier("__paimon_w")))).limit(0)
-    width = len(session.con.sql(probe.sql("duckdb")).columns)
+    width = _width(session, source)
     if width != len(targets):
-        fixed = f" besides the static PARTITION column(s) {', '.join(static)}" if static else ""
         raise SqlError(
             f"INSERT into {table.name}: the query gives {width} column(s), the table takes "
-            f"{len(targets)} ({', '.join(targets)}){fixed}"
+            f"{len(targets)} ({', '.join(targets)})"
+        )
+
+
+def _with_static(
+    session: Session,
+    table: Table,
+    source: exp.Expression,
+    columns: list[str] | None,
+    static: dict[str, exp.Expression],
+) -> tuple[exp.Expression, list[str] | None, bool]:
+    """The query and target columns of ``INSERT [OVERWRITE] t PARTITION (k = v) <query>``.
+
+    Spark's and Flink's form: the query gives every column but the static keys, which take the
+    PARTITION values. Also accepted: the query gives every column, the keys included; then each
+    row must lie in the named partition (the third value asks the caller to check that).
+    """
+    targets = columns if columns is not None else list(table.latest_schema.field_names)
+    rest = [n for n in targets if n not in static]
+    width = _width(session, source)
+    if width == len(targets) and set(static) <= set(targets):
+        return source, columns, True
+    if width != len(rest):
+        raise SqlError(
+            f"INSERT into {table.name} PARTITION ({', '.join(static)}): the query gives {width} "
+            f"column(s); it must give {len(rest)} ({', '.join(rest)}), the static PARTITION "
+            f"column(s) left out"
+        )
+    values = [exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True) for i, v in enumerate(static.values())]
+    query = exp.TableAlias(this=exp.to_identifier("__paimon_q"))
+    wrapped = exp.select(exp.Star(), *values).from_(exp.Subquery(this=source, alias=query))
+    return wrapped, [*rest, *static], False
+
+
+def _check_static_rows(session: Session, table: Table, typed: exp.Select, static: dict[str, exp.Expression]) -> None:
+    """Every row of a full-width query of ``INSERT ... PARTITION (k = v)`` must have k = v."""
+    schema = table.latest_schema
+    outside = exp.or_(
+        *[
+            exp.not_(
+                exp.NullSafeEQ(
+                    this=exp.column(k, quoted=True),
+                    expression=exp.cast(v.copy(), _duck_type(schema.field(k).type)),
+                )
+            )
+            for k, v in static.items()
+        ]
+    )
+    alias = exp.TableAlias(this=exp.to_identifier("__paimon_chk"))
+    probe = exp.select(exp.func("count", exp.Star())).from_(exp.Subquery(this=typed.copy(), alias=alias))
+    ((n,),) = session.con.sql(probe.where(outside).sql("duckdb")).fetchall()
+    if n:
+        spec = ", ".join(f"{k} = {v.sql('duckdb')}" for k, v in static.items())
+        raise SqlError(
+            f"INSERT into {table.name} PARTITION ({spec}): {n} row(s) of the query lie in another "
+            f"partition; leave the PARTITION column(s) out of the query (Spark's and Flink's form) "
+            f"or give only rows of that partition"
         )
 
 

@@ -14,7 +14,7 @@ Protocol: one JSON request per line on stdin, one JSON answer per line on the or
   database ``db``) and answers ``{"ok": true, "results": [{"columns", "types", "rows"}, ...]}``,
   values in the Bridge's lossless tagged JSON. The first failing statement stops the request:
   ``{"ok": false, "index": i, "error": "<Java exception chain>"}``.
-* ``{"op": "versions"}`` answers the Flink and Paimon versions.
+* ``{"op": "versions"}`` answers the Flink, Paimon (jar manifest) and Java versions.
 
 This file imports nothing from the repository.
 """
@@ -27,9 +27,6 @@ import sys
 import time
 import traceback
 
-_PROTOCOL = os.fdopen(os.dup(1), "w", encoding="utf-8")
-os.dup2(2, 1)  # anything else written to fd 1 (the JVM is a child and inherits it) goes to stderr
-sys.stdout = sys.stderr
 
 
 def _java_error(err: BaseException) -> str:
@@ -127,22 +124,21 @@ class Oracle:
             )
             try:
                 results.append(self._run(statement))
-            except Exception as err:  # noqa: BLE001 - reported to the harness, which raises
+            except Exception as err:
                 return {"ok": False, "index": index, "error": _java_error(err)}
         return {"ok": True, "results": results}
 
     def versions(self) -> dict:
-        jvm = self.env._j_tenv.getClass().getClassLoader()  # noqa: F841 - keeps the call shape
+        """Flink's version, the Paimon jar's (from its manifest) and Java's."""
         from pyflink.java_gateway import get_gateway
 
-        gw = get_gateway().jvm
+        jvm = get_gateway().jvm
+        paimon = jvm.org.apache.paimon.table.Table._java_lang_class.getPackage()
         return {
             "ok": True,
-            "flink": gw.org.apache.flink.runtime.util.EnvironmentInformation.getVersion(),
-            "paimon": gw.org.apache.paimon.utils.VersionInfo.getVersion()
-            if hasattr(gw.org.apache.paimon.utils, "VersionInfo")
-            else None,
-            "java": gw.System.getProperty("java.version"),
+            "flink": jvm.org.apache.flink.runtime.util.EnvironmentInformation.getVersion(),
+            "paimon": paimon.getImplementationVersion() if paimon is not None else None,
+            "java": jvm.System.getProperty("java.version"),
         }
 
 
@@ -156,13 +152,19 @@ def _configuration(values: dict[str, str]):
 
 
 def main() -> None:
+    # Answers go to the original stdout; anything else written to fd 1 (the JVM is a child and
+    # inherits it) goes to stderr. Done here, not at import: pytest's doctest collection imports
+    # this module.
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         oracle = Oracle()
         answer = {"ok": True, "ready": True}
-    except Exception as err:  # noqa: BLE001 - the harness shows it and fails the session
+    except Exception as err:
         oracle, answer = None, {"ok": False, "error": _java_error(err)}
-    _PROTOCOL.write(json.dumps(answer) + "\n")
-    _PROTOCOL.flush()
+    protocol.write(json.dumps(answer) + "\n")
+    protocol.flush()
     if oracle is None:
         return
     for line in sys.stdin:
@@ -177,10 +179,10 @@ def main() -> None:
                 answer = oracle.versions()
             else:
                 answer = {"ok": False, "error": f"unknown op {op!r}"}
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             answer = {"ok": False, "error": _java_error(err)}
-        _PROTOCOL.write(json.dumps(answer) + "\n")
-        _PROTOCOL.flush()
+        protocol.write(json.dumps(answer) + "\n")
+        protocol.flush()
 
 
 if __name__ == "__main__":

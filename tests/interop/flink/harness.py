@@ -241,9 +241,10 @@ class FlinkOracle:
         # One small JVM: the MiniCluster's jobs are tiny, and the machine has two cores.
         env["JVM_ARGS"] = "-Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Duser.timezone=UTC"
         env.pop("PYTHONPATH", None)
-        self._log = tempfile.NamedTemporaryFile(
+        # kept open for the worker's lifetime (its stderr), so no context manager
+        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix="paimon-sql-flink-", suffix=".log", delete=False
-        )  # noqa: SIM115
+        )
         self._proc = subprocess.Popen(
             [str(python), str(_HERE / "_worker.py")],
             stdin=subprocess.PIPE,
