@@ -28,7 +28,6 @@ import time
 import traceback
 
 
-
 def _java_error(err: BaseException) -> str:
     """The Java exception chain (class: message per cause) or the Python traceback."""
     java = getattr(err, "java_exception", None)

@@ -28,7 +28,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "is read from Parquet as a NULL ROW; Java 1.3 returns ROW(NULL, NULL). paimon-sql collapses "
     "them on purpose (read/build.py collapse_null_structs) because Paimon 0.9's reader did: the "
     "two oracles disagree, and which version to follow is to be decided",
-    "partial_update_seq_groups": "issue 14: partial-update with sequence groups, a key with a single "
+    "partial_update_seq_groups": "issue 14: partial-update with sequence groups, a key with a "
+    "single "
     "record whose sequence fields are NULL: Java returns the record as written, paimon-sql nulls "
     "the grouped fields",
     "agg_collect_distinct": "issue 14: aggregation 'collect' with 'fields.cd.distinct' = 'true' is "
@@ -66,7 +67,7 @@ def ours(flink_corpus):
 
 
 def read_ours(session: paimon_sql.Session, ident: str, snapshot: int | None, tag: str | None):
-    """paimon-sql's read of `ident` (latest through SQL, else `scan`): columns and canonical rows."""
+    """paimon-sql's read of `ident` (latest through SQL, else `scan`): columns, canonical rows."""
     if snapshot is None and tag is None:
         database, table = ident.split(".")
         query = exp.select("*").from_(exp.table_(table, db=database, quoted=True))
@@ -134,7 +135,7 @@ def test_old_snapshot_in_latest_schema(flink_corpus, ours, table):
 
 
 def test_corpus_covers_time_travel(flink_corpus):
-    """The corpus holds several snapshots per table and tags, so the comparison above is not thin."""
+    """The corpus holds several snapshots per table and tags: the comparison above is not thin."""
     reads = [r for e in flink_corpus.tables.values() for r in e["reads"]]
     assert sum(r["snapshot"] is not None for r in reads) >= 2 * len(flink_corpus.tables)
     assert sum(r["tag"] is not None for r in reads) >= 2

@@ -40,7 +40,7 @@ class Case:
     # where Flink failing on our files is the known failure
     raises: tuple[type[BaseException], ...] | None = None
     after: int | None = None  # rows after Flink's INSERT (default: one more)
-    # id -> the canonical row the statements spell (only where a reader could agree on a wrong value)
+    # id -> the canonical row the statements spell (where both readers could agree on a wrong one)
     meant: tuple[tuple[int, dict[str, Any]], ...] = ()
 
 
@@ -147,8 +147,9 @@ CASES = [
         ("INSERT INTO {t} VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999999')",),
         "INSERT INTO {t} VALUES (2, TIMESTAMP '2024-01-01 00:00:00')",
         1,
-        xfail="issue 14 (found here): Java 1.3 cannot read a TIMESTAMP before 1970 from paimon-sql's "
-        "ORC files: IllegalArgumentException in Timestamp.fromEpochMillis (OrcTimestampColumnVector)",
+        xfail="issue 14 (found here): Java 1.3 cannot read a TIMESTAMP before 1970 from "
+        "paimon-sql's ORC files: IllegalArgumentException in Timestamp.fromEpochMillis "
+        "(OrcTimestampColumnVector)",
         raises=(FlinkError,),
     ),
     Case(
@@ -159,14 +160,16 @@ CASES = [
             "INSERT INTO {t} VALUES (1, TIMESTAMP_NS '2024-01-01 12:00:00.123456789'), "
             "(2, TIMESTAMP_NS '1969-12-31 23:59:59.999999999')",
         ),
-        "INSERT INTO {t} VALUES (3, CAST(TIMESTAMP '2024-01-01 12:00:00.000000001' AS TIMESTAMP_LTZ(9)))",
+        "INSERT INTO {t} VALUES "
+        "(3, CAST(TIMESTAMP '2024-01-01 12:00:00.000000001' AS TIMESTAMP_LTZ(9)))",
         2,
     ),
     Case(
         "all_null_row",
         "CREATE TABLE {t} (id INT, r ROW<a INT, b STRING>) WITH ('file.format' = 'parquet')",
         (
-            "INSERT INTO {t} VALUES (1, {'a': NULL, 'b': NULL}), (2, NULL), (3, {'a': 1, 'b': NULL})",
+            "INSERT INTO {t} VALUES (1, {'a': NULL, 'b': NULL}), (2, NULL), "
+            "(3, {'a': 1, 'b': NULL})",
         ),
         "INSERT INTO {t} VALUES (4, ROW(CAST(NULL AS INT), CAST(NULL AS STRING)))",
         3,
@@ -274,11 +277,17 @@ def test_our_avro_data_files_are_laid_out_like_java_13(flink: FlinkOracle, tmp_p
         "m MAP<STRING, DOUBLE>) WITH ('file.format' = 'avro')"
     )
     warehouse = tmp_path / "warehouse"
-    flink.run(warehouse, ddl.replace("{t}", "java_t"), "INSERT INTO java_t VALUES (1, 'a', ROW(1, 'b'), ARRAY[CAST(2 AS BIGINT)], MAP['k', 1.5])")
+    flink.run(
+        warehouse,
+        ddl.replace("{t}", "java_t"),
+        "INSERT INTO java_t VALUES (1, 'a', ROW(1, 'b'), ARRAY[CAST(2 AS BIGINT)], MAP['k', 1.5])",
+    )
     session = paimon_sql.connect(warehouse)
     try:
         session.sql(ddl.replace("{t}", '"db"."our_t"'))
-        session.sql("""INSERT INTO "db"."our_t" VALUES (1, 'a', {'a': 1, 'b': 'b'}, [2], MAP {'k': 1.5})""")
+        session.sql(
+            """INSERT INTO "db"."our_t" VALUES (1, 'a', {'a': 1, 'b': 'b'}, [2], MAP {'k': 1.5})"""
+        )
     finally:
         session.close()
     ours = _avro_schema(warehouse / "db.db" / "our_t")
