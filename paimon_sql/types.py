@@ -260,7 +260,7 @@ def _duckdb_quote(name: str) -> str:
 def duckdb_type(t: DataType) -> str:
     """The DuckDB type a Paimon type reads as (a type name, safe to embed in a CAST).
 
-    TIMESTAMP(p>6) keeps nanoseconds; WITH LOCAL TIME ZONE becomes TIMESTAMPTZ; MULTISET is a MAP to counts.
+    TIMESTAMP(p>6) keeps nanoseconds; WITH LOCAL TIME ZONE becomes TIMESTAMPTZ (TIMESTAMP_NS in UTC for p>6); MULTISET is a MAP to counts.
     """
     if t.root in _DUCKDB_SIMPLE:
         return _DUCKDB_SIMPLE[t.root]
@@ -269,7 +269,9 @@ def duckdb_type(t: DataType) -> str:
     if t.root == "TIMESTAMP":
         return "TIMESTAMP_NS" if (t.precision or 0) > 6 else "TIMESTAMP"
     if t.root == "TIMESTAMP_LTZ":
-        return "TIMESTAMPTZ"
+        # DuckDB's TIMESTAMPTZ holds microseconds only: an LTZ(7..9) instant reads as its UTC
+        # wall-clock time in TIMESTAMP_NS, so no nanosecond is lost (issue 14).
+        return "TIMESTAMP_NS" if (t.precision or 0) > 6 else "TIMESTAMPTZ"
     if t.root == "ARRAY":
         assert t.element is not None
         return f"{duckdb_type(t.element)}[]"

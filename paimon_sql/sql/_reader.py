@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
+    from paimon_sql.types import DataField
 
 _names = itertools.count()
 
@@ -86,6 +87,30 @@ def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
         return reader.read(columns=present)
     except Exception as err:
         raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
+
+
+def _orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
+    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3):
+
+    * CHAR(n): ORC's reader drops the padding (Java returns ``'ab'`` from an ORC CHAR(5), while
+      Parquet and Avro keep ``'ab   '``);
+    * TIME: ORC has no TIME type; Paimon writes milliseconds of the day as INT.
+    """
+    import pyarrow.compute as pc
+
+    for fld in fields:
+        if fld.name not in table.column_names:
+            continue
+        index = table.column_names.index(fld.name)
+        column = table.column(index)
+        if fld.type.root == "CHAR" and pa.types.is_string(column.type):
+            column = pc.utf8_rtrim(column, characters=" ")
+        elif fld.type.root == "TIME" and pa.types.is_integer(column.type):
+            column = column.cast(pa.int32()).cast(pa.time32("ms"))
+        else:
+            continue
+        table = table.set_column(index, fld.name, column)
+    return table
 
 
 def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
@@ -219,7 +244,7 @@ class SplitReader:
                 sources[f.file_name] = parquet_source(path, names, with_pos)
                 continue
             if f.format == "orc":
-                table = _orc_table(plan, path, columns)
+                table = _orc_logical(_orc_table(plan, path, columns), plan.table.schema(f.schema_id).fields)
             elif f.format == "avro":
                 table = _avro_table(plan, f, path, columns)
             elif f.format == "parquet":

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 ADD, UPDATE_AFTER, DELETE = 0, 2, 3
 
 
+
 def count(session: Session, n: int) -> Relation:
     return session.relation(lambda con: con.from_arrow(pa.table({"count": pa.array([n], pa.int64())})))
 
@@ -124,7 +125,8 @@ def write_rows(
         writer.abort()
         raise _diagnose(session, table, typed, err) from err
     except BaseException:
-        if committer.landed is None:  # once snapshot-N exists its files stay, whatever happened after
+        # once snapshot-N exists its files stay, whatever happened after it
+        if committer.landed is None:
             writer.abort()
         raise
     session.invalidate(table)
@@ -165,7 +167,15 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
     if source is None:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
     session.rewrite_sources(source)
+    static = _static_partition(table, statement)
+    check_static = False
+    if static:
+        source, columns, check_static = _with_static(session, table, source, columns, static)
+    else:
+        _check_width(session, table, source, columns)
     typed = typed_select(table, source, columns)
+    if check_static:
+        _check_static_rows(session, table, typed, static)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
@@ -186,6 +196,100 @@ def _partition_value(node: exp.Expression) -> Any:
 
 def _not_constant(node: exp.Expression) -> SqlError:
     return SqlError(f"PARTITION value {node.sql('duckdb')} is not a constant; write k = 'value'")
+
+
+def _width(session: Session, source: exp.Expression) -> int:
+    """How many columns the query gives (bound, not run)."""
+    alias = exp.TableAlias(this=exp.to_identifier("__paimon_w"))
+    probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=alias)).limit(0)
+    return len(session.con.sql(probe.sql("duckdb")).columns)
+
+
+def _check_width(session: Session, table: Table, source: exp.Expression, columns: list[str] | None) -> None:
+    """The query must give exactly one value per target column: DuckDB would silently drop extra
+    ones (and an extra value once landed in the partition column of a static PARTITION insert)."""
+    targets = columns if columns is not None else list(table.latest_schema.field_names)
+    width = _width(session, source)
+    if width != len(targets):
+        raise SqlError(
+            f"INSERT into {table.name}: the query gives {width} column(s), the table takes "
+            f"{len(targets)} ({', '.join(targets)})"
+        )
+
+
+def _with_static(
+    session: Session,
+    table: Table,
+    source: exp.Expression,
+    columns: list[str] | None,
+    static: dict[str, exp.Expression],
+) -> tuple[exp.Expression, list[str] | None, bool]:
+    """The query and target columns of ``INSERT [OVERWRITE] t PARTITION (k = v) <query>``.
+
+    Spark's and Flink's form: the query gives every column but the static keys, which take the
+    PARTITION values. Also accepted: the query gives every column, the keys included; then each
+    row must lie in the named partition (the third value asks the caller to check that).
+    """
+    targets = columns if columns is not None else list(table.latest_schema.field_names)
+    rest = [n for n in targets if n not in static]
+    width = _width(session, source)
+    if width == len(targets) and set(static) <= set(targets):
+        return source, columns, True
+    if width != len(rest):
+        raise SqlError(
+            f"INSERT into {table.name} PARTITION ({', '.join(static)}): the query gives {width} "
+            f"column(s); it must give {len(rest)} ({', '.join(rest)}), the static PARTITION "
+            f"column(s) left out"
+        )
+    values = [exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True) for i, v in enumerate(static.values())]
+    query = exp.TableAlias(this=exp.to_identifier("__paimon_q"))
+    wrapped = exp.select(exp.Star(), *values).from_(exp.Subquery(this=source, alias=query))
+    return wrapped, [*rest, *static], False
+
+
+def _check_static_rows(session: Session, table: Table, typed: exp.Select, static: dict[str, exp.Expression]) -> None:
+    """Every row of a full-width query of ``INSERT ... PARTITION (k = v)`` must have k = v."""
+    schema = table.latest_schema
+    outside = exp.or_(
+        *[
+            exp.not_(
+                exp.NullSafeEQ(
+                    this=exp.column(k, quoted=True),
+                    expression=exp.cast(v.copy(), duckdb_type_node(schema.field(k).type)),
+                )
+            )
+            for k, v in static.items()
+        ]
+    )
+    alias = exp.TableAlias(this=exp.to_identifier("__paimon_chk"))
+    probe = exp.select(exp.func("count", exp.Star())).from_(exp.Subquery(this=typed.copy(), alias=alias))
+    ((n,),) = session.con.sql(probe.where(outside).sql("duckdb")).fetchall()
+    if n:
+        spec = ", ".join(f"{k} = {v.sql('duckdb')}" for k, v in static.items())
+        raise SqlError(
+            f"INSERT into {table.name} PARTITION ({spec}): {n} row(s) of the query lie in another "
+            f"partition; leave the PARTITION column(s) out of the query (Spark's and Flink's form) "
+            f"or give only rows of that partition"
+        )
+
+
+def _static_partition(table: Table, statement: exp.Insert) -> dict[str, exp.Expression]:
+    """The ``PARTITION (k = v, ...)`` clause's static keys and their value expressions (in order).
+
+    A key listed without a value (``PARTITION (dt = 'a', hr)``) is dynamic: the query gives it.
+    """
+    partition = statement.find(exp.Partition)
+    if partition is None:
+        return {}
+    keys = set(table.latest_schema.partition_keys)
+    named = [e.this.name if isinstance(e, exp.EQ) else e.name for e in partition.expressions]
+    unknown = sorted(set(named) - keys)
+    if unknown:
+        raise SqlError(
+            f"PARTITION names non-partition column(s) {unknown} of table {table.name}; "
+            f"partition keys: {sorted(keys)}"
+        )
+    return {e.this.name: e.expression for e in partition.expressions if isinstance(e, exp.EQ)}
 
 
 def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:

@@ -14,8 +14,8 @@ Formats, as Java writes them:
   root group is called ``schema`` (pyarrow) instead of ``paimon_schema``; readers match columns by name/id.
 * **ORC** (pyarrow): same columns, TIME as INT. pyarrow cannot set type attributes, so the ``paimon.id``
   attribute Java writes is missing; Java and paimon_sql read ORC columns by name.
-* **Avro** (fastavro): the schema of §4.1 wrapped as ``["null", record]`` like Java's data files; TIMESTAMP
-  p > 6 is rejected as in Java.
+* **Avro** (fastavro): the schema of §4.1 as a plain top-level record, like Java 1.x's data files (0.9
+  wrapped it as ``["null", record]``); TIMESTAMP p > 6 is rejected as in Java.
 
 >>> data_file_name("0f8c", 3, "parquet")
 'data-0f8c-3.parquet'
@@ -440,7 +440,9 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
         _codec(options), _codec(options)
     )
     level = _zstd_level(options) if codec == "zstandard" else None
-    return encode_avro(rows, ["null", record], codec=codec, level=level)
+    # A plain top-level record, as Paimon 1.x writes (0.9 wrapped it in ["null", record]; Avro's
+    # schema resolution lets either reader read either layout, but pypaimon-rust reads only this).
+    return encode_avro(rows, record, codec=codec, level=level)
 
 
 # --- the file and its metadata ----------------------------------------------------------------

@@ -37,9 +37,9 @@ _spec.loader.exec_module(normalize)
 # (branches).
 KNOWN_FAILURES: dict[str, str] = {
     "paimon-cpp-parquet-append_with_multiple_ts_precision_and_timezone": (
-        "engine limit, not a reader gap: DuckDB's TIMESTAMP WITH TIME ZONE holds microseconds, so the "
-        "nanoseconds of TIMESTAMP_LTZ(9) (ts_tz_nano = 2 ns, 4 ns) cannot survive a TIMESTAMPTZ column; "
-        "TIMESTAMP(9) keeps its nanoseconds (TIMESTAMP_NS)"
+        "engine limit: DuckDB's TIMESTAMP WITH TIME ZONE holds microseconds, so TIMESTAMP_LTZ(9) "
+        "(ts_tz_nano = 2 ns, 4 ns) reads as a TIMESTAMP_NS in UTC (issue 14): the nanoseconds are "
+        "right, but the value is a naive timestamp, not an aware instant ('Z') as this truth spells it"
     ),
 }
 
