@@ -73,6 +73,7 @@ _METADATA_DIRS = {
     "service",
 }
 _ERROR_LINE = re.compile(r"paimon_sql\.errors\.(\w+): (.+)")
+_PYTHON_ERROR = re.compile(r"^((?:\w+\.)*\w+(?:Error|Exception): .+)$", re.MULTILINE)
 
 
 def write(
@@ -416,8 +417,9 @@ def _translated(err: BaseException, table: str) -> BaseException:
             return cls(
                 f"{message.strip()} (raised in a Spark task; nothing was committed to {table})"
             )
-    first = next((line for line in text.splitlines() if line.strip()), type(err).__name__)
+    causes = [c for c in _PYTHON_ERROR.findall(text) if not c.startswith(("org.", "java.", "py4j."))]
+    first = causes[-1] if causes else next((ln for ln in text.splitlines() if ln.strip()), "")
     return PaimonSqlError(
-        f"the Spark job writing {table} failed ({type(err).__name__}: {first.strip()[:500]}); "
+        f"the Spark job writing {table} failed ({first.strip()[:500]}); "
         "no snapshot was made and the files it wrote were deleted"
     )
