@@ -25,6 +25,7 @@ def spark_session():
         SparkSession.builder.master("local[2]")
         .appName("paimon-sql-spark-pipeline")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.session.timeZone", "UTC")
         .getOrCreate()
@@ -55,12 +56,20 @@ def main() -> None:
     write(orders, "shop.orders", warehouse=str(WAREHOUSE))
     show("after the load", session)
 
-    corrections = orders.where(F.col("id") < 100).withColumn("amount", F.lit(0).cast("decimal(10,2)"))
+    corrections = orders.where(F.col("id") < 100).withColumn(
+        "amount", F.lit(0).cast("decimal(10,2)")
+    )
     write(corrections, "shop.orders", warehouse=str(WAREHOUSE))
     show("after upserting 100 corrections", session)
 
     day = orders.where(F.col("dt") == "2024-05-15").limit(10).drop("dt")
-    write(day, "shop.orders", warehouse=str(WAREHOUSE), mode="overwrite", partition={"dt": "2024-05-15"})
+    write(
+        day,
+        "shop.orders",
+        warehouse=str(WAREHOUSE),
+        mode="overwrite",
+        partition={"dt": "2024-05-15"},
+    )
     show("after overwriting 2024-05-15 with 10 orders", session)
     print(session.sql('SELECT snapshot_id, commit_kind FROM "shop"."orders$snapshots" ORDER BY 1'))
     spark.stop()
@@ -68,7 +77,11 @@ def main() -> None:
 
 def show(title: str, session: paimon_sql.Session) -> None:
     print(f"\n-- {title}")
-    print(session.sql("SELECT dt, count(*) AS orders, sum(amount) AS total FROM shop.orders GROUP BY dt ORDER BY dt"))
+    print(
+        session.sql(
+            "SELECT dt, count(*) AS orders, sum(amount) AS total FROM shop.orders GROUP BY dt ORDER BY dt"
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -417,7 +417,9 @@ def _translated(err: BaseException, table: str) -> BaseException:
             return cls(
                 f"{message.strip()} (raised in a Spark task; nothing was committed to {table})"
             )
-    causes = [c for c in _PYTHON_ERROR.findall(text) if not c.startswith(("org.", "java.", "py4j."))]
+    causes = [
+        c for c in _PYTHON_ERROR.findall(text) if not c.startswith(("org.", "java.", "py4j."))
+    ]
     first = causes[-1] if causes else next((ln for ln in text.splitlines() if ln.strip()), "")
     return PaimonSqlError(
         f"the Spark job writing {table} failed ({first.strip()[:500]}); "

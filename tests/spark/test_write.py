@@ -41,11 +41,11 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 _CHILD = "PAIMON_SQL_SPARK_WRITE_CHILD"
-SPARK_SCHEMA = "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz"
-COLUMNS = ["id", "dt", "v", "n", "amount", "day", "ts"]
-TABLE_COLUMNS = (
-    "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP(6)"
+SPARK_SCHEMA = (
+    "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz"
 )
+COLUMNS = ["id", "dt", "v", "n", "amount", "day", "ts"]
+TABLE_COLUMNS = "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP(6)"
 PK_KINDS = {
     # name -> (WITH options, partitioned, merge rule)
     "pk_dedup": ("'bucket' = '2'", True, "last"),
@@ -72,9 +72,23 @@ def _jvm_running() -> bool:
 
 def _run_in_child() -> None:
     env = {**os.environ, _CHILD: "1", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(Path(__file__)), "-m", "interop"]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1200)
-    assert proc.returncode == 0, f"the Spark writer tests failed in their own process:\n{proc.stdout[-8000:]}"
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        str(Path(__file__)),
+        "-m",
+        "interop",
+    ]
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1200
+    )
+    assert proc.returncode == 0, (
+        f"the Spark writer tests failed in their own process:\n{proc.stdout[-8000:]}"
+    )
     pytest.skip("passed in a child process (this process's JVM already has the Paimon jar)")
 
 
@@ -87,7 +101,9 @@ def spark():
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p
+    )
     settings = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -114,7 +130,9 @@ def spark():
 # --- inputs and expected rows ----------------------------------------------------------------------
 
 
-def _rows(rng: random.Random, ids: Iterable[int], dts: tuple[str, ...], tag: str, nulls: bool = False) -> list[tuple]:
+def _rows(
+    rng: random.Random, ids: Iterable[int], dts: tuple[str, ...], tag: str, nulls: bool = False
+) -> list[tuple]:
     out = []
     for i in ids:
         v = None if nulls and rng.random() < 0.3 else f"{tag}-{i}-é{rng.randint(0, 9)}"
@@ -183,7 +201,9 @@ class Lake:
         session = paimon_sql.connect(self.warehouse)
         rel = session.sql(f"SELECT * FROM db.{name}")
         got = [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
-        assert canonical_rows(got) == canonical_rows(expected), f"paimon-sql reads db.{name} differently"
+        assert canonical_rows(got) == canonical_rows(expected), (
+            f"paimon-sql reads db.{name} differently"
+        )
 
     def kinds(self, name: str) -> list[str]:
         table = Catalog(self.warehouse).load_table(f"db.{name}")
@@ -224,18 +244,32 @@ def test_append_unaware_load_append_static_overwrite(lake):
     lake.write("append_p", more, _dicts(load + more))
     d1 = [r for r in _rows(rng, range(1000, 1090), ("d1",), "over")]
     kept = [r for r in load + more if r[1] != "d1"]
-    snapshot = lake.write("append_p", d1, _dicts(kept + d1), mode="overwrite", partition={"dt": "d1"}, drop="dt")
+    snapshot = lake.write(
+        "append_p", d1, _dicts(kept + d1), mode="overwrite", partition={"dt": "d1"}, drop="dt"
+    )
     assert snapshot.commit_kind.value == "OVERWRITE"
     assert lake.kinds("append_p") == ["APPEND", "APPEND", "OVERWRITE"]
 
 
 def test_append_fixed_bucket_load_and_overwrite(lake):
     rng = random.Random(2)
-    lake.create("append_b", "'bucket' = '3', 'bucket-key' = 'id', 'file.format' = 'orc'", partitioned=False, pk=False)
+    lake.create(
+        "append_b",
+        "'bucket' = '3', 'bucket-key' = 'id', 'file.format' = 'orc'",
+        partitioned=False,
+        pk=False,
+    )
     load = _rows(rng, range(200), ("a", "b"), "load")
     lake.write("append_b", load, _dicts(load))
     table = Catalog(lake.warehouse).load_table("db.append_b")
-    buckets = {e.bucket for e in fold(e for m in table.data_manifests(table.latest_snapshot()) for e in table.manifest(m.file_name)).values()}
+    buckets = {
+        e.bucket
+        for e in fold(
+            e
+            for m in table.data_manifests(table.latest_snapshot())
+            for e in table.manifest(m.file_name)
+        ).values()
+    }
     assert buckets == {0, 1, 2}
     over = _rows(rng, range(500, 560), ("c",), "over")
     lake.write("append_b", over, _dicts(over), mode="overwrite")
@@ -285,9 +319,18 @@ def test_dynamic_partition_overwrite(lake):
     [
         ("id bigint, dt string, v string, n int, amount decimal(8,2), day date", "column 'ts'"),
         (SPARK_SCHEMA + ", extra int", "DataFrame column 'extra'"),
-        ("id bigint, dt string, v string, n int, amount decimal(12,2), day date, ts timestamp_ntz", "column 'amount'"),
-        ("id string, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz", "column 'id'"),
-        ("id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp", "column 'ts'"),
+        (
+            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, ts timestamp_ntz",
+            "column 'amount'",
+        ),
+        (
+            "id string, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz",
+            "column 'id'",
+        ),
+        (
+            "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp",
+            "column 'ts'",
+        ),
     ],
     ids=["missing", "extra", "lossy-decimal", "wrong-type", "timestamp-ltz"],
 )
@@ -319,7 +362,9 @@ def test_partition_value_mismatch_fails_without_snapshot(lake):
 def _failing_for(value: str) -> Callable[..., Iterator[pa.RecordBatch]]:
     """A task that writes its files, then raises when its rows hold partition `value`."""
 
-    def task(job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int) -> Iterator[pa.RecordBatch]:
+    def task(
+        job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+    ) -> Iterator[pa.RecordBatch]:
         batches = list(batches)
         out = list(write_task(job, batches, attempt))
         if any(value in b.column("dt").to_pylist() for b in batches):
@@ -329,7 +374,9 @@ def _failing_for(value: str) -> Callable[..., Iterator[pa.RecordBatch]]:
     return task
 
 
-def _flaky(job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int) -> Iterator[pa.RecordBatch]:
+def _flaky(
+    job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+) -> Iterator[pa.RecordBatch]:
     """The first attempt of every task writes its files, then fails; the retry succeeds."""
     from pyspark import TaskContext
 
@@ -371,12 +418,16 @@ def test_speculative_duplicate_only_the_winner_is_committed(lake):
     rows = _rows(random.Random(7), range(50), ("p",), "x")
     table = Catalog(lake.warehouse).load_table("db.speculative")
     job = WriteJob(
-        warehouse=str(lake.warehouse), table="db.speculative", schema_id=0, job_id="spec-job",
+        warehouse=str(lake.warehouse),
+        table="db.speculative",
+        schema_id=0,
+        job_id="spec-job",
         starts=TableWriter(None, table).next_sequence(),
     )
     arrays = list(zip(*rows, strict=True))
     batch = pa.RecordBatch.from_arrays(
-        [pa.array(a) for a in arrays] + [pa.array(range(len(rows)), pa.int64())], names=[*COLUMNS, ORD]
+        [pa.array(a) for a in arrays] + [pa.array(range(len(rows)), pa.int64())],
+        names=[*COLUMNS, ORD],
     )
     routed = list(route(job, [batch]))
     assert routed[0].column(BUCKET).to_pylist() == [0] * len(rows)
@@ -401,7 +452,9 @@ def test_apache_paimon_reads_every_snapshot_we_wrote(lake):
     out = lake.warehouse.parent / "oracle.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
     cmd = [sys.executable, "-m", "tests.spark._oracle", str(lake.warehouse), str(out), *lake.checks]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900)
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900
+    )
     assert proc.returncode == 0, f"Apache Paimon could not read our tables:\n{proc.stderr[-6000:]}"
     java = json.loads(out.read_text())
     differ = [k for k, rows in lake.checks.items() if java[k] != canonical_rows(rows)]
