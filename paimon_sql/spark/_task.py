@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.catalog import Catalog
-from paimon_sql.errors import SchemaError, SpecViolationError
+from paimon_sql.errors import PaimonSqlError, SchemaError, SpecViolationError
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.io.arrays import arange
 from paimon_sql.write.data_file import arrow_field
@@ -161,7 +161,13 @@ def _assigned(
     out = []
     for i, h in enumerate(hashes.to_pylist()):
         part = encode_row(tuple(c[i] for c in columns), part_types)
-        out.append(assignment[(part, h)])
+        bucket = assignment.get((part, h))
+        if bucket is None:
+            raise PaimonSqlError(
+                "a row's key was not seen by the bucket assignment job: the DataFrame gave other rows the "
+                "second time Spark computed it (nondeterministic input); cache() or checkpoint() it first"
+            )
+        out.append(bucket)
     return pa.array(out, pa.int32())
 
 

@@ -98,7 +98,9 @@ def write(
 
     Returns:
         The snapshot of the write (APPEND or OVERWRITE), or None when nothing changed. A table whose
-        readers hide level-0 files (deletion vectors, first-row) gets a COMPACT snapshot after it.
+        readers hide level-0 files (deletion vectors, first-row) gets a COMPACT snapshot after it, which
+        is returned instead. Retried and speculative task attempts never add rows twice: only the
+        messages of the attempts Spark keeps are committed, and the other attempts' files are deleted.
 
     Raises:
         SchemaError: the DataFrame does not fit the table (names the column), or a row breaks it.

@@ -110,6 +110,7 @@ def spark():
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
         "spark.task.maxFailures": "2",
+        "spark.sql.adaptive.enabled": "false",
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.sql.session.timeZone": "UTC",
@@ -188,7 +189,7 @@ class Lake:
         self.session.sql(f"CREATE TABLE db.{name} ({TABLE_COLUMNS}{key}){part} WITH ({options})")
 
     def write(self, name: str, rows: list[tuple], expected: list[dict[str, Any]], **kwargs: Any):
-        df = self.spark.createDataFrame(rows, SPARK_SCHEMA, verifySchema=False).coalesce(2)
+        df = self.spark.createDataFrame(rows, SPARK_SCHEMA, verifySchema=False)
         if "partition" in kwargs and "drop" in kwargs:
             df = df.drop(kwargs.pop("drop"))
         snapshot = write(df, f"db.{name}", warehouse=str(self.warehouse), **kwargs)
