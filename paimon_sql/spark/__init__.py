@@ -5,8 +5,8 @@
 True
 
 `write` works on PySpark 3.5 and 4.x (``mapInArrow`` tasks and a driver commit, see
-`paimon_sql.spark.writer`). `register` (the Spark 4 Python Data Source, ``df.write.format("paimon")``) is
-not available yet and says so.
+`paimon_sql.spark.writer`). On PySpark 4, `register` also makes ``df.write.format("paimon")`` write
+(`paimon_sql.spark.datasource`); on 3.5 it raises `UnsupportedFeatureError`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,14 @@ from paimon_sql.spark.writer import write
 
 
 def register(spark: Any) -> None:
-    """Register ``format("paimon")`` as a Spark 4 Python Data Source (not implemented yet).
+    """Register ``format("paimon")`` (a Spark 4 Python Data Source) on the session `spark`.
+
+    Then ``df.write.format("paimon").option("warehouse", wh).mode("append").save("db.t")`` writes
+    through `paimon_sql.spark.datasource` (``mode("overwrite")`` replaces the table, or the written
+    partitions with ``.option("partitionOverwriteMode", "dynamic")``).
 
     Raises:
-        UnsupportedFeatureError: always for now; on PySpark 3.5 (no Python Data Source API) and on 4.x.
+        UnsupportedFeatureError: PySpark 3.5 has no Python Data Source API (use `write` there).
     """
     try:
         import pyspark
@@ -29,10 +33,20 @@ def register(spark: Any) -> None:
         raise MissingDependencyError(
             "paimon_sql.spark needs pyspark: pip install 'paimon-sql[spark]'"
         ) from err
-    raise UnsupportedFeatureError(
-        f"paimon_sql.spark.register: the Spark Python Data Source writer is not implemented yet "
-        f"(pyspark {pyspark.__version__}); use paimon_sql.spark.write(df, 'db.table', warehouse=...)"
-    )
+    major = int(pyspark.__version__.split(".")[0])
+    if major < 4:
+        raise UnsupportedFeatureError(
+            f"format('paimon') needs PySpark 4 (its Python Data Source API); this is pyspark "
+            f"{pyspark.__version__}: use paimon_sql.spark.write(df, 'db.table', warehouse=...)"
+        )
+    try:
+        from paimon_sql.spark.datasource import PaimonDataSource
+    except ImportError as err:
+        raise UnsupportedFeatureError(
+            f"pyspark {pyspark.__version__} has no DataSourceArrowWriter: {err}; "
+            "use paimon_sql.spark.write(df, 'db.table', warehouse=...)"
+        ) from err
+    spark.dataSource.register(PaimonDataSource)
 
 
 __all__ = ["register", "write"]

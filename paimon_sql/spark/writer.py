@@ -158,25 +158,48 @@ def run(
         if writer.dynamic:
             job = replace(job, assignment=_assign(frame, job, writer))
         payloads = _run_tasks(_routed(frame, job, schema), job, task)
-        messages = messages_of(payloads) + writer.commit_messages({})
-        snapshot = _commit(
-            table, job, messages, _overwrite(schema, mode, static, dynamic_overwrite)
-        )
     except BaseException as err:
-        if not _committed(
-            table, job
-        ):  # a snapshot that exists keeps its files, whatever failed after it
-            _clean(table, job, keep=set())
-            writer.abort()
+        _clean(table, job, keep=set())
+        writer.abort()
         translated = _translated(err, table.name)
         if translated is err:
             raise
         raise translated from err
+    messages = messages_of(payloads) + writer.commit_messages({})
+    return finish(job, messages, mode, dynamic_overwrite=dynamic_overwrite, extra_files=writer)
+
+
+def finish(
+    job: WriteJob,
+    messages: list[CommitMessage],
+    mode: str,
+    *,
+    dynamic_overwrite: bool = False,
+    extra_files: TableWriter | None = None,
+) -> Snapshot | None:
+    """The driver's side after the tasks: commit `messages` as one snapshot, delete the files of the
+    job's attempts it does not reference, compact deletion-vector / first-row tables. When the commit
+    fails, every file of the job (and those `extra_files` wrote on the driver) is deleted and it raises.
+    """
+    table = job.load()
+    schema = table.latest_schema
+    try:
+        snapshot = _commit(
+            table, job, messages, _overwrite(schema, mode, job.static, dynamic_overwrite)
+        )
+    except BaseException:
+        if not _committed(
+            table, job
+        ):  # a snapshot that exists keeps its files, whatever failed after it
+            _clean(table, job, keep=set())
+            if extra_files is not None:
+                extra_files.abort()
+        raise
     _clean(table, job, keep={f.file_name for m in messages for f in m.new_files})
     if snapshot is not None:
         from paimon_sql.sql.session import connect
 
-        session = connect(warehouse)
+        session = connect(job.warehouse)
         compacted = compact_after_write(session, session.table(table.name), messages, snapshot)
         snapshot = compacted or snapshot
     return snapshot

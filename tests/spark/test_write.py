@@ -200,7 +200,7 @@ class Lake:
 
     def assert_reads(self, name: str, expected: list[dict[str, Any]]) -> None:
         session = paimon_sql.connect(self.warehouse)
-        rel = session.sql(f"SELECT * FROM db.{name}")
+        rel = session.sql(f"SELECT * FROM db.{name}")  # noqa: S608 - test SQL, our names
         got = [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
         assert canonical_rows(got) == canonical_rows(expected), (
             f"paimon-sql reads db.{name} differently"
@@ -243,7 +243,7 @@ def test_append_unaware_load_append_static_overwrite(lake):
     lake.write("append_p", load, _dicts(load))
     more = _rows(rng, range(250, 350), ("d0", "d1", "d2"), "more", nulls=True)
     lake.write("append_p", more, _dicts(load + more))
-    d1 = [r for r in _rows(rng, range(1000, 1090), ("d1",), "over")]
+    d1 = _rows(rng, range(1000, 1090), ("d1",), "over")
     kept = [r for r in load + more if r[1] != "d1"]
     snapshot = lake.write(
         "append_p", d1, _dicts(kept + d1), mode="overwrite", partition={"dt": "d1"}, drop="dt"
