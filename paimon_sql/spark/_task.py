@@ -345,6 +345,11 @@ def _by_generation(
             yield part, bucket, chosen.drop_columns(drop)
 
 
+def payloads_of(batches: Iterable[pa.RecordBatch]) -> list[bytes]:
+    """Every pickled message in the batches `write_task` yields (one row per message)."""
+    return [bytes(p) for b in batches for p in b.column(0).to_pylist()]
+
+
 def messages_of(payloads: Iterable[bytes]) -> list[CommitMessage]:
     """The `CommitMessage`s of the pickled payloads tasks returned."""
     out = []

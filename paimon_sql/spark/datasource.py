@@ -34,7 +34,7 @@ from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterComm
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.io.arrays import arange
 from paimon_sql.spark._schema import check_columns
-from paimon_sql.spark._task import WriteJob, messages_of, route, write_task
+from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, route, write_task
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 
@@ -104,12 +104,7 @@ class _ArrowWriter(DataSourceArrowWriter):
             order += [*schema.trimmed_primary_keys, ORD]
         rows = rows.sort_by([(c, "ascending") for c in order])
         attempt = uuid.uuid4().int >> 80  # unique per attempt, whatever Spark's ids
-        return _Message(
-            payloads=[
-                bytes(b.column(0)[0].as_py())
-                for b in write_task(self.job, rows.to_batches(), attempt)
-            ]
-        )
+        return _Message(payloads=payloads_of(write_task(self.job, rows.to_batches(), attempt)))
 
     def commit(self, messages: list[_Message | None]) -> None:
         """One snapshot of every task's files (on the driver)."""

@@ -413,7 +413,7 @@ def test_task_failing_once_is_retried_without_duplicates(lake):
 def test_speculative_duplicate_only_the_winner_is_committed(lake):
     """Two attempts of one task (as speculation runs them) write the same rows; the driver commits the
     winner's messages and deletes the loser's files."""
-    from paimon_sql.spark._task import messages_of
+    from paimon_sql.spark._task import messages_of, payloads_of
 
     lake.create("speculative", "'bucket' = '1'", partitioned=False)
     rows = _rows(random.Random(7), range(50), ("p",), "x")
@@ -432,8 +432,8 @@ def test_speculative_duplicate_only_the_winner_is_committed(lake):
     )
     routed = list(route(job, [batch]))
     assert routed[0].column(BUCKET).to_pylist() == [0] * len(rows)
-    winner = messages_of(b.column(0)[0].as_py() for b in write_task(job, routed, 101))
-    loser = messages_of(b.column(0)[0].as_py() for b in write_task(job, routed, 102))
+    winner = messages_of(payloads_of(write_task(job, routed, 101)))
+    loser = messages_of(payloads_of(write_task(job, routed, 102)))
     assert {f.file_name for m in loser for f in m.new_files}
     snapshot = _commit(table, job, winner, None)
     _clean(table, job, keep={f.file_name for m in winner for f in m.new_files})

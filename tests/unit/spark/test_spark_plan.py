@@ -18,7 +18,15 @@ import paimon_sql
 from paimon_sql.catalog import Catalog
 from paimon_sql.errors import PaimonSqlError, SchemaError
 from paimon_sql.format.options import MergeEngine
-from paimon_sql.spark._task import GEN, WriteJob, _generations, messages_of, route, write_task
+from paimon_sql.spark._task import (
+    GEN,
+    WriteJob,
+    _generations,
+    messages_of,
+    payloads_of,
+    route,
+    write_task,
+)
 from paimon_sql.spark.writer import _clean, _commit, _translated
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
@@ -158,12 +166,12 @@ def test_task_writes_files_and_the_driver_commits_one_snapshot(tmp_path):
     ]
     # one task per bucket (Spark's task attempt ids are unique in the application, like file names in a table)
     payloads = [
-        b.column(0)[0].as_py()
+        p
         for i, batches in enumerate(per_bucket)
-        for b in write_task(job, batches, 7 + i)
+        for p in payloads_of(write_task(job, batches, 7 + i))
     ]
     messages = messages_of(payloads)
-    loser = messages_of(b.column(0)[0].as_py() for b in write_task(job, per_bucket[0], 9))
+    loser = messages_of(payloads_of(write_task(job, per_bucket[0], 9)))
     assert all(
         f.file_name.startswith(("data-job-1-7-", "data-job-1-8-"))
         for m in messages
