@@ -39,13 +39,13 @@ def register(spark: Any) -> None:
             f"format('paimon') needs PySpark 4 (its Python Data Source API); this is pyspark "
             f"{pyspark.__version__}: use paimon_sql.spark.write(df, 'db.table', warehouse=...)"
         )
-    try:
-        from paimon_sql.spark.datasource import PaimonDataSource
-    except ImportError as err:
+    from paimon_sql.spark.datasource import AVAILABLE, PaimonDataSource
+
+    if not AVAILABLE:
         raise UnsupportedFeatureError(
-            f"pyspark {pyspark.__version__} has no DataSourceArrowWriter: {err}; "
+            f"pyspark {pyspark.__version__} has no pyspark.sql.datasource.DataSourceArrowWriter; "
             "use paimon_sql.spark.write(df, 'db.table', warehouse=...)"
-        ) from err
+        )
     spark.dataSource.register(PaimonDataSource)
 
 

@@ -17,8 +17,8 @@ it. Dynamic-bucket tables (the assignment needs a job of its own) and ``partitio
 by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written partitions with
 ``.option("partitionOverwriteMode", "dynamic")``.
 
-Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter``; the module imports pyspark,
-so it is imported only by `register`.
+Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``); without it
+the module still imports, and `register` refuses.
 """
 
 from __future__ import annotations
@@ -29,13 +29,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage
 
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.io.arrays import arange
 from paimon_sql.spark._schema import check_columns
 from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, route, write_task
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage
+
+    AVAILABLE = True
+except ImportError:  # no pyspark, or < 4.0: `register` refuses; the module still imports (doctests)
+    DataSource = DataSourceArrowWriter = WriterCommitMessage = object  # type: ignore[misc,assignment]
+    AVAILABLE = False
 
 
 @dataclass
