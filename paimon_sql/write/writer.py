@@ -80,8 +80,12 @@ def _qs(name: str) -> exp.Column:
 class TableWriter:
     """Writes the rows of a query into new data files of `table` (nothing is committed here)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, table: Table) -> None:
-        """`con` runs the input query (it may read Paimon tables registered on it)."""
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection | None, table: Table, *, file_id: str | None = None
+    ) -> None:
+        """`con` runs the input query (it may read Paimon tables registered on it); None for a writer fed
+        only through `write_pieces` (a Spark task). `file_id` is the unique part of the new files' names
+        (``data-<file_id>-<n>``; a fresh UUID by default)."""
         self.con = con
         self.table = table
         self.schema: TableSchema = table.latest_schema
@@ -104,14 +108,16 @@ class TableWriter:
         self.buffer_size = memory_size(self.options.get("write-buffer-size") or "256 mb")
         self._saved_limit: str | None = None
         self._limit = 0
-        self._prefix = str(uuid.uuid4())
+        self._prefix = file_id or str(uuid.uuid4())
         self._files = itertools.count()
         #: Dynamic bucket mode: the registered (hash, bucket, part) table `_sorted` joins rows with.
         self._assignment: str | None = None
 
     # --- staging ----------------------------------------------------------------------------------
 
-    def _bucket(self) -> exp.Expression:
+    def bucket_column(self) -> exp.Expression:
+        """The bucket of a row as a DuckDB expression over the table's columns (fixed buckets: Java's
+        hash of the bucket key; append tables without buckets: 0; dynamic buckets: NULL, assigned later)."""
         n = self.schema.bucket
         if n > 0:
             keys = self.schema.bucket_keys
@@ -214,7 +220,7 @@ class TableWriter:
         staged = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
-            exp.alias_(self._bucket(), BUCKET, quoted=True),
+            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
@@ -260,7 +266,7 @@ class TableWriter:
         """Java's HashBucketAssigner per partition: known keys keep their bucket, new ones fill buckets."""
         table = table_node(staged)
         options = DynamicBucketOptions.from_options(self.schema.options)
-        existing = self._hash_index()
+        existing = self.hash_index()
         cursor = self.con.cursor()
         assigned: list[pa.Table] = []
         try:
@@ -279,7 +285,7 @@ class TableWriter:
                     result.assignment.append_column(PART, pa.repeat(pa.scalar(part_id, pa.int64()), result.assignment.num_rows))
                 )
                 for bucket, blob in result.index_files.items():
-                    self._write_index(part_bytes, bucket, blob)
+                    self.write_index(part_bytes, bucket, blob)
         finally:
             cursor.close()
         # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills badly).
@@ -291,7 +297,8 @@ class TableWriter:
         if self._ceiling():
             self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
-    def _hash_index(self) -> dict[tuple[bytes, int], bytes]:
+    def hash_index(self) -> dict[tuple[bytes, int], bytes]:
+        """(partition, bucket) -> the content of its current HASH index file (dynamic bucket tables)."""
         return on_latest(self.table, self._hash_index_of)
 
     def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], bytes]:
@@ -308,7 +315,8 @@ class TableWriter:
                 )
         return out
 
-    def _write_index(self, partition: bytes, bucket: int, blob: bytes) -> None:
+    def write_index(self, partition: bytes, bucket: int, blob: bytes) -> None:
+        """Write a HASH index file of (partition, bucket); its meta goes into `commit_messages`."""
         name = f"index-{self._prefix}-{next(self._files)}"
         path = self.table.sub("index", name)
         self.table.fileio.write_bytes(path, blob)
@@ -336,7 +344,7 @@ class TableWriter:
 
     # --- files ------------------------------------------------------------------------------------
 
-    def _next_sequence(self) -> dict[tuple[bytes, int], int]:
+    def next_sequence(self) -> dict[tuple[bytes, int], int]:
         """Per (partition, bucket): one past the highest sequence number of the live files."""
         return on_latest(self.table, self._next_sequence_of)
 
@@ -400,30 +408,30 @@ class TableWriter:
         """Write the staged rows: one commit message per (partition, bucket), and the number of rows.
 
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted stream is
-        cut into files by `_write_pieces`, so the Python side holds a bounded number of rows whatever the
+        cut into files by `write_pieces`, so the Python side holds a bounded number of rows whatever the
         input size.
         """
-        base = max(self._next_sequence().values(), default=0)  # above every bucket's counter (§7)
+        base = max(self.next_sequence().values(), default=0)  # above every bucket's counter (§7)
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
         reader = self._sorted(staged, base)
         pieces = (
             (tuple(rows.column(p)[0].as_py() for p in self.parts), bucket, rows.drop_columns([PART, BUCKET, GEN]))
-            for (_, bucket, _), rows in _cut_groups(reader, reader.schema, [PART, BUCKET, GEN], self._budget())
+            for (_, bucket, _), rows in cut_groups(reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget())
         )
-        files, written = self._write_pieces(pieces, base, {})
+        files, written = self.write_pieces(pieces, base, {})
         if written != expected:
             raise PaimonSqlError(
                 f"internal error writing {self.table.name}: {expected} rows staged but {written} written "
                 "(a row without a bucket); nothing was committed"
             )
-        return self._messages(files), written
+        return self.commit_messages(files), written
 
-    def _budget(self) -> int:
+    def piece_budget(self) -> int:
         """The most Arrow bytes of rows encoded into one file at once."""
         return min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
 
-    def _write_pieces(
+    def write_pieces(
         self,
         pieces: Iterable[tuple[tuple[Any, ...], int, pa.Table]],
         base: int,
@@ -451,7 +459,7 @@ class TableWriter:
                 files.setdefault(done, []).append(future.result())
         return files, total
 
-    def _messages(self, files: dict[tuple[bytes, int], list[DataFileMeta]]) -> list[CommitMessage]:
+    def commit_messages(self, files: dict[tuple[bytes, int], list[DataFileMeta]]) -> list[CommitMessage]:
         """One commit message per (partition, bucket) with new files or a new HASH index file."""
         return [
             CommitMessage(
@@ -513,7 +521,7 @@ class TableWriter:
         group_cols = [*self.parts, BUCKET]
         if not self.pk:
             select = exp.select(
-                *[_q(f.name) for f in self.schema.fields], exp.alias_(self._bucket(), BUCKET, quoted=True), copy=False
+                *[_q(f.name) for f in self.schema.fields], exp.alias_(self.bucket_column(), BUCKET, quoted=True), copy=False
             ).from_(inner, copy=False)
             if self.parts or self.schema.bucket > 1:
                 select = select.order_by(*[_q(c) for c in group_cols], copy=False)
@@ -521,7 +529,7 @@ class TableWriter:
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             exp.alias_(exp.cast(exp.Literal.number(kind), "TINYINT"), KIND, quoted=True),
-            exp.alias_(self._bucket(), BUCKET, quoted=True),
+            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
         # No arrival numbering: a window in this query makes DuckDB's whole sort single-threaded (3x
@@ -529,7 +537,7 @@ class TableWriter:
         return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
 
     def _stream(self, source: exp.Expression | str, kind: int) -> tuple[list[CommitMessage], int]:
-        starts = self._next_sequence()
+        starts = self.next_sequence()
         base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
         query = self._stream_query(source, kind)
         reader = self.con.sql(query.sql("duckdb")).arrow()
@@ -549,10 +557,10 @@ class TableWriter:
             schema = schema.append(pa.field(SEQ, pa.int64()))
         pieces = (
             (group[:-1], int(group[-1]), rows.drop_columns([BUCKET]))
-            for group, rows in _cut_groups(batches, schema, [*self.parts, BUCKET], self._budget())
+            for group, rows in cut_groups(batches, schema, [*self.parts, BUCKET], self.piece_budget())
         )
-        files, total = self._write_pieces(pieces, base, starts)
-        return self._messages(files), total
+        files, total = self.write_pieces(pieces, base, starts)
+        return self.commit_messages(files), total
 
     def _non_null_keys(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         columns = self._not_null_keys()
@@ -595,16 +603,24 @@ def _changes(column: pa.Array) -> pa.Array:
     return pc.or_(differ, pc.xor(pc.is_null(a), pc.is_null(b)))
 
 
-def _row_changes(batch: pa.RecordBatch, columns: Sequence[str]) -> pa.Array:
-    """Where row i+1 of `batch` differs from row i in any of `columns` (a batch of two rows or more)."""
+def row_changes(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.Array:
+    """Where row i+1 of `batch` differs from row i in any of `columns` (a batch of two rows or more).
+
+    >>> row_changes(pa.table({"k": [1, 1, 2]}), ["k"]).to_pylist()
+    [False, True]
+    """
     change = _changes(batch.column(columns[0]))
     for name in columns[1:]:
         change = pc.or_(change, _changes(batch.column(name)))
     return change
 
 
-def _same(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
-    """Row values equal as `_changes` compares them (NaN equal to NaN)."""
+def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
+    """Row values equal as `_changes` compares them (NaN equal to NaN).
+
+    >>> same_values((1, float("nan")), (1, float("nan"))), same_values((1,), None)
+    (True, False)
+    """
     if b is None or len(a) != len(b):
         return False
     return all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
@@ -622,9 +638,9 @@ def _unique_keys(batches: Iterable[pa.RecordBatch], columns: Sequence[str]) -> I
         n = batch.num_rows
         if n == 0:
             continue
-        if _same(tuple(batch.column(c)[0].as_py() for c in columns), last):
+        if same_values(tuple(batch.column(c)[0].as_py() for c in columns), last):
             raise RepeatedKeys
-        if n > 1 and not pc.all(_row_changes(batch, columns)).as_py():
+        if n > 1 and not pc.all(row_changes(batch, columns)).as_py():
             raise RepeatedKeys
         last = tuple(batch.column(c)[n - 1].as_py() for c in columns)
         yield batch
@@ -641,7 +657,7 @@ def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.Recor
         yield batch.append_column(SEQ, numbers)
 
 
-def _cut_groups(
+def cut_groups(
     batches: Iterable[pa.RecordBatch], schema: pa.Schema, columns: Sequence[str], budget: int
 ) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
     """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
@@ -675,12 +691,12 @@ def _cut_groups(
             continue
         cuts = [0]
         if batch.num_rows > 1 and columns:
-            cuts += [i + 1 for i in pc.indices_nonzero(_row_changes(batch, columns)).to_pylist()]
+            cuts += [i + 1 for i in pc.indices_nonzero(row_changes(batch, columns)).to_pylist()]
         cuts.append(batch.num_rows)
         for lo, hi in itertools.pairwise(cuts):
             piece = batch.slice(lo, hi - lo)
             values = tuple(piece.column(name)[0].as_py() for name in columns)
-            if held and not _same(values, current):
+            if held and not same_values(values, current):
                 yield from finish()
             current = values
             held.append(piece)

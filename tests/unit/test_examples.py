@@ -14,6 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXPECT = {
     "demo.py": ["a table we wrote: upserted, updated, deleted", "what planning did for a partition filter"],
     "history.py": ["the tag still reads as it did", "month_end", "the plan of a pruned query"],
+    "spark_pipeline.py": ["after upserting 100 corrections", "after overwriting 2024-05-15 with 10 orders", "OVERWRITE"],
 }
 
 

@@ -1,15 +1,15 @@
-"""`_cut_groups`: an append write's sorted stream cut into files per (partition, bucket) and size."""
+"""`cut_groups`: an append write's sorted stream cut into files per (partition, bucket) and size."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from paimon_sql.write.writer import RepeatedKeys, _cut_groups, _numbered, _unique_keys
+from paimon_sql.write.writer import RepeatedKeys, cut_groups, _numbered, _unique_keys
 
 
 def _cut(batches, columns, budget):
-    return _cut_groups(iter(batches), batches[0].schema, columns, budget)
+    return cut_groups(iter(batches), batches[0].schema, columns, budget)
 
 
 def _batches(p, b, v, size):
@@ -49,7 +49,7 @@ def test_large_groups_cut_near_the_budget_without_small_tails(size):
 def test_no_group_columns_is_one_group_and_empty_stream_nothing():
     batches = _batches(["x", "y"], [0, 1], [1, 2], 1)
     assert [(g, t.num_rows) for g, t in _cut(batches, [], 1 << 20)] == [((), 2)]
-    assert list(_cut_groups(iter([]), batches[0].schema, ["p"], 10)) == []
+    assert list(cut_groups(iter([]), batches[0].schema, ["p"], 10)) == []
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 100])

@@ -1,0 +1,363 @@
+"""What Spark executors run: route rows to buckets, write a task's (partition, bucket)s into files.
+
+Pure Python over Arrow (no pyspark import), so the functions can also be called directly: a Spark task
+is `route` or `write_task` applied to the batches Spark hands over. A `WriteJob` is the picklable job
+description the driver ships to every task; a task returns its `CommitMessage`s pickled, one per row.
+
+Rows reach `write_task` sorted by (partition, bucket, primary key, arrival), every (partition, bucket) in
+one task (append tables without buckets: any task, sorted by partition only). Sequence numbers continue
+each bucket's counter from the driver's snapshot (paimon-format.md §7). A key written several times in
+one job keeps its last arrival (deduplicate without ``sequence.field``), its first (first-row), or every
+version in files of their own (other engines), each numbered above the earlier ones, as the SQL writer.
+
+>>> job = WriteJob(warehouse="/wh", table="db.t", schema_id=0, job_id="j")
+>>> job.file_id(7)
+'j-7'
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.catalog import Catalog
+from paimon_sql.errors import PaimonSqlError, SchemaError, SpecViolationError
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.io.arrays import arange
+from paimon_sql.write.data_file import arrow_field
+from paimon_sql.write.writer import (
+    BUCKET,
+    ORD,
+    SEQ,
+    TableWriter,
+    cut_groups,
+    row_changes,
+    same_values,
+)
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
+    from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
+
+HASH = "__paimon_hash"
+GEN = "__paimon_gen"
+MESSAGE = "message"
+MESSAGE_SCHEMA = pa.schema([pa.field(MESSAGE, pa.binary())])
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WriteJob:
+    """One Spark write, as the driver planned it (shipped to every task)."""
+
+    warehouse: str
+    table: str
+    schema_id: int
+    job_id: str
+    #: (partition bytes, bucket) -> the bucket's next sequence number at planning time.
+    starts: Mapping[tuple[bytes, int], int] = field(default_factory=dict)
+    #: partition key -> value every row must hold (``write(..., partition=...)``).
+    static: Mapping[str, Any] = field(default_factory=dict)
+    #: dynamic bucket tables: (partition bytes, key hash) -> bucket, assigned on the driver.
+    assignment: Mapping[tuple[bytes, int], int] | None = None
+
+    def file_id(self, attempt: int) -> str:
+        """The unique part of the names of the files one task attempt writes: ``<job>-<attempt>``."""
+        return f"{self.job_id}-{attempt}"
+
+    def load(self) -> Table:
+        """The table, checked to be at the schema the driver planned with."""
+        table = Catalog(self.warehouse).load_table(self.table)
+        if table.latest_schema.id != self.schema_id:
+            raise SchemaError(
+                f"the schema of {self.table} changed while writing (planned with schema {self.schema_id}, "
+                f"now {table.latest_schema.id}); run the write again"
+            )
+        return table
+
+
+def table_arrow_schema(schema: TableSchema) -> pa.Schema:
+    """The Arrow schema of the table's columns as data files hold them."""
+    return pa.schema([arrow_field(f.name, f.type, f.id) for f in schema.fields])
+
+
+def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any]) -> pa.Table:
+    """The table columns of a Spark batch cast to their Paimon types (the driver checked that every cast is
+    lossless, except timestamps, which are truncated to the column's precision as Java does); a partition
+    column fixed by `static` must hold its value in every row."""
+    target = table_arrow_schema(schema)
+    columns = []
+    for f in target:
+        column = batch.column(f.name)
+        try:
+            if pa.types.is_timestamp(f.type):
+                column = column.cast(f.type, safe=False)
+            elif column.type != f.type:
+                column = column.cast(f.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise SchemaError(f"column {f.name!r} cannot be written as {f.type}: {err}") from err
+        if f.name in static:
+            value = pa.scalar(static[f.name], f.type)
+            bad = pc.invert(pc.fill_null(pc.equal(column, value), False))
+            if pc.any(bad).as_py():
+                found = column.filter(bad)[0].as_py()
+                raise SchemaError(
+                    f"partition column {f.name!r} holds {found!r} but the write is for partition "
+                    f"{f.name}={static[f.name]!r}; filter the DataFrame or drop the column"
+                )
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=target.remove_metadata())
+
+
+def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Append ``__paimon_bucket`` (Java's bucket function; dynamic buckets: the driver's assignment) to each
+    batch; the other columns pass through unchanged."""
+    import duckdb
+
+    from paimon_sql.write.bucket import hash_expression
+
+    table = job.load()
+    schema = table.latest_schema
+    writer = TableWriter(None, table)
+    if job.assignment is not None:
+        keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
+        expression = hash_expression(keys)
+    else:
+        expression = writer.bucket_column()
+    part_types = [schema.field(p).type for p in schema.partition_keys]
+    con = duckdb.connect()
+    try:
+        for batch in batches:
+            rows = conform(batch, schema, job.static)
+            con.register("__paimon_rows", rows)
+            query = select_rows(expression)
+            values = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
+            con.unregister("__paimon_rows")
+            if job.assignment is not None:
+                values = _assigned(job.assignment, rows, values, schema.partition_keys, part_types)
+            yield batch.append_column(BUCKET, values)
+    finally:
+        con.close()
+
+
+def _assigned(
+    assignment: Mapping[tuple[bytes, int], int],
+    rows: pa.Table,
+    hashes: pa.Array,
+    parts: Sequence[str],
+    part_types: Sequence[DataType],
+) -> pa.Array:
+    """The driver-assigned bucket of each row (dynamic bucket tables), looked up by partition and key hash."""
+    from paimon_sql.format.binary_row import encode_row
+
+    columns = [rows.column(p).to_pylist() for p in parts]
+    out = []
+    for i, h in enumerate(hashes.to_pylist()):
+        part = encode_row(tuple(c[i] for c in columns), part_types)
+        bucket = assignment.get((part, h))
+        if bucket is None:
+            raise PaimonSqlError(
+                "a row's key was not seen by the bucket assignment job: the DataFrame gave other rows the "
+                "second time Spark computed it (nondeterministic input); cache() or checkpoint() it first"
+            )
+        out.append(bucket)
+    return pa.array(out, pa.int32())
+
+
+def select_rows(expression: Any) -> str:
+    """``SELECT <expression> FROM __paimon_rows`` (the registered batch), built with sqlglot."""
+    from sqlglot import exp
+
+    return exp.select(expression.copy()).from_(exp.to_table("__paimon_rows")).sql("duckdb")
+
+
+def exp_column(name: str) -> Any:
+    """A quoted column reference (sqlglot)."""
+    from sqlglot import exp
+
+    return exp.column(name, quoted=True)
+
+
+def _generations(
+    tables: Iterable[pa.Table], keys: list[str], engine: MergeEngine, keep_all: bool
+) -> Iterator[pa.Table]:
+    """Number the versions of each key in the sorted stream (``__paimon_gen``; 0 for a key's first
+    version in this job). With `keep_all` every version is kept (each generation goes to files of its
+    own); else first-row keeps the first version and deduplicate the last. A key whose versions straddle
+    two Spark batches may keep two versions then (the later numbered above): the reader merges them."""
+    last: tuple[Any, ...] | None = None
+    carried = 0
+    for rows in tables:
+        n = rows.num_rows
+        if n == 0:
+            continue
+        continues = same_values(tuple(rows.column(k)[0].as_py() for k in keys), last)
+        new = np.ones(n, dtype=bool)  # row i starts a key
+        if n > 1:
+            new[1:] = _numpy(row_changes(rows, keys))
+        new[0] = not continues
+        first_new = int(np.argmax(new)) if new.any() else n
+        positions = np.arange(n)
+        gen = positions - np.maximum.accumulate(np.where(new, positions, 0))
+        gen[:first_new] += carried + 1  # empty unless the first key continues the previous batch
+        last = tuple(rows.column(k)[n - 1].as_py() for k in keys)
+        if not keep_all:
+            # first-row: a key's first version; deduplicate: its last (followed by a new key, or at the end)
+            keep = gen == 0 if engine is MergeEngine.FIRST_ROW else np.append(new[1:], True)
+            kept = np.zeros(int(keep.sum()), dtype=np.int64)
+            if keep[
+                :first_new
+            ].any():  # the continued key's newest version, above the one kept before
+                kept[0] = carried + 1
+            rows, gen = rows.filter(pa.array(keep)), kept
+        carried = int(gen[-1]) if len(gen) else carried
+        yield rows.append_column(GEN, pa.array(gen, pa.int32()))
+
+
+def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _sequence(
+    tables: Iterable[pa.Table],
+    parts: list[str],
+    starts: Mapping[tuple[bytes, int], int],
+    part_types: list[Any],
+) -> Iterator[pa.Table]:
+    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver-side counter."""
+    from paimon_sql.format.binary_row import encode_row
+
+    counters: dict[tuple[bytes, int], int] = {}
+    for rows in tables:
+        part = tuple(rows.column(p)[0].as_py() for p in parts)
+        key = (encode_row(part, part_types), rows.column(BUCKET)[0].as_py())
+        start = counters.get(key, starts.get(key, 0))
+        counters[key] = start + rows.num_rows
+        yield rows.append_column(SEQ, arange(rows.num_rows, start))
+
+
+def write_task(
+    job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+) -> Iterator[pa.RecordBatch]:
+    """Write the rows of one task into level-0 data files; yields the task's pickled `CommitMessage`s.
+
+    `batches` carry the table's columns (Spark types), ``__paimon_bucket`` (absent: bucket 0) and, for
+    primary-key tables, ``__paimon_ord`` (arrival), sorted as the module doc says. `attempt` is unique per
+    task attempt (Spark's task attempt id): the files are ``data-<job>-<attempt>-<n>``. A failing task
+    deletes the files it wrote; the driver also deletes the files of attempts it does not commit.
+    """
+    table = job.load()
+    writer = TableWriter(None, table, file_id=job.file_id(attempt))
+    try:
+        messages = _write(job, table, writer, batches)
+    except BaseException:
+        writer.abort()
+        raise
+    payload = [pickle.dumps(m, protocol=pickle.HIGHEST_PROTOCOL) for m in messages]
+    yield pa.RecordBatch.from_arrays([pa.array(payload, pa.binary())], schema=MESSAGE_SCHEMA)
+
+
+def _write(
+    job: WriteJob, table: Table, writer: TableWriter, batches: Iterable[pa.RecordBatch]
+) -> list[CommitMessage]:
+    schema = table.latest_schema
+    parts = list(schema.partition_keys)
+    group = [*parts, BUCKET]
+
+    def typed() -> Iterator[pa.Table]:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            rows = conform(batch, schema, job.static)
+            bucket = (
+                batch.column(BUCKET)
+                if BUCKET in batch.schema.names
+                else pa.repeat(pa.scalar(0, pa.int32()), batch.num_rows)
+            )
+            rows = rows.append_column(BUCKET, pa.array(bucket, pa.int32()))
+            if writer.pk:
+                rows = rows.append_column(ORD, batch.column(ORD))
+            yield rows
+
+    stream: Iterable[pa.Table] = typed()
+    drop = [BUCKET]
+    if writer.pk:
+        options = CoreOptions(schema.options)
+        engine = options.merge_engine
+        keep_all = engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW) or bool(
+            options.sequence_fields
+        )
+        stream = _generations(
+            _split(stream, group), [*parts, *schema.trimmed_primary_keys], engine, keep_all
+        )
+        stream = _sequence(stream, parts, job.starts, [schema.field(p).type for p in parts])
+        drop += [ORD, GEN]
+    batches_out = (b for t in stream for b in t.to_batches())
+    first = None
+    stream_schema: pa.Schema | None = None
+    iterator = iter(batches_out)
+    for first in iterator:
+        stream_schema = first.schema
+        break
+    if first is None or stream_schema is None:
+        return []
+
+    def chained() -> Iterator[pa.RecordBatch]:
+        yield first
+        yield from iterator
+
+    pieces = (
+        piece
+        for values, rows in cut_groups(chained(), stream_schema, group, writer.piece_budget())
+        for piece in _by_generation(values[:-1], int(values[-1]), rows, drop, writer.pk)
+    )
+    files, _ = writer.write_pieces(pieces, 0, dict(job.starts))
+    return writer.commit_messages(files)
+
+
+def _split(tables: Iterable[pa.Table], columns: list[str]) -> Iterator[pa.Table]:
+    """Cut each table at changes of `columns` (so every piece is one (partition, bucket))."""
+    for rows in tables:
+        for _, piece in cut_groups(rows.to_batches(), rows.schema, columns, 1 << 62):
+            yield piece
+
+
+def _by_generation(
+    part: tuple[Any, ...], bucket: int, rows: pa.Table, drop: list[str], pk: bool
+) -> Iterator[tuple[tuple[Any, ...], int, pa.Table]]:
+    """One piece per generation (a file holds each key once); append rows as they are."""
+    if not pk or pc.max(rows.column(GEN)).as_py() == 0:
+        yield part, bucket, rows.drop_columns(drop)
+        return
+    gens = rows.column(GEN)
+    for g in range(pc.max(gens).as_py() + 1):
+        chosen = rows.filter(pc.equal(gens, g))
+        if chosen.num_rows:
+            yield part, bucket, chosen.drop_columns(drop)
+
+
+def payloads_of(batches: Iterable[pa.RecordBatch]) -> list[bytes]:
+    """Every pickled message in the batches `write_task` yields (one row per message)."""
+    return [bytes(p) for b in batches for p in b.column(0).to_pylist()]
+
+
+def messages_of(payloads: Iterable[bytes]) -> list[CommitMessage]:
+    """The `CommitMessage`s of the pickled payloads tasks returned."""
+    out = []
+    for payload in payloads:
+        message = pickle.loads(payload)  # written by this job's own tasks
+        if type(message).__name__ != "CommitMessage":
+            raise SpecViolationError(
+                f"a Spark task returned {type(message).__name__}, not a CommitMessage"
+            )
+        out.append(message)
+    return out

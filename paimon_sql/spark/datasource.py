@@ -1,0 +1,128 @@
+"""``format("paimon")``: the writer as a Spark 4 Python Data Source (``DataSourceArrowWriter``).
+
+After `paimon_sql.spark.register(spark)`::
+
+    df.write.format("paimon").option("warehouse", wh).mode("append").save("db.orders")
+
+`PaimonDataSource.writer` runs where Spark plans the write: it checks the DataFrame's schema against the
+table and plans the job (`_task.WriteJob`). Each task's `_ArrowWriter.write` computes the buckets of its
+rows, sorts them by (partition, bucket, key, arrival) in memory and writes them with `_task.write_task`;
+`commit` (on the driver) commits one snapshot with `Committer` and deletes the files of attempts Spark
+did not keep, and compacts deletion-vector / first-row tables; `abort` deletes every file of the job.
+
+Unlike `paimon_sql.spark.write`, Spark hands each task the DataFrame's own partitions (a Python data source
+cannot ask for a distribution), so several tasks may write one bucket: repartition by the primary key
+first when a key may occur in several input partitions. A task holds its input in memory while it sorts
+it. Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=`` are only supported
+by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written partitions with
+``.option("partitionOverwriteMode", "dynamic")``.
+
+Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``); without it
+the module still imports, and `register` refuses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.io.arrays import arange
+from paimon_sql.spark._schema import check_columns
+from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, route, write_task
+from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage
+
+    AVAILABLE = True
+except ImportError:  # no pyspark, or < 4.0: `register` refuses; the module still imports (doctests)
+    DataSource = DataSourceArrowWriter = WriterCommitMessage = object  # type: ignore[misc,assignment]
+    AVAILABLE = False
+
+
+@dataclass
+class _Message(WriterCommitMessage):
+    """What one task attempt wrote: pickled `CommitMessage`s."""
+
+    payloads: list[bytes] = field(default_factory=list)
+
+
+class PaimonDataSource(DataSource):
+    """``format("paimon")``: options ``warehouse`` (required) and ``partitionOverwriteMode``."""
+
+    @classmethod
+    def name(cls) -> str:
+        """The format name."""
+        return "paimon"
+
+    def writer(self, schema: Any, overwrite: bool) -> _ArrowWriter:
+        """Plan a write of rows of `schema` (checked against the table now, before any task)."""
+        from paimon_sql.catalog import Catalog
+        from paimon_sql.sql._auto_compact import check_writable
+
+        warehouse = self.options.get("warehouse")
+        name = self.options.get("path")
+        if not warehouse or not name:
+            raise PaimonSqlError(
+                'format("paimon") needs .option("warehouse", <folder>) and .save("db.table")'
+            )
+        table = Catalog(warehouse).load_table(name)
+        check_writable(table)
+        table_schema = table.latest_schema
+        if table_schema.bucket == -2 or (table_schema.bucket == -1 and table_schema.primary_keys):
+            raise UnsupportedFeatureError(
+                f"format('paimon') cannot write {table.name} (bucket={table_schema.bucket}: the buckets are "
+                "assigned by a job of their own); use paimon_sql.spark.write(df, ...)"
+            )
+        check_columns(schema, table_schema, table.name)
+        job = WriteJob(
+            warehouse=str(warehouse),
+            table=table.name,
+            schema_id=table_schema.id,
+            job_id=str(uuid.uuid4()),
+            starts=TableWriter(None, table).next_sequence(),
+        )
+        mode = (self.options.get("partitionOverwriteMode") or "static").lower()
+        return _ArrowWriter(job, overwrite, mode == "dynamic")
+
+
+class _ArrowWriter(DataSourceArrowWriter):
+    def __init__(self, job: WriteJob, overwrite: bool, dynamic: bool) -> None:
+        self.job = job
+        self.overwrite = overwrite
+        self.dynamic = dynamic
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> _Message:
+        """One task: bucket, sort and write its rows; the commit messages of its files."""
+        table = self.job.load()
+        schema = table.latest_schema
+        batches = list(route(self.job, iterator))
+        if not batches:
+            return _Message()
+        rows = pa.Table.from_batches(batches)
+        order = [*schema.partition_keys, BUCKET]
+        if schema.primary_keys:
+            rows = rows.append_column(ORD, arange(rows.num_rows))
+            order += [*schema.trimmed_primary_keys, ORD]
+        rows = rows.sort_by([(c, "ascending") for c in order])
+        attempt = uuid.uuid4().int >> 80  # unique per attempt, whatever Spark's ids
+        return _Message(payloads=payloads_of(write_task(self.job, rows.to_batches(), attempt)))
+
+    def commit(self, messages: list[_Message | None]) -> None:
+        """One snapshot of every task's files (on the driver)."""
+        from paimon_sql.spark.writer import finish
+
+        payloads = [p for m in messages if m is not None for p in m.payloads]
+        overwrite_mode = "overwrite" if self.overwrite else "append"
+        finish(self.job, messages_of(payloads), overwrite_mode, dynamic_overwrite=self.dynamic)
+
+    def abort(self, messages: list[_Message | None]) -> None:
+        """Delete every file of the job (on the driver)."""
+        from paimon_sql.spark.writer import _clean
+
+        _clean(self.job.load(), self.job, keep=set())

@@ -1,0 +1,462 @@
+"""`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9 read it.
+
+One SparkSession for the module (``local[2,2]``: two cores, a failed task is tried twice), started
+without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or an
+overwrite; after each write paimon-sql reads the table and the snapshot is recorded, and at the end
+Apache Paimon 0.9 (Java, through Spark with its jar, in its own process: `tests.spark._oracle`) reads
+every recorded snapshot. The expected rows are computed here from the input rows with plain Python
+(dicts per key, the merge engine's rule), never by paimon-sql.
+
+If this process already runs a JVM (other interop modules started Spark with the Paimon jar), the
+module runs in a child pytest process instead and its tests here report that.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import paimon_sql
+from paimon_sql.catalog import Catalog
+from paimon_sql.commit.plan import fold
+from paimon_sql.errors import PaimonSqlError, SchemaError
+from paimon_sql.spark import write
+from paimon_sql.spark._task import WriteJob, route, write_task
+from paimon_sql.spark.writer import _clean, _commit, run
+from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+from tests.interop.harness import canonical_rows
+
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+_CHILD = "PAIMON_SQL_SPARK_WRITE_CHILD"
+SPARK_SCHEMA = (
+    "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz"
+)
+COLUMNS = ["id", "dt", "v", "n", "amount", "day", "ts"]
+TABLE_COLUMNS = "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP(6)"
+PK_KINDS = {
+    # name -> (WITH options, partitioned, merge rule)
+    "pk_dedup": ("'bucket' = '2'", True, "last"),
+    "pk_partial": ("'bucket' = '2', 'merge-engine' = 'partial-update'", False, "partial"),
+    "pk_agg": (
+        "'bucket' = '2', 'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum'",
+        False,
+        "sum",
+    ),
+    "pk_first": ("'bucket' = '2', 'merge-engine' = 'first-row'", True, "first"),
+    "pk_dv": ("'bucket' = '2', 'deletion-vectors.enabled' = 'true'", True, "last"),
+    "pk_dynamic": ("'bucket' = '-1', 'dynamic-bucket.target-row-num' = '40'", True, "last"),
+}
+
+
+# --- the Spark session (no Paimon jar) -------------------------------------------------------------
+
+
+def _jvm_running() -> bool:
+    from pyspark import SparkContext
+
+    return SparkContext._gateway is not None or SparkContext._active_spark_context is not None
+
+
+def _run_in_child() -> None:
+    env = {**os.environ, _CHILD: "1", "PYTHONPATH": str(ROOT)}
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        str(Path(__file__)),
+        "-m",
+        "interop",
+    ]
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1200
+    )
+    assert proc.returncode == 0, (
+        f"the Spark writer tests failed in their own process:\n{proc.stdout[-8000:]}"
+    )
+    pytest.skip("passed in a child process (this process's JVM already has the Paimon jar)")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if _jvm_running() and not os.environ.get(_CHILD):
+        _run_in_child()
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p
+    )
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.task.maxFailures": "2",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -Duser.timezone=UTC",
+    }
+    builder = SparkSession.builder.master("local[2,2]").appName("paimon-sql-spark-writer")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    loader = session._jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    with pytest.raises(Exception, match="ClassNotFoundException"):
+        session._jvm.java.lang.Class.forName("org.apache.paimon.spark.SparkCatalog", False, loader)
+    yield session
+    session.stop()
+
+
+# --- inputs and expected rows ----------------------------------------------------------------------
+
+
+def _rows(
+    rng: random.Random, ids: Iterable[int], dts: tuple[str, ...], tag: str, nulls: bool = False
+) -> list[tuple]:
+    out = []
+    for i in ids:
+        v = None if nulls and rng.random() < 0.3 else f"{tag}-{i}-é{rng.randint(0, 9)}"
+        n = None if nulls and rng.random() < 0.2 else rng.randint(-1000, 1000)
+        amount = Decimal(rng.randint(-999999, 999999)).scaleb(-2)
+        day = dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 400))
+        ts = dt.datetime(2024, 5, 1, 12, 0) + dt.timedelta(microseconds=rng.randint(0, 10**12))
+        out.append((i, dts[i % len(dts)], v, n, amount, day, ts))
+    return out
+
+
+def _merge(old: tuple | None, new: tuple, rule: str) -> tuple:
+    """The row a key holds after `new` arrives on `old` under the merge engine's rule."""
+    if old is None or rule == "last":
+        return new
+    if rule == "first":
+        return old
+    merged = [n if n is not None else o for o, n in zip(old, new, strict=True)]
+    if rule == "sum":
+        n_at = COLUMNS.index("n")
+        parts = [x for x in (old[n_at], new[n_at]) if x is not None]
+        merged[n_at] = sum(parts) if parts else None
+    return tuple(merged)
+
+
+def _apply(state: dict[tuple, tuple], rows: Iterable[tuple], rule: str) -> None:
+    for row in rows:
+        key = (row[0], row[1])
+        state[key] = _merge(state.get(key), row, rule)
+
+
+def _dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
+    return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
+
+
+# --- the lake: writes, reads, snapshots ------------------------------------------------------------
+
+
+class Lake:
+    """The module's warehouse: every write is read back by paimon-sql and recorded for the oracle."""
+
+    def __init__(self, warehouse: Path, spark) -> None:
+        self.warehouse = warehouse
+        self.spark = spark
+        self.session = paimon_sql.connect(warehouse, create=True)
+        self.session.sql("CREATE DATABASE db")
+        #: (table, snapshot id) -> expected rows, for Apache Paimon's read at the end.
+        self.checks: dict[str, list[dict[str, Any]]] = {}
+
+    def create(self, name: str, options: str, partitioned: bool, pk: bool = True) -> None:
+        key = ", PRIMARY KEY (id, dt) NOT ENFORCED" if pk else ""
+        part = " PARTITIONED BY (dt)" if partitioned else ""
+        self.session.sql(f"CREATE TABLE db.{name} ({TABLE_COLUMNS}{key}){part} WITH ({options})")
+
+    def write(self, name: str, rows: list[tuple], expected: list[dict[str, Any]], **kwargs: Any):
+        df = self.spark.createDataFrame(rows, SPARK_SCHEMA, verifySchema=False)
+        if "partition" in kwargs and "drop" in kwargs:
+            df = df.drop(kwargs.pop("drop"))
+        snapshot = write(df, f"db.{name}", warehouse=str(self.warehouse), **kwargs)
+        assert snapshot is not None
+        self.assert_reads(name, expected)
+        self.checks[f"db.{name}@{snapshot.id}"] = expected
+        return snapshot
+
+    def assert_reads(self, name: str, expected: list[dict[str, Any]]) -> None:
+        session = paimon_sql.connect(self.warehouse)
+        rel = session.sql(f"SELECT * FROM db.{name}")  # noqa: S608 - test SQL, our names
+        got = [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+        assert canonical_rows(got) == canonical_rows(expected), (
+            f"paimon-sql reads db.{name} differently"
+        )
+
+    def kinds(self, name: str) -> list[str]:
+        table = Catalog(self.warehouse).load_table(f"db.{name}")
+        return [table.snapshot(i).commit_kind.value for i in table.snapshot_ids()]
+
+
+@pytest.fixture(scope="module")
+def lake(spark, tmp_path_factory) -> Lake:
+    return Lake(tmp_path_factory.mktemp("spark-write") / "warehouse", spark)
+
+
+def _files_on_disk(table_path: Path) -> set[str]:
+    return {
+        p.name
+        for p in table_path.rglob("*")
+        if p.is_file() and p.parent.name.startswith("bucket-") and p.name.startswith("data-")
+    }
+
+
+def _live_files(warehouse: Path, name: str) -> set[str]:
+    table = Catalog(warehouse).load_table(name)
+    latest = table.latest_snapshot()
+    if latest is None:
+        return set()
+    entries = fold(e for m in table.data_manifests(latest) for e in table.manifest(m.file_name))
+    return {e.file.file_name for e in entries.values()}
+
+
+# --- table kinds -----------------------------------------------------------------------------------
+
+
+def test_append_unaware_load_append_static_overwrite(lake):
+    rng = random.Random(1)
+    lake.create("append_p", "'bucket' = '-1'", partitioned=True, pk=False)
+    load = _rows(rng, range(300), ("d0", "d1", "d2"), "load")
+    lake.write("append_p", load, _dicts(load))
+    more = _rows(rng, range(250, 350), ("d0", "d1", "d2"), "more", nulls=True)
+    lake.write("append_p", more, _dicts(load + more))
+    d1 = _rows(rng, range(1000, 1090), ("d1",), "over")
+    kept = [r for r in load + more if r[1] != "d1"]
+    snapshot = lake.write(
+        "append_p", d1, _dicts(kept + d1), mode="overwrite", partition={"dt": "d1"}, drop="dt"
+    )
+    assert snapshot.commit_kind.value == "OVERWRITE"
+    assert lake.kinds("append_p") == ["APPEND", "APPEND", "OVERWRITE"]
+
+
+def test_append_fixed_bucket_load_and_overwrite(lake):
+    rng = random.Random(2)
+    lake.create(
+        "append_b",
+        "'bucket' = '3', 'bucket-key' = 'id', 'file.format' = 'orc'",
+        partitioned=False,
+        pk=False,
+    )
+    load = _rows(rng, range(200), ("a", "b"), "load")
+    lake.write("append_b", load, _dicts(load))
+    table = Catalog(lake.warehouse).load_table("db.append_b")
+    buckets = {
+        e.bucket
+        for e in fold(
+            e
+            for m in table.data_manifests(table.latest_snapshot())
+            for e in table.manifest(m.file_name)
+        ).values()
+    }
+    assert buckets == {0, 1, 2}
+    over = _rows(rng, range(500, 560), ("c",), "over")
+    lake.write("append_b", over, _dicts(over), mode="overwrite")
+    assert lake.kinds("append_b") == ["APPEND", "OVERWRITE"]
+
+
+@pytest.mark.parametrize("name", list(PK_KINDS))
+def test_primary_key_load_and_upsert(lake, name):
+    options, partitioned, rule = PK_KINDS[name]
+    rng = random.Random(name)
+    lake.create(name, options, partitioned)
+    dts = ("d0", "d1", "d2") if partitioned else ("p",)
+    state: dict[tuple, tuple] = {}
+    load = _rows(rng, range(200), dts, "load", nulls=rule in ("partial", "sum"))
+    _apply(state, load, rule)
+    lake.write(name, load, _dicts(state.values()))
+    # the upsert overlaps half the keys; some keys arrive twice in it (the later arrival is newer)
+    upsert = _rows(rng, range(100, 300), dts, "up", nulls=rule in ("partial", "sum"))
+    upsert += _rows(rng, range(280, 300), dts, "again", nulls=rule in ("partial", "sum"))
+    _apply(state, upsert, rule)
+    lake.write(name, upsert, _dicts(state.values()))
+    compacts = ["APPEND", "COMPACT"] if name in ("pk_first", "pk_dv") else ["APPEND"]
+    assert lake.kinds(name) == compacts * 2
+
+
+def test_dynamic_partition_overwrite(lake):
+    rng = random.Random(3)
+    lake.create("pk_over", "'bucket' = '2'", partitioned=True)
+    load = _rows(rng, range(150), ("d0", "d1", "d2"), "load")
+    lake.write("pk_over", load, _dicts(load))
+    d0 = _rows(rng, range(1000, 1040), ("d0",), "over")
+    lake.spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        lake.write("pk_over", d0, _dicts([r for r in load if r[1] != "d0"] + d0), mode="overwrite")
+    finally:
+        lake.spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    everything = _rows(rng, range(2000, 2010), ("d1",), "all")
+    lake.write("pk_over", everything, _dicts(everything), mode="overwrite")
+    assert lake.kinds("pk_over") == ["APPEND", "OVERWRITE", "OVERWRITE"]
+
+
+# --- the DataFrame is checked before any task runs -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ("id bigint, dt string, v string, n int, amount decimal(8,2), day date", "column 'ts'"),
+        (SPARK_SCHEMA + ", extra int", "DataFrame column 'extra'"),
+        (
+            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, ts timestamp_ntz",
+            "column 'amount'",
+        ),
+        (
+            "id string, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz",
+            "column 'id'",
+        ),
+        (
+            "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp",
+            "column 'ts'",
+        ),
+    ],
+    ids=["missing", "extra", "lossy-decimal", "wrong-type", "timestamp-ltz"],
+)
+def test_mismatched_dataframe_is_refused_before_any_task(lake, schema, message):
+    name = "checked"
+    if not (lake.warehouse / "db.db" / name).exists():
+        lake.create(name, "'bucket' = '2'", partitioned=True)
+    df = lake.spark.createDataFrame([], schema)
+    jobs_before = len(lake.spark.sparkContext.statusTracker().getJobIdsForGroup())
+    with pytest.raises(SchemaError, match=message):
+        write(df, f"db.{name}", warehouse=str(lake.warehouse))
+    assert len(lake.spark.sparkContext.statusTracker().getJobIdsForGroup()) == jobs_before
+    assert lake.kinds(name) == []
+
+
+def test_partition_value_mismatch_fails_without_snapshot(lake):
+    lake.create("static_bad", "'bucket' = '2'", partitioned=True)
+    rows = _rows(random.Random(4), range(20), ("d0", "d1"), "x")
+    df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
+    with pytest.raises(SchemaError, match="partition column 'dt' holds"):
+        write(df, "db.static_bad", warehouse=str(lake.warehouse), partition={"dt": "d0"})
+    assert lake.kinds("static_bad") == []
+    assert _files_on_disk(lake.warehouse / "db.db" / "static_bad") == set()
+
+
+# --- failures and retries --------------------------------------------------------------------------
+
+
+def _failing_for(value: str) -> Callable[..., Iterator[pa.RecordBatch]]:
+    """A task that writes its files, then raises when its rows hold partition `value`."""
+
+    def task(
+        job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+    ) -> Iterator[pa.RecordBatch]:
+        batches = list(batches)
+        out = list(write_task(job, batches, attempt))
+        if any(value in b.column("dt").to_pylist() for b in batches):
+            raise RuntimeError(f"injected failure for partition {value}")
+        yield from out
+
+    return task
+
+
+def _flaky(
+    job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+) -> Iterator[pa.RecordBatch]:
+    """The first attempt of every task writes its files, then fails; the retry succeeds."""
+    from pyspark import TaskContext
+
+    out = list(write_task(job, batches, attempt))
+    if TaskContext.get().attemptNumber() == 0:
+        raise RuntimeError("injected failure on the first attempt")
+    yield from out
+
+
+def test_task_failing_for_one_partition_leaves_nothing(lake):
+    lake.create("fails", "'bucket' = '2'", partitioned=True)
+    rows = _rows(random.Random(5), range(120), ("d0", "d1", "d2"), "x")
+    df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
+    with pytest.raises(PaimonSqlError, match="injected failure for partition d1"):
+        run(df, "db.fails", warehouse=str(lake.warehouse), task=_failing_for("d1"))
+    assert lake.kinds("fails") == []
+    assert _files_on_disk(lake.warehouse / "db.db" / "fails") == set()
+
+
+def test_task_failing_once_is_retried_without_duplicates(lake):
+    lake.create("retried", "'bucket' = '2'", partitioned=True)
+    rows = _rows(random.Random(6), range(120), ("d0", "d1", "d2"), "x")
+    df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
+    snapshot = run(df, "db.retried", warehouse=str(lake.warehouse), task=_flaky)
+    assert snapshot is not None and lake.kinds("retried") == ["APPEND"]
+    lake.assert_reads("retried", _dicts(rows))
+    assert snapshot.delta_record_count == len(rows)
+    on_disk = _files_on_disk(lake.warehouse / "db.db" / "retried")
+    assert on_disk == _live_files(lake.warehouse, "db.retried")
+    lake.checks[f"db.retried@{snapshot.id}"] = _dicts(rows)
+
+
+def test_speculative_duplicate_only_the_winner_is_committed(lake):
+    """Two attempts of one task (as speculation runs them) write the same rows; the driver commits the
+    winner's messages and deletes the loser's files."""
+    from paimon_sql.spark._task import messages_of, payloads_of
+
+    lake.create("speculative", "'bucket' = '1'", partitioned=False)
+    rows = _rows(random.Random(7), range(50), ("p",), "x")
+    table = Catalog(lake.warehouse).load_table("db.speculative")
+    job = WriteJob(
+        warehouse=str(lake.warehouse),
+        table="db.speculative",
+        schema_id=0,
+        job_id="spec-job",
+        starts=TableWriter(None, table).next_sequence(),
+    )
+    arrays = list(zip(*rows, strict=True))
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array(a) for a in arrays] + [pa.array(range(len(rows)), pa.int64())],
+        names=[*COLUMNS, ORD],
+    )
+    routed = list(route(job, [batch]))
+    assert routed[0].column(BUCKET).to_pylist() == [0] * len(rows)
+    winner = messages_of(payloads_of(write_task(job, routed, 101)))
+    loser = messages_of(payloads_of(write_task(job, routed, 102)))
+    assert {f.file_name for m in loser for f in m.new_files}
+    snapshot = _commit(table, job, winner, None)
+    _clean(table, job, keep={f.file_name for m in winner for f in m.new_files})
+    assert snapshot is not None and snapshot.delta_record_count == len(rows)
+    lake.assert_reads("speculative", _dicts(rows))
+    assert _files_on_disk(lake.warehouse / "db.db" / "speculative") == {
+        f.file_name for m in winner for f in m.new_files
+    }
+    lake.checks[f"db.speculative@{snapshot.id}"] = _dicts(rows)
+
+
+# --- Apache Paimon reads what we wrote (last: one JVM with the jar, in its own process) --------------
+
+
+def test_apache_paimon_reads_every_snapshot_we_wrote(lake):
+    assert len(lake.checks) >= 15, "the writing tests above did not run"
+    out = lake.warehouse.parent / "oracle.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+    cmd = [sys.executable, "-m", "tests.spark._oracle", str(lake.warehouse), str(out), *lake.checks]
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900
+    )
+    assert proc.returncode == 0, f"Apache Paimon could not read our tables:\n{proc.stderr[-6000:]}"
+    java = json.loads(out.read_text())
+    differ = [k for k, rows in lake.checks.items() if java[k] != canonical_rows(rows)]
+    assert not differ, f"Apache Paimon 0.9 reads these snapshots differently: {differ}"
