@@ -208,8 +208,10 @@ def tagged_snapshots(table: Table) -> list[Snapshot]:
     for name in table.tag_names():
         try:
             snap = table.tag(name)
-        except PaimonSqlError:  # deleted meanwhile, as Java skips it
-            continue
+        except PaimonSqlError:
+            if table.fileio.exists(table.meta("tag", f"tag-{name}")):
+                raise  # a damaged tag stops the clean-up: skipping it would delete what it holds
+            continue  # deleted meanwhile, as Java skips it
         by_id.setdefault(snap.id, snap)
     return [by_id[i] for i in sorted(by_id)]
 

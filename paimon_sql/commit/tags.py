@@ -169,9 +169,18 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
     have seen the tag and may delete its files: the tag is removed again and the caller told so.
     """
     snapshot_path = table.meta("snapshot", f"snapshot-{snapshot.id}")
-    live = table.fileio.exists(snapshot_path)
-    if not table.fileio.try_create(_path(table, name), content):
-        return False
+    # Tag creation and tag deletion (whose clean-up deletes the files only a tag held) take turns
+    # on the tag folder's lock: a snapshot that is no longer live is kept only by its tags, so one
+    # of them being deleted at the same moment must either see the new tag or finish first.
+    with table.fileio.folder_lock(table.meta("tag")):
+        live = table.fileio.exists(snapshot_path)
+        if not live and not _files_kept(table, snapshot):
+            raise CommitConflictError(
+                f"cannot tag snapshot {snapshot.id} of table {table.name}: it is no longer live and "
+                "the tag that kept its files was deleted meanwhile; no tag was made"
+            )
+        if not table.fileio.try_create(_path(table, name), content):
+            return False
     if live and not table.fileio.exists(snapshot_path):
         table.fileio.delete(_path(table, name))
         raise CommitConflictError(
@@ -179,6 +188,12 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
             f"{name!r} was created, so its files may be gone; no tag was made, tag a live snapshot"
         )
     return True
+
+
+def _files_kept(table: Table, snapshot: Snapshot) -> bool:
+    """Whether an expired snapshot's manifest lists are still there (a tag clean-up deletes them)."""
+    lists = (snapshot.base_manifest_list, snapshot.delta_manifest_list)
+    return all(table.fileio.exists(table.manifest_path(n)) for n in lists if n)
 
 
 def _exists_message(table: Table, name: str) -> str:
@@ -246,8 +261,9 @@ def _delete_one(table: Table, name: str, tagged: Snapshot | None = None) -> None
     `clean_after_tag_deletion` does nothing when the snapshot is live or another tag holds it.
     """
     tagged = table.tag(name) if tagged is None else tagged
-    table.fileio.delete(_path(table, name))
-    clean_after_tag_deletion(table, tagged)
+    with table.fileio.folder_lock(table.meta("tag")):  # see `_create_file`
+        table.fileio.delete(_path(table, name))
+        clean_after_tag_deletion(table, tagged)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -116,3 +116,30 @@ def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(
     assert sorted(removed) == sorted(leftovers)
     assert not any(Path(p).exists() for p in leftovers) and keep.exists()
     assert session.sql("SELECT count(*) FROM db.t VERSION AS OF 'a'").fetchall() == [(3,)]
+
+
+def test_tagging_an_expired_snapshot_while_its_last_tag_is_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Snapshot 1 has expired and only tag 'a' keeps its files. A new tag on it read the snapshot
+    from 'a' just before 'a' was deleted (and its files cleaned up): the new tag must not be made,
+    else it would name deleted files."""
+    from paimon_sql.commit import tags
+
+    session = _session(tmp_path)
+    for i in range(3):
+        session.sql(f"INSERT INTO db.t VALUES ({i}, {i}, {i})")
+    session.sql("CALL sys.create_tag(table => 'db.t', tag => 'a', snapshot => 1)")
+    session.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1)")
+    table = session.catalog.load_table(Identifier("db", "t"))
+    held = table.tag("a")
+    assert not table.fileio.exists(table.meta("snapshot", "snapshot-1"))
+
+    def find_then_lose_the_last_tag(tbl, snapshot_id):  # the interleaving, replayed
+        tags.delete_tag(tbl, "a")
+        return held
+
+    monkeypatch.setattr(tags, "_find_snapshot", find_then_lose_the_last_tag)
+    with pytest.raises(CommitConflictError, match="no longer live"):
+        tags.create_tag(table, "b", 1)
+    assert not table.fileio.exists(table.meta("tag", "tag-b"))
