@@ -14,7 +14,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+def _project_dependencies() -> tuple[str, ...]:
+    """paimon-sql's own runtime dependencies, as pyproject.toml declares them."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    return tuple(tomllib.loads(pyproject.read_text())["project"]["dependencies"])
+
 
 # The readers we ask for a second opinion. Pins are deliberate: results in
 # tests/benchmarks/results are only comparable for the same versions.
@@ -24,6 +31,9 @@ VENV_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "pypaimon-rust": ("pypaimon-rust==0.4.0", "pyarrow>=26,<27"),
     # The benchmark's deletion-vector table is written by Apache Paimon (Java) through Spark.
     "spark": ("pyspark==3.5.*",),
+    # PySpark 4's Python Data Source writer (tests/spark/test_spark4.py): paimon-sql comes from the
+    # checkout (PYTHONPATH), its dependencies from pyproject.toml.
+    "spark4": ("pyspark==4.0.*", "pandas>=2", "pytest>=8", *_project_dependencies()),
 }
 
 _STAMP = ".paimon-sql-requirements.json"
