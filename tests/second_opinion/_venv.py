@@ -17,6 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+
 def _project_dependencies() -> tuple[str, ...]:
     """paimon-sql's own runtime dependencies, as pyproject.toml declares them."""
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
