@@ -86,3 +86,12 @@ class InvalidNameError(PaimonSqlError, ValueError):
 class PathEscapeError(PaimonSqlError):
     """A path from an option or metadata would leave the table folder (or a configured external
     root), or leads out of the warehouse through a symbolic link: refused, never followed."""
+
+
+class StorageError(PaimonSqlError, OSError):
+    """An object store (or remote filesystem) request failed: unreachable endpoint, a store that
+    cannot do what a write needs (conditional puts) ... The message names the URI."""
+
+
+class StorageAccessError(StorageError, PermissionError):
+    """The object store refused the credentials (missing, wrong or without the permission)."""

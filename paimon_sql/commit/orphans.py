@@ -15,7 +15,6 @@ import json
 import time
 from typing import TYPE_CHECKING
 
-import pyarrow.fs as pafs
 
 from paimon_sql.catalog import Table, names
 from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
@@ -124,7 +123,5 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
             continue
         # a folder that is a link out of the table: refuse before anything is deleted
         names.inside(folder, [table.path], local=table.fileio.local, what="orphan candidate folder")
-        for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
-            if info.type == pafs.FileType.File and info.mtime_ns is not None:
-                out.append((info.path, info.mtime_ns // 1_000_000))
+        out.extend(table.fileio.list_files(folder))
     return out

@@ -20,7 +20,8 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError
+from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, StorageError
+from paimon_sql.io.objectstore import SINGLE_WRITER, ObjectStoreFileIO, is_object_store_uri
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,8 @@ class FileIO:
 
     fs: pafs.FileSystem
     local: bool
+    #: For a remote `fs`: create-if-absent is "exists, then write", safe only with one writer.
+    single_writer: bool = False
 
     def read_bytes(self, path: str) -> bytes:
         """The whole file; a missing file raises `DataFileNotFoundError` naming it."""
@@ -103,6 +106,8 @@ class FileIO:
         folder = os.path.dirname(path) if self.local else posixpath.dirname(path)
         self.mkdirs(folder)
         if not self.local:
+            if not self.single_writer:
+                raise StorageError(_NO_CONDITIONAL_PUT.format(path=path, key=SINGLE_WRITER))
             if self.exists(path):
                 return False
             self.write_bytes(path, data)
@@ -143,6 +148,30 @@ class FileIO:
         """Join path parts the way this filesystem spells paths."""
         return os.path.join(*parts) if self.local else posixpath.join(*parts)
 
+    def modified_millis(self, path: str) -> int | None:
+        """The file's modification time (epoch millis), None when absent."""
+        try:
+            mtime = self.fs.get_file_info(path).mtime_ns
+        except FileNotFoundError:
+            return None
+        return None if mtime is None else mtime // 1_000_000
+
+    def list_files(self, path: str) -> list[tuple[str, int]]:
+        """``(path, modified millis)`` of the files right below folder `path`."""
+        infos = self.fs.get_file_info(pafs.FileSelector(path, allow_not_found=True))
+        return sorted(
+            (i.path, i.mtime_ns // 1_000_000)
+            for i in infos
+            if i.type == pafs.FileType.File and i.mtime_ns is not None
+        )
+
+
+_NO_CONDITIONAL_PUT = (
+    "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers could "
+    "both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, if only one "
+    "process ever writes, pass storage_options={{'{key}': 'true'}}"
+)
+
 
 def local_path(uri: str) -> str:
     """A ``file:`` URI (any case, one or three slashes) as a plain path; other strings unchanged.
@@ -156,11 +185,24 @@ def local_path(uri: str) -> str:
     return uri
 
 
-def file_io(location: str | os.PathLike[str], filesystem: Any = None) -> FileIO:
-    """A `FileIO` for a warehouse: local when no filesystem is given, else a pyarrow or fsspec filesystem."""
+def file_io(
+    location: str | os.PathLike[str],
+    filesystem: Any = None,
+    storage_options: dict[str, Any] | None = None,
+) -> FileIO | ObjectStoreFileIO:
+    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options`
+    in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
+
+    >>> file_io("/tmp").local, file_io("file:///tmp").local
+    (True, True)
+    """
+    location = os.fspath(location)
+    if filesystem is None and is_object_store_uri(location):
+        return ObjectStoreFileIO(location, storage_options)
+    single = str((storage_options or {}).get(SINGLE_WRITER, "false")).lower() in ("true", "1", "yes")
     if filesystem is None:
         return FileIO(pafs.LocalFileSystem(), True)
     if isinstance(filesystem, pafs.FileSystem):
-        return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem))
+        return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem), single)
     handler = pafs.FSSpecHandler(filesystem)
-    return FileIO(pafs.PyFileSystem(handler), False)
+    return FileIO(pafs.PyFileSystem(handler), False, single)

@@ -1,0 +1,124 @@
+"""s3:// warehouses against a real S3 server: URIs, create/insert/select, listings, bad input."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import paimon_sql
+from paimon_sql.errors import (
+    StorageAccessError,
+    UnsupportedFeatureError,
+    WarehouseNotFoundError,
+)
+from paimon_sql.io.objectstore import FOLDER_MARKER, ObjectStoreFileIO
+
+
+def test_server_refuses_a_second_conditional_put(s3_env, bucket):
+    """The atomicity tests mean something only if the server answers 412 to a second create."""
+    import obstore
+    from obstore.store import S3Store
+
+    store = S3Store(bucket, config=s3_env.options())
+    obstore.put(store, "k", b"1", mode="create")
+    with pytest.raises(obstore.exceptions.AlreadyExistsError, match="412"):
+        obstore.put(store, "k", b"2", mode="create")
+    assert bytes(obstore.get(store, "k").bytes()) == b"1"
+
+
+def test_try_create_wins_once(s3_env, bucket):
+    io = ObjectStoreFileIO(f"s3://{bucket}/wh")
+    path = f"s3://{bucket}/wh/t/snapshot/snapshot-1"
+    assert io.try_create(path, b"first")
+    assert not io.try_create(path, b"second")
+    assert io.try_create(path, b"first")  # a retried PUT meeting its own object
+    assert io.read_bytes(path) == b"first"
+
+
+def test_create_insert_select(s3_warehouse, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
+    s.sql("INSERT INTO d.t VALUES (1, 'a'), (2, 'b')")
+    s.sql("INSERT INTO d.t VALUES (2, 'c')")
+    assert s.sql("SELECT * FROM d.t ORDER BY id").fetchall() == [(1, "a"), (2, "c")]
+    s.close()
+    assert not os.listdir(tmp_path), "nothing may be created on local disk"
+    again = paimon_sql.connect(s3_warehouse)
+    assert again.catalog.databases() == ["d"]
+    assert again.sql("SELECT count(*) FROM d.t").fetchall() == [(2,)]
+    again.close()
+
+
+def test_empty_database_is_listed_and_dropped(s3_warehouse):
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE e")
+    assert s.catalog.databases() == ["e"]
+    assert s.catalog.fileio.list_names(s.catalog.database_path("e")) == []
+    s.sql("DROP DATABASE e")
+    assert s.catalog.databases() == []
+    names = [p.rsplit("/", 1)[-1] for p in s.catalog.fileio.walk(s3_warehouse)]
+    assert names == [FOLDER_MARKER]  # the warehouse's own marker only
+    s.close()
+
+
+def test_storage_options_instead_of_environment(s3_server, bucket, monkeypatch):
+    for key in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+    s = paimon_sql.connect(f"s3://{bucket}/wh", create=True, storage_options=s3_server.options())
+    s.sql("CREATE TABLE t (x INT)")
+    s.sql("INSERT INTO t VALUES (7)")
+    assert s.sql("SELECT x FROM t").fetchall() == [(7,)]
+    s.close()
+
+
+def test_profile(s3_server, bucket, monkeypatch, tmp_path):
+    for key in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(key)
+    credentials = tmp_path / "credentials"
+    credentials.write_text(
+        f"[lake]\naws_access_key_id = {s3_server.options()['aws_access_key_id']}\n"
+        "aws_secret_access_key = whatever\n"
+    )
+    config = tmp_path / "config"
+    config.write_text(f"[profile lake]\nregion = us-east-1\nendpoint_url = {s3_server.endpoint}\n")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "lake")
+    monkeypatch.setenv("AWS_ALLOW_HTTP", "true")
+    s = paimon_sql.connect(f"s3://{bucket}/wh", create=True)
+    assert s.catalog.databases() == []
+    s.close()
+    monkeypatch.setenv("AWS_PROFILE", "missing")
+    with pytest.raises(StorageAccessError, match="missing"):
+        paimon_sql.connect(f"s3://{bucket}/wh")
+
+
+def test_missing_warehouse_is_not_created(s3_warehouse):
+    with pytest.raises(WarehouseNotFoundError, match=s3_warehouse):
+        paimon_sql.connect(s3_warehouse)
+
+
+def test_missing_bucket(s3_env, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(WarehouseNotFoundError, match=r"bucket 'no-such-bucket' does not exist.*s3://no-such-bucket/wh"):
+        paimon_sql.connect("s3://no-such-bucket/wh", create=True)
+    assert not os.listdir(tmp_path)
+
+
+def test_unknown_scheme(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnsupportedFeatureError, match="ftp://host/wh"):
+        paimon_sql.connect("ftp://host/wh", create=True)
+    assert not os.listdir(tmp_path)
+
+
+def test_bad_credentials(s3_env, bucket, monkeypatch):
+    paimon_sql.connect(f"s3://{bucket}/wh", create=True).close()
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "wrong-key")
+    with pytest.raises(StorageAccessError, match=f"s3://{bucket}/wh"):
+        paimon_sql.connect(f"s3://{bucket}/wh")
