@@ -122,3 +122,35 @@ def test_bad_credentials(s3_env, bucket, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "wrong-key")
     with pytest.raises(StorageAccessError, match=f"s3://{bucket}/wh"):
         paimon_sql.connect(f"s3://{bucket}/wh")
+
+
+def _race_create(io: ObjectStoreFileIO, path: str, writers: int) -> int:
+    import threading
+
+    barrier = threading.Barrier(writers)
+    wins = []
+
+    def attempt(n: int) -> None:
+        barrier.wait()
+        if io.try_create(path, f"writer {n}".encode()):
+            wins.append(n)
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(wins)
+
+
+def test_racing_creates_have_one_winner(s3_env, bucket):
+    io = ObjectStoreFileIO(f"s3://{bucket}/wh")
+    for n in range(3):
+        assert _race_create(io, f"s3://{bucket}/wh/snapshot-{n}", 8) == 1
+
+
+def test_single_writer_mode_is_not_atomic(s3_env, bucket, caplog):
+    """Why conditional puts matter: "exists, then write" lets racing writers all win."""
+    io = ObjectStoreFileIO(f"s3://{bucket}/wh", {"single_writer": "true"})
+    assert "single-writer mode" in caplog.text
+    assert max(_race_create(io, f"s3://{bucket}/wh/snapshot-{n}", 8) for n in range(3)) > 1
