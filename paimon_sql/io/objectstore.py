@@ -43,7 +43,15 @@ if TYPE_CHECKING:
 _LOG = logging.getLogger(__name__)
 
 #: URI schemes and the store each one names (``s3a`` is how Hadoop and Java Paimon spell S3).
-SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gs", "gcs": "gs", "az": "az", "abfs": "az", "abfss": "az"}
+SCHEMES = {
+    "s3": "s3",
+    "s3a": "s3",
+    "gs": "gs",
+    "gcs": "gs",
+    "az": "az",
+    "abfs": "az",
+    "abfss": "az",
+}
 #: The empty object that keeps a folder made on purpose (warehouse, database) visible; listings hide it.
 FOLDER_MARKER = ".paimon-folder"
 #: paimon-sql's own storage option: writes without conditional puts, trusting there is one writer.
@@ -68,7 +76,9 @@ def split_uri(uri: str) -> tuple[str, str, str]:
         )
     bucket, _, key = rest.partition("/")
     if not bucket:
-        raise UnsupportedFeatureError(f"warehouse URI {uri!r} names no bucket: write {scheme}://bucket/path")
+        raise UnsupportedFeatureError(
+            f"warehouse URI {uri!r} names no bucket: write {scheme}://bucket/path"
+        )
     return store, bucket, posixpath.normpath("/" + key).strip("/") if key.strip("/") else ""
 
 
@@ -132,7 +142,10 @@ def _has(config: Mapping[str, str], short: str) -> bool:
 
 
 def _env_has(env: Mapping[str, str], short: str) -> bool:
-    names = {"region": ("AWS_REGION", "AWS_DEFAULT_REGION"), "endpoint": ("AWS_ENDPOINT_URL", "AWS_ENDPOINT")}
+    names = {
+        "region": ("AWS_REGION", "AWS_DEFAULT_REGION"),
+        "endpoint": ("AWS_ENDPOINT_URL", "AWS_ENDPOINT"),
+    }
     return any(n in env for n in names[short])
 
 
@@ -163,7 +176,9 @@ def _make_store(store: str, bucket: str, options: Mapping[str, str]) -> Any:
     except obstore.exceptions.BaseError as err:
         raise StorageError(f"cannot configure {store}://{bucket}: {_first_line(err)}") from err
     except Exception as err:  # a bad storage option makes the Rust side panic or raise ValueError
-        raise StorageError(f"bad storage options for {store}://{bucket}: {_first_line(err)}") from err
+        raise StorageError(
+            f"bad storage options for {store}://{bucket}: {_first_line(err)}"
+        ) from err
 
 
 def _first_line(err: BaseException) -> str:

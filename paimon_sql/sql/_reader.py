@@ -22,6 +22,7 @@ from paimon_sql.catalog import names
 from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, SpecViolationError
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.io.arrays import arange
+from paimon_sql.io.datafiles import read_orc, read_parquet
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
@@ -67,16 +68,8 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     return path
 
 
-def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
-    import pyarrow.orc as orc
-
-    data = plan.table.fileio.read_bytes(path)
-    try:
-        reader = orc.ORCFile(io.BytesIO(data))
-        present = [c for c in columns if c in reader.schema.names]
-        return reader.read(columns=present)
-    except Exception as err:
-        raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
+def _orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    return read_orc(plan.table.fileio, path, columns, size=f.file_size)
 
 
 def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
@@ -101,15 +94,9 @@ def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) 
     return pa.table(columns_data, schema=arrow_schema)
 
 
-def _parquet_remote(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
-    import pyarrow.parquet as pq
-
-    data = plan.table.fileio.read_bytes(path)
-    try:
-        table = pq.read_table(pa.BufferReader(data), coerce_int96_timestamp_unit="ns")
-    except Exception as err:
-        raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
-    return table.select([c for c in columns if c in table.column_names])
+def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    """Through pyarrow: range requests on an object store (footer, then the projected column chunks)."""
+    return read_parquet(plan.table.fileio, path, columns, size=f.file_size)
 
 
 def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
@@ -210,11 +197,11 @@ class SplitReader:
                 sources[f.file_name] = parquet_source(path, names, with_pos)
                 continue
             if f.format == "orc":
-                table = _orc_table(plan, path, columns)
+                table = _orc_table(plan, f, path, columns)
             elif f.format == "avro":
                 table = _avro_table(plan, f, path, columns)
             elif f.format == "parquet":
-                table = _parquet_remote(plan, path, columns)
+                table = _parquet_remote(plan, f, path, columns)
             else:
                 raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
             if with_pos:

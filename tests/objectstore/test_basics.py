@@ -70,9 +70,11 @@ def test_storage_options_instead_of_environment(s3_server, bucket, monkeypatch):
     monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
     s = paimon_sql.connect(f"s3://{bucket}/wh", create=True, storage_options=s3_server.options())
-    s.sql("CREATE TABLE t (x INT)")
-    s.sql("INSERT INTO t VALUES (7)")
-    assert s.sql("SELECT x FROM t").fetchall() == [(7,)]
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (x INT)")
+    s.sql("INSERT INTO d.t VALUES (7)")
+    assert s.sql("SELECT x FROM d.t").fetchall() == [(7,)]
+    assert any(p.endswith("/snapshot/snapshot-1") for p in s.catalog.fileio.walk(f"s3://{bucket}/wh"))
     s.close()
 
 
@@ -105,7 +107,10 @@ def test_missing_warehouse_is_not_created(s3_warehouse):
 
 def test_missing_bucket(s3_env, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(WarehouseNotFoundError, match=r"bucket 'no-such-bucket' does not exist.*s3://no-such-bucket/wh"):
+    with pytest.raises(
+        WarehouseNotFoundError,
+        match=r"bucket 'no-such-bucket' does not exist.*s3://no-such-bucket/wh",
+    ):
         paimon_sql.connect("s3://no-such-bucket/wh", create=True)
     assert not os.listdir(tmp_path)
 

@@ -24,9 +24,21 @@ INSERTS = 15
 def _race(uri: str, table: str, options: dict[str, str] | None = None) -> list[dict]:
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.objectstore._writer", uri, table, str(p * 100), str(INSERTS),
-             json.dumps(options or {})],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+            [
+                sys.executable,
+                "-m",
+                "tests.objectstore._writer",
+                uri,
+                table,
+                str(p * 100),
+                str(INSERTS),
+                json.dumps(options or {}),
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
         )  # fmt: skip
         for p in range(PROCESSES)
     ]
