@@ -20,8 +20,18 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError, StorageError
-from paimon_sql.io.objectstore import SINGLE_WRITER, ObjectStoreFileIO, is_object_store_uri
+from paimon_sql.errors import (
+    DataFileNotFoundError,
+    PaimonSqlError,
+    StorageError,
+    UnsupportedFeatureError,
+)
+from paimon_sql.io.objectstore import (
+    SCHEMES,
+    SINGLE_WRITER,
+    ObjectStoreFileIO,
+    is_object_store_uri,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +209,12 @@ def file_io(
     location = os.fspath(location)
     if filesystem is None and is_object_store_uri(location):
         return ObjectStoreFileIO(location, storage_options)
+    scheme = location.partition(":")[0].lower()
+    if filesystem is None and scheme in SCHEMES:
+        raise UnsupportedFeatureError(
+            f"warehouse {location!r} looks like a {scheme}:// URI missing a '/': write "
+            f"{scheme}://bucket/path (a local folder named '{scheme}:' is never created)"
+        )
     single = str((storage_options or {}).get(SINGLE_WRITER, "false")).lower() in ("true", "1", "yes")
     if filesystem is None:
         return FileIO(pafs.LocalFileSystem(), True)

@@ -242,9 +242,10 @@ class ObjectStoreFileIO:
         if isinstance(err, ex.NotFoundError | FileNotFoundError):
             return DataFileNotFoundError(f"file not found: {path}")
         if "NoSuchBucket" in text:
-            kind, bucket, _ = split_uri(path)
+            _, bucket, _ = split_uri(path)
             return WarehouseNotFoundError(
-                f"bucket {bucket!r} does not exist ({path}); create it first (paimon-sql never creates buckets)"
+                f"bucket {bucket!r} does not exist ({path}); create it first "
+                "(paimon-sql never creates buckets)"
             )
         denied = ("InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "403 Forbidden",
                   "ExpiredToken", "InvalidToken")  # fmt: skip

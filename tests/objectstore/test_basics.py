@@ -74,7 +74,9 @@ def test_storage_options_instead_of_environment(s3_server, bucket, monkeypatch):
     s.sql("CREATE TABLE d.t (x INT)")
     s.sql("INSERT INTO d.t VALUES (7)")
     assert s.sql("SELECT x FROM d.t").fetchall() == [(7,)]
-    assert any(p.endswith("/snapshot/snapshot-1") for p in s.catalog.fileio.walk(f"s3://{bucket}/wh"))
+    assert any(
+        p.endswith("/snapshot/snapshot-1") for p in s.catalog.fileio.walk(f"s3://{bucket}/wh")
+    )
     s.close()
 
 

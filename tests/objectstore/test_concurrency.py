@@ -39,7 +39,7 @@ def _race(uri: str, table: str, options: dict[str, str] | None = None) -> list[d
             stderr=subprocess.PIPE,
             text=True,
             env=dict(os.environ),
-        )  # fmt: skip
+        )
         for p in range(PROCESSES)
     ]
     results = []

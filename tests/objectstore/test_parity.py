@@ -49,7 +49,9 @@ def uploaded(s3_server, tmp_path_factory):
     out = {}
     for name, root in WAREHOUSES.items():
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            io.write_bytes(f"s3://fixtures/{name}/{path.relative_to(root).as_posix()}", path.read_bytes())
+            io.write_bytes(
+                f"s3://fixtures/{name}/{path.relative_to(root).as_posix()}", path.read_bytes()
+            )
         out[name] = f"s3://fixtures/{name}"
     return out
 
@@ -67,12 +69,16 @@ def test_java_written_tables_read_the_same(s3_env, uploaded, name):
     local = paimon_sql.connect(WAREHOUSES[name])
     remote = paimon_sql.connect(uploaded[name], storage_options=s3_env.options())
     tables = [f"{db}.{t}" for db in local.catalog.databases() for t in local.catalog.tables(db)]
-    assert tables == [f"{db}.{t}" for db in remote.catalog.databases() for t in remote.catalog.tables(db)]
+    assert tables == [
+        f"{db}.{t}" for db in remote.catalog.databases() for t in remote.catalog.tables(db)
+    ]
     compared = 0
     for table in tables:
         expected = _rows(local, table)
         got = _rows(remote, table)
-        if isinstance(expected, str):  # e.g. external data files under /tmp/external, absent by design
+        if isinstance(
+            expected, str
+        ):  # e.g. external data files under /tmp/external, absent by design
             assert isinstance(got, str), table
         else:
             assert got == expected, table
