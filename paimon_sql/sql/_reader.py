@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -184,33 +184,49 @@ class SplitReader:
         request: ReadRequest,
         dv_tables: dict[str, str],
         registered: list[str],
-    ) -> dict[str, FileSource]:
+    ) -> Mapping[str, FileSource]:
+        by_name = {f.file_name: f for f in split.files}
+
+        def source(f: DataFileMeta) -> FileSource:
+            return self._source(cursor, plan, split, f, request, dv_tables, registered)
+
+        if request.first_rows and not plan.table.fileio.local:
+            # a remote file is fetched only when a query of the stream reads it (LIMIT stops early)
+            return _LazySources(by_name, source)
+        return {name: source(f) for name, f in by_name.items()}
+
+    def _source(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        split: Split,
+        f: DataFileMeta,
+        request: ReadRequest,
+        dv_tables: dict[str, str],
+        registered: list[str],
+    ) -> FileSource:
         fileio = plan.table.fileio
-        sources: dict[str, FileSource] = {}
-        for f in split.files:
-            path = _listed_path(plan, split, f)
-            columns = physical_columns(plan, f, request)
-            with_pos = f.file_name in dv_tables
-            if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
-                # Paimon writes every column of the file's schema (plus the system columns).
-                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
-                sources[f.file_name] = parquet_source(path, names, with_pos)
-                continue
-            if f.format == "orc":
-                table = _orc_table(plan, f, path, columns)
-            elif f.format == "avro":
-                table = _avro_table(plan, f, path, columns)
-            elif f.format == "parquet":
-                table = _parquet_remote(plan, f, path, columns)
-            else:
-                raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
-            if with_pos:
-                table = table.append_column(POS, arange(table.num_rows))
-            name = f"__paimon_file_{next(_names)}"
-            cursor.register(name, table)
-            registered.append(name)
-            sources[f.file_name] = table_source(name, table.column_names, parquet=f.format == "parquet")
-        return sources
+        path = _listed_path(plan, split, f)
+        columns = physical_columns(plan, f, request)
+        with_pos = f.file_name in dv_tables
+        if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
+            # Paimon writes every column of the file's schema (plus the system columns).
+            names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+            return parquet_source(path, names, with_pos)
+        if f.format == "orc":
+            table = _orc_table(plan, f, path, columns)
+        elif f.format == "avro":
+            table = _avro_table(plan, f, path, columns)
+        elif f.format == "parquet":
+            table = _parquet_remote(plan, f, path, columns)
+        else:
+            raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
+        if with_pos:
+            table = table.append_column(POS, arange(table.num_rows))
+        name = f"__paimon_file_{next(_names)}"
+        cursor.register(name, table)
+        registered.append(name)
+        return table_source(name, table.column_names, parquet=f.format == "parquet")
 
     def inline(
         self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, predicate: Predicate | None = None
@@ -280,6 +296,25 @@ class SplitReader:
         else:
             self._cache.move_to_end(key)
         return value
+
+
+class _LazySources(Mapping[str, FileSource]):
+    """Data file sources made on first use."""
+
+    def __init__(self, files: dict[str, DataFileMeta], make: Callable[[DataFileMeta], FileSource]) -> None:
+        self.files, self.make = files, make
+        self.made: dict[str, FileSource] = {}
+
+    def __getitem__(self, name: str) -> FileSource:
+        if name not in self.made:
+            self.made[name] = self.make(self.files[name])
+        return self.made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
 
 
 class _Deletions:
