@@ -34,6 +34,7 @@ class _Serialised:
         self.app = app
         self.lock = threading.Lock()
         self.requests = 0
+        self.log: list[str] = []  # "METHOD /path?query" of each request
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         signed = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
@@ -42,6 +43,8 @@ class _Serialised:
             return [_DENIED]
         with self.lock:
             self.requests += 1
+            query = environ.get("QUERY_STRING", "")
+            self.log.append(f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}?{query}")
             return list(self.app(environ, start_response))
 
 

@@ -161,3 +161,32 @@ def test_single_writer_mode_is_not_atomic(s3_env, bucket, caplog):
     io = ObjectStoreFileIO(f"s3://{bucket}/wh", {"single_writer": "true"})
     assert "single-writer mode" in caplog.text
     assert max(_race_create(io, f"s3://{bucket}/wh/snapshot-{n}", 8) for n in range(3)) > 1
+
+
+def test_large_files_go_up_as_multipart_uploads(s3_env, bucket):
+    io = ObjectStoreFileIO(f"s3://{bucket}/wh")
+    data = os.urandom(12 * 1024 * 1024)
+    start = len(s3_env.app.log)
+    io.write_bytes(f"s3://{bucket}/wh/big", data)
+    log = s3_env.app.log[start:]
+    assert any(line.startswith("POST") and "uploads" in line for line in log), log
+    assert sum(line.startswith("PUT") and "partNumber" in line for line in log) >= 3
+    assert io.read_range(f"s3://{bucket}/wh/big", 5, 10) == data[5:10]
+    assert io.read_bytes(f"s3://{bucket}/wh/big") == data
+
+
+def test_reads_fetch_only_the_projected_columns(s3_warehouse):
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id BIGINT, wide STRING) WITH ('primary-key' = 'id', 'bucket' = '1')")
+    s.sql("INSERT INTO d.t SELECT i, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) FROM range(50000) r(i)")
+    io = s.catalog.fileio
+    data = sum(io.file_size(p) for p in io.walk(s3_warehouse) if p.endswith(".parquet"))
+    before = io.bytes_fetched
+    assert s.sql("SELECT sum(id) FROM d.t").fetchall() == [(sum(range(50000)),)]
+    narrow = io.bytes_fetched - before
+    before = io.bytes_fetched
+    assert len(s.sql("SELECT * FROM d.t").fetchall()) == 50000
+    full = io.bytes_fetched - before
+    s.close()
+    assert narrow < data / 2 < full, (narrow, data, full)
