@@ -24,6 +24,7 @@ import logging
 import os
 import posixpath
 import threading
+from collections import OrderedDict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,8 @@ SCHEMES = {
 FOLDER_MARKER = ".paimon-folder"
 #: paimon-sql's own storage option: writes without conditional puts, trusting there is one writer.
 SINGLE_WRITER = "single_writer"
+#: Folders whose files have unique names and are never rewritten (cached by `read_bytes`).
+_IMMUTABLE_FOLDERS = frozenset({"manifest", "index", "statistics"})
 
 _EXTRA = "pip install 'paimon-sql[s3]'"
 
@@ -193,6 +196,8 @@ class ObjectStoreFileIO:
     """
 
     local = False
+    #: The most bytes of immutable metadata files kept in memory.
+    CACHE_BYTES = 64 * 1024 * 1024
 
     def __init__(self, uri: str, storage_options: Mapping[str, Any] | None = None) -> None:
         """A FileIO for the bucket of `uri` (and other buckets of the same store, as external paths)."""
@@ -204,6 +209,8 @@ class ObjectStoreFileIO:
         self._lock = threading.Lock()
         self.bytes_fetched = 0
         self.requests = 0
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cached_bytes = 0
         self._ob = _obstore()
         self._store(self.store_kind, self.bucket)  # bad options fail at connect
         if self.single_writer:
@@ -261,14 +268,38 @@ class ObjectStoreFileIO:
     # --- reading ----------------------------------------------------------------------------------
 
     def read_bytes(self, path: str) -> bytes:
-        """The whole object; a missing one raises `DataFileNotFoundError` naming it."""
+        """The whole object; a missing one raises `DataFileNotFoundError` naming it.
+
+        Manifests, manifest lists and index files (unique names, never rewritten) are kept in a cache
+        of at most `CACHE_BYTES`, so repeated queries do not fetch them again.
+        """
+        cacheable = posixpath.basename(posixpath.dirname(path)) in _IMMUTABLE_FOLDERS
+        if cacheable:
+            with self._lock:
+                hit = self._cache.get(path)
+                if hit is not None:
+                    self._cache.move_to_end(path)
+                    return hit
         store, key = self._locate(path)
         try:
             data = bytes(self._ob.get(store, key).bytes())
         except Exception as err:
             raise self._fail(err, path, "read") from err
         self._count(len(data))
+        if cacheable and len(data) <= self.CACHE_BYTES // 16:
+            with self._lock:
+                self._cache[path] = data
+                self._cached_bytes += len(data)
+                while self._cached_bytes > self.CACHE_BYTES:
+                    _, old = self._cache.popitem(last=False)
+                    self._cached_bytes -= len(old)
         return data
+
+    def _forget(self, path: str) -> None:
+        with self._lock:
+            old = self._cache.pop(path, None)
+            if old is not None:
+                self._cached_bytes -= len(old)
 
     def read_text(self, path: str) -> str:
         """The object decoded as UTF-8."""
@@ -386,6 +417,7 @@ class ObjectStoreFileIO:
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write (or overwrite) a whole object; large ones go up as a multipart upload (obstore: parts of
         5 MiB, 12 at once), so a failed upload leaves no object."""
+        self._forget(path)
         store, key = self._locate(path)
         try:
             self._ob.put(store, key, data)
@@ -422,6 +454,7 @@ class ObjectStoreFileIO:
 
     def delete(self, path: str) -> None:
         """Delete an object if it exists."""
+        self._forget(path)
         store, key = self._locate(path)
         try:
             self._ob.delete(store, key)
@@ -435,6 +468,9 @@ class ObjectStoreFileIO:
         store, key = self._locate(path)
         if not key:
             raise StorageError(f"refusing to delete a whole bucket ({path})")
+        with self._lock:
+            self._cache.clear()
+            self._cached_bytes = 0
         try:
             for chunk in self._ob.list(store, key + "/", chunk_size=1000):
                 self._ob.delete(store, [m["path"] for m in chunk])
