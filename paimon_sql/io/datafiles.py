@@ -1,10 +1,10 @@
 """Parquet and ORC data files → Arrow through a FileIO, fetching only the bytes a read needs.
 
 On an object store a Parquet file is read with range requests: the footer (one request for the last
-64 KiB, more only for a larger footer), then the column chunks of the projected columns, all fetched in
-parallel (`ObjectStoreFileIO.read_ranges`), never the whole file. ORC files get the same footer-first
-file object (stripes are fetched as pyarrow asks for them). A FileIO without range reads (local disk,
-a pyarrow filesystem) gives the whole file.
+64 KiB, more only for a larger footer), then the column chunks of the projected columns, all fetched
+in parallel (`ObjectStoreFileIO.read_ranges`), never the whole file. ORC files get the same
+footer-first file object (stripes are fetched as pyarrow asks for them). A FileIO without range
+reads (local disk, a pyarrow filesystem) gives the whole file.
 
 >>> import tempfile, os, pyarrow as pa, pyarrow.parquet as pq
 >>> from paimon_sql.io.fileio import file_io
@@ -27,7 +27,7 @@ from paimon_sql.errors import PaimonSqlError, SpecViolationError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-#: Bytes read from the end of a file to get its footer in one request (pyarrow's own guess is 64 KiB).
+#: Bytes read from the end of a file to get its footer in one request (pyarrow guesses 64 KiB too).
 FOOTER_BYTES = 64 * 1024
 
 

@@ -113,11 +113,11 @@ class FileIO:
         Never an overwriting rename: two writers racing for ``snapshot-N`` must not both win
         (paimon-format.md §1.3).
         """
+        if not self.local and not self.single_writer:
+            raise StorageError(_NO_CONDITIONAL_PUT.format(path=path, key=SINGLE_WRITER))
         folder = os.path.dirname(path) if self.local else posixpath.dirname(path)
         self.mkdirs(folder)
         if not self.local:
-            if not self.single_writer:
-                raise StorageError(_NO_CONDITIONAL_PUT.format(path=path, key=SINGLE_WRITER))
             if self.exists(path):
                 return False
             self.write_bytes(path, data)
@@ -176,10 +176,11 @@ class FileIO:
         )
 
 
+_TRUE = ("true", "1", "yes")
 _NO_CONDITIONAL_PUT = (
-    "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers could "
-    "both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, if only one "
-    "process ever writes, pass storage_options={{'{key}': 'true'}}"
+    "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers "
+    "could both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, "
+    "if only one process ever writes, pass storage_options={{'{key}': 'true'}}"
 )
 
 
@@ -200,8 +201,9 @@ def file_io(
     filesystem: Any = None,
     storage_options: dict[str, Any] | None = None,
 ) -> FileIO | ObjectStoreFileIO:
-    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options`
-    in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
+    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs
+    (`storage_options` in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem`
+    when one is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)
@@ -215,7 +217,7 @@ def file_io(
             f"warehouse {location!r} looks like a {scheme}:// URI missing a '/': write "
             f"{scheme}://bucket/path (a local folder named '{scheme}:' is never created)"
         )
-    single = str((storage_options or {}).get(SINGLE_WRITER, "false")).lower() in ("true", "1", "yes")
+    single = str((storage_options or {}).get(SINGLE_WRITER, "false")).lower() in _TRUE
     if filesystem is None:
         return FileIO(pafs.LocalFileSystem(), True)
     if isinstance(filesystem, pafs.FileSystem):

@@ -1,13 +1,15 @@
-"""`ObjectStoreFileIO`: warehouses on ``s3://``, ``gs://`` and ``az://`` through obstore (Rust object_store).
+"""`ObjectStoreFileIO`: warehouses on ``s3://``, ``gs://`` and ``az://`` through obstore (Rust
+object_store).
 
-Paths are full URIs (``s3://bucket/wh/db.db/t/snapshot/snapshot-1``) everywhere above this layer, so the
-catalog, `paimon_sql.catalog.names` and the metadata see one spelling. Snapshots, schemas and tags are
-created with a conditional PUT (``If-None-Match: *`` on S3 and Azure, ``ifGenerationMatch=0`` on GCS), so
-two writers never both win (paimon-format.md §1.3). Reads of data files use range requests
-(`read_range`, `read_ranges`: parallel, coalesced). obstore is imported lazily: it is the ``[s3]`` extra.
+Paths are full URIs (``s3://bucket/wh/db.db/t/snapshot/snapshot-1``) everywhere above this layer, so
+the catalog, `paimon_sql.catalog.names` and the metadata see one spelling. Snapshots, schemas and
+tags are created with a conditional PUT (``If-None-Match: *`` on S3 and Azure,
+``ifGenerationMatch=0`` on GCS), so two writers never both win (paimon-format.md §1.3). Reads of
+data files use range requests (`read_range`, `read_ranges`: parallel, coalesced). obstore is
+imported lazily: it is the ``[s3]`` extra.
 
-Object stores have no folders. A folder is every key below a prefix; an empty folder made on purpose (a
-new warehouse or database) holds one empty marker object, `FOLDER_MARKER`, which listings hide.
+Object stores have no folders. A folder is every key below a prefix; an empty folder made on purpose
+(a new warehouse or database) holds one empty marker object, `FOLDER_MARKER`, which listings hide.
 
 >>> split_uri("s3://bucket/wh/db.db")
 ('s3', 'bucket', 'wh/db.db')
@@ -20,6 +22,7 @@ new warehouse or database) holds one empty marker object, `FOLDER_MARKER`, which
 from __future__ import annotations
 
 import configparser
+import contextlib
 import logging
 import os
 import posixpath
@@ -53,7 +56,8 @@ SCHEMES = {
     "abfs": "az",
     "abfss": "az",
 }
-#: The empty object that keeps a folder made on purpose (warehouse, database) visible; listings hide it.
+#: The empty object that keeps a folder made on purpose (warehouse, database) visible; listings
+#: hide it.
 FOLDER_MARKER = ".paimon-folder"
 #: paimon-sql's own storage option: writes without conditional puts, trusting there is one writer.
 SINGLE_WRITER = "single_writer"
@@ -64,7 +68,7 @@ _EXTRA = "pip install 'paimon-sql[s3]'"
 
 
 def split_uri(uri: str) -> tuple[str, str, str]:
-    """``(store, bucket, key)`` of an object store URI; `UnsupportedFeatureError` for another scheme.
+    """``(store, bucket, key)`` of an object store URI; `UnsupportedFeatureError` for others.
 
     >>> split_uri("gs://b/a/b/")
     ('gs', 'b', 'a/b')
@@ -74,8 +78,8 @@ def split_uri(uri: str) -> tuple[str, str, str]:
     if store is None:
         known = ", ".join(f"{s}://" for s in SCHEMES)
         raise UnsupportedFeatureError(
-            f"unsupported warehouse URI {uri!r}: the scheme {scheme + '://'!r} is not one of {known} "
-            "(or a local path / file://)"
+            f"unsupported warehouse URI {uri!r}: the scheme {scheme + '://'!r} is not one of "
+            f"{known} (or a local path / file://)"
         )
     bucket, _, key = rest.partition("/")
     if not bucket:
@@ -86,14 +90,15 @@ def split_uri(uri: str) -> tuple[str, str, str]:
 
 
 def is_object_store_uri(location: str) -> bool:
-    """Whether `location` is a URI with a scheme other than ``file:`` (such a URI is never a local path)."""
+    """Whether `location` is a URI with a scheme other than ``file:`` (never a local path then)."""
     scheme, sep, _ = location.partition("://")
     return bool(sep) and scheme.lower() != "file" and scheme.replace("+", "").isalnum()
 
 
 def _profile(env: Mapping[str, str]) -> dict[str, str]:
     """Static keys, region and endpoint of the AWS profile (``AWS_PROFILE``, else ``default``) from
-    ``~/.aws/credentials`` and ``~/.aws/config`` (``AWS_SHARED_CREDENTIALS_FILE`` / ``AWS_CONFIG_FILE``)."""
+    ``~/.aws/credentials`` and ``~/.aws/config`` (``AWS_SHARED_CREDENTIALS_FILE``,
+    ``AWS_CONFIG_FILE``)."""
     name = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
     home = os.path.expanduser("~")
     files = [
@@ -200,7 +205,7 @@ class ObjectStoreFileIO:
     CACHE_BYTES = 64 * 1024 * 1024
 
     def __init__(self, uri: str, storage_options: Mapping[str, Any] | None = None) -> None:
-        """A FileIO for the bucket of `uri` (and other buckets of the same store, as external paths)."""
+        """A FileIO for the bucket of `uri` (and other buckets of its store: external paths)."""
         options = {str(k): str(v) for k, v in (storage_options or {}).items()}
         self.single_writer = options.pop(SINGLE_WRITER, "false").lower() in ("true", "1", "yes")
         self.store_kind, self.bucket, _ = split_uri(uri)
@@ -215,8 +220,8 @@ class ObjectStoreFileIO:
         self._store(self.store_kind, self.bucket)  # bad options fail at connect
         if self.single_writer:
             _LOG.warning(
-                "single-writer mode on %s: snapshots are created WITHOUT conditional puts; two writers "
-                "at once can silently lose commits",
+                "single-writer mode on %s: snapshots are created WITHOUT conditional puts; two "
+                "writers at once can silently lose commits",
                 uri,
             )
 
@@ -270,8 +275,8 @@ class ObjectStoreFileIO:
     def read_bytes(self, path: str) -> bytes:
         """The whole object; a missing one raises `DataFileNotFoundError` naming it.
 
-        Manifests, manifest lists and index files (unique names, never rewritten) are kept in a cache
-        of at most `CACHE_BYTES`, so repeated queries do not fetch them again.
+        Manifests, manifest lists and index files (unique names, never rewritten) are kept in a
+        cache of at most `CACHE_BYTES`, so repeated queries do not fetch them again.
         """
         cacheable = posixpath.basename(posixpath.dirname(path)) in _IMMUTABLE_FOLDERS
         if cacheable:
@@ -316,7 +321,7 @@ class ObjectStoreFileIO:
         return data
 
     def read_ranges(self, path: str, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
-        """Several ``[start, end)`` ranges of an object, fetched in parallel (close ranges coalesced)."""
+        """Several ``[start, end)`` ranges of an object, fetched in parallel, coalesced."""
         if not ranges:
             return []
         store, key = self._locate(path)
@@ -405,7 +410,7 @@ class ObjectStoreFileIO:
     # --- writing ----------------------------------------------------------------------------------
 
     def mkdirs(self, path: str) -> None:
-        """Make `path` a (visible) folder: an empty `FOLDER_MARKER` object unless something is there."""
+        """Make `path` a (visible) folder: an empty `FOLDER_MARKER` object unless it holds any."""
         if self.is_dir(path):
             return
         store, key = self._locate(path)
@@ -415,8 +420,8 @@ class ObjectStoreFileIO:
             raise self._fail(err, path, "create the folder") from err
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        """Write (or overwrite) a whole object; large ones go up as a multipart upload (obstore: parts of
-        5 MiB, 12 at once), so a failed upload leaves no object."""
+        """Write (or overwrite) a whole object; large ones go up as a multipart upload (obstore:
+        parts of 5 MiB, 12 at once), so a failed upload leaves no object."""
         self._forget(path)
         store, key = self._locate(path)
         try:
@@ -427,9 +432,9 @@ class ObjectStoreFileIO:
     def try_create(self, path: str, data: bytes) -> bool:
         """Create `path` only if absent, by a conditional PUT; False if it exists.
 
-        A PUT retried after a lost response can meet its own object: it then reads back identical bytes,
-        which count as created (a snapshot names its commit user and identifier, so no other writer makes
-        the same bytes).
+        A PUT retried after a lost response can meet its own object: it then reads back identical
+        bytes, which count as created (a snapshot names its commit user and identifier, so no other
+        writer makes the same bytes).
         """
         if self.single_writer:
             if self._head(path) is not None:
@@ -444,9 +449,10 @@ class ObjectStoreFileIO:
             return self.read_bytes(path) == data
         except ex.NotSupportedError as err:
             raise StorageError(
-                f"the store of {path} cannot create an object only if it is absent (conditional put), "
-                "which commits need so that two writers never both win; if only one process ever writes, "
-                f"pass storage_options={{'{SINGLE_WRITER}': 'true'}}: {_reason(str(err))}"
+                f"the store of {path} cannot create an object only if it is absent (conditional "
+                "put), which commits need so that two writers never both win; if only one process "
+                f"ever writes, pass storage_options={{'{SINGLE_WRITER}': 'true'}}: "
+                f"{_reason(str(err))}"
             ) from err
         except Exception as err:
             raise self._fail(err, path, "create") from err
@@ -476,6 +482,12 @@ class ObjectStoreFileIO:
                 self._ob.delete(store, [m["path"] for m in chunk])
         except Exception as err:
             raise self._fail(err, path, "delete") from err
+
+    @contextlib.contextmanager
+    def folder_lock(self, folder: str) -> Iterator[None]:
+        """No lock on an object store: the conditional PUT of `try_create` is what serialises
+        committers (the local FileIO's advisory lock has no counterpart here)."""
+        yield
 
     def join(self, *parts: str) -> str:
         """Join path parts with ``/``."""

@@ -179,7 +179,9 @@ def test_reads_fetch_only_the_projected_columns(s3_warehouse):
     s = paimon_sql.connect(s3_warehouse, create=True)
     s.sql("CREATE DATABASE d")
     s.sql("CREATE TABLE d.t (id BIGINT, wide STRING) WITH ('primary-key' = 'id', 'bucket' = '1')")
-    s.sql("INSERT INTO d.t SELECT i, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) FROM range(50000) r(i)")
+    s.sql(
+        "INSERT INTO d.t SELECT i, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) FROM range(50000) r(i)"
+    )
     io = s.catalog.fileio
     data = sum(io.file_size(p) for p in io.walk(s3_warehouse) if p.endswith(".parquet"))
     before = io.bytes_fetched

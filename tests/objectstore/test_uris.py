@@ -48,3 +48,23 @@ def test_a_mangled_uri_is_refused_not_made_a_local_folder(tmp_path, monkeypatch)
     with pytest.raises(UnsupportedFeatureError, match="s3://bucket/path"):
         paimon_sql.connect("s3:/bucket/wh", create=True)
     assert not os.listdir(tmp_path)
+
+
+def test_a_filesystem_without_create_if_absent_refuses_commits_unless_single_writer(tmp_path):
+    import pyarrow.fs as pafs
+
+    import paimon_sql
+    from paimon_sql.errors import StorageError
+
+    (tmp_path / "wh").mkdir()
+    remote_like = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
+    s = paimon_sql.connect("wh", filesystem=remote_like)
+    with pytest.raises(StorageError, match="single_writer"):
+        s.sql("CREATE DATABASE d")
+        s.sql("CREATE TABLE d.t (x INT)")
+    s.close()
+    s = paimon_sql.connect("wh", filesystem=remote_like, storage_options={"single_writer": "true"})
+    s.sql("CREATE TABLE d.t (x INT)")
+    s.sql("INSERT INTO d.t VALUES (1)")
+    assert s.sql("SELECT x FROM d.t").fetchall() == [(1,)]
+    s.close()
