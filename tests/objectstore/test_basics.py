@@ -192,3 +192,26 @@ def test_reads_fetch_only_the_projected_columns(s3_warehouse):
     full = io.bytes_fetched - before
     s.close()
     assert narrow < data / 2 < full, (narrow, data, full)
+
+
+def test_tags_expiration_orphans_and_drop(s3_warehouse):
+    """Maintenance that lists files and reads modification times works on object keys."""
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id INT, v STRING) WITH ('primary-key' = 'id', 'bucket' = '1')")
+    for i in range(3):
+        s.sql(f"INSERT INTO d.t VALUES ({i}, 'v{i}')")
+    s.sql("CALL sys.create_tag(table => 'd.t', tag => 'first', snapshot => 1)")
+    assert s.sql('SELECT tag_name, snapshot_id FROM d."t$tags"').fetchall() == [("first", 1)]
+    s.sql("CALL sys.expire_snapshots(table => 'd.t', retain_max => 1)")
+    assert s.table("d.t").snapshot_ids() == [3]
+    io = s.catalog.fileio
+    stray = f"{s3_warehouse}/d.db/t/bucket-0/data-stray.parquet"
+    io.write_bytes(stray, b"not referenced")
+    s.sql("CALL sys.remove_orphan_files(table => 'd.t', older_than => '2999-01-01 00:00:00')")
+    assert not io.exists(stray)
+    assert s.sql("SELECT * FROM d.t ORDER BY id").fetchall() == [(0, "v0"), (1, "v1"), (2, "v2")]
+    assert s.sql("SELECT * FROM d.t VERSION AS OF 'first'").fetchall() == [(0, "v0")]
+    s.sql("DROP TABLE d.t")
+    assert not [p for p in io.walk(s3_warehouse) if "/d.db/t/" in p]
+    s.close()
