@@ -160,7 +160,7 @@ def _env_has(env: Mapping[str, str], short: str) -> bool:
 def _obstore() -> Any:
     try:
         import obstore
-    except ImportError as err:  # pragma: no cover - the extra is installed in the test environment
+    except ImportError as err:
         raise MissingDependencyError(
             f"object store warehouses (s3://, gs://, az://) need obstore: {_EXTRA}"
         ) from err

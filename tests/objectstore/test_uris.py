@@ -68,3 +68,14 @@ def test_a_filesystem_without_create_if_absent_refuses_commits_unless_single_wri
     s.sql("INSERT INTO d.t VALUES (1)")
     assert s.sql("SELECT x FROM d.t").fetchall() == [(1,)]
     s.close()
+
+
+def test_without_obstore_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    import paimon_sql
+    from paimon_sql.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "obstore", None)  # `import obstore` raises ImportError
+    with pytest.raises(MissingDependencyError, match=r"paimon-sql\[s3\]"):
+        paimon_sql.connect("s3://bucket/wh")
