@@ -26,6 +26,11 @@ _DENIED = (
     b"Access Key Id you provided does not exist in our records.</Message></Error>"
 )
 
+_FORBIDDEN = (
+    b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access '
+    b"Denied</Message></Error>"
+)
+
 
 class _Serialised:
     """A WSGI app that runs one request of `app` at a time."""
@@ -35,12 +40,19 @@ class _Serialised:
         self.lock = threading.Lock()
         self.requests = 0
         self.log: list[str] = []  # "METHOD /path?query" of each request
+        #: Requests ("METHOD /path") matching this pattern are refused with 403 AccessDenied, as a
+        #: store whose policy forbids them would (fault injection at the server, not in paimon-sql).
+        self.deny: re.Pattern[str] | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         signed = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
         if signed is not None and signed.group(1) != ACCESS_KEY:
             start_response("403 Forbidden", [("Content-Type", "application/xml")])
             return [_DENIED]
+        line = f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}"
+        if self.deny is not None and self.deny.search(line):
+            start_response("403 Forbidden", [("Content-Type", "application/xml")])
+            return [_FORBIDDEN]
         with self.lock:
             self.requests += 1
             query = environ.get("QUERY_STRING", "")

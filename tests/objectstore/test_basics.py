@@ -215,3 +215,25 @@ def test_tags_expiration_orphans_and_drop(s3_warehouse):
     s.sql("DROP TABLE d.t")
     assert not [p for p in io.walk(s3_warehouse) if "/d.db/t/" in p]
     s.close()
+
+
+def test_a_failed_statement_removes_what_it_uploaded(s3_env, s3_warehouse):
+    import re
+
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id INT, v STRING) WITH ('primary-key' = 'id', 'bucket' = '2')")
+    s.sql("INSERT INTO d.t VALUES (1, 'a')")
+    io = s.catalog.fileio
+    before = sorted(io.walk(s3_warehouse))
+    s3_env.app.deny = re.compile(r"^PUT .*/snapshot/snapshot-2$")
+    try:
+        with pytest.raises(StorageAccessError, match="snapshot-2"):
+            s.sql("INSERT INTO d.t SELECT i, 'x' FROM range(100) r(i)")
+    finally:
+        s3_env.app.deny = None
+    uploads = [line for line in s3_env.app.log if line.startswith("PUT") and ".parquet" in line]
+    assert uploads, "the statement uploaded data files before its commit failed"
+    assert sorted(io.walk(s3_warehouse)) == before
+    assert s.sql("SELECT * FROM d.t").fetchall() == [(1, "a")]
+    s.close()
