@@ -36,6 +36,7 @@ def test_try_create_wins_once(s3_env, bucket):
     assert io.read_bytes(path) == b"first"
 
 
+@pytest.mark.slow
 def test_create_insert_select(s3_warehouse, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     s = paimon_sql.connect(s3_warehouse, create=True)

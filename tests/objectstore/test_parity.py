@@ -31,7 +31,7 @@ WAREHOUSES = {
 }
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.slow)])
 def session(request, tmp_path):
     if request.param == "local":
         s = paimon_sql.connect(tmp_path / "wh", create=True)
