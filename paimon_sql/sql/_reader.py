@@ -12,6 +12,7 @@ import io
 import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -186,47 +187,49 @@ class SplitReader:
         registered: list[str],
     ) -> Mapping[str, FileSource]:
         by_name = {f.file_name: f for f in split.files}
+        loaded: dict[str, pa.Table] = {}
 
         def source(f: DataFileMeta) -> FileSource:
-            return self._source(cursor, plan, split, f, request, dv_tables, registered)
+            table = loaded.pop(f.file_name, None)
+            if table is None:
+                table = self._table(plan, split, f, request)
+            if table is None:  # a local Parquet file DuckDB reads itself
+                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                return parquet_source(_listed_path(plan, split, f), names, f.file_name in dv_tables)
+            if f.file_name in dv_tables:
+                table = table.append_column(POS, arange(table.num_rows))
+            name = f"__paimon_file_{next(_names)}"
+            cursor.register(name, table)
+            registered.append(name)
+            return table_source(name, table.column_names, parquet=f.format == "parquet")
 
-        if request.first_rows and not plan.table.fileio.local:
-            # a remote file is fetched only when a query of the stream reads it (LIMIT stops early)
-            return _LazySources(by_name, source)
+        if not plan.table.fileio.local:
+            if request.first_rows:
+                # a remote file is fetched only when a query of the stream reads it (LIMIT stops early)
+                return _LazySources(by_name, source)
+            if len(by_name) > 1:  # fetch the split's remote files at once (obstore releases the GIL)
+                with ThreadPoolExecutor(max_workers=min(len(by_name), self.FETCH_THREADS)) as pool:
+                    tables = pool.map(lambda f: self._table(plan, split, f, request), split.files)
+                    loaded.update(zip([f.file_name for f in split.files], tables, strict=True))
         return {name: source(f) for name, f in by_name.items()}
 
-    def _source(
-        self,
-        cursor: duckdb.DuckDBPyConnection,
-        plan: ScanPlan,
-        split: Split,
-        f: DataFileMeta,
-        request: ReadRequest,
-        dv_tables: dict[str, str],
-        registered: list[str],
-    ) -> FileSource:
+    #: Remote data files of one split fetched at the same time.
+    FETCH_THREADS = 8
+
+    def _table(self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest) -> pa.Table | None:
+        """The columns of `f` the query reads, as Arrow; None for a local Parquet file (DuckDB reads it)."""
         fileio = plan.table.fileio
         path = _listed_path(plan, split, f)
         columns = physical_columns(plan, f, request)
-        with_pos = f.file_name in dv_tables
         if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
-            # Paimon writes every column of the file's schema (plus the system columns).
-            names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
-            return parquet_source(path, names, with_pos)
+            return None
         if f.format == "orc":
-            table = _orc_table(plan, f, path, columns)
-        elif f.format == "avro":
-            table = _avro_table(plan, f, path, columns)
-        elif f.format == "parquet":
-            table = _parquet_remote(plan, f, path, columns)
-        else:
-            raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
-        if with_pos:
-            table = table.append_column(POS, arange(table.num_rows))
-        name = f"__paimon_file_{next(_names)}"
-        cursor.register(name, table)
-        registered.append(name)
-        return table_source(name, table.column_names, parquet=f.format == "parquet")
+            return _orc_table(plan, f, path, columns)
+        if f.format == "avro":
+            return _avro_table(plan, f, path, columns)
+        if f.format == "parquet":
+            return _parquet_remote(plan, f, path, columns)
+        raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
 
     def inline(
         self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, predicate: Predicate | None = None
