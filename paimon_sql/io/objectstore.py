@@ -32,6 +32,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import (
+    CommitStateUnknownError,
     DataFileNotFoundError,
     MissingDependencyError,
     PaimonSqlError,
@@ -447,16 +448,35 @@ class ObjectStoreFileIO:
             self._ob.put(store, key, data, mode="create")
         except (ex.AlreadyExistsError, ex.PreconditionError):
             return self.read_bytes(path) == data
-        except ex.NotSupportedError as err:
+        except Exception as err:
+            unsupported = isinstance(err, ex.NotSupportedError) or "not yet implemented" in str(err)
+            if not unsupported:
+                failure = self._fail(err, path, "create")
+                if isinstance(failure, StorageAccessError | WarehouseNotFoundError):
+                    raise failure from err  # refused: it did not land
+                return self._settle(path, data, err)
             raise StorageError(
                 f"the store of {path} cannot create an object only if it is absent (conditional "
                 "put), which commits need so that two writers never both win; if only one process "
                 f"ever writes, pass storage_options={{'{SINGLE_WRITER}': 'true'}}: "
                 f"{_reason(str(err))}"
             ) from err
-        except Exception as err:
-            raise self._fail(err, path, "create") from err
         return True
+
+    def _settle(self, path: str, data: bytes, err: Exception) -> bool:
+        """After a conditional PUT failed without an answer (network, 5xx): did it land? Our bytes
+        there: created; other bytes: another writer won; nothing: the failure stands (the caller
+        may discard its files); no answer either: `CommitStateUnknownError`."""
+        try:
+            found = self.read_bytes(path)
+        except DataFileNotFoundError:
+            raise self._fail(err, path, "create") from err
+        except PaimonSqlError as again:
+            raise CommitStateUnknownError(
+                f"creating {path} failed ({_reason(str(err))}) and the store cannot tell whether "
+                f"it landed ({again}); do not retry blindly: look at {path} first"
+            ) from err
+        return found == data
 
     def delete(self, path: str) -> None:
         """Delete an object if it exists."""

@@ -43,6 +43,9 @@ class _Serialised:
         #: Requests ("METHOD /path") matching this pattern are refused with 403 AccessDenied, as a
         #: store whose policy forbids them would (fault injection at the server, not in paimon-sql).
         self.deny: re.Pattern[str] | None = None
+        #: The next request matching this pattern is carried out, but answered 500 (a response
+        #: lost on the way back); the pattern is then cleared.
+        self.lose_once: re.Pattern[str] | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         signed = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
@@ -56,7 +59,12 @@ class _Serialised:
         with self.lock:
             self.requests += 1
             query = environ.get("QUERY_STRING", "")
-            self.log.append(f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}?{query}")
+            self.log.append(f"{line}?{query}")
+            if self.lose_once is not None and self.lose_once.search(line):
+                self.lose_once = None
+                list(self.app(environ, lambda *args, **kwargs: None))
+                start_response("500 Internal Server Error", [("Content-Type", "application/xml")])
+                return [b"<Error><Code>InternalError</Code><Message>lost</Message></Error>"]
             return list(self.app(environ, start_response))
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import paimon_sql
 from paimon_sql.errors import (
+    StorageError,
     StorageAccessError,
     UnsupportedFeatureError,
     WarehouseNotFoundError,
@@ -236,5 +237,30 @@ def test_a_failed_statement_removes_what_it_uploaded(s3_env, s3_warehouse):
     uploads = [line for line in s3_env.app.log if line.startswith("PUT") and ".parquet" in line]
     assert uploads, "the statement uploaded data files before its commit failed"
     assert sorted(io.walk(s3_warehouse)) == before
+    assert s.sql("SELECT * FROM d.t").fetchall() == [(1, "a")]
+    s.close()
+
+
+def test_a_store_without_conditional_puts_refuses_commits(s3_server, s3_env, bucket):
+    options = {"aws_conditional_put": "disabled"}
+    s = paimon_sql.connect(f"s3://{bucket}/wh", create=True, storage_options=options)
+    s.sql("CREATE DATABASE d")
+    with pytest.raises(StorageError, match="single_writer"):
+        s.sql("CREATE TABLE d.t (x INT)")
+    s.close()
+
+
+def test_a_snapshot_put_whose_answer_is_lost_still_counts_once(s3_env, s3_warehouse):
+    """The PUT lands but its answer is a 500: obstore retries, meets its own object (412), and the
+    commit is reported once, with one snapshot, not re-planned into a second one."""
+    import re
+
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id INT, v STRING)")
+    s3_env.app.lose_once = re.compile(r"^PUT .*/snapshot/snapshot-1$")
+    s.sql("INSERT INTO d.t VALUES (1, 'a')")
+    assert s3_env.app.lose_once is None, "the fault was injected"
+    assert s.table("d.t").snapshot_ids() == [1]
     assert s.sql("SELECT * FROM d.t").fetchall() == [(1, "a")]
     s.close()
