@@ -1,6 +1,6 @@
 """Object store benchmark (issue 15): one primary-key table, written by paimon-sql, on the local S3
-test server (moto on 127.0.0.1) and on local disk: full read, point query, LIMIT 10 — seconds and, on
-S3, bytes and requests fetched. Not a test; nothing asserts a time.
+test server (moto on 127.0.0.1) and on local disk: full read, point query, LIMIT 10 — seconds and,
+on S3, bytes and requests fetched. Not a test; nothing asserts a time.
 
     .venv/bin/python -m tests.benchmarks.objectstore [--rows 1000000] [--reps 3]
 

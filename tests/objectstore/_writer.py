@@ -1,6 +1,9 @@
-"""One writer process of the concurrency tests: ``python -m tests.objectstore._writer URI TABLE FIRST N``
-runs N single-row INSERTs (ids FIRST .. FIRST+N-1) and prints, as JSON, the ids whose INSERT reported
-success and the errors of the others. The AWS_* environment points it at the test server."""
+"""One writer process of the concurrency tests.
+
+``python -m tests.objectstore._writer URI TABLE FIRST N`` runs N single-row INSERTs (ids FIRST ..
+FIRST+N-1) and prints, as JSON, the ids whose INSERT reported success and the errors of the others.
+The AWS_* environment points it at the test server.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ def main(uri: str, table: str, first: int, count: int, options: str = "{}") -> N
     ok, errors = [], []
     for i in range(first, first + count):
         try:
-            session.sql(f"INSERT INTO {table} VALUES ({i}, 'w{i}')")
+            session.sql(f"INSERT INTO {table} VALUES ({i}, 'w{i}')")  # noqa: S608 (ints)
             ok.append(i)
         except PaimonSqlError as err:
             errors.append(f"{i}: {err}")

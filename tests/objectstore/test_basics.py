@@ -8,8 +8,8 @@ import pytest
 
 import paimon_sql
 from paimon_sql.errors import (
-    StorageError,
     StorageAccessError,
+    StorageError,
     UnsupportedFeatureError,
     WarehouseNotFoundError,
 )
@@ -202,7 +202,7 @@ def test_tags_expiration_orphans_and_drop(s3_warehouse):
     s.sql("CREATE DATABASE d")
     s.sql("CREATE TABLE d.t (id INT, v STRING) WITH ('primary-key' = 'id', 'bucket' = '1')")
     for i in range(3):
-        s.sql(f"INSERT INTO d.t VALUES ({i}, 'v{i}')")
+        s.sql(f"INSERT INTO d.t VALUES ({i}, 'v{i}')")  # noqa: S608 (ints)
     s.sql("CALL sys.create_tag(table => 'd.t', tag => 'first', snapshot => 1)")
     assert s.sql('SELECT tag_name, snapshot_id FROM d."t$tags"').fetchall() == [("first", 1)]
     s.sql("CALL sys.expire_snapshots(table => 'd.t', retain_max => 1)")

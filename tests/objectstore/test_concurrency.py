@@ -1,8 +1,8 @@
 """Atomic commits on S3: 3 processes x 15 INSERTs at once; every reported success is kept.
 
-Snapshots are created by a conditional PUT (If-None-Match: *); the server answers the loser 412 and it
-re-plans on the new latest snapshot. With "exists, then write" (the old remote path, still reachable as
-``single_writer``) commits are silently lost.
+Snapshots are created by a conditional PUT (If-None-Match: *); the server answers the loser 412 and
+it re-plans on the new latest snapshot. With "exists, then write" (the old remote path, still
+reachable as ``single_writer``) commits are silently lost.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """Reads and writes through S3 are the same as on local disk.
 
-* a few existing SQL-level write tests (tests/unit/test_write_sql.py) run again, here on both backends;
-* every Java-written fixture table (append, primary key, deletion vectors, first-row, partial update,
-  nested types; Parquet, ORC, Avro), uploaded to the test server, reads exactly as it does locally.
+* a few existing SQL-level write tests (tests/unit/test_write_sql.py) run again, here on both
+  backends;
+* every Java-written fixture table (append, primary key, deletion vectors, first-row, partial
+  update, nested types; Parquet, ORC, Avro), uploaded to the test server, reads exactly as it does
+  locally.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def uploaded(s3_server, tmp_path_factory):
 
 def _rows(session, table):
     try:
-        return sorted(map(repr, session.sql(f"SELECT * FROM {table}").fetchall()))
+        return sorted(map(repr, session.sql(f"SELECT * FROM {table}").fetchall()))  # noqa: S608
     except paimon_sql.PaimonSqlError as err:
         return type(err).__name__
 

@@ -1,5 +1,5 @@
-"""The shell on an s3:// warehouse (``python -m paimon_sql.cli s3://bucket/wh -c ...``), in a subprocess
-whose AWS_* environment points at the test server; `install` on an s3:// URI."""
+"""The shell on an s3:// warehouse (``python -m paimon_sql.cli s3://bucket/wh -c ...``), in a
+subprocess whose AWS_* environment points at the test server; `install` on an s3:// URI."""
 
 from __future__ import annotations
 
