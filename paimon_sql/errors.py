@@ -113,3 +113,12 @@ class CorruptFileError(SpecViolationError):
         )
         self.path = path
         self.problem = problem
+
+
+class StorageError(PaimonSqlError, OSError):
+    """An object store (or remote filesystem) request failed: unreachable endpoint, a store that
+    cannot do what a write needs (conditional puts) ... The message names the URI."""
+
+
+class StorageAccessError(StorageError, PermissionError):
+    """The object store refused the credentials (missing, wrong or without the permission)."""

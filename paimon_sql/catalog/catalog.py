@@ -31,7 +31,8 @@ from paimon_sql.errors import (
     WarehouseNotFoundError,
 )
 from paimon_sql.format.schema import TableSchema, schema_to_json
-from paimon_sql.io import FileIO, file_io
+from paimon_sql.io import FileIO, file_io, local_path
+from paimon_sql.io.objectstore import split_uri
 
 DB_SUFFIX = ".db"
 _LOG = logging.getLogger(__name__)
@@ -84,11 +85,27 @@ def _hint(name: str, options: list[str]) -> str:
 class Catalog:
     """Databases and tables under a warehouse folder, on local disk or any pyarrow/fsspec filesystem."""
 
-    def __init__(self, warehouse: str | os.PathLike[str], filesystem: Any = None) -> None:
-        """Open `warehouse`; it must exist (create it with `create=True` in `paimon_sql.connect`)."""
+    def __init__(
+        self,
+        warehouse: str | os.PathLike[str],
+        filesystem: Any = None,
+        *,
+        storage_options: dict[str, Any] | None = None,
+        create: bool = False,
+    ) -> None:
+        """Open `warehouse` (a folder, or an ``s3://`` / ``gs://`` / ``az://`` URI with `storage_options` in
+        obstore's key names); it must exist unless `create` (which never creates a bucket)."""
         location = os.fspath(warehouse)
-        self.fileio: FileIO = file_io(location, filesystem)
-        self.warehouse = os.path.abspath(location) if self.fileio.local else location.rstrip("/")
+        self.fileio: FileIO = file_io(location, filesystem, storage_options)  # type: ignore[assignment]
+        if self.fileio.local:
+            self.warehouse = os.path.abspath(local_path(location))
+        elif filesystem is None:
+            store, bucket, key = split_uri(location)
+            self.warehouse = f"{store}://{bucket}" + (f"/{key}" if key else "")
+        else:
+            self.warehouse = location.rstrip("/")
+        if create:
+            self.fileio.mkdirs(self.warehouse)
 
     def _require_warehouse(self) -> None:
         if not self.fileio.is_dir(self.warehouse):

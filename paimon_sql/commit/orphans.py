@@ -14,10 +14,9 @@ day) survive.
 from __future__ import annotations
 
 import json
+import posixpath
 import time
 from typing import TYPE_CHECKING
-
-import pyarrow.fs as pafs
 
 from paimon_sql.catalog import Table, names
 from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
@@ -138,10 +137,7 @@ def _files(table: Table, folder: str, *, temporary_only: bool = False) -> list[t
         return []
     # a folder that is a link out of the table: refuse before anything is deleted
     names.inside(folder, [table.path], local=table.fileio.local, what="orphan candidate folder")
-    out = []
-    for info in table.fileio.fs.get_file_info(pafs.FileSelector(folder)):
-        if temporary_only and not is_temporary(info.base_name):
-            continue
-        if info.type == pafs.FileType.File and info.mtime_ns is not None:
-            out.append((info.path, info.mtime_ns // 1_000_000))
-    return out
+    files = table.fileio.list_files(folder)
+    if temporary_only:
+        files = [(path, ms) for path, ms in files if is_temporary(posixpath.basename(path))]
+    return files

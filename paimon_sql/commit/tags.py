@@ -344,10 +344,12 @@ def _modified(table: Table, name: str) -> datetime.datetime | None:
     try:
         if table.fileio.local:
             return datetime.datetime.fromtimestamp(os.path.getmtime(path))
-        mtime = table.fileio.fs.get_file_info(path).mtime
+        millis = table.fileio.modified_millis(path)
     except FileNotFoundError:
         return None
-    return None if mtime is None else mtime.astimezone().replace(tzinfo=None)
+    if millis is None:
+        return None
+    return datetime.datetime.fromtimestamp(millis / 1000)
 
 
 # --- automatic creation (TagAutoCreation, TagPeriodHandler, TagTimeExtractor, TagBatchCreation) ---

@@ -24,7 +24,18 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from paimon_sql.errors import DataFileNotFoundError, PaimonSqlError
+from paimon_sql.errors import (
+    DataFileNotFoundError,
+    PaimonSqlError,
+    StorageError,
+    UnsupportedFeatureError,
+)
+from paimon_sql.io.objectstore import (
+    SCHEMES,
+    SINGLE_WRITER,
+    ObjectStoreFileIO,
+    is_object_store_uri,
+)
 
 try:
     import fcntl
@@ -56,6 +67,8 @@ class FileIO:
 
     fs: pafs.FileSystem
     local: bool
+    #: For a remote `fs`: create-if-absent is "exists, then write", safe only with one writer.
+    single_writer: bool = False
 
     def read_bytes(self, path: str) -> bytes:
         """The whole file; a missing file raises `DataFileNotFoundError` naming it."""
@@ -127,6 +140,8 @@ class FileIO:
         Never an overwriting rename: two writers racing for ``snapshot-N`` must not both win
         (paimon-format.md §1.3).
         """
+        if not self.local and not self.single_writer:
+            raise StorageError(_NO_CONDITIONAL_PUT.format(path=path, key=SINGLE_WRITER))
         folder = os.path.dirname(path) if self.local else posixpath.dirname(path)
         self.mkdirs(folder)
         if not self.local:
@@ -198,6 +213,31 @@ class FileIO:
         """Join path parts the way this filesystem spells paths."""
         return os.path.join(*parts) if self.local else posixpath.join(*parts)
 
+    def modified_millis(self, path: str) -> int | None:
+        """The file's modification time (epoch millis), None when absent."""
+        try:
+            mtime = self.fs.get_file_info(path).mtime_ns
+        except FileNotFoundError:
+            return None
+        return None if mtime is None else mtime // 1_000_000
+
+    def list_files(self, path: str) -> list[tuple[str, int]]:
+        """``(path, modified millis)`` of the files right below folder `path`."""
+        infos = self.fs.get_file_info(pafs.FileSelector(path, allow_not_found=True))
+        return sorted(
+            (i.path, i.mtime_ns // 1_000_000)
+            for i in infos
+            if i.type == pafs.FileType.File and i.mtime_ns is not None
+        )
+
+
+_TRUE = ("true", "1", "yes")
+_NO_CONDITIONAL_PUT = (
+    "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers "
+    "could both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, "
+    "if only one process ever writes, pass storage_options={{'{key}': 'true'}}"
+)
+
 
 def local_path(uri: str) -> str:
     """A ``file:`` URI (any case, one or three slashes) as a plain path; other strings unchanged.
@@ -211,11 +251,31 @@ def local_path(uri: str) -> str:
     return uri
 
 
-def file_io(location: str | os.PathLike[str], filesystem: Any = None) -> FileIO:
-    """A `FileIO` for a warehouse: local when no filesystem is given, else a pyarrow or fsspec filesystem."""
+def file_io(
+    location: str | os.PathLike[str],
+    filesystem: Any = None,
+    storage_options: dict[str, Any] | None = None,
+) -> FileIO | ObjectStoreFileIO:
+    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs
+    (`storage_options` in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem`
+    when one is given.
+
+    >>> file_io("/tmp").local, file_io("file:///tmp").local
+    (True, True)
+    """
+    location = os.fspath(location)
+    if filesystem is None and is_object_store_uri(location):
+        return ObjectStoreFileIO(location, storage_options)
+    scheme = location.partition(":")[0].lower()
+    if filesystem is None and scheme in SCHEMES:
+        raise UnsupportedFeatureError(
+            f"warehouse {location!r} looks like a {scheme}:// URI missing a '/': write "
+            f"{scheme}://bucket/path (a local folder named '{scheme}:' is never created)"
+        )
+    single = str((storage_options or {}).get(SINGLE_WRITER, "false")).lower() in _TRUE
     if filesystem is None:
         return FileIO(pafs.LocalFileSystem(), True)
     if isinstance(filesystem, pafs.FileSystem):
-        return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem))
+        return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem), single)
     handler = pafs.FSSpecHandler(filesystem)
-    return FileIO(pafs.PyFileSystem(handler), False)
+    return FileIO(pafs.PyFileSystem(handler), False, single)

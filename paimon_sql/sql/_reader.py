@@ -12,7 +12,8 @@ import io
 import itertools
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -27,6 +28,7 @@ from paimon_sql.errors import (
     SpecViolationError,
 )
 from paimon_sql.io.arrays import arange
+from paimon_sql.io.datafiles import read_orc, read_parquet
 from paimon_sql.plan.scan import read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -77,16 +79,8 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     return path
 
 
-def _orc_table(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
-    import pyarrow.orc as orc
-
-    data = plan.table.fileio.read_bytes(path)
-    try:
-        reader = orc.ORCFile(io.BytesIO(data))
-        present = [c for c in columns if c in reader.schema.names]
-        return reader.read(columns=present)
-    except Exception as err:
-        raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
+def _orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    return read_orc(plan.table.fileio, path, columns, size=f.file_size)
 
 
 def _orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
@@ -135,15 +129,9 @@ def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) 
     return pa.table(columns_data, schema=arrow_schema)
 
 
-def _parquet_remote(plan: ScanPlan, path: str, columns: list[str]) -> pa.Table:
-    import pyarrow.parquet as pq
-
-    data = plan.table.fileio.read_bytes(path)
-    try:
-        table = pq.read_table(pa.BufferReader(data), coerce_int96_timestamp_unit="ns")
-    except Exception as err:
-        raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
-    return table.select([c for c in columns if c in table.column_names])
+def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    """Through pyarrow: range requests on an object store (footer, then the projected column chunks)."""
+    return read_parquet(plan.table.fileio, path, columns, size=f.file_size)
 
 
 def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
@@ -231,33 +219,52 @@ class SplitReader:
         request: ReadRequest,
         dv_tables: dict[str, str],
         registered: list[str],
-    ) -> dict[str, FileSource]:
-        fileio = plan.table.fileio
-        sources: dict[str, FileSource] = {}
-        for f in split.files:
-            path = _listed_path(plan, split, f)
-            columns = physical_columns(plan, f, request)
-            with_pos = f.file_name in dv_tables
-            if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
-                # Paimon writes every column of the file's schema (plus the system columns).
+    ) -> Mapping[str, FileSource]:
+        by_name = {f.file_name: f for f in split.files}
+        loaded: dict[str, pa.Table] = {}
+
+        def source(f: DataFileMeta) -> FileSource:
+            table = loaded.pop(f.file_name, None)
+            if table is None:
+                table = self._table(plan, split, f, request)
+            if table is None:  # a local Parquet file DuckDB reads itself
                 names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
-                sources[f.file_name] = parquet_source(path, names, with_pos)
-                continue
-            if f.format == "orc":
-                table = _orc_logical(_orc_table(plan, path, columns), plan.table.schema(f.schema_id).fields)
-            elif f.format == "avro":
-                table = _avro_table(plan, f, path, columns)
-            elif f.format == "parquet":
-                table = _parquet_remote(plan, path, columns)
-            else:
-                raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
-            if with_pos:
+                return parquet_source(_listed_path(plan, split, f), names, f.file_name in dv_tables)
+            if f.file_name in dv_tables:
                 table = table.append_column(POS, arange(table.num_rows))
             name = f"__paimon_file_{next(_names)}"
             cursor.register(name, table)
             registered.append(name)
-            sources[f.file_name] = table_source(name, table.column_names, parquet=f.format == "parquet")
-        return sources
+            return table_source(name, table.column_names, parquet=f.format == "parquet")
+
+        if not plan.table.fileio.local:
+            if request.first_rows:
+                # a remote file is fetched only when a query of the stream reads it (LIMIT stops early)
+                return _LazySources(by_name, source)
+            if len(by_name) > 1:  # fetch the split's remote files at once (obstore releases the GIL)
+                with ThreadPoolExecutor(max_workers=min(len(by_name), self.FETCH_THREADS)) as pool:
+                    tables = pool.map(lambda f: self._table(plan, split, f, request), split.files)
+                    loaded.update(zip([f.file_name for f in split.files], tables, strict=True))
+        return {name: source(f) for name, f in by_name.items()}
+
+    #: Remote data files of one split fetched at the same time.
+    FETCH_THREADS = 8
+
+    def _table(self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest) -> pa.Table | None:
+        """The columns of `f` the query reads, as Arrow; None for a local Parquet file (DuckDB reads it)."""
+        fileio = plan.table.fileio
+        path = _listed_path(plan, split, f)
+        columns = physical_columns(plan, f, request)
+        if f.format == "parquet" and fileio.local and not _has_nanos(plan, f):
+            return None
+        if f.format == "orc":
+            fields = plan.table.schema(f.schema_id).fields
+            return _orc_logical(_orc_table(plan, f, path, columns), fields)
+        if f.format == "avro":
+            return _avro_table(plan, f, path, columns)
+        if f.format == "parquet":
+            return _parquet_remote(plan, f, path, columns)
+        raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
 
     def inline(
         self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, predicate: Predicate | None = None
@@ -324,6 +331,25 @@ class SplitReader:
         else:
             self._cache.move_to_end(key)
         return value
+
+
+class _LazySources(Mapping[str, FileSource]):
+    """Data file sources made on first use."""
+
+    def __init__(self, files: dict[str, DataFileMeta], make: Callable[[DataFileMeta], FileSource]) -> None:
+        self.files, self.make = files, make
+        self.made: dict[str, FileSource] = {}
+
+    def __getitem__(self, name: str) -> FileSource:
+        if name not in self.made:
+            self.made[name] = self.make(self.files[name])
+        return self.made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
 
 
 class _Deletions:

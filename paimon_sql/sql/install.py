@@ -400,7 +400,11 @@ def _function(
 
 
 def install(
-    con: duckdb.DuckDBPyConnection, warehouse: str | os.PathLike[str], *, filesystem: Any = None
+    con: duckdb.DuckDBPyConnection,
+    warehouse: str | os.PathLike[str],
+    *,
+    filesystem: Any = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> Session:
     """Expose `warehouse`'s tables as ``"db"."table"`` views on `con` and create the SQL functions.
 
@@ -411,7 +415,9 @@ def install(
     >>> con.sql(query).fetchall()[0][0] > 10
     True
     """
-    session = Session(warehouse, connection=con, filesystem=filesystem)
+    session = Session(
+        warehouse, connection=con, filesystem=filesystem, storage_options=storage_options
+    )
     _register_sources(con, session)
     for path in sorted(functions_dir().glob("*.sql")):
         con.execute(path.read_text(encoding="utf-8"))

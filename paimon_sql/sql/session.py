@@ -71,11 +71,12 @@ class Session:
         connection: duckdb.DuckDBPyConnection | None = None,
         filesystem: Any = None,
         create: bool = False,
+        storage_options: dict[str, Any] | None = None,
     ) -> None:
         """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted)."""
-        if create and filesystem is None:
-            os.makedirs(warehouse, exist_ok=True)
-        self.catalog = Catalog(warehouse, filesystem)
+        self.catalog = Catalog(
+            warehouse, filesystem, storage_options=storage_options, create=create and filesystem is None
+        )
         self.catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self.con = connection if connection is not None else _private_duckdb()
         self._engine = _private_duckdb()
@@ -465,9 +466,22 @@ def connect(
     connection: duckdb.DuckDBPyConnection | None = None,
     filesystem: Any = None,
     create: bool = False,
+    storage_options: dict[str, Any] | None = None,
 ) -> Session:
-    """Open a warehouse folder in DuckDB (`create=True` makes the folder when absent)."""
-    return Session(warehouse, connection=connection, filesystem=filesystem, create=create)
+    """Open a warehouse in DuckDB: a folder or an ``s3://bucket/path`` (``gs://``, ``az://``) URI
+    (`create=True` makes the folder when absent; never a bucket).
+
+    Object store credentials, region and endpoint come from `storage_options` (obstore's key names:
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...), else the
+    standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
+    """
+    return Session(
+        warehouse,
+        connection=connection,
+        filesystem=filesystem,
+        create=create,
+        storage_options=storage_options,
+    )
 
 
 __all__ = ["Session", "SqlError", "connect"]

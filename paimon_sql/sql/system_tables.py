@@ -443,8 +443,7 @@ def _branches(table: Table) -> list[dict[str, Any]]:
             continue
         branch = table.branch_table(name[len("branch-") :])
         tagged = sorted((branch.tag(t).id, t) for t in branch.tag_names())
-        modified = table.fileio.fs.get_file_info(table.fileio.join(folder, name)).mtime
-        millis = 0 if modified is None else int(modified.timestamp() * 1000)
+        millis = _folder_millis(table, table.fileio.join(folder, name))
         rows.append(
             {
                 "branch_name": branch.branch,
@@ -454,6 +453,15 @@ def _branches(table: Table) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _folder_millis(table: Table, folder: str) -> int:
+    """A folder's modification time; on an object store (no folders) its oldest schema file's."""
+    millis = table.fileio.modified_millis(folder)
+    if millis is None:
+        files = table.fileio.list_files(table.fileio.join(folder, "schema"))
+        millis = min((m for _, m in files), default=0)
+    return millis
 
 
 def _statistics(
