@@ -12,6 +12,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+import duckdb
 from sqlglot import exp
 
 from paimon_sql.errors import CorruptFileError, DataFileNotFoundError
@@ -20,14 +21,20 @@ from paimon_sql.sql._reader import data_file_path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import duckdb
-
     from paimon_sql.catalog import Identifier
     from paimon_sql.errors import PaimonSqlError
     from paimon_sql.plan.scan import ScanPlan
 
 #: A data file DuckDB names in its error (it quotes paths), by the formats Paimon writes.
-_DATA_FILE = re.compile(r"'([^']+\.(?:parquet|orc|avro))'")
+_DATA_FILE = re.compile(r"'([^'\n]+\.(?:parquet|orc|avro))'")
+#: DuckDB errors about the statement or its values, never about a file's bytes.
+_NOT_ABOUT_FILES = (
+    duckdb.ConversionException,
+    duckdb.BinderException,
+    duckdb.ParserException,
+    duckdb.CatalogException,
+    duckdb.ConstraintException,
+)
 
 
 def damaged_view(con: duckdb.DuckDBPyConnection, ident: Identifier, error: PaimonSqlError) -> None:
@@ -70,9 +77,11 @@ def data_file_error(error: BaseException, plans: Sequence[ScanPlan] = ()) -> Pai
     >>> type(err).__name__, "/x/data-1.parquet" in str(err)
     ('DataFileNotFoundError', True)
     """
+    if isinstance(error, _NOT_ABOUT_FILES):
+        return None
     text = str(error)
     problem = text.splitlines()[0] if text else type(error).__name__
-    match = _DATA_FILE.search(text)
+    match = _DATA_FILE.search(text.split("\nLINE ")[0])  # not DuckDB's echo of the statement
     if match is not None:
         path = match[1]
         if not os.path.exists(path):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
+import itertools
 import math
 import struct
+from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Any
 
@@ -144,6 +147,10 @@ def test_binary_row_of_the_wrong_arity_is_refused() -> None:
 # --- snapshot JSON -----------------------------------------------------------------------------
 
 _text = st.text(max_size=12)
+#: file names in metadata are bare names: not empty, no folder, not '.' or '..', no NUL
+_file = st.text(
+    st.characters(blacklist_characters="/\\\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12
+).filter(lambda n: n not in (".", ".."))
 _opt_int = st.one_of(st.none(), st.integers(0, 2**63 - 1))
 _times = st.datetimes(
     min_value=datetime.datetime(1970, 1, 1), max_value=datetime.datetime(2200, 1, 1)
@@ -153,13 +160,13 @@ SNAPSHOTS = st.builds(
     version=st.sampled_from([1, 2, 3]),
     id=st.integers(1, 2**63 - 1),
     schema_id=st.integers(0, 1000),
-    base_manifest_list=_text,
+    base_manifest_list=_file,
     base_manifest_list_size=_opt_int,
-    delta_manifest_list=_text,
+    delta_manifest_list=_file,
     delta_manifest_list_size=_opt_int,
-    changelog_manifest_list=st.one_of(st.none(), _text),
+    changelog_manifest_list=st.one_of(st.none(), _file),
     changelog_manifest_list_size=_opt_int,
-    index_manifest=st.one_of(st.none(), _text),
+    index_manifest=st.one_of(st.none(), _file),
     commit_user=_text,
     commit_identifier=st.integers(-(2**63), 2**63 - 1),
     commit_kind=st.sampled_from(CommitKind),
@@ -168,7 +175,7 @@ SNAPSHOTS = st.builds(
     delta_record_count=_opt_int,
     changelog_record_count=_opt_int,
     watermark=st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)),
-    statistics=st.one_of(st.none(), _text),
+    statistics=st.one_of(st.none(), _file),
     properties=st.one_of(st.none(), st.dictionaries(_text, _text, max_size=3)),
     next_row_id=_opt_int,
     uuid=st.one_of(st.none(), st.uuids().map(str)),
@@ -254,6 +261,20 @@ def test_type_json_round_trip(t: DataType) -> None:
     assert parse_type(type_to_json(t)) == t
 
 
+def _renumbered(t: DataType, ids: Iterator[int]) -> DataType:
+    """`t` with every nested ROW field given the next id of `ids`."""
+    kids = {
+        k: _renumbered(getattr(t, k), ids)
+        for k in ("element", "key", "value")
+        if getattr(t, k) is not None
+    }
+    if t.fields:
+        kids["fields"] = tuple(
+            dataclasses.replace(f, id=next(ids), type=_renumbered(f.type, ids)) for f in t.fields
+        )
+    return dataclasses.replace(t, **kids) if kids else t
+
+
 @st.composite
 def schemas(draw: st.DrawFn) -> TableSchema:
     names = draw(st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=6, unique=True))
@@ -270,11 +291,16 @@ def schemas(draw: st.DrawFn) -> TableSchema:
     partition = draw(st.lists(st.sampled_from(names), unique=True, max_size=2))
     keys = draw(st.lists(st.sampled_from(names), unique=True, max_size=3))
     options = draw(st.dictionaries(st.text(max_size=10), st.text(max_size=10), max_size=4))
+    options.pop("bucket", None)  # a schema's bucket option is checked on read (a number)
+    # field ids are unique across nesting levels and at most highestFieldId, as Java assigns them
+    ids = itertools.count(len(fields))
+    fields = tuple(dataclasses.replace(f, type=_renumbered(f.type, ids)) for f in fields)
+    highest = next(ids) - 1
     return TableSchema(
         version=CURRENT_VERSION,
         id=draw(st.integers(0, 10**6)),
         fields=fields,
-        highest_field_id=len(fields) - 1 + draw(st.integers(0, 5)),
+        highest_field_id=highest + draw(st.integers(0, 5)),
         partition_keys=tuple(partition),
         primary_keys=tuple(keys),
         options=MappingProxyType(options),
