@@ -89,7 +89,12 @@ def _run_in_child() -> None:
     assert proc.returncode == 0, (
         f"the Spark writer tests failed in their own process:\n{proc.stdout[-8000:]}"
     )
-    pytest.skip("passed in a child process (this process's JVM already has the Paimon jar)")
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
+    assert "passed" in summary and "skipped" not in summary, proc.stdout[-8000:]
+    pytest.skip(
+        f"ran in a child process, which has no JVM with the Paimon jar: {summary} "
+        "(this process's JVM already has the jar)"
+    )
 
 
 @pytest.fixture(scope="module")
