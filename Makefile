@@ -21,7 +21,7 @@ demo: $(STAMP)
 
 # The whole suite, interop (Apache Paimon through PySpark) included: CI runs exactly this.
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -rs -p no:cacheprovider
 
 # Unit, golden and fixture tests only: no JVM, no second-opinion virtualenvs.
 test-fast: $(STAMP)
