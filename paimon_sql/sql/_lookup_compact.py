@@ -181,7 +181,7 @@ def _keys(plan: ScanPlan, f: DataFileMeta) -> pa.Table:
     columns = list(target.names)
     name = f.file_name.lower()
     if name.endswith(".orc"):
-        raw = _orc_table(plan, path, columns)
+        raw = _orc_table(plan, f, path, columns)
     elif name.endswith(".avro"):
         raw = _avro_table(plan, f, path, columns)
     else:  # only the key columns decoded
