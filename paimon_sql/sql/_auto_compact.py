@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.sql._lookup_compact import lookup_rewrite
-from paimon_sql.sql._proc_compact import _reader
+from paimon_sql.sql.procedures._proc_compact import _reader
 from paimon_sql.write.compact import compact
 
 if TYPE_CHECKING:

@@ -39,8 +39,8 @@ from duckdb._sources.nodes import Binary, Col, Lit, Node, Postfix
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import SqlError
-from paimon_sql.sql._rewrite import TimeTravel, select_travel
-from paimon_sql.sql._source import Untranslatable, to_predicate
+from paimon_sql.engine.travel import TimeTravel, select_travel
+from paimon_sql.engine.source import Untranslatable, to_predicate
 from paimon_sql.sql.session import Session
 from paimon_sql.sql.system_tables import (
     CATALOG_SCHEMAS,
@@ -53,7 +53,7 @@ from paimon_sql.sql.system_tables import (
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.sql._source import PaimonSource
+    from paimon_sql.engine.source import PaimonSource
 
 #: functions/ beside the package (a source checkout) or inside it (an installed wheel).
 _CANDIDATES = (
@@ -372,7 +372,7 @@ def _register_sources(con: duckdb.DuckDBPyConnection, session: Session) -> None:
     """The routing sources and their bind UDFs (see the module docstring).
 
     ``_register_arrow_source`` is the pinned duckdb's underscore-named source protocol, as in
-    `paimon_sql.sql._source.register`.
+    `paimon_sql.engine.source.register`.
     """
     scan = _ScanRouter(session)
     con._register_arrow_source(SCAN_SOURCE, scan)

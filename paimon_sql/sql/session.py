@@ -34,17 +34,17 @@ from paimon_sql._sqlnodes import (
 )
 from paimon_sql.catalog import Catalog, Identifier, Table
 from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
-from paimon_sql.sql._damage import damaged_view
-from paimon_sql.sql._errors import from_sqlglot
-from paimon_sql.sql._reader import SplitReader
+from paimon_sql.engine.damage import damaged_view
+from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.engine.reader import SplitReader
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
-from paimon_sql.sql._pushdown import table_predicate
-from paimon_sql.sql._rewrite import TimeTravel, select_travel, strip_travel, travel_of
-from paimon_sql.sql._source import PaimonSource, register
-from paimon_sql.sql.relation import ErrorLog, Relation
+from paimon_sql.engine.pushdown import table_predicate
+from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
+from paimon_sql.engine.source import PaimonSource, register
+from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
-from paimon_sql.sql.statements import dispatch, dispatch_text
+from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class Session:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
 
         A table whose metadata is damaged does not stop the others: its view raises the error naming the
-        damaged file when it is read (`paimon_sql.sql._damage`), and `sql` reports it as the paimon-sql error.
+        damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the paimon-sql error.
         """
         for database in self.catalog.databases():
             for name in self.catalog.tables(database):

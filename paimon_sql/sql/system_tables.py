@@ -55,7 +55,7 @@ from paimon_sql.plan.scan import ReadMode, plan_scan, read_mode
 from paimon_sql.plan.system import read_optimized_filter
 from paimon_sql.read.build import KIND, ReadRequest
 from paimon_sql.sql._arrow import arrow_type
-from paimon_sql.sql._reader import SplitReader
+from paimon_sql.engine.reader import SplitReader
 from paimon_sql.types import DataType, field_to_json, type_sql
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), res
 
 Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller
 passes `read`, a function from a `ScanPlan` of one bucket to its rows
-(``paimon_sql.sql._proc_compact`` runs it on DuckDB).
+(``paimon_sql.sql.procedures._proc_compact`` runs it on DuckDB).
 
 >>> top_level({})
 5

@@ -7,7 +7,7 @@ import sqlglot
 
 import paimon_sql
 from paimon_sql.errors import UnsupportedFeatureError
-from paimon_sql.sql.dml import DELETE, write_rows
+from paimon_sql.sql.statements.dml import DELETE, write_rows
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ import paimon_sql
 from paimon_sql.catalog import Table
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.plan.scan import plan_scan
-from paimon_sql.sql._reader import data_file_path
+from paimon_sql.engine.reader import data_file_path
 from tests.fixtures import FIXTURES
 
 JAVA_DB = FIXTURES / "generated-paimon-java-0.9" / "warehouse" / "db.db"

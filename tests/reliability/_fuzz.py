@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import paimon_sql
 from paimon_sql.errors import PaimonSqlError
-from paimon_sql.sql.relation import Relation
+from paimon_sql.engine.relation import Relation
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -387,7 +387,7 @@ ALTER_CHANGES = st.one_of(
 @st.composite
 def call_statement(draw: st.DrawFn) -> str:
     """``CALL sys.<procedure>(…)``: named or positional arguments, literal values."""
-    from paimon_sql.sql.procedures import registry
+    from paimon_sql.sql.procedures.procedures import registry
 
     procedures = registry()
     name = draw(

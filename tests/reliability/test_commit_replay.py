@@ -25,7 +25,7 @@ import paimon_sql
 from paimon_sql.catalog import Identifier
 from paimon_sql.commit.publish import Committer
 from paimon_sql.io import fileio
-from paimon_sql.sql.dml import _write_files
+from paimon_sql.sql.statements.dml import _write_files
 from paimon_sql.write.writer import TableWriter
 from tests.reliability import _commit
 

@@ -119,7 +119,7 @@ def test_lazy_relation_error_names_the_table(session: paimon_sql.Session) -> Non
 
 def test_sqlglot_error_keeps_position() -> None:
     """sqlglot's line and column reach `SqlError` (the column counted in the user's CALL text)."""
-    from paimon_sql.sql.procedures import parse_call
+    from paimon_sql.sql.procedures.procedures import parse_call
 
     with pytest.raises(SqlError) as caught:
         parse_call("CALL sys.create_tag(table => 'd.t' tag => 'x')")

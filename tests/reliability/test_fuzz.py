@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import OptionError, PaimonSqlError, SqlError
 from paimon_sql.format.option_registry import normalise_options, validate_options
-from paimon_sql.sql import ddl, procedures
-from paimon_sql.sql._rewrite import travel_of
+from paimon_sql.sql import ddl
+from paimon_sql.sql.procedures import procedures
+from paimon_sql.engine.travel import travel_of
 from paimon_sql.types import DataField, DataType
 from tests.reliability._fuzz import (
     NAMES,

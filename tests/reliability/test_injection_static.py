@@ -53,7 +53,7 @@ MESSAGES = ("Error", "Exception", "warn", "warning", "error", "info", "debug", "
 #: (file, stripped source line) -> why the text there is safe. Keep it short.
 REVIEWED = {
     (
-        "sql/catalog_ddl.py",
+        "sql/statements/catalog_ddl.py",
         'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n{columns}\\n)"',
     ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",
     (
@@ -66,11 +66,11 @@ REVIEWED = {
         "statement = sqlglot.parse_one(text, read=dialect)",
     ): "parses the user's own statement (the SQL surface itself)",
     (
-        "sql/procedures.py",
+        "sql/procedures/procedures.py",
         'select = sqlglot.parse_one("SELECT " + match[1], read="spark")',
     ): "parses the user's own CALL arguments; only literals are accepted from the result, nothing runs",
     (
-        "sql/_proc_compact.py",
+        "sql/procedures/_proc_compact.py",
         'condition = sqlglot.parse_one(where, read="spark")',
     ): "the user's `where` argument; refused unless one condition on partition columns without subqueries",
     (

@@ -19,7 +19,7 @@ from paimon_sql.errors import PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.sql.dml import DELETE, write_rows
+from paimon_sql.sql.statements.dml import DELETE, write_rows
 from tests.fixtures import FIXTURES
 
 
@@ -457,7 +457,7 @@ def test_string_keys_sorted_by_bytes_and_empty_table(session):
 
 def _racing_reader(session, statement):
     """The real bucket reader; another writer commits `statement` as the first bucket is read."""
-    from paimon_sql.sql._proc_compact import _reader
+    from paimon_sql.sql.procedures._proc_compact import _reader
 
     read = _reader(session)
     fired = []

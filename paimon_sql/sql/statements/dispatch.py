@@ -13,11 +13,12 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
-from paimon_sql.sql import catalog_ddl, dml, procedures
+from paimon_sql.sql.procedures import procedures
+from paimon_sql.sql.statements import catalog_ddl, dml
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
-    from paimon_sql.sql.relation import Relation
+    from paimon_sql.engine.relation import Relation
     from paimon_sql.sql.session import Session
 
 _SHOW_TABLES = re.compile(r"^\s*SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+([`\"]?)([\w$-]+)\1)?\s*;?\s*$", re.I)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.sql.relation import Relation
+    from paimon_sql.engine.relation import Relation
     from paimon_sql.sql.session import Session
 
 ADD, UPDATE_AFTER, DELETE = 0, 2, 3

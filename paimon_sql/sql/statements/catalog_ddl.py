@@ -20,7 +20,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.sql import dml
+from paimon_sql.sql.statements import dml
 from paimon_sql.sql.ddl import (
     CreateTable,
     RenameTable,
@@ -34,7 +34,7 @@ from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from paimon_sql.sql.relation import Relation
+    from paimon_sql.engine.relation import Relation
     from paimon_sql.sql.session import Session
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)

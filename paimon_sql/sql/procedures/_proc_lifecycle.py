@@ -17,8 +17,8 @@ from paimon_sql.commit.expire import expire_snapshots
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.rollback import rollback, rollback_to_timestamp
 from paimon_sql.errors import SqlError
-from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
-from paimon_sql.sql._rewrite import parse_timestamp_ms
+from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
+from paimon_sql.engine.travel import parse_timestamp_ms
 
 if TYPE_CHECKING:
     from paimon_sql.sql.session import Session

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.sql._reader import SplitReader
-    from paimon_sql.sql.relation import ErrorLog
+    from paimon_sql.engine.reader import SplitReader
+    from paimon_sql.engine.relation import ErrorLog
 
 _COMPARISONS = frozenset({"=", "!=", "<", "<=", ">", ">="})
 _REJECTED_TYPES = ("TIMESTAMP WITH TIME ZONE", "TIME WITH TIME ZONE", "INTERVAL", "UUID", "HUGEINT")

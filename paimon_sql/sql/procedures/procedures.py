@@ -21,9 +21,9 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import SqlError
-from paimon_sql.sql import _proc_compact, _proc_lifecycle, _proc_tags
-from paimon_sql.sql._errors import from_sqlglot
-from paimon_sql.sql._procedure import Param, Procedure
+from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
+from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.sql.procedures._procedure import Param, Procedure
 
 if TYPE_CHECKING:
     import pyarrow as pa

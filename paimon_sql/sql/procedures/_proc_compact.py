@@ -20,9 +20,9 @@ from sqlglot import exp
 
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import ReadRequest, cast, literal
-from paimon_sql.sql._errors import from_sqlglot
-from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
-from paimon_sql.sql._reader import SplitReader
+from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
+from paimon_sql.engine.reader import SplitReader
 from paimon_sql.write.compact import compact as compact_table
 
 if TYPE_CHECKING:

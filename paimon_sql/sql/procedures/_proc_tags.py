@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from paimon_sql.commit import tags
 from paimon_sql.errors import ArgumentError
-from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
+from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
     from paimon_sql.sql.session import Session

@@ -16,7 +16,7 @@ import duckdb
 from sqlglot import exp
 
 from paimon_sql.errors import CorruptFileError, DataFileNotFoundError
-from paimon_sql.sql._reader import data_file_path
+from paimon_sql.engine.reader import data_file_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
