@@ -8,7 +8,6 @@ are decoded by pyarrow / fastavro and registered as Arrow tables.
 
 from __future__ import annotations
 
-import io
 import itertools
 import os
 from collections import OrderedDict
@@ -28,7 +27,7 @@ from paimon_sql.errors import (
     SpecViolationError,
 )
 from paimon_sql.io.arrays import arange
-from paimon_sql.io.datafiles import read_orc, read_parquet
+from paimon_sql.io.datafiles import orc_logical, read_avro, read_orc, read_parquet
 from paimon_sql.plan.scan import read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
-    from paimon_sql.types import DataField
 
 _names = itertools.count()
 
@@ -79,42 +77,13 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     return path
 
 
-def _orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+def orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    """The `columns` of ORC data file `f` of `plan`'s table at `path`, as stored."""
     return read_orc(plan.table.fileio, path, columns, size=f.file_size)
 
 
-def _orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
-    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3):
-
-    * CHAR(n): ORC's reader drops the padding (Java returns ``'ab'`` from an ORC CHAR(5), while
-      Parquet and Avro keep ``'ab   '``);
-    * TIME: ORC has no TIME type; Paimon writes milliseconds of the day as INT.
-    """
-    import pyarrow.compute as pc
-
-    for fld in fields:
-        if fld.name not in table.column_names:
-            continue
-        index = table.column_names.index(fld.name)
-        column = table.column(index)
-        if fld.type.root == "CHAR" and pa.types.is_string(column.type):
-            column = pc.utf8_rtrim(column, characters=" ")
-        elif fld.type.root == "TIME" and pa.types.is_integer(column.type):
-            column = column.cast(pa.int32()).cast(pa.time32("ms"))
-        else:
-            continue
-        table = table.set_column(index, fld.name, column)
-    return table
-
-
-def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
-    import fastavro
-
-    data = plan.table.fileio.read_bytes(path)
-    try:
-        records = list(fastavro.reader(io.BytesIO(data)))
-    except Exception as err:
-        raise SpecViolationError(f"corrupt Avro data file {path}: {err}") from err
+def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+    """The `columns` of Avro data file `f` of `plan`'s table at `path`, typed from the file's schema."""
     schema = plan.table.schema(f.schema_id)
     fields = []
     for name in columns:
@@ -124,9 +93,7 @@ def _avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) 
             fields.append(pa.field(name, pa.int8()))
         elif name in schema.field_names:
             fields.append(pa.field(name, arrow_type(schema.field(name).type)))
-    arrow_schema = pa.schema(fields)
-    columns_data = {fld.name: [r.get(fld.name) for r in records] for fld in fields}
-    return pa.table(columns_data, schema=arrow_schema)
+    return read_avro(plan.table.fileio, path, pa.schema(fields))
 
 
 def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
@@ -259,9 +226,9 @@ class SplitReader:
             return None
         if f.format == "orc":
             fields = plan.table.schema(f.schema_id).fields
-            return _orc_logical(_orc_table(plan, f, path, columns), fields)
+            return orc_logical(orc_table(plan, f, path, columns), fields)
         if f.format == "avro":
-            return _avro_table(plan, f, path, columns)
+            return avro_table(plan, f, path, columns)
         if f.format == "parquet":
             return _parquet_remote(plan, f, path, columns)
         raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")

@@ -43,7 +43,7 @@ from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector
 from paimon_sql.sql._arrow import arrow_type
-from paimon_sql.engine.reader import _avro_table, _orc_table, data_file_path
+from paimon_sql.engine.reader import avro_table, data_file_path, orc_table
 from paimon_sql.write.compact import DV_INDEX, top_level
 
 if TYPE_CHECKING:
@@ -181,9 +181,9 @@ def _keys(plan: ScanPlan, f: DataFileMeta) -> pa.Table:
     columns = list(target.names)
     name = f.file_name.lower()
     if name.endswith(".orc"):
-        raw = _orc_table(plan, f, path, columns)
+        raw = orc_table(plan, f, path, columns)
     elif name.endswith(".avro"):
-        raw = _avro_table(plan, f, path, columns)
+        raw = avro_table(plan, f, path, columns)
     else:  # only the key columns decoded
         data = plan.table.fileio.read_bytes(path)
         try:

@@ -1,5 +1,9 @@
 """`Session`: a DuckDB connection where every Paimon table of a warehouse is a view ``"db"."table"``.
 
+A thin facade: `paimon_sql.engine.context.Engine` owns the connections and views,
+`paimon_sql.engine.binder.Binder` binds table references, and the handlers in `paimon_sql.sql.statements`
+and `paimon_sql.sql.procedures` run Paimon's statements through the session's `Context` side.
+
 >>> import tempfile
 >>> s = connect(tempfile.mkdtemp())
 >>> s.sql("SELECT 1 + 1").fetchall()
@@ -8,57 +12,36 @@
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import itertools
 import logging
 import os
-import tempfile
-import threading
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import (
-    create_schema,
-    create_view,
-    drop,
-    drop_schema,
-    select_all,
-    set_setting,
-    table_node,
-)
 from paimon_sql.catalog import Catalog, Identifier, Table
-from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
-from paimon_sql.engine.damage import damaged_view
+from paimon_sql.engine.binder import Binder, SystemTables
+from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
-from paimon_sql.engine.reader import SplitReader
-from paimon_sql.plan.explain import explain_rows
-from paimon_sql.plan.scan import ScanPlan, plan_scan
-from paimon_sql.engine.pushdown import table_predicate
-from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
-from paimon_sql.engine.source import PaimonSource, register
-from paimon_sql.engine.relation import ErrorLog, Relation
-from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
+from paimon_sql.engine.travel import TimeTravel
+from paimon_sql.errors import SqlError
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
-from paimon_sql.types import duckdb_type_node
+from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from paimon_sql.engine.relation import Relation
+    from paimon_sql.engine.source import PaimonSource
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan
 
-_counter = itertools.count()
-_open_sessions: weakref.WeakSet[Session] = weakref.WeakSet()
-
-
-@atexit.register
-def _close_all() -> None:
-    # DuckDB connections still open at interpreter exit make nanobind print leak reports.
-    for session in list(_open_sessions):
-        session.close()
+#: The SQL layer's system tables, as the binder gets them.
+SYSTEM_TABLES = SystemTables(
+    split_name=split_system_name, catalog_table=catalog_table, table=system_table
+)
 
 
 class Session:
@@ -74,33 +57,34 @@ class Session:
         storage_options: dict[str, Any] | None = None,
     ) -> None:
         """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted)."""
-        self.catalog = Catalog(
+        catalog = Catalog(
             warehouse, filesystem, storage_options=storage_options, create=create and filesystem is None
         )
-        self.catalog.databases()  # fail early, naming the path, when the warehouse is missing
-        self.con = connection if connection is not None else _private_duckdb()
-        self._engine = _private_duckdb()
-        self._reader = SplitReader(self._engine)
-        self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
-        self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
-        self._tables: dict[Identifier, Table] = {}
-        self._lock = threading.Lock()
-        self._log = ErrorLog()
-        self._keep: list[str] = []  # deletion-vector tables the inlined queries read
-        self._last: dict[str, ScanPlan | PaimonSource] = {}
-        _open_sessions.add(self)
+        catalog.databases()  # fail early, naming the path, when the warehouse is missing
+        self._engine = Engine(catalog, connection)
+        self._binder = Binder(self._engine, SYSTEM_TABLES)
         self.refresh()
+
+    @property
+    def catalog(self) -> Catalog:
+        """The warehouse's catalog."""
+        return self._engine.catalog
+
+    @property
+    def engine(self) -> Engine:
+        """The DuckDB side: connections, views, registered sources."""
+        return self._engine
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection the tables are views on."""
+        return self._engine.con
 
     # --- catalog ----------------------------------------------------------------------------------
 
     def table(self, identifier: str | Identifier) -> Table:
         """The `Table` (metadata access) behind ``db.table``."""
-        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
-        table = self._tables.get(ident)
-        if table is None:
-            table = self.catalog.load_table(ident)
-            self._tables[ident] = table
-        return table
+        return self._engine.table(identifier)
 
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
@@ -108,74 +92,14 @@ class Session:
         A table whose metadata is damaged does not stop the others: its view raises the error naming the
         damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the paimon-sql error.
         """
-        for database in self.catalog.databases():
-            for name in self.catalog.tables(database):
-                ident = Identifier(database, name)
-                try:
-                    self._ensure_view(ident)
-                except PaimonSqlError as err:
-                    damaged_view(self.con, ident, err)
-                except duckdb.Error as err:  # the source's error, wrapped by DuckDB while binding
-                    original = self._log.original(err)
-                    if original is None:
-                        raise
-                    damaged_view(self.con, ident, original)
-
-    def _arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
-        key = (table.path, schema_id)
-        schema = self._arrow_schemas.get(key)
-        if schema is None:
-            fields = table.schema(schema_id).fields
-            select = exp.select(
-                *[
-                    exp.alias_(
-                        exp.Cast(this=exp.null(), to=duckdb_type_node(f.type)),
-                        f.name,
-                        quoted=True,
-                    )
-                    for f in fields
-                ]
-            )
-            cursor = self._engine.cursor()
-            try:
-                schema = cursor.sql(select.sql("duckdb")).arrow().schema
-            finally:
-                cursor.close()
-            self._arrow_schemas[key] = schema
-        return schema
+        self._engine.refresh()
 
     def source(
         self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False, first_rows: bool = False
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`. `first_rows`: the
         query will stop early (``LIMIT``), so splits are read to give their first rows fast."""
-        select = (lambda: snapshot) if pinned else table.latest_snapshot
-        return PaimonSource(
-            table,
-            self._reader,
-            lambda sid: self._arrow_schema(table, sid),
-            select,
-            self._log,
-            pinned=pinned,
-            first_rows=first_rows,
-        )
-
-    def _ensure_view(self, ident: Identifier) -> None:
-        table = self.table(ident)
-        schema_id = table.latest_schema.id
-        with self._lock:
-            known = self._views.get(ident)
-            if known is not None and known[1] == schema_id:
-                return
-            source = self.source(table)
-            hidden = f"__paimon_{next(_counter)}"
-            register(self.con, hidden, source)
-            self._log.name(hidden, str(ident))
-            self.con.execute(create_schema(ident.database).sql("duckdb"))
-            target = table_node(ident.database, ident.table)
-            view = create_view(target, select_all(table_node(hidden)))
-            self.con.execute(view.sql("duckdb"))
-            self._views[ident] = (source, schema_id)
+        return self._engine.source(table, snapshot, pinned=pinned, first_rows=first_rows)
 
     # --- queries ----------------------------------------------------------------------------------
 
@@ -194,7 +118,7 @@ class Session:
             try:
                 result = self._statement(piece)
             except duckdb.Error as err:
-                raise self._log.translate(err) from err
+                raise self._engine.translate(err) from err
             except sqlglot.errors.SqlglotError as err:
                 raise from_sqlglot(err) from err
         assert result is not None
@@ -206,187 +130,56 @@ class Session:
             return handled
         statement = _parse(text)
         if statement is None:
-            return self._wrap(lambda: self.con.sql(text))
+            return self._engine.run(text)
         handled = dispatch(self, statement)
         if handled is not None:
             return handled
         # A view outlives this statement: it must re-plan on every read, so it gets streaming sources.
         view = isinstance(statement, exp.Create) and str(statement.args.get("kind", "")).upper() == "VIEW"
-        if self._rewrite(statement, inline=not view):
+        if self._binder.bind(statement, inline=not view):
             text = statement.sql("duckdb")
-        return self._wrap(lambda: self.con.sql(text))
+        return self._engine.run(text)
 
-    def _wrap(self, make: Any) -> Relation:
-        try:
-            return Relation(make(), self._log)
-        except duckdb.Error as err:
-            raise self._log.translate(err) from err
-
-    def relation(self, make: Any) -> Relation:
+    def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
         """A `Relation` from a function making a DuckDB relation on this session's connection."""
-        return self._wrap(lambda: make(self.con))
-
-    def _rewrite(self, statement: exp.Expression, *, inline: bool = True) -> bool:
-        """Replace each Paimon table a statement names by its planned scan.
-
-        Local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine runs the whole query
-        (filters pushed into the file scans, aggregates next to them); other tables (ORC, Avro, remote) become
-        a streaming source. The statement's WHERE prunes partitions, buckets and files while planning.
-        """
-        changed = False
-        for node in list(statement.find_all(exp.Table)):
-            if not node.db:
-                continue
-            if "$" in node.name or node.db == "sys":
-                changed |= self._system(node)
-                continue
-            if not self.catalog.has_database(node.db):
-                continue  # not a Paimon database: DuckDB resolves (or reports) it
-            ident = Identifier(node.db, node.name)
-            try:
-                table = self.table(ident)
-            except DatabaseNotFoundError:
-                continue  # not a Paimon database: DuckDB resolves (or reports) it
-            travel = travel_of(node)
-            if travel is None:
-                snapshot, pinned = table.latest_snapshot(), False
-            else:
-                snapshot, pinned = select_travel(table, travel), True
-            early = _early_stop(node)
-            self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
-            changed = True
-        return changed
-
-    #: Registered helper tables (DV masks, system tables) kept for relations not yet consumed.
-    KEEP_REGISTERED = 2048
-
-    def _hold(self, names: list[str]) -> None:
-        self._keep.extend(names)
-        while len(self._keep) > self.KEEP_REGISTERED:
-            self.con.unregister(self._keep.pop(0))
-
-    def _system(self, node: exp.Table) -> bool:
-        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow tables."""
-        if node.db == "sys" and "$" not in node.name:
-            if "sys" in self.catalog.databases():
-                return False  # a real database called sys wins
-            content = catalog_table(self.catalog, node.name)
-        else:
-            base, name = split_system_name(node.name)
-            if not self.catalog.has_database(node.db):
-                return False
-            try:
-                table = self.table(Identifier(node.db, base))
-            except DatabaseNotFoundError:
-                return False
-            travel = travel_of(node)
-            snapshot = None
-            if travel is not None:
-                snapshot = select_travel(table, travel)
-            assert name is not None
-            content = system_table(table, name, snapshot)
-        hidden = f"__paimon_sys_{next(_counter)}"
-        self.con.register(hidden, content)
-        self._log.name(hidden, f"{node.db}.{node.name}")
-        self._hold([hidden])
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
-        strip_travel(node)
-        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
-        return True
-
-    def _replace(
-        self,
-        node: exp.Table,
-        table: Table,
-        snapshot: Snapshot | None,
-        pinned: bool,
-        inline: bool,
-        *,
-        first_rows: bool = False,
-    ) -> None:
-        schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
-        predicate = table_predicate(node, set(schema.field_names))
-        plan = plan_scan(table, snapshot, predicate, schema)
-        inlined = None
-        if inline and not plan.options.get("scan.fallback-branch"):
-            inlined = self._reader.inline(self.con, plan, predicate)
-        if inlined is not None:
-            query, registered = inlined
-            self._hold(registered)
-            for name in registered:
-                self._log.name(name, table.name)
-            self._last[table.name] = plan
-            self._log.reading(plan)
-            node.replace(exp.Subquery(this=query, alias=alias))
-            return
-        hidden = f"__paimon_{next(_counter)}"
-        source = self.source(table, snapshot, pinned=pinned, first_rows=first_rows)
-        register(self.con, hidden, source)
-        self._log.name(hidden, table.name)
-        self._last[table.name] = source
-        strip_travel(node)
-        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        return self._engine.relation(make)
 
     def explain(self, query: str) -> list[tuple[str, str, str]] | None:
         """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads none."""
         statement = _parse(query)
-        if statement is None:
-            return None
-        before = dict(self._last)
-        names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
-        if not self._rewrite(statement):
-            return None
-        rows: list[tuple[str, str, str]] = []
-        for name in names:
-            last = self._last.get(name)
-            if last is None or last is before.get(name):
-                continue
-            plan = last if isinstance(last, ScanPlan) else None
-            if plan is None:
-                assert isinstance(last, PaimonSource)
-                plan = plan_scan(last.table, last.snapshot())
-                rows.append((name, "reader", "streamed (ORC/Avro/remote files)"))
-            else:
-                rows.append((name, "reader", "inlined SQL"))
-            rows.extend((name, key, value) for key, value in explain_rows(plan))
-        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten AST.
-        physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
-        rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
-        return rows
+        return None if statement is None else self._binder.explain(statement)
+
+    def bind(self, expression: exp.Expression) -> None:
+        """Plan the Paimon tables an expression (a DML source query) reads, in place."""
+        self._binder.bind(expression)
+
+    def changed(self, table: Table) -> None:
+        """After a write: views re-bind when the schema changed (the snapshot is read per query)."""
+        self._engine.changed(table)
 
     def refresh_table(self, ident: Identifier) -> None:
         """(Re)expose a table as a view after DDL."""
-        self._tables.pop(ident, None)
-        self._views.pop(ident, None)
-        self._ensure_view(ident)
+        self._engine.reexpose(ident)
 
     def forget(self, ident: Identifier) -> None:
         """Drop a table's view after DROP / RENAME."""
-        self._tables.pop(ident, None)
-        self._views.pop(ident, None)
-        self.con.execute(drop("VIEW", table_node(ident.database, ident.table)).sql("duckdb"))
+        self._engine.forget(ident)
 
     def forget_database(self, database: str) -> None:
         """Drop the DuckDB schema of a dropped database."""
-        for ident in [i for i in self._views if i.database == database]:
-            self.forget(ident)
-        self.con.execute(drop_schema(database).sql("duckdb"))
+        self._engine.forget_database(database)
 
     def rewrite_sources(self, expression: exp.Expression) -> None:
-        """Plan the Paimon tables an expression (a DML source query) reads, in place."""
-        self._rewrite(expression)
+        """Plan the Paimon tables an expression (a DML source query) reads, in place (as `bind`)."""
+        self._binder.bind(expression)
 
     def invalidate(self, table: Table) -> None:
-        """After a write: views re-bind when the schema changed (the snapshot is read per query)."""
-        ident = Identifier.parse(table.name)
-        self._views.pop(ident, None)
-        self._ensure_view(ident)
+        """After a write: views re-bind when the schema changed (as `changed`)."""
+        self._engine.changed(table)
 
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and tests)."""
-        last = self._last.get(name)
-        return last.last_plan if isinstance(last, PaimonSource) else last
+        return self._engine.last_plan(name)
 
     def scan(
         self,
@@ -397,42 +190,12 @@ class Session:
         timestamp_ms: int | None = None,
     ) -> Relation:
         """A relation over the table at a snapshot id, tag or time (default: the latest)."""
-        table = self.table(identifier)
         travel = TimeTravel(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
-        chosen = select_travel(table, travel)
-        source = self.source(table, chosen, pinned=True)
-        hidden = f"__paimon_{next(_counter)}"
-        register(self.con, hidden, source)
-        self._log.name(hidden, table.name)
-        query = select_all(table_node(hidden)).sql("duckdb")
-        return self._wrap(lambda: self.con.sql(query))
+        return self._binder.scan(self.table(identifier), travel)
 
     def close(self) -> None:
         """Close both DuckDB connections."""
-        self._views.clear()
-        self.con.close()
         self._engine.close()
-        _open_sessions.discard(self)
-
-
-def _private_duckdb() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
-    ``./.tmp`` under the current directory, which a write would litter)."""
-    con = duckdb.connect()
-    spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
-    con.execute(set_setting("temp_directory", spill).sql("duckdb"))
-    return con
-
-
-def _early_stop(node: exp.Table) -> bool:
-    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first splits."""
-    select = node.parent_select
-    if select is None or select.args.get("limit") is None:
-        return False
-    blockers = ("order", "group", "joins", "distinct", "having", "qualify")
-    if any(select.args.get(b) for b in blockers):
-        return False
-    return not any(select.find_all(exp.AggFunc, exp.Window))
 
 
 def _parse(text: str) -> exp.Expression | None:

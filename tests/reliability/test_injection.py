@@ -40,7 +40,7 @@ class Trap:
     def open(self) -> Any:
         """A new session (re-reads every schema file), trapped."""
         session = paimon_sql.connect(self.warehouse, create=True)
-        for con in (session.con, session._engine):  # the inlined and the streamed read paths
+        for con in (session.con, session.engine.private):  # the inlined and the streamed read paths
             con.create_function(MARKER_UDF, self._fire, [], "INTEGER", side_effects=True)
         return session
 

@@ -57,8 +57,8 @@ REVIEWED = {
         'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n{columns}\\n)"',
     ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",
     (
-        "sql/session.py",
-        'physical = self.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()',
+        "engine/binder.py",
+        'physical = engine.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()',
     ): "constant keyword before the rendered AST of the user's own (rewritten) query; sqlglot has no "
     "EXPLAIN node for DuckDB",
     (

@@ -32,7 +32,7 @@ class Installed:
 
     def plan(self, name: str):
         ident = paimon_sql.Identifier(*name.split("."))
-        return self.session._views[ident][0].last_plan
+        return self.session.engine.view_source(ident).last_plan
 
 
 class Inlined:

@@ -1,0 +1,198 @@
+"""Table references of a statement bound to what DuckDB runs: a planned scan, inlined or streamed.
+
+`Binder.bind` walks a sqlglot AST and replaces each ``"db"."table"`` that names a Paimon table by its planned
+scan: local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine runs the whole query
+(filters pushed into the file scans, aggregates next to them); other tables (ORC, Avro, remote) become a
+streaming source. The statement's WHERE prunes partitions, buckets and files while planning
+(`paimon_sql.engine.pushdown`); ``VERSION AS OF`` and friends pin a snapshot (`paimon_sql.engine.travel`);
+``t$snapshots`` and ``sys.tables`` become Arrow tables built by the `SystemTables` the binder is given.
+
+>>> import sqlglot
+>>> early_stop(sqlglot.parse_one("SELECT * FROM db.t LIMIT 3").find(exp.Table))
+True
+>>> early_stop(sqlglot.parse_one("SELECT * FROM db.t ORDER BY k LIMIT 3").find(exp.Table))
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from paimon_sql._sqlnodes import select_all, table_node
+from paimon_sql.catalog import Identifier
+from paimon_sql.engine.pushdown import table_predicate
+from paimon_sql.engine.source import PaimonSource
+from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
+from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.plan.explain import explain_rows
+from paimon_sql.plan.scan import ScanPlan, plan_scan
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from paimon_sql.catalog import Catalog, Table
+    from paimon_sql.engine.context import Engine
+    from paimon_sql.engine.relation import Relation
+    from paimon_sql.format.snapshot import Snapshot
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemTables:
+    """Where metadata tables come from (the SQL layer's system tables, given to the binder)."""
+
+    #: ``"t$snapshots"`` → ``("t", "snapshots")``; ``("t", None)`` for a plain name.
+    split_name: Callable[[str], tuple[str, str | None]]
+    #: ``sys.tables`` … : the content of a global system table.
+    catalog_table: Callable[[Catalog, str], pa.Table]
+    #: ``t$snapshots`` … : the content of a table's system table (at a snapshot, when time travelling).
+    table: Callable[[Table, str, Snapshot | None], pa.Table]
+
+
+class Binder:
+    """Binds the Paimon table references of statements run on `engine`."""
+
+    def __init__(self, engine: Engine, system: SystemTables) -> None:
+        """Bind on `engine`'s connection; metadata tables come from `system`."""
+        self.engine = engine
+        self.system = system
+
+    def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
+        """Replace each Paimon table `statement` names by its planned scan, in place; whether any was.
+
+        `inline`: a local Parquet table may become the merge SQL itself (a view outlives the statement,
+        so it must re-plan on every read: it gets streaming sources).
+        """
+        catalog = self.engine.catalog
+        changed = False
+        for node in list(statement.find_all(exp.Table)):
+            if not node.db:
+                continue
+            if "$" in node.name or node.db == "sys":
+                changed |= self._system(node)
+                continue
+            if not catalog.has_database(node.db):
+                continue  # not a Paimon database: DuckDB resolves (or reports) it
+            ident = Identifier(node.db, node.name)
+            try:
+                table = self.engine.table(ident)
+            except DatabaseNotFoundError:
+                continue  # not a Paimon database: DuckDB resolves (or reports) it
+            travel = travel_of(node)
+            if travel is None:
+                snapshot, pinned = table.latest_snapshot(), False
+            else:
+                snapshot, pinned = select_travel(table, travel), True
+            early = early_stop(node)
+            self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
+            changed = True
+        return changed
+
+    def _system(self, node: exp.Table) -> bool:
+        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow tables."""
+        catalog = self.engine.catalog
+        if node.db == "sys" and "$" not in node.name:
+            if "sys" in catalog.databases():
+                return False  # a real database called sys wins
+            content = self.system.catalog_table(catalog, node.name)
+        else:
+            base, name = self.system.split_name(node.name)
+            if not catalog.has_database(node.db):
+                return False
+            try:
+                table = self.engine.table(Identifier(node.db, base))
+            except DatabaseNotFoundError:
+                return False
+            travel = travel_of(node)
+            snapshot = None
+            if travel is not None:
+                snapshot = select_travel(table, travel)
+            assert name is not None
+            content = self.system.table(table, name, snapshot)
+        hidden = self.engine.register_arrow(content, f"{node.db}.{node.name}")
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        strip_travel(node)
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        return True
+
+    def _replace(
+        self,
+        node: exp.Table,
+        table: Table,
+        snapshot: Snapshot | None,
+        pinned: bool,
+        inline: bool,
+        *,
+        first_rows: bool = False,
+    ) -> None:
+        engine = self.engine
+        schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        predicate = table_predicate(node, set(schema.field_names))
+        plan = plan_scan(table, snapshot, predicate, schema)
+        inlined = None
+        if inline and not plan.options.get("scan.fallback-branch"):
+            inlined = engine.reader.inline(engine.con, plan, predicate)
+        if inlined is not None:
+            query, registered = inlined
+            engine.hold(registered)
+            for name in registered:
+                engine.log.name(name, table.name)
+            engine.last[table.name] = plan
+            engine.log.reading(plan)
+            node.replace(exp.Subquery(this=query, alias=alias))
+            return
+        source = engine.source(table, snapshot, pinned=pinned, first_rows=first_rows)
+        hidden = engine.register(source, table.name)
+        engine.last[table.name] = source
+        strip_travel(node)
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+
+    def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:
+        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads none."""
+        engine = self.engine
+        before = dict(engine.last)
+        names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
+        if not self.bind(statement):
+            return None
+        rows: list[tuple[str, str, str]] = []
+        for name in names:
+            last = engine.last.get(name)
+            if last is None or last is before.get(name):
+                continue
+            plan = last if isinstance(last, ScanPlan) else None
+            if plan is None:
+                assert isinstance(last, PaimonSource)
+                plan = plan_scan(last.table, last.snapshot())
+                rows.append((name, "reader", "streamed (ORC/Avro/remote files)"))
+            else:
+                rows.append((name, "reader", "inlined SQL"))
+            rows.extend((name, key, value) for key, value in explain_rows(plan))
+        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten AST.
+        physical = engine.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
+        rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
+        return rows
+
+    def scan(self, table: Table, travel: TimeTravel) -> Relation:
+        """A relation over `table` at the snapshot `travel` selects (the latest when it selects none)."""
+        chosen = select_travel(table, travel)
+        source = self.engine.source(table, chosen, pinned=True)
+        hidden = self.engine.register(source, table.name)
+        return self.engine.run(select_all(table_node(hidden)).sql("duckdb"))
+
+
+def early_stop(node: exp.Table) -> bool:
+    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first splits."""
+    select = node.parent_select
+    if select is None or select.args.get("limit") is None:
+        return False
+    blockers = ("order", "group", "joins", "distinct", "having", "qualify")
+    if any(select.args.get(b) for b in blockers):
+        return False
+    return not any(select.find_all(exp.AggFunc, exp.Window))
+
+
+__all__ = ["Binder", "SystemTables", "TimeTravel", "early_stop"]

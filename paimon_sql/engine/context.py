@@ -1,0 +1,277 @@
+"""`Engine`: a warehouse's Paimon tables on a DuckDB connection.
+
+The one place that owns DuckDB connections for SQL: the user's connection ``con`` (where every table is a view
+``"db"."table"``), a private in-memory database the `SplitReader` runs split queries on, the hidden sources and
+helper tables registered on ``con``, and the `ErrorLog` that turns DuckDB's errors back into paimon-sql errors.
+What a statement's table references become (a source or inlined SQL) is `paimon_sql.engine.binder`'s job.
+
+>>> import tempfile
+>>> from paimon_sql.catalog import Catalog
+>>> engine = Engine(Catalog(tempfile.mkdtemp()))
+>>> engine.relation(lambda con: con.sql("SELECT 40 + 2")).fetchall()
+[(42,)]
+>>> engine.close()
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql._sqlnodes import (
+    create_schema,
+    create_view,
+    drop,
+    drop_schema,
+    select_all,
+    set_setting,
+    table_node,
+)
+from paimon_sql.catalog import Identifier
+from paimon_sql.engine.damage import damaged_view
+from paimon_sql.engine.reader import SplitReader
+from paimon_sql.engine.relation import ErrorLog, Relation
+from paimon_sql.engine.source import PaimonSource, register
+from paimon_sql.errors import PaimonSqlError
+from paimon_sql.plan.scan import ScanPlan
+from paimon_sql.types import duckdb_type_node
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog import Catalog, Table
+    from paimon_sql.format.snapshot import Snapshot
+
+_counter = itertools.count()
+_open_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    # DuckDB connections still open at interpreter exit make nanobind print leak reports.
+    for engine in list(_open_engines):
+        engine.close()
+
+
+def hidden_name(prefix: str = "__paimon_") -> str:
+    """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the `ErrorLog`)."""
+    return f"{prefix}{next(_counter)}"
+
+
+class Engine:
+    """The DuckDB side of a session: connections, views, registered sources, error relay."""
+
+    #: Registered helper tables (DV masks, system tables) kept for relations not yet consumed.
+    KEEP_REGISTERED = 2048
+
+    def __init__(self, catalog: Catalog, connection: duckdb.DuckDBPyConnection | None = None) -> None:
+        """Expose `catalog`'s tables on `connection` (a new in-memory DuckDB when omitted)."""
+        self.catalog = catalog
+        self.con = connection if connection is not None else private_duckdb()
+        #: The private database split queries run on (streamed reads).
+        self.private = private_duckdb()
+        self.reader = SplitReader(self.private)
+        self.log = ErrorLog()
+        self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
+        self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
+        self._tables: dict[Identifier, Table] = {}
+        self._lock = threading.Lock()
+        self._keep: list[str] = []  # deletion-vector tables the inlined queries read
+        #: The latest scan of each table (``db.table``): its plan (inlined) or its source (streamed).
+        self.last: dict[str, ScanPlan | PaimonSource] = {}
+        _open_engines.add(self)
+
+    # --- tables and sources -----------------------------------------------------------------------
+
+    def table(self, identifier: str | Identifier) -> Table:
+        """The `Table` (metadata access) behind ``db.table``, cached until it changes."""
+        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
+        table = self._tables.get(ident)
+        if table is None:
+            table = self.catalog.load_table(ident)
+            self._tables[ident] = table
+        return table
+
+    def arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
+        """The Arrow schema DuckDB produces for the rows of `table` at schema `schema_id`."""
+        key = (table.path, schema_id)
+        schema = self._arrow_schemas.get(key)
+        if schema is None:
+            fields = table.schema(schema_id).fields
+            select = exp.select(
+                *[
+                    exp.alias_(
+                        exp.Cast(this=exp.null(), to=duckdb_type_node(f.type)),
+                        f.name,
+                        quoted=True,
+                    )
+                    for f in fields
+                ]
+            )
+            cursor = self.private.cursor()
+            try:
+                schema = cursor.sql(select.sql("duckdb")).arrow().schema
+            finally:
+                cursor.close()
+            self._arrow_schemas[key] = schema
+        return schema
+
+    def source(
+        self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False, first_rows: bool = False
+    ) -> PaimonSource:
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`. `first_rows`: the
+        query will stop early (``LIMIT``), so splits are read to give their first rows fast."""
+        select = (lambda: snapshot) if pinned else table.latest_snapshot
+        return PaimonSource(
+            table,
+            self.reader,
+            lambda sid: self.arrow_schema(table, sid),
+            select,
+            self.log,
+            pinned=pinned,
+            first_rows=first_rows,
+        )
+
+    def register(self, source: PaimonSource, shown: str) -> str:
+        """Register `source` on ``con`` under a hidden name (returned); errors name it `shown`."""
+        hidden = hidden_name()
+        register(self.con, hidden, source)
+        self.log.name(hidden, shown)
+        return hidden
+
+    def register_arrow(self, content: pa.Table, shown: str) -> str:
+        """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may read it."""
+        hidden = hidden_name("__paimon_sys_")
+        self.con.register(hidden, content)
+        self.log.name(hidden, shown)
+        self.hold([hidden])
+        return hidden
+
+    def hold(self, names: list[str]) -> None:
+        """Keep registered helper tables alive (the oldest beyond `KEEP_REGISTERED` are dropped)."""
+        self._keep.extend(names)
+        while len(self._keep) > self.KEEP_REGISTERED:
+            self.con.unregister(self._keep.pop(0))
+
+    def view_source(self, ident: Identifier) -> PaimonSource | None:
+        """The source behind the view ``"db"."table"`` (None before it is exposed)."""
+        known = self._views.get(ident)
+        return None if known is None else known[0]
+
+    def last_plan(self, name: str) -> ScanPlan | None:
+        """The plan of the latest scan of table `name` (``db.table``)."""
+        last = self.last.get(name)
+        return last.last_plan if isinstance(last, PaimonSource) else last
+
+    # --- views ------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Expose every table of the warehouse as a view (new tables, changed schemas).
+
+        A table whose metadata is damaged does not stop the others: its view raises the error naming the
+        damaged file when it is read (`paimon_sql.engine.damage`).
+        """
+        for database in self.catalog.databases():
+            for name in self.catalog.tables(database):
+                ident = Identifier(database, name)
+                try:
+                    self.expose(ident)
+                except PaimonSqlError as err:
+                    damaged_view(self.con, ident, err)
+                except duckdb.Error as err:  # the source's error, wrapped by DuckDB while binding
+                    original = self.log.original(err)
+                    if original is None:
+                        raise
+                    damaged_view(self.con, ident, original)
+
+    def expose(self, ident: Identifier) -> None:
+        """Make ``"db"."table"`` a view over a streaming source (again when its schema changed)."""
+        table = self.table(ident)
+        schema_id = table.latest_schema.id
+        with self._lock:
+            known = self._views.get(ident)
+            if known is not None and known[1] == schema_id:
+                return
+            source = self.source(table)
+            hidden = self.register(source, str(ident))
+            self.con.execute(create_schema(ident.database).sql("duckdb"))
+            target = table_node(ident.database, ident.table)
+            view = create_view(target, select_all(table_node(hidden)))
+            self.con.execute(view.sql("duckdb"))
+            self._views[ident] = (source, schema_id)
+
+    def reexpose(self, ident: Identifier) -> None:
+        """(Re)expose a table as a view after DDL."""
+        self._tables.pop(ident, None)
+        self._views.pop(ident, None)
+        self.expose(ident)
+
+    def changed(self, table: Table) -> None:
+        """After a write: views re-bind when the schema changed (the snapshot is read per query)."""
+        ident = Identifier.parse(table.name)
+        self._views.pop(ident, None)
+        self.expose(ident)
+
+    def forget(self, ident: Identifier) -> None:
+        """Drop a table's view after DROP / RENAME."""
+        self._tables.pop(ident, None)
+        self._views.pop(ident, None)
+        self.con.execute(drop("VIEW", table_node(ident.database, ident.table)).sql("duckdb"))
+
+    def forget_database(self, database: str) -> None:
+        """Drop the DuckDB schema of a dropped database."""
+        for ident in [i for i in self._views if i.database == database]:
+            self.forget(ident)
+        self.con.execute(drop_schema(database).sql("duckdb"))
+
+    # --- running ----------------------------------------------------------------------------------
+
+    def run(self, sql: str) -> Relation:
+        """A `Relation` of `sql` (DuckDB's dialect) on ``con``."""
+        return self.relation(lambda con: con.sql(sql))
+
+    def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
+        """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors translated."""
+        try:
+            return Relation(make(self.con), self.log)
+        except duckdb.Error as err:
+            raise self.log.translate(err) from err
+
+    def rows(self, table: pa.Table) -> Relation:
+        """A `Relation` over an Arrow table (a statement's result rows)."""
+        return self.relation(lambda con: con.from_arrow(table))
+
+    def fetch(self, query: exp.Expression) -> list[tuple[Any, ...]]:
+        """The rows of `query` run on ``con`` (DuckDB's errors raised as they are)."""
+        return self.con.sql(query.sql("duckdb")).fetchall()
+
+    def translate(self, err: duckdb.Error) -> PaimonSqlError:
+        """The paimon-sql error for a DuckDB error (a source's recorded original, else `ExecutionError`)."""
+        return self.log.translate(err)
+
+    def close(self) -> None:
+        """Close both DuckDB connections."""
+        self._views.clear()
+        self.con.close()
+        self.private.close()
+        _open_engines.discard(self)
+
+
+def private_duckdb() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
+    ``./.tmp`` under the current directory, which a write would litter)."""
+    con = duckdb.connect()
+    spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
+    con.execute(set_setting("temp_directory", spill).sql("duckdb"))
+    return con
+
+
+__all__ = ["Engine", "hidden_name", "private_duckdb"]
