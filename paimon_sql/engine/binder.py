@@ -1,11 +1,12 @@
 """Table references of a statement bound to what DuckDB runs: a planned scan, inlined or streamed.
 
-`Binder.bind` walks a sqlglot AST and replaces each ``"db"."table"`` that names a Paimon table by its planned
-scan: local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine runs the whole query
-(filters pushed into the file scans, aggregates next to them); other tables (ORC, Avro, remote) become a
-streaming source. The statement's WHERE prunes partitions, buckets and files while planning
-(`paimon_sql.engine.pushdown`); ``VERSION AS OF`` and friends pin a snapshot (`paimon_sql.engine.travel`);
-``t$snapshots`` and ``sys.tables`` become Arrow tables built by the `SystemTables` the binder is given.
+`Binder.bind` walks a sqlglot AST and replaces each ``"db"."table"`` that names a Paimon table by
+its planned scan: local Parquet tables become the merge SQL itself, inlined, so one DuckDB engine
+runs the whole query (filters pushed into the file scans, aggregates next to them); other tables
+(ORC, Avro, remote) become a streaming source. The statement's WHERE prunes partitions, buckets and
+files while planning (`paimon_sql.engine.pushdown`); ``VERSION AS OF`` and friends pin a snapshot
+(`paimon_sql.engine.travel`); ``t$snapshots`` and ``sys.tables`` become Arrow tables built by the
+`SystemTables` the binder is given.
 
 >>> import sqlglot
 >>> early_stop(sqlglot.parse_one("SELECT * FROM db.t LIMIT 3").find(exp.Table))
@@ -61,10 +62,11 @@ class Binder:
         self.system = system
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
-        """Replace each Paimon table `statement` names by its planned scan, in place; whether any was.
+        """Replace each Paimon table `statement` names by its planned scan, in place; whether any
+        was.
 
-        `inline`: a local Parquet table may become the merge SQL itself (a view outlives the statement,
-        so it must re-plan on every read: it gets streaming sources).
+        `inline`: a local Parquet table may become the merge SQL itself (a view outlives the
+        statement, so it must re-plan on every read: it gets streaming sources).
         """
         catalog = self.engine.catalog
         changed = False
@@ -92,7 +94,8 @@ class Binder:
         return changed
 
     def _system(self, node: exp.Table) -> bool:
-        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow tables."""
+        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow
+        tables."""
         catalog = self.engine.catalog
         if node.db == "sys" and "$" not in node.name:
             if "sys" in catalog.databases():
@@ -113,7 +116,9 @@ class Binder:
             assert name is not None
             content = self.system.table(table, name, snapshot)
         hidden = self.engine.register_arrow(content, f"{node.db}.{node.name}")
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        alias = node.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier(node.name, quoted=True)
+        )
         strip_travel(node)
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
         return True
@@ -129,8 +134,14 @@ class Binder:
         first_rows: bool = False,
     ) -> None:
         engine = self.engine
-        schema = table.schema(snapshot.schema_id) if pinned and snapshot is not None else table.latest_schema
-        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name, quoted=True))
+        schema = (
+            table.schema(snapshot.schema_id)
+            if pinned and snapshot is not None
+            else table.latest_schema
+        )
+        alias = node.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier(node.name, quoted=True)
+        )
         predicate = table_predicate(node, set(schema.field_names))
         plan = plan_scan(table, snapshot, predicate, schema)
         inlined = None
@@ -152,7 +163,8 @@ class Binder:
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
 
     def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:
-        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads none."""
+        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads
+        none."""
         engine = self.engine
         before = dict(engine.last)
         names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
@@ -177,7 +189,8 @@ class Binder:
         return rows
 
     def scan(self, table: Table, travel: TimeTravel) -> Relation:
-        """A relation over `table` at the snapshot `travel` selects (the latest when it selects none)."""
+        """A relation over `table` at the snapshot `travel` selects (the latest when it selects
+        none)."""
         chosen = select_travel(table, travel)
         source = self.engine.source(table, chosen, pinned=True)
         hidden = self.engine.register(source, table.name)
@@ -185,7 +198,8 @@ class Binder:
 
 
 def early_stop(node: exp.Table) -> bool:
-    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first splits."""
+    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first
+    splits."""
     select = node.parent_select
     if select is None or select.args.get("limit") is None:
         return False

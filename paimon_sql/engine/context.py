@@ -1,9 +1,10 @@
 """`Engine`: a warehouse's Paimon tables on a DuckDB connection.
 
-The one place that owns DuckDB connections for SQL: the user's connection ``con`` (where every table is a view
-``"db"."table"``), a private in-memory database the `SplitReader` runs split queries on, the hidden sources and
-helper tables registered on ``con``, and the `ErrorLog` that turns DuckDB's errors back into paimon-sql errors.
-What a statement's table references become (a source or inlined SQL) is `paimon_sql.engine.binder`'s job.
+The one place that owns DuckDB connections for SQL: the user's connection ``con`` (where every table
+is a view ``"db"."table"``), a private in-memory database the `SplitReader` runs split queries on,
+the hidden sources and helper tables registered on ``con``, and the `ErrorLog` that turns DuckDB's
+errors back into paimon-sql errors. What a statement's table references become (a source or inlined
+SQL) is `paimon_sql.engine.binder`'s job.
 
 >>> import tempfile
 >>> from paimon_sql.catalog import Catalog
@@ -21,7 +22,7 @@ import os
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -44,6 +45,7 @@ from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.engine.source import PaimonSource, register
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.plan.scan import ScanPlan
+from paimon_sql.read.build import ReadRequest
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
@@ -62,7 +64,8 @@ def _close_all() -> None:
 
 
 def hidden_name(prefix: str = "__paimon_") -> str:
-    """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the `ErrorLog`)."""
+    """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the
+    `ErrorLog`)."""
     return f"{prefix}{next(_counter)}"
 
 
@@ -72,7 +75,9 @@ class Engine:
     #: Registered helper tables (DV masks, system tables) kept for relations not yet consumed.
     KEEP_REGISTERED = 2048
 
-    def __init__(self, catalog: Catalog, connection: duckdb.DuckDBPyConnection | None = None) -> None:
+    def __init__(
+        self, catalog: Catalog, connection: duckdb.DuckDBPyConnection | None = None
+    ) -> None:
         """Expose `catalog`'s tables on `connection` (a new in-memory DuckDB when omitted)."""
         self.catalog = catalog
         self.con = connection if connection is not None else private_duckdb()
@@ -125,10 +130,16 @@ class Engine:
         return schema
 
     def source(
-        self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False, first_rows: bool = False
+        self,
+        table: Table,
+        snapshot: Snapshot | None = None,
+        *,
+        pinned: bool = False,
+        first_rows: bool = False,
     ) -> PaimonSource:
-        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`. `first_rows`: the
-        query will stop early (``LIMIT``), so splits are read to give their first rows fast."""
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
+        `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
+        rows fast."""
         select = (lambda: snapshot) if pinned else table.latest_snapshot
         return PaimonSource(
             table,
@@ -148,7 +159,8 @@ class Engine:
         return hidden
 
     def register_arrow(self, content: pa.Table, shown: str) -> str:
-        """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may read it."""
+        """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may
+        read it."""
         hidden = hidden_name("__paimon_sys_")
         self.con.register(hidden, content)
         self.log.name(hidden, shown)
@@ -166,6 +178,20 @@ class Engine:
         known = self._views.get(ident)
         return None if known is None else known[0]
 
+    def bucket_reader(self) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
+        """What compaction reads a plan with: its rows merged (with the system columns and in key
+        order for primary-key tables), run on ``con``."""
+        reader = SplitReader(self.con)
+
+        def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
+            pk = bool(plan.schema.primary_keys)
+            request = ReadRequest(
+                columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk
+            )
+            return reader.batches(plan, request)
+
+        return read
+
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest scan of table `name` (``db.table``)."""
         last = self.last.get(name)
@@ -176,8 +202,8 @@ class Engine:
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
 
-        A table whose metadata is damaged does not stop the others: its view raises the error naming the
-        damaged file when it is read (`paimon_sql.engine.damage`).
+        A table whose metadata is damaged does not stop the others: its view raises the error naming
+        the damaged file when it is read (`paimon_sql.engine.damage`).
         """
         for database in self.catalog.databases():
             for name in self.catalog.tables(database):
@@ -239,7 +265,8 @@ class Engine:
         return self.relation(lambda con: con.sql(sql))
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
-        """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors translated."""
+        """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors
+        translated."""
         try:
             return Relation(make(self.con), self.log)
         except duckdb.Error as err:
@@ -254,7 +281,8 @@ class Engine:
         return self.con.sql(query.sql("duckdb")).fetchall()
 
     def translate(self, err: duckdb.Error) -> PaimonSqlError:
-        """The paimon-sql error for a DuckDB error (a source's recorded original, else `ExecutionError`)."""
+        """The paimon-sql error for a DuckDB error (a source's recorded original, else
+        `ExecutionError`)."""
         return self.log.translate(err)
 
     def close(self) -> None:

@@ -1,6 +1,6 @@
 """Containment of damaged tables: one table whose metadata does not read never stops the warehouse.
 
-`Session.refresh` exposes every table as a view; a table that fails (a damaged snapshot or schema file) gets a
+`Engine.refresh` exposes every table as a view; a table that fails (a damaged snapshot or schema file) gets a
 view that raises its error, naming the file, when it is read. Everything else (`connect`, `install`,
 ``SHOW TABLES``, the other tables) keeps working; `Session.sql` plans the table itself and raises the original
 `paimon_sql.errors` error.
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import duckdb
 from sqlglot import exp
 
-from paimon_sql.errors import CorruptFileError, DataFileNotFoundError
 from paimon_sql.engine.reader import data_file_path
+from paimon_sql.errors import CorruptFileError, DataFileNotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -123,6 +123,6 @@ def _parquet_reads(path: str) -> bool:
 
     try:
         pq.ParquetFile(path, page_checksum_verification=True).read()
-    except Exception:  # noqa: BLE001 - any failure to decode is the damage being looked for
+    except Exception:
         return False
     return True

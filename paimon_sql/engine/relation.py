@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from paimon_sql.errors import PaimonSqlError, SqlError
 from paimon_sql.engine.damage import data_file_error
 from paimon_sql.engine.errors import from_duckdb
+from paimon_sql.errors import PaimonSqlError, SqlError
 
 if TYPE_CHECKING:
     from paimon_sql.plan.scan import ScanPlan

@@ -229,7 +229,7 @@ def _conform(batches: Any, schema: pa.Schema) -> Any:
 
 def register(con: duckdb.DuckDBPyConnection, name: str, source: PaimonSource) -> None:
     """Register `source` as a view called `name` on `con`."""
-    con._register_arrow_source(name, source)  # noqa: SLF001 - the pinned duckdb's source protocol
+    con._register_arrow_source(name, source)
 
 
 # --- routing sources of install() (see `paimon_sql.sql.install`) ---------------------------------

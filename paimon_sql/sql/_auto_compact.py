@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _ATTEMPTS = 2
 
@@ -87,7 +87,7 @@ def check_writable(table: Table) -> None:
 
 
 def compact_after_write(
-    session: Session, table: Table, messages: Sequence[CommitMessage], written: Snapshot
+    session: Context, table: Table, messages: Sequence[CommitMessage], written: Snapshot
 ) -> Snapshot | None:
     """After the write committed as `written`, compact the (partition, bucket)s `messages` touched
     (one COMPACT snapshot); None when the table needs none."""
@@ -107,7 +107,7 @@ def compact_after_write(
             error = err
             continue
         finally:
-            session.invalidate(table)
+            session.changed(table)
         return snapshot
     raise PaimonSqlError(
         f"the rows were committed to {table.name} in snapshot {written.id}, but they are not "

@@ -1,8 +1,9 @@
-"""`Context`: what a statement handler or procedure may use (a leaf module: handlers never import the session).
+"""`Context`: what a statement handler or procedure may use (a leaf module: handlers never import
+the session).
 
-`paimon_sql.sql.session.Session` implements it; a handler reads tables through `table`, plans the Paimon
-tables of a query it runs with `bind`, reports a change with `changed`, and runs DuckDB work through `engine`
-(`paimon_sql.engine.context.Engine`: the connection, result rows, views).
+`paimon_sql.sql.session.Session` implements it; a handler reads tables through `table`, plans the
+Paimon tables of a query it runs with `bind`, reports a change with `changed`, and runs DuckDB work
+through `engine` (`paimon_sql.engine.context.Engine`: the connection, result rows, views).
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ view, so the functions in ``functions/`` reach Paimon through *routing sources* 
 * ``__paimon_<name>`` for each system table ``t$<name>`` and ``__paimon_sys_<name>`` for each
   global ``sys`` table: the table's fixed schema plus hidden ``__paimon_table`` (and
   ``__paimon_snapshot``) columns; ``stream`` builds the content with
-  `paimon_sql.sql.system_tables` at each query (the sources live in `paimon_sql.engine.source`), so new commits show up on the next call.
+  `paimon_sql.sql.system_tables` at each query (the sources live in `paimon_sql.engine.source`), so
+  new commits show up on the next call.
 
 A hidden column DuckDB asks to *read* means a routing filter was not pushed down (an argument
 that is not a constant): the sources then refuse with an error rather than answer for the wrong

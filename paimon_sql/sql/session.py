@@ -1,8 +1,10 @@
-"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view ``"db"."table"``.
+"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view
+``"db"."table"``.
 
 A thin facade: `paimon_sql.engine.context.Engine` owns the connections and views,
-`paimon_sql.engine.binder.Binder` binds table references, and the handlers in `paimon_sql.sql.statements`
-and `paimon_sql.sql.procedures` run Paimon's statements through the session's `Context` side.
+`paimon_sql.engine.binder.Binder` binds table references, and the handlers in
+`paimon_sql.sql.statements` and `paimon_sql.sql.procedures` run Paimon's statements through the
+session's `Context` side.
 
 >>> import tempfile
 >>> s = connect(tempfile.mkdtemp())
@@ -58,7 +60,10 @@ class Session:
     ) -> None:
         """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted)."""
         catalog = Catalog(
-            warehouse, filesystem, storage_options=storage_options, create=create and filesystem is None
+            warehouse,
+            filesystem,
+            storage_options=storage_options,
+            create=create and filesystem is None,
         )
         catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self._engine = Engine(catalog, connection)
@@ -89,25 +94,33 @@ class Session:
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
 
-        A table whose metadata is damaged does not stop the others: its view raises the error naming the
-        damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the paimon-sql error.
+        A table whose metadata is damaged does not stop the others: its view raises the error naming
+        the damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the
+        paimon-sql error.
         """
         self._engine.refresh()
 
     def source(
-        self, table: Table, snapshot: Snapshot | None = None, *, pinned: bool = False, first_rows: bool = False
+        self,
+        table: Table,
+        snapshot: Snapshot | None = None,
+        *,
+        pinned: bool = False,
+        first_rows: bool = False,
     ) -> PaimonSource:
-        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`. `first_rows`: the
-        query will stop early (``LIMIT``), so splits are read to give their first rows fast."""
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
+        `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
+        rows fast."""
         return self._engine.source(table, snapshot, pinned=pinned, first_rows=first_rows)
 
     # --- queries ----------------------------------------------------------------------------------
 
     def sql(self, text: str) -> Relation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
+        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation`
+        proxy).
 
-        Several statements run in order; the relation of the last one is returned. Every failure is a
-        `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
+        Several statements run in order; the relation of the last one is returned. Every failure is
+        a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
         """
         try:
             pieces = [st.query for st in self.con.extract_statements(text)]
@@ -134,8 +147,12 @@ class Session:
         handled = dispatch(self, statement)
         if handled is not None:
             return handled
-        # A view outlives this statement: it must re-plan on every read, so it gets streaming sources.
-        view = isinstance(statement, exp.Create) and str(statement.args.get("kind", "")).upper() == "VIEW"
+        # A view outlives this statement: it must re-plan on every read, so it gets streaming
+        # sources.
+        view = (
+            isinstance(statement, exp.Create)
+            and str(statement.args.get("kind", "")).upper() == "VIEW"
+        )
         if self._binder.bind(statement, inline=not view):
             text = statement.sql("duckdb")
         return self._engine.run(text)
@@ -145,7 +162,8 @@ class Session:
         return self._engine.relation(make)
 
     def explain(self, query: str) -> list[tuple[str, str, str]] | None:
-        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads none."""
+        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads
+        none."""
         statement = _parse(query)
         return None if statement is None else self._binder.explain(statement)
 
@@ -178,7 +196,8 @@ class Session:
         self._engine.changed(table)
 
     def last_plan(self, name: str) -> ScanPlan | None:
-        """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and tests)."""
+        """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and
+        tests)."""
         return self._engine.last_plan(name)
 
     def scan(
@@ -199,7 +218,8 @@ class Session:
 
 
 def _parse(text: str) -> exp.Expression | None:
-    """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses it."""
+    """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses
+    it."""
     for dialect in ("duckdb", "spark"):
         try:
             with _quiet_sqlglot():
@@ -235,8 +255,8 @@ def connect(
     (`create=True` makes the folder when absent; never a bucket).
 
     Object store credentials, region and endpoint come from `storage_options` (obstore's key names:
-    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...), else the
-    standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...),
+    else the standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
     """
     return Session(
         warehouse,

@@ -1,4 +1,4 @@
-# ruff: noqa: S608 - fuzzing builds statement text on purpose (it is the input under test)
+
 """Fuzzing the surfaces a user types into: every failure is a `paimon_sql.errors` error.
 
 Hypothesis generates statements (grammar-built, mutated and raw text), table options (through
@@ -21,11 +21,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.engine.travel import travel_of
 from paimon_sql.errors import OptionError, PaimonSqlError, SqlError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.sql import ddl
 from paimon_sql.sql.procedures import procedures
-from paimon_sql.engine.travel import travel_of
 from paimon_sql.types import DataField, DataType
 from tests.reliability._fuzz import (
     NAMES,

@@ -9,9 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import duckdb
+import pytest
 
 import paimon_sql
 from paimon_sql.errors import DataFileNotFoundError
@@ -97,8 +96,8 @@ def test_limit_reads_only_the_first_split(tmp_path):
     installed = Installed(warehouse)
     session = installed.session
     table = session.table("pk_table_with_mor.pk_table_with_mor")
-    from paimon_sql.plan.scan import plan_scan
     from paimon_sql.engine.reader import data_file_path
+    from paimon_sql.plan.scan import plan_scan
 
     plan = plan_scan(table, table.latest_snapshot())
     assert len(plan.splits) >= 3

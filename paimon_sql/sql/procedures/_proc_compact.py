@@ -18,17 +18,16 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.errors import SqlError, UnsupportedFeatureError
-from paimon_sql.read.build import ReadRequest, cast, literal
 from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.errors import SqlError, UnsupportedFeatureError
+from paimon_sql.read.build import cast, literal
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
-from paimon_sql.engine.reader import SplitReader
 from paimon_sql.write.compact import compact as compact_table
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.plan.scan import ScanPlan
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _NO_ORDER = ("", "none")
 
@@ -73,7 +72,7 @@ def _spec_filter(table: Table, specs: list[dict[str, str]]) -> Callable[[tuple[A
     return ok
 
 
-def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple[Any, ...]], bool]:
+def _where_filter(ctx: Context, table: Table, where: str) -> Callable[[tuple[Any, ...]], bool]:
     """A filter on partition values: DuckDB evaluates the condition on each partition's values."""
     schema = table.latest_schema
     keys = schema.partition_keys
@@ -109,23 +108,14 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
             probe = exp.select(exp.func("COALESCE", condition.copy(), exp.false())).from_(
                 exp.select(*constants).subquery("p")
             )
-            cache[values] = bool(session.con.sql(probe.sql("duckdb")).fetchall()[0][0])
+            cache[values] = bool(ctx.engine.con.sql(probe.sql("duckdb")).fetchall()[0][0])
         return cache[values]
 
     return ok
 
 
-def _reader(session: Session) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
-    reader = SplitReader(session.con)
-
-    def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
-        pk = bool(plan.schema.primary_keys)
-        request = ReadRequest(
-            columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk
-        )
-        return reader.batches(plan, request)
-
-    return read
+def _reader(ctx: Context) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
+    return ctx.engine.bucket_reader()
 
 
 def _check_options(args: Mapping[str, Any], table: Table) -> None:
@@ -144,20 +134,20 @@ def _check_options(args: Mapping[str, Any], table: Table) -> None:
         raise SqlError("CALL sys.compact: partitions and where cannot be used together")
 
 
-def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
+def run_compact(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     """Full compaction of the table (or its selected partitions).
 
     One COMPACT snapshot, or none if nothing needs it.
     """
-    table = table_arg(session, args)
+    table = table_arg(ctx, args)
     _check_options(args, table)
     partition_ok = None
     if args.get("partitions"):
         partition_ok = _spec_filter(table, parse_partitions(str(args["partitions"])))
     elif args.get("where"):
-        partition_ok = _where_filter(session, table, str(args["where"]))
-    compact_table(table, _reader(session), partition_ok=partition_ok)
-    return done(session, table)
+        partition_ok = _where_filter(ctx, table, str(args["where"]))
+    compact_table(table, _reader(ctx), partition_ok=partition_ok)
+    return done(ctx, table)
 
 
 PROCEDURES: tuple[Procedure, ...] = (

@@ -16,12 +16,12 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.commit.expire import expire_snapshots
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.rollback import rollback, rollback_to_timestamp
+from paimon_sql.engine.travel import parse_timestamp_ms
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
-from paimon_sql.engine.travel import parse_timestamp_ms
 
 if TYPE_CHECKING:
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 
 def _int(args: Mapping[str, Any], name: str, procedure: str) -> int | None:
@@ -44,8 +44,8 @@ def _timestamp(args: Mapping[str, Any], name: str) -> int | None:
     return parse_timestamp_ms(str(value))
 
 
-def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _expire(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     try:
         expired = expire_snapshots(
             table,
@@ -56,12 +56,12 @@ def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
         )
     except ValueError as err:
         raise SqlError(f"CALL sys.expire_snapshots: {err}") from err
-    session.invalidate(table)
+    ctx.changed(table)
     return pa.table({"deleted_snapshots_count": pa.array([expired], pa.int32())})
 
 
-def _rollback(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _rollback(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     given = [k for k in ("version", "snapshot", "tag") if args.get(k) is not None]
     if len(given) != 1:
         raise SqlError(
@@ -75,27 +75,27 @@ def _rollback(session: Session, args: Mapping[str, Any]) -> pa.Table:
         rollback(table, snapshot_id=int(value))
     else:
         raise SqlError(f"CALL sys.rollback: snapshot must be a snapshot id, got {value!r}")
-    return done(session, table)
+    return done(ctx, table)
 
 
-def _rollback_to_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _rollback_to_timestamp(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     timestamp = _timestamp(args, "timestamp")
     assert timestamp is not None
     snapshot = rollback_to_timestamp(table, timestamp)
-    session.invalidate(table)
+    ctx.changed(table)
     return pa.table(
         {"result": pa.array([f"Success roll back to snapshot: {snapshot.id} ."], pa.string())}
     )
 
 
-def _orphans(session: Session, args: Mapping[str, Any]) -> pa.Table:
+def _orphans(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     name = str(args["table"])
     if name.endswith(".*"):
         database = name[:-2]
-        tables = [session.table(Identifier(database, t)) for t in session.catalog.tables(database)]
+        tables = [ctx.table(Identifier(database, t)) for t in ctx.catalog.tables(database)]
     else:
-        tables = [table_arg(session, args)]
+        tables = [table_arg(ctx, args)]
     older = _timestamp(args, "older_than")
     dry_run = bool(args.get("dry_run", False))
     deleted: list[str] = []

@@ -24,7 +24,7 @@ from paimon_sql.errors import ArgumentError
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _TABLE = Param(name="table", required=True, doc="the table, 'db.table'")
 _TAG = Param(name="tag", required=True, doc="the tag name")
@@ -43,38 +43,38 @@ def _snapshot(args: Mapping[str, Any]) -> int | None:
     return value
 
 
-def _create(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _create(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     tags.create_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
-    return done(session, table)
+    return done(ctx, table)
 
 
-def _replace(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _replace(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     tags.replace_tag(table, str(args["tag"]), _snapshot(args), args.get("time_retained"))
-    return done(session, table)
+    return done(ctx, table)
 
 
-def _delete(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _delete(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     tags.delete_tag(table, str(args["tag"]))
-    return done(session, table)
+    return done(ctx, table)
 
 
-def _rename(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _rename(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     tags.rename_tag(table, str(args["tag"]), str(args["target_tag"]))
-    return done(session, table)
+    return done(ctx, table)
 
 
-def _from_timestamp(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _from_timestamp(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     if "timestamp" not in args:
         raise ArgumentError("create_tag_from_timestamp needs timestamp (epoch milliseconds)")
     made = tags.create_tag_from_timestamp(
         table, str(args["tag"]), args["timestamp"], args.get("time_retained")
     )
-    session.invalidate(table)
+    ctx.changed(table)
     snap = made.snapshot
     return pa.table(
         {
@@ -96,11 +96,11 @@ def _older_than(text: Any) -> datetime.datetime:
         ) from err
 
 
-def _expire(session: Session, args: Mapping[str, Any]) -> pa.Table:
-    table = table_arg(session, args)
+def _expire(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
+    table = table_arg(ctx, args)
     older = args.get("older_than")
     expired = tags.expire_tags(table, None if older is None else _older_than(older))
-    session.invalidate(table)
+    ctx.changed(table)
     return pa.table({"expired_tags": pa.array(expired or ["No expired tags."], pa.string())})
 
 

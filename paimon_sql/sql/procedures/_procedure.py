@@ -10,7 +10,7 @@ import pyarrow as pa
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,13 +26,13 @@ class Param:
 class Procedure:
     """A ``CALL sys.<name>`` procedure: parameters in Spark's order, and the function that runs it.
 
-    `run(session, args)` gets the bound arguments (absent optional ones are missing from `args`) and returns
+    `run(ctx, args)` gets the bound arguments (absent optional ones are missing from `args`) and returns
     the procedure's output rows as an Arrow table.
     """
 
     name: str
     params: tuple[Param, ...]
-    run: Callable[[Session, Mapping[str, Any]], pa.Table]
+    run: Callable[[Context, Mapping[str, Any]], pa.Table]
     doc: str = ""
 
     def signature(self) -> str:
@@ -41,12 +41,12 @@ class Procedure:
         return f"{self.name}({', '.join(shown)})"
 
 
-def table_arg(session: Session, args: Mapping[str, Any]) -> Table:
+def table_arg(ctx: Context, args: Mapping[str, Any]) -> Table:
     """The table the ``table`` argument names."""
-    return session.table(str(args["table"]))
+    return ctx.table(str(args["table"]))
 
 
-def done(session: Session, table: Table) -> pa.Table:
-    """After a procedure changed `table`: drop the session's cached state; ``result: true``."""
-    session.invalidate(table)
+def done(ctx: Context, table: Table) -> pa.Table:
+    """After a procedure changed `table`: drop the cached state; ``result: true``."""
+    ctx.changed(table)
     return pa.table({"result": pa.array([True], pa.bool_())})

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
-from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.sql.procedures._procedure import Param, Procedure
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _CALL = re.compile(r"^\s*CALL\s+(.*?)\s*;?\s*$", re.I | re.S)
 
@@ -127,14 +127,14 @@ def lookup(name: str) -> Procedure:
     raise SqlError(f"unknown procedure sys.{name}; {hint}available: {', '.join(sorted(known))}")
 
 
-def call(session: Session, text: str) -> pa.Table | None:
+def call(ctx: Context, text: str) -> pa.Table | None:
     """Run a ``CALL sys.…`` statement; None when `text` is not a CALL."""
     parsed = parse_call(text)
     if parsed is None:
         return None
     name, positional, named = parsed
     procedure = lookup(name)
-    return procedure.run(session, bind(procedure, positional, named))
+    return procedure.run(ctx, bind(procedure, positional, named))
 
 
 __all__ = ["Param", "Procedure", "bind", "call", "lookup", "parse_call", "registry"]

@@ -20,7 +20,6 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.sql.statements import dml
 from paimon_sql.sql.ddl import (
     CreateTable,
     RenameTable,
@@ -29,13 +28,14 @@ from paimon_sql.sql.ddl import (
     parse_create_table,
     with_fields,
 )
+from paimon_sql.sql.statements import dml
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from paimon_sql.engine.relation import Relation
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)
 _ALTER_TABLE = re.compile(r"^\s*ALTER\s+TABLE\b", re.I)
@@ -45,15 +45,15 @@ _TARGET_DB = re.compile(
 )
 
 
-def _status(session: Session, text: str) -> Relation:
-    return session.relation(lambda con: con.from_arrow(pa.table({"status": [text]})))
+def _status(ctx: Context, text: str) -> Relation:
+    return ctx.engine.rows(pa.table({"status": [text]}))
 
 
-def _paimon_db(session: Session, database: str | None) -> bool:
-    return database is not None and database in session.catalog.databases()
+def _paimon_db(ctx: Context, database: str | None) -> bool:
+    return database is not None and database in ctx.catalog.databases()
 
 
-def create_table(session: Session, text: str) -> Relation | None:
+def create_table(ctx: Context, text: str) -> Relation | None:
     """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT]."""
     if not _CREATE_TABLE.match(text):
         return None
@@ -61,13 +61,13 @@ def create_table(session: Session, text: str) -> Relation | None:
         create = parse_create_table(text)
     except SqlError:
         paimon_target = _TARGET_DB.match(text)
-        if paimon_target and _paimon_db(session, paimon_target[2]):
+        if paimon_target and _paimon_db(ctx, paimon_target[2]):
             raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
         if not re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
             return None  # DuckDB's own CREATE TABLE
         raise
     database, name = create.identifier
-    if not _paimon_db(session, database):
+    if not _paimon_db(ctx, database):
         if re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
             raise SqlError(
                 f"database {database!r} does not exist in the warehouse; CREATE DATABASE {database} first"
@@ -78,37 +78,37 @@ def create_table(session: Session, text: str) -> Relation | None:
     assert database is not None
     ident = Identifier(database, name)
     if create.as_select is not None and not create.fields:
-        return _create_as_select(session, ident, create)
+        return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
     try:
-        session.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
+        ctx.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
     except AlreadyExistsError:
         raise
-    session.refresh_table(ident)
+    ctx.engine.reexpose(ident)
     if create.as_select is not None:
-        table = session.table(ident)
-        session.rewrite_sources(create.as_select)
-        rows = dml.write_rows(session, table, dml.typed_select(table, create.as_select, None))
-        return dml.count(session, rows)
-    return _status(session, f"created table {ident}")
+        table = ctx.table(ident)
+        ctx.bind(create.as_select)
+        rows = dml.write_rows(ctx, table, dml.typed_select(table, create.as_select, None))
+        return dml.count(ctx, rows)
+    return _status(ctx, f"created table {ident}")
 
 
-def _create_as_select(session: Session, ident: Identifier, create: CreateTable) -> Relation:
+def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
     """CTAS without a column list: the columns and types come from the query (as values: the query's
     column names and the options never become SQL text)."""
     assert create.as_select is not None
     query = create.as_select
-    session.rewrite_sources(query)
-    relation = session.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
+    ctx.bind(query)
+    relation = ctx.engine.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
     ids = itertools.count()
     columns = zip(relation.columns, relation.types, strict=True)
     fields = [_query_field(name, kind, ids) for name, kind in columns]
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
-    session.catalog.create_table(ident, schema, ignore_if_exists=False)
-    session.refresh_table(ident)
-    table = session.table(ident)
-    rows = dml.write_rows(session, table, dml.typed_select(table, query, None))
-    return dml.count(session, rows)
+    ctx.catalog.create_table(ident, schema, ignore_if_exists=False)
+    ctx.engine.reexpose(ident)
+    table = ctx.table(ident)
+    rows = dml.write_rows(ctx, table, dml.typed_select(table, query, None))
+    return dml.count(ctx, rows)
 
 
 #: DuckDB's atomic types (``DuckDBPyType.id``) a CTAS column may have, as Paimon types.
@@ -158,17 +158,17 @@ def _query_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
     return known
 
 
-def alter_table(session: Session, text: str) -> Relation | None:
+def alter_table(ctx: Context, text: str) -> Relation | None:
     """ALTER TABLE db.t …: one new schema file with every change (ids kept, never reused)."""
     if not _ALTER_TABLE.match(text):
         return None
     alter = parse_alter_table(text)
     database, name = alter.identifier
-    if not _paimon_db(session, database):
+    if not _paimon_db(ctx, database):
         return None
     assert database is not None
     ident = Identifier(database, name)
-    table = session.table(ident)
+    table = ctx.table(ident)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):
         current = table.latest_schema
@@ -181,12 +181,12 @@ def alter_table(session: Session, text: str) -> Relation | None:
         raise SqlError(f"ALTER TABLE {ident}: other writers kept changing the schema; try again")
     for rename in renames:
         target = Identifier(rename.identifier[0] or database, rename.identifier[1])
-        session.catalog.rename_table(ident, target)
-        session.forget(ident)
-        session.refresh_table(target)
-        return _status(session, f"renamed {ident} to {target}")
-    session.refresh_table(ident)
-    return _status(session, f"altered table {ident} (schema {table.latest_schema.id})")
+        ctx.catalog.rename_table(ident, target)
+        ctx.engine.forget(ident)
+        ctx.engine.reexpose(target)
+        return _status(ctx, f"renamed {ident} to {target}")
+    ctx.engine.reexpose(ident)
+    return _status(ctx, f"altered table {ident} (schema {table.latest_schema.id})")
 
 
 def _name(name: str) -> str:
@@ -197,10 +197,10 @@ def _text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def show_create_table(session: Session, ident: Identifier) -> Relation:
+def show_create_table(ctx: Context, ident: Identifier) -> Relation:
     """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
     values quoted so that it parses back as the same table)."""
-    schema = session.table(ident).latest_schema
+    schema = ctx.table(ident).latest_schema
     lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]
     if schema.primary_keys:
         keys = ", ".join(_name(k) for k in schema.primary_keys)
@@ -214,40 +214,40 @@ def show_create_table(session: Session, ident: Identifier) -> Relation:
     if schema.options:
         options = ",\n".join(f"  {_text(k)} = {_text(v)}" for k, v in schema.options.items())
         text += f"\nWITH (\n{options}\n)"
-    return session.relation(lambda con: con.from_arrow(pa.table({"createtab_stmt": [text]})))
+    return ctx.engine.rows(pa.table({"createtab_stmt": [text]}))
 
 
-def database_statement(session: Session, statement: exp.Expression) -> Relation | None:
+def database_statement(ctx: Context, statement: exp.Expression) -> Relation | None:
     """CREATE DATABASE/SCHEMA, DROP DATABASE/SCHEMA, DROP TABLE, TRUNCATE TABLE."""
     kind = str(statement.args.get("kind") or "").upper()
     if isinstance(statement, exp.Create) and kind in ("DATABASE", "SCHEMA"):
         name = statement.this.name
-        session.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
-        return _status(session, f"created database {name}")
+        ctx.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
+        return _status(ctx, f"created database {name}")
     if isinstance(statement, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
         name = (statement.this or (statement.args.get("tables") or [None])[0]).name
-        if name not in session.catalog.databases() and name in ("main", "temp"):
+        if name not in ctx.catalog.databases() and name in ("main", "temp"):
             return None
-        session.catalog.drop_database(
+        ctx.catalog.drop_database(
             name, ignore_if_missing=bool(statement.args.get("exists")), cascade=bool(statement.args.get("cascade"))
         )
-        session.forget_database(name)
-        return _status(session, f"dropped database {name}")
+        ctx.engine.forget_database(name)
+        return _status(ctx, f"dropped database {name}")
     if isinstance(statement, exp.Drop) and kind == "TABLE":
         nodes = statement.args.get("tables") or [statement.this]
-        targets = [n for n in nodes if isinstance(n, exp.Table) and _paimon_db(session, n.db)]
+        targets = [n for n in nodes if isinstance(n, exp.Table) and _paimon_db(ctx, n.db)]
         if not targets:
             return None
         for node in targets:
             ident = Identifier(node.db, node.name)
-            session.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
-            session.forget(ident)
-        return _status(session, "dropped table " + ", ".join(f"{n.db}.{n.name}" for n in targets))
+            ctx.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
+            ctx.engine.forget(ident)
+        return _status(ctx, "dropped table " + ", ".join(f"{n.db}.{n.name}" for n in targets))
     if isinstance(statement, exp.TruncateTable):
         node = statement.expressions[0] if statement.expressions else statement.this
-        if not isinstance(node, exp.Table) or not _paimon_db(session, node.db):
+        if not isinstance(node, exp.Table) or not _paimon_db(ctx, node.db):
             return None
-        table = session.table(Identifier(node.db, node.name))
+        table = ctx.table(Identifier(node.db, node.name))
         Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
-        return _status(session, f"truncated table {table.name}")
+        return _status(ctx, f"truncated table {table.name}")
     return None

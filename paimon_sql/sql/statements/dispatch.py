@@ -19,33 +19,33 @@ from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 _SHOW_TABLES = re.compile(r"^\s*SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+([`\"]?)([\w$-]+)\1)?\s*;?\s*$", re.I)
 _SHOW_DATABASES = re.compile(r"^\s*SHOW\s+(?:DATABASES|SCHEMAS)\s*;?\s*$", re.I)
 
 
-def _rows(session: Session, table: pa.Table) -> Relation:
-    return session.relation(lambda con: con.from_arrow(table))
+def _rows(ctx: Context, table: pa.Table) -> Relation:
+    return ctx.engine.rows(table)
 
 
-def _is_paimon(session: Session, node: exp.Table) -> Identifier | None:
-    if not node.db or not session.catalog.has_database(node.db):
+def _is_paimon(ctx: Context, node: exp.Table) -> Identifier | None:
+    if not node.db or not ctx.catalog.has_database(node.db):
         return None
     ident = Identifier(node.db, node.name)
     try:
-        session.table(ident)
+        ctx.table(ident)
     except DatabaseNotFoundError:
         return None
     return ident
 
 
-def _describe(session: Session, ident: Identifier) -> Relation:
-    schema = session.table(ident).latest_schema
+def _describe(ctx: Context, ident: Identifier) -> Relation:
+    schema = ctx.table(ident).latest_schema
     keys = set(schema.primary_keys)
     parts = set(schema.partition_keys)
     return _rows(
-        session,
+        ctx,
         pa.table(
             {
                 "column_name": [f.name for f in schema.fields],
@@ -58,82 +58,82 @@ def _describe(session: Session, ident: Identifier) -> Relation:
     )
 
 
-def _explain(session: Session, query: str) -> Relation | None:
+def _explain(ctx: Context, query: str) -> Relation | None:
     """EXPLAIN of a statement reading Paimon tables: per table what planning kept and pruned, then DuckDB's plan."""
-    rows = session.explain(query)
+    rows = ctx.explain(query)
     if rows is None:
         return None
     return _rows(
-        session,
+        ctx,
         pa.table({"scope": [r[0] for r in rows], "property": [r[1] for r in rows], "value": [r[2] for r in rows]}),
     )
 
 
-def _command(session: Session, statement: exp.Command) -> Relation | None:
+def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     rest = statement.expression
     rest_text = rest.this if isinstance(rest, exp.Literal) else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
     if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
-        return _explain(session, rest_text)
+        return _explain(ctx, rest_text)
     text = f"{statement.this} {rest_text}"
     if _SHOW_DATABASES.match(text):
-        return _rows(session, pa.table({"database_name": session.catalog.databases()}))
+        return _rows(ctx, pa.table({"database_name": ctx.catalog.databases()}))
     create = re.match(r"^\s*SHOW\s+CREATE\s+TABLE\s+([`\"]?)([\w$-]+)\1\.([`\"]?)([\w$-]+)\3\s*;?\s*$", text, re.I)
     if create:
-        return catalog_ddl.show_create_table(session, Identifier(create[2], create[4]))
+        return catalog_ddl.show_create_table(ctx, Identifier(create[2], create[4]))
     match = _SHOW_TABLES.match(text)
     if match and match[2]:
-        return _rows(session, pa.table({"table_name": session.catalog.tables(match[2])}))
+        return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(match[2])}))
     return None
 
 
-def _target(session: Session, node: exp.Expression | None) -> Identifier | None:
+def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
     if not isinstance(table, exp.Table) or not table.db:
         return None
-    if not session.catalog.has_database(table.db):
+    if not ctx.catalog.has_database(table.db):
         return None
     ident = Identifier(table.db, table.name)
     try:
-        session.catalog.load_table(ident)
+        ctx.catalog.load_table(ident)
     except DatabaseNotFoundError:
         return None
     return ident
 
 
-def dispatch_text(session: Session, text: str) -> Relation | None:
+def dispatch_text(ctx: Context, text: str) -> Relation | None:
     """Statements recognised from their text before any dialect parses them (Paimon's DDL forms, CALL)."""
-    output = procedures.call(session, text)
+    output = procedures.call(ctx, text)
     if output is not None:
-        return _rows(session, output)
+        return _rows(ctx, output)
     match = _SHOW_TABLES.match(text)
-    if match and match[2] and match[2] in session.catalog.databases():
-        return _rows(session, pa.table({"table_name": pa.array(session.catalog.tables(match[2]), pa.string())}))
+    if match and match[2] and match[2] in ctx.catalog.databases():
+        return _rows(ctx, pa.table({"table_name": pa.array(ctx.catalog.tables(match[2]), pa.string())}))
     if _SHOW_DATABASES.match(text):
-        return _rows(session, pa.table({"database_name": pa.array(session.catalog.databases(), pa.string())}))
-    return catalog_ddl.create_table(session, text) or catalog_ddl.alter_table(session, text)
+        return _rows(ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())}))
+    return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
 
 
-def dispatch(session: Session, statement: exp.Expression) -> Relation | None:
+def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
     """Execute `statement` when it is about Paimon objects; None hands it to DuckDB."""
     if isinstance(statement, exp.Command):
-        return _command(session, statement)
+        return _command(ctx, statement)
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
-        return catalog_ddl.database_statement(session, statement)
+        return catalog_ddl.database_statement(ctx, statement)
     if isinstance(statement, exp.Insert):
-        ident = _target(session, statement.this)
-        return None if ident is None else dml.insert(session, ident, statement)
+        ident = _target(ctx, statement.this)
+        return None if ident is None else dml.insert(ctx, ident, statement)
     if isinstance(statement, exp.Delete):
-        ident = _target(session, statement.this)
-        return None if ident is None else dml.delete(session, ident, statement)
+        ident = _target(ctx, statement.this)
+        return None if ident is None else dml.delete(ctx, ident, statement)
     if isinstance(statement, exp.Update):
-        ident = _target(session, statement.this)
-        return None if ident is None else dml.update(session, ident, statement)
-    if isinstance(statement, exp.Merge) and _target(session, statement.this) is not None:
+        ident = _target(ctx, statement.this)
+        return None if ident is None else dml.update(ctx, ident, statement)
+    if isinstance(statement, exp.Merge) and _target(ctx, statement.this) is not None:
         raise UnsupportedFeatureError(
             f"MERGE INTO a Paimon table ({statement.this.sql('duckdb')}) is not supported yet; "
             "write it as INSERT, UPDATE and DELETE statements"
         )
     if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
-        ident = _is_paimon(session, statement.this)
-        return None if ident is None else _describe(session, ident)
+        ident = _is_paimon(ctx, statement.this)
+        return None if ident is None else _describe(ctx, ident)
     return None

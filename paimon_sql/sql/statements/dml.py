@@ -40,17 +40,17 @@ from paimon_sql.write.writer import RepeatedKeys, TableWriter
 if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
     from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.engine.relation import Relation
-    from paimon_sql.sql.session import Session
+    from paimon_sql.sql._context import Context
 
 ADD, UPDATE_AFTER, DELETE = 0, 2, 3
 
 
 
-def count(session: Session, n: int) -> Relation:
-    return session.relation(lambda con: con.from_arrow(pa.table({"count": pa.array([n], pa.int64())})))
+def count(ctx: Context, n: int) -> Relation:
+    return ctx.engine.rows(pa.table({"count": pa.array([n], pa.int64())}))
 
 
 def typed_select(table: Table, source: exp.Expression, columns: list[str] | None) -> exp.Select:
@@ -78,7 +78,7 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
-def _diagnose(session: Session, table: Table, typed: exp.Select, err: Exception) -> SchemaError:
+def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> SchemaError:
     """Which column a value did not fit, and the value (DuckDB's conversion error names neither)."""
     for output in typed.expressions:
         cast_node = output.this
@@ -91,8 +91,8 @@ def _diagnose(session: Session, table: Table, typed: exp.Select, err: Exception)
         )
         probe = exp.select(raw.copy()).from_(typed.find(exp.From).this.copy()).where(bad_value).limit(1)
         try:
-            bad = session.con.sql(probe.sql("duckdb")).fetchall()
-        except Exception:  # noqa: BLE001 - a probe that cannot run tells nothing
+            bad = ctx.engine.con.sql(probe.sql("duckdb")).fetchall()
+        except Exception:
             continue
         if bad:
             name = output.alias
@@ -105,7 +105,7 @@ def _diagnose(session: Session, table: Table, typed: exp.Select, err: Exception)
 
 
 def write_rows(
-    session: Session,
+    ctx: Context,
     table: Table,
     typed: exp.Select,
     *,
@@ -114,7 +114,7 @@ def write_rows(
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
-    writer = TableWriter(session.con, table)
+    writer = TableWriter(ctx.engine.con, table)
     committer = Committer(table)
     try:
         messages, rows = _write_files(writer, typed, kind)
@@ -123,15 +123,15 @@ def write_rows(
         written = committer.commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
     except _BAD_VALUE as err:
         writer.abort()
-        raise _diagnose(session, table, typed, err) from err
+        raise _diagnose(ctx, table, typed, err) from err
     except BaseException:
         # once snapshot-N exists its files stay, whatever happened after it
         if committer.landed is None:
             writer.abort()
         raise
-    session.invalidate(table)
+    ctx.changed(table)
     if written is not None:  # the write is committed: a failure from here on never undoes it
-        compact_after_write(session, table, messages, written)
+        compact_after_write(ctx, table, messages, written)
     return rows
 
 
@@ -156,9 +156,9 @@ def _write_files(
         writer.drop(staged)
 
 
-def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relation:
+def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     """INSERT INTO / INSERT OVERWRITE."""
-    table = session.table(ident)
+    table = ctx.table(ident)
     target = statement.this
     columns = None
     if isinstance(target, exp.Schema):
@@ -166,20 +166,20 @@ def insert(session: Session, ident: Identifier, statement: exp.Insert) -> Relati
     source = statement.expression
     if source is None:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
-    session.rewrite_sources(source)
+    ctx.bind(source)
     static = _static_partition(table, statement)
     check_static = False
     if static:
-        source, columns, check_static = _with_static(session, table, source, columns, static)
+        source, columns, check_static = _with_static(ctx, table, source, columns, static)
     else:
-        _check_width(session, table, source, columns)
+        _check_width(ctx, table, source, columns)
     typed = typed_select(table, source, columns)
     if check_static:
-        _check_static_rows(session, table, typed, static)
+        _check_static_rows(ctx, table, typed, static)
     overwrite = None
     if statement.args.get("overwrite"):
         overwrite = _overwrite_filter(table, statement)
-    return count(session, write_rows(session, table, typed, overwrite=overwrite))
+    return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite))
 
 
 def _partition_value(node: exp.Expression) -> Any:
@@ -198,18 +198,18 @@ def _not_constant(node: exp.Expression) -> SqlError:
     return SqlError(f"PARTITION value {node.sql('duckdb')} is not a constant; write k = 'value'")
 
 
-def _width(session: Session, source: exp.Expression) -> int:
+def _width(ctx: Context, source: exp.Expression) -> int:
     """How many columns the query gives (bound, not run)."""
     alias = exp.TableAlias(this=exp.to_identifier("__paimon_w"))
     probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=alias)).limit(0)
-    return len(session.con.sql(probe.sql("duckdb")).columns)
+    return len(ctx.engine.con.sql(probe.sql("duckdb")).columns)
 
 
-def _check_width(session: Session, table: Table, source: exp.Expression, columns: list[str] | None) -> None:
+def _check_width(ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None) -> None:
     """The query must give exactly one value per target column: DuckDB would silently drop extra
     ones (and an extra value once landed in the partition column of a static PARTITION insert)."""
     targets = columns if columns is not None else list(table.latest_schema.field_names)
-    width = _width(session, source)
+    width = _width(ctx, source)
     if width != len(targets):
         raise SqlError(
             f"INSERT into {table.name}: the query gives {width} column(s), the table takes "
@@ -218,7 +218,7 @@ def _check_width(session: Session, table: Table, source: exp.Expression, columns
 
 
 def _with_static(
-    session: Session,
+    ctx: Context,
     table: Table,
     source: exp.Expression,
     columns: list[str] | None,
@@ -232,7 +232,7 @@ def _with_static(
     """
     targets = columns if columns is not None else list(table.latest_schema.field_names)
     rest = [n for n in targets if n not in static]
-    width = _width(session, source)
+    width = _width(ctx, source)
     if width == len(targets) and set(static) <= set(targets):
         return source, columns, True
     if width != len(rest):
@@ -247,7 +247,7 @@ def _with_static(
     return wrapped, [*rest, *static], False
 
 
-def _check_static_rows(session: Session, table: Table, typed: exp.Select, static: dict[str, exp.Expression]) -> None:
+def _check_static_rows(ctx: Context, table: Table, typed: exp.Select, static: dict[str, exp.Expression]) -> None:
     """Every row of a full-width query of ``INSERT ... PARTITION (k = v)`` must have k = v."""
     schema = table.latest_schema
     outside = exp.or_(
@@ -263,7 +263,7 @@ def _check_static_rows(session: Session, table: Table, typed: exp.Select, static
     )
     alias = exp.TableAlias(this=exp.to_identifier("__paimon_chk"))
     probe = exp.select(exp.func("count", exp.Star())).from_(exp.Subquery(this=typed.copy(), alias=alias))
-    ((n,),) = session.con.sql(probe.where(outside).sql("duckdb")).fetchall()
+    ((n,),) = ctx.engine.con.sql(probe.where(outside).sql("duckdb")).fetchall()
     if n:
         spec = ", ".join(f"{k} = {v.sql('duckdb')}" for k, v in static.items())
         raise SqlError(
@@ -356,26 +356,26 @@ def _row_level_supported(table: Table, operation: str) -> None:
     )
 
 
-def delete(session: Session, ident: Identifier, statement: exp.Delete) -> Relation:
+def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
-    table = session.table(ident)
+    table = ctx.table(ident)
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return count(session, _copy_on_write(session, ident, table, where, None))
+        return count(ctx, _copy_on_write(ctx, ident, table, where, None))
     _row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
         table_node(ident.database, ident.table)
     )
     if where is not None:
         select = select.where(where.this)
-    session.rewrite_sources(select)
-    return count(session, write_rows(session, table, select, kind=DELETE))
+    ctx.bind(select)
+    return count(ctx, write_rows(ctx, table, select, kind=DELETE))
 
 
-def update(session: Session, ident: Identifier, statement: exp.Update) -> Relation:
+def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     """UPDATE t SET c = expr, … [WHERE …]."""
-    table = session.table(ident)
+    table = ctx.table(ident)
     schema = table.latest_schema
     sets = {}
     for eq in statement.expressions:
@@ -387,7 +387,7 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:
-        return count(session, _copy_on_write(session, ident, table, where, sets))
+        return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
     _row_level_supported(table, "UPDATE")
     outputs = [
         exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), f.name, quoted=True)
@@ -398,12 +398,12 @@ def update(session: Session, ident: Identifier, statement: exp.Update) -> Relati
     select = exp.select(*outputs).from_(table_node(ident.database, ident.table))
     if where is not None:
         select = select.where(where.this)
-    session.rewrite_sources(select)
-    return count(session, write_rows(session, table, select, kind=UPDATE_AFTER))
+    ctx.bind(select)
+    return count(ctx, write_rows(ctx, table, select, kind=UPDATE_AFTER))
 
 
 def _copy_on_write(
-    session: Session,
+    ctx: Context,
     ident: Identifier,
     table: Table,
     where: exp.Where | None,
@@ -420,8 +420,8 @@ def _copy_on_write(
     name = table_node(ident.database, ident.table)
     cond = where.this if where is not None else exp.true()
     affected = exp.select(exp.Count(this=exp.Star())).from_(name.copy()).where(cond.copy())
-    session.rewrite_sources(affected)
-    (count,) = session.con.sql(affected.sql("duckdb")).fetchall()[0]
+    ctx.bind(affected)
+    (count,) = ctx.engine.con.sql(affected.sql("duckdb")).fetchall()[0]
     if not count:
         return 0
     parts = list(schema.partition_keys)
@@ -445,14 +445,14 @@ def _copy_on_write(
     if parts:
         part_types = [schema.field(p).type for p in parts]
         query = exp.select(*[exp.column(p, quoted=True) for p in parts]).from_(name.copy()).where(cond.copy()).distinct()
-        session.rewrite_sources(query)
-        touched = {encode_row(row, part_types) for row in session.con.sql(query.sql("duckdb")).fetchall()}
+        ctx.bind(query)
+        touched = {encode_row(row, part_types) for row in ctx.engine.con.sql(query.sql("duckdb")).fetchall()}
         in_touched = exp.Tuple(expressions=[exp.column(p, quoted=True) for p in parts]) if len(parts) > 1 else exp.column(parts[0], quoted=True)
-        values = session.con.sql(query.sql("duckdb")).fetchall()
+        values = ctx.engine.con.sql(query.sql("duckdb")).fetchall()
         options = [exp.Tuple(expressions=[_lit(v) for v in row]) if len(parts) > 1 else _lit(row[0]) for row in values]
         kept = kept.where(exp.In(this=in_touched, expressions=options))
-    session.rewrite_sources(kept)
-    write_rows(session, table, kept, overwrite=lambda _m: _pinned_overwrite(table, pinned, touched))
+    ctx.bind(kept)
+    write_rows(ctx, table, kept, overwrite=lambda _m: _pinned_overwrite(table, pinned, touched))
     return int(count)
 
 
