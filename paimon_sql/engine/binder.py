@@ -17,8 +17,6 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -26,31 +24,17 @@ from sqlglot import exp
 from paimon_sql._sqlnodes import select_all, table_node
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.pushdown import table_predicate
-from paimon_sql.engine.source import PaimonSource
+from paimon_sql.engine.source import PaimonSource, SystemTables
 from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
 from paimon_sql.errors import DatabaseNotFoundError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
-    from paimon_sql.catalog import Catalog, Table
+    from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.snapshot import Snapshot
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SystemTables:
-    """Where metadata tables come from (the SQL layer's system tables, given to the binder)."""
-
-    #: ``"t$snapshots"`` → ``("t", "snapshots")``; ``("t", None)`` for a plain name.
-    split_name: Callable[[str], tuple[str, str | None]]
-    #: ``sys.tables`` … : the content of a global system table.
-    catalog_table: Callable[[Catalog, str], pa.Table]
-    #: ``t$snapshots`` … : the content of a table's system table (at a snapshot, when time travelling).
-    table: Callable[[Table, str, Snapshot | None], pa.Table]
 
 
 class Binder:

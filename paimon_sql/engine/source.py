@@ -18,7 +18,8 @@ import decimal
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 from duckdb._sources import ArrowScanSource
@@ -34,9 +35,7 @@ from paimon_sql.read.build import ReadRequest
 if TYPE_CHECKING:
     import duckdb
 
-    from paimon_sql.catalog import Table
-    from paimon_sql.engine.binder import SystemTables
-    from paimon_sql.engine.context import Engine
+    from paimon_sql.catalog import Catalog, Table
     from paimon_sql.engine.reader import SplitReader
     from paimon_sql.engine.relation import ErrorLog
     from paimon_sql.format.snapshot import Snapshot
@@ -233,6 +232,46 @@ def register(con: duckdb.DuckDBPyConnection, name: str, source: PaimonSource) ->
 
 
 # --- routing sources of install() (see `paimon_sql.sql.install`) ---------------------------------
+
+
+class Engine(Protocol):
+    """What the routing sources need of `paimon_sql.engine.context.Engine` (a protocol, so that this
+    module does not import the one that registers its sources)."""
+
+    @property
+    def catalog(self) -> Catalog:
+        """The warehouse's catalog."""
+        ...
+
+    def table(self, identifier: str | Identifier) -> Table:
+        """The `Table` behind ``db.table``."""
+        ...
+
+    def source(
+        self,
+        table: Table,
+        snapshot: Snapshot | None = None,
+        *,
+        pinned: bool = False,
+        first_rows: bool = False,
+    ) -> PaimonSource:
+        """A source over `table` (the latest snapshot, or `snapshot` when `pinned`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemTables:
+    """Where metadata tables come from (the SQL layer's system tables, given to the binder)."""
+
+    #: ``"t$snapshots"`` → ``("t", "snapshots")``; ``("t", None)`` for a plain name.
+    split_name: Callable[[str], tuple[str, str | None]]
+    #: ``sys.tables`` … : the content of a global system table.
+    catalog_table: Callable[[Catalog, str], pa.Table]
+    #: ``t$snapshots`` … : the content of a table's system table (at a snapshot, when time travelling).
+    table: Callable[[Table, str, Snapshot | None], pa.Table]
+
+
+
 
 TABLE, SNAPSHOT, TAG, TIMESTAMP = (
     "__paimon_table",

@@ -24,9 +24,10 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Catalog, Identifier, Table
-from paimon_sql.engine.binder import Binder, SystemTables
+from paimon_sql.engine.binder import Binder
 from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
