@@ -3,19 +3,38 @@
 The SQL surface (`paimon_sql.sql.ddl.parse_alter_table`) turns a statement into an `AlterTable`;
 `apply_alter` checks each change against the current schema and returns the next one. No SQL, no
 I/O: the catalog writes the result as ``schema-<id+1>``.
+
+>>> from paimon_sql.format.schema import TableSchema
+>>> from paimon_sql.types import parse_type
+>>> n = DataField(id=0, name="n", type=parse_type("INT"))
+>>> s0 = TableSchema(id=0, fields=(n,), highest_field_id=0)
+>>> s1 = apply_alter(s0, AlterTable(identifier=(None, "t"), changes=(
+...     UpdateColumnType("n", parse_type("BIGINT")), RenameColumn("n", "total"))))
+>>> [(f.id, f.name, type_sql(f.type)) for f in s1.fields]
+[(0, 'total', 'BIGINT')]
+>>> apply_alter(s1, AlterTable(identifier=(None, "t"), changes=(
+...     UpdateColumnType("total", parse_type("INT")),)))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+paimon_sql.errors.SchemaError: cannot change column 'total' from BIGINT to INT: only widening ...
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
-from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
-from paimon_sql.types import DataField, DataType, type_sql
+from paimon_sql.format.schema import CURRENT_VERSION
+from paimon_sql.types import DataField, type_sql
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
 
 __all__ = [
     "IMMUTABLE_OPTIONS",
@@ -383,8 +402,13 @@ def apply_alter(
     Field ids survive renames and type changes; new columns get ``highestFieldId + 1`` on; ids are
     never reused. RENAME TO is the catalog's business and is ignored here.
 
-    >>> s0 = parse_create_table("CREATE TABLE t (k INT, v INT)").to_schema()
-    >>> s1 = apply_alter(s0, parse_alter_table("ALTER TABLE t ADD w INT FIRST"))
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import parse_type
+    >>> s0 = TableSchema(id=0, highest_field_id=1, fields=(
+    ...     DataField(id=0, name="k", type=parse_type("INT")),
+    ...     DataField(id=1, name="v", type=parse_type("INT"))))
+    >>> add = AddColumn("w", parse_type("INT"), position=Position(first=True))
+    >>> s1 = apply_alter(s0, AlterTable(identifier=(None, "t"), changes=(add,)))
     >>> s1.id, [(f.id, f.name) for f in s1.fields], s1.highest_field_id
     (1, [(2, 'w'), (0, 'k'), (1, 'v')], 2)
     """
