@@ -15,7 +15,7 @@ view, so the functions in ``functions/`` reach Paimon through *routing sources* 
 * ``__paimon_<name>`` for each system table ``t$<name>`` and ``__paimon_sys_<name>`` for each
   global ``sys`` table: the table's fixed schema plus hidden ``__paimon_table`` (and
   ``__paimon_snapshot``) columns; ``stream`` builds the content with
-  `paimon_sql.sql.system_tables` at each query, so new commits show up on the next call.
+  `paimon_sql.catalog.system_tables` at each query, so new commits show up on the next call.
 
 A hidden column DuckDB asks to *read* means a routing filter was not pushed down (an argument
 that is not a constant): the sources then refuse with an error rather than answer for the wrong
@@ -38,17 +38,17 @@ from duckdb._sources import ArrowScanSource
 from duckdb._sources.nodes import Binary, Col, Lit, Node, Postfix
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import SqlError
-from paimon_sql.sql._rewrite import TimeTravel, select_travel
-from paimon_sql.sql._source import Untranslatable, to_predicate
-from paimon_sql.sql.session import Session
-from paimon_sql.sql.system_tables import (
+from paimon_sql.catalog.system_tables import (
     CATALOG_SCHEMAS,
     SCHEMAS,
     audit_log_schema,
     catalog_table,
     system_table,
 )
+from paimon_sql.errors import SqlError
+from paimon_sql.sql._rewrite import TimeTravel, select_travel
+from paimon_sql.sql._source import Untranslatable, to_predicate
+from paimon_sql.sql.session import Session
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table

@@ -33,6 +33,7 @@ from paimon_sql._sqlnodes import (
     table_node,
 )
 from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
 from paimon_sql.sql._damage import damaged_view
 from paimon_sql.sql._errors import from_sqlglot
@@ -43,7 +44,6 @@ from paimon_sql.sql._pushdown import table_predicate
 from paimon_sql.sql._rewrite import TimeTravel, select_travel, strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
 from paimon_sql.sql.relation import ErrorLog, Relation
-from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.sql.statements import dispatch, dispatch_text
 from paimon_sql.types import duckdb_type_node
 

@@ -43,7 +43,7 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.sql.system_tables import CATALOG_TABLES, SYSTEM_TABLES, system_table
+from paimon_sql.catalog.system_tables import CATALOG_TABLES, SYSTEM_TABLES, system_table
 from tests.fixtures import FIXTURES
 from tests.interop.harness import _from_spark, canonical_rows, spark_session
 

@@ -13,10 +13,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.catalog import Catalog
-from paimon_sql.errors import TableNotFoundError
-from paimon_sql.plan.scan import plan_scan
-from paimon_sql.plan.system import read_optimized_filter
-from paimon_sql.sql.system_tables import (
+from paimon_sql.catalog.system_tables import (
     CATALOG_TABLES,
     SYSTEM_TABLES,
     catalog_table,
@@ -25,6 +22,9 @@ from paimon_sql.sql.system_tables import (
     split_system_name,
     system_table,
 )
+from paimon_sql.errors import TableNotFoundError
+from paimon_sql.plan.scan import plan_scan
+from paimon_sql.plan.system import read_optimized_filter
 from tests.fixtures import FIXTURES
 
 WAREHOUSE = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
