@@ -8,18 +8,16 @@ and the spellings are copied on purpose: ``$files.partition`` is ``[v1, v2]`` (`
 values, so a DATE is its epoch day), stats are ``{col=value, ...}`` sorted by column name, options come in
 ``java.util.HashMap`` order, and timestamps are the local wall-clock time (``ZoneId.systemDefault()``).
 
-Wiring into SQL (the session's job; this module only builds content):
+Pure code: rows come from metadata files through `Table` (no DuckDB, no SQL). Wiring into SQL is
+the session's job:
 
 * ``"db"."t$<name>"``: split the name with `split_system_name`, load ``t``, then call
   ``system_table(table, name, snapshot)``; pass the time-travel snapshot (``VERSION AS OF`` /
   ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``, ``table_indexes``,
   ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
   The result is a complete ``pyarrow.Table``, so it can be registered as a DuckDB view.
-* ``audit_log`` and ``ro`` hold data. `system_table` materializes them (fine for small tables). To stream
-  them, reuse the normal table source and change two things: for ``ro``, pass the plan through
-  `paimon_sql.plan.system.read_optimized_filter` before reading; for ``audit_log``, read with
-  ``ReadRequest(system_columns=True)`` and turn ``_VALUE_KIND`` into ``rowkind`` (``+I``/``+U``: Java shows
-  the merged record's kind), with the schema from `audit_log_schema`.
+* ``audit_log`` and ``ro`` (`DATA_TABLES`) hold the table's rows: `system_table` hands them to its
+  ``read_data`` callable (`paimon_sql.sql.data_tables.read_data_table` reads them on DuckDB).
 * ``sys.tables`` / ``sys.partitions`` / ``sys.all_table_options``: ``catalog_table(catalog, name)``.
 
 >>> "files" in SYSTEM_TABLES, "tables" in CATALOG_TABLES
@@ -41,27 +39,23 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
-from paimon_sql.catalog import Identifier, names
-from paimon_sql.errors import TableNotFoundError
+from paimon_sql.catalog import names
+from paimon_sql.catalog.catalog import Identifier
+from paimon_sql.catalog.table import Table
+from paimon_sql.errors import TableNotFoundError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.manifest import FileKind, ManifestEntry
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
-from paimon_sql.plan.scan import ReadMode, plan_scan, read_mode
-from paimon_sql.plan.system import read_optimized_filter
-from paimon_sql.read.build import KIND, ReadRequest
-from paimon_sql.sql._arrow import arrow_type
-from paimon_sql.sql._reader import SplitReader
+from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.types import DataType, field_to_json, type_sql
 
 if TYPE_CHECKING:
-    from paimon_sql.catalog import Catalog, Table
+    from paimon_sql.catalog.catalog import Catalog
     from paimon_sql.format.manifest import DataFileMeta
-    from paimon_sql.format.snapshot import Snapshot
 
 SYSTEM_TABLE_SPLITTER = "$"
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -610,12 +604,15 @@ def _tree_map(values: Mapping[str, str]) -> str:
 
 
 def _batch_visible(schema: TableSchema) -> Callable[[ManifestEntry], bool]:
-    """The files Java's batch scan lists: no level 0 for deletion-vector and first-row tables."""
+    """The files Java's batch scan lists: no level 0 for deletion-vector and first-row tables.
+
+    The rule of `paimon_sql.plan.scan`'s planner (read mode DELETION_VECTORS, or MERGE with the
+    ``first-row`` engine), spelled on the options because the catalog sits below the planner.
+    """
     options = CoreOptions(schema.options)
-    mode = read_mode(schema, options)
-    hide = mode is ReadMode.DELETION_VECTORS or (
-        mode is ReadMode.MERGE and options.merge_engine is MergeEngine.FIRST_ROW
-    )
+    dv_read = options.deletion_vectors and not options.deletion_vectors_merge_on_read
+    first_row = options.merge_engine is MergeEngine.FIRST_ROW
+    hide = bool(schema.primary_keys) and (dv_read or first_row)
     return lambda e: not (hide and e.file.level == 0)
 
 
@@ -749,71 +746,9 @@ def _table_indexes(
     return rows
 
 
-# --- data tables ------------------------------------------------------------------------------------
-
-
-def _data_schema(schema: TableSchema) -> pa.Schema:
-    return pa.schema([pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in schema.fields])
-
-
-def audit_log_schema(table: Table, snapshot: Snapshot | None = None) -> pa.Schema:
-    """``rowkind`` (nullable STRING, as Java declares it) then the columns of `snapshot`'s schema."""
-    schema = _data_schema(_schema_of(table, snapshot))
-    return schema.insert(0, pa.field("rowkind", pa.string(), True))
-
-
-def _schema_of(table: Table, snapshot: Snapshot | None) -> TableSchema:
+def snapshot_schema(table: Table, snapshot: Snapshot | None) -> TableSchema:
     """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with a snapshot id)."""
     return table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
-
-
-def _read(
-    table: Table, snapshot: Snapshot | None, read_optimized: bool, row_kinds: bool = False
-) -> pa.Table:
-    """The latest state or `snapshot` (or its read-optimized part) as one Arrow table.
-
-    With `row_kinds`, a primary-key table's rows also carry ``_VALUE_KIND`` (the merged kind).
-    """
-    table_schema = _schema_of(table, snapshot)
-    schema = _data_schema(table_schema)
-    with_kind = row_kinds and bool(table_schema.primary_keys)
-    if with_kind:
-        schema = schema.append(pa.field(KIND, pa.int8(), False))
-    chosen = table.latest_snapshot() if snapshot is None else snapshot
-    plan = plan_scan(table, chosen, None, table_schema)
-    if read_optimized:
-        plan = read_optimized_filter(plan)
-    engine = duckdb.connect()
-    try:
-        request = ReadRequest(
-            columns=tuple(table_schema.field_names), system_columns=with_kind, keep_retractions=with_kind
-        )
-        batches = list(SplitReader(engine).batches(plan, request))
-    finally:
-        engine.close()
-    if not batches:
-        return schema.empty_table()
-    return pa.Table.from_batches(batches).select(schema.names).cast(schema)
-
-
-#: Paimon's ``RowKind`` byte values as Java prints them.
-_ROW_KINDS = ("+I", "-U", "+U", "-D")
-
-
-def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
-    """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
-
-    Like Java's batch audit log (``forceKeepDelete``), a key whose merged record is a retraction that
-    compaction has not dropped yet is kept, as a ``-D`` (or ``-U``) row.
-    """
-    data = _read(table, snapshot, read_optimized=False, row_kinds=True)
-    if KIND in data.column_names:
-        kinds = [_ROW_KINDS[k] for k in data.column(KIND).to_pylist()]
-        data = data.drop_columns([KIND])
-    else:  # append tables: every row is an insert
-        kinds = ["+I"] * data.num_rows
-    rowkind = pa.array(kinds, pa.string())
-    return data.add_column(0, pa.field("rowkind", pa.string(), True), rowkind)
 
 
 # --- entry points ------------------------------------------------------------------------------------
@@ -839,12 +774,24 @@ _PER_SNAPSHOT: Mapping[
 }
 
 
-def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> pa.Table:
+#: Reads a data system table (``audit_log`` or ``ro``, the second argument) of a table at a
+#: snapshot (None: the latest) into Arrow; the engine supplies it, this module never reads data.
+DataTableReader = Callable[[Table, str, Snapshot | None], pa.Table]
+
+
+def system_table(
+    table: Table,
+    name: str,
+    snapshot: Snapshot | None = None,
+    *,
+    read_data: DataTableReader | None = None,
+) -> pa.Table:
     """The content of ``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
 
     `snapshot` picks the version for ``files``, ``manifests``, ``partitions``, ``buckets``,
     ``table_indexes``, ``audit_log`` and ``ro`` (None: the latest; the data tables then read in that
-    snapshot's schema); the other tables describe the whole table and ignore it.
+    snapshot's schema); the other tables describe the whole table and ignore it. The data tables
+    (`DATA_TABLES`) hold rows, which only `read_data` can read.
 
     >>> system_table(None, "nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -857,10 +804,12 @@ def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> p
     if key in _PER_SNAPSHOT:
         chosen = snapshot if snapshot is not None else table.latest_snapshot()
         # time travel reads in the snapshot's own schema (Java's ``copy`` with ``scan.snapshot-id``)
-        return _arrow(key, _PER_SNAPSHOT[key](table, chosen, _schema_of(table, snapshot)))
-    if key == "audit_log":
-        return _audit_log(table, snapshot)
-    return _read(table, snapshot, read_optimized=True)
+        return _arrow(key, _PER_SNAPSHOT[key](table, chosen, snapshot_schema(table, snapshot)))
+    if read_data is None:
+        raise UnsupportedFeatureError(
+            f"system table {key!r} holds the table's rows: it needs a reader"
+        )
+    return read_data(table, key, snapshot)
 
 
 def _all_tables(catalog: Catalog) -> Iterable[tuple[str, str, Table]]:

@@ -38,16 +38,11 @@ from duckdb._sources import ArrowScanSource
 from duckdb._sources.nodes import Binary, Col, Lit, Node, Postfix
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.catalog.system_tables import (
-    CATALOG_SCHEMAS,
-    SCHEMAS,
-    audit_log_schema,
-    catalog_table,
-    system_table,
-)
+from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS, catalog_table, system_table
 from paimon_sql.errors import SqlError
 from paimon_sql.sql._rewrite import TimeTravel, select_travel
 from paimon_sql.sql._source import Untranslatable, to_predicate
+from paimon_sql.sql.data_tables import audit_log_schema, read_data_table
 from paimon_sql.sql.session import Session
 
 if TYPE_CHECKING:
@@ -322,7 +317,7 @@ class _DataSystemRouter(ArrowScanSource):
     """``__paimon_audit_log`` / ``__paimon_ro``: the table's columns (``rowkind`` first in the log).
 
     As for `_ScanRouter`, the schema depends on the table, so ``__paimon_<kind>_bind(table)``
-    resolves it while DuckDB binds. The content is `system_table`'s, materialized (as for
+    resolves it while DuckDB binds. The content is `read_data_table`'s, materialized (as for
     ``"db"."t$audit_log"`` in a session).
     """
 
@@ -360,7 +355,7 @@ class _DataSystemRouter(ArrowScanSource):
         schema = self._columns(table)
         if columns is not None and any(c >= len(schema) for c in columns):
             raise _not_pushed("paimon_" + self.kind)
-        data = system_table(table, self.kind).cast(schema)
+        data = read_data_table(table, self.kind).cast(schema)
         data = _append_hidden(data, (TABLE,), routing)
         return data.to_reader().__arrow_c_stream__(), False
 

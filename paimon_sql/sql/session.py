@@ -43,6 +43,7 @@ from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sql._pushdown import table_predicate
 from paimon_sql.sql._rewrite import TimeTravel, select_travel, strip_travel, travel_of
 from paimon_sql.sql._source import PaimonSource, register
+from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.relation import ErrorLog, Relation
 from paimon_sql.sql.statements import dispatch, dispatch_text
 from paimon_sql.types import duckdb_type_node
@@ -284,7 +285,7 @@ class Session:
             if travel is not None:
                 snapshot = select_travel(table, travel)
             assert name is not None
-            content = system_table(table, name, snapshot)
+            content = system_table(table, name, snapshot, read_data=read_data_table)
         hidden = f"__paimon_sys_{next(_counter)}"
         self.con.register(hidden, content)
         self._log.name(hidden, f"{node.db}.{node.name}")
