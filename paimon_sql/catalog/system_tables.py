@@ -36,7 +36,7 @@ import json
 import math
 import struct
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -46,16 +46,19 @@ from paimon_sql.catalog.catalog import Identifier
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import TableNotFoundError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row, row_arity
-from paimon_sql.format.manifest import FileKind, ManifestEntry
+from paimon_sql.format.manifest import FileKind
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.format.schema import TableSchema
 from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.types import DataType, field_to_json, type_sql
+from paimon_sql.types import field_to_json, type_sql
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
     from paimon_sql.catalog.catalog import Catalog
-    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
 
 SYSTEM_TABLE_SPLITTER = "$"
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -326,7 +329,7 @@ def _creation_time(f: DataFileMeta) -> datetime.datetime | None:
     if isinstance(value, int):
         return _EPOCH + datetime.timedelta(milliseconds=value)
     if value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
     return value
 
 
@@ -483,7 +486,7 @@ def _statistics(
 
 
 def _field_options(options: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
-    """``fields.<name>.<x>`` options per field, in HashMap order (Java's ``String.split("\\.")``, > 2 parts)."""
+    r"""``fields.<name>.<x>`` options per field, in HashMap order (``String.split("\.")``, > 2 parts)."""
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in java_hash_map_order(list(options)):
         parts = key.split(".")
@@ -862,7 +865,7 @@ def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
                     "database_name": database,
                     "table_name": name,
                     "partition_name": partition_path(
-                        zip(keys, render.partition_values(part)), default
+                        zip(keys, render.partition_values(part), strict=True), default
                     ),
                     "recordCount": g["record_count"],
                     "fileSizeInBytes": g["file_size_in_bytes"],
