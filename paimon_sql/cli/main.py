@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (head, less) left: stop quietly, and keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as err:  # the CLI boundary: one line, a traceback only with --debug
+    except Exception as err:  # noqa: BLE001 - the CLI boundary: one line, traceback with --debug
         report(err, sys.stderr, debug=args.debug)
         return 1
 
