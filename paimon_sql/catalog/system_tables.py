@@ -1,20 +1,22 @@
-"""Paimon's system tables (``t$snapshots``, ``t$files``, ...) and global ``sys`` tables as Arrow tables.
+"""Paimon's system tables (``t$snapshots``, ``t$files``, ...) and global ``sys`` tables as Arrow.
 
-Column names, order, types, nullability and value spellings follow Java's ``org.apache.paimon.table.system``
-classes as shipped in **Paimon 0.9** (the version the Spark oracle runs; every 0.9 table here was compared value by
-value with Spark's output; tests/interop/test_system_tables_spark.py keeps doing so). ``$buckets``, ``$table_indexes``, ``sys.tables`` and
-``sys.partitions`` do not exist in 0.9 and follow the later Java definitions. Java renders some values as text,
-and the spellings are copied on purpose: ``$files.partition`` is ``[v1, v2]`` (``Arrays.toString`` of the internal
-values, so a DATE is its epoch day), stats are ``{col=value, ...}`` sorted by column name, options come in
-``java.util.HashMap`` order, and timestamps are the local wall-clock time (``ZoneId.systemDefault()``).
+Column names, order, types, nullability and value spellings follow Java's
+``org.apache.paimon.table.system`` classes as shipped in **Paimon 0.9** (the version the Spark
+oracle runs; every 0.9 table here was compared value by value with Spark's output;
+tests/interop/test_system_tables_spark.py keeps doing so). ``$buckets``, ``$table_indexes``,
+``sys.tables`` and ``sys.partitions`` do not exist in 0.9 and follow the later Java definitions.
+Java renders some values as text, and the spellings are copied on purpose: ``$files.partition`` is
+``[v1, v2]`` (``Arrays.toString`` of the internal values, so a DATE is its epoch day), stats are
+``{col=value, ...}`` sorted by column name, options come in ``java.util.HashMap`` order, and
+timestamps are the local wall-clock time (``ZoneId.systemDefault()``).
 
 Pure code: rows come from metadata files through `Table` (no DuckDB, no SQL). Wiring into SQL is
 the session's job:
 
 * ``"db"."t$<name>"``: split the name with `split_system_name`, load ``t``, then call
   ``system_table(table, name, snapshot)``; pass the time-travel snapshot (``VERSION AS OF`` /
-  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``, ``table_indexes``,
-  ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
+  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``,
+  ``table_indexes``, ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
   The result is a complete ``pyarrow.Table``, so it can be registered as a DuckDB view.
 * ``audit_log`` and ``ro`` (`DATA_TABLES`) hold the table's rows: `system_table` hands them to its
   ``read_data`` callable (`paimon_sql.sql.data_tables.read_data_table` reads them on DuckDB).
@@ -202,7 +204,7 @@ def _check(name: str, valid: Sequence[str]) -> None:
 
 
 def java_double(x: float, single: bool = False) -> str:
-    """``Double.toString`` (``Float.toString`` when `single`): shortest digits, ``E`` notation outside 1e-3..1e7.
+    """``Double.toString`` (``Float.toString`` when `single`): shortest digits, E outside 1e-3..1e7.
 
     >>> java_double(1.0), java_double(1e10), java_double(0.00015), java_double(0.1, single=True)
     ('1.0', '1.0E10', '1.5E-4', '0.1')
@@ -243,7 +245,7 @@ def _java_local_date_time(value: datetime.datetime) -> str:
 
 
 def java_value_string(value: Any, t: DataType) -> str:
-    """Java's ``toString`` of Paimon's *internal* value (what ``Arrays.toString`` / ``Map.toString`` print).
+    """Java's ``toString`` of Paimon's *internal* value (as ``Arrays.toString`` prints it).
 
     >>> from paimon_sql.types import parse_type
     >>> java_value_string(datetime.date(2024, 1, 2), parse_type("DATE"))
@@ -288,7 +290,7 @@ def _java_string_hash(text: str) -> int:
 
 
 def java_hash_map_order(keys: Sequence[str]) -> list[str]:
-    """The iteration order of a ``java.util.HashMap`` filled with `keys` in this order (default capacity).
+    """The iteration order of a ``java.util.HashMap`` (default capacity) filled with `keys`.
 
     >>> java_hash_map_order(["bucket", "fields.v.aggregate-function", "merge-engine"])
     ['bucket', 'merge-engine', 'fields.v.aggregate-function']
@@ -486,7 +488,7 @@ def _statistics(
 
 
 def _field_options(options: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
-    r"""``fields.<name>.<x>`` options per field, in HashMap order (``String.split("\.")``, > 2 parts)."""
+    r"""``fields.<name>.<x>`` options per field in HashMap order (``split("\.")``, > 2 parts)."""
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in java_hash_map_order(list(options)):
         parts = key.split(".")
@@ -523,7 +525,7 @@ def _manifest_metas(table: Table, snapshot: Snapshot | None) -> list[Any]:
 
 
 def live_entries(table: Table, snapshot: Snapshot | None) -> list[ManifestEntry]:
-    """Every live data file of `snapshot`, all levels and buckets (§4.5: fold ADD/DELETE by identity)."""
+    """Every live data file of `snapshot`, all levels and buckets (§4.5: ADD/DELETE by identity)."""
     live: dict[tuple[Any, ...], ManifestEntry] = {}
     for meta in _manifest_metas(table, snapshot):
         for entry in table.manifest(meta.file_name):
@@ -554,7 +556,7 @@ def _manifests(
 
 
 class _Renderer:
-    """Decodes partitions, keys and value stats of one table the way Java's ``$files`` prints them."""
+    """Decodes partitions, keys and value stats of a table the way Java's ``$files`` prints them."""
 
     def __init__(self, table: Table, schema: TableSchema | None = None) -> None:
         self.table = table
@@ -565,7 +567,7 @@ class _Renderer:
         return decode_row(data, self.part_types) if self.part_types else ()
 
     def partition(self, data: bytes) -> str:
-        """``Arrays.toString`` of the partition's internal values: ``[2024-01-01]``, ``[]`` unpartitioned."""
+        """``Arrays.toString`` of the partition's internal values: ``[2024-01-01]``, or ``[]``."""
         return _java_list(self.partition_values(data), self.part_types)
 
     def key(self, data: bytes, schema_id: int) -> str | None:
@@ -576,7 +578,7 @@ class _Renderer:
         return _java_list(decode_row(data, types), types)
 
     def value_stats(self, f: DataFileMeta) -> tuple[str, str, str]:
-        """``null_value_counts``, ``min_value_stats``, ``max_value_stats`` over the current columns."""
+        """``null_value_counts``, ``min_value_stats`` and ``max_value_stats`` of the columns."""
         file_schema = self.table.schema(f.schema_id)
         names = f.value_stats_cols if f.value_stats_cols is not None else file_schema.field_names
         types = [file_schema.field(n).type for n in names]
@@ -705,7 +707,7 @@ def _buckets(table: Table, snapshot: Snapshot | None, schema: TableSchema) -> li
 
 
 def _row_cast_string(values: Sequence[Any], types: Sequence[DataType]) -> str:
-    """Paimon's ROW → STRING cast (``{v1, v2}``); dates as ``yyyy-MM-dd`` (a real cast, unlike ``$files``)."""
+    """Paimon's ROW → STRING cast (``{v1, v2}``); dates as ``yyyy-MM-dd`` (unlike ``$files``)."""
     parts = []
     for v, t in zip(values, types, strict=True):
         is_date = isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
@@ -750,11 +752,11 @@ def _table_indexes(
 
 
 def snapshot_schema(table: Table, snapshot: Snapshot | None) -> TableSchema:
-    """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with a snapshot id)."""
+    """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with its id)."""
     return table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
 
 
-# --- entry points ------------------------------------------------------------------------------------
+# --- entry points ---------------------------------------------------------------------------------
 
 _PER_TABLE: Mapping[str, Callable[[Table], list[dict[str, Any]]]] = {
     "snapshots": _snapshots,
@@ -789,7 +791,7 @@ def system_table(
     *,
     read_data: DataTableReader | None = None,
 ) -> pa.Table:
-    """The content of ``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
+    """``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
 
     `snapshot` picks the version for ``files``, ``manifests``, ``partitions``, ``buckets``,
     ``table_indexes``, ``audit_log`` and ``ro`` (None: the latest; the data tables then read in that
@@ -798,7 +800,7 @@ def system_table(
 
     >>> system_table(None, "nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    paimon_sql.errors.TableNotFoundError: unknown system table 'nope' (valid: snapshots, schemas, ...)
+    paimon_sql.errors.TableNotFoundError: unknown system table 'nope' (valid: snapshots, ...)
     """
     key = name.lower()
     _check(key, SYSTEM_TABLES)
@@ -826,7 +828,7 @@ def _int(text: str | None) -> int | None:
 
 
 def _sys_tables(catalog: Catalog) -> list[dict[str, Any]]:
-    """Filesystem catalogs have no REST audit fields or table statistics: those columns stay null (as in Java)."""
+    """Filesystem catalogs have no REST audit fields or table statistics: null, as in Java."""
     rows = []
     for database, name, table in _all_tables(catalog):
         schema = table.latest_schema
@@ -849,7 +851,7 @@ def _sys_tables(catalog: Catalog) -> list[dict[str, Any]]:
 
 
 def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
-    """One row per partition of every partitioned table (unpartitioned tables have no partition name)."""
+    """One row per partition of every partitioned table (an unpartitioned one has no partition)."""
     rows = []
     for database, name, table in _all_tables(catalog):
         render = _Renderer(table)

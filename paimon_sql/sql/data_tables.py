@@ -41,7 +41,7 @@ def _data_schema(schema: TableSchema) -> pa.Schema:
 
 
 def audit_log_schema(table: Table, snapshot: Snapshot | None = None) -> pa.Schema:
-    """``rowkind`` (nullable STRING, as Java declares it) then the columns of `snapshot`'s schema."""
+    """``rowkind`` (a nullable STRING, as in Java), then the columns of `snapshot`'s schema."""
     schema = _data_schema(snapshot_schema(table, snapshot))
     return schema.insert(0, pa.field("rowkind", pa.string(), True))
 
@@ -84,8 +84,8 @@ _ROW_KINDS = ("+I", "-U", "+U", "-D")
 def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
     """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
 
-    Like Java's batch audit log (``forceKeepDelete``), a key whose merged record is a retraction that
-    compaction has not dropped yet is kept, as a ``-D`` (or ``-U``) row.
+    Like Java's batch audit log (``forceKeepDelete``), a key whose merged record is a retraction
+    that compaction has not dropped yet is kept, as a ``-D`` (or ``-U``) row.
     """
     data = _read(table, snapshot, read_optimized=False, row_kinds=True)
     if KIND in data.column_names:
