@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from paimon_sql.cli import main
+from paimon_sql.cli.main import main
 
 raise SystemExit(main())

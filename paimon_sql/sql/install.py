@@ -15,7 +15,7 @@ view, so the functions in ``functions/`` reach Paimon through *routing sources* 
 * ``__paimon_<name>`` for each system table ``t$<name>`` and ``__paimon_sys_<name>`` for each
   global ``sys`` table: the table's fixed schema plus hidden ``__paimon_table`` (and
   ``__paimon_snapshot``) columns; ``stream`` builds the content with
-  `paimon_sql.sql.system_tables` at each query (the sources live in `paimon_sql.engine.source`), so
+  `paimon_sql.catalog.system_tables` at each query (the sources live in `paimon_sql.engine.source`), so
   new commits show up on the next call.
 
 A hidden column DuckDB asks to *read* means a routing filter was not pushed down (an argument
@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
 from paimon_sql.engine.source import install_sources
+from paimon_sql.sql.data_tables import audit_log_schema
 from paimon_sql.sql.session import SYSTEM_TABLES, Session
-from paimon_sql.sql.system_tables import CATALOG_SCHEMAS, SCHEMAS, audit_log_schema
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -15,6 +15,7 @@ session's `Context` side.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,8 @@ from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
-from paimon_sql.sql.system_tables import catalog_table, split_system_name, system_table
+from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
+from paimon_sql.sql.data_tables import read_data_table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -43,7 +45,9 @@ if TYPE_CHECKING:
 
 #: The SQL layer's system tables, as the binder gets them.
 SYSTEM_TABLES = SystemTables(
-    split_name=split_system_name, catalog_table=catalog_table, table=system_table
+    split_name=split_system_name,
+    catalog_table=catalog_table,
+    table=functools.partial(system_table, read_data=read_data_table),
 )
 
 

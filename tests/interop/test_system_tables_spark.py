@@ -43,7 +43,8 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.sql.system_tables import CATALOG_TABLES, SYSTEM_TABLES, system_table
+from paimon_sql.catalog.system_tables import CATALOG_TABLES, SYSTEM_TABLES, system_table
+from paimon_sql.sql.data_tables import read_data_table
 from tests.fixtures import FIXTURES
 from tests.interop.harness import _from_spark, canonical_rows, spark_session
 
@@ -245,7 +246,7 @@ def _nullability(session, key: str, systable: str, our_sql: str) -> list[bool] |
     if systable.startswith("sys.") or "VERSION AS OF" in our_sql:
         return None
     table = session.table(Identifier("db", key.split(":")[-1]))
-    return [f.nullable for f in system_table(table, systable).schema]
+    return [f.nullable for f in system_table(table, systable, read_data=read_data_table).schema]
 
 
 def _known(key: str, systable: str, column: str) -> bool:

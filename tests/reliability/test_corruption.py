@@ -312,7 +312,7 @@ def test_data_file_damage_is_named(warehouse, key, damage):
 def test_shell_starts_and_reports_the_damaged_table(warehouse, capsys, kind):
     """One truncated snapshot or schema file: the shell starts, SHOW TABLES and other tables work, and the
     damaged table's error names the file (exit code 1, no traceback)."""
-    from paimon_sql.cli import main
+    from paimon_sql.cli.main import main
 
     wh, facts = warehouse
     path = _select(facts["pk"], f"{kind}:latest")

@@ -17,13 +17,12 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.schema_change import RenameTable, apply_alter
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
     CreateTable,
-    RenameTable,
-    apply_alter,
     parse_alter_table,
     parse_create_table,
     with_fields,

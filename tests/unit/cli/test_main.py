@@ -8,7 +8,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from paimon_sql.cli import main
+from paimon_sql.cli.main import main
 from tests.unit.cli.conftest import PK_DEDUP_TABLE
 
 CREATE = (

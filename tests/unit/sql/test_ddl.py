@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paimon_sql.errors import OptionError, SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.schema import schema_from_json
-from paimon_sql.sql.ddl import (
+from paimon_sql.catalog.schema_change import (
     AddColumn,
     DropColumn,
     MoveColumn,
@@ -20,10 +18,10 @@ from paimon_sql.sql.ddl import (
     UpdateColumnComment,
     UpdateColumnType,
     apply_alter,
-    parse_alter_table,
-    parse_create_table,
-    parse_sql_type,
 )
+from paimon_sql.errors import OptionError, SchemaError, SqlError, UnsupportedFeatureError
+from paimon_sql.format.schema import schema_from_json
+from paimon_sql.sql.ddl import parse_alter_table, parse_create_table, parse_sql_type
 from paimon_sql.types import field_to_json, type_sql
 from tests.fixtures import FIXTURES
 

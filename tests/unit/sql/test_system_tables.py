@@ -13,10 +13,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.catalog import Catalog
-from paimon_sql.errors import TableNotFoundError
-from paimon_sql.plan.scan import plan_scan
-from paimon_sql.plan.system import read_optimized_filter
-from paimon_sql.sql.system_tables import (
+from paimon_sql.catalog.system_tables import (
     CATALOG_TABLES,
     SYSTEM_TABLES,
     catalog_table,
@@ -25,6 +22,10 @@ from paimon_sql.sql.system_tables import (
     split_system_name,
     system_table,
 )
+from paimon_sql.errors import TableNotFoundError, UnsupportedFeatureError
+from paimon_sql.plan.scan import plan_scan
+from paimon_sql.plan.system import read_optimized_filter
+from paimon_sql.sql.data_tables import read_data_table
 from tests.fixtures import FIXTURES
 
 WAREHOUSE = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
@@ -43,7 +44,9 @@ def rows(catalog: Catalog, table: str, name: str, **kw) -> list[dict]:
 def test_every_system_table_builds_with_its_declared_schema(catalog):
     for table in ("pk_dedup", "pk_dv", "append_tags", "pk_part_dv", "pk_agg"):
         for name in SYSTEM_TABLES:
-            result = system_table(catalog.load_table(f"db.{table}"), name)
+            result = system_table(
+                catalog.load_table(f"db.{table}"), name, read_data=read_data_table
+            )
             assert isinstance(result, pa.Table)
             if name not in ("audit_log", "ro"):
                 assert result.schema.names  # declared columns, even when empty
@@ -208,7 +211,7 @@ def test_aggregation_fields(catalog):
 
 
 def test_audit_log_prepends_rowkind(catalog):
-    t = system_table(catalog.load_table("db.pk_dedup"), "audit_log")
+    t = read_data_table(catalog.load_table("db.pk_dedup"), "audit_log")
     assert [(f.name, str(f.type), f.nullable) for f in t.schema] == [
         ("rowkind", "string", True),
         ("id", "int32", False),
@@ -225,12 +228,21 @@ def test_audit_log_prepends_rowkind(catalog):
 
 def test_read_optimized(catalog):
     # pk_dedup has only level-0 files: nothing is compacted to the top level yet
-    assert system_table(catalog.load_table("db.pk_dedup"), "ro").num_rows == 0
+    assert read_data_table(catalog.load_table("db.pk_dedup"), "ro").num_rows == 0
     # deletion-vector tables: Java's level > 0 batch filter wins, $ro equals the normal read
-    assert system_table(catalog.load_table("db.pk_dv"), "ro").num_rows == 4
-    assert system_table(catalog.load_table("db.append_tags"), "ro").num_rows == 6
-    top = system_table(catalog.load_table("db.pk_part_dv"), "ro")
+    assert read_data_table(catalog.load_table("db.pk_dv"), "ro").num_rows == 4
+    assert read_data_table(catalog.load_table("db.append_tags"), "ro").num_rows == 6
+    top = read_data_table(catalog.load_table("db.pk_part_dv"), "ro")
     assert sorted(top.column("id").to_pylist()) == [1, 2, 3]
+
+
+def test_data_tables_need_a_reader(catalog):
+    # the catalog builds metadata only: the rows of $audit_log / $ro come from the reader it is given
+    table = catalog.load_table("db.pk_dedup")
+    with pytest.raises(UnsupportedFeatureError, match="rows"):
+        system_table(table, "ro")
+    got = system_table(table, "AUDIT_LOG", read_data=lambda t, name, snap: pa.table({"n": [name]}))
+    assert got.to_pylist() == [{"n": "audit_log"}]
 
 
 def test_read_optimized_filter_keeps_only_top_level(catalog):

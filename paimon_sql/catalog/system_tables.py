@@ -1,25 +1,25 @@
-"""Paimon's system tables (``t$snapshots``, ``t$files``, ...) and global ``sys`` tables as Arrow tables.
+"""Paimon's system tables (``t$snapshots``, ``t$files``, ...) and global ``sys`` tables as Arrow.
 
-Column names, order, types, nullability and value spellings follow Java's ``org.apache.paimon.table.system``
-classes as shipped in **Paimon 0.9** (the version the Spark oracle runs; every 0.9 table here was compared value by
-value with Spark's output; tests/interop/test_system_tables_spark.py keeps doing so). ``$buckets``, ``$table_indexes``, ``sys.tables`` and
-``sys.partitions`` do not exist in 0.9 and follow the later Java definitions. Java renders some values as text,
-and the spellings are copied on purpose: ``$files.partition`` is ``[v1, v2]`` (``Arrays.toString`` of the internal
-values, so a DATE is its epoch day), stats are ``{col=value, ...}`` sorted by column name, options come in
-``java.util.HashMap`` order, and timestamps are the local wall-clock time (``ZoneId.systemDefault()``).
+Column names, order, types, nullability and value spellings follow Java's
+``org.apache.paimon.table.system`` classes as shipped in **Paimon 0.9** (the version the Spark
+oracle runs; every 0.9 table here was compared value by value with Spark's output;
+tests/interop/test_system_tables_spark.py keeps doing so). ``$buckets``, ``$table_indexes``,
+``sys.tables`` and ``sys.partitions`` do not exist in 0.9 and follow the later Java definitions.
+Java renders some values as text, and the spellings are copied on purpose: ``$files.partition`` is
+``[v1, v2]`` (``Arrays.toString`` of the internal values, so a DATE is its epoch day), stats are
+``{col=value, ...}`` sorted by column name, options come in ``java.util.HashMap`` order, and
+timestamps are the local wall-clock time (``ZoneId.systemDefault()``).
 
-Wiring into SQL (the session's job; this module only builds content):
+Pure code: rows come from metadata files through `Table` (no DuckDB, no SQL). Wiring into SQL is
+the session's job:
 
 * ``"db"."t$<name>"``: split the name with `split_system_name`, load ``t``, then call
   ``system_table(table, name, snapshot)``; pass the time-travel snapshot (``VERSION AS OF`` /
-  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``, ``table_indexes``,
-  ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
+  ``scan.snapshot-id``) for ``files``, ``manifests``, ``partitions``, ``buckets``,
+  ``table_indexes``, ``audit_log`` and ``ro`` (they then use that snapshot's schema, as Java does).
   The result is a complete ``pyarrow.Table``, so it can be registered as a DuckDB view.
-* ``audit_log`` and ``ro`` hold data. `system_table` materializes them (fine for small tables). To stream
-  them, reuse the normal table source and change two things: for ``ro``, pass the plan through
-  `paimon_sql.plan.system.read_optimized_filter` before reading; for ``audit_log``, read with
-  ``ReadRequest(system_columns=True)`` and turn ``_VALUE_KIND`` into ``rowkind`` (``+I``/``+U``: Java shows
-  the merged record's kind), with the schema from `audit_log_schema`.
+* ``audit_log`` and ``ro`` (`DATA_TABLES`) hold the table's rows: `system_table` hands them to its
+  ``read_data`` callable (`paimon_sql.sql.data_tables.read_data_table` reads them on DuckDB).
 * ``sys.tables`` / ``sys.partitions`` / ``sys.all_table_options``: ``catalog_table(catalog, name)``.
 
 >>> "files" in SYSTEM_TABLES, "tables" in CATALOG_TABLES
@@ -38,30 +38,29 @@ import json
 import math
 import struct
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
-from paimon_sql.catalog import Identifier, names
-from paimon_sql.errors import TableNotFoundError
+from paimon_sql.catalog import names
+from paimon_sql.catalog.catalog import Identifier
+from paimon_sql.catalog.table import Table
+from paimon_sql.errors import TableNotFoundError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row, row_arity
-from paimon_sql.format.manifest import FileKind, ManifestEntry
+from paimon_sql.format.manifest import FileKind
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.plan.scan import ReadMode, plan_scan, read_mode
-from paimon_sql.plan.system import read_optimized_filter
-from paimon_sql.read.build import KIND, ReadRequest
-from paimon_sql.sql._arrow import arrow_type
-from paimon_sql.engine.reader import SplitReader
-from paimon_sql.types import DataType, field_to_json, type_sql
+from paimon_sql.format.snapshot import Snapshot
+from paimon_sql.types import field_to_json, type_sql
 
 if TYPE_CHECKING:
-    from paimon_sql.catalog import Catalog, Table
-    from paimon_sql.format.manifest import DataFileMeta
-    from paimon_sql.format.snapshot import Snapshot
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from paimon_sql.catalog.catalog import Catalog
+    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
 
 SYSTEM_TABLE_SPLITTER = "$"
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -205,7 +204,7 @@ def _check(name: str, valid: Sequence[str]) -> None:
 
 
 def java_double(x: float, single: bool = False) -> str:
-    """``Double.toString`` (``Float.toString`` when `single`): shortest digits, ``E`` notation outside 1e-3..1e7.
+    """``Double.toString`` (``Float.toString`` when `single`): shortest digits, E outside 1e-3..1e7.
 
     >>> java_double(1.0), java_double(1e10), java_double(0.00015), java_double(0.1, single=True)
     ('1.0', '1.0E10', '1.5E-4', '0.1')
@@ -246,7 +245,7 @@ def _java_local_date_time(value: datetime.datetime) -> str:
 
 
 def java_value_string(value: Any, t: DataType) -> str:
-    """Java's ``toString`` of Paimon's *internal* value (what ``Arrays.toString`` / ``Map.toString`` print).
+    """Java's ``toString`` of Paimon's *internal* value (as ``Arrays.toString`` prints it).
 
     >>> from paimon_sql.types import parse_type
     >>> java_value_string(datetime.date(2024, 1, 2), parse_type("DATE"))
@@ -291,7 +290,7 @@ def _java_string_hash(text: str) -> int:
 
 
 def java_hash_map_order(keys: Sequence[str]) -> list[str]:
-    """The iteration order of a ``java.util.HashMap`` filled with `keys` in this order (default capacity).
+    """The iteration order of a ``java.util.HashMap`` (default capacity) filled with `keys`.
 
     >>> java_hash_map_order(["bucket", "fields.v.aggregate-function", "merge-engine"])
     ['bucket', 'merge-engine', 'fields.v.aggregate-function']
@@ -332,7 +331,7 @@ def _creation_time(f: DataFileMeta) -> datetime.datetime | None:
     if isinstance(value, int):
         return _EPOCH + datetime.timedelta(milliseconds=value)
     if value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
     return value
 
 
@@ -489,7 +488,7 @@ def _statistics(
 
 
 def _field_options(options: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
-    """``fields.<name>.<x>`` options per field, in HashMap order (Java's ``String.split("\\.")``, > 2 parts)."""
+    r"""``fields.<name>.<x>`` options per field in HashMap order (``split("\.")``, > 2 parts)."""
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in java_hash_map_order(list(options)):
         parts = key.split(".")
@@ -526,7 +525,7 @@ def _manifest_metas(table: Table, snapshot: Snapshot | None) -> list[Any]:
 
 
 def live_entries(table: Table, snapshot: Snapshot | None) -> list[ManifestEntry]:
-    """Every live data file of `snapshot`, all levels and buckets (§4.5: fold ADD/DELETE by identity)."""
+    """Every live data file of `snapshot`, all levels and buckets (§4.5: ADD/DELETE by identity)."""
     live: dict[tuple[Any, ...], ManifestEntry] = {}
     for meta in _manifest_metas(table, snapshot):
         for entry in table.manifest(meta.file_name):
@@ -557,7 +556,7 @@ def _manifests(
 
 
 class _Renderer:
-    """Decodes partitions, keys and value stats of one table the way Java's ``$files`` prints them."""
+    """Decodes partitions, keys and value stats of a table the way Java's ``$files`` prints them."""
 
     def __init__(self, table: Table, schema: TableSchema | None = None) -> None:
         self.table = table
@@ -568,7 +567,7 @@ class _Renderer:
         return decode_row(data, self.part_types) if self.part_types else ()
 
     def partition(self, data: bytes) -> str:
-        """``Arrays.toString`` of the partition's internal values: ``[2024-01-01]``, ``[]`` unpartitioned."""
+        """``Arrays.toString`` of the partition's internal values: ``[2024-01-01]``, or ``[]``."""
         return _java_list(self.partition_values(data), self.part_types)
 
     def key(self, data: bytes, schema_id: int) -> str | None:
@@ -579,7 +578,7 @@ class _Renderer:
         return _java_list(decode_row(data, types), types)
 
     def value_stats(self, f: DataFileMeta) -> tuple[str, str, str]:
-        """``null_value_counts``, ``min_value_stats``, ``max_value_stats`` over the current columns."""
+        """``null_value_counts``, ``min_value_stats`` and ``max_value_stats`` of the columns."""
         file_schema = self.table.schema(f.schema_id)
         names = f.value_stats_cols if f.value_stats_cols is not None else file_schema.field_names
         types = [file_schema.field(n).type for n in names]
@@ -610,12 +609,15 @@ def _tree_map(values: Mapping[str, str]) -> str:
 
 
 def _batch_visible(schema: TableSchema) -> Callable[[ManifestEntry], bool]:
-    """The files Java's batch scan lists: no level 0 for deletion-vector and first-row tables."""
+    """The files Java's batch scan lists: no level 0 for deletion-vector and first-row tables.
+
+    The rule of `paimon_sql.plan.scan`'s planner (read mode DELETION_VECTORS, or MERGE with the
+    ``first-row`` engine), spelled on the options because the catalog sits below the planner.
+    """
     options = CoreOptions(schema.options)
-    mode = read_mode(schema, options)
-    hide = mode is ReadMode.DELETION_VECTORS or (
-        mode is ReadMode.MERGE and options.merge_engine is MergeEngine.FIRST_ROW
-    )
+    dv_read = options.deletion_vectors and not options.deletion_vectors_merge_on_read
+    first_row = options.merge_engine is MergeEngine.FIRST_ROW
+    hide = bool(schema.primary_keys) and (dv_read or first_row)
     return lambda e: not (hide and e.file.level == 0)
 
 
@@ -705,7 +707,7 @@ def _buckets(table: Table, snapshot: Snapshot | None, schema: TableSchema) -> li
 
 
 def _row_cast_string(values: Sequence[Any], types: Sequence[DataType]) -> str:
-    """Paimon's ROW → STRING cast (``{v1, v2}``); dates as ``yyyy-MM-dd`` (a real cast, unlike ``$files``)."""
+    """Paimon's ROW → STRING cast (``{v1, v2}``); dates as ``yyyy-MM-dd`` (unlike ``$files``)."""
     parts = []
     for v, t in zip(values, types, strict=True):
         is_date = isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
@@ -749,74 +751,12 @@ def _table_indexes(
     return rows
 
 
-# --- data tables ------------------------------------------------------------------------------------
-
-
-def _data_schema(schema: TableSchema) -> pa.Schema:
-    return pa.schema([pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in schema.fields])
-
-
-def audit_log_schema(table: Table, snapshot: Snapshot | None = None) -> pa.Schema:
-    """``rowkind`` (nullable STRING, as Java declares it) then the columns of `snapshot`'s schema."""
-    schema = _data_schema(_schema_of(table, snapshot))
-    return schema.insert(0, pa.field("rowkind", pa.string(), True))
-
-
-def _schema_of(table: Table, snapshot: Snapshot | None) -> TableSchema:
-    """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with a snapshot id)."""
+def snapshot_schema(table: Table, snapshot: Snapshot | None) -> TableSchema:
+    """The latest schema, or a time-travelled snapshot's own (Java's ``copy`` with its id)."""
     return table.latest_schema if snapshot is None else table.schema(snapshot.schema_id)
 
 
-def _read(
-    table: Table, snapshot: Snapshot | None, read_optimized: bool, row_kinds: bool = False
-) -> pa.Table:
-    """The latest state or `snapshot` (or its read-optimized part) as one Arrow table.
-
-    With `row_kinds`, a primary-key table's rows also carry ``_VALUE_KIND`` (the merged kind).
-    """
-    table_schema = _schema_of(table, snapshot)
-    schema = _data_schema(table_schema)
-    with_kind = row_kinds and bool(table_schema.primary_keys)
-    if with_kind:
-        schema = schema.append(pa.field(KIND, pa.int8(), False))
-    chosen = table.latest_snapshot() if snapshot is None else snapshot
-    plan = plan_scan(table, chosen, None, table_schema)
-    if read_optimized:
-        plan = read_optimized_filter(plan)
-    engine = duckdb.connect()
-    try:
-        request = ReadRequest(
-            columns=tuple(table_schema.field_names), system_columns=with_kind, keep_retractions=with_kind
-        )
-        batches = list(SplitReader(engine).batches(plan, request))
-    finally:
-        engine.close()
-    if not batches:
-        return schema.empty_table()
-    return pa.Table.from_batches(batches).select(schema.names).cast(schema)
-
-
-#: Paimon's ``RowKind`` byte values as Java prints them.
-_ROW_KINDS = ("+I", "-U", "+U", "-D")
-
-
-def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
-    """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
-
-    Like Java's batch audit log (``forceKeepDelete``), a key whose merged record is a retraction that
-    compaction has not dropped yet is kept, as a ``-D`` (or ``-U``) row.
-    """
-    data = _read(table, snapshot, read_optimized=False, row_kinds=True)
-    if KIND in data.column_names:
-        kinds = [_ROW_KINDS[k] for k in data.column(KIND).to_pylist()]
-        data = data.drop_columns([KIND])
-    else:  # append tables: every row is an insert
-        kinds = ["+I"] * data.num_rows
-    rowkind = pa.array(kinds, pa.string())
-    return data.add_column(0, pa.field("rowkind", pa.string(), True), rowkind)
-
-
-# --- entry points ------------------------------------------------------------------------------------
+# --- entry points ---------------------------------------------------------------------------------
 
 _PER_TABLE: Mapping[str, Callable[[Table], list[dict[str, Any]]]] = {
     "snapshots": _snapshots,
@@ -839,16 +779,28 @@ _PER_SNAPSHOT: Mapping[
 }
 
 
-def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> pa.Table:
-    """The content of ``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
+#: Reads a data system table (``audit_log`` or ``ro``, the second argument) of a table at a
+#: snapshot (None: the latest) into Arrow; the engine supplies it, this module never reads data.
+DataTableReader = Callable[[Table, str, Snapshot | None], pa.Table]
+
+
+def system_table(
+    table: Table,
+    name: str,
+    snapshot: Snapshot | None = None,
+    *,
+    read_data: DataTableReader | None = None,
+) -> pa.Table:
+    """``<table>$<name>`` as an Arrow table with Java's column names, types and nullability.
 
     `snapshot` picks the version for ``files``, ``manifests``, ``partitions``, ``buckets``,
     ``table_indexes``, ``audit_log`` and ``ro`` (None: the latest; the data tables then read in that
-    snapshot's schema); the other tables describe the whole table and ignore it.
+    snapshot's schema); the other tables describe the whole table and ignore it. The data tables
+    (`DATA_TABLES`) hold rows, which only `read_data` can read.
 
     >>> system_table(None, "nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    paimon_sql.errors.TableNotFoundError: unknown system table 'nope' (valid: snapshots, schemas, ...)
+    paimon_sql.errors.TableNotFoundError: unknown system table 'nope' (valid: snapshots, ...)
     """
     key = name.lower()
     _check(key, SYSTEM_TABLES)
@@ -857,10 +809,12 @@ def system_table(table: Table, name: str, snapshot: Snapshot | None = None) -> p
     if key in _PER_SNAPSHOT:
         chosen = snapshot if snapshot is not None else table.latest_snapshot()
         # time travel reads in the snapshot's own schema (Java's ``copy`` with ``scan.snapshot-id``)
-        return _arrow(key, _PER_SNAPSHOT[key](table, chosen, _schema_of(table, snapshot)))
-    if key == "audit_log":
-        return _audit_log(table, snapshot)
-    return _read(table, snapshot, read_optimized=True)
+        return _arrow(key, _PER_SNAPSHOT[key](table, chosen, snapshot_schema(table, snapshot)))
+    if read_data is None:
+        raise UnsupportedFeatureError(
+            f"system table {key!r} holds the table's rows: it needs a reader"
+        )
+    return read_data(table, key, snapshot)
 
 
 def _all_tables(catalog: Catalog) -> Iterable[tuple[str, str, Table]]:
@@ -874,7 +828,7 @@ def _int(text: str | None) -> int | None:
 
 
 def _sys_tables(catalog: Catalog) -> list[dict[str, Any]]:
-    """Filesystem catalogs have no REST audit fields or table statistics: those columns stay null (as in Java)."""
+    """Filesystem catalogs have no REST audit fields or table statistics: null, as in Java."""
     rows = []
     for database, name, table in _all_tables(catalog):
         schema = table.latest_schema
@@ -897,7 +851,7 @@ def _sys_tables(catalog: Catalog) -> list[dict[str, Any]]:
 
 
 def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
-    """One row per partition of every partitioned table (unpartitioned tables have no partition name)."""
+    """One row per partition of every partitioned table (an unpartitioned one has no partition)."""
     rows = []
     for database, name, table in _all_tables(catalog):
         render = _Renderer(table)
@@ -913,7 +867,7 @@ def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
                     "database_name": database,
                     "table_name": name,
                     "partition_name": partition_path(
-                        zip(keys, render.partition_values(part)), default
+                        zip(keys, render.partition_values(part), strict=True), default
                     ),
                     "recordCount": g["record_count"],
                     "fileSizeInBytes": g["file_size_in_bytes"],

@@ -1,0 +1,439 @@
+"""ALTER TABLE as pure schema changes, and how they evolve a `TableSchema` (paimon-format §2).
+
+The SQL surface (`paimon_sql.sql.ddl.parse_alter_table`) turns a statement into an `AlterTable`;
+`apply_alter` checks each change against the current schema and returns the next one. No SQL, no
+I/O: the catalog writes the result as ``schema-<id+1>``.
+
+>>> from paimon_sql.format.schema import TableSchema
+>>> from paimon_sql.types import parse_type
+>>> n = DataField(id=0, name="n", type=parse_type("INT"))
+>>> s0 = TableSchema(id=0, fields=(n,), highest_field_id=0)
+>>> s1 = apply_alter(s0, AlterTable(identifier=(None, "t"), changes=(
+...     UpdateColumnType("n", parse_type("BIGINT")), RenameColumn("n", "total"))))
+>>> [(f.id, f.name, type_sql(f.type)) for f in s1.fields]
+[(0, 'total', 'BIGINT')]
+>>> apply_alter(s1, AlterTable(identifier=(None, "t"), changes=(
+...     UpdateColumnType("total", parse_type("INT")),)))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+paimon_sql.errors.SchemaError: cannot change column 'total' from BIGINT to INT: only widening ...
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from paimon_sql.errors import SchemaError
+from paimon_sql.format.option_registry import normalise_options, validate_options
+from paimon_sql.format.schema import CURRENT_VERSION
+from paimon_sql.types import DataField, type_sql
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.types import DataType
+
+__all__ = [
+    "IMMUTABLE_OPTIONS",
+    "AddColumn",
+    "AlterTable",
+    "DropColumn",
+    "MoveColumn",
+    "Position",
+    "RenameColumn",
+    "RenameTable",
+    "ResetOptions",
+    "SchemaChange",
+    "SetOptions",
+    "UpdateColumnComment",
+    "UpdateColumnType",
+    "apply_alter",
+]
+
+
+# ------------------------------------------------------------------------------- the changes
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a column goes: FIRST, or AFTER `column`."""
+
+    first: bool = False
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetOptions:
+    """SET ('k' = 'v') / SET TBLPROPERTIES."""
+
+    options: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ResetOptions:
+    """RESET ('k') / UNSET TBLPROPERTIES."""
+
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AddColumn:
+    """ADD [COLUMN] name TYPE [COMMENT …] [FIRST | AFTER x]; nested ids are given when applied."""
+
+    name: str
+    type: DataType
+    description: str | None = None
+    position: Position | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DropColumn:
+    """DROP [COLUMN] name."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RenameColumn:
+    """RENAME [COLUMN] old TO new."""
+
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateColumnType:
+    """ALTER COLUMN c TYPE t / MODIFY c t (NOT NULL in `type` is part of the change)."""
+
+    name: str
+    type: DataType
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateColumnComment:
+    """ALTER COLUMN c COMMENT '…'."""
+
+    name: str
+    comment: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveColumn:
+    """ALTER COLUMN c FIRST | AFTER x."""
+
+    name: str
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class RenameTable:
+    """RENAME TO [db.]t: a catalog change, not a schema change (`apply_alter` ignores it)."""
+
+    identifier: tuple[str | None, str]
+
+
+SchemaChange = (
+    SetOptions | ResetOptions | AddColumn | DropColumn | RenameColumn | UpdateColumnType
+    | UpdateColumnComment | MoveColumn | RenameTable
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlterTable:
+    """A parsed ALTER TABLE: the table and its changes, in statement order."""
+
+    identifier: tuple[str | None, str]
+    if_exists: bool = False
+    changes: tuple[SchemaChange, ...] = ()
+
+
+# ------------------------------------------------------------------------- schema evolution
+
+
+class _Ids:
+    """One counter for field ids: a column, then its nested ROW fields (paimon-format §2)."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.next_id = start
+
+    def take(self) -> int:
+        taken, self.next_id = self.next_id, self.next_id + 1
+        return taken
+
+
+#: Options that name columns (comma lists): renames follow them, drops are refused while they do.
+_COLUMN_OPTIONS = (
+    "bucket-key", "sequence.field", "rowkind.field", "record-level.time-field",
+    "changelog-producer.row-deduplicate-ignore-fields",
+)  # fmt: skip
+#: Options fixed at creation (Paimon marks them immutable): SET/RESET may not change them.
+IMMUTABLE_OPTIONS = frozenset(
+    {"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field", "rowkind.field"}
+)
+_INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+
+
+@dataclass
+class _Draft:
+    """The schema being evolved (local, mutable; `apply_alter` returns a frozen TableSchema)."""
+
+    fields: list[DataField]
+    highest: int
+    primary_keys: list[str]
+    partition_keys: tuple[str, ...]
+    options: dict[str, str]
+
+    def index(self, name: str) -> int:
+        for i, f in enumerate(self.fields):
+            if f.name == name:
+                return i
+        near = difflib.get_close_matches(name, [f.name for f in self.fields], n=2)
+        hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+        raise SchemaError(f"column {name!r} does not exist{hint}")
+
+    def place(self, column: DataField, position: Position | None) -> None:
+        if position is None:
+            self.fields.append(column)
+        elif position.first:
+            self.fields.insert(0, column)
+        else:
+            self.fields.insert(self.index(position.after or "") + 1, column)
+
+
+def _column_refs(options: Mapping[str, str], name: str) -> list[str]:
+    keys = [k for k in _COLUMN_OPTIONS if name in _names(options.get(k, ""))]
+    keys += [k for k in options if k.startswith("fields.") and name in _names(_field_part(k))]
+    keys += [k for k, v in options.items() if k.endswith(".sequence-group") and name in _names(v)]
+    keys += [
+        k
+        for k, v in options.items()
+        if k.startswith("file-index.") and k.endswith(".columns") and name in _names(v)
+    ]
+    return list(dict.fromkeys(keys))
+
+
+def _names(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",")]
+
+
+def _field_part(key: str) -> str:
+    return key[len("fields.") :].rsplit(".", 1)[0] if key.count(".") >= 2 else ""
+
+
+def _renamed(value: str, old: str, new: str) -> str:
+    return ",".join(new if v == old else v for v in _names(value))
+
+
+def _rename_in_options(options: dict[str, str], old: str, new: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        if key.startswith("fields.") and old in _names(_field_part(key)):
+            key = "fields." + _renamed(_field_part(key), old, new) + "." + key.rsplit(".", 1)[1]
+        if (
+            key in _COLUMN_OPTIONS
+            or key.endswith(".sequence-group")
+            or (key.startswith("file-index.") and key.endswith(".columns"))
+        ):
+            value = _renamed(value, old, new)
+        out[key] = value
+    return out
+
+
+def _reassign(t: DataType, ids: _Ids) -> DataType:
+    """The same type with fresh ids for its nested ROW fields."""
+    return replace(
+        t,
+        element=_reassign(t.element, ids) if t.element else None,
+        key=_reassign(t.key, ids) if t.key else None,
+        value=_reassign(t.value, ids) if t.value else None,
+        fields=tuple(replace(f, id=ids.take(), type=_reassign(f.type, ids)) for f in t.fields),
+    )
+
+
+def _widens(old: DataType, new: DataType) -> bool:
+    """True when every `old` value fits `new` exactly (the type changes we allow)."""
+    o, n = old.root, new.root
+    if o in _INT_RANK and n in _INT_RANK:
+        return _INT_RANK[n] >= _INT_RANK[o]
+    if o in _INT_RANK and n == "DECIMAL":
+        return (new.precision or 0) - (new.scale or 0) >= _INT_DIGITS[o]
+    if o == "DECIMAL" and n == "DECIMAL":
+        whole = (old.precision or 0) - (old.scale or 0)
+        return (new.scale or 0) >= (old.scale or 0) and (new.precision or 0) - (
+            new.scale or 0
+        ) >= whole
+    if (o, n) in {("FLOAT", "DOUBLE"), ("TINYINT", "FLOAT"), ("SMALLINT", "FLOAT")}:
+        return True
+    if o in ("TINYINT", "SMALLINT", "INT") and n == "DOUBLE":
+        return True
+    if (o in ("CHAR", "VARCHAR") and n == "VARCHAR") or (
+        o in ("BINARY", "VARBINARY") and n == "VARBINARY"
+    ):
+        return (new.length or 0) >= (old.length or 0)
+    if o == n and o in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ"):
+        return (new.precision or 0) >= (old.precision or 0)
+    return type_sql(old.with_nullable(True)) == type_sql(new.with_nullable(True))
+
+
+def _not_a_key(d: _Draft, name: str, verb: str) -> None:
+    if name in d.partition_keys:
+        raise SchemaError(f"cannot {verb} partition column {name!r}: partition keys never change")
+    if name in d.primary_keys and verb != "rename":
+        raise SchemaError(f"cannot {verb} primary-key column {name!r}: primary keys never change")
+
+
+def _set_options(d: _Draft, change: SetOptions) -> None:
+    # Each value is checked (type, range, known key) before the rules about changing it read it.
+    for key, value in normalise_options(change.options).items():
+        old = d.options.get(key)
+        if key in IMMUTABLE_OPTIONS and old != value.strip():
+            raise SchemaError(
+                f"option {key!r} is fixed when the table is created; it cannot change"
+            )
+        if key == "bucket":
+            old_bucket, new_bucket = int(d.options.get("bucket", "-1")), int(value)
+            if (old_bucket > 0) != (new_bucket > 0) or new_bucket < -2:
+                raise SchemaError(
+                    f"cannot change 'bucket' from {old_bucket} to {value}: only a fixed bucket "
+                    "count can be rescaled to another fixed count"
+                )
+        d.options[key] = value
+
+
+def _reset_options(d: _Draft, change: ResetOptions) -> None:
+    for key in change.keys:
+        if key in IMMUTABLE_OPTIONS or key == "bucket":
+            raise SchemaError(f"option {key!r} cannot be reset")
+        d.options.pop(key, None)
+
+
+def _add_column(d: _Draft, change: AddColumn) -> None:
+    if change.name in {f.name for f in d.fields}:
+        raise SchemaError(f"column {change.name!r} already exists")
+    if not change.type.nullable:
+        raise SchemaError(
+            f"new column {change.name!r} cannot be NOT NULL: existing rows have no value"
+        )
+    ids = _Ids(d.highest + 1)
+    column_id = ids.take()
+    column = DataField(
+        id=column_id,
+        name=change.name,
+        type=_reassign(change.type, ids),
+        description=change.description,
+    )
+    d.highest = ids.next_id - 1
+    d.place(column, change.position)
+
+
+def _drop_column(d: _Draft, change: DropColumn) -> None:
+    index = d.index(change.name)
+    _not_a_key(d, change.name, "drop")
+    refs = _column_refs(d.options, change.name)
+    if refs:
+        raise SchemaError(f"column {change.name!r} is used by options {refs}; change them first")
+    if len(d.fields) == 1:
+        raise SchemaError(f"cannot drop {change.name!r}, the last column")
+    del d.fields[index]
+
+
+def _rename_column(d: _Draft, change: RenameColumn) -> None:
+    index = d.index(change.old)
+    _not_a_key(d, change.old, "rename")
+    if change.new in {f.name for f in d.fields}:
+        raise SchemaError(f"cannot rename {change.old!r} to {change.new!r}: that column exists")
+    d.fields[index] = replace(d.fields[index], name=change.new)
+    d.primary_keys = [change.new if k == change.old else k for k in d.primary_keys]
+    d.options = _rename_in_options(d.options, change.old, change.new)
+
+
+def _update_type(d: _Draft, change: UpdateColumnType) -> None:
+    index = d.index(change.name)
+    _not_a_key(d, change.name, "change the type of")
+    old = d.fields[index].type
+    if old.nullable and not change.type.nullable:
+        raise SchemaError(
+            f"cannot make column {change.name!r} NOT NULL: existing rows may hold nulls"
+        )
+    if not _widens(old, change.type):
+        raise SchemaError(
+            f"cannot change column {change.name!r} from {type_sql(old)} to "
+            f"{type_sql(change.type)}: only widening changes are allowed (INT→BIGINT, "
+            "FLOAT→DOUBLE, DECIMAL precision up, VARCHAR length up, …)"
+        )
+    new_type = old if old.is_nested else change.type  # nested: unchanged, keeps its field ids
+    d.fields[index] = replace(d.fields[index], type=new_type.with_nullable(change.type.nullable))
+
+
+def _update_comment(d: _Draft, change: UpdateColumnComment) -> None:
+    index = d.index(change.name)
+    d.fields[index] = replace(d.fields[index], description=change.comment)
+
+
+def _move_column(d: _Draft, change: MoveColumn) -> None:
+    if change.position.after == change.name:
+        raise SchemaError(f"cannot move column {change.name!r} after itself")
+    column = d.fields.pop(d.index(change.name))
+    d.place(column, change.position)
+
+
+_APPLY = {
+    SetOptions: _set_options,
+    ResetOptions: _reset_options,
+    AddColumn: _add_column,
+    DropColumn: _drop_column,
+    RenameColumn: _rename_column,
+    UpdateColumnType: _update_type,
+    UpdateColumnComment: _update_comment,
+    MoveColumn: _move_column,
+    RenameTable: lambda d, c: None,
+}
+
+
+def apply_alter(
+    schema: TableSchema, alter: AlterTable, *, time_millis: int | None = None
+) -> TableSchema:
+    """The next schema (id + 1) after `alter`'s changes, applied in order (paimon-format §2).
+
+    Field ids survive renames and type changes; new columns get ``highestFieldId + 1`` on; ids are
+    never reused. RENAME TO is the catalog's business and is ignored here.
+
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import parse_type
+    >>> s0 = TableSchema(id=0, highest_field_id=1, fields=(
+    ...     DataField(id=0, name="k", type=parse_type("INT")),
+    ...     DataField(id=1, name="v", type=parse_type("INT"))))
+    >>> add = AddColumn("w", parse_type("INT"), position=Position(first=True))
+    >>> s1 = apply_alter(s0, AlterTable(identifier=(None, "t"), changes=(add,)))
+    >>> s1.id, [(f.id, f.name) for f in s1.fields], s1.highest_field_id
+    (1, [(2, 'w'), (0, 'k'), (1, 'v')], 2)
+    """
+    draft = _Draft(
+        fields=list(schema.fields),
+        highest=schema.highest_field_id,
+        primary_keys=list(schema.primary_keys),
+        partition_keys=tuple(schema.partition_keys),
+        options=dict(schema.options),
+    )
+    for change in alter.changes:
+        _APPLY[type(change)](draft, change)  # type: ignore[operator]
+    options = validate_options(
+        draft.options,
+        fields=draft.fields,
+        primary_keys=draft.primary_keys,
+        partition_keys=draft.partition_keys,
+    )
+    return replace(
+        schema,
+        version=CURRENT_VERSION,
+        id=schema.id + 1,
+        fields=tuple(draft.fields),
+        highest_field_id=draft.highest,
+        primary_keys=tuple(draft.primary_keys),
+        options=MappingProxyType(options),
+        time_millis=schema.time_millis if time_millis is None else time_millis,
+    )
