@@ -315,6 +315,7 @@ def _column(node: exp.Expr, ids: _Ids) -> DataField:
 def parse_sql_type(text: str) -> DataType:
     """A Paimon `DataType` from SQL type text (nested ROW field ids count from 0).
 
+    >>> from paimon_sql.types import type_sql
     >>> type_sql(parse_sql_type("MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>"))
     'MAP<STRING, ARRAY<DECIMAL(12, 2) NOT NULL>>'
     """
