@@ -8,16 +8,36 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sqlglot
-from sqlglot import exp, parser, tokens
+from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
+from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.types import MAX_LENGTH, DataField, DataType
 
-__all__ = ["VALID_TYPES", "Paimon", "parse_sql_type"]
+__all__ = [
+    "SYSTEM_TABLE_SPLITTER",
+    "VALID_TYPES",
+    "Call",
+    "Paimon",
+    "TableName",
+    "TableOptions",
+    "create_table_database",
+    "is_alter_table",
+    "is_create_table",
+    "names_paimon_options",
+    "parse_call",
+    "parse_hint",
+    "parse_show",
+    "parse_sql_type",
+    "table_name",
+]
 
 #: Type names accepted in DDL (for error messages).
 VALID_TYPES = (
@@ -55,8 +75,140 @@ class _DropColumns(exp.Expression):
     arg_types = {"expressions": True}  # noqa: RUF012
 
 
+class Call(exp.Expression):
+    """``CALL [sys.]procedure(arg, …, name => value, …)``.
+
+    `this` is the procedure's name (an Identifier, as written); `expressions` are the arguments in
+    order: positional ones as expressions, named ones as `exp.Kwarg` (``this`` the parameter name).
+    """
+
+    arg_types = {"this": True, "expressions": False}  # noqa: RUF012
+
+    @property
+    def procedure(self) -> str:
+        """The procedure's name, lower case (procedures are named case-insensitively)."""
+        return self.this.name.lower()
+
+
+class TableOptions(exp.Expression):
+    """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``: `expressions` are
+    `exp.Property` nodes (key and value string literals), in the order written."""
+
+    arg_types = {"expressions": True}  # noqa: RUF012
+
+    def to_dict(self) -> dict[str, str]:
+        """The options as a mapping (a key given twice: the last value wins)."""
+        return {p.name: p.text("value") for p in self.expressions}
+
+
+#: Token types a name written without quotes is glued from (``my-db`` is VAR DASH VAR).
+_NAME_GLUE = frozenset({TokenType.VAR, TokenType.NUMBER, TokenType.DASH})
+
+
 class _PaimonParser(parser.Parser):
-    """The default parser plus Flink's nested types and Flink/Spark ALTER TABLE forms."""
+    """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms, ``CALL`` and
+    the ``SHOW`` forms paimon-sql answers itself."""
+
+    STATEMENT_PARSERS = {  # noqa: RUF012
+        **parser.Parser.STATEMENT_PARSERS,
+        TokenType.SHOW: lambda self: self._paimon_show(),
+    }
+    EXPRESSION_PARSERS = {  # noqa: RUF012
+        **parser.Parser.EXPRESSION_PARSERS,
+        TableOptions: lambda self: self._paimon_options(),
+    }
+
+    def _parse_statement(self) -> exp.Expr | None:
+        if self._curr and self._curr.token_type == TokenType.VAR and _is_call(self._curr):
+            self._advance()
+            return self._paimon_call()
+        return super()._parse_statement()
+
+    # --- CALL -----------------------------------------------------------------------------------
+
+    def _paimon_call(self) -> exp.Expr:
+        start = self._prev
+        parts = [self._paimon_name()]
+        while parts[-1] is not None and self._match(TokenType.DOT):
+            parts.append(self._paimon_name())
+        is_call = parts[-1] is not None and self._match(TokenType.L_PAREN)
+        arguments: list[exp.Expr] = []
+        if is_call and not self._match(TokenType.R_PAREN):
+            arguments = self._parse_csv(self._paimon_call_argument)
+            self._match_r_paren()
+        self._match(TokenType.SEMICOLON)
+        rest = _rest_of(self.sql, start)
+        if not is_call or not self._at_end():
+            raise SqlError(f"not a procedure call: CALL {rest}")
+        names = [p.name for p in parts if p is not None]
+        if len(names) > 2 or (len(names) == 2 and names[0].lower() != "sys"):
+            raise SqlError(
+                f"procedures live in the 'sys' namespace: write CALL sys.{names[-1]}(...)"
+            )
+        call = Call(this=parts[-1], expressions=arguments)
+        _check_argument_order(call)
+        return call
+
+    def _paimon_call_argument(self) -> exp.Expr | None:
+        if self._next and self._next.token_type == TokenType.FARROW:
+            name = self._parse_id_var(any_token=True)
+            self._match(TokenType.FARROW)
+            return exp.Kwarg(this=name, expression=self._parse_assignment())
+        return self._parse_assignment()
+
+    def _at_end(self) -> bool:
+        return self._index >= len(self._tokens)
+
+    # --- SHOW -----------------------------------------------------------------------------------
+
+    def _paimon_show(self) -> exp.Expr:
+        start = self._prev
+        if self._match_texts(("DATABASES", "SCHEMAS")):
+            return exp.Show(this=self._prev.text.upper())
+        if self._match_text_seq("TABLES"):
+            database = None
+            if self._match_set((TokenType.FROM, TokenType.IN)):
+                database = self._paimon_name()
+                if database is None:
+                    self.raise_error("Expecting a database name")
+            return exp.Show(this="TABLES", db=database)
+        if self._match_text_seq("CREATE", "TABLE"):
+            name = self._paimon_name()
+            table = exp.Table(this=name)
+            if name is not None and self._match(TokenType.DOT):
+                table = exp.Table(this=self._paimon_name(), db=name)
+            if table.this is None:
+                self.raise_error("Expecting a table name")
+            return exp.Show(this="CREATE TABLE", target=table)
+        return self._parse_as_command(start)
+
+    def _paimon_name(self) -> exp.Identifier | None:
+        """A quoted name, or the tokens of an unquoted one written without spaces between them
+        (``my-db``, ``1st``, ``t$snapshots``); None when no name is next."""
+        name, end = _name_at(self._tokens, self._index)
+        if name is not None:
+            self._advance(end - self._index)
+        return name
+
+    # --- OPTIONS hint ---------------------------------------------------------------------------
+
+    def _paimon_options(self) -> TableOptions:
+        if not (self._match_text_seq("OPTIONS") and self._match(TokenType.L_PAREN)):
+            self.raise_error("Expecting OPTIONS(")
+        pairs = [] if self._match(TokenType.R_PAREN, advance=False) else self._parse_csv(
+            self._paimon_option
+        )
+        self._match_r_paren()
+        return TableOptions(expressions=pairs)
+
+    def _paimon_option(self) -> exp.Expr:
+        key = self._parse_string()
+        if key is None or not self._match(TokenType.EQ):
+            self.raise_error("Expecting 'key' = 'value'")
+        value = self._parse_string()
+        if value is None:
+            self.raise_error("Expecting a quoted value")
+        return exp.Property(this=key, value=value)
 
     def _parse_types(
         self,
@@ -160,8 +312,88 @@ class Paimon(Dialect):
         IDENTIFIERS = ["`", '"']  # noqa: RUF012
         KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "ROW": TokenType.STRUCT}  # noqa: RUF012
         KEYWORDS.pop("BLOB", None)
+        KEYWORDS.pop("CALL", None)  # a statement of its own (`Call`), not an opaque command
+        COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # noqa: RUF012 - parsed
+
+        def tokenize(self, sql: str) -> list[Token]:
+            """Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
+            strings, ``\\`` escapes), as Paimon's procedures are Spark's."""
+            try:
+                found = super().tokenize(sql)
+            except TokenError:
+                if not _starts_with_call(self.tokens):
+                    raise
+                return _CallTokenizer(dialect="spark").tokenize(sql)
+            if _starts_with_call(found):
+                return _CallTokenizer(dialect="spark").tokenize(sql)
+            return found
 
     Parser = _PaimonParser
+
+    class Generator(generator.Generator):
+        """Renders `Call` and `TableOptions` back as written (for messages and tests)."""
+
+        TRANSFORMS = {  # noqa: RUF012
+            **generator.Generator.TRANSFORMS,
+            Call: lambda self, e: f"CALL sys.{self.sql(e, 'this')}({self.expressions(e, flat=True)})",
+            TableOptions: lambda self, e: f"/*+ OPTIONS({self.expressions(e, flat=True)}) */",
+        }
+
+
+class _CallTokenizer(Spark.Tokenizer):
+    """Spark's tokenizer, with CALL a word (the `Paimon` parser reads the statement)."""
+
+    KEYWORDS = {**Spark.Tokenizer.KEYWORDS}  # noqa: RUF012
+    KEYWORDS.pop("CALL", None)
+
+
+def _is_call(token: Token) -> bool:
+    return token.token_type == TokenType.VAR and token.text.upper() == "CALL"
+
+
+def _starts_with_call(found: list[Token]) -> bool:
+    """A CALL with something after it (a bare ``CALL`` is DuckDB's to report)."""
+    return len(found) > 1 and _is_call(found[0])
+
+
+def _rest_of(sql: str, start: Token) -> str:
+    """The text after `start`, without surrounding blanks and one trailing ``;``."""
+    rest = sql[start.end + 1 :].strip()
+    return rest[:-1].rstrip() if rest.endswith(";") else rest
+
+
+def _name_at(found: list[Token], i: int) -> tuple[exp.Identifier | None, int]:
+    """The name starting at token `i` (see `_PaimonParser._paimon_name`) and the index after it."""
+    if i < len(found) and found[i].token_type == TokenType.IDENTIFIER:
+        return exp.to_identifier(found[i].text, quoted=True), i + 1
+    end = i
+    while end < len(found) and _name_piece(found[end]):
+        if end > i and not _adjacent(found[end - 1], found[end]):
+            break
+        end += 1
+    glued = "".join(token.text for token in found[i:end])
+    return (exp.to_identifier(glued) if glued else None), end
+
+
+def _name_piece(token: Token) -> bool:
+    if token.token_type in (TokenType.IDENTIFIER, TokenType.STRING, TokenType.SENTINEL):
+        return False
+    return token.token_type in _NAME_GLUE or token.text.replace("_", "a").isalnum()
+
+
+def _adjacent(before: Token, after: Token) -> bool:
+    return before.end + 1 == after.start
+
+
+def _check_argument_order(call: Call) -> None:
+    named = False
+    for argument in call.expressions:
+        if isinstance(argument, exp.Kwarg):
+            named = True
+        elif named:
+            raise SqlError(
+                f"CALL sys.{call.procedure}: positional arguments must come before named ones"
+            )
 
 
 def _parse_one(sql: str) -> exp.Expr:
@@ -328,3 +560,194 @@ def parse_sql_type(text: str) -> DataType:
     if len(columns) != 1 or extra:
         raise SqlError(f"expected one type, got {text!r}; valid types: {VALID_TYPES}")
     return _column(columns[0], _Ids()).type
+
+
+# ------------------------------------------------------------------- statements the session routes
+
+
+def parse_call(text: str) -> Call | None:
+    """``CALL [sys.]procedure(…)`` as a `Call`; None when `text` is not a CALL.
+
+    Raises:
+        SqlError: a malformed CALL (with sqlglot's line and column when it has them).
+
+    >>> call = parse_call("CALL sys.create_tag(table => 'db.t', tag => 'nightly', snapshot => 3)")
+    >>> call.procedure, [a.sql() for a in call.expressions]
+    ('create_tag', ["table => 'db.t'", "tag => 'nightly'", 'snapshot => 3'])
+    >>> parse_call("SELECT 1") is None
+    True
+    """
+    if not _starts_with_call(_tokens(text)):
+        return None
+    try:
+        statement = sqlglot.parse_one(text, read=Paimon)
+    except (ParseError, TokenError) as err:
+        raise from_sqlglot(err, "cannot parse CALL statement") from err
+    assert isinstance(statement, Call)
+    return statement
+
+
+def parse_show(text: str) -> exp.Show | None:
+    """The ``SHOW`` forms paimon-sql answers itself, as an `exp.Show`: ``SHOW DATABASES`` /
+    ``SCHEMAS`` (`this` the word), ``SHOW TABLES [FROM|IN db]`` (`db`), ``SHOW CREATE TABLE db.t``
+    (`target`); None for any other text (DuckDB runs it).
+
+    >>> parse_show("SHOW TABLES FROM `shop`").args["db"].name
+    'shop'
+    >>> parse_show("SHOW CREATE TABLE shop.orders").args["target"].sql()
+    'shop.orders'
+    >>> parse_show("SHOW TABLES LIKE 'o%'") is None
+    True
+    """
+    found = _tokens(text)
+    if not found or found[0].token_type != TokenType.SHOW:
+        return None
+    try:
+        statement = sqlglot.parse_one(text, read=Paimon)
+    except (ParseError, TokenError):
+        return None
+    return statement if isinstance(statement, exp.Show) else None
+
+
+def parse_hint(comment: str) -> TableOptions | None:
+    """A table's ``/*+ OPTIONS('k' = 'v', …) */`` hint from the text of a comment sqlglot kept
+    (``+ OPTIONS(…)``, or ``OPTIONS(…)`` where the dialect dropped the ``+``); None for any
+    other comment.
+
+    Raises:
+        SqlError: an OPTIONS hint whose keys and values are not quoted strings.
+
+    >>> parse_hint("+ OPTIONS('scan.snapshot-id' = '3') ").to_dict()
+    {'scan.snapshot-id': '3'}
+    >>> parse_hint(" a comment ") is None
+    True
+    """
+    found = _tokens(comment)
+    for i, token in enumerate(found[:-1]):
+        opens = found[i + 1].token_type == TokenType.L_PAREN
+        if _word(token) == "OPTIONS" and opens:
+            try:
+                (hint,) = Paimon().parse_into(TableOptions, comment[token.start :])
+            except (ParseError, TokenError) as err:
+                raise from_sqlglot(err, "cannot read the OPTIONS hint") from err
+            assert isinstance(hint, TableOptions)
+            return hint
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class TableName:
+    """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files``."""
+
+    table: str
+    branch: str | None = None
+    system: str | None = None
+
+
+#: What separates a table from its branch and system table (Paimon's ``Identifier``).
+SYSTEM_TABLE_SPLITTER = "$"
+_BRANCH_PREFIX = "branch_"
+
+
+def table_name(name: str) -> TableName:
+    """The parts of a table name as Paimon's Java ``Identifier`` splits it (the system table
+    name lower case).
+
+    Raises:
+        SqlError: more than a branch and a system table after the name.
+
+    >>> table_name("orders$branch_dev$Files")
+    TableName(table='orders', branch='dev', system='files')
+    >>> table_name("orders$snapshots"), table_name("orders")
+    (TableName(table='orders', branch=None, system='snapshots'), TableName(table='orders', branch=None, system=None))
+    """
+    table, *rest = name.split(SYSTEM_TABLE_SPLITTER)
+    branch = None
+    if rest and rest[0].lower().startswith(_BRANCH_PREFIX):
+        branch = rest.pop(0)[len(_BRANCH_PREFIX) :]
+    if len(rest) > 1:
+        raise SqlError(
+            f"table name {name!r} has too many '$' parts: write t, t$<system table>, "
+            "t$branch_<branch> or t$branch_<branch>$<system table>"
+        )
+    return TableName(table=table, branch=branch, system=rest[0].lower() if rest else None)
+
+
+# --------------------------------------------------- the leading words of statements read as text
+
+
+def is_create_table(text: str) -> bool:
+    """Whether `text` starts ``CREATE [OR REPLACE] TABLE``.
+
+    >>> is_create_table("create or replace table db.t (id INT)"), is_create_table("CREATE VIEW v")
+    (True, False)
+    """
+    return _after_create_table(_tokens(text)) is not None
+
+
+def is_alter_table(text: str) -> bool:
+    """Whether `text` starts ``ALTER TABLE``.
+
+    >>> is_alter_table("ALTER TABLE db.t ADD c INT"), is_alter_table("ALTER VIEW v AS SELECT 1")
+    (True, False)
+    """
+    return [_word(t) for t in _tokens(text)[:2]] == ["ALTER", "TABLE"]
+
+
+def create_table_database(text: str) -> str | None:
+    """The database of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] db.t …``, also when the rest
+    of the statement cannot be read; None without one.
+
+    >>> create_table_database("CREATE TABLE IF NOT EXISTS `my-db`.t (id NOPE)")
+    'my-db'
+    """
+    found = _tokens(text)
+    i = _after_create_table(found)
+    if i is None:
+        return None
+    if [_word(t) for t in found[i : i + 3]] == ["IF", "NOT", "EXISTS"]:
+        i += 3
+    name, end = _name_at(found, i)
+    dotted = end < len(found) and found[end].token_type == TokenType.DOT
+    return name.name if name is not None and dotted else None
+
+
+def names_paimon_options(text: str) -> bool:
+    """Whether a CREATE TABLE has Paimon's clauses: ``WITH (…)``, ``TBLPROPERTIES`` or ``USING
+    paimon`` (then it is meant for the warehouse, never for DuckDB).
+
+    >>> names_paimon_options("CREATE TABLE t (id INT) USING paimon")
+    True
+    """
+    words = [_word(t) for t in _tokens(text)]
+    follows = list(zip(words, [*words[1:], None]))
+    return (
+        "TBLPROPERTIES" in words
+        or ("WITH", "(") in follows
+        or ("USING", "PAIMON") in follows
+    )
+
+
+def _tokens(text: str) -> list[Token]:
+    """The tokens of `text`; when it cannot be read to its end, those before the problem."""
+    tokenizer = Paimon.Tokenizer(dialect=Paimon)
+    try:
+        return tokenizer.tokenize(text)
+    except TokenError:
+        return list(tokenizer.tokens)
+
+
+def _word(token: Token) -> str | None:
+    """A keyword or unquoted word, upper case; None for quoted names and strings."""
+    if token.token_type in (TokenType.IDENTIFIER, TokenType.STRING):
+        return None
+    return token.text.upper()
+
+
+def _after_create_table(found: list[Token]) -> int | None:
+    words = [_word(t) for t in found[:4]]
+    if words[:2] == ["CREATE", "TABLE"]:
+        return 2
+    if words[:4] == ["CREATE", "OR", "REPLACE", "TABLE"]:
+        return 4
+    return None
