@@ -195,8 +195,10 @@ class _PaimonParser(parser.Parser):
     def _paimon_options(self) -> TableOptions:
         if not (self._match_text_seq("OPTIONS") and self._match(TokenType.L_PAREN)):
             self.raise_error("Expecting OPTIONS(")
-        pairs = [] if self._match(TokenType.R_PAREN, advance=False) else self._parse_csv(
-            self._paimon_option
+        pairs = (
+            []
+            if self._match(TokenType.R_PAREN, advance=False)
+            else self._parse_csv(self._paimon_option)
         )
         self._match_r_paren()
         return TableOptions(expressions=pairs)
@@ -313,7 +315,7 @@ class Paimon(Dialect):
         KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "ROW": TokenType.STRUCT}  # noqa: RUF012
         KEYWORDS.pop("BLOB", None)
         KEYWORDS.pop("CALL", None)  # a statement of its own (`Call`), not an opaque command
-        COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # noqa: RUF012 - parsed
+        COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # SHOW is parsed (`exp.Show`)
 
         def tokenize(self, sql: str) -> list[Token]:
             """Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
@@ -335,8 +337,8 @@ class Paimon(Dialect):
 
         TRANSFORMS = {  # noqa: RUF012
             **generator.Generator.TRANSFORMS,
-            Call: lambda self, e: f"CALL sys.{self.sql(e, 'this')}({self.expressions(e, flat=True)})",
-            TableOptions: lambda self, e: f"/*+ OPTIONS({self.expressions(e, flat=True)}) */",
+            Call: lambda self, e: f"CALL sys.{self.sql(e, 'this')}({self.expressions(e, flat=1)})",
+            TableOptions: lambda self, e: f"/*+ OPTIONS({self.expressions(e, flat=1)}) */",
         }
 
 
@@ -658,8 +660,10 @@ def table_name(name: str) -> TableName:
 
     >>> table_name("orders$branch_dev$Files")
     TableName(table='orders', branch='dev', system='files')
-    >>> table_name("orders$snapshots"), table_name("orders")
-    (TableName(table='orders', branch=None, system='snapshots'), TableName(table='orders', branch=None, system=None))
+    >>> table_name("orders$snapshots")
+    TableName(table='orders', branch=None, system='snapshots')
+    >>> table_name("orders")
+    TableName(table='orders', branch=None, system=None)
     """
     table, *rest = name.split(SYSTEM_TABLE_SPLITTER)
     branch = None
@@ -720,12 +724,8 @@ def names_paimon_options(text: str) -> bool:
     True
     """
     words = [_word(t) for t in _tokens(text)]
-    follows = list(zip(words, [*words[1:], None]))
-    return (
-        "TBLPROPERTIES" in words
-        or ("WITH", "(") in follows
-        or ("USING", "PAIMON") in follows
-    )
+    follows = list(zip(words, [*words[1:], None], strict=True))
+    return "TBLPROPERTIES" in words or ("WITH", "(") in follows or ("USING", "PAIMON") in follows
 
 
 def _tokens(text: str) -> list[Token]:
