@@ -15,21 +15,17 @@ TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
 from __future__ import annotations
 
 import datetime
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from paimon_sql.errors import SqlError
+from paimon_sql.sql.dialect import parse_hint
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
-
-_HINT = re.compile(r"OPTIONS\s*\((.*)\)", re.IGNORECASE | re.DOTALL)
-_PAIR = re.compile(r"'([^']*)'\s*=\s*'([^']*)'")
-
 
 @dataclass(frozen=True, slots=True)
 class TimeTravel:
@@ -99,10 +95,10 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
 
 def _from_hint(comments: list[str]) -> TimeTravel | None:
     for comment in comments:
-        match = _HINT.search(comment)
-        if not match:
+        hint = parse_hint(comment)
+        if hint is None:
             continue
-        options = dict(_PAIR.findall(match[1]))
+        options = hint.to_dict()
         if "scan.snapshot-id" in options:
             return TimeTravel(snapshot_id=_whole(options["scan.snapshot-id"], "scan.snapshot-id"))
         if "scan.tag-name" in options:

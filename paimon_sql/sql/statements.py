@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -14,15 +13,12 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
 from paimon_sql.sql import catalog_ddl, dml, procedures
+from paimon_sql.sql.dialect import parse_show
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
     from paimon_sql.sql.relation import Relation
     from paimon_sql.sql.session import Session
-
-_SHOW_TABLES = re.compile(r"^\s*SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+([`\"]?)([\w$-]+)\1)?\s*;?\s*$", re.I)
-_SHOW_DATABASES = re.compile(r"^\s*SHOW\s+(?:DATABASES|SCHEMAS)\s*;?\s*$", re.I)
-
 
 def _rows(session: Session, table: pa.Table) -> Relation:
     return session.relation(lambda con: con.from_arrow(table))
@@ -73,15 +69,17 @@ def _command(session: Session, statement: exp.Command) -> Relation | None:
     rest_text = rest.this if isinstance(rest, exp.Literal) else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
     if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
         return _explain(session, rest_text)
-    text = f"{statement.this} {rest_text}"
-    if _SHOW_DATABASES.match(text):
+    show = parse_show(f"{statement.this} {rest_text}")
+    if show is None:
+        return None
+    if show.this in ("DATABASES", "SCHEMAS"):
         return _rows(session, pa.table({"database_name": session.catalog.databases()}))
-    create = re.match(r"^\s*SHOW\s+CREATE\s+TABLE\s+([`\"]?)([\w$-]+)\1\.([`\"]?)([\w$-]+)\3\s*;?\s*$", text, re.I)
-    if create:
-        return catalog_ddl.show_create_table(session, Identifier(create[2], create[4]))
-    match = _SHOW_TABLES.match(text)
-    if match and match[2]:
-        return _rows(session, pa.table({"table_name": session.catalog.tables(match[2])}))
+    target = show.args.get("target")
+    if target is not None and target.db:
+        return catalog_ddl.show_create_table(session, Identifier(target.db, target.name))
+    database = show.args.get("db")
+    if database is not None:
+        return _rows(session, pa.table({"table_name": session.catalog.tables(database.name)}))
     return None
 
 
@@ -104,10 +102,12 @@ def dispatch_text(session: Session, text: str) -> Relation | None:
     output = procedures.call(session, text)
     if output is not None:
         return _rows(session, output)
-    match = _SHOW_TABLES.match(text)
-    if match and match[2] and match[2] in session.catalog.databases():
-        return _rows(session, pa.table({"table_name": pa.array(session.catalog.tables(match[2]), pa.string())}))
-    if _SHOW_DATABASES.match(text):
+    show = parse_show(text)
+    database = show.args.get("db") if show is not None else None
+    if database is not None and database.name in session.catalog.databases():
+        tables = session.catalog.tables(database.name)
+        return _rows(session, pa.table({"table_name": pa.array(tables, pa.string())}))
+    if show is not None and show.this in ("DATABASES", "SCHEMAS"):
         return _rows(session, pa.table({"database_name": pa.array(session.catalog.databases(), pa.string())}))
     return catalog_ddl.create_table(session, text) or catalog_ddl.alter_table(session, text)
 
