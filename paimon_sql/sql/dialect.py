@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sqlglot
 from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
@@ -17,6 +15,7 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, TableName, table_name
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.types import MAX_LENGTH, DataField, DataType
@@ -635,46 +634,6 @@ def parse_hint(comment: str) -> TableOptions | None:
             assert isinstance(hint, TableOptions)
             return hint
     return None
-
-
-@dataclass(frozen=True, slots=True)
-class TableName:
-    """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files``."""
-
-    table: str
-    branch: str | None = None
-    system: str | None = None
-
-
-#: What separates a table from its branch and system table (Paimon's ``Identifier``).
-SYSTEM_TABLE_SPLITTER = "$"
-_BRANCH_PREFIX = "branch_"
-
-
-def table_name(name: str) -> TableName:
-    """The parts of a table name as Paimon's Java ``Identifier`` splits it (the system table
-    name lower case).
-
-    Raises:
-        SqlError: more than a branch and a system table after the name.
-
-    >>> table_name("orders$branch_dev$Files")
-    TableName(table='orders', branch='dev', system='files')
-    >>> table_name("orders$snapshots")
-    TableName(table='orders', branch=None, system='snapshots')
-    >>> table_name("orders")
-    TableName(table='orders', branch=None, system=None)
-    """
-    table, *rest = name.split(SYSTEM_TABLE_SPLITTER)
-    branch = None
-    if rest and rest[0].lower().startswith(_BRANCH_PREFIX):
-        branch = rest.pop(0)[len(_BRANCH_PREFIX) :]
-    if len(rest) > 1:
-        raise SqlError(
-            f"table name {name!r} has too many '$' parts: write t, t$<system table>, "
-            "t$branch_<branch> or t$branch_<branch>$<system table>"
-        )
-    return TableName(table=table, branch=branch, system=rest[0].lower() if rest else None)
 
 
 # --------------------------------------------------- the leading words of statements read as text

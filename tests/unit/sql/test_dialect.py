@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.errors import InvalidNameError, PaimonSqlError, SqlError
 from paimon_sql.sql.dialect import (
     Call,
     Paimon,
@@ -241,7 +241,7 @@ def test_table_name_parts(name: str, parts: TableName) -> None:
 
 
 def test_table_name_with_too_many_parts() -> None:
-    with pytest.raises(SqlError, match="too many"):
+    with pytest.raises(InvalidNameError, match="too many"):
         table_name("t$snapshots$files")
 
 
