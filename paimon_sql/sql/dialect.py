@@ -1,11 +1,25 @@
-"""The sqlglot `Paimon` dialect: Flink's and Spark's DDL spellings, and Paimon types parsed into
-`DataType`s (pure: no I/O).
+"""The sqlglot `Paimon` dialect: what paimon-sql reads itself, parsed (pure: no I/O).
+
+* DDL in Flink's and Spark's spellings, and Paimon types into `DataType`s (`parse_sql_type`);
+* ``CALL [sys.]procedure(arg, name => value)`` into a `Call` (`parse_call`; its arguments follow
+  Spark's lexical rules, as Paimon's procedures are Spark's);
+* ``SHOW DATABASES | SCHEMAS``, ``SHOW TABLES FROM db``, ``SHOW CREATE TABLE db.t`` into
+  `exp.Show` (`parse_show`; other SHOW forms are DuckDB's);
+* a table's ``/*+ OPTIONS('k' = 'v') */`` hint into `TableOptions` (`parse_hint`: queries are
+  parsed by DuckDB's or Spark's dialect, which keep the hint as a comment on the table);
+* ``t$snapshots`` / ``t$branch_b`` / ``t$branch_b$files`` into a `TableName` (`table_name`);
+* the leading words that route a statement read as text (`is_create_table`, `is_alter_table`,
+  `create_table_database`, `names_paimon_options`), from tokens, so strings and comments never
+  count.
+
+No regular expression routes a statement: everything here goes through sqlglot's tokenizer.
 
 >>> from paimon_sql.types import type_sql
 >>> type_sql(parse_sql_type("ROW<a INT NOT NULL, b ARRAY<STRING>>"))
 'ROW<`a` INT NOT NULL, `b` ARRAY<STRING>>'
+>>> parse_call("CALL sys.rollback(table => 'db.t', version => 2)").procedure
+'rollback'
 """
-
 from __future__ import annotations
 
 import sqlglot
