@@ -20,6 +20,7 @@ No regular expression routes a statement: everything here goes through sqlglot's
 >>> parse_call("CALL sys.rollback(table => 'db.t', version => 2)").procedure
 'rollback'
 """
+
 from __future__ import annotations
 
 import sqlglot
@@ -351,7 +352,7 @@ class Paimon(Dialect):
         TRANSFORMS = {  # noqa: RUF012
             **generator.Generator.TRANSFORMS,
             Call: lambda self, e: f"CALL sys.{self.sql(e, 'this')}({self.expressions(e, flat=1)})",
-            TableOptions: lambda self, e: f"/*+ OPTIONS({self.expressions(e, flat=1)}) */",
+            TableOptions: lambda self, e: f"/*+ OPTIONS({_option_pairs(self, e)}) */",
         }
 
 
@@ -360,6 +361,11 @@ class _CallTokenizer(Spark.Tokenizer):
 
     KEYWORDS = {**Spark.Tokenizer.KEYWORDS}  # noqa: RUF012
     KEYWORDS.pop("CALL", None)
+
+
+def _option_pairs(gen: generator.Generator, options: TableOptions) -> str:
+    """``'k' = 'v', …`` (Flink quotes the keys too)."""
+    return ", ".join(f"{gen.sql(p, 'this')} = {gen.sql(p, 'value')}" for p in options.expressions)
 
 
 def _is_call(token: Token) -> bool:

@@ -196,7 +196,8 @@ def test_hint_from_a_parsed_query() -> None:
 
 def test_hint_renders_back() -> None:
     hint = parse_hint("+ OPTIONS('a'='b')")
-    assert hint is not None and hint.sql(Paimon) == "/*+ OPTIONS(a='b') */"
+    assert hint is not None and hint.sql(Paimon) == "/*+ OPTIONS('a' = 'b') */"
+    assert parse_hint(hint.sql(Paimon)[2:-2]) == hint
 
 
 @pytest.mark.parametrize("comment", [" just a comment ", "+ BROADCAST(t) ", "don't", "OPTIONS"])
