@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import posixpath
 import unicodedata
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import InvalidNameError, OptionError, PathEscapeError
@@ -376,3 +377,44 @@ def names_of(items: Iterable[str], kind: str) -> list[str]:
     ['a']
     """
     return [n for n in items if is_valid_name(kind, n)]
+
+
+@dataclass(frozen=True, slots=True)
+class TableName:
+    """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL
+    dialect reads them through `table_name`; Java's ``Identifier`` splits them the same way)."""
+
+    table: str
+    branch: str | None = None
+    system: str | None = None
+
+
+#: What separates a table from its branch and system table (Paimon's ``Identifier``).
+SYSTEM_TABLE_SPLITTER = "$"
+_BRANCH_PREFIX = "branch_"
+
+
+def table_name(name: str) -> TableName:
+    """The parts of a table name as Paimon's Java ``Identifier`` splits it (the system table
+    name lower case).
+
+    Raises:
+        InvalidNameError: more than a branch and a system table after the name.
+
+    >>> table_name("orders$branch_dev$Files")
+    TableName(table='orders', branch='dev', system='files')
+    >>> table_name("orders$snapshots")
+    TableName(table='orders', branch=None, system='snapshots')
+    >>> table_name("orders")
+    TableName(table='orders', branch=None, system=None)
+    """
+    table, *rest = name.split(SYSTEM_TABLE_SPLITTER)
+    branch = None
+    if rest and rest[0].lower().startswith(_BRANCH_PREFIX):
+        branch = rest.pop(0)[len(_BRANCH_PREFIX) :]
+    if len(rest) > 1:
+        raise InvalidNameError(
+            f"table name {name!r} has too many '$' parts: write t, t$<system table>, "
+            "t$branch_<branch> or t$branch_<branch>$<system table>"
+        )
+    return TableName(table=table, branch=branch, system=rest[0].lower() if rest else None)

@@ -31,6 +31,8 @@ from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
     from paimon_sql.engine.relation import Relation
@@ -40,10 +42,17 @@ if TYPE_CHECKING:
 class Binder:
     """Binds the Paimon table references of statements run on `engine`."""
 
-    def __init__(self, engine: Engine, system: SystemTables) -> None:
-        """Bind on `engine`'s connection; metadata tables come from `system`."""
+    def __init__(
+        self,
+        engine: Engine,
+        system: SystemTables,
+        hints: Callable[[str], Mapping[str, str] | None],
+    ) -> None:
+        """Bind on `engine`'s connection; metadata tables come from `system`; `hints` reads a
+        table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect)."""
         self.engine = engine
         self.system = system
+        self.hints = hints
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place; whether any
@@ -67,7 +76,7 @@ class Binder:
                 table = self.engine.table(ident)
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
-            travel = travel_of(node)
+            travel = travel_of(node, self.hints)
             if travel is None:
                 snapshot, pinned = table.latest_snapshot(), False
             else:
@@ -93,7 +102,7 @@ class Binder:
                 table = self.engine.table(Identifier(node.db, base))
             except DatabaseNotFoundError:
                 return False
-            travel = travel_of(node)
+            travel = travel_of(node, self.hints)
             snapshot = None
             if travel is not None:
                 snapshot = select_travel(table, travel)

@@ -15,7 +15,6 @@ TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
 from __future__ import annotations
 
 import datetime
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,12 +23,10 @@ from sqlglot import exp
 from paimon_sql.errors import SqlError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
-
-_HINT = re.compile(r"OPTIONS\s*\((.*)\)", re.IGNORECASE | re.DOTALL)
-_PAIR = re.compile(r"'([^']*)'\s*=\s*'([^']*)'")
-
 
 @dataclass(frozen=True, slots=True)
 class TimeTravel:
@@ -97,12 +94,15 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
 
 
-def _from_hint(comments: list[str]) -> TimeTravel | None:
+
+
+def _from_hint(
+    comments: list[str], hints: Callable[[str], Mapping[str, str] | None]
+) -> TimeTravel | None:
     for comment in comments:
-        match = _HINT.search(comment)
-        if not match:
+        options = hints(comment)
+        if options is None:
             continue
-        options = dict(_PAIR.findall(match[1]))
         if "scan.snapshot-id" in options:
             return TimeTravel(snapshot_id=_whole(options["scan.snapshot-id"], "scan.snapshot-id"))
         if "scan.tag-name" in options:
@@ -115,15 +115,17 @@ def _from_hint(comments: list[str]) -> TimeTravel | None:
     return None
 
 
-def travel_of(table: exp.Table) -> TimeTravel | None:
-    """The time travel a table reference asks for, or None."""
+def travel_of(
+    table: exp.Table, hints: Callable[[str], Mapping[str, str] | None]
+) -> TimeTravel | None:
+    """The time travel a table reference asks for, or None (`hints` reads OPTIONS hints)."""
     version = table.args.get("version")
     if isinstance(version, exp.Version):
         return _from_kind(str(version.this), version.expression)
     when = table.args.get("when")
     if isinstance(when, exp.HistoricalData):
         return _from_kind(str(when.args.get("kind")), when.expression)
-    return _from_hint(table.comments or [])
+    return _from_hint(table.comments or [], hints)
 
 
 def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:

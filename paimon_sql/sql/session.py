@@ -34,6 +34,7 @@ from paimon_sql.errors import SqlError
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.sql.data_tables import read_data_table
+from paimon_sql.sql.dialect import hint_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,7 +73,7 @@ class Session:
         )
         catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self._engine = Engine(catalog, connection)
-        self._binder = Binder(self._engine, SYSTEM_TABLES)
+        self._binder = Binder(self._engine, SYSTEM_TABLES, hint_options)
         self.refresh()
 
     @property

@@ -66,19 +66,20 @@ REVIEWED = {
         "statement = sqlglot.parse_one(text, read=dialect)",
     ): "parses the user's own statement (the SQL surface itself)",
     (
-        "sql/procedures/procedures.py",
-        'select = sqlglot.parse_one("SELECT " + match[1], read="spark")',
-    ): "parses the user's own CALL arguments; only literals are accepted from the result, nothing runs",
+        "sql/dialect.py",
+        "statement = sqlglot.parse_one(text, read=Paimon)",
+    ): "parses the user's own CALL or SHOW statement into a `Call` / `exp.Show`; nothing runs (only "
+    "literals are accepted from a CALL's arguments)",
     (
         "sql/procedures/_proc_compact.py",
         'condition = sqlglot.parse_one(where, read="spark")',
     ): "the user's `where` argument; refused unless one condition on partition columns without subqueries",
     (
-        "sql/ddl.py",
+        "sql/dialect.py",
         "statements = [s for s in sqlglot.parse(sql, dialect=Paimon) if s is not None]",
     ): "parses the user's own DDL statement into a Paimon schema model; nothing runs",
     (
-        "sql/ddl.py",
+        "sql/dialect.py",
         'statement = _parse_one("CREATE TABLE _t (_c " + text + ")")',
     ): "parses a user's type text into a Paimon type model (never run); refused unless exactly one column",
     (

@@ -13,15 +13,14 @@ call, binds the arguments, and runs it. The result is a small Arrow table (Spark
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import sqlglot
 from sqlglot import exp
 
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError
+from paimon_sql.sql import dialect
 from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
 from paimon_sql.sql.procedures._procedure import Param, Procedure
 
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from paimon_sql.sql._context import Context
-
-_CALL = re.compile(r"^\s*CALL\s+(.*?)\s*;?\s*$", re.I | re.S)
-
 
 def _literal(node: exp.Expression, procedure: str) -> Any:
     if isinstance(node, exp.Neg):
@@ -57,31 +53,15 @@ def _literal(node: exp.Expression, procedure: str) -> Any:
 
 def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
     """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments); None if not a CALL."""
-    match = _CALL.match(text)
-    if not match:
+    call = dialect.parse_call(text)  # the dialect checks the form: sys namespace, argument order
+    if call is None:
         return None
-    try:
-        select = sqlglot.parse_one("SELECT " + match[1], read="spark")
-    except sqlglot.errors.SqlglotError as err:
-        # sqlglot read "SELECT <rest>": columns count from the user's "CALL <rest>"
-        shift = len("SELECT ") - match.start(1)
-        raise from_sqlglot(err, "cannot parse CALL statement", shift) from err
-    call = select.expressions[0] if isinstance(select, exp.Select) and select.expressions else None
-    if isinstance(call, exp.Dot):
-        if call.this.name.lower() != "sys":
-            raise SqlError(f"procedures live in the 'sys' namespace: write CALL sys.{call.expression.name}(...)")
-        call = call.expression
-    if not isinstance(call, exp.Func):
-        raise SqlError(f"not a procedure call: CALL {match[1]}")
-    name = (call.this if isinstance(call, exp.Anonymous) else call.sql_name()).lower()
+    name = call.procedure
     positional: list[Any] = []
     named: dict[str, Any] = {}
-    arguments = call.expressions if isinstance(call, exp.Anonymous) else list(call.iter_expressions())
-    for argument in arguments:
+    for argument in call.expressions:
         if isinstance(argument, exp.Kwarg):
             named[argument.this.name.lower()] = _literal(argument.expression, name)
-        elif named:
-            raise SqlError(f"CALL sys.{name}: positional arguments must come before named ones")
         else:
             positional.append(_literal(argument, name))
     return name, positional, named

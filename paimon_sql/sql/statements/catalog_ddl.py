@@ -8,7 +8,6 @@ SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE
 from __future__ import annotations
 
 import itertools
-import re
 import time
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,12 @@ from paimon_sql.catalog.schema_change import RenameTable, apply_alter
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError
 from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.sql.dialect import (
+    create_table_database,
+    is_alter_table,
+    is_create_table,
+    names_paimon_options,
+)
 from paimon_sql.sql.ddl import (
     CreateTable,
     parse_alter_table,
@@ -36,14 +41,6 @@ if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
 
-_CREATE_TABLE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\b", re.I)
-_ALTER_TABLE = re.compile(r"^\s*ALTER\s+TABLE\b", re.I)
-#: The database of ``CREATE TABLE [IF NOT EXISTS] db.t`` (group 2), for a statement sqlglot cannot read.
-_TARGET_DB = re.compile(
-    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([`\"]?)([\w$-]+)\1\s*\.", re.I
-)
-
-
 def _status(ctx: Context, text: str) -> Relation:
     return ctx.engine.rows(pa.table({"status": [text]}))
 
@@ -54,20 +51,19 @@ def _paimon_db(ctx: Context, database: str | None) -> bool:
 
 def create_table(ctx: Context, text: str) -> Relation | None:
     """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT]."""
-    if not _CREATE_TABLE.match(text):
+    if not is_create_table(text):
         return None
     try:
         create = parse_create_table(text)
     except SqlError:
-        paimon_target = _TARGET_DB.match(text)
-        if paimon_target and _paimon_db(ctx, paimon_target[2]):
+        if _paimon_db(ctx, create_table_database(text)):
             raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
-        if not re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
+        if not names_paimon_options(text):
             return None  # DuckDB's own CREATE TABLE
         raise
     database, name = create.identifier
     if not _paimon_db(ctx, database):
-        if re.search(r"\bWITH\s*\(|\bTBLPROPERTIES\b|\bUSING\s+paimon\b", text, re.I):
+        if names_paimon_options(text):
             raise SqlError(
                 f"database {database!r} does not exist in the warehouse; CREATE DATABASE {database} first"
                 if database
@@ -159,7 +155,7 @@ def _query_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
 
 def alter_table(ctx: Context, text: str) -> Relation | None:
     """ALTER TABLE db.t …: one new schema file with every change (ids kept, never reused)."""
-    if not _ALTER_TABLE.match(text):
+    if not is_alter_table(text):
         return None
     alter = parse_alter_table(text)
     database, name = alter.identifier

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -15,15 +14,12 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml
+from paimon_sql.sql.dialect import parse_show
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
-
-_SHOW_TABLES = re.compile(r"^\s*SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+([`\"]?)([\w$-]+)\1)?\s*;?\s*$", re.I)
-_SHOW_DATABASES = re.compile(r"^\s*SHOW\s+(?:DATABASES|SCHEMAS)\s*;?\s*$", re.I)
-
 
 def _rows(ctx: Context, table: pa.Table) -> Relation:
     return ctx.engine.rows(table)
@@ -74,15 +70,17 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     rest_text = rest.this if isinstance(rest, exp.Literal) else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
     if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
         return _explain(ctx, rest_text)
-    text = f"{statement.this} {rest_text}"
-    if _SHOW_DATABASES.match(text):
+    show = parse_show(f"{statement.this} {rest_text}")
+    if show is None:
+        return None
+    if show.this in ("DATABASES", "SCHEMAS"):
         return _rows(ctx, pa.table({"database_name": ctx.catalog.databases()}))
-    create = re.match(r"^\s*SHOW\s+CREATE\s+TABLE\s+([`\"]?)([\w$-]+)\1\.([`\"]?)([\w$-]+)\3\s*;?\s*$", text, re.I)
-    if create:
-        return catalog_ddl.show_create_table(ctx, Identifier(create[2], create[4]))
-    match = _SHOW_TABLES.match(text)
-    if match and match[2]:
-        return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(match[2])}))
+    target = show.args.get("target")
+    if target is not None and target.db:
+        return catalog_ddl.show_create_table(ctx, Identifier(target.db, target.name))
+    database = show.args.get("db")
+    if database is not None:
+        return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(database.name)}))
     return None
 
 
@@ -105,10 +103,12 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
     output = procedures.call(ctx, text)
     if output is not None:
         return _rows(ctx, output)
-    match = _SHOW_TABLES.match(text)
-    if match and match[2] and match[2] in ctx.catalog.databases():
-        return _rows(ctx, pa.table({"table_name": pa.array(ctx.catalog.tables(match[2]), pa.string())}))
-    if _SHOW_DATABASES.match(text):
+    show = parse_show(text)
+    database = show.args.get("db") if show is not None else None
+    if database is not None and database.name in ctx.catalog.databases():
+        tables = ctx.catalog.tables(database.name)
+        return _rows(ctx, pa.table({"table_name": pa.array(tables, pa.string())}))
+    if show is not None and show.this in ("DATABASES", "SCHEMAS"):
         return _rows(ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())}))
     return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
 
