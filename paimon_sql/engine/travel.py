@@ -8,7 +8,7 @@
 
 >>> import sqlglot
 >>> table = sqlglot.parse_one("SELECT * FROM db.t VERSION AS OF 'tag1'", read="duckdb").find(exp.Table)
->>> travel_of(table)
+>>> travel_of(table, hints=lambda comment: None)
 TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
 """
 

@@ -25,6 +25,7 @@ from paimon_sql.engine.travel import travel_of
 from paimon_sql.errors import OptionError, PaimonSqlError, SqlError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.sql import ddl
+from paimon_sql.sql.dialect import hint_options
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.types import DataField, DataType
 from tests.reliability._fuzz import (
@@ -165,7 +166,7 @@ def test_parsers_directly() -> None:
     def travel(text: str) -> object:
         statement = sqlglot.parse_one(text, read="duckdb")
         table = statement.find(sqlglot.exp.Table) if statement is not None else None
-        return None if table is None else travel_of(table)
+        return None if table is None else travel_of(table, hint_options)
 
     parsers = {
         "create": ddl.parse_create_table,
