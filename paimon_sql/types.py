@@ -14,6 +14,7 @@ JSON objects (paimon-format.md §2).
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,51 @@ INTEGER_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
 STRING_ROOTS = frozenset({"CHAR", "VARCHAR"})
 BINARY_ROOTS = frozenset({"BINARY", "VARBINARY"})
 NESTED_ROOTS = frozenset({"ARRAY", "MULTISET", "MAP", "ROW"})
+
+
+class RowKind(enum.IntEnum):
+    """The kind of a change row: the ``_VALUE_KIND`` byte of a data file (paimon-format.md §5).
+
+    >>> RowKind.DELETE, RowKind.DELETE.short, RowKind.from_short("+U")
+    (<RowKind.DELETE: 3>, '-D', <RowKind.UPDATE_AFTER: 2>)
+    >>> [k.short for k in RowKind if k.is_add]
+    ['+I', '+U']
+    """
+
+    INSERT = 0
+    UPDATE_BEFORE = 1
+    UPDATE_AFTER = 2
+    DELETE = 3
+
+    @property
+    def short(self) -> str:
+        """Java's short string: ``+I``, ``-U``, ``+U`` or ``-D``."""
+        return _ROW_KIND_SHORT[self]
+
+    @property
+    def is_add(self) -> bool:
+        """``+I`` or ``+U``: the row is in the table after this change."""
+        return self in (RowKind.INSERT, RowKind.UPDATE_AFTER)
+
+    @classmethod
+    def from_short(cls, text: str) -> RowKind:
+        """The kind of a short string (``+I`` …); `ValueError` for anything else."""
+        for kind, short in _ROW_KIND_SHORT.items():
+            if short == text:
+                return kind
+        raise ValueError(f"unknown row kind {text!r}: +I, -U, +U or -D expected")
+
+
+_ROW_KIND_SHORT = {
+    RowKind.INSERT: "+I",
+    RowKind.UPDATE_BEFORE: "-U",
+    RowKind.UPDATE_AFTER: "+U",
+    RowKind.DELETE: "-D",
+}
+
+#: Kinds whose row stays in the table (``+I``, ``+U``) and kinds that retract one (``-U``, ``-D``).
+ADD_KINDS = (RowKind.INSERT, RowKind.UPDATE_AFTER)
+RETRACT_KINDS = (RowKind.UPDATE_BEFORE, RowKind.DELETE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -668,6 +668,16 @@ def option_spec(key: str) -> OptionSpec | None:
     return None
 
 
+def option_default(key: str) -> str | None:
+    """The default of `key` (None when it has none or is unknown): the one home of every default.
+
+    >>> option_default("bucket"), option_default("fields.v.list-agg-delimiter"), option_default("owner")
+    ('-1', ',', None)
+    """
+    spec = option_spec(key)
+    return None if spec is None else spec.default
+
+
 def is_passthrough(key: str) -> bool:
     """True for keys owned by an engine, connector or file format (kept verbatim, not validated)."""
     return key in PASSTHROUGH_KEYS or key.startswith(PASSTHROUGH_PREFIXES)

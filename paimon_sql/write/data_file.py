@@ -35,7 +35,7 @@ from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
-from paimon_sql.types import DataField, DataType
+from paimon_sql.types import RETRACT_KINDS, DataField, DataType, RowKind
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ KEY_FIELD_ID_START = 1073741823  # Integer.MAX_VALUE / 2
 SEQUENCE_NUMBER_ID = 2147483646
 VALUE_KIND_ID = 2147483645
 _NESTED_ID_BASE = 536870911  # Integer.MAX_VALUE / 4
-_RETRACT_KINDS = pa.array([1, 3], pa.int8())  # -U, -D
+_RETRACT_KINDS = pa.array([int(k) for k in RETRACT_KINDS], pa.int8())
 _FIELD_ID = b"PARQUET:field_id"
 
 _COMPRESSION = {
@@ -190,7 +190,7 @@ def _system_columns(table: pa.Table, first_sequence_number: int | None) -> dict[
         start = first_sequence_number
         out[SEQUENCE_NUMBER] = arange(table.num_rows, start)
     if VALUE_KIND not in table.column_names:
-        out[VALUE_KIND] = pa.array([0] * table.num_rows, pa.int8())
+        out[VALUE_KIND] = pa.array([int(RowKind.INSERT)] * table.num_rows, pa.int8())
     return out
 
 
