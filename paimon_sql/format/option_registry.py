@@ -376,8 +376,8 @@ snapshot.num-retained.max | int | 2147483647 | 1..
     Most snapshots kept.
 snapshot.time-retained | dur | 1 h | -
     Longest a snapshot is kept.
-snapshot.expire.limit | int | 50 | 1..
-    Most snapshots expired at once.
+snapshot.expire.limit | int | 10 | 1..
+    Most snapshots expired at once (10 as in Paimon 0.9, which this project follows; 50 from 1.0).
 snapshot.expire.execution-mode | enum | sync | sync/async
     Expire in the commit or asynchronously.
 snapshot.clean-empty-directories | bool | false | -

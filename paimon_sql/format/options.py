@@ -155,6 +155,12 @@ class CoreOptions:
             return levels - 1
         return self.integer("num-sorted-run.compaction-trigger")
 
+    @property
+    def dynamic_bucket_initial_buckets(self) -> int:
+        """``dynamic-bucket.initial-buckets``; unset: 1 (one assigner, as Java's batch writer)."""
+        value = self.optional_integer("dynamic-bucket.initial-buckets")
+        return 1 if value is None else value
+
     def target_file_size(self, primary_key: bool) -> int:
         """``target-file-size`` in bytes; unset: 128 MiB (primary-key tables) or 256 MiB (append).
 

@@ -30,6 +30,7 @@ from sqlglot.tokens import TokenType
 
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import normalise_options, split_key_options, validate_options
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
 
@@ -532,7 +533,7 @@ def _build_create(**kw: object) -> CreateTable:
         primary_keys=draft.primary_keys,
         partition_keys=draft.partition_keys,
     )
-    if options.get("primary-key.nullable") != "true":
+    if not CoreOptions(options).flag("primary-key.nullable"):
         fields = tuple(
             replace(f, type=f.type.with_nullable(False)) if f.name in draft.primary_keys else f
             for f in fields
@@ -919,7 +920,7 @@ def _set_options(d: _Draft, change: SetOptions) -> None:
                 f"option {key!r} is fixed when the table is created; it cannot change"
             )
         if key == "bucket":
-            old_bucket, new_bucket = int(d.options.get("bucket", "-1")), int(value)
+            old_bucket, new_bucket = CoreOptions(d.options).bucket, int(value)
             if (old_bucket > 0) != (new_bucket > 0) or new_bucket < -2:
                 raise SchemaError(
                     f"cannot change 'bucket' from {old_bucket} to {value}: only a fixed bucket "

@@ -340,7 +340,7 @@ def _row_level_supported(table: Table, operation: str) -> None:
             return
         hint = "only deduplicate and partial-update tables support UPDATE"
     elif engine is MergeEngine.PARTIAL_UPDATE:
-        if options.flag("partial-update.remove-record-on-delete") or options.get(
+        if options.flag("partial-update.remove-record-on-delete") or options.text(
             "partial-update.remove-record-on-sequence-group"
         ):
             return

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
 from paimon_sql.types import RETRACT_KINDS, DataField, DataType, RowKind
@@ -137,7 +138,7 @@ def key_fields(schema: TableSchema) -> tuple[DataField, ...]:
 
 
 def _thin(options: Mapping[str, str]) -> bool:
-    return options.get("data-file.thin-mode", "false").strip().lower() == "true"
+    return CoreOptions(options).flag("data-file.thin-mode")
 
 
 def physical_fields(
@@ -224,11 +225,11 @@ def physical_table(
 
 
 def _zstd_level(options: Mapping[str, str]) -> int:
-    return int(options.get("file.compression.zstd-level", "1"))
+    return CoreOptions(options).integer("file.compression.zstd-level")
 
 
 def _codec(options: Mapping[str, str]) -> str:
-    name = options.get("file.compression", "zstd").strip().lower()
+    name = (CoreOptions(options).text("file.compression") or "").strip().lower()
     if name not in _COMPRESSION:
         raise UnsupportedFeatureError(f"file.compression {name!r} is not supported for writing")
     return _COMPRESSION[name]

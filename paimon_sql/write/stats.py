@@ -39,11 +39,11 @@ import pyarrow.compute as pc
 from paimon_sql.errors import OptionError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, SimpleStats
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.types import DataField, DataType
 
 #: Key columns are always kept to 128 characters (§5.3).
 KEY_TRUNCATE = 128
-DEFAULT_MODE = "truncate(16)"
 
 _ORDERED = frozenset(
     {
@@ -95,9 +95,10 @@ def column_modes(options: Mapping[str, str], names: Sequence[str]) -> tuple[Stat
     >>> column_modes({"fields.b.stats-mode": "none"}, ["a", "b"])
     (StatsMode(kind='truncate', length=16), StatsMode(kind='none', length=None))
     """
-    default = options.get("metadata.stats-mode", DEFAULT_MODE)
+    typed = CoreOptions(options)
+    default = typed.text("metadata.stats-mode") or ""
     return tuple(
-        parse_stats_mode(options.get(f"fields.{name}.stats-mode", default)) for name in names
+        parse_stats_mode(typed.text(f"fields.{name}.stats-mode") or default) for name in names
     )
 
 
@@ -200,11 +201,6 @@ def to_simple_stats(stats: Sequence[ColumnStats], types: Sequence[DataType]) -> 
     )
 
 
-def _bool_option(options: Mapping[str, str], key: str, default: bool) -> bool:
-    value = options.get(key)
-    return default if value is None else value.strip().lower() == "true"
-
-
 def value_stats(
     table: pa.Table, fields: Sequence[DataField], options: Mapping[str, str]
 ) -> tuple[SimpleStats, tuple[str, ...] | None]:
@@ -213,7 +209,7 @@ def value_stats(
         StatsMode("none") if f.type.root in _NO_STATS else m
         for f, m in zip(fields, column_modes(options, [f.name for f in fields]), strict=True)
     )
-    dense = _bool_option(options, "metadata.stats-dense-store", True)
+    dense = CoreOptions(options).flag("metadata.stats-dense-store")
     kept = list(zip(fields, modes, strict=True))
     cols: tuple[str, ...] | None = None
     if dense and any(m.kind == "none" for m in modes):
