@@ -517,7 +517,7 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
             retain_max=options.integer("snapshot.num-retained.max"),
             retain_min=options.integer("snapshot.num-retained.min"),
             older_than_ms=int(now - retained),
-            max_deletes=options.integer("snapshot.expire.limit"),
+            max_deletes=options.snapshot_expire_limit,
         )
     except (PaimonSqlError, OSError, ValueError) as err:
         # The commit is already visible; a failed expiration only leaves more snapshots; the next

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
+from paimon_sql.types import BINARY_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
     from paimon_sql.types import DataField, DataType
@@ -376,8 +377,8 @@ snapshot.num-retained.max | int | 2147483647 | 1..
     Most snapshots kept.
 snapshot.time-retained | dur | 1 h | -
     Longest a snapshot is kept.
-snapshot.expire.limit | int | 10 | 1..
-    Most snapshots expired at once (10 as in Paimon 0.9, which this project follows; 50 from 1.0).
+snapshot.expire.limit | int | 50 | 1..
+    Most snapshots expired at once.
 snapshot.expire.execution-mode | enum | sync | sync/async
     Expire in the commit or asynchronously.
 snapshot.clean-empty-directories | bool | false | -
@@ -515,9 +516,7 @@ PASSTHROUGH_KEYS = frozenset({"scan.parallelism", "scan.bounded.watermark", "str
 
 _DROPPED = {"connector": "paimon", "type": "table"}
 
-NUMERIC_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"})
-_COMPARABLE = NUMERIC_ROOTS | {"CHAR", "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"}
-_BINARY = frozenset({"BINARY", "VARBINARY"})
+_COMPARABLE = NUMERIC_ROOTS | STRING_ROOTS | TIMESTAMP_ROOTS | {"DATE", "TIME"}
 #: The column types each aggregate function accepts (None: any type). Seed 000 "aggregation".
 AGG_FUNCTION_TYPES: Mapping[str, frozenset[str] | None] = {
     "sum": NUMERIC_ROOTS,
@@ -532,10 +531,10 @@ AGG_FUNCTION_TYPES: Mapping[str, frozenset[str] | None] = {
     "merge_map": frozenset({"MAP"}),
     "nested_update": frozenset({"ARRAY"}),
     "nested_partial_update": frozenset({"ARRAY"}),
-    "rbm32": _BINARY,
-    "rbm64": _BINARY,
-    "hll_sketch": _BINARY,
-    "theta_sketch": _BINARY,
+    "rbm32": BINARY_ROOTS,
+    "rbm64": BINARY_ROOTS,
+    "hll_sketch": BINARY_ROOTS,
+    "theta_sketch": BINARY_ROOTS,
 }
 
 _MEMORY = re.compile(

@@ -161,6 +161,20 @@ class CoreOptions:
         value = self.optional_integer("dynamic-bucket.initial-buckets")
         return 1 if value is None else value
 
+    @property
+    def snapshot_expire_limit(self) -> int:
+        """``snapshot.expire.limit`` as the committer applies it: unset, 10, as Paimon 0.9's
+        committer does (the registry documents the 1.x default, 50, paimon-format.md §11).
+
+        >>> CoreOptions({}).snapshot_expire_limit
+        10
+        >>> CoreOptions({"snapshot.expire.limit": "3"}).snapshot_expire_limit
+        3
+        """
+        if not (self.options.get("snapshot.expire.limit") or "").strip():
+            return 10
+        return self.integer("snapshot.expire.limit")
+
     def target_file_size(self, primary_key: bool) -> int:
         """``target-file-size`` in bytes; unset: 128 MiB (primary-key tables) or 256 MiB (append).
 

@@ -31,7 +31,14 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
-from paimon_sql.types import ADD_KINDS, DataField, DataType, duckdb_type_node
+from paimon_sql.types import (
+    ADD_KINDS,
+    FLOAT_ROOTS,
+    INTEGER_ROOTS,
+    DataField,
+    DataType,
+    duckdb_type_node,
+)
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -198,13 +205,11 @@ def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
     return node
 
 
-_FLOATS = frozenset({"FLOAT", "DOUBLE"})
-_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
     """Cast a column written as `old` to `new` as Java's schema evolution does (float to int truncates)."""
-    if old.root in _FLOATS and new.root in _INTEGERS:
+    if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     return cast(node, new)
 

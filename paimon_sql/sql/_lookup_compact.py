@@ -43,8 +43,8 @@ from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector
-from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
+from paimon_sql.types import arrow_type
 from paimon_sql.write.compact import DV_INDEX
 
 if TYPE_CHECKING:

@@ -32,7 +32,14 @@ from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import normalise_options, split_key_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
-from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
+from paimon_sql.types import (
+    INTEGER_DIGITS,
+    INTEGER_RANK,
+    MAX_LENGTH,
+    DataField,
+    DataType,
+    type_sql,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -798,8 +805,6 @@ _COLUMN_OPTIONS = (
 IMMUTABLE_OPTIONS = frozenset(
     {"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field", "rowkind.field"}
 )
-_INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
-_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 
 
 @dataclass
@@ -882,10 +887,10 @@ def _reassign(t: DataType, ids: _Ids) -> DataType:
 def _widens(old: DataType, new: DataType) -> bool:
     """True when every `old` value fits `new` exactly (the type changes we allow)."""
     o, n = old.root, new.root
-    if o in _INT_RANK and n in _INT_RANK:
-        return _INT_RANK[n] >= _INT_RANK[o]
-    if o in _INT_RANK and n == "DECIMAL":
-        return (new.precision or 0) - (new.scale or 0) >= _INT_DIGITS[o]
+    if o in INTEGER_RANK and n in INTEGER_RANK:
+        return INTEGER_RANK[n] >= INTEGER_RANK[o]
+    if o in INTEGER_RANK and n == "DECIMAL":
+        return (new.precision or 0) - (new.scale or 0) >= INTEGER_DIGITS[o]
     if o == "DECIMAL" and n == "DECIMAL":
         whole = (old.precision or 0) - (old.scale or 0)
         return (new.scale or 0) >= (old.scale or 0) and (new.precision or 0) - (

@@ -54,9 +54,8 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.scan import ReadMode, plan_scan, read_mode
 from paimon_sql.plan.system import read_optimized_filter
 from paimon_sql.read.build import KIND, ReadRequest
-from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import SplitReader
-from paimon_sql.types import DataType, RowKind, field_to_json, type_sql
+from paimon_sql.types import DataType, RowKind, arrow_type, field_to_json, type_sql
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Catalog, Table

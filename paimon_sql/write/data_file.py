@@ -36,7 +36,7 @@ from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
-from paimon_sql.types import RETRACT_KINDS, DataField, DataType, RowKind
+from paimon_sql.types import RETRACT_KINDS, DataField, DataType, RowKind, arrow_atomic_type
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
@@ -76,28 +76,6 @@ def data_file_name(uuid: str, counter: int, fmt: str, prefix: str = "data-") -> 
 # --- physical schema --------------------------------------------------------------------------
 
 
-def _unit(t: DataType) -> str:
-    p = 6 if t.precision is None else t.precision
-    return "ms" if p <= 3 else ("us" if p <= 6 else "ns")
-
-
-_SIMPLE: dict[str, pa.DataType] = {
-    "BOOLEAN": pa.bool_(),
-    "TINYINT": pa.int8(),
-    "SMALLINT": pa.int16(),
-    "INT": pa.int32(),
-    "BIGINT": pa.int64(),
-    "FLOAT": pa.float32(),
-    "DOUBLE": pa.float64(),
-    "DATE": pa.date32(),
-    "TIME": pa.time32("ms"),
-    "CHAR": pa.string(),
-    "VARCHAR": pa.string(),
-    "BINARY": pa.binary(),
-    "VARBINARY": pa.binary(),
-}
-
-
 def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Field:
     """The Arrow field of a Paimon column, nullability and (nested) Parquet field ids included.
 
@@ -111,12 +89,9 @@ def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Fie
 
 
 def _arrow_type(t: DataType, field_id: int, depth: int) -> pa.DataType:
-    if t.root in _SIMPLE:
-        return _SIMPLE[t.root]
-    if t.root == "DECIMAL":
-        return pa.decimal128(t.precision or 10, t.scale or 0)
-    if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return pa.timestamp(_unit(t), tz="UTC" if t.root == "TIMESTAMP_LTZ" else None)
+    atomic = arrow_atomic_type(t)
+    if atomic is not None:
+        return atomic
     up, down = _NESTED_ID_BASE + 1024 * field_id + depth, _NESTED_ID_BASE - 1024 * field_id - depth
     if t.root == "ARRAY":
         assert t.element is not None
