@@ -36,7 +36,15 @@ from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
-from paimon_sql.types import RETRACT_KINDS, DataField, DataType, RowKind, arrow_atomic_type
+from paimon_sql.types import (
+    RETRACT_KINDS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataField,
+    DataType,
+    RowKind,
+    arrow_atomic_type,
+)
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
@@ -330,7 +338,7 @@ def avro_type(t: DataType, record_name: str) -> Any:
             "precision": t.precision,
             "scale": t.scale,
         }
-    elif t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+    elif t.root in TIMESTAMP_ROOTS:
         base = _avro_timestamp(t)
     elif t.root == "ARRAY":
         assert t.element is not None
@@ -353,7 +361,7 @@ def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
     key = t.key if t.root == "MAP" else t.element
     value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
     assert key is not None and value is not None
-    if key.root in ("CHAR", "VARCHAR"):
+    if key.root in STRING_ROOTS:
         return {"type": "map", "values": avro_type(value, record_name)}
     entry = {
         "type": "record",
@@ -378,7 +386,7 @@ def _avro_value(value: Any, t: DataType) -> Any:
         vt = t.value if t.root == "MAP" else DataType(root="INT")
         assert key is not None and vt is not None
         pairs = [(k, _avro_value(v, vt)) for k, v in value]
-        if key.root in ("CHAR", "VARCHAR"):
+        if key.root in STRING_ROOTS:
             return dict(pairs)
         return [{"key": _avro_value(k, key), "value": v} for k, v in pairs]
     if t.root == "ROW":

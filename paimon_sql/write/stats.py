@@ -40,28 +40,21 @@ from paimon_sql.errors import OptionError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, SimpleStats
 from paimon_sql.format.options import CoreOptions
-from paimon_sql.types import DataField, DataType
+from paimon_sql.types import (
+    FLOAT_ROOTS,
+    NESTED_ROOTS,
+    NUMERIC_ROOTS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataField,
+    DataType,
+)
 
 #: Key columns are always kept to 128 characters (§5.3).
 KEY_TRUNCATE = 128
 
-_ORDERED = frozenset(
-    {
-        "BOOLEAN",
-        "TINYINT",
-        "SMALLINT",
-        "INT",
-        "BIGINT",
-        "FLOAT",
-        "DOUBLE",
-        "DATE",
-        "TIME",
-        "DECIMAL",
-        "CHAR",
-        "VARCHAR",
-    }
-)
-_NO_STATS = frozenset({"ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"})
+_ORDERED = NUMERIC_ROOTS | STRING_ROOTS | {"BOOLEAN", "DATE", "TIME"}
+_NO_STATS = NESTED_ROOTS | {"VARIANT", "BLOB"}
 _TRUNCATE = re.compile(r"^\s*truncate\s*\(\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _MAX_CODE_POINT = 0x10FFFF
 
@@ -148,7 +141,7 @@ _UNKNOWN = ColumnStats(None, None, None)
 
 
 def _has_min_max(t: DataType) -> bool:
-    if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+    if t.root in TIMESTAMP_ROOTS:
         return (t.precision if t.precision is not None else 6) <= 6
     return t.root in _ORDERED
 
@@ -156,7 +149,7 @@ def _has_min_max(t: DataType) -> bool:
 def _min_max(column: pa.ChunkedArray | pa.Array, t: DataType) -> tuple[Any, Any]:
     if column.null_count == len(column) or not _has_min_max(t):
         return None, None
-    if t.root in ("FLOAT", "DOUBLE") and pc.any(pc.is_nan(column)).as_py():
+    if t.root in FLOAT_ROOTS and pc.any(pc.is_nan(column)).as_py():
         return None, None
     result = pc.min_max(column)
     return result["min"].as_py(), result["max"].as_py()
