@@ -421,10 +421,10 @@ class TagPeriod:
 def tag_period(options: Mapping[str, str]) -> TagPeriod:
     """The `TagPeriod` of a table's options."""
     typed = CoreOptions(options)
-    period = typed.choice("tag.creation-period") or ""
+    period = typed.choice("tag.creation-period")
     if period not in _PERIODS:
         raise OptionError(f"tag.creation-period {period!r} is not one of {', '.join(_PERIODS)}")
-    formatter = typed.choice("tag.period-formatter") or ""
+    formatter = typed.choice("tag.period-formatter")
     return TagPeriod(hours=_PERIODS[period], formatter=formatter)
 
 
@@ -439,7 +439,7 @@ def _extractor(mode: str, options: Mapping[str, str]) -> TimeOf:
         raise OptionError(
             f"tag.automatic-creation {mode!r} is not one of none, process-time, watermark, batch"
         )
-    zone = zoneinfo.ZoneInfo(options.get("sink.watermark-time-zone", "UTC"))
+    zone = zoneinfo.ZoneInfo(CoreOptions(options).watermark_time_zone)
 
     def watermark(snapshot: Snapshot) -> datetime.datetime | None:
         if snapshot.watermark is None:

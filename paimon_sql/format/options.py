@@ -66,14 +66,18 @@ class CoreOptions:
         value = self.options.get(key)
         return option_default(key) if value is None else value
 
-    def choice(self, key: str) -> str | None:
-        """An enum-like option in lower case (`text`, lowered).
+    def choice(self, key: str) -> str:
+        """An enum option the registry has a default for, in lower case.
 
         >>> CoreOptions({"tag.automatic-creation": "Process-Time"}).choice("tag.automatic-creation")
         'process-time'
+        >>> CoreOptions({}).choice("tag.automatic-creation")
+        'none'
         """
         value = self.text(key)
-        return None if value is None else value.lower()
+        if value is None:
+            raise OptionError(f"option {key!r} is not set and has no default")
+        return value.lower()
 
     def _set(self, key: str) -> str | None:
         """`text`, with a blank value read as unset (numbers, sizes and durations)."""
@@ -174,6 +178,12 @@ class CoreOptions:
         if not (self.options.get("snapshot.expire.limit") or "").strip():
             return 10
         return self.integer("snapshot.expire.limit")
+
+    @property
+    def watermark_time_zone(self) -> str:
+        """``sink.watermark-time-zone`` (a Flink sink option the registry passes through, so its
+        default lives here): the zone of watermark-based tag times, UTC when unset."""
+        return self.options.get("sink.watermark-time-zone", "UTC")
 
     def target_file_size(self, primary_key: bool) -> int:
         """``target-file-size`` in bytes; unset: 128 MiB (primary-key tables) or 256 MiB (append).
