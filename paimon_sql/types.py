@@ -1,6 +1,6 @@
-"""Paimon's data types: the model, their JSON form (schema files), and the ONE mapping to and from
-Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the sets of type
-roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
+"""Paimon's data types: the model, their JSON form (schema files), and the ONE mapping to and
+from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the
+sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
 
 Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET, MAP and ROW are
 JSON objects (paimon-format.md §2).
@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +90,15 @@ _ROW_KIND_SHORT = {
 #: Kinds whose row stays in the table (``+I``, ``+U``) and kinds that retract one (``-U``, ``-D``).
 ADD_KINDS = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 RETRACT_KINDS = (RowKind.UPDATE_BEFORE, RowKind.DELETE)
+
+
+def row_kind_in(column: exp.Expression, kinds: Iterable[RowKind]) -> exp.In:
+    """``column IN (…)`` over the bytes of `kinds`, as a sqlglot node.
+
+    >>> row_kind_in(exp.column("_VALUE_KIND"), ADD_KINDS).sql()
+    '_VALUE_KIND IN (0, 2)'
+    """
+    return exp.In(this=column, expressions=[exp.Literal.number(int(k)) for k in kinds])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,8 +7,10 @@ default is written once, in the registry, and never at a read site.
 >>> o = CoreOptions({"merge-engine": "first-row", "ignore-delete": "true"})
 >>> o.merge_engine, o.ignore_delete
 (<MergeEngine.FIRST_ROW: 'first-row'>, True)
->>> o.integer("commit.max-retries"), o.memory("write-buffer-size"), o.duration_ms("snapshot.time-retained")
-(10, 268435456, 3600000)
+>>> o.integer("commit.max-retries"), o.memory("write-buffer-size")
+(10, 268435456)
+>>> o.duration_ms("snapshot.time-retained")
+3600000
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ class CoreOptions:
     def text(self, key: str) -> str | None:
         """The value of `key` as stored, else the registry's default (None when it has none).
 
-        >>> CoreOptions({}).text("tag.creation-period"), CoreOptions({}).text("tag.num-retained-max")
+        >>> unset = CoreOptions({})
+        >>> unset.text("tag.creation-period"), unset.text("tag.num-retained-max")
         ('daily', None)
         """
         value = self.options.get(key)
@@ -188,7 +191,8 @@ class CoreOptions:
     def target_file_size(self, primary_key: bool) -> int:
         """``target-file-size`` in bytes; unset: 128 MiB (primary-key tables) or 256 MiB (append).
 
-        >>> CoreOptions({}).target_file_size(True) >> 20, CoreOptions({}).target_file_size(False) >> 20
+        >>> unset = CoreOptions({})
+        >>> unset.target_file_size(True) >> 20, unset.target_file_size(False) >> 20
         (128, 256)
         """
         value = self.optional_memory("target-file-size")

@@ -14,6 +14,7 @@ import dataclasses
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Section
 
+
 def read_optimized_filter(plan: ScanPlan) -> ScanPlan:
     """The plan of ``t$ro``: for merge-read primary-key tables keep only top-level files, one section each.
 

@@ -38,6 +38,7 @@ from paimon_sql.types import (
     DataField,
     DataType,
     duckdb_type_node,
+    row_kind_in,
 )
 
 SEQ = "_SEQUENCE_NUMBER"
@@ -330,7 +331,7 @@ class _SplitQuery:
     def section_queries(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> Iterable[exp.Select]:
         """The section's rows as queries whose results concatenate to it (several only for an anti-join
         chain, one per file, built as they are asked for)."""
-        kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(int(k)) for k in ADD_KINDS])
+        kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
         parts = []
         for f in files:
@@ -592,7 +593,7 @@ def _plain_scan(
         select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))
         conditions.append(col(KEEP))
     if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
-        conditions.append(exp.In(this=col(KIND), expressions=[exp.Literal.number(int(k)) for k in ADD_KINDS]))
+        conditions.append(row_kind_in(col(KIND), ADD_KINDS))
     if conditions:
         select = select.where(exp.and_(*conditions))
     return exp.select(*[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]).from_(

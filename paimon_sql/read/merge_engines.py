@@ -19,7 +19,7 @@ from sqlglot import exp
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import CoreOptions, MergeEngine
-from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind
+from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
 
 ORD = "__paimon_ord"
 SEQ = "_SEQUENCE_NUMBER"
@@ -123,7 +123,7 @@ def _ident(name: str) -> exp.Column:
 
 
 def _add_kind() -> exp.Expression:
-    return exp.In(this=_ident(KIND), expressions=[exp.Literal.number(int(k)) for k in ADD_KINDS])
+    return row_kind_in(_ident(KIND), ADD_KINDS)
 
 
 def _fail(message: str) -> exp.Expression:
@@ -225,7 +225,7 @@ class GroupedMerge:
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if name == "last_value":
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
-            value = exp.If(this=exp.In(this=last_kind, expressions=[exp.Literal.number(int(k)) for k in RETRACT_KINDS]),
+            value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS),
                            true=exp.null(), false=value)
         elif name == "last_non_null_value" and not ignore:
             # Java's retract nulls the field when the retracted value is not null, else keeps
@@ -255,9 +255,9 @@ class GroupedMerge:
         if self.options.ignore_delete:
             source = exp.select("*").from_(source.subquery()).where(_add_kind())
         elif remove_on_delete:
+            is_delete = exp.EQ(this=kinds, expression=exp.Literal.number(int(RowKind.DELETE)))
             last_delete = exp.Window(
-                this=exp.Max(this=exp.If(this=exp.EQ(this=kinds, expression=exp.Literal.number(int(RowKind.DELETE))),
-                                         true=_ident(ORD), false=exp.null())),
+                this=exp.Max(this=exp.If(this=is_delete, true=_ident(ORD), false=exp.null())),
                 partition_by=[_ident(k) for k in self.keys],
             )
             flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(source.subquery())

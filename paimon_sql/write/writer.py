@@ -536,7 +536,9 @@ class TableWriter:
         # slower); a key written twice in one statement is found in the sorted stream instead.
         return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
 
-    def _stream(self, source: exp.Expression | str, kind: RowKind) -> tuple[list[CommitMessage], int]:
+    def _stream(
+        self, source: exp.Expression | str, kind: RowKind
+    ) -> tuple[list[CommitMessage], int]:
         starts = self.next_sequence()
         base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
         query = self._stream_query(source, kind)
