@@ -53,9 +53,9 @@ class DynamicBucketOptions:
     ``b`` with ``b % n`` equal to its id.
     """
 
-    target_row_num: int = 2_000_000
-    max_buckets: int = -1
-    num_assigners: int = 1
+    target_row_num: int = CoreOptions({}).integer("dynamic-bucket.target-row-num")
+    max_buckets: int = CoreOptions({}).integer("dynamic-bucket.max-buckets")
+    num_assigners: int = CoreOptions({}).dynamic_bucket_initial_buckets
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> DynamicBucketOptions:
