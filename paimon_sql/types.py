@@ -1,4 +1,6 @@
-"""Paimon's data types: the model, their JSON form (schema files), and their DuckDB form.
+"""Paimon's data types: the model, their JSON form (schema files), and the ONE mapping to and
+from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the
+sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
 
 Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET, MAP and ROW are
 JSON objects (paimon-format.md §2).
@@ -14,22 +16,89 @@ JSON objects (paimon-format.md §2).
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 from sqlglot import exp
 
-from paimon_sql.errors import SpecViolationError
+from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
+
+if TYPE_CHECKING:
+    import duckdb
 
 MAX_LENGTH = 2147483647
 
 #: Roots whose value is one fixed-width number (BinaryRow slot, comparable as Python numbers).
 INTEGER_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
+#: The integer roots by width (a narrower one widens into a wider one without loss).
+INTEGER_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
+#: Decimal digits an integer root needs (DECIMAL(p, s) holds it when p - s >= this).
+INTEGER_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+FLOAT_ROOTS = frozenset({"FLOAT", "DOUBLE"})
+NUMERIC_ROOTS = INTEGER_ROOTS | FLOAT_ROOTS | {"DECIMAL"}
 STRING_ROOTS = frozenset({"CHAR", "VARCHAR"})
 BINARY_ROOTS = frozenset({"BINARY", "VARBINARY"})
+TIMESTAMP_ROOTS = frozenset({"TIMESTAMP", "TIMESTAMP_LTZ"})
 NESTED_ROOTS = frozenset({"ARRAY", "MULTISET", "MAP", "ROW"})
+
+
+class RowKind(enum.IntEnum):
+    """The kind of a change row: the ``_VALUE_KIND`` byte of a data file (paimon-format.md §5).
+
+    >>> RowKind.DELETE, RowKind.DELETE.short, RowKind.from_short("+U")
+    (<RowKind.DELETE: 3>, '-D', <RowKind.UPDATE_AFTER: 2>)
+    >>> [k.short for k in RowKind if k.is_add]
+    ['+I', '+U']
+    """
+
+    INSERT = 0
+    UPDATE_BEFORE = 1
+    UPDATE_AFTER = 2
+    DELETE = 3
+
+    @property
+    def short(self) -> str:
+        """Java's short string: ``+I``, ``-U``, ``+U`` or ``-D``."""
+        return _ROW_KIND_SHORT[self]
+
+    @property
+    def is_add(self) -> bool:
+        """``+I`` or ``+U``: the row is in the table after this change."""
+        return self in (RowKind.INSERT, RowKind.UPDATE_AFTER)
+
+    @classmethod
+    def from_short(cls, text: str) -> RowKind:
+        """The kind of a short string (``+I`` …); `ValueError` for anything else."""
+        for kind, short in _ROW_KIND_SHORT.items():
+            if short == text:
+                return kind
+        raise ValueError(f"unknown row kind {text!r}: +I, -U, +U or -D expected")
+
+
+_ROW_KIND_SHORT = {
+    RowKind.INSERT: "+I",
+    RowKind.UPDATE_BEFORE: "-U",
+    RowKind.UPDATE_AFTER: "+U",
+    RowKind.DELETE: "-D",
+}
+
+#: Kinds whose row stays in the table (``+I``, ``+U``) and kinds that retract one (``-U``, ``-D``).
+ADD_KINDS = (RowKind.INSERT, RowKind.UPDATE_AFTER)
+RETRACT_KINDS = (RowKind.UPDATE_BEFORE, RowKind.DELETE)
+
+
+def row_kind_in(column: exp.Expression, kinds: Iterable[RowKind]) -> exp.In:
+    """``column IN (…)`` over the bytes of `kinds`, as a sqlglot node.
+
+    >>> row_kind_in(exp.column("_VALUE_KIND"), ADD_KINDS).sql()
+    '_VALUE_KIND IN (0, 2)'
+    """
+    return exp.In(this=column, expressions=[exp.Literal.number(int(k)) for k in kinds])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -329,3 +398,119 @@ def duckdb_type_node(t: DataType) -> exp.DataType:
     'STRUCT("a""b" DECIMAL(5, 2))'
     """
     return _type_node(t).copy()
+
+
+# --- Arrow --------------------------------------------------------------------------------------
+
+_ARROW_SIMPLE: dict[str, pa.DataType] = {
+    "BOOLEAN": pa.bool_(),
+    "TINYINT": pa.int8(),
+    "SMALLINT": pa.int16(),
+    "INT": pa.int32(),
+    "BIGINT": pa.int64(),
+    "FLOAT": pa.float32(),
+    "DOUBLE": pa.float64(),
+    "DATE": pa.date32(),
+    "TIME": pa.time32("ms"),
+    "CHAR": pa.string(),
+    "VARCHAR": pa.string(),
+    "BINARY": pa.binary(),
+    "VARBINARY": pa.binary(),
+}
+
+
+def arrow_time_unit(t: DataType) -> str:
+    """The Arrow unit of a TIMESTAMP(p): ms up to 3, us up to 6 (the default), else ns."""
+    p = 6 if t.precision is None else t.precision
+    return "ms" if p <= 3 else ("us" if p <= 6 else "ns")
+
+
+def arrow_atomic_type(t: DataType) -> pa.DataType | None:
+    """The Arrow type of an atomic Paimon type; None for nested types and those Arrow has no
+    type for (VARIANT, BLOB).
+
+    >>> arrow_atomic_type(parse_type("TIMESTAMP(3) WITH LOCAL TIME ZONE"))
+    TimestampType(timestamp[ms, tz=UTC])
+    """
+    if t.root in _ARROW_SIMPLE:
+        return _ARROW_SIMPLE[t.root]
+    if t.root == "DECIMAL":
+        return pa.decimal128(t.precision or 10, t.scale or 0)
+    if t.root in TIMESTAMP_ROOTS:
+        return pa.timestamp(arrow_time_unit(t), tz="UTC" if t.root == "TIMESTAMP_LTZ" else None)
+    return None
+
+
+def arrow_type(t: DataType) -> pa.DataType:
+    """The Arrow type a Paimon type reads as (data files DuckDB cannot read itself: ORC, Avro).
+
+    MULTISET is a map to INT counts; a type without an Arrow type (VARIANT, BLOB) reads as binary.
+
+    >>> arrow_type(parse_type({"type": "MULTISET", "element": "STRING"}))
+    MapType(map<string, int32>)
+    """
+    atomic = arrow_atomic_type(t)
+    if atomic is not None:
+        return atomic
+    if t.root == "ARRAY":
+        assert t.element is not None
+        return pa.list_(arrow_type(t.element))
+    if t.root == "MULTISET":
+        assert t.element is not None
+        return pa.map_(arrow_type(t.element), pa.int32())
+    if t.root == "MAP":
+        assert t.key is not None and t.value is not None
+        return pa.map_(arrow_type(t.key), arrow_type(t.value))
+    if t.root == "ROW":
+        return pa.struct([pa.field(f.name, arrow_type(f.type)) for f in t.fields])
+    return pa.binary()
+
+
+# --- from DuckDB --------------------------------------------------------------------------------
+
+_FROM_DUCKDB = {
+    "boolean": DataType(root="BOOLEAN"),
+    "tinyint": DataType(root="TINYINT"),
+    "smallint": DataType(root="SMALLINT"),
+    "integer": DataType(root="INT"),
+    "bigint": DataType(root="BIGINT"),
+    "float": DataType(root="FLOAT"),
+    "double": DataType(root="DOUBLE"),
+    "date": DataType(root="DATE"),
+    "varchar": DataType(root="VARCHAR", length=MAX_LENGTH),
+    "blob": DataType(root="VARBINARY", length=MAX_LENGTH),
+    "time": DataType(root="TIME", precision=0),
+    "timestamp": DataType(root="TIMESTAMP", precision=6),
+    "timestamp_ns": DataType(root="TIMESTAMP", precision=9),
+    "timestamp with time zone": DataType(root="TIMESTAMP_LTZ", precision=6),
+    "hugeint": DataType(root="DECIMAL", precision=38, scale=0),
+}
+
+
+def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
+    """The Paimon column of a DuckDB query column (its id first, then its nested fields' ids, as
+    Java); `UnsupportedFeatureError` when Paimon has no type for it."""
+    field_id = next(ids)
+    return DataField(id=field_id, name=name, type=from_duckdb_type(kind, ids))
+
+
+def from_duckdb_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
+    """The Paimon type of a DuckDB type (`kind.id` and `kind.children`); ROW fields take their ids
+    from `ids`. `UnsupportedFeatureError` when Paimon has no type for it."""
+    children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
+    if kind.id == "decimal":
+        precision, scale = (int(v) for _, v in children)
+        return DataType(root="DECIMAL", precision=precision, scale=scale)
+    if kind.id in ("list", "array"):
+        return DataType(root="ARRAY", element=from_duckdb_type(children[0][1], ids))
+    if kind.id == "map":
+        key = from_duckdb_type(children[0][1], ids)
+        return DataType(root="MAP", key=key, value=from_duckdb_type(children[1][1], ids))
+    if kind.id == "struct":
+        return DataType(root="ROW", fields=tuple(from_duckdb_field(n, t, ids) for n, t in children))
+    known = _FROM_DUCKDB.get(kind.id)
+    if known is None:
+        raise UnsupportedFeatureError(
+            f"a column of DuckDB type {kind.id.upper()} has no Paimon type; cast it"
+        )
+    return known

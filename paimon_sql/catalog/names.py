@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import InvalidNameError, OptionError, PathEscapeError
+from paimon_sql.format.option_registry import option_default
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -206,15 +207,15 @@ DIRECTORY_OPTIONS = ("data-file.path-directory",)
 EXTERNAL_PATHS = "data-file.external-paths"
 
 
-def file_prefix(options: Mapping[str, str], key: str, default: str) -> str:
+def file_prefix(options: Mapping[str, str], key: str) -> str:
     """The file name prefix option `key` (``data-file.prefix`` ...), checked: never a folder part.
 
-    >>> file_prefix({"data-file.prefix": "d-"}, "data-file.prefix", "data-")
+    >>> file_prefix({"data-file.prefix": "d-"}, "data-file.prefix")
     'd-'
-    >>> file_prefix({}, "data-file.prefix", "data-")
-    'data-'
+    >>> file_prefix({}, "data-file.prefix"), file_prefix({}, "changelog-file.prefix")
+    ('data-', 'changelog-')
     """
-    value = options.get(key) or default
+    value = options.get(key) or option_default(key) or ""
     problem = _prefix_problem(value)
     if problem is not None:
         raise OptionError(
@@ -255,7 +256,7 @@ def check_path_options(options: Mapping[str, str]) -> None:
     table option 'data-file.prefix' = '../../x-' is not a file nam
     """
     for key in PREFIX_OPTIONS:
-        file_prefix(options, key, "data-")
+        file_prefix(options, key)
     path_directory(options)
     external_roots(options)
     fallback = options.get("scan.fallback-branch")

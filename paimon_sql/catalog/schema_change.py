@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.format.schema import CURRENT_VERSION
-from paimon_sql.types import DataField, type_sql
+from paimon_sql.format.options import CoreOptions
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, type_sql
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -173,8 +174,6 @@ _COLUMN_OPTIONS = (
 IMMUTABLE_OPTIONS = frozenset(
     {"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field", "rowkind.field"}
 )
-_INT_RANK = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
-_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 
 
 @dataclass
@@ -257,10 +256,10 @@ def _reassign(t: DataType, ids: _Ids) -> DataType:
 def _widens(old: DataType, new: DataType) -> bool:
     """True when every `old` value fits `new` exactly (the type changes we allow)."""
     o, n = old.root, new.root
-    if o in _INT_RANK and n in _INT_RANK:
-        return _INT_RANK[n] >= _INT_RANK[o]
-    if o in _INT_RANK and n == "DECIMAL":
-        return (new.precision or 0) - (new.scale or 0) >= _INT_DIGITS[o]
+    if o in INTEGER_RANK and n in INTEGER_RANK:
+        return INTEGER_RANK[n] >= INTEGER_RANK[o]
+    if o in INTEGER_RANK and n == "DECIMAL":
+        return (new.precision or 0) - (new.scale or 0) >= INTEGER_DIGITS[o]
     if o == "DECIMAL" and n == "DECIMAL":
         whole = (old.precision or 0) - (old.scale or 0)
         return (new.scale or 0) >= (old.scale or 0) and (new.precision or 0) - (
@@ -295,7 +294,7 @@ def _set_options(d: _Draft, change: SetOptions) -> None:
                 f"option {key!r} is fixed when the table is created; it cannot change"
             )
         if key == "bucket":
-            old_bucket, new_bucket = int(d.options.get("bucket", "-1")), int(value)
+            old_bucket, new_bucket = CoreOptions(d.options).bucket, int(value)
             if (old_bucket > 0) != (new_bucket > 0) or new_bucket < -2:
                 raise SchemaError(
                     f"cannot change 'bucket' from {old_bucket} to {value}: only a fixed bucket "

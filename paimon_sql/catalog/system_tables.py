@@ -858,7 +858,7 @@ def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
         if not render.part_types:
             continue
         keys = table.latest_schema.partition_keys
-        default = table.latest_schema.options.get("partition.default-name", "__DEFAULT_PARTITION__")
+        default = CoreOptions(table.latest_schema.options).partition_default_name
         groups = _aggregate(live_entries(table, table.latest_snapshot()), lambda e: e.partition)
         for part, g in sorted(groups.items()):
             last = g["last_update_time"]

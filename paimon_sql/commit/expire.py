@@ -46,7 +46,6 @@ from paimon_sql.errors import (
 )
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
-from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.partition import partition_path
 
@@ -117,7 +116,7 @@ class Layout:
         if meta.external_path:
             options = self.options.options
             return names.external_path(meta.external_path, options, what=f"{what} {name}")
-        if (self.options.get("index-file-in-data-file-dir") or "false").lower() == "true":
+        if self.options.flag("index-file-in-data-file-dir"):
             return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
         return self.table.sub("index", name)
 
@@ -478,20 +477,17 @@ def _delete_data_files(
 # --- expiration at commit time ------------------------------------------------------------------
 
 
-def _int_option(options: CoreOptions, key: str, default: int) -> int:
-    value = options.get(key)
-    return default if value is None or not str(value).strip() else int(value)
-
-
 def changelog_decoupled(options: CoreOptions) -> bool:
     """Whether ``changelog.*`` retention exceeds the snapshot retention (unset = equal)."""
-    s_max = _int_option(options, "snapshot.num-retained.max", INT_MAX)
-    s_min = _int_option(options, "snapshot.num-retained.min", 10)
-    s_time = parse_duration(options.get("snapshot.time-retained") or "1 h")
-    c_max = _int_option(options, "changelog.num-retained.max", s_max)
-    c_min = _int_option(options, "changelog.num-retained.min", s_min)
-    c_time_text = options.get("changelog.time-retained")
-    c_time = parse_duration(c_time_text) if c_time_text else s_time
+    s_max = options.integer("snapshot.num-retained.max")
+    s_min = options.integer("snapshot.num-retained.min")
+    s_time = options.duration_ms("snapshot.time-retained")
+    c_max = options.optional_integer("changelog.num-retained.max")
+    c_min = options.optional_integer("changelog.num-retained.min")
+    c_time = options.optional_duration_ms("changelog.time-retained")
+    c_max = s_max if c_max is None else c_max
+    c_min = s_min if c_min is None else c_min
+    c_time = s_time if c_time is None else c_time
     return c_max > s_max or c_min > s_min or c_time > s_time
 
 
@@ -504,7 +500,7 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
     files are not written here, so everything is kept rather than deleting what Java would keep).
     """
     options = CoreOptions(table.schema(snapshot.schema_id).options)
-    if (options.get("write-only") or "false").lower() == "true":
+    if options.flag("write-only"):
         return 0
     if changelog_decoupled(options):
         log.warning(
@@ -515,13 +511,13 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
         return 0
     now = int(time.time() * 1000) if now_ms is None else now_ms
     try:
-        retained = parse_duration(options.get("snapshot.time-retained") or "1 h")
+        retained = options.duration_ms("snapshot.time-retained")
         return expire_snapshots(
             table,
-            retain_max=_int_option(options, "snapshot.num-retained.max", INT_MAX),
-            retain_min=_int_option(options, "snapshot.num-retained.min", 10),
+            retain_max=options.integer("snapshot.num-retained.max"),
+            retain_min=options.integer("snapshot.num-retained.min"),
             older_than_ms=int(now - retained),
-            max_deletes=_int_option(options, "snapshot.expire.limit", 10),
+            max_deletes=options.snapshot_expire_limit,
         )
     except (PaimonSqlError, OSError, ValueError) as err:
         # The commit is already visible; a failed expiration only leaves more snapshots; the next

@@ -60,7 +60,6 @@ from paimon_sql.format.manifest import (
     manifest_entry_to_record,
     manifest_file_meta_to_record,
 )
-from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_to_json
 from paimon_sql.io.records import encode_avro
@@ -162,7 +161,7 @@ class Committer:
         if not messages and overwrite is None:
             return None
         options = CoreOptions(self.table.latest_schema.options)
-        retries = int(options.get("commit.max-retries", "10") or 10)
+        retries = options.integer("commit.max-retries")
         if identifier != BATCH_IDENTIFIER:  # a resumed job re-commits what may have landed
             landed = self.committed(identifier)
             if landed is not None:
@@ -376,12 +375,12 @@ class Committer:
         entries (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
         ``manifest.target-file-size`` (8 MiB), so reads stay cheap."""
         options = CoreOptions(schema.options)
-        min_count = int(options.get("manifest.merge-min-count", "30") or 30)
+        min_count = options.integer("manifest.merge-min-count")
         if len(metas) < min_count:
             return metas
         if live is None:
             live = _live(self.table, metas)
-        target = memory_size(options.get("manifest.target-file-size", "8 mb") or "8 mb")
+        target = options.memory("manifest.target-file-size")
         total = sum(m.file_size for m in metas) or 1
         entries_per_file = max(1, int(len(live) * target / total)) if live else 1
         merged = [

@@ -45,6 +45,7 @@ from paimon_sql.errors import (
     SnapshotNotFoundError,
 )
 from paimon_sql.format.option_registry import parse_duration
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
 if TYPE_CHECKING:
@@ -419,10 +420,11 @@ class TagPeriod:
 
 def tag_period(options: Mapping[str, str]) -> TagPeriod:
     """The `TagPeriod` of a table's options."""
-    period = options.get("tag.creation-period", "daily").lower()
+    typed = CoreOptions(options)
+    period = typed.choice("tag.creation-period")
     if period not in _PERIODS:
         raise OptionError(f"tag.creation-period {period!r} is not one of {', '.join(_PERIODS)}")
-    formatter = options.get("tag.period-formatter", "with_dashes").lower()
+    formatter = typed.choice("tag.period-formatter")
     return TagPeriod(hours=_PERIODS[period], formatter=formatter)
 
 
@@ -437,7 +439,7 @@ def _extractor(mode: str, options: Mapping[str, str]) -> TimeOf:
         raise OptionError(
             f"tag.automatic-creation {mode!r} is not one of none, process-time, watermark, batch"
         )
-    zone = zoneinfo.ZoneInfo(options.get("sink.watermark-time-zone", "UTC"))
+    zone = zoneinfo.ZoneInfo(CoreOptions(options).watermark_time_zone)
 
     def watermark(snapshot: Snapshot) -> datetime.datetime | None:
         if snapshot.watermark is None:
@@ -477,7 +479,8 @@ def auto_create_tags(
     the creation time of retained tags.
     """
     options = dict(table.latest_schema.options)
-    mode = options.get("tag.automatic-creation", "none").lower()
+    typed = CoreOptions(options)
+    mode = typed.choice("tag.automatic-creation")
     if mode == "none":
         return []
     if mode == "batch":
@@ -485,8 +488,8 @@ def auto_create_tags(
     period = tag_period(options)
     delay = _delay(options, period)
     extract = time_of or _extractor(mode, options)
-    complete = options.get("tag.automatic-completion", "false").lower() == "true"
-    seconds = retained_seconds(options.get("tag.default-time-retained"))
+    complete = typed.flag("tag.automatic-completion")
+    seconds = retained_seconds(typed.text("tag.default-time-retained"))
     state = _AutoState.resume(table, period)
     created: list[str] = []
     for snapshot in state.pending(table):
@@ -502,13 +505,13 @@ def auto_create_tags(
         if _create_file(table, name, snapshot, content):
             created.append(name)
         state.next_tag = start + period.length
-        _retain_auto_tags(table, period, options.get("tag.num-retained-max"))
+        _retain_auto_tags(table, period, typed.text("tag.num-retained-max"))
     return created
 
 
 def _delay(options: Mapping[str, str], period: TagPeriod) -> datetime.timedelta:
     """``tag.creation-delay``, shorter than one period (TagPeriodHandler.validateDelay)."""
-    text = options.get("tag.creation-delay", "0 ms")
+    text = CoreOptions(options).text("tag.creation-delay") or ""
     delay = datetime.timedelta(milliseconds=parse_duration(text))
     if delay >= period.length:
         raise OptionError(
@@ -563,14 +566,15 @@ def _batch_tag(table: Table, options: dict[str, str], clock: Clock) -> list[str]
     if latest is None:
         return []
     day = datetime.datetime.fromtimestamp(latest.time_millis / 1000)
-    name = options.get("tag.batch.customized-name") or BATCH_TAG_PREFIX + day.strftime("%Y-%m-%d")
+    typed = CoreOptions(options)
+    name = typed.text("tag.batch.customized-name") or BATCH_TAG_PREFIX + day.strftime("%Y-%m-%d")
     if table.fileio.exists(_path(table, name)):
         _delete_one(table, name)
-    seconds = retained_seconds(options.get("tag.default-time-retained"))
+    seconds = retained_seconds(typed.text("tag.default-time-retained"))
     _create_file(table, name, latest, _tag_content(latest, seconds, clock))
-    maximum = options.get("tag.num-retained-max")
+    maximum = typed.optional_integer("tag.num-retained-max")
     if maximum is not None:
-        _retain_tags(table, int(maximum))
+        _retain_tags(table, maximum)
     return [name]
 
 
@@ -604,7 +608,7 @@ def run_after_commit(
     try:
         # Gate on the committed schema (cached) so a table without automatic tags lists nothing.
         options = table.schema(snapshot.schema_id).options
-        if options.get("tag.automatic-creation", "none").lower() != "none":
+        if CoreOptions(options).choice("tag.automatic-creation") != "none":
             auto_create_tags(table, time_of=time_of, clock=clock)
         expire_tags(table, clock=clock)
     except (PaimonSqlError, OSError, ValueError) as err:

@@ -43,7 +43,7 @@ from paimon_sql.read.build import (
     sql_text,
     table_source,
 )
-from paimon_sql.sql._arrow import arrow_type
+from paimon_sql.types import arrow_type
 
 if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from paimon_sql.errors import SpecViolationError
-from paimon_sql.types import DataType
+from paimon_sql.types import BINARY_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS, DataType
 
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -76,9 +76,9 @@ def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901, PLR
     if r == "TIME":
         millis = struct.unpack_from("<i", row, slot)[0]
         return (datetime.datetime.min + datetime.timedelta(milliseconds=millis)).time()
-    if r in ("CHAR", "VARCHAR"):
+    if r in STRING_ROOTS:
         return _var_bytes(row, slot).decode("utf-8")
-    if r in ("BINARY", "VARBINARY"):
+    if r in BINARY_ROOTS:
         return _var_bytes(row, slot)
     if r == "DECIMAL":
         if _is_compact_decimal(t):
@@ -88,7 +88,7 @@ def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901, PLR
         with decimal.localcontext() as ctx:
             ctx.prec = 80
             return decimal.Decimal(unscaled).scaleb(-(t.scale or 0))
-    if r in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+    if r in TIMESTAMP_ROOTS:
         if _is_compact_timestamp(t):
             millis, nanos = struct.unpack_from("<q", row, slot)[0], 0
         else:
@@ -173,7 +173,7 @@ def _fixed_slot(value: Any, t: DataType) -> bytes | None:  # noqa: C901, PLR0911
         return struct.pack("<d", value)
     if r == "DECIMAL" and _is_compact_decimal(t):
         return struct.pack("<q", _unscaled(value, t.scale or 0))
-    if r in ("TIMESTAMP", "TIMESTAMP_LTZ") and _is_compact_timestamp(t):
+    if r in TIMESTAMP_ROOTS and _is_compact_timestamp(t):
         return struct.pack("<q", _timestamp_parts(value, r == "TIMESTAMP_LTZ")[0])
     return None
 
@@ -194,7 +194,7 @@ def encode_row(values: Sequence[Any], types: Sequence[DataType]) -> bytes:
             if t.root == "DECIMAL" and not _is_compact_decimal(t):
                 fixed[slot : slot + 8] = struct.pack("<Q", offset << 32)
                 var += bytes(16)
-            elif t.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and not _is_compact_timestamp(t):
+            elif t.root in TIMESTAMP_ROOTS and not _is_compact_timestamp(t):
                 fixed[slot : slot + 8] = struct.pack("<Q", offset << 32)
                 var += bytes(8)
             continue
@@ -210,12 +210,12 @@ def encode_row(values: Sequence[Any], types: Sequence[DataType]) -> bytes:
             fixed[slot : slot + 8] = struct.pack("<Q", (offset << 32) | len(raw))
             var += raw + bytes(16 - len(raw))
             continue
-        if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        if t.root in TIMESTAMP_ROOTS:
             millis, nanos = _timestamp_parts(value, t.root == "TIMESTAMP_LTZ")
             fixed[slot : slot + 8] = struct.pack("<Q", (offset << 32) | nanos)
             var += struct.pack("<q", millis)
             continue
-        if t.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+        if t.root in STRING_ROOTS | BINARY_ROOTS:
             raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
             if len(raw) <= 7:
                 fixed[slot : slot + 8] = raw + bytes(7 - len(raw)) + bytes([0x80 | len(raw)])

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
+from paimon_sql.types import BINARY_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
     from paimon_sql.types import DataField, DataType
@@ -515,9 +516,7 @@ PASSTHROUGH_KEYS = frozenset({"scan.parallelism", "scan.bounded.watermark", "str
 
 _DROPPED = {"connector": "paimon", "type": "table"}
 
-NUMERIC_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"})
-_COMPARABLE = NUMERIC_ROOTS | {"CHAR", "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"}
-_BINARY = frozenset({"BINARY", "VARBINARY"})
+_COMPARABLE = NUMERIC_ROOTS | STRING_ROOTS | TIMESTAMP_ROOTS | {"DATE", "TIME"}
 #: The column types each aggregate function accepts (None: any type). Seed 000 "aggregation".
 AGG_FUNCTION_TYPES: Mapping[str, frozenset[str] | None] = {
     "sum": NUMERIC_ROOTS,
@@ -532,10 +531,10 @@ AGG_FUNCTION_TYPES: Mapping[str, frozenset[str] | None] = {
     "merge_map": frozenset({"MAP"}),
     "nested_update": frozenset({"ARRAY"}),
     "nested_partial_update": frozenset({"ARRAY"}),
-    "rbm32": _BINARY,
-    "rbm64": _BINARY,
-    "hll_sketch": _BINARY,
-    "theta_sketch": _BINARY,
+    "rbm32": BINARY_ROOTS,
+    "rbm64": BINARY_ROOTS,
+    "hll_sketch": BINARY_ROOTS,
+    "theta_sketch": BINARY_ROOTS,
 }
 
 _MEMORY = re.compile(
@@ -666,6 +665,18 @@ def option_spec(key: str) -> OptionSpec | None:
     if key.startswith("fields.") and key.count(".") >= 2:
         return FIELD_OPTIONS.get(key.rsplit(".", 1)[1])
     return None
+
+
+def option_default(key: str) -> str | None:
+    """The default of `key` (None when it has none or is unknown): the one home of every default.
+
+    >>> option_default("bucket"), option_default("fields.v.list-agg-delimiter")
+    ('-1', ',')
+    >>> option_default("owner") is None
+    True
+    """
+    spec = option_spec(key)
+    return None if spec is None else spec.default
 
 
 def is_passthrough(key: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format import _checks
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.types import DataField, field_to_json, parse_field
 
 CURRENT_VERSION = 3
@@ -66,7 +67,7 @@ class TableSchema:
     @property
     def bucket(self) -> int:
         """The `bucket` option (-1 dynamic/unaware, -2 postpone)."""
-        return int(self.options.get("bucket", "-1"))
+        return CoreOptions(self.options).bucket
 
 
 _KNOWN = ("version", "id", "fields", "highestFieldId", "partitionKeys", "primaryKeys", "options", "comment",
@@ -124,7 +125,7 @@ def _check_structure(schema: TableSchema) -> None:
         raise SpecViolationError(
             f"highestFieldId {schema.highest_field_id} is below the field id {max(ids)}"
         )
-    bucket = schema.options.get("bucket", "-1")
+    bucket = CoreOptions(schema.options).text("bucket") or ""
     if not re.fullmatch(r"-?[0-9]+", bucket.strip()) or int(bucket) == 0 or int(bucket) < -2:
         raise SpecViolationError(f"option bucket is {bucket!r}: a number > 0, or -1 or -2")
 

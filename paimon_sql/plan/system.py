@@ -5,29 +5,14 @@ Java's ``ReadOptimizedTable`` reads only files that need no merge. For a primary
 purpose: for primary-key tables whose batch scan already skips level 0 (deletion vectors, or the ``first-row``
 engine), Java's ``level > 0`` filter replaces the read-optimized one, so ``$ro`` equals the normal read (checked with
 Paimon 0.9 through Spark on the ``pk_dv`` fixture).
-
->>> top_level({"num-levels": "3"}), top_level({}), top_level({"num-sorted-run.compaction-trigger": "2"})
-(2, 5, 2)
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Section
-
-DEFAULT_COMPACTION_TRIGGER = 5
-
-
-def top_level(options: Mapping[str, str]) -> int:
-    """The highest LSM level: ``num-levels`` - 1, where num-levels defaults to the compaction trigger + 1 (§11)."""
-    levels = options.get("num-levels")
-    if levels is None:
-        trigger = int(options.get("num-sorted-run.compaction-trigger", DEFAULT_COMPACTION_TRIGGER))
-        return trigger
-    return int(levels) - 1
 
 
 def read_optimized_filter(plan: ScanPlan) -> ScanPlan:
@@ -39,7 +24,7 @@ def read_optimized_filter(plan: ScanPlan) -> ScanPlan:
     """
     if plan.mode is not ReadMode.MERGE or plan.options.merge_engine is MergeEngine.FIRST_ROW:
         return plan
-    top = top_level(plan.schema.options)
+    top = plan.options.top_level
     splits = []
     for split in plan.splits:
         files = [f for f in split.files if f.level == top]

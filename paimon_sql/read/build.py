@@ -31,12 +31,19 @@ from paimon_sql.format.schema import TableSchema
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
 from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
-from paimon_sql.types import DataField, DataType, duckdb_type_node
+from paimon_sql.types import (
+    ADD_KINDS,
+    FLOAT_ROOTS,
+    INTEGER_ROOTS,
+    DataField,
+    DataType,
+    duckdb_type_node,
+    row_kind_in,
+)
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 POS = "file_row_number"
-ADD_KINDS = (0, 2)  # +I, +U
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +206,11 @@ def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
     return node
 
 
-_FLOATS = frozenset({"FLOAT", "DOUBLE"})
-_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
     """Cast a column written as `old` to `new` as Java's schema evolution does (float to int truncates)."""
-    if old.root in _FLOATS and new.root in _INTEGERS:
+    if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     return cast(node, new)
 
@@ -326,7 +331,7 @@ class _SplitQuery:
     def section_queries(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> Iterable[exp.Select]:
         """The section's rows as queries whose results concatenate to it (several only for an anti-join
         chain, one per file, built as they are asked for)."""
-        kind_filter = exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS])
+        kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
         parts = []
         for f in files:
@@ -588,7 +593,7 @@ def _plain_scan(
         select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))
         conditions.append(col(KEEP))
     if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
-        conditions.append(exp.In(this=col(KIND), expressions=[exp.Literal.number(k) for k in ADD_KINDS]))
+        conditions.append(row_kind_in(col(KIND), ADD_KINDS))
     if conditions:
         select = select.where(exp.and_(*conditions))
     return exp.select(*[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]).from_(

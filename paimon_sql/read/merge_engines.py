@@ -19,6 +19,7 @@ from sqlglot import exp
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
 
 ORD = "__paimon_ord"
 SEQ = "_SEQUENCE_NUMBER"
@@ -122,7 +123,7 @@ def _ident(name: str) -> exp.Column:
 
 
 def _add_kind() -> exp.Expression:
-    return exp.In(this=_ident(KIND), expressions=[exp.Literal.number(0), exp.Literal.number(2)])
+    return row_kind_in(_ident(KIND), ADD_KINDS)
 
 
 def _fail(message: str) -> exp.Expression:
@@ -219,12 +220,12 @@ class GroupedMerge:
             name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
-        delimiter = self.options.options.get(f"fields.{column}.list-agg-delimiter", ",")
+        delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
-        ignore = self.options.options.get(f"fields.{column}.ignore-retract", "false").lower() == "true"
+        ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if name == "last_value":
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
-            value = exp.If(this=exp.In(this=last_kind, expressions=[exp.Literal.number(1), exp.Literal.number(3)]),
+            value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS),
                            true=exp.null(), false=value)
         elif name == "last_non_null_value" and not ignore:
             # Java's retract nulls the field when the retracted value is not null, else keeps
@@ -245,19 +246,18 @@ class GroupedMerge:
     ) -> exp.Select:
         """One row per key with the merged values of `names` (partition columns are constants)."""
         source = self.ordered(body, seq_fields, descending)
-        remove_on_delete = self.options.options.get(
+        remove_on_delete = self.options.flag(
             "partial-update.remove-record-on-delete"
             if self.engine is MergeEngine.PARTIAL_UPDATE
-            else "aggregation.remove-record-on-delete",
-            "false",
-        ).lower() == "true"
+            else "aggregation.remove-record-on-delete"
+        )
         kinds = _ident(KIND)
         if self.options.ignore_delete:
             source = exp.select("*").from_(source.subquery()).where(_add_kind())
         elif remove_on_delete:
+            is_delete = exp.EQ(this=kinds, expression=exp.Literal.number(int(RowKind.DELETE)))
             last_delete = exp.Window(
-                this=exp.Max(this=exp.If(this=exp.EQ(this=kinds, expression=exp.Literal.number(3)),
-                                         true=_ident(ORD), false=exp.null())),
+                this=exp.Max(this=exp.If(this=is_delete, true=_ident(ORD), false=exp.null())),
                 partition_by=[_ident(k) for k in self.keys],
             )
             flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(source.subquery())
@@ -276,7 +276,7 @@ class GroupedMerge:
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
                 outputs.append(exp.alias_(last, SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
-                insert = exp.cast(exp.Literal.number(0), "TINYINT")
+                insert = exp.cast(exp.Literal.number(int(RowKind.INSERT)), "TINYINT")
                 outputs.append(exp.alias_(insert, KIND, quoted=True))
             elif name in self.partition:
                 outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))

@@ -16,15 +16,19 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SchemaError
-from paimon_sql.types import type_sql
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, type_sql
 
 if TYPE_CHECKING:
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
 
-_INTEGERS = {"ByteType": 1, "ShortType": 2, "IntegerType": 3, "LongType": 4}
-_INT_ROOTS = {"TINYINT": 1, "SMALLINT": 2, "INT": 3, "BIGINT": 4}
-_DECIMAL_DIGITS = {"ByteType": 3, "ShortType": 5, "IntegerType": 10, "LongType": 19}
+#: Spark's integer types as the Paimon roots of the same width.
+_INTEGERS = {
+    "ByteType": "TINYINT",
+    "ShortType": "SMALLINT",
+    "IntegerType": "INT",
+    "LongType": "BIGINT",
+}
 _SIMPLE = {
     "BooleanType": {"BOOLEAN"},
     "FloatType": {"FLOAT", "DOUBLE"},
@@ -55,11 +59,11 @@ def fits(dtype: Any, target: DataType) -> bool:
     """Whether values of the Spark type `dtype` convert to the Paimon type `target` without loss."""
     kind = type(dtype).__name__
     if kind in _INTEGERS:
-        if target.root in _INT_ROOTS:
-            return _INTEGERS[kind] <= _INT_ROOTS[target.root]
+        if target.root in INTEGER_RANK:
+            return INTEGER_RANK[_INTEGERS[kind]] <= INTEGER_RANK[target.root]
         if target.root == "DECIMAL":
             p, s = target.precision or 10, target.scale or 0
-            return p - s >= _DECIMAL_DIGITS[kind]
+            return p - s >= INTEGER_DIGITS[_INTEGERS[kind]]
         return False
     if kind == "DecimalType":
         if target.root != "DECIMAL":

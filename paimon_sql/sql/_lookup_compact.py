@@ -40,11 +40,12 @@ from pyroaring import BitMap
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format.deletion_vector import encode_vector
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector
-from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.engine.reader import avro_table, data_file_path, orc_table
-from paimon_sql.write.compact import DV_INDEX, top_level
+from paimon_sql.types import arrow_type
+from paimon_sql.write.compact import DV_INDEX
 
 if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage
@@ -88,10 +89,11 @@ def pick(runs: Sequence[_Run], options: Mapping[str, str]) -> tuple[int, int] | 
     >>> pick(runs, {}) is None
     True
     """
-    max_level = top_level(options)
-    trigger = int(options.get("num-sorted-run.compaction-trigger") or 5)
-    ratio = int(options.get("compaction.size-ratio") or 1)
-    amp = int(options.get("compaction.max-size-amplification-percent") or 200)
+    typed = CoreOptions(options)
+    max_level = typed.top_level
+    trigger = typed.integer("num-sorted-run.compaction-trigger")
+    ratio = typed.integer("compaction.size-ratio")
+    amp = typed.integer("compaction.max-size-amplification-percent")
     sizes = [r.size for r in runs]
 
     def by_ratio(count: int, force: bool) -> int | None:
@@ -139,7 +141,7 @@ def lookup_rewrite(read: ReadBucket) -> UnitRewrite:
         schema = planner.schema
         if any(f.schema_id != schema.id for f in unit.files):
             return None
-        if (schema.options.get("deletion-vectors.bitmap64") or "").lower() == "true":
+        if CoreOptions(schema.options).flag("deletion-vectors.bitmap64"):
             return None
         runs = _runs(unit.files)
         picked = pick(runs, schema.options) if runs and runs[0].level == 0 else None

@@ -25,8 +25,8 @@ from paimon_sql.errors import TableNotFoundError
 from paimon_sql.plan.scan import plan_scan
 from paimon_sql.plan.system import read_optimized_filter
 from paimon_sql.read.build import KIND, ReadRequest
-from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.engine.reader import SplitReader
+from paimon_sql.types import RowKind, arrow_type
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.table import Table
@@ -77,10 +77,6 @@ def _read(
     return pa.Table.from_batches(batches).select(schema.names).cast(schema)
 
 
-#: Paimon's ``RowKind`` byte values as Java prints them.
-_ROW_KINDS = ("+I", "-U", "+U", "-D")
-
-
 def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
     """Each row with the kind of its merged record (``+U`` after an update, as Java shows it).
 
@@ -89,10 +85,10 @@ def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
     """
     data = _read(table, snapshot, read_optimized=False, row_kinds=True)
     if KIND in data.column_names:
-        kinds = [_ROW_KINDS[k] for k in data.column(KIND).to_pylist()]
+        kinds = [RowKind(k).short for k in data.column(KIND).to_pylist()]
         data = data.drop_columns([KIND])
     else:  # append tables: every row is an insert
-        kinds = ["+I"] * data.num_rows
+        kinds = [RowKind.INSERT.short] * data.num_rows
     rowkind = pa.array(kinds, pa.string())
     return data.add_column(0, pa.field("rowkind", pa.string(), True), rowkind)
 

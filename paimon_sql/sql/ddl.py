@@ -39,7 +39,8 @@ from paimon_sql.catalog.schema_change import (
     UpdateColumnType,
 )
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import split_key_options, validate_options
+from paimon_sql.format.option_registry import normalise_options, split_key_options, validate_options
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
 from paimon_sql.sql.dialect import (
     Paimon,
@@ -53,7 +54,7 @@ from paimon_sql.sql.dialect import (
     _ResetOptions,
     parse_sql_type,
 )
-from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql  # noqa: F401 - doctests
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, DataField, DataType, type_sql  # noqa: F401 - doctests
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -235,7 +236,7 @@ def _build_create(**kw: object) -> CreateTable:
         primary_keys=draft.primary_keys,
         partition_keys=draft.partition_keys,
     )
-    if options.get("primary-key.nullable") != "true":
+    if not CoreOptions(options).flag("primary-key.nullable"):
         fields = tuple(
             replace(f, type=f.type.with_nullable(False)) if f.name in draft.primary_keys else f
             for f in fields

@@ -34,7 +34,13 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
-from paimon_sql.types import duckdb_type_node
+from paimon_sql.types import (
+    BINARY_ROOTS,
+    NUMERIC_ROOTS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    duckdb_type_node,
+)
 
 if TYPE_CHECKING:
     from paimon_sql.types import DataType
@@ -386,7 +392,7 @@ def _fixed_words(value: exp.Expression, t: DataType) -> tuple[Word, Word] | None
             _cast(value, duckdb_type_node(t.with_nullable(True))), 10 ** (t.scale or 0)
         )
         return _words_of_u64(_cast(unscaled, "BIGINT"))
-    if r in ("TIMESTAMP", "TIMESTAMP_LTZ") and (t.precision or 0) <= 3:
+    if r in TIMESTAMP_ROOTS and (t.precision or 0) <= 3:
         return _words_of_u64(_timestamp_parts(value, t)[0])
     return None
 
@@ -397,7 +403,7 @@ def _string_field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
     The slot is one big-endian chunk, read like the var part's chunks."""
     blob = (
         _fn("encode", _cast(value, "VARCHAR"))
-        if t.root in ("CHAR", "VARCHAR")
+        if t.root in STRING_ROOTS
         else _cast(value, "BLOB")
     )
     n = _cast(_fn("octet_length", blob), "UBIGINT")
@@ -479,7 +485,7 @@ def _field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
     fixed = _fixed_words(value, t)
     if fixed is not None:
         f = _Field(null=None, lo=fixed[0], hi=fixed[1])
-    elif t.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+    elif t.root in STRING_ROOTS | BINARY_ROOTS:
         f = _string_field(value, t, offset)
     else:
         f = _var_field(value, t, offset)
@@ -499,21 +505,8 @@ def _field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
     )
 
 
-_KEY_ROOTS = frozenset(
-    {
-        "BOOLEAN",
-        "TINYINT",
-        "SMALLINT",
-        "INT",
-        "BIGINT",
-        "FLOAT",
-        "DOUBLE",
-        "DATE",
-        "TIME",
-        "CHAR",
-        "VARCHAR",
-    }
-    | {"BINARY", "VARBINARY", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
+_KEY_ROOTS = (
+    NUMERIC_ROOTS | STRING_ROOTS | BINARY_ROOTS | TIMESTAMP_ROOTS | {"BOOLEAN", "DATE", "TIME"}
 )
 
 

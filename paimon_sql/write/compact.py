@@ -28,11 +28,6 @@ What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), res
 Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller
 passes `read`, a function from a `ScanPlan` of one bucket to its rows
 (``paimon_sql.sql.procedures._proc_compact`` runs it on DuckDB).
-
->>> top_level({})
-5
->>> top_level({"num-levels": "3"}), top_level({"num-sorted-run.compaction-trigger": "7"})
-(2, 7)
 """
 
 from __future__ import annotations
@@ -40,7 +35,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +47,6 @@ from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind, FileSource
-from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import POSTPONE_BUCKET, ReadMode, ScanPlan, Split
@@ -67,26 +61,11 @@ if TYPE_CHECKING:
     from paimon_sql.plan.scan import DvRef
 
 DV_INDEX = "DELETION_VECTORS"
-_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
 
 #: Reads the rows of a one-bucket `ScanPlan`: the table columns (PK tables: then
 #: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
 #: split order for append tables.
 ReadBucket = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
-
-
-def top_level(options: Mapping[str, str]) -> int:
-    """The level full compaction writes to: ``num-levels - 1`` (§7)."""
-    levels = options.get("num-levels")
-    if levels:
-        return int(levels) - 1
-    return int(options.get("num-sorted-run.compaction-trigger", "5"))
-
-
-def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:
-    """``target-file-size``: by default 128 MiB (primary-key tables) or 256 MiB (append)."""
-    raw = options.get("target-file-size")
-    return memory_size(raw) if raw else _DEFAULT_TARGET[primary_key]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,11 +113,11 @@ def _pick(
     files from the first such one on, so the rows keep their order.
     """
     if schema.primary_keys:
-        top = top_level(schema.options)
+        top = CoreOptions(schema.options).top_level
         if with_dv or any(f.level != top for f in files):
             return tuple(files)
         return ()
-    small = target_file_size(schema.options, False) // 2
+    small = CoreOptions(schema.options).target_file_size(False) // 2
 
     def rewrite(f: DataFileMeta) -> bool:
         return f.file_size < small or f.file_name in with_dv
@@ -240,11 +219,11 @@ class _Rewriter:
     def rows_per_file(self, unit: CompactUnit) -> int:
         rows = sum(f.row_count for f in unit.files) or 1
         per_row = max(1.0, sum(f.file_size for f in unit.files) / rows)
-        return max(1, int(target_file_size(self.schema.options, self.pk) / per_row))
+        return max(1, int(self.options.target_file_size(self.pk) / per_row))
 
     def _path(self, bucket_path: str) -> str:
         fmt = self.options.file_format
-        prefix = names.file_prefix(self.options.options, "data-file.prefix", "data-")
+        prefix = names.file_prefix(self.options.options, "data-file.prefix")
         name = data_file_name(self._prefix, next(self._counter), fmt, prefix)
         return self.table.fileio.join(bucket_path, name)
 
@@ -258,13 +237,13 @@ class _Rewriter:
         """The unit's files replaced by `batches`, written at `level` (default: the top level for
         primary-key tables, 0 for append tables)."""
         if level is None:
-            level = top_level(self.schema.options) if self.pk else 0
+            level = self.options.top_level if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
         new_files: list[DataFileMeta] = []
         # Primary-key files are also cut at ``write-buffer-size`` Arrow bytes (bounded memory;
         # their level, not their size, marks them compacted). Append files are not: a smaller file
         # would count as small and be compacted again.
-        budget = memory_size(self.options.get("write-buffer-size") or "256 mb") if self.pk else None
+        budget = self.options.memory("write-buffer-size") if self.pk else None
         for chunk in _chunks(batches, self.rows_per_file(unit), budget):
             path = self._path(bucket_path)
             self.written.append(path)
@@ -327,7 +306,7 @@ def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
         partition=unit.partition,
         bucket=unit.bucket,
         total_buckets=unit.total_buckets,
-        new_files=(replace(f, level=top_level(schema.options)),),
+        new_files=(replace(f, level=CoreOptions(schema.options).top_level),),
         deleted_files=unit.files,
     )
 

@@ -33,9 +33,18 @@ import pyarrow.compute as pc
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
-from paimon_sql.types import DataField, DataType
+from paimon_sql.types import (
+    RETRACT_KINDS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataField,
+    DataType,
+    RowKind,
+    arrow_atomic_type,
+)
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
@@ -49,7 +58,7 @@ KEY_FIELD_ID_START = 1073741823  # Integer.MAX_VALUE / 2
 SEQUENCE_NUMBER_ID = 2147483646
 VALUE_KIND_ID = 2147483645
 _NESTED_ID_BASE = 536870911  # Integer.MAX_VALUE / 4
-_RETRACT_KINDS = pa.array([1, 3], pa.int8())  # -U, -D
+_RETRACT_KINDS = pa.array([int(k) for k in RETRACT_KINDS], pa.int8())
 _FIELD_ID = b"PARQUET:field_id"
 
 _COMPRESSION = {
@@ -75,28 +84,6 @@ def data_file_name(uuid: str, counter: int, fmt: str, prefix: str = "data-") -> 
 # --- physical schema --------------------------------------------------------------------------
 
 
-def _unit(t: DataType) -> str:
-    p = 6 if t.precision is None else t.precision
-    return "ms" if p <= 3 else ("us" if p <= 6 else "ns")
-
-
-_SIMPLE: dict[str, pa.DataType] = {
-    "BOOLEAN": pa.bool_(),
-    "TINYINT": pa.int8(),
-    "SMALLINT": pa.int16(),
-    "INT": pa.int32(),
-    "BIGINT": pa.int64(),
-    "FLOAT": pa.float32(),
-    "DOUBLE": pa.float64(),
-    "DATE": pa.date32(),
-    "TIME": pa.time32("ms"),
-    "CHAR": pa.string(),
-    "VARCHAR": pa.string(),
-    "BINARY": pa.binary(),
-    "VARBINARY": pa.binary(),
-}
-
-
 def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Field:
     """The Arrow field of a Paimon column, nullability and (nested) Parquet field ids included.
 
@@ -110,12 +97,9 @@ def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Fie
 
 
 def _arrow_type(t: DataType, field_id: int, depth: int) -> pa.DataType:
-    if t.root in _SIMPLE:
-        return _SIMPLE[t.root]
-    if t.root == "DECIMAL":
-        return pa.decimal128(t.precision or 10, t.scale or 0)
-    if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return pa.timestamp(_unit(t), tz="UTC" if t.root == "TIMESTAMP_LTZ" else None)
+    atomic = arrow_atomic_type(t)
+    if atomic is not None:
+        return atomic
     up, down = _NESTED_ID_BASE + 1024 * field_id + depth, _NESTED_ID_BASE - 1024 * field_id - depth
     if t.root == "ARRAY":
         assert t.element is not None
@@ -137,7 +121,7 @@ def key_fields(schema: TableSchema) -> tuple[DataField, ...]:
 
 
 def _thin(options: Mapping[str, str]) -> bool:
-    return options.get("data-file.thin-mode", "false").strip().lower() == "true"
+    return CoreOptions(options).flag("data-file.thin-mode")
 
 
 def physical_fields(
@@ -190,7 +174,7 @@ def _system_columns(table: pa.Table, first_sequence_number: int | None) -> dict[
         start = first_sequence_number
         out[SEQUENCE_NUMBER] = arange(table.num_rows, start)
     if VALUE_KIND not in table.column_names:
-        out[VALUE_KIND] = pa.array([0] * table.num_rows, pa.int8())
+        out[VALUE_KIND] = pa.array([int(RowKind.INSERT)] * table.num_rows, pa.int8())
     return out
 
 
@@ -224,11 +208,11 @@ def physical_table(
 
 
 def _zstd_level(options: Mapping[str, str]) -> int:
-    return int(options.get("file.compression.zstd-level", "1"))
+    return CoreOptions(options).integer("file.compression.zstd-level")
 
 
 def _codec(options: Mapping[str, str]) -> str:
-    name = options.get("file.compression", "zstd").strip().lower()
+    name = (CoreOptions(options).text("file.compression") or "").strip().lower()
     if name not in _COMPRESSION:
         raise UnsupportedFeatureError(f"file.compression {name!r} is not supported for writing")
     return _COMPRESSION[name]
@@ -354,7 +338,7 @@ def avro_type(t: DataType, record_name: str) -> Any:
             "precision": t.precision,
             "scale": t.scale,
         }
-    elif t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+    elif t.root in TIMESTAMP_ROOTS:
         base = _avro_timestamp(t)
     elif t.root == "ARRAY":
         assert t.element is not None
@@ -377,7 +361,7 @@ def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
     key = t.key if t.root == "MAP" else t.element
     value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
     assert key is not None and value is not None
-    if key.root in ("CHAR", "VARCHAR"):
+    if key.root in STRING_ROOTS:
         return {"type": "map", "values": avro_type(value, record_name)}
     entry = {
         "type": "record",
@@ -402,7 +386,7 @@ def _avro_value(value: Any, t: DataType) -> Any:
         vt = t.value if t.root == "MAP" else DataType(root="INT")
         assert key is not None and vt is not None
         pairs = [(k, _avro_value(v, vt)) for k, v in value]
-        if key.root in ("CHAR", "VARCHAR"):
+        if key.root in STRING_ROOTS:
             return dict(pairs)
         return [{"key": _avro_value(k, key), "value": v} for k, v in pairs]
     if t.root == "ROW":

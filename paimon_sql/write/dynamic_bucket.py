@@ -34,6 +34,7 @@ import sqlglot
 
 from paimon_sql.errors import OptionError
 from paimon_sql.format.hash_index import hashes_from_arrow, hashes_to_arrow
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
@@ -52,9 +53,9 @@ class DynamicBucketOptions:
     ``b`` with ``b % n`` equal to its id.
     """
 
-    target_row_num: int = 2_000_000
-    max_buckets: int = -1
-    num_assigners: int = 1
+    target_row_num: int = CoreOptions({}).integer("dynamic-bucket.target-row-num")
+    max_buckets: int = CoreOptions({}).integer("dynamic-bucket.max-buckets")
+    num_assigners: int = CoreOptions({}).dynamic_bucket_initial_buckets
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> DynamicBucketOptions:
@@ -63,11 +64,12 @@ class DynamicBucketOptions:
         >>> DynamicBucketOptions.from_options({"dynamic-bucket.initial-buckets": "4"}).num_assigners
         4
         """
+        typed = CoreOptions(options)
         try:
             return cls(
-                target_row_num=int(options.get("dynamic-bucket.target-row-num", 2_000_000)),
-                max_buckets=int(options.get("dynamic-bucket.max-buckets", -1)),
-                num_assigners=int(options.get("dynamic-bucket.initial-buckets", 1)),
+                target_row_num=typed.integer("dynamic-bucket.target-row-num"),
+                max_buckets=typed.integer("dynamic-bucket.max-buckets"),
+                num_assigners=typed.dynamic_bucket_initial_buckets,
             )
         except ValueError as err:
             raise OptionError(f"bad dynamic-bucket option: {err}") from err

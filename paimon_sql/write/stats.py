@@ -39,29 +39,22 @@ import pyarrow.compute as pc
 from paimon_sql.errors import OptionError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, SimpleStats
-from paimon_sql.types import DataField, DataType
+from paimon_sql.format.options import CoreOptions
+from paimon_sql.types import (
+    FLOAT_ROOTS,
+    NESTED_ROOTS,
+    NUMERIC_ROOTS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataField,
+    DataType,
+)
 
 #: Key columns are always kept to 128 characters (§5.3).
 KEY_TRUNCATE = 128
-DEFAULT_MODE = "truncate(16)"
 
-_ORDERED = frozenset(
-    {
-        "BOOLEAN",
-        "TINYINT",
-        "SMALLINT",
-        "INT",
-        "BIGINT",
-        "FLOAT",
-        "DOUBLE",
-        "DATE",
-        "TIME",
-        "DECIMAL",
-        "CHAR",
-        "VARCHAR",
-    }
-)
-_NO_STATS = frozenset({"ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB"})
+_ORDERED = NUMERIC_ROOTS | STRING_ROOTS | {"BOOLEAN", "DATE", "TIME"}
+_NO_STATS = NESTED_ROOTS | {"VARIANT", "BLOB"}
 _TRUNCATE = re.compile(r"^\s*truncate\s*\(\s*(\d+)\s*\)\s*$", re.IGNORECASE)
 _MAX_CODE_POINT = 0x10FFFF
 
@@ -95,9 +88,10 @@ def column_modes(options: Mapping[str, str], names: Sequence[str]) -> tuple[Stat
     >>> column_modes({"fields.b.stats-mode": "none"}, ["a", "b"])
     (StatsMode(kind='truncate', length=16), StatsMode(kind='none', length=None))
     """
-    default = options.get("metadata.stats-mode", DEFAULT_MODE)
+    typed = CoreOptions(options)
+    default = typed.text("metadata.stats-mode") or ""
     return tuple(
-        parse_stats_mode(options.get(f"fields.{name}.stats-mode", default)) for name in names
+        parse_stats_mode(typed.text(f"fields.{name}.stats-mode") or default) for name in names
     )
 
 
@@ -147,7 +141,7 @@ _UNKNOWN = ColumnStats(None, None, None)
 
 
 def _has_min_max(t: DataType) -> bool:
-    if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+    if t.root in TIMESTAMP_ROOTS:
         return (t.precision if t.precision is not None else 6) <= 6
     return t.root in _ORDERED
 
@@ -155,7 +149,7 @@ def _has_min_max(t: DataType) -> bool:
 def _min_max(column: pa.ChunkedArray | pa.Array, t: DataType) -> tuple[Any, Any]:
     if column.null_count == len(column) or not _has_min_max(t):
         return None, None
-    if t.root in ("FLOAT", "DOUBLE") and pc.any(pc.is_nan(column)).as_py():
+    if t.root in FLOAT_ROOTS and pc.any(pc.is_nan(column)).as_py():
         return None, None
     result = pc.min_max(column)
     return result["min"].as_py(), result["max"].as_py()
@@ -200,11 +194,6 @@ def to_simple_stats(stats: Sequence[ColumnStats], types: Sequence[DataType]) -> 
     )
 
 
-def _bool_option(options: Mapping[str, str], key: str, default: bool) -> bool:
-    value = options.get(key)
-    return default if value is None else value.strip().lower() == "true"
-
-
 def value_stats(
     table: pa.Table, fields: Sequence[DataField], options: Mapping[str, str]
 ) -> tuple[SimpleStats, tuple[str, ...] | None]:
@@ -213,7 +202,7 @@ def value_stats(
         StatsMode("none") if f.type.root in _NO_STATS else m
         for f, m in zip(fields, column_modes(options, [f.name for f in fields]), strict=True)
     )
-    dense = _bool_option(options, "metadata.stats-dense-store", True)
+    dense = CoreOptions(options).flag("metadata.stats-dense-store")
     kept = list(zip(fields, modes, strict=True))
     cols: tuple[str, ...] | None = None
     if dense and any(m.kind == "none" for m in modes):

@@ -43,8 +43,8 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io.arrays import arange
+from paimon_sql.types import RowKind
 from paimon_sql.write.bucket import bucket_expression, hash_expression
-from paimon_sql.write.compact import target_file_size
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
@@ -105,7 +105,7 @@ class TableWriter:
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts (it spills
         #: to its temp directory beyond it) and, divided by 8, the largest piece of rows encoded at once.
-        self.buffer_size = memory_size(self.options.get("write-buffer-size") or "256 mb")
+        self.buffer_size = self.options.memory("write-buffer-size")
         self._saved_limit: str | None = None
         self._limit = 0
         self._prefix = file_id or str(uuid.uuid4())
@@ -147,7 +147,7 @@ class TableWriter:
         )
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
-    def stage(self, source: exp.Expression | str, kind: int = 0) -> str:
+    def stage(self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT) -> str:
         """Materialise the input (`source`: a query over the table's columns, in any order) with the write
         columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here.
         Primary-key tables only (append tables always stream: `write_stream`)."""
@@ -200,7 +200,7 @@ class TableWriter:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
 
-    def _stage(self, source: exp.Expression | str, kind: int) -> str:
+    def _stage(self, source: exp.Expression | str, kind: RowKind) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
@@ -221,7 +221,7 @@ class TableWriter:
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-            exp.alias_(exp.Literal.number(kind), KIND, quoted=True),
+            exp.alias_(exp.Literal.number(int(kind)), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
             copy=False,
@@ -397,7 +397,7 @@ class TableWriter:
 
     def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
         fmt = self.options.file_format
-        prefix = names.file_prefix(self.options.options, "data-file.prefix", "data-")
+        prefix = names.file_prefix(self.options.options, "data-file.prefix")
         path = self.table.fileio.join(
             self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
         )
@@ -485,7 +485,7 @@ class TableWriter:
         return self.schema.bucket > 0 and engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW)
 
     def write_stream(
-        self, source: exp.Expression | str, kind: int = 0
+        self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT
     ) -> tuple[list[CommitMessage], int]:
         """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
 
@@ -514,7 +514,7 @@ class TableWriter:
         finally:
             self._restore_memory()
 
-    def _stream_query(self, source: exp.Expression | str, kind: int) -> exp.Select:
+    def _stream_query(self, source: exp.Expression | str, kind: RowKind) -> exp.Select:
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))
         )
@@ -528,7 +528,7 @@ class TableWriter:
             return select
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
-            exp.alias_(exp.cast(exp.Literal.number(kind), "TINYINT"), KIND, quoted=True),
+            exp.alias_(exp.cast(exp.Literal.number(int(kind)), "TINYINT"), KIND, quoted=True),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
@@ -536,7 +536,9 @@ class TableWriter:
         # slower); a key written twice in one statement is found in the sorted stream instead.
         return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
 
-    def _stream(self, source: exp.Expression | str, kind: int) -> tuple[list[CommitMessage], int]:
+    def _stream(
+        self, source: exp.Expression | str, kind: RowKind
+    ) -> tuple[list[CommitMessage], int]:
         starts = self.next_sequence()
         base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
         query = self._stream_query(source, kind)
@@ -571,7 +573,7 @@ class TableWriter:
             yield batch
 
     def _target_size(self) -> int:
-        return target_file_size(self.options, self.pk)
+        return self.options.target_file_size(self.pk)
 
     def abort(self) -> None:
         """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""

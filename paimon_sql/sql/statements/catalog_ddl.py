@@ -11,14 +11,13 @@ import itertools
 import time
 from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.schema_change import RenameTable, apply_alter
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import AlreadyExistsError, SqlError
+from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.dialect import (
     create_table_database,
@@ -33,11 +32,9 @@ from paimon_sql.sql.ddl import (
     with_fields,
 )
 from paimon_sql.sql.statements import dml
-from paimon_sql.types import MAX_LENGTH, DataField, DataType, type_sql
+from paimon_sql.types import from_duckdb_field, type_sql
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
 
@@ -97,60 +94,16 @@ def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> R
     relation = ctx.engine.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
     ids = itertools.count()
     columns = zip(relation.columns, relation.types, strict=True)
-    fields = [_query_field(name, kind, ids) for name, kind in columns]
+    try:
+        fields = [from_duckdb_field(name, kind, ids) for name, kind in columns]
+    except UnsupportedFeatureError as err:
+        raise SqlError(f"CREATE TABLE … AS SELECT: {err}") from err
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
     ctx.catalog.create_table(ident, schema, ignore_if_exists=False)
     ctx.engine.reexpose(ident)
     table = ctx.table(ident)
     rows = dml.write_rows(ctx, table, dml.typed_select(table, query, None))
     return dml.count(ctx, rows)
-
-
-#: DuckDB's atomic types (``DuckDBPyType.id``) a CTAS column may have, as Paimon types.
-_DUCK_TO_PAIMON = {
-    "boolean": DataType(root="BOOLEAN"),
-    "tinyint": DataType(root="TINYINT"),
-    "smallint": DataType(root="SMALLINT"),
-    "integer": DataType(root="INT"),
-    "bigint": DataType(root="BIGINT"),
-    "float": DataType(root="FLOAT"),
-    "double": DataType(root="DOUBLE"),
-    "date": DataType(root="DATE"),
-    "varchar": DataType(root="VARCHAR", length=MAX_LENGTH),
-    "blob": DataType(root="VARBINARY", length=MAX_LENGTH),
-    "time": DataType(root="TIME", precision=0),
-    "timestamp": DataType(root="TIMESTAMP", precision=6),
-    "timestamp_ns": DataType(root="TIMESTAMP", precision=9),
-    "timestamp with time zone": DataType(root="TIMESTAMP_LTZ", precision=6),
-    "hugeint": DataType(root="DECIMAL", precision=38, scale=0),
-}
-
-
-def _query_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
-    """The Paimon column of a query column (its id first, then its nested fields' ids, as Java)."""
-    field_id = next(ids)
-    return DataField(id=field_id, name=name, type=_query_type(kind, ids))
-
-
-def _query_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
-    children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
-    if kind.id == "decimal":
-        precision, scale = (int(v) for _, v in children)
-        return DataType(root="DECIMAL", precision=precision, scale=scale)
-    if kind.id in ("list", "array"):
-        return DataType(root="ARRAY", element=_query_type(children[0][1], ids))
-    if kind.id == "map":
-        key = _query_type(children[0][1], ids)
-        return DataType(root="MAP", key=key, value=_query_type(children[1][1], ids))
-    if kind.id == "struct":
-        return DataType(root="ROW", fields=tuple(_query_field(n, t, ids) for n, t in children))
-    known = _DUCK_TO_PAIMON.get(kind.id)
-    if known is None:
-        raise SqlError(
-            f"CREATE TABLE … AS SELECT: a column of DuckDB type {kind.id.upper()} has no Paimon "
-            "type; cast it"
-        )
-    return known
 
 
 def alter_table(ctx: Context, text: str) -> Relation | None:

@@ -34,7 +34,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
 from paimon_sql.sql._auto_compact import check_writable, compact_after_write
-from paimon_sql.types import duckdb_type_node, type_sql
+from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.sql._context import Context
 
-ADD, UPDATE_AFTER, DELETE = 0, 2, 3
+ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
 
@@ -109,7 +109,7 @@ def write_rows(
     table: Table,
     typed: exp.Select,
     *,
-    kind: int = ADD,
+    kind: RowKind = ADD,
     overwrite: Any = None,
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
@@ -140,7 +140,7 @@ _BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.O
 
 
 def _write_files(
-    writer: TableWriter, source: exp.Expression, kind: int
+    writer: TableWriter, source: exp.Expression, kind: RowKind
 ) -> tuple[list[CommitMessage], int]:
     """The data files of the rows of `source`: streamed straight from the query where the table allows
     it, else (and when a key occurs twice in the statement) staged once first."""
@@ -340,7 +340,7 @@ def _row_level_supported(table: Table, operation: str) -> None:
             return
         hint = "only deduplicate and partial-update tables support UPDATE"
     elif engine is MergeEngine.PARTIAL_UPDATE:
-        if options.flag("partial-update.remove-record-on-delete") or options.get(
+        if options.flag("partial-update.remove-record-on-delete") or options.text(
             "partial-update.remove-record-on-sequence-group"
         ):
             return

@@ -10,7 +10,7 @@ import paimon_sql
 PACKAGE = Path(paimon_sql.__file__).parent
 
 #: Imports of the SQL layer the engine still makes (the type mapping moves to paimon_sql.types).
-ENGINE_TO_SQL_ALLOWED = {"paimon_sql.sql._arrow"}
+ENGINE_TO_SQL_ALLOWED: set[str] = set()
 
 
 def _imports(path: Path) -> set[str]:
