@@ -47,7 +47,7 @@ from paimon_sql.spark._task import (
     select_rows,
     write_task,
 )
-from paimon_sql.sql._auto_compact import check_writable, compact_after_write
+from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 if TYPE_CHECKING:

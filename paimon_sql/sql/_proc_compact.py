@@ -23,7 +23,7 @@ from paimon_sql.read.build import ReadRequest, cast, literal
 from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 from paimon_sql.sql._reader import SplitReader
-from paimon_sql.write.compact import compact as compact_table
+from paimon_sql.compact.full import compact as compact_table
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table

@@ -33,7 +33,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
-from paimon_sql.sql._auto_compact import check_writable, compact_after_write
+from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.types import duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 

@@ -44,13 +44,13 @@ from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import read_vector
 from paimon_sql.sql._arrow import arrow_type
 from paimon_sql.sql._reader import _avro_table, _orc_table, data_file_path
-from paimon_sql.write.compact import DV_INDEX, top_level
+from paimon_sql.compact.full import DV_INDEX, top_level
 
 if TYPE_CHECKING:
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.scan import ScanPlan
-    from paimon_sql.write.compact import CompactUnit, ReadBucket, UnitRewrite, _Planner, _Rewriter
+    from paimon_sql.compact.full import CompactUnit, ReadBucket, UnitRewrite, _Planner, _Rewriter
 
 _POS = "__paimon_pos"
 

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING
 
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
-from paimon_sql.sql._lookup_compact import lookup_rewrite
+from paimon_sql.compact.lookup import lookup_rewrite
 from paimon_sql.sql._proc_compact import _reader
-from paimon_sql.write.compact import compact
+from paimon_sql.compact.full import compact
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
