@@ -25,9 +25,9 @@ What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), res
   index manifest (every file they covered is gone). A compaction that fails deletes the files it
   wrote and makes no snapshot.
 
-Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller
-passes `read`, a function from a `ScanPlan` of one bucket to its rows
-(``paimon_sql.sql._proc_compact`` runs it on DuckDB).
+Reading the merged rows needs the reader's SQL run on DuckDB, which this package never imports:
+the caller passes `read`, a `BucketReader` (a function from a `ScanPlan` of one bucket to its
+rows; ``paimon_sql.sql._proc_compact.bucket_reader`` runs it on DuckDB).
 
 >>> top_level({})
 5
@@ -55,24 +55,21 @@ from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.plan.scan import POSTPONE_BUCKET, ReadMode, ScanPlan, Split
-from paimon_sql.plan.scan import _Planner as _ScanPlanner
-from paimon_sql.write.data_file import data_file_name, write_data_file
+from paimon_sql.plan.scan import ReadMode, ScanPlan, Split, plan_scan
+from paimon_sql.write.data_file import data_file_name, target_file_size, write_data_file
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.plan.scan import DvRef
 
 DV_INDEX = "DELETION_VECTORS"
-_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
 
-#: Reads the rows of a one-bucket `ScanPlan`: the table columns (PK tables: then
+#: The bucket reader: the rows of a one-bucket `ScanPlan`, the table columns (PK tables: then
 #: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
-#: split order for append tables.
-ReadBucket = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
+#: split order for append tables. The SQL layer passes one that runs the reader's SQL on DuckDB.
+BucketReader = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
 
 
 def top_level(options: Mapping[str, str]) -> int:
@@ -81,12 +78,6 @@ def top_level(options: Mapping[str, str]) -> int:
     if levels:
         return int(levels) - 1
     return int(options.get("num-sorted-run.compaction-trigger", "5"))
-
-
-def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:
-    """``target-file-size``: by default 128 MiB (primary-key tables) or 256 MiB (append)."""
-    raw = options.get("target-file-size")
-    return memory_size(raw) if raw else _DEFAULT_TARGET[primary_key]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,15 +91,20 @@ class CompactUnit:
     index_files: tuple[IndexFileMeta, ...] = ()
 
 
-class _Planner(_ScanPlanner):
-    """The scan planner in merge mode for primary-key tables: every file merged, level 0 included
-    (batch reads of deletion-vector and first-row tables hide it), deletion vectors applied."""
+def _plan(table: Table, snapshot: Snapshot, schema: TableSchema) -> ScanPlan:
+    """Every live file of `snapshot` (postpone buckets aside), level 0 included (batch reads of
+    deletion-vector and first-row tables hide it); primary-key tables merged by key, deletion
+    vectors applied."""
+    mode = ReadMode.MERGE if schema.primary_keys else None
+    return plan_scan(table, snapshot, schema=schema, mode=mode, include_level0=True)
 
-    def __init__(self, table: Table, snapshot: Snapshot, schema: TableSchema) -> None:
-        super().__init__(table, snapshot, None, schema)
-        if schema.primary_keys:
-            self.mode = ReadMode.MERGE
-        self.dvs = self.deletion_vectors()
+
+def _by_bucket(plan: ScanPlan) -> dict[tuple[bytes, int], list[Split]]:
+    """The plan's splits per (partition, bucket), in plan order."""
+    out: dict[tuple[bytes, int], list[Split]] = defaultdict(list)
+    for split in plan.splits:
+        out[(split.partition_bytes, split.bucket)].append(split)
+    return out
 
 
 def _dv_index_files(
@@ -162,69 +158,59 @@ def compaction_units(
     `partition_ok` selects partitions by their values (in partition-key order). Postpone-bucket
     files are left alone.
     """
-    return _units(_Planner(table, snapshot, schema), partition_ok)
+    return [unit for unit, _ in _units(table, _plan(table, snapshot, schema), partition_ok)]
 
 
 def _units(
-    planner: _Planner,
+    table: Table,
+    plan: ScanPlan,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
     buckets: Collection[tuple[bytes, int]] | None = None,
-) -> list[CompactUnit]:
-    assert planner.snapshot is not None
-    dv_files = _dv_index_files(planner.table, planner.snapshot)
-    groups: dict[tuple[bytes, int], list[Any]] = defaultdict(list)
-    for entry in planner.live_entries():
-        if entry.bucket == POSTPONE_BUCKET:
-            continue
-        if buckets is not None and (entry.partition, entry.bucket) not in buckets:
-            continue
-        if partition_ok is not None and not partition_ok(planner.partition_values(entry.partition)):
-            continue
-        groups[(entry.partition, entry.bucket)].append(entry)
+) -> list[tuple[CompactUnit, ScanPlan]]:
+    """The units to rewrite, each with the scan of exactly its files."""
+    assert plan.snapshot is not None
+    dv_files = _dv_index_files(table, plan.snapshot)
     units = []
-    for (part, bucket), entries in sorted(groups.items(), key=lambda kv: kv[0]):
+    for (part, bucket), splits in _by_bucket(plan).items():
+        if buckets is not None and (part, bucket) not in buckets:
+            continue
+        if partition_ok is not None and not partition_ok(splits[0].partition):
+            continue
         files = sorted(
-            (e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name)
+            (f for s in splits for f in s.files), key=lambda f: (f.min_sequence_number, f.file_name)
         )
-        chosen = _pick(files, set(planner.dvs.get((part, bucket), {})), planner.schema)
+        with_dv = {name for s in splits for name, _ in s.deletion_vectors}
+        chosen = _pick(files, with_dv, plan.schema)
         if chosen:
-            units.append(
-                CompactUnit(
-                    partition=part,
-                    bucket=bucket,
-                    total_buckets=entries[0].total_buckets,
-                    files=chosen,
-                    index_files=tuple(dv_files.get((part, bucket), ())),
-                )
+            unit = CompactUnit(
+                partition=part,
+                bucket=bucket,
+                total_buckets=splits[0].total_buckets,
+                files=chosen,
+                index_files=tuple(dv_files.get((part, bucket), ())),
             )
+            units.append((unit, _unit_plan(plan, splits, unit)))
     return units
 
 
-def _unit_plan(planner: _Planner, unit: CompactUnit) -> ScanPlan:
-    """A scan of exactly the unit's files.
+def _unit_plan(plan: ScanPlan, splits: Sequence[Split], unit: CompactUnit) -> ScanPlan:
+    """A scan of exactly the unit's files, cut from `splits` (its bucket's splits in `plan`).
 
-    Primary-key tables: key-ordered splits, merged. Append tables: one split per file in sequence
-    order, so the rows keep their order.
+    Primary-key tables: the bucket's key-ordered splits, merged (a unit is every file of its
+    bucket). Append tables: one split per file in sequence order, so the rows keep their order.
     """
-    dvs: dict[str, DvRef] = planner.dvs.get((unit.partition, unit.bucket), {})
-    splits: list[Split] = []
-    if planner.schema.primary_keys:
-        splits = planner.bucket_splits(unit.partition, unit.bucket, list(unit.files), dvs)
-    else:
-        for f in unit.files:
-            splits.extend(planner.bucket_splits(unit.partition, unit.bucket, [f], dvs))
-    return ScanPlan(
-        table=planner.table,
-        snapshot=planner.snapshot,
-        schema=planner.schema,
-        mode=planner.mode,
-        options=planner.options,
-        splits=tuple(splits),
-        stats=planner.stats,
-    )
+    if plan.schema.primary_keys:
+        return replace(plan, splits=tuple(splits))
+    sections = {sec.files[0].file_name: (s, sec) for s in splits for sec in s.sections}
+    out = []
+    for f in unit.files:
+        split, section = sections[f.file_name]
+        dvs = tuple((name, ref) for name, ref in split.deletion_vectors if name == f.file_name)
+        out.append(replace(split, sections=(section,), deletion_vectors=dvs))
+    return replace(plan, splits=tuple(out))
 
 
-class _Rewriter:
+class Rewriter:
     """Writes a unit's rows into new files, rolled at a row count estimated from the inputs'
     bytes per row."""
 
@@ -353,14 +339,14 @@ def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactU
 
 
 #: A different rewrite of one unit (the lookup compaction of deletion-vector tables): given the
-#: planner, the unit, the rewriter (its ``written`` list collects every file to delete on
-#: failure) and the unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
-UnitRewrite = Callable[[_Planner, CompactUnit, _Rewriter, ScanPlan], CommitMessage | None]
+#: unit, the rewriter (its ``written`` list collects every file to delete on failure) and the
+#: unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
+UnitRewrite = Callable[[CompactUnit, Rewriter, ScanPlan], CommitMessage | None]
 
 
 def compact(
     table: Table,
-    read: ReadBucket,
+    read: BucketReader,
     *,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
     buckets: Collection[tuple[bytes, int]] | None = None,
@@ -380,7 +366,7 @@ def compact(
 def _compact(
     table: Table,
     snapshot: Snapshot | None,
-    read: ReadBucket,
+    read: BucketReader,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
     buckets: Collection[tuple[bytes, int]] | None,
     rewrite: UnitRewrite | None,
@@ -388,23 +374,21 @@ def _compact(
     if snapshot is None:
         return None
     schema = table.latest_schema
-    planner = _Planner(table, snapshot, schema)
-    units = _units(planner, partition_ok, buckets)
+    units = _units(table, _plan(table, snapshot, schema), partition_ok, buckets)
     if not units:
         return None
-    _check_supported(table, schema, units)
+    _check_supported(table, schema, [unit for unit, _ in units])
     written: list[str] = []
-    rewriter = _Rewriter(table, schema, written)
+    rewriter = Rewriter(table, schema, written)
     committer = Committer(table)
     try:
         messages = []
-        for unit in units:
+        for unit, plan in units:
             upgraded = _upgrade(unit, schema)
             if upgraded is not None:
                 messages.append(upgraded)
                 continue
-            plan = _unit_plan(planner, unit)
-            custom = rewrite(planner, unit, rewriter, plan) if rewrite is not None else None
+            custom = rewrite(unit, rewriter, plan) if rewrite is not None else None
             if custom is not None:
                 messages.append(custom)
                 continue

@@ -7,7 +7,8 @@ Pruning rules (paimon-format.md §4.5, §8, §9):
 * files by key statistics on primary-key columns (always safe), and by value statistics only where no merge can
   bring an older version of a row back: append tables, deletion-vector tables, first-row;
 * visibility: level-0 files are hidden for deletion-vector and first-row tables (unless
-  ``deletion-vectors.merge-on-read``), postpone-bucket files are always hidden.
+  ``deletion-vectors.merge-on-read``; compaction plans with ``include_level0``), postpone-bucket files are
+  always hidden.
 
 Files of one (partition, bucket) are cut into sections of overlapping key ranges; a split holds whole sections, so
 a merge never spans two readers.
@@ -110,6 +111,7 @@ class Split:
     bucket_path: str
     sections: tuple[Section, ...]
     deletion_vectors: tuple[tuple[str, DvRef], ...] = ()
+    total_buckets: int = 0  # as the bucket's first live manifest entry records it (0: unknown)
 
     @property
     def files(self) -> tuple[DataFileMeta, ...]:
@@ -179,6 +181,26 @@ def _ranges_from_stats(
     return out
 
 
+def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
+    """Where a data file lives: its external path, else the derived bucket path (§1)."""
+    if f.external_path:
+        what = f"data file {f.file_name} of table {plan.table.name}"
+        return names.external_path(f.external_path, plan.options.options, what=what)
+    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
+
+
+def _index_path(table: Table, options: CoreOptions, bucket_dir: str, name: str) -> str:
+    """Where a bucket's index file lives (§8): the bucket folder or the table's ``index`` folder."""
+    if options.flag("index-file-in-data-file-dir"):
+        return table.fileio.join(bucket_dir, name)
+    return table.sub("index", name)
+
+
+def index_file_path(plan: ScanPlan, split: Split, name: str) -> str:
+    """Where an index file `name` of `split`'s (partition, bucket) lives (§8)."""
+    return _index_path(plan.table, plan.options, split.bucket_path, name)
+
+
 class _Planner:
     def __init__(
         self,
@@ -186,13 +208,18 @@ class _Planner:
         snapshot: Snapshot | None,
         predicate: Predicate | None,
         schema: TableSchema | None,
+        mode: ReadMode | None = None,
+        include_level0: bool = False,
     ) -> None:
         self.table = table
         self.snapshot = snapshot
         self.predicate = predicate
         self.schema = schema or table.latest_schema
         self.options = CoreOptions(self.schema.options).check(table.name)
-        self.mode = read_mode(self.schema, self.options)
+        self.mode = mode or read_mode(self.schema, self.options)
+        if (self.mode is ReadMode.APPEND) != (not self.schema.primary_keys):
+            raise ValueError(f"{table.name}: read mode {self.mode.value} does not fit the table")
+        self.include_level0 = include_level0
         self.part_names = self.schema.partition_keys
         self.part_types = _types(self.schema, self.part_names)
         self.key_names = self.schema.trimmed_primary_keys
@@ -295,8 +322,9 @@ class _Planner:
         if entry.bucket == POSTPONE_BUCKET:
             self.stats.files_hidden_postpone += 1
             return False
-        hide_level0 = self.mode is ReadMode.DELETION_VECTORS or (
-            self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW
+        hide_level0 = not self.include_level0 and (
+            self.mode is ReadMode.DELETION_VECTORS
+            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
         )
         if hide_level0 and entry.file.level == 0:
             self.stats.files_hidden_level0 += 1
@@ -335,6 +363,7 @@ class _Planner:
         self.stats.files_total = len(entries)
         keep_bucket = self.bucket_filter()
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+        totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
             if not self.visible(e):
                 continue
@@ -348,6 +377,7 @@ class _Planner:
                 self.stats.files_pruned_stats += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
+            totals.setdefault((e.partition, e.bucket), e.total_buckets)
         dvs = self.deletion_vectors() if groups else {}
         if dvs:
             self.check_vectors(entries, dvs, groups)
@@ -355,7 +385,8 @@ class _Planner:
         for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             self.stats.partitions.add(part)
             self.stats.buckets.add((part, bucket))
-            splits.extend(self.bucket_splits(part, bucket, files, dvs.get((part, bucket), {})))
+            bucket_dvs = dvs.get((part, bucket), {})
+            splits.extend(self.bucket_splits(part, bucket, files, bucket_dvs, totals[(part, bucket)]))
         return ScanPlan(
             table=self.table,
             snapshot=self.snapshot,
@@ -416,9 +447,7 @@ class _Planner:
                 )
 
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
-        if self.options.flag("index-file-in-data-file-dir"):
-            return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
-        return self.table.sub("index", name)
+        return _index_path(self.table, self.options, self.bucket_dir(partition, bucket), name)
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
         parts = []
@@ -456,7 +485,7 @@ class _Planner:
         ]
 
     def bucket_splits(
-        self, part: bytes, bucket: int, files: list[DataFileMeta], dvs: dict[str, DvRef]
+        self, part: bytes, bucket: int, files: list[DataFileMeta], dvs: dict[str, DvRef], total_buckets: int
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
         what = f"data file of table {self.table.name}"
@@ -484,6 +513,7 @@ class _Planner:
                     bucket_path=path,
                     sections=tuple(chunk),
                     deletion_vectors=split_dvs,
+                    total_buckets=total_buckets,
                 )
             )
         return out
@@ -507,10 +537,19 @@ def plan_scan(
     snapshot: Snapshot | None,
     predicate: Predicate | None = None,
     schema: TableSchema | None = None,
+    *,
+    mode: ReadMode | None = None,
+    include_level0: bool = False,
 ) -> ScanPlan:
     """Plan a read of `snapshot` (None: the table is empty) with `predicate` for pruning.
 
     Rows come in `schema` (default: the table's latest schema, as Java reads the latest state; time travel
     passes the snapshot's own schema). The predicate only prunes here; the reader still applies it to rows.
+
+    Compaction reads what a batch read may not: `mode` overrides the table's read mode (`ReadMode.MERGE` for a
+    deletion-vector table: its files merged by key, deletion vectors applied), and `include_level0` keeps the
+    level-0 files batch reads of deletion-vector and first-row tables hide. Postpone-bucket files stay hidden.
+    A `mode` that does not fit the table (`ReadMode.APPEND` for a primary-key table, or the reverse) is a
+    ValueError.
     """
-    return _Planner(table, snapshot, predicate, schema).plan()
+    return _Planner(table, snapshot, predicate, schema, mode, include_level0).plan()

@@ -2,7 +2,7 @@
 
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
-1. Driver: load the table, refuse what cannot be written (`paimon_sql.sql._auto_compact.check_writable`,
+1. Driver: load the table, refuse what cannot be written (`paimon_sql.compact.after_write.check_writable`,
    postpone buckets, cross-partition keys) and a DataFrame that does not fit (`_schema.check_columns`),
    read every bucket's next sequence number, and (dynamic buckets) assign the buckets of every key on
    the driver (Java's HashBucketAssigner over the distinct key hashes a first Spark job collects) and
@@ -197,10 +197,18 @@ def finish(
         raise
     _clean(table, job, keep={f.file_name for m in messages for f in m.new_files})
     if snapshot is not None:
+        from paimon_sql.sql._proc_compact import bucket_reader
         from paimon_sql.sql.session import connect
 
         session = connect(job.warehouse)
-        compacted = compact_after_write(session, session.table(table.name), messages, snapshot)
+        target = session.table(table.name)
+        compacted = compact_after_write(
+            target,
+            messages,
+            snapshot,
+            bucket_reader(session.con),
+            refresh=lambda: session.invalidate(target),
+        )
         snapshot = compacted or snapshot
     return snapshot
 

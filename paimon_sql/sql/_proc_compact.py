@@ -2,8 +2,9 @@
 
 ``CALL sys.compact(table => 'db.t' [, partitions => 'p=1,q=a;p=2'] [, where => 'p > 1'])``, with
 Spark's parameters and output (one row, ``result`` = true). The rewrite itself is
-`paimon_sql.write.compact`; this module selects the partitions and reads each bucket's merged
-rows with the reader's SQL on DuckDB.
+`paimon_sql.compact.full`; this module selects the partitions and reads each bucket's merged
+rows with the reader's SQL on DuckDB (`bucket_reader`, also what the writers pass to
+`paimon_sql.compact.after_write`).
 
 >>> parse_partitions("dt=2024-01-01,hr=3;dt=2024-01-02")
 [{'dt': '2024-01-01', 'hr': '3'}, {'dt': '2024-01-02'}]
@@ -18,15 +19,18 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.compact.full import compact as compact_table
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import ReadRequest, cast, literal
 from paimon_sql.sql._errors import from_sqlglot
 from paimon_sql.sql._procedure import Param, Procedure, done, table_arg
 from paimon_sql.sql._reader import SplitReader
-from paimon_sql.compact.full import compact as compact_table
 
 if TYPE_CHECKING:
+    import duckdb
+
     from paimon_sql.catalog import Table
+    from paimon_sql.compact.full import BucketReader
     from paimon_sql.plan.scan import ScanPlan
     from paimon_sql.sql.session import Session
 
@@ -115,8 +119,10 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
     return ok
 
 
-def _reader(session: Session) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
-    reader = SplitReader(session.con)
+def bucket_reader(con: duckdb.DuckDBPyConnection) -> BucketReader:
+    """The compaction's `paimon_sql.compact.full.BucketReader`: a bucket's rows by the reader's SQL
+    on cursors of `con` (primary-key tables: merged, with the system columns, in key order)."""
+    reader = SplitReader(con)
 
     def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
         pk = bool(plan.schema.primary_keys)
@@ -156,7 +162,7 @@ def run_compact(session: Session, args: Mapping[str, Any]) -> pa.Table:
         partition_ok = _spec_filter(table, parse_partitions(str(args["partitions"])))
     elif args.get("where"):
         partition_ok = _where_filter(session, table, str(args["where"]))
-    compact_table(table, _reader(session), partition_ok=partition_ok)
+    compact_table(table, bucket_reader(session.con), partition_ok=partition_ok)
     return done(session, table)
 
 

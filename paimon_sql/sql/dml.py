@@ -28,12 +28,13 @@ from paimon_sql._sqlnodes import table_node
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
+from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
-from paimon_sql.compact.after_write import check_writable, compact_after_write
+from paimon_sql.sql._proc_compact import bucket_reader
 from paimon_sql.types import duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
@@ -131,7 +132,8 @@ def write_rows(
         raise
     session.invalidate(table)
     if written is not None:  # the write is committed: a failure from here on never undoes it
-        compact_after_write(session, table, messages, written)
+        read = bucket_reader(session.con)
+        compact_after_write(table, messages, written, read, refresh=lambda: session.invalidate(table))
     return rows
 
 

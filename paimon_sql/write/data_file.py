@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
+from paimon_sql.format.option_registry import memory_size
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.records import encode_avro
 from paimon_sql.types import DataField, DataType
@@ -51,6 +52,8 @@ VALUE_KIND_ID = 2147483645
 _NESTED_ID_BASE = 536870911  # Integer.MAX_VALUE / 4
 _RETRACT_KINDS = pa.array([1, 3], pa.int8())  # -U, -D
 _FIELD_ID = b"PARQUET:field_id"
+
+_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
 
 _COMPRESSION = {
     "zstd": "zstd",
@@ -95,6 +98,12 @@ _SIMPLE: dict[str, pa.DataType] = {
     "BINARY": pa.binary(),
     "VARBINARY": pa.binary(),
 }
+
+
+def target_file_size(options: Mapping[str, str], primary_key: bool) -> int:
+    """``target-file-size``: by default 128 MiB (primary-key tables) or 256 MiB (append)."""
+    raw = options.get("target-file-size")
+    return memory_size(raw) if raw else _DEFAULT_TARGET[primary_key]
 
 
 def arrow_field(name: str, t: DataType, field_id: int, depth: int = 1) -> pa.Field:

@@ -44,8 +44,7 @@ from paimon_sql.format.partition import partition_path
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.io.arrays import arange
 from paimon_sql.write.bucket import bucket_expression, hash_expression
-from paimon_sql.compact.full import target_file_size
-from paimon_sql.write.data_file import data_file_name, write_data_file
+from paimon_sql.write.data_file import data_file_name, target_file_size, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
 if TYPE_CHECKING:

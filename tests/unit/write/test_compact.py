@@ -457,9 +457,9 @@ def test_string_keys_sorted_by_bytes_and_empty_table(session):
 
 def _racing_reader(session, statement):
     """The real bucket reader; another writer commits `statement` as the first bucket is read."""
-    from paimon_sql.sql._proc_compact import _reader
+    from paimon_sql.sql._proc_compact import bucket_reader
 
-    read = _reader(session)
+    read = bucket_reader(session.con)
     fired = []
 
     def racing(plan):
