@@ -30,7 +30,6 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from paimon_sql.compact.full import compact
@@ -39,6 +38,8 @@ from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.compact.full import BucketReader
@@ -71,8 +72,11 @@ def needs_compaction(options: Mapping[str, str], primary_keys: Sequence[str]) ->
 
 
 def check_writable(table: Table) -> None:
-    """Refuse, before writing, a write whose rows would stay invisible: level 0 hidden, and the
-    compaction that would show it needs the lookup changelog paimon-sql cannot write."""
+    """Refuse, before writing, a write whose rows would stay invisible.
+
+    That is: level 0 is hidden, and the compaction that would show it needs the lookup changelog
+    paimon-sql cannot write.
+    """
     schema = table.latest_schema
     options = schema.options
     if CoreOptions(options).flag("write-only") or not _lookup(options):
@@ -98,8 +102,10 @@ def compact_after_write(
     *,
     refresh: Callable[[], None] = _nothing,
 ) -> Snapshot | None:
-    """After the write committed as `written`, compact the (partition, bucket)s `messages` touched
-    (one COMPACT snapshot), reading merged rows with `read`; None when the table needs none.
+    """After the write committed as `written`, compact the buckets `messages` touched.
+
+    One COMPACT snapshot of the (partition, bucket)s the write added files to, reading merged rows
+    with `read`; None when the table needs none.
 
     `refresh` runs after each attempt, failed or not (the SQL session re-binds its views of the
     table there).
@@ -115,7 +121,7 @@ def compact_after_write(
         try:
             rewrite = lookup_rewrite(read) if _dv(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
-        except Exception as err:  # retried once, then reported with the way out
+        except Exception as err:  # noqa: BLE001 -- any failure is retried once, then reported
             error = err
             continue
         finally:

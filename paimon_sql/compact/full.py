@@ -1,5 +1,4 @@
-"""Full compaction: each (partition, bucket) rewritten as one sorted run, committed as one COMPACT
-snapshot.
+"""Full compaction: each (partition, bucket) rewritten as one sorted run, in one COMPACT snapshot.
 
 What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), restated:
 
@@ -40,7 +39,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -55,14 +54,17 @@ from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.plan.scan import ReadMode, ScanPlan, Split, plan_scan
+from paimon_sql.plan.scan import ReadMode, ScanPlan, plan_scan
 from paimon_sql.write.data_file import data_file_name, target_file_size, write_data_file
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Iterator, Mapping, Sequence
+
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import Split
 
 DV_INDEX = "DELETION_VECTORS"
 
@@ -92,9 +94,11 @@ class CompactUnit:
 
 
 def _plan(table: Table, snapshot: Snapshot, schema: TableSchema) -> ScanPlan:
-    """Every live file of `snapshot` (postpone buckets aside), level 0 included (batch reads of
-    deletion-vector and first-row tables hide it); primary-key tables merged by key, deletion
-    vectors applied."""
+    """A scan of every live file of `snapshot` (postpone buckets aside), level 0 included.
+
+    Batch reads of deletion-vector and first-row tables hide level 0; compaction reads it.
+    Primary-key tables are merged by key, deletion vectors applied.
+    """
     mode = ReadMode.MERGE if schema.primary_keys else None
     return plan_scan(table, snapshot, schema=schema, mode=mode, include_level0=True)
 
@@ -122,8 +126,9 @@ def _dv_index_files(
 def _pick(
     files: Sequence[DataFileMeta], with_dv: set[str], schema: TableSchema
 ) -> tuple[DataFileMeta, ...]:
-    """The files of one bucket (in sequence order) that full compaction rewrites; none when the
-    bucket is compacted already.
+    """The files of one bucket (in sequence order) that full compaction rewrites.
+
+    None when the bucket is compacted already.
 
     Primary-key tables: all, unless one run at the top level without deletion vectors. Append
     tables: the small files and those with deletion vectors; in fixed buckets (ordered queues) all
@@ -211,8 +216,10 @@ def _unit_plan(plan: ScanPlan, splits: Sequence[Split], unit: CompactUnit) -> Sc
 
 
 class Rewriter:
-    """Writes a unit's rows into new files, rolled at a row count estimated from the inputs'
-    bytes per row."""
+    """Writes a unit's rows into new files.
+
+    Files are rolled at a row count estimated from the inputs' bytes per row.
+    """
 
     def __init__(self, table: Table, schema: TableSchema, written: list[str]) -> None:
         self.table = table
@@ -224,6 +231,7 @@ class Rewriter:
         self._counter = itertools.count()
 
     def rows_per_file(self, unit: CompactUnit) -> int:
+        """Rows per new file: ``target-file-size`` over the unit's bytes per row."""
         rows = sum(f.row_count for f in unit.files) or 1
         per_row = max(1.0, sum(f.file_size for f in unit.files) / rows)
         return max(1, int(target_file_size(self.schema.options, self.pk) / per_row))
@@ -241,8 +249,10 @@ class Rewriter:
         batches: Iterable[pa.RecordBatch],
         level: int | None = None,
     ) -> CommitMessage:
-        """The unit's files replaced by `batches`, written at `level` (default: the top level for
-        primary-key tables, 0 for append tables)."""
+        """The unit's files replaced by `batches`, written at `level`.
+
+        `level` defaults to the top level for primary-key tables, 0 for append tables.
+        """
         if level is None:
             level = top_level(self.schema.options) if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
@@ -278,8 +288,10 @@ class Rewriter:
 def _chunks(
     batches: Iterable[pa.RecordBatch], rows: int, max_bytes: int | None = None
 ) -> Iterator[pa.Table]:
-    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time; with
-    `max_bytes`, a table is also cut once it holds that many Arrow bytes."""
+    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time.
+
+    With `max_bytes`, a table is also cut once it holds that many Arrow bytes.
+    """
     pending: list[pa.RecordBatch] = []
     have = size = 0
     budget = max_bytes or 0
@@ -301,9 +313,11 @@ def _chunks(
 
 
 def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
-    """Java's level upgrade: a bucket that is a single file without retractions or deletion vectors
-    moves to the top level without a rewrite (DELETE at its level + ADD of the same file at the top
-    level); None when the unit needs a rewrite."""
+    """Java's level upgrade; None when the unit needs a rewrite.
+
+    A bucket that is a single file without retractions or deletion vectors moves to the top level
+    without a rewrite (DELETE at its level + ADD of the same file at the top level).
+    """
     if not schema.primary_keys or len(unit.files) != 1 or unit.index_files:
         return None
     (f,) = unit.files
@@ -319,8 +333,10 @@ def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
 
 
 def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
-    """Changelog producers that need the compaction to write changelog files:
-    ``full-compaction`` always, ``lookup`` when level-0 files (not yet looked up) are compacted.
+    """Refuse a compaction that would have to write changelog files.
+
+    Changelog producers that need them: ``full-compaction`` always, ``lookup`` when level-0 files
+    (not yet looked up) are compacted.
     paimon-sql writes none, so it refuses rather than leave streaming readers without the changes.
     """
     producer = CoreOptions(schema.options).changelog_producer
@@ -352,8 +368,10 @@ def compact(
     buckets: Collection[tuple[bytes, int]] | None = None,
     rewrite: UnitRewrite | None = None,
 ) -> Snapshot | None:
-    """Fully compact `table` (the partitions `partition_ok` accepts, and with `buckets` only those
-    (partition, bucket)s); one COMPACT snapshot.
+    """Fully compact `table`: one COMPACT snapshot.
+
+    Only the partitions `partition_ok` accepts, and with `buckets` only those (partition,
+    bucket)s.
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
     as Java). Planned again on the new latest when expiration removes the planned-on snapshot.

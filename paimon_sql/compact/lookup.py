@@ -24,7 +24,6 @@ or ``deletion-vectors.bitmap64``, is fully compacted instead.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -44,6 +43,8 @@ from paimon_sql.plan.scan import data_file_path, index_file_path, read_vector
 from paimon_sql.sql._arrow import arrow_type
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.compact.full import BucketReader, CompactUnit, Rewriter, UnitRewrite
     from paimon_sql.format.manifest import DataFileMeta
@@ -80,7 +81,9 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         for f in kept:
             marked = _positions(_keys(plan, f), keys)
             if len(marked):
-                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(marked.to_pylist())
+                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(
+                    marked.to_pylist()
+                )
         index = _write_index(plan, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
 
@@ -125,7 +128,7 @@ def _positions(rows: pa.Table, keys: pa.Table) -> pa.Array:
     return positions.take(pc.array_sort_indices(positions))
 
 
-def _merged(read: ReadBucket, plan: ScanPlan) -> pa.Table:
+def _merged(read: BucketReader, plan: ScanPlan) -> pa.Table:
     batches = [b for b in read(plan) if b.num_rows]
     if not batches:
         return pa.table({})
@@ -176,4 +179,3 @@ def _write_index(
         dv_ranges=tuple(metas),
     )
     return (meta,)
-

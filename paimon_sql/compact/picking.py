@@ -1,5 +1,6 @@
-"""Which sorted runs of a bucket a lookup compaction merges: Java's ``UniversalCompaction`` under
-``ForceUpLevel0Compaction`` (seed 001; paimon-format.md §7).
+"""Which sorted runs of a bucket a lookup compaction merges.
+
+Java's ``UniversalCompaction`` under ``ForceUpLevel0Compaction`` (seed 001; paimon-format.md §7).
 
 A bucket's sorted runs are its level-0 files (newest first), then each level >= 1 (`sorted_runs`).
 With ``num-sorted-run.compaction-trigger`` (5) runs or more, size amplification
@@ -11,13 +12,14 @@ pick; otherwise all level-0 runs, plus each following run while the picked size 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.compact.full import top_level
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from paimon_sql.format.manifest import DataFileMeta
 
 
@@ -48,8 +50,10 @@ def sorted_runs(files: Sequence[DataFileMeta]) -> list[SortedRun]:
 
 
 def pick(runs: Sequence[SortedRun], options: Mapping[str, str]) -> tuple[int, int] | None:
-    """Java's ``ForceUpLevel0Compaction`` over ``UniversalCompaction``: (number of leading runs to
-    merge, output level), or None when every run is merged (a full compaction to the top level).
+    """Java's ``ForceUpLevel0Compaction`` over ``UniversalCompaction``.
+
+    Returns (number of leading runs to merge, output level), or None when every run is merged (a
+    full compaction to the top level).
 
     >>> runs = [SortedRun(0, ()), SortedRun(5, ())]
     >>> pick(runs, {}) is None
@@ -83,8 +87,10 @@ def pick(runs: Sequence[SortedRun], options: Mapping[str, str]) -> tuple[int, in
 
 
 def _unit(runs: Sequence[SortedRun], count: int, max_level: int) -> tuple[int, int] | None:
-    """Java's ``UniversalCompaction.createUnit``: the output level is the next run's minus one,
-    never 0; merging every run is a full compaction."""
+    """Java's ``UniversalCompaction.createUnit``.
+
+    The output level is the next run's minus one, never 0; merging every run is a full compaction.
+    """
     level = max(0, runs[count].level - 1) if count < len(runs) else max_level
     if level == 0:
         for run in runs[count:]:

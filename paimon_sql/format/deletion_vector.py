@@ -97,8 +97,10 @@ def encode_index_file(bitmaps: Sequence[BitMap]) -> bytes:
 
 
 def encode_index(bitmaps: Sequence[BitMap]) -> tuple[bytes, tuple[tuple[int, int], ...]]:
-    """A whole 32-bit index file and, per entry, the (offset, length) its index manifest records
-    (§8: offset of the entry's size field; length = the size, without the size field and CRC).
+    """A whole 32-bit index file and, per entry, the (offset, length) its index manifest records.
+
+    §8: the offset is that of the entry's size field; the length is the size (without the size
+    field and the CRC).
 
     >>> from pyroaring import BitMap
     >>> blob, ranges = encode_index([BitMap([2, 3]), BitMap([1])])

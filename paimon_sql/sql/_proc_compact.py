@@ -120,8 +120,11 @@ def _where_filter(session: Session, table: Table, where: str) -> Callable[[tuple
 
 
 def bucket_reader(con: duckdb.DuckDBPyConnection) -> BucketReader:
-    """The compaction's `paimon_sql.compact.full.BucketReader`: a bucket's rows by the reader's SQL
-    on cursors of `con` (primary-key tables: merged, with the system columns, in key order)."""
+    """The compaction's `paimon_sql.compact.full.BucketReader`, running on cursors of `con`.
+
+    A bucket's rows by the reader's SQL (primary-key tables: merged, with the system columns, in
+    key order).
+    """
     reader = SplitReader(con)
 
     def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
