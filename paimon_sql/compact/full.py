@@ -93,14 +93,21 @@ class CompactUnit:
     index_files: tuple[IndexFileMeta, ...] = ()
 
 
-def _plan(table: Table, snapshot: Snapshot, schema: TableSchema) -> ScanPlan:
+def _plan(
+    table: Table,
+    snapshot: Snapshot,
+    schema: TableSchema,
+    buckets: Collection[tuple[bytes, int]] | None = None,
+) -> ScanPlan:
     """A scan of every live file of `snapshot` (postpone buckets aside), level 0 included.
 
     Batch reads of deletion-vector and first-row tables hide level 0; compaction reads it.
     Primary-key tables are merged by key, deletion vectors applied.
     """
     mode = ReadMode.MERGE if schema.primary_keys else None
-    return plan_scan(table, snapshot, schema=schema, mode=mode, include_level0=True)
+    return plan_scan(
+        table, snapshot, schema=schema, mode=mode, include_level0=True, buckets=buckets
+    )
 
 
 def _by_bucket(plan: ScanPlan) -> dict[tuple[bytes, int], list[Split]]:
@@ -170,15 +177,12 @@ def _units(
     table: Table,
     plan: ScanPlan,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
-    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> list[tuple[CompactUnit, ScanPlan]]:
     """The units to rewrite, each with the scan of exactly its files."""
     assert plan.snapshot is not None
     dv_files = _dv_index_files(table, plan.snapshot)
     units = []
     for (part, bucket), splits in _by_bucket(plan).items():
-        if buckets is not None and (part, bucket) not in buckets:
-            continue
         if partition_ok is not None and not partition_ok(splits[0].partition):
             continue
         files = sorted(
@@ -392,7 +396,7 @@ def _compact(
     if snapshot is None:
         return None
     schema = table.latest_schema
-    units = _units(table, _plan(table, snapshot, schema), partition_ok, buckets)
+    units = _units(table, _plan(table, snapshot, schema, buckets), partition_ok)
     if not units:
         return None
     _check_supported(table, schema, [unit for unit, _ in units])

@@ -36,7 +36,7 @@ from paimon_sql.format.partition import partition_path
 from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
     from pyroaring import BitMap, BitMap64
 
@@ -232,6 +232,7 @@ class _Planner:
         schema: TableSchema | None,
         mode: ReadMode | None = None,
         include_level0: bool = False,
+        buckets: Collection[tuple[bytes, int]] | None = None,
     ) -> None:
         self.table = table
         self.snapshot = snapshot
@@ -242,6 +243,7 @@ class _Planner:
         if (self.mode is ReadMode.APPEND) != (not self.schema.primary_keys):
             raise ValueError(f"{table.name}: read mode {self.mode.value} does not fit the table")
         self.include_level0 = include_level0
+        self.buckets = buckets
         self.part_names = self.schema.partition_keys
         self.part_types = _types(self.schema, self.part_names)
         self.key_names = self.schema.trimmed_primary_keys
@@ -402,6 +404,9 @@ class _Planner:
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
         totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
+            if self.buckets is not None and (e.partition, e.bucket) not in self.buckets:
+                self.stats.files_pruned_bucket += 1
+                continue
             if not self.visible(e):
                 continue
             if self.part_names and not self.partition_ok(e.partition):
@@ -592,6 +597,7 @@ def plan_scan(
     *,
     mode: ReadMode | None = None,
     include_level0: bool = False,
+    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> ScanPlan:
     """Plan a read of `snapshot` (None: the table is empty) with `predicate` for pruning.
 
@@ -603,6 +609,8 @@ def plan_scan(
     (`ReadMode.MERGE` for a deletion-vector table: its files merged by key, deletion vectors
     applied), and `include_level0` keeps the level-0 files batch reads of deletion-vector and
     first-row tables hide. Postpone-bucket files stay hidden. A `mode` that does not fit the table
-    (`ReadMode.APPEND` for a primary-key table, or the reverse) is a ValueError.
+    (`ReadMode.APPEND` for a primary-key table, or the reverse) is a ValueError. `buckets` limits
+    the plan to those (partition bytes, bucket)s (the compaction after a write).
     """
-    return _Planner(table, snapshot, predicate, schema, mode, include_level0).plan()
+    planner = _Planner(table, snapshot, predicate, schema, mode, include_level0, buckets)
+    return planner.plan()
