@@ -8,9 +8,9 @@
 
 from paimon_sql import errors
 from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.engine.relation import Relation
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.sql.install import install
-from paimon_sql.engine.relation import Relation
 from paimon_sql.sql.session import Session, connect
 
 __all__ = [

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
-from paimon_sql.format.schema import CURRENT_VERSION
 from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.schema import CURRENT_VERSION
 from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, type_sql
 
 if TYPE_CHECKING:

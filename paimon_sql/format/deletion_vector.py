@@ -93,4 +93,27 @@ def encode_vector(bitmap: BitMap) -> bytes:
 
 def encode_index_file(bitmaps: Sequence[BitMap]) -> bytes:
     """A whole 32-bit index file; entry i starts at offset 1 + sum of earlier entry sizes."""
-    return bytes([VERSION]) + b"".join(encode_vector(b) for b in bitmaps)
+    return encode_index(bitmaps)[0]
+
+
+def encode_index(bitmaps: Sequence[BitMap]) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+    """A whole 32-bit index file and, per entry, the (offset, length) its index manifest records.
+
+    §8: the offset is that of the entry's size field; the length is the size (without the size
+    field and the CRC).
+
+    >>> from pyroaring import BitMap
+    >>> blob, ranges = encode_index([BitMap([2, 3]), BitMap([1])])
+    >>> ranges
+    ((1, 24), (33, 22))
+    >>> sorted(decode_vector(blob, 33, "f", length=22, cardinality=1))
+    [1]
+    """
+    parts, ranges = [bytes([VERSION])], []
+    offset = 1
+    for bitmap in bitmaps:
+        entry = encode_vector(bitmap)
+        ranges.append((offset, len(entry) - 8))
+        parts.append(entry)
+        offset += len(entry)
+    return b"".join(parts), tuple(ranges)

@@ -196,7 +196,11 @@ def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
 
 
 def read_avro(fileio: Any, path: str, schema: pa.Schema) -> pa.Table:
-    """The columns of `schema` (by name) of Avro file `path`, typed as `schema` says."""
+    """The columns of `schema` from Avro file `path` (a column its records lack is null).
+
+    Reads the whole file (Avro has no column projection); the values are converted to `schema`'s
+    types.
+    """
     import fastavro
 
     data = fileio.read_bytes(path)
@@ -204,5 +208,5 @@ def read_avro(fileio: Any, path: str, schema: pa.Schema) -> pa.Table:
         records = list(fastavro.reader(io.BytesIO(data)))
     except Exception as err:
         raise SpecViolationError(f"corrupt Avro data file {path}: {err}") from err
-    columns_data = {fld.name: [r.get(fld.name) for r in records] for fld in schema}
-    return pa.table(columns_data, schema=schema)
+    columns = {fld.name: [r.get(fld.name) for r in records] for fld in schema}
+    return pa.table(columns, schema=schema)

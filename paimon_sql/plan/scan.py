@@ -1,16 +1,18 @@
-"""Scan planning: a snapshot's live files, pruned by partition, bucket and statistics, grouped into splits.
+"""Scan planning: a snapshot's live files, pruned by partition, bucket and statistics, in splits.
 
 Pruning rules (paimon-format.md §4.5, §8, §9):
 
-* manifests by their partition statistics, entries by partition value and, when the filter fixes the bucket key, by
-  bucket;
-* files by key statistics on primary-key columns (always safe), and by value statistics only where no merge can
-  bring an older version of a row back: append tables, deletion-vector tables, first-row;
+* manifests by their partition statistics, entries by partition value and, when the filter fixes the
+  bucket key, by bucket;
+* files by key statistics on primary-key columns (always safe), and by value statistics only where
+  no merge can bring an older version of a row back: append tables, deletion-vector tables,
+  first-row;
 * visibility: level-0 files are hidden for deletion-vector and first-row tables (unless
-  ``deletion-vectors.merge-on-read``), postpone-bucket files are always hidden.
+  ``deletion-vectors.merge-on-read``; compaction plans with ``include_level0``), postpone-bucket
+  files are always hidden.
 
-Files of one (partition, bucket) are cut into sections of overlapping key ranges; a split holds whole sections, so
-a merge never spans two readers.
+Files of one (partition, bucket) are cut into sections of overlapping key ranges; a split holds
+whole sections, so a merge never spans two readers.
 """
 
 from __future__ import annotations
@@ -18,31 +20,37 @@ from __future__ import annotations
 import enum
 import struct
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.catalog import Table, names
+from paimon_sql.catalog import names
 from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SpecViolationError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.manifest import (
-    DataFileMeta,
-    DeletionVectorMeta,
     FileKind,
-    ManifestEntry,
-    SimpleStats,
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.format.snapshot import Snapshot
-from paimon_sql.plan.predicate import Predicate, ValueRange, fixed_values, may_match
-from paimon_sql.types import DataType
+from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+
     from pyroaring import BitMap, BitMap64
+
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.manifest import (
+        DataFileMeta,
+        DeletionVectorMeta,
+        ManifestEntry,
+        SimpleStats,
+    )
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
+    from paimon_sql.types import DataType
 
 POSTPONE_BUCKET = -2
 TARGET_SPLIT_BYTES = 128 * 1024 * 1024
@@ -52,7 +60,9 @@ class ReadMode(enum.Enum):
     """How a split's files become rows."""
 
     APPEND = "append"  # no primary key: concatenate (deletion vectors applied)
-    DELETION_VECTORS = "deletion-vectors"  # PK table with DVs: compacted files as they are, DVs applied
+    DELETION_VECTORS = (
+        "deletion-vectors"  # PK table with DVs: compacted files as they are, DVs applied
+    )
     MERGE = "merge"  # PK table: merge sections by key with the merge engine
 
 
@@ -64,37 +74,50 @@ class DvRef:
     index_path: str
     meta: DeletionVectorMeta
     index_file_size: int | None = None  # as the index manifest records it (checked when read)
-    index_manifest: str = "the index manifest"  # the path of the index manifest naming it, for errors
+    index_manifest: str = (
+        "the index manifest"  # the path of the index manifest naming it, for errors
+    )
 
 
 def read_vector(table: Table, ref: DvRef, blobs: dict[str, bytes]) -> BitMap | BitMap64:
-    """The deletion vector `ref` points at, checked against what the index manifest records (§8: the file's
-    size, the vector's length and cardinality); `blobs` caches the index files read so far."""
+    """The deletion vector `ref` points at, checked against what the index manifest records.
+
+    Checked (§8): the file's size, the vector's length and cardinality. `blobs` caches the index
+    files read so far.
+    """
     data = blobs.get(ref.index_path)
     if data is None:
         try:
             data = table.fileio.read_bytes(ref.index_path)
         except DataFileNotFoundError as err:
             raise DataFileNotFoundError(
-                f"deletion-vector index file {ref.index_path} does not exist; {ref.index_manifest} names it"
+                f"deletion-vector index file {ref.index_path} does not exist; "
+                f"{ref.index_manifest} names it"
             ) from err
         if ref.index_file_size is not None and len(data) != ref.index_file_size:
             raise CorruptFileError(
-                ref.index_path, f"it has {len(data)} bytes, {ref.index_manifest} says {ref.index_file_size}"
+                ref.index_path,
+                f"it has {len(data)} bytes, {ref.index_manifest} says {ref.index_file_size}",
             )
         blobs[ref.index_path] = data
     try:
         return decode_vector(
-            data, ref.meta.offset, ref.index_path, length=ref.meta.length, cardinality=ref.meta.cardinality
+            data,
+            ref.meta.offset,
+            ref.index_path,
+            length=ref.meta.length,
+            cardinality=ref.meta.cardinality,
         )
     except SpecViolationError as err:
         problem = str(err).removeprefix(ref.index_path + ": ")
-        raise CorruptFileError(ref.index_path, f"{problem} (as listed by {ref.index_manifest})") from err
+        raise CorruptFileError(
+            ref.index_path, f"{problem} (as listed by {ref.index_manifest})"
+        ) from err
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Section:
-    """Files whose key ranges overlap; `merge` is False when one file (without retractions) suffices."""
+    """Files whose key ranges overlap; `merge` is False when one file (no retractions) suffices."""
 
     files: tuple[DataFileMeta, ...]
     merge: bool
@@ -110,6 +133,7 @@ class Split:
     bucket_path: str
     sections: tuple[Section, ...]
     deletion_vectors: tuple[tuple[str, DvRef], ...] = ()
+    total_buckets: int = 0  # as the bucket's first live manifest entry records it (0: unknown)
 
     @property
     def files(self) -> tuple[DataFileMeta, ...]:
@@ -179,6 +203,26 @@ def _ranges_from_stats(
     return out
 
 
+def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
+    """Where a data file lives: its external path, else the derived bucket path (§1)."""
+    if f.external_path:
+        what = f"data file {f.file_name} of table {plan.table.name}"
+        return names.external_path(f.external_path, plan.options.options, what=what)
+    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
+
+
+def _index_path(table: Table, options: CoreOptions, bucket_dir: str, name: str) -> str:
+    """Where a bucket's index file lives (§8): the bucket folder or the table's ``index`` folder."""
+    if options.flag("index-file-in-data-file-dir"):
+        return table.fileio.join(bucket_dir, name)
+    return table.sub("index", name)
+
+
+def index_file_path(plan: ScanPlan, split: Split, name: str) -> str:
+    """Where an index file `name` of `split`'s (partition, bucket) lives (§8)."""
+    return _index_path(plan.table, plan.options, split.bucket_path, name)
+
+
 class _Planner:
     def __init__(
         self,
@@ -186,13 +230,20 @@ class _Planner:
         snapshot: Snapshot | None,
         predicate: Predicate | None,
         schema: TableSchema | None,
+        mode: ReadMode | None = None,
+        include_level0: bool = False,
+        buckets: Collection[tuple[bytes, int]] | None = None,
     ) -> None:
         self.table = table
         self.snapshot = snapshot
         self.predicate = predicate
         self.schema = schema or table.latest_schema
         self.options = CoreOptions(self.schema.options).check(table.name)
-        self.mode = read_mode(self.schema, self.options)
+        self.mode = mode or read_mode(self.schema, self.options)
+        if (self.mode is ReadMode.APPEND) != (not self.schema.primary_keys):
+            raise ValueError(f"{table.name}: read mode {self.mode.value} does not fit the table")
+        self.include_level0 = include_level0
+        self.buckets = buckets
         self.part_names = self.schema.partition_keys
         self.part_types = _types(self.schema, self.part_names)
         self.key_names = self.schema.trimmed_primary_keys
@@ -214,7 +265,9 @@ class _Planner:
         ok = self._part_ok.get(data)
         if ok is None:
             values = dict(zip(self.part_names, self.partition_values(data), strict=True))
-            ok = may_match(self.predicate, lambda c: ValueRange.exact(values[c]) if c in values else None)
+            ok = may_match(
+                self.predicate, lambda c: ValueRange.exact(values[c]) if c in values else None
+            )
             self._part_ok[data] = ok
         return ok
 
@@ -241,7 +294,9 @@ class _Planner:
                 ident = entry.identifier
                 if entry.kind is FileKind.DELETE:
                     live.pop(ident, None)
-                elif ident in live:  # Java refuses this too ("already added"): damage, not a table state
+                elif (
+                    ident in live
+                ):  # Java refuses this too ("already added"): damage, not a table state
                     raise CorruptFileError(
                         self.table.sub("manifest", meta.file_name),
                         f"it adds the data file {entry.file.file_name}, which is already live "
@@ -254,18 +309,23 @@ class _Planner:
         return list(live.values())
 
     def check_total(self, live: Iterable[ManifestEntry]) -> None:
-        """§3: a snapshot's ``totalRecordCount`` is the row count of its live files. A manifest list or manifest
-        that lost (or gained) entries and still decodes shows here, not as silently missing rows."""
+        """§3: a snapshot's ``totalRecordCount`` is the row count of its live files.
+
+        A manifest list or manifest that lost (or gained) entries and still decodes shows here, not
+        as silently missing rows.
+        """
         snap = self.snapshot
         if snap is None or snap.total_record_count is None:
             return
         total = sum(e.file.row_count for e in live)
         if total != snap.total_record_count:
-            source = self.table.referrer(snap.base_manifest_list) or self.table.meta("snapshot", f"snapshot-{snap.id}")
+            source = self.table.referrer(snap.base_manifest_list) or self.table.meta(
+                "snapshot", f"snapshot-{snap.id}"
+            )
             raise CorruptFileError(
                 source,
-                f"totalRecordCount is {snap.total_record_count}, but its manifest lists {snap.base_manifest_list} "
-                f"and {snap.delta_manifest_list} hold {total} records",
+                f"totalRecordCount is {snap.total_record_count}, but its manifest lists "
+                f"{snap.base_manifest_list} and {snap.delta_manifest_list} hold {total} records",
             )
 
     def bucket_filter(self) -> Callable[[ManifestEntry], bool] | None:
@@ -295,8 +355,9 @@ class _Planner:
         if entry.bucket == POSTPONE_BUCKET:
             self.stats.files_hidden_postpone += 1
             return False
-        hide_level0 = self.mode is ReadMode.DELETION_VECTORS or (
-            self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW
+        hide_level0 = not self.include_level0 and (
+            self.mode is ReadMode.DELETION_VECTORS
+            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
         )
         if hide_level0 and entry.file.level == 0:
             self.stats.files_hidden_level0 += 1
@@ -308,13 +369,19 @@ class _Planner:
             return True
         ranges: dict[str, ValueRange] = {}
         if self.key_names:
-            ranges.update(_ranges_from_stats(f.key_stats, self.key_names, self.key_types, f.row_count))
+            ranges.update(
+                _ranges_from_stats(f.key_stats, self.key_names, self.key_types, f.row_count)
+            )
         value_safe = self.mode is not ReadMode.MERGE or (
             self.options.merge_engine is MergeEngine.FIRST_ROW
         )
         if value_safe:
-            file_schema = self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
-            names = f.value_stats_cols if f.value_stats_cols is not None else file_schema.field_names
+            file_schema = (
+                self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
+            )
+            names = (
+                f.value_stats_cols if f.value_stats_cols is not None else file_schema.field_names
+            )
             current = {fld.id: fld.name for fld in self.schema.fields}
             try:
                 file_types = _types(file_schema, names)
@@ -335,7 +402,11 @@ class _Planner:
         self.stats.files_total = len(entries)
         keep_bucket = self.bucket_filter()
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+        totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
+            if self.buckets is not None and (e.partition, e.bucket) not in self.buckets:
+                self.stats.files_pruned_bucket += 1
+                continue
             if not self.visible(e):
                 continue
             if self.part_names and not self.partition_ok(e.partition):
@@ -348,6 +419,7 @@ class _Planner:
                 self.stats.files_pruned_stats += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
+            totals.setdefault((e.partition, e.bucket), e.total_buckets)
         dvs = self.deletion_vectors() if groups else {}
         if dvs:
             self.check_vectors(entries, dvs, groups)
@@ -355,7 +427,10 @@ class _Planner:
         for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             self.stats.partitions.add(part)
             self.stats.buckets.add((part, bucket))
-            splits.extend(self.bucket_splits(part, bucket, files, dvs.get((part, bucket), {})))
+            bucket_dvs = dvs.get((part, bucket), {})
+            splits.extend(
+                self.bucket_splits(part, bucket, files, bucket_dvs, totals[(part, bucket)])
+            )
         return ScanPlan(
             table=self.table,
             snapshot=self.snapshot,
@@ -399,26 +474,28 @@ class _Planner:
         dvs: Mapping[tuple[bytes, int], Mapping[str, DvRef]],
         groups: Mapping[tuple[bytes, int], Sequence[DataFileMeta]],
     ) -> None:
-        """Every deletion vector of a bucket being read belongs to a live data file of that bucket (§8: Java
-        drops the vectors of files compaction removes). One that does not means the snapshot and its index
-        manifest disagree: vectors would be silently lost."""
+        """Every deletion vector of a bucket being read belongs to a live data file of that bucket.
+
+        §8: Java drops the vectors of files compaction removes. One that does not means the
+        snapshot and its index manifest disagree: vectors would be silently lost.
+        """
         live: dict[tuple[bytes, int], set[str]] = defaultdict(set)
         for e in entries:
             live[(e.partition, e.bucket)].add(e.file.file_name)
         for key in groups:
             stale = [name for name in dvs.get(key, ()) if name not in live[key]]
             if stale:
-                assert self.snapshot is not None and self.snapshot.index_manifest is not None
+                assert self.snapshot is not None
+                assert self.snapshot.index_manifest is not None
                 raise CorruptFileError(
                     self.table.sub("manifest", self.snapshot.index_manifest),
-                    f"it holds the deletion vector of {stale[0]} (bucket {key[1]}), which snapshot "
-                    f"{self.snapshot.id} (snapshot-{self.snapshot.id}) does not list as a live data file",
+                    f"it holds the deletion vector of {stale[0]} (bucket {key[1]}), which "
+                    f"snapshot {self.snapshot.id} (snapshot-{self.snapshot.id}) does not list as a "
+                    "live data file",
                 )
 
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
-        if self.options.flag("index-file-in-data-file-dir"):
-            return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
-        return self.table.sub("index", name)
+        return _index_path(self.table, self.options, self.bucket_dir(partition, bucket), name)
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
         parts = []
@@ -438,7 +515,10 @@ class _Planner:
         if self.mode is not ReadMode.MERGE:
             return [Section(files=(f,), merge=False) for f in files]
         keyed = sorted(
-            ((decode_row(f.min_key, self.key_types), decode_row(f.max_key, self.key_types), f) for f in files),
+            (
+                (decode_row(f.min_key, self.key_types), decode_row(f.max_key, self.key_types), f)
+                for f in files
+            ),
             key=_key_sort,
         )
         sections: list[list[DataFileMeta]] = []
@@ -452,11 +532,17 @@ class _Planner:
                 sections.append([f])
                 bound = hi
         return [
-            Section(files=tuple(s), merge=len(s) > 1 or bool(s[0].delete_row_count)) for s in sections
+            Section(files=tuple(s), merge=len(s) > 1 or bool(s[0].delete_row_count))
+            for s in sections
         ]
 
     def bucket_splits(
-        self, part: bytes, bucket: int, files: list[DataFileMeta], dvs: dict[str, DvRef]
+        self,
+        part: bytes,
+        bucket: int,
+        files: list[DataFileMeta],
+        dvs: dict[str, DvRef],
+        total_buckets: int,
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
         what = f"data file of table {self.table.name}"
@@ -484,6 +570,7 @@ class _Planner:
                     bucket_path=path,
                     sections=tuple(chunk),
                     deletion_vectors=split_dvs,
+                    total_buckets=total_buckets,
                 )
             )
         return out
@@ -507,10 +594,23 @@ def plan_scan(
     snapshot: Snapshot | None,
     predicate: Predicate | None = None,
     schema: TableSchema | None = None,
+    *,
+    mode: ReadMode | None = None,
+    include_level0: bool = False,
+    buckets: Collection[tuple[bytes, int]] | None = None,
 ) -> ScanPlan:
     """Plan a read of `snapshot` (None: the table is empty) with `predicate` for pruning.
 
-    Rows come in `schema` (default: the table's latest schema, as Java reads the latest state; time travel
-    passes the snapshot's own schema). The predicate only prunes here; the reader still applies it to rows.
+    Rows come in `schema` (default: the table's latest schema, as Java reads the latest state; time
+    travel passes the snapshot's own schema). The predicate only prunes here; the reader still
+    applies it to rows.
+
+    Compaction reads what a batch read may not: `mode` overrides the table's read mode
+    (`ReadMode.MERGE` for a deletion-vector table: its files merged by key, deletion vectors
+    applied), and `include_level0` keeps the level-0 files batch reads of deletion-vector and
+    first-row tables hide. Postpone-bucket files stay hidden. A `mode` that does not fit the table
+    (`ReadMode.APPEND` for a primary-key table, or the reverse) is a ValueError. `buckets` limits
+    the plan to those (partition bytes, bucket)s (the compaction after a write).
     """
-    return _Planner(table, snapshot, predicate, schema).plan()
+    planner = _Planner(table, snapshot, predicate, schema, mode, include_level0, buckets)
+    return planner.plan()

@@ -63,7 +63,7 @@ class PaimonDataSource(DataSource):
     def writer(self, schema: Any, overwrite: bool) -> _ArrowWriter:
         """Plan a write of rows of `schema` (checked against the table now, before any task)."""
         from paimon_sql.catalog import Catalog
-        from paimon_sql.sql._auto_compact import check_writable
+        from paimon_sql.compact.after_write import check_writable
 
         warehouse = self.options.get("warehouse")
         name = self.options.get("path")

@@ -2,7 +2,7 @@
 
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
-1. Driver: load the table, refuse what cannot be written (`paimon_sql.sql._auto_compact.check_writable`,
+1. Driver: load the table, refuse what cannot be written (`paimon_sql.compact.after_write.check_writable`,
    postpone buckets, cross-partition keys) and a DataFrame that does not fit (`_schema.check_columns`),
    read every bucket's next sequence number, and (dynamic buckets) assign the buckets of every key on
    the driver (Java's HashBucketAssigner over the distinct key hashes a first Spark job collects) and
@@ -32,6 +32,7 @@ import pyarrow as pa
 from paimon_sql import errors
 from paimon_sql.catalog import Catalog
 from paimon_sql.commit.publish import Committer
+from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.snapshot import CommitKind
@@ -47,7 +48,6 @@ from paimon_sql.spark._task import (
     select_rows,
     write_task,
 )
-from paimon_sql.sql._auto_compact import check_writable, compact_after_write
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 if TYPE_CHECKING:
@@ -200,7 +200,14 @@ def finish(
         from paimon_sql.sql.session import connect
 
         session = connect(job.warehouse)
-        compacted = compact_after_write(session, session.table(table.name), messages, snapshot)
+        target = session.table(table.name)
+        compacted = compact_after_write(
+            target,
+            messages,
+            snapshot,
+            session.engine.bucket_reader(),
+            refresh=lambda: session.invalidate(target),
+        )
         snapshot = compacted or snapshot
     return snapshot
 

@@ -21,11 +21,11 @@ import duckdb
 import pyarrow as pa
 
 from paimon_sql.catalog.system_tables import DATA_TABLES, snapshot_schema
+from paimon_sql.engine.reader import SplitReader
 from paimon_sql.errors import TableNotFoundError
 from paimon_sql.plan.scan import plan_scan
 from paimon_sql.plan.system import read_optimized_filter
 from paimon_sql.read.build import KIND, ReadRequest
-from paimon_sql.engine.reader import SplitReader
 from paimon_sql.types import RowKind, arrow_type
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ from paimon_sql.catalog.schema_change import (
     UpdateColumnType,
 )
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import normalise_options, split_key_options, validate_options
+from paimon_sql.format.option_registry import split_key_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
 from paimon_sql.sql.dialect import (

@@ -31,8 +31,8 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, TableName, table_name
-from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.engine.errors import from_sqlglot
+from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.types import MAX_LENGTH, DataField, DataType
 
 __all__ = [

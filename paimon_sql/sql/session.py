@@ -25,16 +25,16 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.engine.binder import Binder
 from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import SqlError
-from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
-from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
+from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -61,6 +61,8 @@ _NESTED_ID_BASE = 536870911  # Integer.MAX_VALUE / 4
 _RETRACT_KINDS = pa.array([int(k) for k in RETRACT_KINDS], pa.int8())
 _FIELD_ID = b"PARQUET:field_id"
 
+_DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
+
 _COMPRESSION = {
     "zstd": "zstd",
     "snappy": "snappy",

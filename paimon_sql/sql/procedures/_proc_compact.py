@@ -2,8 +2,9 @@
 
 ``CALL sys.compact(table => 'db.t' [, partitions => 'p=1,q=a;p=2'] [, where => 'p > 1'])``, with
 Spark's parameters and output (one row, ``result`` = true). The rewrite itself is
-`paimon_sql.write.compact`; this module selects the partitions and reads each bucket's merged
-rows with the reader's SQL on DuckDB.
+`paimon_sql.compact.full`; this module selects the partitions and reads each bucket's merged
+rows with the reader's SQL on DuckDB (`bucket_reader`, also what the writers pass to
+`paimon_sql.compact.after_write`).
 
 >>> parse_partitions("dt=2024-01-01,hr=3;dt=2024-01-02")
 [{'dt': '2024-01-01', 'hr': '3'}, {'dt': '2024-01-02'}]
@@ -18,13 +19,14 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.compact.full import compact as compact_table
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import cast, literal
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
-from paimon_sql.write.compact import compact as compact_table
 
 if TYPE_CHECKING:
+
     from paimon_sql.catalog import Table
     from paimon_sql.plan.scan import ScanPlan
     from paimon_sql.sql._context import Context

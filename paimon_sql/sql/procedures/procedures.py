@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError
 from paimon_sql.sql import dialect
 from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags

@@ -19,17 +19,17 @@ from paimon_sql.catalog.schema_change import RenameTable, apply_alter
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.sql.dialect import (
-    create_table_database,
-    is_alter_table,
-    is_create_table,
-    names_paimon_options,
-)
 from paimon_sql.sql.ddl import (
     CreateTable,
     parse_alter_table,
     parse_create_table,
     with_fields,
+)
+from paimon_sql.sql.dialect import (
+    create_table_database,
+    is_alter_table,
+    is_create_table,
+    names_paimon_options,
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql

@@ -28,12 +28,12 @@ from paimon_sql._sqlnodes import table_node
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
+from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
-from paimon_sql.sql._auto_compact import check_writable, compact_after_write
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
@@ -131,7 +131,8 @@ def write_rows(
         raise
     ctx.changed(table)
     if written is not None:  # the write is committed: a failure from here on never undoes it
-        compact_after_write(ctx, table, messages, written)
+        read = ctx.engine.bucket_reader()
+        compact_after_write(table, messages, written, read, refresh=lambda: ctx.changed(table))
     return rows
 
 

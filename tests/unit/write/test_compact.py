@@ -457,9 +457,8 @@ def test_string_keys_sorted_by_bytes_and_empty_table(session):
 
 def _racing_reader(session, statement):
     """The real bucket reader; another writer commits `statement` as the first bucket is read."""
-    from paimon_sql.sql.procedures._proc_compact import _reader
 
-    read = _reader(session)
+    read = session.engine.bucket_reader()
     fired = []
 
     def racing(plan):
@@ -473,7 +472,7 @@ def _racing_reader(session, statement):
 
 def test_concurrent_compaction_conflicts_and_leaves_nothing(session):
     from paimon_sql.errors import CommitConflictError
-    from paimon_sql.write.compact import compact
+    from paimon_sql.compact.full import compact
 
     session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
@@ -491,7 +490,7 @@ def test_concurrent_compaction_conflicts_and_leaves_nothing(session):
 
 
 def test_concurrent_insert_survives_the_compaction(session):
-    from paimon_sql.write.compact import compact
+    from paimon_sql.compact.full import compact
 
     session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")

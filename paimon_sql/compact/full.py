@@ -1,5 +1,4 @@
-"""Full compaction: each (partition, bucket) rewritten as one sorted run, committed as one COMPACT
-snapshot.
+"""Full compaction: each (partition, bucket) rewritten as one sorted run, in one COMPACT snapshot.
 
 What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), restated:
 
@@ -25,9 +24,9 @@ What Java's full compaction does (seed 000; paimon-format.md §7, §8, §9), res
   index manifest (every file they covered is gone). A compaction that fails deletes the files it
   wrote and makes no snapshot.
 
-Reading the merged rows needs the reader's SQL (`paimon_sql.read`), a sibling layer: the caller
-passes `read`, a function from a `ScanPlan` of one bucket to its rows
-(``paimon_sql.sql.procedures._proc_compact`` runs it on DuckDB).
+Reading the merged rows needs the reader's SQL run on DuckDB, which this package never imports:
+the caller passes `read`, a `BucketReader` (a function from a `ScanPlan` of one bucket to its
+rows; ``paimon_sql.engine.context.Engine.bucket_reader`` runs it on DuckDB).
 """
 
 from __future__ import annotations
@@ -49,23 +48,24 @@ from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.plan.scan import POSTPONE_BUCKET, ReadMode, ScanPlan, Split
-from paimon_sql.plan.scan import _Planner as _ScanPlanner
+from paimon_sql.plan.scan import ReadMode, ScanPlan, plan_scan
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Iterator, Sequence
+
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.plan.scan import DvRef
+    from paimon_sql.plan.scan import Split
 
 DV_INDEX = "DELETION_VECTORS"
 
-#: Reads the rows of a one-bucket `ScanPlan`: the table columns (PK tables: then
+#: The bucket reader: the rows of a one-bucket `ScanPlan`, the table columns (PK tables: then
 #: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
-#: split order for append tables.
-ReadBucket = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
+#: split order for append tables. The SQL layer passes one that runs the reader's SQL on DuckDB.
+BucketReader = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,15 +79,29 @@ class CompactUnit:
     index_files: tuple[IndexFileMeta, ...] = ()
 
 
-class _Planner(_ScanPlanner):
-    """The scan planner in merge mode for primary-key tables: every file merged, level 0 included
-    (batch reads of deletion-vector and first-row tables hide it), deletion vectors applied."""
+def _plan(
+    table: Table,
+    snapshot: Snapshot,
+    schema: TableSchema,
+    buckets: Collection[tuple[bytes, int]] | None = None,
+) -> ScanPlan:
+    """A scan of every live file of `snapshot` (postpone buckets aside), level 0 included.
 
-    def __init__(self, table: Table, snapshot: Snapshot, schema: TableSchema) -> None:
-        super().__init__(table, snapshot, None, schema)
-        if schema.primary_keys:
-            self.mode = ReadMode.MERGE
-        self.dvs = self.deletion_vectors()
+    Batch reads of deletion-vector and first-row tables hide level 0; compaction reads it.
+    Primary-key tables are merged by key, deletion vectors applied.
+    """
+    mode = ReadMode.MERGE if schema.primary_keys else None
+    return plan_scan(
+        table, snapshot, schema=schema, mode=mode, include_level0=True, buckets=buckets
+    )
+
+
+def _by_bucket(plan: ScanPlan) -> dict[tuple[bytes, int], list[Split]]:
+    """The plan's splits per (partition, bucket), in plan order."""
+    out: dict[tuple[bytes, int], list[Split]] = defaultdict(list)
+    for split in plan.splits:
+        out[(split.partition_bytes, split.bucket)].append(split)
+    return out
 
 
 def _dv_index_files(
@@ -105,8 +119,9 @@ def _dv_index_files(
 def _pick(
     files: Sequence[DataFileMeta], with_dv: set[str], schema: TableSchema
 ) -> tuple[DataFileMeta, ...]:
-    """The files of one bucket (in sequence order) that full compaction rewrites; none when the
-    bucket is compacted already.
+    """The files of one bucket (in sequence order) that full compaction rewrites.
+
+    None when the bucket is compacted already.
 
     Primary-key tables: all, unless one run at the top level without deletion vectors. Append
     tables: the small files and those with deletion vectors; in fixed buckets (ordered queues) all
@@ -141,71 +156,60 @@ def compaction_units(
     `partition_ok` selects partitions by their values (in partition-key order). Postpone-bucket
     files are left alone.
     """
-    return _units(_Planner(table, snapshot, schema), partition_ok)
+    return [unit for unit, _ in _units(table, _plan(table, snapshot, schema), partition_ok)]
 
 
 def _units(
-    planner: _Planner,
+    table: Table,
+    plan: ScanPlan,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
-    buckets: Collection[tuple[bytes, int]] | None = None,
-) -> list[CompactUnit]:
-    assert planner.snapshot is not None
-    dv_files = _dv_index_files(planner.table, planner.snapshot)
-    groups: dict[tuple[bytes, int], list[Any]] = defaultdict(list)
-    for entry in planner.live_entries():
-        if entry.bucket == POSTPONE_BUCKET:
-            continue
-        if buckets is not None and (entry.partition, entry.bucket) not in buckets:
-            continue
-        if partition_ok is not None and not partition_ok(planner.partition_values(entry.partition)):
-            continue
-        groups[(entry.partition, entry.bucket)].append(entry)
+) -> list[tuple[CompactUnit, ScanPlan]]:
+    """The units to rewrite, each with the scan of exactly its files."""
+    assert plan.snapshot is not None
+    dv_files = _dv_index_files(table, plan.snapshot)
     units = []
-    for (part, bucket), entries in sorted(groups.items(), key=lambda kv: kv[0]):
+    for (part, bucket), splits in _by_bucket(plan).items():
+        if partition_ok is not None and not partition_ok(splits[0].partition):
+            continue
         files = sorted(
-            (e.file for e in entries), key=lambda f: (f.min_sequence_number, f.file_name)
+            (f for s in splits for f in s.files), key=lambda f: (f.min_sequence_number, f.file_name)
         )
-        chosen = _pick(files, set(planner.dvs.get((part, bucket), {})), planner.schema)
+        with_dv = {name for s in splits for name, _ in s.deletion_vectors}
+        chosen = _pick(files, with_dv, plan.schema)
         if chosen:
-            units.append(
-                CompactUnit(
-                    partition=part,
-                    bucket=bucket,
-                    total_buckets=entries[0].total_buckets,
-                    files=chosen,
-                    index_files=tuple(dv_files.get((part, bucket), ())),
-                )
+            unit = CompactUnit(
+                partition=part,
+                bucket=bucket,
+                total_buckets=splits[0].total_buckets,
+                files=chosen,
+                index_files=tuple(dv_files.get((part, bucket), ())),
             )
+            units.append((unit, _unit_plan(plan, splits, unit)))
     return units
 
 
-def _unit_plan(planner: _Planner, unit: CompactUnit) -> ScanPlan:
-    """A scan of exactly the unit's files.
+def _unit_plan(plan: ScanPlan, splits: Sequence[Split], unit: CompactUnit) -> ScanPlan:
+    """A scan of exactly the unit's files, cut from `splits` (its bucket's splits in `plan`).
 
-    Primary-key tables: key-ordered splits, merged. Append tables: one split per file in sequence
-    order, so the rows keep their order.
+    Primary-key tables: the bucket's key-ordered splits, merged (a unit is every file of its
+    bucket). Append tables: one split per file in sequence order, so the rows keep their order.
     """
-    dvs: dict[str, DvRef] = planner.dvs.get((unit.partition, unit.bucket), {})
-    splits: list[Split] = []
-    if planner.schema.primary_keys:
-        splits = planner.bucket_splits(unit.partition, unit.bucket, list(unit.files), dvs)
-    else:
-        for f in unit.files:
-            splits.extend(planner.bucket_splits(unit.partition, unit.bucket, [f], dvs))
-    return ScanPlan(
-        table=planner.table,
-        snapshot=planner.snapshot,
-        schema=planner.schema,
-        mode=planner.mode,
-        options=planner.options,
-        splits=tuple(splits),
-        stats=planner.stats,
-    )
+    if plan.schema.primary_keys:
+        return replace(plan, splits=tuple(splits))
+    sections = {sec.files[0].file_name: (s, sec) for s in splits for sec in s.sections}
+    out = []
+    for f in unit.files:
+        split, section = sections[f.file_name]
+        dvs = tuple((name, ref) for name, ref in split.deletion_vectors if name == f.file_name)
+        out.append(replace(split, sections=(section,), deletion_vectors=dvs))
+    return replace(plan, splits=tuple(out))
 
 
-class _Rewriter:
-    """Writes a unit's rows into new files, rolled at a row count estimated from the inputs'
-    bytes per row."""
+class Rewriter:
+    """Writes a unit's rows into new files.
+
+    Files are rolled at a row count estimated from the inputs' bytes per row.
+    """
 
     def __init__(self, table: Table, schema: TableSchema, written: list[str]) -> None:
         self.table = table
@@ -217,6 +221,7 @@ class _Rewriter:
         self._counter = itertools.count()
 
     def rows_per_file(self, unit: CompactUnit) -> int:
+        """Rows per new file: ``target-file-size`` over the unit's bytes per row."""
         rows = sum(f.row_count for f in unit.files) or 1
         per_row = max(1.0, sum(f.file_size for f in unit.files) / rows)
         return max(1, int(self.options.target_file_size(self.pk) / per_row))
@@ -234,8 +239,10 @@ class _Rewriter:
         batches: Iterable[pa.RecordBatch],
         level: int | None = None,
     ) -> CommitMessage:
-        """The unit's files replaced by `batches`, written at `level` (default: the top level for
-        primary-key tables, 0 for append tables)."""
+        """The unit's files replaced by `batches`, written at `level`.
+
+        `level` defaults to the top level for primary-key tables, 0 for append tables.
+        """
         if level is None:
             level = self.options.top_level if self.pk else 0
         sequence = min(f.min_sequence_number for f in unit.files)
@@ -271,8 +278,10 @@ class _Rewriter:
 def _chunks(
     batches: Iterable[pa.RecordBatch], rows: int, max_bytes: int | None = None
 ) -> Iterator[pa.Table]:
-    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time; with
-    `max_bytes`, a table is also cut once it holds that many Arrow bytes."""
+    """The stream cut into tables of `rows` rows (the last one shorter), one held at a time.
+
+    With `max_bytes`, a table is also cut once it holds that many Arrow bytes.
+    """
     pending: list[pa.RecordBatch] = []
     have = size = 0
     budget = max_bytes or 0
@@ -294,9 +303,11 @@ def _chunks(
 
 
 def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
-    """Java's level upgrade: a bucket that is a single file without retractions or deletion vectors
-    moves to the top level without a rewrite (DELETE at its level + ADD of the same file at the top
-    level); None when the unit needs a rewrite."""
+    """Java's level upgrade; None when the unit needs a rewrite.
+
+    A bucket that is a single file without retractions or deletion vectors moves to the top level
+    without a rewrite (DELETE at its level + ADD of the same file at the top level).
+    """
     if not schema.primary_keys or len(unit.files) != 1 or unit.index_files:
         return None
     (f,) = unit.files
@@ -312,8 +323,10 @@ def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
 
 
 def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
-    """Changelog producers that need the compaction to write changelog files:
-    ``full-compaction`` always, ``lookup`` when level-0 files (not yet looked up) are compacted.
+    """Refuse a compaction that would have to write changelog files.
+
+    Changelog producers that need them: ``full-compaction`` always, ``lookup`` when level-0 files
+    (not yet looked up) are compacted.
     paimon-sql writes none, so it refuses rather than leave streaming readers without the changes.
     """
     producer = CoreOptions(schema.options).changelog_producer
@@ -332,21 +345,23 @@ def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactU
 
 
 #: A different rewrite of one unit (the lookup compaction of deletion-vector tables): given the
-#: planner, the unit, the rewriter (its ``written`` list collects every file to delete on
-#: failure) and the unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
-UnitRewrite = Callable[[_Planner, CompactUnit, _Rewriter, ScanPlan], CommitMessage | None]
+#: unit, the rewriter (its ``written`` list collects every file to delete on failure) and the
+#: unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
+UnitRewrite = Callable[[CompactUnit, Rewriter, ScanPlan], CommitMessage | None]
 
 
 def compact(
     table: Table,
-    read: ReadBucket,
+    read: BucketReader,
     *,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
     buckets: Collection[tuple[bytes, int]] | None = None,
     rewrite: UnitRewrite | None = None,
 ) -> Snapshot | None:
-    """Fully compact `table` (the partitions `partition_ok` accepts, and with `buckets` only those
-    (partition, bucket)s); one COMPACT snapshot.
+    """Fully compact `table`: one COMPACT snapshot.
+
+    Only the partitions `partition_ok` accepts, and with `buckets` only those (partition,
+    bucket)s.
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
     as Java). Planned again on the new latest when expiration removes the planned-on snapshot.
@@ -359,7 +374,7 @@ def compact(
 def _compact(
     table: Table,
     snapshot: Snapshot | None,
-    read: ReadBucket,
+    read: BucketReader,
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
     buckets: Collection[tuple[bytes, int]] | None,
     rewrite: UnitRewrite | None,
@@ -367,23 +382,21 @@ def _compact(
     if snapshot is None:
         return None
     schema = table.latest_schema
-    planner = _Planner(table, snapshot, schema)
-    units = _units(planner, partition_ok, buckets)
+    units = _units(table, _plan(table, snapshot, schema, buckets), partition_ok)
     if not units:
         return None
-    _check_supported(table, schema, units)
+    _check_supported(table, schema, [unit for unit, _ in units])
     written: list[str] = []
-    rewriter = _Rewriter(table, schema, written)
+    rewriter = Rewriter(table, schema, written)
     committer = Committer(table)
     try:
         messages = []
-        for unit in units:
+        for unit, plan in units:
             upgraded = _upgrade(unit, schema)
             if upgraded is not None:
                 messages.append(upgraded)
                 continue
-            plan = _unit_plan(planner, unit)
-            custom = rewrite(planner, unit, rewriter, plan) if rewrite is not None else None
+            custom = rewrite(unit, rewriter, plan) if rewrite is not None else None
             if custom is not None:
                 messages.append(custom)
                 continue

@@ -6,9 +6,10 @@ its level-0 files are compacted. Java's writer of such tables (and of ``changelo
 lookup tables) compacts on every write: the write's APPEND (or OVERWRITE) snapshot is followed by
 a COMPACT snapshot of the (partition, bucket)s it touched (seed 000; tests/interop/README.md).
 `compact_after_write` does the same: deletion-vector tables get Java's lookup compaction
-(`paimon_sql.sql._lookup_compact`: the runs Java picks merged one level up, the rows they replace
-marked in deletion vectors), first-row tables the full compaction of `paimon_sql.write.compact`
-(every file of a touched bucket merged to the top level).
+(`paimon_sql.compact.lookup`: the runs Java picks merged one level up, the rows they replace
+marked in deletion vectors), first-row tables the full compaction of `paimon_sql.compact.full`
+(every file of a touched bucket merged to the top level). The writer (``paimon_sql.sql``,
+``paimon_sql.spark``) passes the bucket reader that runs the merge on DuckDB.
 
 * ``write-only`` = true: no compaction (Java: a separate job compacts).
 * ``changelog-producer`` = lookup: the compaction must write changelog files, which paimon-sql
@@ -29,20 +30,20 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from paimon_sql.compact.full import compact
+from paimon_sql.compact.lookup import lookup_rewrite
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
-from paimon_sql.sql._lookup_compact import lookup_rewrite
-from paimon_sql.sql.procedures._proc_compact import _reader
-from paimon_sql.write.compact import compact
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.compact.full import BucketReader
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.sql._context import Context
 
 _ATTEMPTS = 2
 
@@ -71,8 +72,11 @@ def needs_compaction(options: Mapping[str, str], primary_keys: Sequence[str]) ->
 
 
 def check_writable(table: Table) -> None:
-    """Refuse, before writing, a write whose rows would stay invisible: level 0 hidden, and the
-    compaction that would show it needs the lookup changelog paimon-sql cannot write."""
+    """Refuse, before writing, a write whose rows would stay invisible.
+
+    That is: level 0 is hidden, and the compaction that would show it needs the lookup changelog
+    paimon-sql cannot write.
+    """
     schema = table.latest_schema
     options = schema.options
     if CoreOptions(options).flag("write-only") or not _lookup(options):
@@ -86,11 +90,26 @@ def check_writable(table: Table) -> None:
         )
 
 
+def _nothing() -> None:
+    pass
+
+
 def compact_after_write(
-    session: Context, table: Table, messages: Sequence[CommitMessage], written: Snapshot
+    table: Table,
+    messages: Sequence[CommitMessage],
+    written: Snapshot,
+    read: BucketReader,
+    *,
+    refresh: Callable[[], None] = _nothing,
 ) -> Snapshot | None:
-    """After the write committed as `written`, compact the (partition, bucket)s `messages` touched
-    (one COMPACT snapshot); None when the table needs none."""
+    """After the write committed as `written`, compact the buckets `messages` touched.
+
+    One COMPACT snapshot of the (partition, bucket)s the write added files to, reading merged rows
+    with `read`; None when the table needs none.
+
+    `refresh` runs after each attempt, failed or not (the SQL session re-binds its views of the
+    table there).
+    """
     schema = table.latest_schema
     if not needs_compaction(schema.options, schema.primary_keys):
         return None
@@ -100,14 +119,13 @@ def compact_after_write(
     error: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:
-            read = _reader(session)
             rewrite = lookup_rewrite(read) if _dv(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
-        except Exception as err:  # retried once, then reported with the way out
+        except Exception as err:  # noqa: BLE001 -- any failure is retried once, then reported
             error = err
             continue
         finally:
-            session.changed(table)
+            refresh()
         return snapshot
     raise PaimonSqlError(
         f"the rows were committed to {table.name} in snapshot {written.id}, but they are not "
