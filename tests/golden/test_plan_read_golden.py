@@ -12,22 +12,26 @@ diff with ``git diff tests/golden``.
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
 import pytest
 import sqlglot
 from sqlglot import exp
 
+import paimon_sql
 from paimon_sql.catalog import Catalog
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.predicate import Predicate
-from paimon_sql.plan.scan import ReadMode, ScanPlan, Split, plan_scan
+from paimon_sql.plan.scan import ReadMode, ScanPlan, Split, plan_scan, read_vector
 from paimon_sql.read.build import (
     POS,
     FileSource,
@@ -204,6 +208,7 @@ def _relative(path: str) -> str:
     return path.replace(str(FIXTURES), ROOT)
 
 
+@functools.cache
 def _load(case: Case) -> tuple[ScanPlan, Predicate | None, tuple[str, ...]]:
     statement = sqlglot.parse_one(case.query, read="duckdb")
     node = next(statement.find_all(exp.Table))
@@ -313,8 +318,9 @@ def _pretty(query: exp.Expression) -> str:
     return _relative(query.sql(dialect="duckdb", pretty=True))
 
 
-def _inlined(plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]) -> exp.Select | None:
-    """`plan_query` as the inlined read builds it (local Parquet only)."""
+def _inlined(plan: ScanPlan, predicate: Predicate | None) -> exp.Select | None:
+    """`plan_query` as the inlined read builds it (local Parquet only; every column, the statement's
+    own projection and WHERE stay around it)."""
     files = [(split, f) for split in plan.splits for f in split.files]
     if any(f.format != "parquet" for _, f in files):
         return None
@@ -329,7 +335,7 @@ def _inlined(plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]
         names = [*plan.table.schema(f.schema_id).field_names, SEQ, KIND]
         sources[f.file_name] = parquet_source(paths[f.file_name], names, f.file_name in dv_tables)
     filters = (predicate,) if predicate is not None else ()
-    return plan_query(plan, sources, dv_tables, paths, _Deletions(plan), columns, filters)
+    return plan_query(plan, sources, dv_tables, paths, _Deletions(plan), filters=filters)
 
 
 def render_sql(case: Case, plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]) -> str:
@@ -341,7 +347,7 @@ def render_sql(case: Case, plan: ScanPlan, predicate: Predicate | None, columns:
         sources = _stream_sources(plan, split, request, dv_tables)
         query = split_query(plan, split, request, sources, dv_tables)
         parts.append(f"-- split {i} (stream)\n{_pretty(query)};")
-    inlined = _inlined(plan, predicate, columns)
+    inlined = _inlined(plan, predicate)
     if inlined is not None:
         parts.append(f"-- inlined (plan_query)\n{_pretty(inlined)};")
     return "\n\n".join(parts) + "\n"
@@ -401,3 +407,44 @@ def test_every_golden_file_has_a_case():
 def test_cases_cover_every_read_mode():
     modes = {_load(c)[0].mode for c in CASES}
     assert modes == set(ReadMode)
+
+
+def _pinned_queries(case: Case) -> dict[str, str]:
+    """The pinned read SQL of `case` by its ``-- split i (stream)`` / ``-- inlined`` label, runnable here."""
+    text = (HERE / "read" / f"{case.id}.sql").read_text().replace(ROOT, str(FIXTURES))
+    out = {}
+    for block in text.split("\n\n")[1:]:
+        label, _, sql = block.partition("\n")
+        out[label.removeprefix("-- ")] = sql.rstrip().removesuffix(";")
+    return out
+
+
+def _runnable(case: Case) -> bool:
+    plan = _load(case)[0]
+    return case.snapshot is None and all(f.format == "parquet" for s in plan.splits for f in s.files)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _runnable(c)], ids=lambda c: c.id)
+def test_pinned_sql_reads_what_the_session_reads(case):
+    """The pinned SQL is what production runs: on DuckDB it returns the session's rows for the query
+    (the splits' queries together; and, when the plan has no deletion vector, the query with the inlined
+    read in place of the table)."""
+    plan = _load(case)[0]
+    want = sorted(map(repr, paimon_sql.connect(FIXTURES / case.warehouse).sql(case.query).fetchall()))
+    queries = _pinned_queries(case)
+    con = duckdb.connect()
+    streamed = []
+    for i, split in enumerate(plan.splits):
+        blobs: dict[str, bytes] = {}
+        for n, (_, ref) in enumerate(split.deletion_vectors):
+            deleted = sorted(read_vector(plan.table, ref, blobs))
+            con.register(f"__paimon_dv_{n}", pa.table({"pos": pa.array(deleted, pa.int64())}))
+        streamed += con.sql(queries[f"split {i} (stream)"]).fetchall()
+    assert sorted(map(repr, streamed)) == want
+    if not any(split.deletion_vectors for split in plan.splits):
+        # the session puts the inlined query in place of the table; DuckDB applies the WHERE itself
+        statement = sqlglot.parse_one(case.query, read="duckdb")
+        node = next(statement.find_all(exp.Table))
+        inlined = sqlglot.parse_one(queries["inlined (plan_query)"], read="duckdb")
+        node.replace(inlined.subquery(node.name))
+        assert sorted(map(repr, con.sql(statement.sql("duckdb")).fetchall())) == want

@@ -111,12 +111,14 @@ WHERE
 -- inlined (plan_query)
 SELECT
   CAST("f0" AS TEXT) AS "f0",
+  CAST("f1" AS INT) AS "f1",
+  CAST("f2" AS INT) AS "f2",
   CAST("f3" AS DOUBLE) AS "f3"
 FROM (
   SELECT
     "f0",
-    "f3",
     "f2",
+    "f3",
     "f1"
   FROM (
     SELECT
@@ -130,16 +132,16 @@ FROM (
         FROM (
           SELECT
             "f0",
-            "f3",
             "f2",
+            "f3",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND",
             CAST(10 AS INT) AS "f1"
           FROM (
             SELECT
               "f0",
-              "f3",
               "f2",
+              "f3",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
@@ -155,16 +157,16 @@ FROM (
         FROM (
           SELECT
             "f0",
-            "f3",
             "f2",
+            "f3",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND",
             CAST(10 AS INT) AS "f1"
           FROM (
             SELECT
               "f0",
-              "f3",
               "f2",
+              "f3",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
@@ -180,16 +182,16 @@ FROM (
         FROM (
           SELECT
             "f0",
-            "f3",
             "f2",
+            "f3",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND",
             CAST(10 AS INT) AS "f1"
           FROM (
             SELECT
               "f0",
-              "f3",
               "f2",
+              "f3",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
