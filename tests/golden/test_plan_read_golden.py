@@ -1,12 +1,13 @@
-"""Scan plans and read SQL of Java-written tables, pinned as files (``plan/<case>.txt``, ``read/<case>.sql``).
+"""Scan plans and read SQL of Java-written tables, pinned as files.
 
-Each case is a query on a table in ``tests/data/fixtures``. The query's WHERE becomes the pushed predicate
-(as the binder derives it), ``plan_scan`` plans the read, and ``read.build`` turns the plan into SQL: one
-query per split (the stream of the split reader) and, for local Parquet tables, the whole scan as one
-query (``plan_query``, the inlined read). A change to either shows as a diff against the pinned files.
+Files: ``plan/<case>.txt`` and ``read/<case>.sql``. Each case is a query on a table in
+``tests/data/fixtures``. The query's WHERE becomes the pushed predicate (as the binder derives it),
+``plan_scan`` plans the read, and ``read.build`` turns the plan into SQL: one query per split (the
+stream of the split reader) and, for local Parquet tables, the whole scan as one query
+(``plan_query``, the inlined read). A change to either shows as a diff against the pinned files.
 
-Regenerate after an intended change: ``PAIMON_SQL_UPDATE_GOLDEN=1`` (see ``README.md``), then review the
-diff with ``git diff tests/golden``.
+Regenerate after an intended change: ``PAIMON_SQL_UPDATE_GOLDEN=1`` (see ``README.md``), then review
+the diff with ``git diff tests/golden``.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ CASES = [
         "pk_first_row",
         "first-row: level-0 files hidden, value statistics may prune",
         CPP_PARQUET,
-        "SELECT * FROM pk_table_scan_and_read_first_row.pk_table_scan_and_read_first_row WHERE f3 > 15",
+        "SELECT * FROM pk_table_scan_and_read_first_row.pk_table_scan_and_read_first_row "
+        "WHERE f3 > 15",
     ),
     Case(
         "pk_dv",
@@ -258,7 +260,9 @@ def _split_lines(plan: ScanPlan, i: int, split: Split) -> list[str]:
     return lines
 
 
-def render_plan(case: Case, plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]) -> str:
+def render_plan(
+    case: Case, plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]
+) -> str:
     """The plan as stable text: header, pushed predicate, EXPLAIN lines, then every split."""
     lines = _header(case, "--")
     lines.append(f"columns: {', '.join(columns)}")
@@ -282,8 +286,8 @@ def _data_path(split: Split, f: DataFileMeta) -> str:
 def _stream_sources(
     plan: ScanPlan, split: Split, request: ReadRequest, dv_tables: Mapping[str, str]
 ) -> dict[str, FileSource]:
-    """As the split reader makes them: Parquet read by DuckDB, ORC and Avro registered as Arrow tables
-    (named here by position, where the reader uses a counter)."""
+    """As the split reader makes them: Parquet read by DuckDB, ORC and Avro registered as Arrow
+    tables (named here by position, where the reader uses a counter)."""
     sources = {}
     for n, f in enumerate(split.files):
         with_position = f.file_name in dv_tables
@@ -338,7 +342,9 @@ def _inlined(plan: ScanPlan, predicate: Predicate | None) -> exp.Select | None:
     return plan_query(plan, sources, dv_tables, paths, _Deletions(plan), filters=filters)
 
 
-def render_sql(case: Case, plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]) -> str:
+def render_sql(
+    case: Case, plan: ScanPlan, predicate: Predicate | None, columns: Sequence[str]
+) -> str:
     """Each split's query (the stream), then the inlined query, pretty-printed for DuckDB."""
     request = ReadRequest(columns=tuple(columns), filters=(predicate,) if predicate else ())
     parts = ["\n".join(_header(case, "--"))]
@@ -361,7 +367,9 @@ def _header(case: Case, mark: str) -> list[str]:
     lines.append(f"{mark} query: {case.query}")
     if case.snapshot is not None:
         lines.append(f"{mark} snapshot: {case.snapshot}")
-    lines.append(f"{mark} made by: tests/golden/test_plan_read_golden.py (PAIMON_SQL_UPDATE_GOLDEN=1)")
+    lines.append(
+        f"{mark} made by: tests/golden/test_plan_read_golden.py (PAIMON_SQL_UPDATE_GOLDEN=1)"
+    )
     return lines
 
 
@@ -379,8 +387,8 @@ def _check(path: Path, text: str) -> None:
         )
         shown = "\n".join(itertools.islice(diff, 60))
         pytest.fail(
-            f"{path.relative_to(HERE)} no longer matches (if the change is intended, regenerate with "
-            f"PAIMON_SQL_UPDATE_GOLDEN=1 and review `git diff tests/golden`):\n{shown}"
+            f"{path.relative_to(HERE)} no longer matches (if the change is intended, regenerate "
+            f"with PAIMON_SQL_UPDATE_GOLDEN=1 and review `git diff tests/golden`):\n{shown}"
         )
 
 
@@ -410,7 +418,8 @@ def test_cases_cover_every_read_mode():
 
 
 def _pinned_queries(case: Case) -> dict[str, str]:
-    """The pinned read SQL of `case` by its ``-- split i (stream)`` / ``-- inlined`` label, runnable here."""
+    """The pinned read SQL of `case` by label (``split i (stream)``, ``inlined (plan_query)``),
+    with the real fixture folder in its paths."""
     text = (HERE / "read" / f"{case.id}.sql").read_text().replace(ROOT, str(FIXTURES))
     out = {}
     for block in text.split("\n\n")[1:]:
@@ -421,16 +430,20 @@ def _pinned_queries(case: Case) -> dict[str, str]:
 
 def _runnable(case: Case) -> bool:
     plan = _load(case)[0]
-    return case.snapshot is None and all(f.format == "parquet" for s in plan.splits for f in s.files)
+    return case.snapshot is None and all(
+        f.format == "parquet" for s in plan.splits for f in s.files
+    )
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if _runnable(c)], ids=lambda c: c.id)
 def test_pinned_sql_reads_what_the_session_reads(case):
-    """The pinned SQL is what production runs: on DuckDB it returns the session's rows for the query
-    (the splits' queries together; and, when the plan has no deletion vector, the query with the inlined
-    read in place of the table)."""
+    """The pinned SQL is what production runs: on DuckDB it returns the session's rows for the
+    query (the splits' queries together; and, when the plan has no deletion vector, the query with
+    the inlined read in place of the table)."""
     plan = _load(case)[0]
-    want = sorted(map(repr, paimon_sql.connect(FIXTURES / case.warehouse).sql(case.query).fetchall()))
+    want = sorted(
+        map(repr, paimon_sql.connect(FIXTURES / case.warehouse).sql(case.query).fetchall())
+    )
     queries = _pinned_queries(case)
     con = duckdb.connect()
     streamed = []

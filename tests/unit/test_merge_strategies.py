@@ -1,12 +1,13 @@
-"""The anti-join merge (disjoint sequence ranges) and the row_number merge agree on Java-written tables,
-and both return the rows Paimon Java returns.
+"""The anti-join merge (disjoint sequence ranges) and the row_number merge agree on Java-written
+tables, and both return the rows Paimon Java returns.
 
-The truth is the acceptance suite's expected file of each table (``tests/acceptance/expected``: made from
-the fixture READMEs and ``java_truth.json``, never by paimon-sql). It matters for the cases where the
-anti-join chain is never built (``pk_table_with_mor``: the files' sequence ranges overlap;
-``pk_table_scan_and_read_first_row``: first-row hides level-0 files, so no section needs a merge): there
-both runs execute the same SQL, and comparing them with each other would compare a query with itself.
-Which cases build the chain is checked, so a case cannot silently turn into one of those.
+The truth is the acceptance suite's expected file of each table (``tests/acceptance/expected``:
+made from the fixture READMEs and ``java_truth.json``, never by paimon-sql). It matters for the
+cases where the anti-join chain is never built (``pk_table_with_mor``: the files' sequence ranges
+overlap; ``pk_table_scan_and_read_first_row``: first-row hides level-0 files, so no section needs a
+merge): there both runs execute the same SQL, and comparing them with each other would compare a
+query with itself. Which cases build the chain is checked, so a case cannot silently turn into one
+of those.
 """
 
 from __future__ import annotations
@@ -32,7 +33,12 @@ JAVA = "generated-paimon-java-0.9/warehouse"
 
 # (warehouse, table, acceptance expected file, whether the read builds an anti-join chain)
 CASES = [
-    (f"{CPP}/parquet", "pk_table_with_mor.pk_table_with_mor", "paimon-cpp-parquet-pk_table_with_mor", False),
+    (
+        f"{CPP}/parquet",
+        "pk_table_with_mor.pk_table_with_mor",
+        "paimon-cpp-parquet-pk_table_with_mor",
+        False,
+    ),
     (
         f"{CPP}/parquet",
         "pk_table_scan_and_read_mor.pk_table_scan_and_read_mor",

@@ -416,10 +416,13 @@ PYTHON_SAMPLE = 20_000
 
 
 def test_bucket_sql_at_scale(con):
-    """1M keys through the SQL bucket expression (plan + run): every sampled key lands in the bucket the
-    Python reference computes, distinct keys spread evenly over the buckets, and the SQL costs less per
-    key than the Python reference (by a wide margin on any machine: about 10x for strings, 40x for
-    BIGINT; the budget asks for 2x). The timings are printed for the report (``-s``)."""
+    """1M keys through the SQL bucket expression (plan + run).
+
+    Every sampled key lands in the bucket the Python reference computes, distinct keys spread evenly
+    over the buckets, and the SQL costs less per key than the Python reference (by a wide margin on
+    any machine: about 10x for strings, 40x for BIGINT; the budget asks for 2x). The timings are
+    printed for the report (``-s``).
+    """
     con.execute(
         "CREATE OR REPLACE TABLE m AS SELECT i, (random() * 1e18)::BIGINT AS v, "
         "substr(md5(i::VARCHAR), 1, (i % 8)::INT) AS s FROM range(1000000) t(i)"
@@ -429,7 +432,9 @@ def test_bucket_sql_at_scale(con):
         types, key = [parse_type(t)], exp.column(name)
         e = bucket_expression([(key, types[0])], buckets)
         hashed = exp.select("i", key, exp.alias_(e, "b")).from_("m")
-        create = exp.Create(this=exp.to_table("hashed"), kind="TABLE", replace=True, expression=hashed)
+        create = exp.Create(
+            this=exp.to_table("hashed"), kind="TABLE", replace=True, expression=hashed
+        )
         start = time.perf_counter()
         con.execute(create.sql("duckdb"))
         sql_seconds = time.perf_counter() - start
@@ -448,7 +453,8 @@ def test_bucket_sql_at_scale(con):
         spread = dict(con.execute(counts.sql("duckdb")).fetchall())
         assert sorted(spread) == list(range(buckets)), f"{t}: buckets used {sorted(spread)}"
         fair = sum(spread.values()) / buckets
-        assert all(abs(n - fair) < 0.05 * fair for n in spread.values()), f"{t}: uneven {spread}"
+        even = all(abs(n - fair) < 0.05 * fair for n in spread.values())
+        assert even, f"{t}: distinct keys spread unevenly over buckets: {spread}"
 
         per_key_sql = sql_seconds / 1_000_000
         per_key_python = python_seconds / PYTHON_SAMPLE
@@ -457,6 +463,6 @@ def test_bucket_sql_at_scale(con):
             f"({per_key_python / per_key_sql:.0f}x faster per key than the Python reference)"
         )
         assert per_key_sql * 2 < per_key_python, (
-            f"{t}: the SQL bucket hash took {sql_seconds:.2f} s for 1M keys, not even twice as fast per "
-            f"key as Python ({python_seconds:.2f} s for {PYTHON_SAMPLE})"
+            f"{t}: the SQL bucket hash took {sql_seconds:.2f} s for 1M keys, not even twice as fast "
+            f"per key as Python ({python_seconds:.2f} s for {PYTHON_SAMPLE})"
         )
