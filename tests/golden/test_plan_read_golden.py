@@ -441,11 +441,23 @@ def test_pinned_sql_reads_what_the_session_reads(case):
     query (the splits' queries together; and, when the plan has no deletion vector, the query with
     the inlined read in place of the table)."""
     plan = _load(case)[0]
-    want = sorted(
-        map(repr, paimon_sql.connect(FIXTURES / case.warehouse).sql(case.query).fetchall())
-    )
+    session = paimon_sql.connect(FIXTURES / case.warehouse)
+    try:
+        want = sorted(map(repr, session.sql(case.query).fetchall()))
+    finally:
+        session.close()
     queries = _pinned_queries(case)
-    con = duckdb.connect()
+    with duckdb.connect() as con:
+        _check_runs(case, plan, queries, con, want)
+
+
+def _check_runs(
+    case: Case,
+    plan: ScanPlan,
+    queries: Mapping[str, str],
+    con: duckdb.DuckDBPyConnection,
+    want: list[str],
+) -> None:
     streamed = []
     for i, split in enumerate(plan.splits):
         blobs: dict[str, bytes] = {}

@@ -76,9 +76,12 @@ def _expected(name: str) -> list:
 
 
 def _read(warehouse: str, table: str) -> list:
-    relation = paimon_sql.connect(FIXTURES / warehouse).sql(f"SELECT * FROM {table}")  # noqa: S608
-    out = relation.arrow()
-    rows = out.read_all() if isinstance(out, pa.RecordBatchReader) else out
+    session = paimon_sql.connect(FIXTURES / warehouse)
+    try:
+        out = session.sql(f"SELECT * FROM {table}").arrow()  # noqa: S608
+        rows = out.read_all() if isinstance(out, pa.RecordBatchReader) else out
+    finally:
+        session.close()
     return normalize.canonical_rows(normalize.norm_arrow_table(rows))
 
 
