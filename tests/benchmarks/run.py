@@ -107,6 +107,22 @@ def _fmt(cell: dict[str, Any] | None) -> str:
     return f"{cell['best']:.3f}/{cell['median']:.3f}{mark}"
 
 
+def _verdict(cell: dict[str, Any] | None) -> str:
+    if not cell or "error" in cell or "agrees" not in cell:
+        return "-"
+    return "same" if cell["agrees"] else "DIFFERENT"
+
+
+def mismatches(results: dict[str, dict[str, Any]]) -> list[str]:
+    """``workload / engine`` of every cell whose result differs from the floor's."""
+    return [
+        f"{w} / {e}"
+        for w, row in results.items()
+        for e, cell in row.items()
+        if isinstance(cell, dict) and cell.get("agrees") is False
+    ]
+
+
 def _ratio(cell: dict[str, Any] | None, ref: dict[str, Any] | None) -> str:
     if not cell or not ref or "median" not in cell or "median" not in ref:
         return "-"
@@ -116,7 +132,7 @@ def _ratio(cell: dict[str, Any] | None, ref: dict[str, Any] | None) -> str:
 def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
     width = max(len(w) for w in results) + 2
     lines = [
-        "seconds best/median (! = result differs from the floor)",
+        "seconds best/median (! = result differs from the floor's)",
         "workload".ljust(width) + "".join(e.rjust(17) for e in engines),
     ]
     for name, row in results.items():
@@ -146,6 +162,11 @@ def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
     for name, row in results.items():
         rss = "".join(str((row.get(e) or {}).get("peak_rss_mb", "-")).rjust(17) for e in engines)
         lines.append(name.ljust(width) + rss)
+    lines.append("")
+    lines.append("results against the floor (every row: count + SHA-256 of the sorted rows)")
+    for name, row in results.items():
+        verdicts = [f"{e} {_verdict(row.get(e))}" for e in others if e != REFERENCE]
+        lines.append(name.ljust(width) + "   ".join(verdicts))
     errors = [
         f"  {w} / {e}: {c['error']}"
         for w, row in results.items()
@@ -156,6 +177,8 @@ def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
 
 
 def _mark_agreement(row: dict[str, Any], workload: Workload) -> None:
+    """Each cell's ``agrees``: its check (the aggregate row, or the row count and a digest of every
+    row, see ``tests.second_opinion._worker.fingerprint``) equals the floor's."""
     floor = (row.get("floor") or {}).get("check")
     # LIMIT without ORDER BY may return any rows: only the count must agree.
     keys = ("count",) if "LIMIT" in workload.sql else None
@@ -222,6 +245,10 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
         "results": results,
     }
     print(render(results, engines))
+    differing = mismatches(results)
+    report["mismatches"] = differing
+    if differing:
+        print(f"\n[bench] results differ from the floor: {', '.join(differing)}", file=sys.stderr)
     return report
 
 

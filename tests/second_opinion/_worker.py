@@ -17,6 +17,7 @@ package versions (pyarrow 19 for pypaimon). Errors go to stderr with a non-zero 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import resource
 import sys
@@ -229,11 +230,88 @@ def _number(value):
 
 
 def fingerprint(table, aggregate):
-    """What engines must agree on: the aggregate row, or the row count and sum(id)."""
+    """What engines must agree on: the aggregate row, or the row count and a digest of every row.
+
+    The digest (`rows_digest`) sees every value of every row, so a stale version of a row (right
+    key, old values) differs even where the count and ``sum(id)`` agree.
+    """
     if aggregate:
         return {k: _number(v) for k, v in table.to_pylist()[0].items()}
-    ids = pc.sum(table.column("id")).as_py() if "id" in table.column_names else None
-    return {"count": table.num_rows, "sum_id": ids}
+    return {"count": table.num_rows, "rows_sha256": rows_digest(table)}
+
+
+def rows_digest(table):
+    """SHA-256 of a table's rows as a multiset: independent of row order, chunking, column order and
+    type width (int32 = int64, string = large_string), sensitive to every value and every NULL.
+
+    Rows are sorted by every column (names in sorted order), each column is brought to a canonical
+    type and hashed as its null mask and its values (integers as int64, floats as float64,
+    everything else as the bytes of its string form with their lengths). Needs only pyarrow (it
+    runs in the second-opinion virtualenvs too).
+    """
+    names = sorted(table.column_names)
+    table = pa.table({n: _canonical(table.column(n)) for n in names})
+    if table.num_rows:
+        table = _sorted_rows(table)
+    digest = hashlib.sha256(f"{table.num_rows} rows\n".encode())
+    for name in names:
+        digest.update(f"\n{name}\n".encode())
+        for part in _column_bytes(table.column(name)):
+            digest.update(part)
+    return digest.hexdigest()
+
+
+def _sorted_rows(table):
+    """`table` (canonical columns: all sortable) with its rows in ascending order of every column."""
+    order = pc.sort_indices(table, sort_keys=[(n, "ascending") for n in table.column_names])
+    return table.take(order)
+
+
+def _canonical(column):
+    """One column in the type every engine agrees on (see `rows_digest`)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    t = column.type
+    if pa.types.is_integer(t):
+        return column.cast(pa.int64())
+    if pa.types.is_floating(t):
+        return column.cast(pa.float64())
+    if pa.types.is_boolean(t):
+        return column.cast(pa.int8())
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t):
+        return column.cast(pa.large_binary())
+    if pa.types.is_large_binary(t):
+        return column
+    try:  # dates, timestamps, decimals: their text
+        return column.cast(pa.large_string()).cast(pa.large_binary())
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested types: their Python repr
+        values = [None if v is None else repr(v).encode() for v in column.to_pylist()]
+        return pa.array(values, pa.large_binary())
+
+
+def _column_bytes(column):
+    """A canonical column (see `_canonical`) as bytes: its null mask, then its values."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    yield _slice(pc.is_null(column).cast(pa.int8()), 1)
+    if pa.types.is_large_binary(column.type):
+        filled = column.fill_null(b"")
+        yield _slice(pc.binary_length(filled).cast(pa.int64()), 8)
+        offsets, data = filled.buffers()[1], filled.buffers()[2]
+        if len(filled) and data is not None:
+            end = filled.offset + len(filled)
+            positions = memoryview(offsets)[: (end + 1) * 8].cast("q")
+            first, last = positions[filled.offset], positions[end]
+            yield memoryview(data)[first:last].tobytes()
+        return
+    filled = column.fill_null(0) if column.null_count else column
+    yield _slice(filled, column.type.bit_width // 8)
+
+
+def _slice(array, width):
+    """The value bytes of a fixed-width array (its slice of the data buffer)."""
+    if not len(array):
+        return b""
+    data = array.buffers()[1]
+    return memoryview(data)[array.offset * width : (array.offset + len(array)) * width].tobytes()
 
 
 def _bench(request):
