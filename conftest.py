@@ -3,8 +3,9 @@
 * ``paimon_sql``: the package.
 * ``tmp_warehouse``: the path of a new, empty warehouse folder (one per doctest).
 * ``warehouse``: the path of a new copy (one per doctest) of a tiny warehouse built by `SAMPLE`:
-  database ``db`` with the primary-key table ``db.t (id INT, name STRING)`` in one bucket; snapshot 1
-  wrote ``(1, 'a'), (2, 'b')``, snapshot 2 updated ``(2, 'B')``, and tag ``v1`` holds snapshot 1.
+  database ``db`` with the primary-key table ``db.t (id INT, name STRING)`` in one bucket;
+  snapshot 1 wrote ``(1, 'a'), (2, 'b')``, snapshot 2 updated ``(2, 'B')``, and tag ``v1`` holds
+  snapshot 1.
 
 It lives at the repository root (not in ``paimon_sql/``, so nothing test-only ships) because a
 conftest reaches only the doctests below its folder.
@@ -13,9 +14,12 @@ conftest reaches only the doctests below its folder.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SAMPLE = (
     "CREATE DATABASE db",

@@ -2,8 +2,9 @@
 
 The documented surface is what a user calls: the names `paimon_sql.__all__` exports, every public
 method and property of `Session`, `Catalog`, `Table` and `Identifier`, and every SQL macro in
-``functions/``. A Python example is a ``>>>`` doctest in the docstring (run by ``--doctest-modules``);
-a macro's example is its ``-- example:`` header line (run by tests/unit/test_functions.py).
+``functions/``. A Python example is a ``>>>`` doctest in the docstring (run by
+``--doctest-modules``); a macro's example is its ``-- example:`` header line (run by
+tests/unit/test_functions.py).
 
 Run as a script to print the counts, for this surface and for the whole package::
 
@@ -16,12 +17,15 @@ import importlib
 import inspect
 import pkgutil
 import re
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
 import paimon_sql
 from paimon_sql.sql.install import functions_dir
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _CLASSES = ("Session", "Catalog", "Table", "Identifier")
 _MACRO = re.compile(r"^CREATE OR REPLACE MACRO (\w+)\s*\(", re.IGNORECASE | re.MULTILINE)
@@ -33,7 +37,7 @@ def _has_example(obj: object) -> bool:
 
 
 def _members(cls: type) -> dict[str, object]:
-    """Public methods and properties defined by `cls` itself (the constructor is the class docstring)."""
+    """Public methods and properties that `cls` defines (its docstring covers the constructor)."""
     out: dict[str, object] = {}
     for name, value in vars(cls).items():
         if name.startswith("_"):
@@ -91,8 +95,11 @@ def _package_modules() -> list[ModuleType]:
 
 
 def package() -> dict[str, bool]:
-    """``qualified name -> has a runnable example`` for every public function and method of the package
-    (public modules; functions and classes defined there; a class counts through its docstring)."""
+    """``qualified name -> has a runnable example`` for every public function of the package.
+
+    That is: the functions and classes defined in public modules, and the public methods of those
+    classes; a class counts through its docstring.
+    """
     out: dict[str, bool] = {}
     for module in _package_modules():
         for name, value in vars(module).items():
@@ -109,8 +116,8 @@ def package() -> dict[str, bool]:
 
 def test_every_public_function_of_the_surface_has_an_example():
     missing = sorted(name for name, has in surface().items() if not has)
-    assert not missing, "no runnable example (add a >>> doctest or an -- example: line): " + ", ".join(
-        missing
+    assert not missing, "no runnable example (add a >>> doctest or an -- example: line): " + (
+        ", ".join(missing)
     )
 
 
