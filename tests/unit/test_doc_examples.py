@@ -3,8 +3,8 @@
 The documented surface is what a user calls: the names `paimon_sql.__all__` exports, every public
 method and property of `Session`, `Catalog`, `Table` and `Identifier`, and every SQL macro in
 ``functions/``. A Python example is a ``>>>`` doctest in the docstring (run by
-``--doctest-modules``); a macro's example is its ``-- example:`` header line (run by
-tests/unit/test_functions.py).
+``--doctest-modules``); a macro's is a ``-- try:`` header line, which runs on the tiny warehouse
+that its file's ``-- setup:`` lines build (run by tests/unit/test_functions_examples.py).
 
 Run as a script to print the counts, for this surface and for the whole package::
 
@@ -50,14 +50,14 @@ def _members(cls: type) -> dict[str, object]:
 
 
 def _macros() -> dict[str, bool]:
-    """Each macro of functions/ and whether its header block holds an ``-- example:`` line."""
+    """Each macro of functions/ and whether its header block holds a ``-- try:`` example."""
     out: dict[str, bool] = {}
     for path in sorted(functions_dir().glob("*.sql")):
         block: list[str] = []
         for line in path.read_text().splitlines():
             macro = _MACRO.match(line)
             if macro:
-                out[macro[1]] = any(b.startswith("-- example:") for b in block)
+                out[macro[1]] = any(b.startswith("-- try:") for b in block)
                 block = []
             elif line.startswith("--"):
                 block.append(line)
@@ -116,7 +116,7 @@ def package() -> dict[str, bool]:
 
 def test_every_public_function_of_the_surface_has_an_example():
     missing = sorted(name for name, has in surface().items() if not has)
-    assert not missing, "no runnable example (add a >>> doctest or an -- example: line): " + (
+    assert not missing, "no runnable example (add a >>> doctest, or a -- try: line): " + (
         ", ".join(missing)
     )
 
