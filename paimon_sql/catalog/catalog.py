@@ -88,7 +88,7 @@ class Identifier:
             >>> Identifier.parse("a.b.c")
             Traceback (most recent call last):
             ...
-            paimon_sql.errors.InvalidNameError: a table name is 'db.table' or 'table', got 'a.b.c'; ...
+            paimon_sql.errors.InvalidNameError: a table name is 'db.table' or 'table', got 'a.b.c'...
         """
         if not isinstance(text, str):
             raise InvalidNameError(f"a table name is text 'db.table', got {text!r}")
@@ -117,7 +117,7 @@ def _hint(name: str, options: list[str]) -> str:
 
 
 class Catalog:
-    """Databases and tables under a warehouse folder, on local disk or any pyarrow/fsspec filesystem.
+    """Databases and tables under a warehouse folder, on local disk or a pyarrow/fsspec filesystem.
 
     A database is a folder ``<db>.db`` of the warehouse; a table is a folder ``<db>.db/<table>``
     holding ``schema/schema-<id>`` files (Paimon's filesystem catalog).
@@ -188,7 +188,8 @@ class Catalog:
         Examples:
             >>> import os
             >>> catalog = Catalog(warehouse)
-            >>> os.path.relpath(catalog.inside(os.path.join(warehouse, "db.db"), "a folder"), warehouse)
+            >>> folder = catalog.inside(os.path.join(warehouse, "db.db"), "a folder")
+            >>> os.path.relpath(folder, warehouse)
             'db.db'
             >>> catalog.inside(os.path.join(warehouse, ".."), "a folder")
             Traceback (most recent call last):
@@ -217,8 +218,8 @@ class Catalog:
 
         Examples:
             >>> catalog = Catalog(warehouse)
-            >>> catalog.has_database("db"), catalog.has_database("sales"), catalog.has_database("../x")
-            (True, False, False)
+            >>> [catalog.has_database(name) for name in ("db", "sales", "../x")]
+            [True, False, False]
         """
         if not names.is_valid_name("database", database):
             return False
@@ -285,7 +286,7 @@ class Catalog:
             >>> Catalog(warehouse).tables("dbs")
             Traceback (most recent call last):
             ...
-            paimon_sql.errors.DatabaseNotFoundError: database 'dbs' not found in warehouse ...; did you mean db?
+            paimon_sql.errors.DatabaseNotFoundError: database 'dbs' not found ...; did you mean db?
         """
         path = self._require_database(database)
         return [
@@ -436,7 +437,7 @@ class Catalog:
     def create_table(
         self, identifier: Identifier, schema: TableSchema, *, ignore_if_exists: bool = False
     ) -> Table:
-        """Create a table: write ``schema/schema-0`` (create-if-absent, so two creators cannot both win).
+        """Create a table: write ``schema/schema-0`` if absent, so two creators cannot both win.
 
         Args:
             identifier: the new table's name; its database must exist.
