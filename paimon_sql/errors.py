@@ -10,7 +10,15 @@ from __future__ import annotations
 
 
 class PaimonSqlError(Exception):
-    """The root of every paimon-sql error."""
+    """The root of every paimon-sql error.
+
+    Examples:
+        >>> try:
+        ...     paimon_sql.connect(warehouse).sql("SELECT * FROM db.missing")
+        ... except PaimonSqlError as err:
+        ...     print(type(err).__name__, isinstance(err, LookupError))
+        TableNotFoundError True
+    """
 
 
 class NotFoundError(PaimonSqlError, LookupError):

@@ -6,6 +6,9 @@
 []
 >>> Identifier.parse("db.t")
 Identifier(database='db', table='t')
+
+The examples below use the doctest namespace of the repository's ``conftest.py``: ``tmp_warehouse``
+is an empty warehouse folder, and ``warehouse`` holds database ``db`` with the table ``db.t``.
 """
 
 from __future__ import annotations
@@ -44,7 +47,17 @@ _SCHEMA_FILE = re.compile(r"^schema-\d+$")
 
 @dataclass(frozen=True, slots=True)
 class Identifier:
-    """A table name: database and table, both checked by `names.validate_name` (never paths)."""
+    """A table name: database and table, both checked by `names.validate_name` (never paths).
+
+    Examples:
+        >>> ident = Identifier("db", "t")
+        >>> str(ident), ident.database
+        ('db.t', 'db')
+        >>> Identifier("db", "../t")
+        Traceback (most recent call last):
+        ...
+        paimon_sql.errors.InvalidNameError: ...
+    """
 
     database: str
     table: str
@@ -55,7 +68,28 @@ class Identifier:
 
     @classmethod
     def parse(cls, text: str, default_database: str = "default") -> Identifier:
-        """``db.t`` or ``t`` (in `default_database`); `InvalidNameError` for anything else."""
+        """Parse ``db.t``, or ``t`` in `default_database`.
+
+        Args:
+            text: the name; each part may be quoted with ``"`` or a backquote.
+            default_database: the database of a name without one.
+
+        Returns:
+            The identifier.
+
+        Raises:
+            InvalidNameError: for anything but one or two identifiers joined by a dot.
+
+        Examples:
+            >>> Identifier.parse('db."t"')
+            Identifier(database='db', table='t')
+            >>> Identifier.parse("t", default_database="sales")
+            Identifier(database='sales', table='t')
+            >>> Identifier.parse("a.b.c")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.InvalidNameError: a table name is 'db.table' or 'table', got 'a.b.c'...
+        """
         if not isinstance(text, str):
             raise InvalidNameError(f"a table name is text 'db.table', got {text!r}")
         parts = [p.strip().strip('"`') for p in text.split(".")]
@@ -83,7 +117,19 @@ def _hint(name: str, options: list[str]) -> str:
 
 
 class Catalog:
-    """Databases and tables under a warehouse folder, on local disk or any pyarrow/fsspec filesystem."""
+    """Databases and tables under a warehouse folder, on local disk or a pyarrow/fsspec filesystem.
+
+    A database is a folder ``<db>.db`` of the warehouse; a table is a folder ``<db>.db/<table>``
+    holding ``schema/schema-<id>`` files (Paimon's filesystem catalog).
+
+    Examples:
+        >>> catalog = Catalog(tmp_warehouse)
+        >>> catalog.create_database("db")
+        >>> catalog.databases()
+        ['db']
+        >>> Catalog(warehouse).tables("db")
+        ['t']
+    """
 
     def __init__(
         self,
@@ -93,8 +139,21 @@ class Catalog:
         storage_options: dict[str, Any] | None = None,
         create: bool = False,
     ) -> None:
-        """Open `warehouse` (a folder, or an ``s3://`` / ``gs://`` / ``az://`` URI with `storage_options` in
-        obstore's key names); it must exist unless `create` (which never creates a bucket)."""
+        """Open a warehouse.
+
+        Args:
+            warehouse: a folder, or an ``s3://`` / ``gs://`` / ``az://`` URI.
+            filesystem: a pyarrow or fsspec filesystem to reach `warehouse` through.
+            storage_options: object store settings in obstore's key names.
+            create: make the warehouse folder when absent (never a bucket); else it must exist
+                before the first listing.
+
+        Examples:
+            >>> import os
+            >>> catalog = Catalog(os.path.join(tmp_warehouse, "new"), create=True)
+            >>> os.path.basename(catalog.warehouse), catalog.databases()
+            ('new', [])
+        """
         location = os.fspath(warehouse)
         self.fileio: FileIO = file_io(location, filesystem, storage_options)  # type: ignore[assignment]
         if self.fileio.local:
@@ -114,11 +173,42 @@ class Catalog:
             )
 
     def inside(self, path: str, what: str) -> str:
-        """`path`, checked to stay inside the warehouse (on local disk: through links too)."""
+        """Check that `path` stays inside the warehouse (on local disk: through links too).
+
+        Args:
+            path: the path to check.
+            what: what the path is, for the error message.
+
+        Returns:
+            `path`, normalized.
+
+        Raises:
+            PathEscapeError: when `path` leads out of the warehouse.
+
+        Examples:
+            >>> import os
+            >>> catalog = Catalog(warehouse)
+            >>> folder = catalog.inside(os.path.join(warehouse, "db.db"), "a folder")
+            >>> os.path.relpath(folder, warehouse)
+            'db.db'
+            >>> catalog.inside(os.path.join(warehouse, ".."), "a folder")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.PathEscapeError: a folder ...
+        """
         return names.inside(path, [self.warehouse], local=self.fileio.local, what=what)
 
     def database_path(self, database: str) -> str:
-        """The folder of a database (`InvalidNameError` for a name that is not an identifier)."""
+        """The folder of a database, ``<warehouse>/<database>.db`` (it need not exist).
+
+        Raises:
+            InvalidNameError: for a name that is not an identifier.
+
+        Examples:
+            >>> import os
+            >>> os.path.relpath(Catalog(warehouse).database_path("sales"), warehouse)
+            'sales.db'
+        """
         names.validate_name("database", database)
         path = self.fileio.join(self.warehouse, database + DB_SUFFIX)
         return self.inside(path, f"the folder of database {database!r}")
@@ -126,9 +216,10 @@ class Catalog:
     def has_database(self, database: str) -> bool:
         """Whether `database` names a database of the warehouse (False for any name that cannot).
 
-        >>> import tempfile
-        >>> Catalog(tempfile.mkdtemp()).has_database("../x")
-        False
+        Examples:
+            >>> catalog = Catalog(warehouse)
+            >>> [catalog.has_database(name) for name in ("db", "sales", "../x")]
+            [True, False, False]
         """
         if not names.is_valid_name("database", database):
             return False
@@ -153,7 +244,15 @@ class Catalog:
         return True
 
     def databases(self) -> list[str]:
-        """Database names (folders ending in ``.db`` whose name is an identifier)."""
+        """Database names: the folders ending in ``.db`` whose name is an identifier.
+
+        Raises:
+            WarehouseNotFoundError: when the warehouse folder does not exist.
+
+        Examples:
+            >>> Catalog(warehouse).databases()
+            ['db']
+        """
         self._require_warehouse()
         listed = self.fileio.list_names(self.warehouse)
         return [
@@ -176,7 +275,19 @@ class Catalog:
         return path
 
     def tables(self, database: str) -> list[str]:
-        """Table names in a database (folders holding a ``schema/`` folder)."""
+        """Table names of a database: its folders holding a ``schema/`` folder.
+
+        Raises:
+            DatabaseNotFoundError: when the database does not exist (naming close names).
+
+        Examples:
+            >>> Catalog(warehouse).tables("db")
+            ['t']
+            >>> Catalog(warehouse).tables("dbs")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.DatabaseNotFoundError: database 'dbs' not found ...; did you mean db?
+        """
         path = self._require_database(database)
         return [
             n
@@ -187,13 +298,42 @@ class Catalog:
         ]
 
     def table_path(self, identifier: Identifier) -> str:
-        """The folder of a table; it must stay inside the warehouse (symbolic links included)."""
+        """The folder of a table, ``<database>.db/<table>`` (it need not exist).
+
+        Raises:
+            PathEscapeError: when the folder leads out of the warehouse (symbolic links included).
+
+        Examples:
+            >>> import os
+            >>> os.path.relpath(Catalog(warehouse).table_path(Identifier("db", "t")), warehouse)
+            'db.db/t'
+        """
         names.validate_name("table", identifier.table)
         path = self.fileio.join(self.database_path(identifier.database), identifier.table)
         return self.inside(path, f"the folder of table {identifier}")
 
     def load_table(self, identifier: Identifier | str) -> Table:
-        """The table; `TableNotFoundError` (naming the path and close names) when absent."""
+        """Open a table.
+
+        Args:
+            identifier: an `Identifier`, or text ``db.table`` (`Identifier.parse`).
+
+        Returns:
+            The table's metadata.
+
+        Raises:
+            TableNotFoundError: when it does not exist (naming the path and close names).
+            CorruptFileError: when its ``schema/`` folder holds no schema file.
+
+        Examples:
+            >>> table = Catalog(warehouse).load_table("db.t")
+            >>> table.name, table.snapshot_ids()
+            ('db.t', [1, 2])
+            >>> Catalog(warehouse).load_table("db.tt")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.TableNotFoundError: table db.tt not found (...); did you mean t?
+        """
         ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
         self._require_database(ident.database)
         path = self.table_path(ident)
@@ -222,7 +362,18 @@ class Catalog:
     # --- changes ----------------------------------------------------------------------------------
 
     def create_database(self, database: str, *, ignore_if_exists: bool = False) -> None:
-        """Create ``<database>.db``."""
+        """Create the folder ``<database>.db``.
+
+        Raises:
+            AlreadyExistsError: when it exists, unless `ignore_if_exists`.
+
+        Examples:
+            >>> catalog = Catalog(warehouse)
+            >>> catalog.create_database("sales")
+            >>> catalog.create_database("sales", ignore_if_exists=True)
+            >>> catalog.databases()
+            ['db', 'sales']
+        """
         path = self.database_path(database)
         self._require_warehouse()
         if self.fileio.is_dir(path):
@@ -235,6 +386,20 @@ class Catalog:
         """Drop a database; it must be empty (no file at all) unless `cascade`.
 
         Only ``<database>.db`` directly inside the warehouse is deleted, never through a link.
+
+        Raises:
+            DatabaseNotFoundError: when it does not exist, unless `ignore_if_missing`.
+            PaimonSqlError: when it is not empty and not `cascade`.
+
+        Examples:
+            >>> catalog = Catalog(warehouse)
+            >>> catalog.drop_database("db")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.PaimonSqlError: database 'db' is not empty (tables: t); ...
+            >>> catalog.drop_database("db", cascade=True)
+            >>> catalog.databases()
+            []
         """
         path = self.database_path(database)
         try:
@@ -272,7 +437,32 @@ class Catalog:
     def create_table(
         self, identifier: Identifier, schema: TableSchema, *, ignore_if_exists: bool = False
     ) -> Table:
-        """Write ``schema/schema-0`` of a new table (create-if-absent, so two creators cannot both win)."""
+        """Create a table: write ``schema/schema-0`` if absent, so two creators cannot both win.
+
+        Args:
+            identifier: the new table's name; its database must exist.
+            schema: its first schema (id 0).
+            ignore_if_exists: return the existing table instead of raising.
+
+        Returns:
+            The new table (no snapshot yet).
+
+        Raises:
+            AlreadyExistsError: when the table exists, unless `ignore_if_exists`.
+
+        Examples:
+            >>> from paimon_sql.format.schema import TableSchema
+            >>> from paimon_sql.types import DataField, parse_type
+            >>> schema = TableSchema(
+            ...     id=0,
+            ...     fields=(DataField(id=0, name="id", type=parse_type("INT NOT NULL")),),
+            ...     highest_field_id=0,
+            ...     primary_keys=("id",),
+            ... )
+            >>> table = Catalog(warehouse).create_table(Identifier("db", "u"), schema)
+            >>> table.latest_schema.primary_keys, table.latest_snapshot()
+            (('id',), None)
+        """
         names.check_path_options(schema.options)
         self._require_database(identifier.database)
         path = self.table_path(identifier)
@@ -284,7 +474,18 @@ class Catalog:
         return Table(self.fileio, path, str(identifier))
 
     def drop_table(self, identifier: Identifier, *, ignore_if_missing: bool = False) -> None:
-        """Delete a table folder and all in it (only a folder holding ``schema/schema-N``)."""
+        """Delete a table folder and all in it (only a folder holding ``schema/schema-N``).
+
+        Raises:
+            TableNotFoundError: when the table does not exist, unless `ignore_if_missing`.
+
+        Examples:
+            >>> catalog = Catalog(warehouse)
+            >>> catalog.drop_table(Identifier("db", "t"))
+            >>> catalog.drop_table(Identifier("db", "t"), ignore_if_missing=True)
+            >>> catalog.tables("db")
+            []
+        """
         try:
             table = self.load_table(identifier)
         except TableNotFoundError:
@@ -294,7 +495,20 @@ class Catalog:
         self._delete_tree(table.path, f"table {identifier}")
 
     def rename_table(self, old: Identifier, new: Identifier) -> None:
-        """Rename a table folder (local filesystems only: object stores have no rename)."""
+        """Rename a table folder, within or across databases.
+
+        Local filesystems only: object stores have no rename.
+
+        Raises:
+            AlreadyExistsError: when `new` exists.
+            PaimonSqlError: on an object store.
+
+        Examples:
+            >>> catalog = Catalog(warehouse)
+            >>> catalog.rename_table(Identifier("db", "t"), Identifier("db", "orders"))
+            >>> catalog.tables("db"), catalog.load_table("db.orders").snapshot_ids()
+            (['orders'], [1, 2])
+        """
         table = self.load_table(old)
         self._require_database(new.database)
         target = self.table_path(new)

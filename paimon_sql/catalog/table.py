@@ -1,6 +1,9 @@
 """`Table`: one table folder's metadata: schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
 
 Metadata files have unique names and never change, so decoded manifests are cached per table.
+
+The examples use the doctest namespace of the repository's ``conftest.py``: ``warehouse`` holds the
+primary-key table ``db.t`` with two snapshots and the tag ``v1``; ``tmp_warehouse`` is empty.
 """
 
 from __future__ import annotations
@@ -44,10 +47,35 @@ _TAG_PREFIX = "tag-"
 
 
 class Table:
-    """Read access to a table's metadata (the write path adds to it through `paimon_sql.commit`)."""
+    """Read access to a table's metadata (the write path adds to it through `paimon_sql.commit`).
+
+    Open one with `Catalog.load_table` (or `Session.table`).
+
+    Examples:
+        >>> session = paimon_sql.connect(tmp_warehouse)
+        >>> for statement in (
+        ...     "CREATE DATABASE db",
+        ...     "CREATE TABLE db.t (id INT NOT NULL, name STRING, PRIMARY KEY (id) NOT ENFORCED)",
+        ...     "INSERT INTO db.t VALUES (1, 'a'), (2, 'b')",
+        ...     "INSERT INTO db.t VALUES (2, 'B')",
+        ... ):
+        ...     _ = session.sql(statement)
+        >>> table = session.catalog.load_table("db.t")
+        >>> table
+        Table('db.t', '...db.db/t')
+        >>> table.snapshot_ids(), table.latest_schema.primary_keys
+        ([1, 2], ('id',))
+    """
 
     def __init__(self, fileio: FileIO, path: str, name: str, branch: str = "main") -> None:
-        """A table at `path`, called `name` in messages; `branch` selects its metadata folders."""
+        """A table at `path`, called `name` in messages; `branch` selects its metadata folders.
+
+        Examples:
+            >>> from paimon_sql.io import file_io
+            >>> fileio = file_io(warehouse)
+            >>> Table(fileio, fileio.join(warehouse, "db.db", "t"), "db.t").snapshot_ids()
+            [1, 2]
+        """
         self.fileio = fileio
         self.path = path
         self.name = name
@@ -67,22 +95,65 @@ class Table:
     # --- paths ------------------------------------------------------------------------------------
 
     def sub(self, *parts: str) -> str:
-        """A path inside the table folder."""
+        """A path inside the table folder.
+
+        Examples:
+            >>> import os
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> os.path.relpath(table.sub("snapshot", "LATEST"), warehouse)
+            'db.db/t/snapshot/LATEST'
+        """
         return self.fileio.join(self.path, *parts)
 
     def manifest_path(self, name: str) -> str:
-        """``manifest/<name>`` for a name from metadata: a plain file name, else an error."""
+        """The path ``manifest/<name>`` for a file name read from metadata.
+
+        Raises:
+            PathEscapeError: when `name` is not a plain file name (a path, ``..``).
+
+        Examples:
+            >>> import os
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> os.path.relpath(table.manifest_path("manifest-1"), warehouse)
+            'db.db/t/manifest/manifest-1'
+            >>> table.manifest_path("../snapshot/snapshot-1")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.PathEscapeError: manifest file ... is not a plain file name ...
+        """
         what = f"manifest file of table {self.name}"
         return self.sub("manifest", names.validate_file_name(name, what=what))
 
     def meta(self, *parts: str) -> str:
-        """A path in this branch's metadata (schema/, snapshot/, tag/); branches share data and manifests."""
+        """A path in this branch's metadata (schema/, snapshot/, tag/).
+
+        Branches share data files and manifests, so those are under `sub`, never here.
+
+        Examples:
+            >>> import os
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> os.path.relpath(table.meta("snapshot", "snapshot-1"), warehouse)
+            'db.db/t/snapshot/snapshot-1'
+        """
         if self.branch == "main":
             return self.sub(*parts)
         return self.sub("branch", f"branch-{self.branch}", *parts)
 
     def branch_table(self, branch: str) -> Table:
-        """The same table on another branch (``branch/branch-<name>/``)."""
+        """The same table on another branch (``branch/branch-<name>/``).
+
+        Raises:
+            SnapshotNotFoundError: when the branch does not exist.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.branch_table("main").name
+            'db.t$branch_main'
+            >>> table.branch_table("dev")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.SnapshotNotFoundError: branch 'dev' of table db.t does not exist
+        """
         names.validate_name("branch", branch)
         if branch != "main" and not self.fileio.is_dir(self.sub("branch", f"branch-{branch}")):
             raise SnapshotNotFoundError(f"branch {branch!r} of table {self.name} does not exist")
@@ -91,12 +162,26 @@ class Table:
     # --- schemas ----------------------------------------------------------------------------------
 
     def schema_ids(self) -> list[int]:
-        """Ids of the schema files present, ascending."""
+        """Ids of the schema files present, ascending.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").schema_ids()
+            [0]
+        """
         listed = self.fileio.list_names(self.meta("schema"))
         return sorted(int(m[1]) for n in listed if (m := _SCHEMA.match(n)))
 
     def schema(self, schema_id: int) -> TableSchema:
-        """``schema-<id>`` (cached: schema files never change)."""
+        """The schema ``schema-<id>`` (cached: schema files never change).
+
+        Raises:
+            CorruptFileError: when the file is not a valid schema, or holds another id.
+
+        Examples:
+            >>> schema = paimon_sql.Catalog(warehouse).load_table("db.t").schema(0)
+            >>> schema.field_names, schema.primary_keys, schema.options["bucket"]
+            (('id', 'name'), ('id',), '1')
+        """
         cached = self._schemas.get(schema_id)
         if cached is None:
             path = self.meta("schema", f"schema-{schema_id}")
@@ -111,7 +196,20 @@ class Table:
         return cached
 
     def commit_schema(self, schema: TableSchema) -> bool:
-        """Create ``schema-<id>`` only if absent (False when another writer took that id)."""
+        """Write `schema` as ``schema-<id>`` only if absent.
+
+        Returns:
+            True when written; False when another writer took that id first.
+
+        Examples:
+            >>> import dataclasses
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> evolved = dataclasses.replace(table.latest_schema, id=1, comment="orders")
+            >>> table.commit_schema(evolved), table.commit_schema(evolved)
+            (True, False)
+            >>> table.latest_schema.comment
+            'orders'
+        """
         names.check_path_options(schema.options)
         path = self.meta("schema", f"schema-{schema.id}")
         created = self.fileio.try_create(path, schema_to_json(schema).encode("utf-8"))
@@ -121,7 +219,12 @@ class Table:
 
     @property
     def latest_schema(self) -> TableSchema:
-        """The newest schema."""
+        """The newest schema.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").latest_schema.id
+            0
+        """
         ids = self.schema_ids()
         if not ids:
             raise SpecViolationError(f"table {self.name} has no schema files in {self.sub('schema')}")
@@ -130,20 +233,38 @@ class Table:
     # --- snapshots --------------------------------------------------------------------------------
 
     def snapshot_ids(self) -> list[int]:
-        """Ids of the snapshot files present, ascending (a listing, no hints)."""
+        """Ids of the snapshot files present, ascending (a listing, no hints).
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").snapshot_ids()
+            [1, 2]
+        """
         listed = self.fileio.list_names(self.meta("snapshot"))
         return sorted(int(m[1]) for n in listed if (m := _SNAPSHOT.match(n)))
 
     def latest_snapshot_id(self) -> int | None:
-        """The highest listed snapshot id (a listing: the LATEST hint can lag behind or, written
-        by a stale writer, point below the real latest, and a reader must never trust it then)."""
+        """The highest listed snapshot id, None when there is none.
+
+        A listing: the LATEST hint can lag behind or, written by a stale writer, point below the
+        real latest, and a reader must never trust it then.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").latest_snapshot_id()
+            2
+        """
         ids = self.snapshot_ids()
         return ids[-1] if ids else None
 
     def earliest_snapshot_id(self) -> int | None:
-        """The lowest snapshot id of the contiguous run that ends at the latest (a listing: the
-        EARLIEST hint moves before an expiration deletes, and a stray snapshot below a gap, left by
-        a writer that committed on an expired base, is not part of the history)."""
+        """The lowest id of the run of consecutive snapshots that ends at the latest, else None.
+
+        A listing: the EARLIEST hint moves before an expiration deletes, and a stray snapshot below
+        a gap, left by a writer that committed on an expired base, is not part of the history.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").earliest_snapshot_id()
+            1
+        """
         ids = self.snapshot_ids()
         if not ids:
             return None
@@ -153,7 +274,22 @@ class Table:
         return ids[first]
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
-        """``snapshot-<id>``; a clear error listing the range that exists when absent."""
+        """The snapshot ``snapshot-<id>``.
+
+        Raises:
+            SnapshotNotFoundError: when absent, naming the range of snapshots that exists.
+            CorruptFileError: when the file is not a valid snapshot, or holds another id.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> snapshot = table.snapshot(2)
+            >>> snapshot.commit_kind.value, snapshot.total_record_count, snapshot.delta_record_count
+            ('APPEND', 3, 1)
+            >>> table.snapshot(7)
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.SnapshotNotFoundError: snapshot 7 of table db.t does not exist ...
+        """
         path = self.meta("snapshot", f"snapshot-{snapshot_id}")
         if not self.fileio.exists(path):
             ids = self.snapshot_ids()
@@ -191,7 +327,12 @@ class Table:
         return snap
 
     def latest_snapshot(self) -> Snapshot | None:
-        """The newest snapshot, None for a table never written."""
+        """The newest snapshot, None for a table never written.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").latest_snapshot().id
+            2
+        """
         for _ in range(20):
             latest = self.latest_snapshot_id()
             try:
@@ -204,13 +345,31 @@ class Table:
     # --- tags -------------------------------------------------------------------------------------
 
     def tag_names(self) -> list[str]:
-        """Tag names, sorted."""
+        """Tag names, sorted.
+
+        Examples:
+            >>> paimon_sql.Catalog(warehouse).load_table("db.t").tag_names()
+            ['v1']
+        """
         listed = self.fileio.list_names(self.meta("tag"))
         found = [n[len(_TAG_PREFIX) :] for n in listed if n.startswith(_TAG_PREFIX)]
         return names.names_of(found, "tag")
 
     def tag(self, name: str) -> Snapshot:
-        """The snapshot a tag holds; a clear error listing the tags when absent."""
+        """The snapshot a tag holds.
+
+        Raises:
+            SnapshotNotFoundError: when the tag does not exist, listing the tags that do.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.tag("v1").id
+            1
+            >>> table.tag("v2")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.SnapshotNotFoundError: tag 'v2' of table db.t ... (...; tags: v1)
+        """
         path = self.meta("tag", _TAG_PREFIX + names.validate_name("tag", name))
         if not self.fileio.exists(path):
             tags = self.tag_names()
@@ -224,6 +383,18 @@ class Table:
         """The newest snapshot committed at or before `timestamp_ms` (epoch millis).
 
         Older than every snapshot: the newest tag at or before it (seed 003), else an error.
+
+        Raises:
+            SnapshotNotFoundError: when no snapshot or tag is that old, naming the earliest.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.snapshot_at(table.snapshot(1).time_millis).id
+            1
+            >>> table.snapshot_at(0)
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.SnapshotNotFoundError: table db.t has no snapshot or tag at or ...
         """
         found: Snapshot | None = None
         for snapshot_id in self.snapshot_ids():
@@ -259,7 +430,20 @@ class Table:
         tag: str | None = None,
         timestamp_ms: int | None = None,
     ) -> Snapshot | None:
-        """The snapshot to read: by id, tag or timestamp, else the latest (None for an empty table)."""
+        """The snapshot to read: by id, tag or timestamp, else the latest (None for an empty table).
+
+        Raises:
+            ArgumentError: when more than one of them is given.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.select_snapshot().id, table.select_snapshot(tag="v1").id
+            (2, 1)
+            >>> table.select_snapshot(snapshot_id=1, tag="v1")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.ArgumentError: choose at most one of snapshot id, tag and timestamp
+        """
         chosen = [x for x in (snapshot_id, tag, timestamp_ms) if x is not None]
         if len(chosen) > 1:
             raise ArgumentError("choose at most one of snapshot id, tag and timestamp")
@@ -274,7 +458,14 @@ class Table:
     # --- manifests --------------------------------------------------------------------------------
 
     def manifest_list(self, name: str) -> list[ManifestFileMeta]:
-        """The entries of a manifest list in ``manifest/``."""
+        """The entries of a manifest list in ``manifest/`` (cached).
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> metas = table.manifest_list(table.snapshot(2).delta_manifest_list)
+            >>> [(m.num_added_files, m.num_deleted_files) for m in metas]
+            [(1, 0)]
+        """
         cached = self._lists.get(name)
         if cached is None:
             cached = self._read(name, "manifest list", manifest_file_meta_from_record)
@@ -285,7 +476,20 @@ class Table:
         return cached
 
     def data_manifests(self, snapshot: Snapshot | None) -> list[ManifestFileMeta]:
-        """The base then delta manifests of `snapshot` (none for an empty table): its data files, folded in order."""
+        """The base then delta manifests of `snapshot`: its data files, folded in order.
+
+        None (an empty table) has none.
+
+        Raises:
+            CorruptFileError: when a manifest is listed twice.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> [len(table.data_manifests(table.snapshot(i))) for i in (1, 2)]
+            [1, 2]
+            >>> table.data_manifests(None)
+            []
+        """
         if snapshot is None:
             return []
         metas = self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
@@ -300,11 +504,31 @@ class Table:
         return metas
 
     def referrer(self, name: str) -> str | None:
-        """The path of the metadata file that named `name` (a manifest list, manifest or index manifest)."""
+        """The path of the file that named `name` (a manifest list, manifest or index manifest).
+
+        None until a file naming it has been read through this table.
+
+        Examples:
+            >>> import os
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> snapshot = table.snapshot(2)
+            >>> os.path.relpath(table.referrer(snapshot.delta_manifest_list), warehouse)
+            'db.db/t/snapshot/snapshot-2'
+            >>> table.referrer("manifest-unknown") is None
+            True
+        """
         return self._referrers.get(name)
 
     def manifest(self, name: str) -> list[ManifestEntry]:
-        """The entries of a manifest file in ``manifest/``."""
+        """The entries of a manifest file in ``manifest/`` (cached).
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> meta = table.manifest_list(table.snapshot(1).delta_manifest_list)[0]
+            >>> entries = table.manifest(meta.file_name)
+            >>> [(e.kind.name, e.bucket, e.file.row_count, e.file.level) for e in entries]
+            [('ADD', 0, 2, 0)]
+        """
         cached = self._manifests.get(name)
         if cached is None:
             cached = self._read(name, "manifest", manifest_entry_from_record)
@@ -313,7 +537,27 @@ class Table:
         return cached
 
     def index_manifest(self, name: str) -> list[IndexManifestEntry]:
-        """The entries of an index manifest in ``manifest/``: a full listing, so ADD entries only."""
+        """The entries of an index manifest in ``manifest/``: a full listing, so ADD entries only.
+
+        Raises:
+            CorruptFileError: for a DELETE entry, an index file listed twice, or two deletion
+                vectors for one data file (§4.4).
+
+        Examples:
+            >>> session = paimon_sql.connect(tmp_warehouse)
+            >>> for statement in (
+            ...     "CREATE DATABASE db",
+            ...     "CREATE TABLE db.dv (id INT NOT NULL, v INT, PRIMARY KEY (id) NOT ENFORCED)"
+            ...     " WITH ('bucket' = '1', 'deletion-vectors.enabled' = 'true')",
+            ...     "INSERT INTO db.dv VALUES (1, 1), (2, 2)",
+            ...     "INSERT INTO db.dv VALUES (2, 3)",
+            ... ):
+            ...     _ = session.sql(statement)
+            >>> table = session.table("db.dv")
+            >>> entries = table.index_manifest(table.latest_snapshot().index_manifest)
+            >>> [(e.index_file.index_type, e.index_file.row_count) for e in entries]
+            [('DELETION_VECTORS', 1)]
+        """
         cached = self._indexes.get(name)
         if cached is None:  # index manifests never change either: read once per table
             cached = self._read(name, "index manifest", index_manifest_entry_from_record)

@@ -75,7 +75,23 @@ class ErrorLog:
 
 
 class Relation:
-    """Proxy of a `duckdb.DuckDBPyRelation` (every method and attribute) with paimon-sql errors."""
+    """Proxy of a `duckdb.DuckDBPyRelation` (every method and attribute) with paimon-sql errors.
+
+    `Session.sql` returns one. A method returning a relation returns a `Relation` again.
+
+    Examples:
+        >>> session = paimon_sql.connect(warehouse)
+        >>> rel = session.sql("SELECT * FROM db.t")
+        >>> rel.columns, rel.filter("id > 1").fetchall()
+        (['id', 'name'], [(2, 'B')])
+        >>> rel.filter("no_such_column > 1")
+        Traceback (most recent call last):
+        ...
+        paimon_sql.errors.ExecutionError: ...no_such_column...
+        >>> import pyarrow as pa
+        >>> pa.table(rel).num_rows
+        2
+    """
 
     __slots__ = ("_log", "_rel")
 
@@ -86,7 +102,13 @@ class Relation:
 
     @property
     def relation(self) -> duckdb.DuckDBPyRelation:
-        """The underlying DuckDB relation."""
+        """The underlying DuckDB relation.
+
+        Examples:
+            >>> rel = paimon_sql.connect(warehouse).sql("SELECT 1 AS x")
+            >>> type(rel.relation).__name__
+            'DuckDBPyRelation'
+        """
         return self._rel
 
     def _translate(self, err: duckdb.Error) -> BaseException:

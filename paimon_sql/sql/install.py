@@ -79,6 +79,16 @@ def install(
     >>> query = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'paimon_%'"
     >>> con.sql(query).fetchall()[0][0] > 10
     True
+
+    Over ``warehouse`` (the doctest namespace of the repository's ``conftest.py``: the table
+    ``db.t``, two snapshots, tag ``v1``):
+
+    >>> con = duckdb.connect()
+    >>> _ = paimon_sql.install(con, warehouse)
+    >>> con.sql('SELECT * FROM "db"."t" ORDER BY id').fetchall()
+    [(1, 'a'), (2, 'B')]
+    >>> con.sql("SELECT * FROM paimon_scan('db.t', tag := 'v1') ORDER BY id").fetchall()
+    [(1, 'a'), (2, 'b')]
     """
     session = Session(
         warehouse, connection=con, filesystem=filesystem, storage_options=storage_options

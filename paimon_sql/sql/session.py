@@ -53,7 +53,19 @@ SYSTEM_TABLES = SystemTables(
 
 
 class Session:
-    """A warehouse opened in DuckDB. Use `sql` for queries; tables are ``"db"."table"``."""
+    """A warehouse opened in DuckDB. Use `sql` for queries; tables are ``"db"."table"``.
+
+    Open one with `connect`. The examples use the doctest namespace of the repository's
+    ``conftest.py``: ``warehouse`` holds the primary-key table ``db.t`` (snapshot 1 wrote
+    ``(1, 'a'), (2, 'b')``, snapshot 2 updated ``(2, 'B')``, tag ``v1`` holds snapshot 1).
+
+    Examples:
+        >>> session = Session(warehouse)
+        >>> session.sql("SELECT * FROM db.t ORDER BY id").fetchall()
+        [(1, 'a'), (2, 'B')]
+        >>> session.sql("SELECT * FROM db.t VERSION AS OF 'v1' ORDER BY id").fetchall()
+        [(1, 'a'), (2, 'b')]
+    """
 
     def __init__(
         self,
@@ -64,7 +76,15 @@ class Session:
         create: bool = False,
         storage_options: dict[str, Any] | None = None,
     ) -> None:
-        """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted)."""
+        """Open `warehouse` on `connection` (a new in-memory DuckDB when omitted); see `connect`.
+
+        Examples:
+            >>> import duckdb
+            >>> con = duckdb.connect()
+            >>> session = Session(warehouse, connection=con)
+            >>> con.sql('SELECT count(*) FROM "db"."t"').fetchall()
+            [(2,)]
+        """
         catalog = Catalog(
             warehouse,
             filesystem,
@@ -94,15 +114,34 @@ class Session:
     # --- catalog ----------------------------------------------------------------------------------
 
     def table(self, identifier: str | Identifier) -> Table:
-        """The `Table` (metadata access) behind ``db.table``."""
+        """The `Table` (metadata access) behind ``db.table``, cached by the session.
+
+        Raises:
+            TableNotFoundError: when the table does not exist.
+
+        Examples:
+            >>> table = connect(warehouse).table("db.t")
+            >>> table.name, table.snapshot_ids(), table.tag_names()
+            ('db.t', [1, 2], ['v1'])
+        """
         return self._engine.table(identifier)
 
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
 
-        A table whose metadata is damaged does not stop the others: its view raises the error naming
-        the damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the
-        paimon-sql error.
+        A table whose metadata is damaged does not stop the others: its view raises the error naming the
+        damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the paimon-sql error.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> other = connect(warehouse)
+            >>> _ = other.sql("CREATE TABLE db.u (id INT)")
+            >>> session.refresh()
+            >>> session.con.sql(
+            ...     "SELECT table_name FROM information_schema.tables"
+            ...     " WHERE table_schema = 'db' ORDER BY 1"
+            ... ).fetchall()
+            [('t',), ('u',)]
         """
         self._engine.refresh()
 
@@ -115,18 +154,43 @@ class Session:
         first_rows: bool = False,
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
-        `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
-        rows fast."""
+
+        Args:
+            table: the table to read.
+            snapshot: the snapshot a `pinned` source reads.
+            pinned: read `snapshot`, not the latest snapshot at each scan.
+            first_rows: the query will stop early (``LIMIT``), so splits are read to give their
+                first rows fast.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> table = session.table("db.t")
+            >>> source = session.source(table, table.snapshot(1), pinned=True)
+            >>> source.snapshot().id, source.table.name
+            (1, 'db.t')
+        """
         return self._engine.source(table, snapshot, pinned=pinned, first_rows=first_rows)
 
     # --- queries ----------------------------------------------------------------------------------
 
     def sql(self, text: str) -> Relation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation`
-        proxy).
+        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
 
-        Several statements run in order; the relation of the last one is returned. Every failure is
-        a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
+        Several statements run in order; the relation of the last one is returned. Every failure is a
+        `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.sql("INSERT INTO db.t VALUES (3, 'c')").fetchall()
+            [(1,)]
+            >>> session.sql("SELECT name FROM db.t WHERE id >= 2 ORDER BY id").fetchall()
+            [('B',), ('c',)]
+            >>> session.sql('SELECT snapshot_id, commit_kind FROM "db"."t$snapshots"').fetchall()
+            [(1, 'APPEND'), (2, 'APPEND'), (3, 'APPEND')]
+            >>> session.sql("SELECT * FROM db.missing")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.TableNotFoundError: table db.missing not found ...
         """
         try:
             pieces = [st.query for st in self.con.extract_statements(text)]
@@ -164,12 +228,26 @@ class Session:
         return self._engine.run(text)
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
-        """A `Relation` from a function making a DuckDB relation on this session's connection."""
+        """A `Relation` from a function making a DuckDB relation on this session's connection.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.relation(lambda con: con.sql('SELECT max(id) FROM "db"."t"')).fetchall()
+            [(2,)]
+        """
         return self._engine.relation(make)
 
     def explain(self, query: str) -> list[tuple[str, str, str]] | None:
-        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads
-        none."""
+        """The EXPLAIN rows (scope, property, value) of a query; None when it reads no Paimon table.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> rows = session.explain("SELECT * FROM db.t WHERE id = 1")
+            >>> [value for scope, key, value in rows if key in ("reader", "snapshot", "splits")]
+            ['inlined SQL', '2 (APPEND)', '1']
+            >>> session.explain("SELECT 1") is None
+            True
+        """
         statement = _parse(query)
         return None if statement is None else self._binder.explain(statement)
 
@@ -182,28 +260,80 @@ class Session:
         self._engine.changed(table)
 
     def refresh_table(self, ident: Identifier) -> None:
-        """(Re)expose a table as a view after DDL."""
+        """(Re)expose a table as a view after DDL.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> _ = connect(warehouse).sql("CREATE TABLE db.u (id INT)")
+            >>> session.refresh_table(paimon_sql.Identifier("db", "u"))
+            >>> session.con.sql('SELECT count(*) FROM "db"."u"').fetchall()
+            [(0,)]
+        """
         self._engine.reexpose(ident)
 
     def forget(self, ident: Identifier) -> None:
-        """Drop a table's view after DROP / RENAME."""
+        """Drop a table's view after DROP / RENAME.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.forget(paimon_sql.Identifier("db", "t"))
+            >>> session.con.sql(
+            ...     "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'db'"
+            ... ).fetchall()
+            [(0,)]
+        """
         self._engine.forget(ident)
 
     def forget_database(self, database: str) -> None:
-        """Drop the DuckDB schema of a dropped database."""
+        """Drop the DuckDB schema of a dropped database (and the views in it).
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.forget_database("db")
+            >>> session.con.sql(
+            ...     "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'db'"
+            ... ).fetchall()
+            [(0,)]
+        """
         self._engine.forget_database(database)
 
     def rewrite_sources(self, expression: exp.Expression) -> None:
-        """Plan the Paimon tables an expression (a DML source query) reads, in place (as `bind`)."""
+        """Plan the Paimon tables an expression (a DML source query) reads, in place.
+
+        Examples:
+            >>> import sqlglot
+            >>> session = connect(warehouse)
+            >>> query = sqlglot.parse_one("SELECT count(*) FROM db.t", read="duckdb")
+            >>> session.rewrite_sources(query)
+            >>> session.con.sql(query.sql("duckdb")).fetchall()
+            [(2,)]
+        """
         self._binder.bind(expression)
 
     def invalidate(self, table: Table) -> None:
-        """After a write: views re-bind when the schema changed (as `changed`)."""
+        """After a write: views re-bind when the schema changed (the snapshot is read per query).
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> _ = connect(warehouse).sql("ALTER TABLE db.t ADD COLUMN price DOUBLE")
+            >>> session.invalidate(session.table("db.t"))
+            >>> session.con.sql('SELECT * FROM "db"."t" ORDER BY id').columns
+            ['id', 'name', 'price']
+        """
         self._engine.changed(table)
 
     def last_plan(self, name: str) -> ScanPlan | None:
-        """The plan of the latest scan of table `name` (``db.table``) by `sql` (for EXPLAIN and
-        tests)."""
+        """The plan of the latest `sql` scan of table `name` (``db.table``), for EXPLAIN and tests.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.last_plan("db.t") is None
+            True
+            >>> _ = session.sql("SELECT * FROM db.t WHERE id = 1").fetchall()
+            >>> plan = session.last_plan("db.t")
+            >>> plan.snapshot.id, len(plan.splits)
+            (2, 1)
+        """
         return self._engine.last_plan(name)
 
     def scan(
@@ -214,12 +344,39 @@ class Session:
         tag: str | None = None,
         timestamp_ms: int | None = None,
     ) -> Relation:
-        """A relation over the table at a snapshot id, tag or time (default: the latest)."""
+        """A relation over the table at a snapshot id, tag or time (default: the latest).
+
+        Args:
+            identifier: the table, ``db.table``.
+            snapshot: a snapshot id.
+            tag: a tag name.
+            timestamp_ms: epoch milliseconds: the newest snapshot committed at or before it.
+
+        Raises:
+            ArgumentError: when more than one of `snapshot`, `tag` and `timestamp_ms` is given.
+            SnapshotNotFoundError: when the snapshot or tag does not exist.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.scan("db.t", tag="v1").order("id").fetchall()
+            [(1, 'a'), (2, 'b')]
+            >>> session.scan("db.t").order("id").fetchall()
+            [(1, 'a'), (2, 'B')]
+        """
         travel = TimeTravel(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
         return self._binder.scan(self.table(identifier), travel)
 
     def close(self) -> None:
-        """Close both DuckDB connections."""
+        """Close both DuckDB connections.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.close()
+            >>> session.sql("SELECT 1")
+            Traceback (most recent call last):
+            ...
+            paimon_sql.errors.ExecutionError: Connection Error: Connection has already been closed
+        """
         self._engine.close()
 
 
@@ -257,12 +414,43 @@ def connect(
     create: bool = False,
     storage_options: dict[str, Any] | None = None,
 ) -> Session:
-    """Open a warehouse in DuckDB: a folder or an ``s3://bucket/path`` (``gs://``, ``az://``) URI
-    (`create=True` makes the folder when absent; never a bucket).
+    """Open a warehouse in DuckDB: every Paimon table becomes ``"db"."table"``.
+
+    The warehouse is a folder or an ``s3://bucket/path`` (``gs://``, ``az://``) URI (`create=True`
+    makes the folder when absent; never a bucket).
 
     Object store credentials, region and endpoint come from `storage_options` (obstore's key names:
-    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...),
-    else the standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...), else the
+    standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
+
+    Args:
+        warehouse: the warehouse folder or URI.
+        connection: the DuckDB connection to expose the tables in (default: a new in-memory one).
+        filesystem: a pyarrow or fsspec filesystem to reach `warehouse` through.
+        create: make the warehouse folder when absent.
+        storage_options: object store settings (see above).
+
+    Returns:
+        The session.
+
+    Raises:
+        WarehouseNotFoundError: when the warehouse does not exist and not `create`.
+
+    Examples:
+        >>> import os
+        >>> session = connect(os.path.join(tmp_warehouse, "new"), create=True)
+        >>> session.sql("CREATE DATABASE db").fetchall()
+        [('created database db',)]
+        >>> session.sql(
+        ...     "CREATE TABLE db.t (id INT NOT NULL, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
+        ... ).fetchall()
+        [('created table db.t',)]
+        >>> session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')").fetchall()
+        [(2,)]
+        >>> session.sql("INSERT INTO db.t VALUES (2, 'B')").fetchall()
+        [(1,)]
+        >>> session.sql("SELECT * FROM db.t ORDER BY id").fetchall()
+        [(1, 'a'), (2, 'B')]
     """
     return Session(
         warehouse,
