@@ -98,17 +98,33 @@ class Session:
 
     @property
     def catalog(self) -> Catalog:
-        """The warehouse's catalog."""
+        """The warehouse's catalog.
+
+        Examples:
+            >>> connect(warehouse).catalog.tables("db")
+            ['t']
+        """
         return self._engine.catalog
 
     @property
     def engine(self) -> Engine:
-        """The DuckDB side: connections, views, registered sources."""
+        """The DuckDB side: connections, views, registered sources.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.engine.con is session.con
+            True
+        """
         return self._engine
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
-        """The DuckDB connection the tables are views on."""
+        """The DuckDB connection the tables are views on.
+
+        Examples:
+            >>> connect(warehouse).con.sql('SELECT count(*) FROM "db"."t"').fetchall()
+            [(2,)]
+        """
         return self._engine.con
 
     # --- catalog ----------------------------------------------------------------------------------
@@ -252,11 +268,27 @@ class Session:
         return None if statement is None else self._binder.explain(statement)
 
     def bind(self, expression: exp.Expression) -> None:
-        """Plan the Paimon tables an expression (a DML source query) reads, in place."""
+        """Plan the Paimon tables an expression (a DML source query) reads, in place.
+
+        Examples:
+            >>> import sqlglot
+            >>> session = connect(warehouse)
+            >>> query = sqlglot.parse_one("SELECT count(*) FROM db.t", read="duckdb")
+            >>> session.bind(query)
+            >>> session.con.sql(query.sql("duckdb")).fetchall()
+            [(2,)]
+        """
         self._binder.bind(expression)
 
     def changed(self, table: Table) -> None:
-        """After a write: views re-bind when the schema changed (the snapshot is read per query)."""
+        """After a write: views re-bind when the schema changed (the snapshot is read per query).
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.changed(session.table("db.t"))
+            >>> session.con.sql('SELECT count(*) FROM "db"."t"').fetchall()
+            [(2,)]
+        """
         self._engine.changed(table)
 
     def refresh_table(self, ident: Identifier) -> None:

@@ -45,7 +45,7 @@ from paimon_sql.read.build import (
 )
 
 # The binder's WHERE -> Predicate translation (engine slice: moves to paimon_sql.engine.binder).
-from paimon_sql.sql._pushdown import table_predicate
+from paimon_sql.engine.pushdown import table_predicate
 from tests.fixtures import FIXTURES
 
 HERE = Path(__file__).resolve().parent
