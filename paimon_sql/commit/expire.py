@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
@@ -45,13 +44,16 @@ from paimon_sql.errors import (
     SnapshotNotFoundError,
 )
 from paimon_sql.format.binary_row import decode_row
-from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
+from paimon_sql.format.manifest import FileKind
 from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.partition import partition_path
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from paimon_sql.catalog import Table
+    from paimon_sql.format.manifest import IndexFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -231,7 +233,8 @@ class Deleter:
 
     def __call__(self, path: str) -> None:
         """Delete one file: only inside the table folder or a configured external root, never
-        through a symbolic link leading out of them (`PathEscapeError` otherwise)."""
+        through a symbolic link leading out of them (`PathEscapeError` otherwise).
+        """
         if self._roots is None:
             options = self.table.latest_schema.options
             self._roots = [self.table.path, *names.external_roots(options)]
@@ -422,7 +425,8 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
 
 def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
     """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go); None
-    when a concurrent expiration already removed them."""
+    when a concurrent expiration already removed them.
+    """
     try:
         kept = table.snapshot(end)
     except (SnapshotNotFoundError, DataFileNotFoundError):
@@ -445,7 +449,8 @@ def _delete_data_files(
     delete: Deleter,
 ) -> None:
     """Files DELETEd by the deltas of `snapshots` (``(begin, end]``) unless the last tag or `end`
-    holds them."""
+    holds them.
+    """
     tag_ids = [t.id for t in tags]
     cached_index, cached_files = -1, set[FileKey]()
     for snapshot in snapshots:

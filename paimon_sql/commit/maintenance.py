@@ -1,7 +1,7 @@
 """What a successful commit sets off, as Java's committer does: automatic tags, then snapshot expiration.
 
-`after_commit` runs once the new snapshot file exists; a failure here never undoes the commit (the snapshot is
-already visible to readers), so each step reports its own errors.
+`after_commit` runs once the new snapshot file exists; a failure here never undoes the commit (the
+snapshot is already visible to readers), so each step reports its own errors.
 """
 
 from __future__ import annotations

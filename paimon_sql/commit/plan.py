@@ -1,7 +1,7 @@
 """Pure commit planning: what a commit adds and deletes, Java's conflict checks, the next index manifest.
 
-Nothing here touches storage: `paimon_sql.commit.publish` reads the latest snapshot, calls these functions and
-writes the result (paimon-format.md §1.3, §4.5).
+Nothing here touches storage: `paimon_sql.commit.publish` reads the latest snapshot, calls these
+functions and writes the result (paimon-format.md §1.3, §4.5).
 
 >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
 >>> f = DataFileMeta(file_name="data-a-0.parquet", file_size=1, row_count=1, min_key=b"", max_key=b"",
@@ -17,21 +17,24 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import (
-    DataFileMeta,
     FileKind,
-    IndexFileMeta,
     IndexManifestEntry,
     ManifestEntry,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from paimon_sql.format.manifest import (
+        DataFileMeta,
+        IndexFileMeta,
+    )
     from paimon_sql.types import DataType
 
 
@@ -141,7 +144,8 @@ def check_conflicts(
 
 def check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestEntry]) -> None:
     """Java's checkBucketKeepSame: every file of a partition has the same bucket count (entries with a count
-    <= 0, dynamic and unaware buckets, are not compared); only an overwrite may change it."""
+    <= 0, dynamic and unaware buckets, are not compared); only an overwrite may change it.
+    """
     totals: dict[bytes, int] = {}
     for e in live:
         if e.total_buckets > 0:
@@ -191,7 +195,9 @@ def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], in
     return compare
 
 
-def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]) -> None:
+def _check_levels(
+    entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]
+) -> None:
     runs: dict[tuple[bytes, int, int], list[DataFileMeta]] = defaultdict(list)
     for e in entries:
         if e.file.level >= 1:

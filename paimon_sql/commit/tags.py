@@ -29,7 +29,7 @@ import logging
 import os
 import re
 import zoneinfo
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,6 +48,8 @@ from paimon_sql.format.option_registry import parse_duration
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from paimon_sql.catalog import Table
 
 _LOG = logging.getLogger(__name__)
@@ -288,7 +290,9 @@ def create_tag_from_timestamp(
     match, once the snapshots expired) wins, so expired history stays taggable.
     """
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
-        raise ArgumentError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
+        raise ArgumentError(
+            f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}"
+        )
     found = next((s for s in _live_snapshots(table) if s.time_millis >= timestamp_ms), None)
     for snap in tagged_snapshots(table):
         if timestamp_ms <= snap.time_millis:

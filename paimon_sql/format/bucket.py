@@ -10,11 +10,14 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.format.binary_row import encode_row
-from paimon_sql.types import DataType
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paimon_sql.types import DataType
 
 _C1, _C2, _MASK = 0xCC9E2D51, 0x1B873593, 0xFFFFFFFF
 

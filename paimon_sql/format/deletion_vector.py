@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, BitMap64
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 VERSION = 1
 MAGIC_32 = 1581511376  # 0x5E43F2D0, written big-endian
@@ -29,12 +32,18 @@ MAGIC_64 = 1681511377  # 0x6439D3D1, written little-endian
 
 
 def decode_vector(
-    data: bytes, offset: int, where: str, *, length: int | None = None, cardinality: int | None = None
+    data: bytes,
+    offset: int,
+    where: str,
+    *,
+    length: int | None = None,
+    cardinality: int | None = None,
 ) -> BitMap | BitMap64:
     """The deleted row positions of the entry at `offset`; `where` names the file in errors.
 
-    Checked (§8): the version byte, the bounds, the CRC32, the magic, that the bitmap decodes, and, when the
-    index manifest gives them, the entry's `length` (32-bit: the size; 64-bit: size + 8) and `cardinality`.
+    Checked (§8): the version byte, the bounds, the CRC32, the magic, that the bitmap decodes, and,
+    when the index manifest gives them, the entry's `length` (32-bit: the size; 64-bit: size + 8)
+    and `cardinality`.
 
     >>> from pyroaring import BitMap
     >>> blob = encode_index_file([BitMap([2, 3])])
@@ -46,7 +55,9 @@ manifest says 3
     """
     if not data or data[0] != VERSION:
         got = data[0] if data else None
-        raise SpecViolationError(f"{where}: deletion-vector file version {got!r}, expected {VERSION}")
+        raise SpecViolationError(
+            f"{where}: deletion-vector file version {got!r}, expected {VERSION}"
+        )
     if offset < 1 or offset + 8 > len(data):
         raise SpecViolationError(f"{where}: deletion vector at offset {offset} is outside the file")
     (size,) = struct.unpack_from(">i", data, offset)
@@ -79,7 +90,9 @@ def _bitmap(body: bytes, where: str, offset: int) -> BitMap | BitMap64:
         if struct.unpack_from("<i", body, 0)[0] == MAGIC_64:
             return BitMap64.deserialize(body[4:])
     except (ValueError, OverflowError, MemoryError) as err:
-        raise SpecViolationError(f"{where}: deletion vector at offset {offset} does not decode: {err}") from err
+        raise SpecViolationError(
+            f"{where}: deletion vector at offset {offset} does not decode: {err}"
+        ) from err
     raise SpecViolationError(f"{where}: unknown deletion-vector magic at offset {offset}")
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import array
 import struct
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def decode_hashes(data: bytes) -> tuple[int, ...]:

@@ -32,13 +32,14 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from paimon_sql.types import DataField, DataType
 
 INT_MAX = 2147483647

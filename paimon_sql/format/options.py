@@ -8,10 +8,13 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class MergeEngine(enum.Enum):

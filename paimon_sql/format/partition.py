@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 
 _ESCAPED = frozenset(
-    [chr(c) for c in range(0x20)] + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "}", "[", "]", "^"]
+    [chr(c) for c in range(0x20)]
+    + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "}", "[", "]", "^"]
 )
 
 

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format import _checks
-from paimon_sql.types import DataField, field_to_json, parse_field
+from paimon_sql.types import field_to_json, parse_field
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from paimon_sql.types import DataField
 
 CURRENT_VERSION = 3
 
@@ -69,8 +73,17 @@ class TableSchema:
         return int(self.options.get("bucket", "-1"))
 
 
-_KNOWN = ("version", "id", "fields", "highestFieldId", "partitionKeys", "primaryKeys", "options", "comment",
-          "timeMillis")
+_KNOWN = (
+    "version",
+    "id",
+    "fields",
+    "highestFieldId",
+    "partitionKeys",
+    "primaryKeys",
+    "options",
+    "comment",
+    "timeMillis",
+)
 
 
 def _options(value: Any) -> dict[str, str]:

@@ -18,9 +18,8 @@ import os
 import posixpath
 import re
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
 
@@ -36,6 +35,9 @@ from paimon_sql.io.objectstore import (
     ObjectStoreFileIO,
     is_object_store_uri,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 try:
     import fcntl

@@ -99,7 +99,8 @@ def is_object_store_uri(location: str) -> bool:
 def _profile(env: Mapping[str, str]) -> dict[str, str]:
     """Static keys, region and endpoint of the AWS profile (``AWS_PROFILE``, else ``default``) from
     ``~/.aws/credentials`` and ``~/.aws/config`` (``AWS_SHARED_CREDENTIALS_FILE``,
-    ``AWS_CONFIG_FILE``)."""
+    ``AWS_CONFIG_FILE``).
+    """
     name = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
     home = os.path.expanduser("~")
     files = [
@@ -132,8 +133,9 @@ def _profile(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def _s3_config(options: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
-    """obstore's S3 config: `options` first, then what obstore reads from the environment itself
-    (``AWS_ACCESS_KEY_ID`` ... ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``), then the AWS profile."""
+    """Obstore's S3 config: `options` first, then what obstore reads from the environment itself
+    (``AWS_ACCESS_KEY_ID`` ... ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``), then the AWS profile.
+    """
     config = dict(options)
     if "AWS_ACCESS_KEY_ID" not in env and not _has(config, "access_key_id"):
         for key, value in _profile(env).items():
@@ -422,7 +424,8 @@ class ObjectStoreFileIO:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write (or overwrite) a whole object; large ones go up as a multipart upload (obstore:
-        parts of 5 MiB, 12 at once), so a failed upload leaves no object."""
+        parts of 5 MiB, 12 at once), so a failed upload leaves no object.
+        """
         self._forget(path)
         store, key = self._locate(path)
         try:
@@ -466,7 +469,8 @@ class ObjectStoreFileIO:
     def _settle(self, path: str, data: bytes, err: Exception) -> bool:
         """After a conditional PUT failed without an answer (network, 5xx): did it land? Our bytes
         there: created; other bytes: another writer won; nothing: the failure stands (the caller
-        may discard its files); no answer either: `CommitStateUnknownError`."""
+        may discard its files); no answer either: `CommitStateUnknownError`.
+        """
         try:
             found = self.read_bytes(path)
         except DataFileNotFoundError:
@@ -506,7 +510,8 @@ class ObjectStoreFileIO:
     @contextlib.contextmanager
     def folder_lock(self, folder: str) -> Iterator[None]:
         """No lock on an object store: the conditional PUT of `try_create` is what serialises
-        committers (the local FileIO's advisory lock has no counterpart here)."""
+        committers (the local FileIO's advisory lock has no counterpart here).
+        """
         yield
 
     def join(self, *parts: str) -> str:

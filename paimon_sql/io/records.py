@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import fastavro
@@ -14,6 +13,8 @@ import fastavro
 from paimon_sql.errors import CorruptFileError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from paimon_sql.io.fileio import FileIO
 
 try:  # fastavro's zstandard codec needs a zstd module (paimon's default manifest codec)
@@ -40,9 +41,13 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
             import pyarrow.parquet as pq
 
             return _arrow_records(pq.read_table(io.BytesIO(data)))
-    except Exception as err:  # noqa: BLE001 - any decoder failure is a corrupt file
-        raise CorruptFileError(where, f"the metadata file does not decode ({type(err).__name__}: {err})") from err
-    raise CorruptFileError(where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})")
+    except Exception as err:
+        raise CorruptFileError(
+            where, f"the metadata file does not decode ({type(err).__name__}: {err})"
+        ) from err
+    raise CorruptFileError(
+        where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})"
+    )
 
 
 def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
@@ -52,7 +57,8 @@ def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
 
 def _sync_marker(records: list[dict[str, Any]], parsed: Any) -> bytes:
     """A sync marker derived from the content, so equal inputs give equal bytes (Avro only needs it unlikely
-    to occur in the data; 16 bytes of BLAKE2b of the encoded records are as good as random)."""
+    to occur in the data; 16 bytes of BLAKE2b of the encoded records are as good as random).
+    """
     digest = hashlib.blake2b(digest_size=16)
     out = io.BytesIO()
     for rec in records:
@@ -71,7 +77,8 @@ def encode_avro(
     """An Avro object container of `records`, as Java Paimon reads it (paimon-format.md §4.1 item 5).
 
     Deterministic: the sync marker is derived from the records. `codec` is an Avro codec name
-    (``zstandard`` for Paimon's default ``zstd``, ``null``, ``deflate``, ``snappy``); `level` its level.
+    (``zstandard`` for Paimon's default ``zstd``, ``null``, ``deflate``, ``snappy``); `level` its
+    level.
 
     >>> schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}
     >>> data = encode_avro([{"a": 1}], schema)

@@ -6,7 +6,12 @@
 
 from __future__ import annotations
 
-from paimon_sql.plan.scan import ReadMode, ScanPlan
+from typing import TYPE_CHECKING
+
+from paimon_sql.plan.scan import ReadMode
+
+if TYPE_CHECKING:
+    from paimon_sql.plan.scan import ScanPlan
 
 
 def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
@@ -28,10 +33,16 @@ def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
     else:
         how = "append: files concatenated" + (", deletion vectors applied" if dv_rows else "")
     return [
-        ("snapshot", "none (empty table)" if snap is None else f"{snap.id} ({snap.commit_kind.value})"),
+        (
+            "snapshot",
+            "none (empty table)" if snap is None else f"{snap.id} ({snap.commit_kind.value})",
+        ),
         ("schema", str(plan.schema.id)),
         ("read", how),
-        ("manifests", f"{s.manifests_total - s.manifests_pruned} kept, {s.manifests_pruned} pruned by partition stats"),
+        (
+            "manifests",
+            f"{s.manifests_total - s.manifests_pruned} kept, {s.manifests_pruned} pruned by partition stats",
+        ),
         ("partitions", f"{len(s.partitions)} read"),
         ("buckets", f"{len(s.buckets)} read"),
         (
