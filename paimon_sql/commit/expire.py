@@ -232,8 +232,9 @@ class Deleter:
         self._roots: list[str] | None = None
 
     def __call__(self, path: str) -> None:
-        """Delete one file: only inside the table folder or a configured external root, never
-        through a symbolic link leading out of them (`PathEscapeError` otherwise).
+        """Delete one file, only inside the table folder or a configured external root.
+
+        Never through a symbolic link leading out of them (`PathEscapeError` otherwise).
         """
         if self._roots is None:
             options = self.table.latest_schema.options
@@ -424,8 +425,9 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
 
 
 def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
-    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go); None
-    when a concurrent expiration already removed them.
+    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go).
+
+    None when a concurrent expiration already removed them.
     """
     try:
         kept = table.snapshot(end)
@@ -448,8 +450,9 @@ def _delete_data_files(
     kept_files: set[FileKey],
     delete: Deleter,
 ) -> None:
-    """Files DELETEd by the deltas of `snapshots` (``(begin, end]``) unless the last tag or `end`
-    holds them.
+    """Files DELETEd by the deltas of `snapshots` (``(begin, end]``).
+
+    Except those the last tag or `end` holds.
     """
     tag_ids = [t.id for t in tags]
     cached_index, cached_files = -1, set[FileKey]()

@@ -185,7 +185,7 @@ class Committer:
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
-                except Exception as err:  # the commit is made: never report it failed
+                except Exception as err:  # noqa: BLE001 (the commit is made: never report it failed)
                     log.warning(
                         "table %s: snapshot %s was committed, but the maintenance after it "
                         "failed: %r",
@@ -197,8 +197,8 @@ class Committer:
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 10.0)
         raise CommitConflictError(
-            f"gave up committing to {self.table.name} after {retries} retries: other writers kept winning "
-            "the next snapshot id; no snapshot was made"
+            f"gave up committing to {self.table.name} after {retries} retries: other writers kept "
+            "winning the next snapshot id; no snapshot was made"
         )
 
     def committed(self, identifier: int, *, above: int = 0) -> Snapshot | None:
@@ -266,10 +266,12 @@ class Committer:
         overwrite: Callable[[ManifestEntry], bool] | None,
         schema: TableSchema,
     ) -> tuple[list[ManifestEntry], list[ManifestEntry] | None]:
-        """Java's conflict checks against the latest snapshot's live files (§1.3); the delta, with the DELETE
-        entries of an overwrite prepended, and the live files if they were read (None if not). A
-        plain append of new files into fixed buckets only needs the bucket-count check (Java's
-        checkSameBucketByTotalBuckets), so it reads the live files only then.
+        """Java's conflict checks against the latest snapshot's live files (§1.3).
+
+        Returns the delta, with the DELETE entries of an overwrite prepended, and the live files if
+        they were read (None if not). A plain append of new files into fixed buckets only needs the
+        bucket-count check (Java's checkSameBucketByTotalBuckets), so it reads the live files only
+        then.
         """
         deletes = any(e.kind is FileKind.DELETE for e in delta)
         full = kind is not CommitKind.APPEND or overwrite is not None or deletes
@@ -346,9 +348,10 @@ class Committer:
         return snapshot
 
     def _create(self, base: Snapshot | None, snapshot: Snapshot) -> bool:
-        """Create ``snapshot-N`` if the base is still the latest snapshot (a listing, under the
-        folder lock), then move the LATEST (for the first snapshot also EARLIEST) hint; False when
-        the base is stale.
+        """Create ``snapshot-N`` if the base is still the latest snapshot; False when it is stale.
+
+        The check is a listing, under the folder lock; then the LATEST (for the first snapshot also
+        EARLIEST) hint moves.
         """
         table = self.table
         fileio = table.fileio
@@ -383,9 +386,11 @@ class Committer:
         schema: TableSchema,
         live: list[ManifestEntry] | None = None,
     ) -> list[ManifestFileMeta]:
-        """Java's manifest merging: from ``manifest.merge-min-count`` (30) manifests on, fold them into the live
-        entries (`live`, when the conflict checks already folded `metas`) and write those anew,
-        rolled by ``manifest.target-file-size`` (8 MiB), so reads stay cheap.
+        """Java's manifest merging, so that reads stay cheap.
+
+        From ``manifest.merge-min-count`` (30) manifests on, fold them into the live entries
+        (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
+        ``manifest.target-file-size`` (8 MiB).
         """
         options = CoreOptions(schema.options)
         min_count = int(options.get("manifest.merge-min-count", "30") or 30)
@@ -420,7 +425,10 @@ def _live(table: Table, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry
 
 
 def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:
-    """Full (untruncated) min/max/null counts of partition values: Java prunes whole manifests with them."""
+    """Full (untruncated) min/max/null counts of partition values.
+
+    Java prunes whole manifests with them.
+    """
     mins: list[object] = []
     maxs: list[object] = []
     nulls: list[int | None] = []

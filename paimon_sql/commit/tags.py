@@ -178,8 +178,8 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
         live = table.fileio.exists(snapshot_path)
         if not live and not _files_kept(table, snapshot):
             raise CommitConflictError(
-                f"cannot tag snapshot {snapshot.id} of table {table.name}: it is no longer live and "
-                "the tag that kept its files was deleted meanwhile; no tag was made"
+                f"cannot tag snapshot {snapshot.id} of table {table.name}: it is no longer live "
+                "and the tag that kept its files was deleted meanwhile; no tag was made"
             )
         if not table.fileio.try_create(_path(table, name), content):
             return False
@@ -193,7 +193,7 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
 
 
 def _files_kept(table: Table, snapshot: Snapshot) -> bool:
-    """Whether an expired snapshot's manifest lists are still there (a tag clean-up deletes them)."""
+    """Whether an expired snapshot's manifest lists are still there (tag clean-ups delete them)."""
     lists = (snapshot.base_manifest_list, snapshot.delta_manifest_list)
     return all(table.fileio.exists(table.manifest_path(n)) for n in lists if n)
 

@@ -30,7 +30,10 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 def json_object(text: str | bytes, what: str) -> dict[str, Any]:
-    """The JSON object in `text`; anything else (bad UTF-8, bad JSON, an array, deep nesting) is an error."""
+    """The JSON object in `text`.
+
+    Anything else (bad UTF-8, bad JSON, an array, deep nesting) is an error.
+    """
     try:
         data = json.loads(text)
     except UnicodeDecodeError as err:
@@ -74,7 +77,10 @@ def opt_str(value: Any, what: str) -> str | None:
 
 
 def want_name(value: Any, what: str) -> str:
-    """A bare file name: a non-empty string without a folder (names in metadata are relative to their folder)."""
+    """A bare file name: a non-empty string without a folder.
+
+    Names in metadata are relative to their folder.
+    """
     name = want_str(value, what)
     if not name or "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
         raise SpecViolationError(f"{what} must be a bare file name, not {name!r}")

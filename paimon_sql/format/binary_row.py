@@ -1,4 +1,4 @@
-"""BinaryRow: Paimon's serialized row of partitions, min/max keys and statistics (paimon-format.md §5).
+"""BinaryRow: Paimon's serialized row of partitions, min/max keys and statistics (format §5).
 
 Serialized form: a big-endian int32 arity, then the row: a header of null bits, 8-byte slots, a var
 part; the row body is little-endian. Values are Python values: int, float, bool, str, bytes,
@@ -8,7 +8,8 @@ UTC (TIMESTAMP_LTZ).
 >>> from paimon_sql.types import parse_type
 >>> types = [parse_type("STRING"), parse_type("INT")]
 >>> data = encode_row(("20240514", 10), types)
->>> data.hex() == "00000002" + "00" * 8 + "0800000018000000" + "0a00000000000000" + "3230323430353134"
+>>> data.hex() == ("00000002" + "00" * 8 + "0800000018000000" + "0a00000000000000"
+...               + "3230323430353134")
 True
 >>> decode_row(data, types)
 ('20240514', 10)

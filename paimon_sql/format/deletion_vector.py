@@ -1,4 +1,6 @@
-"""Deletion-vector index files (paimon-format.md §8): a version byte, then per data file a bitmap of deleted rows.
+r"""Deletion-vector index files (paimon-format.md §8).
+
+A version byte, then per data file a bitmap of deleted rows.
 
 32-bit entries: BE size, BE magic 0x5E43F2D0, portable Roaring bitmap, BE CRC32 over magic + bitmap.
 64-bit entries: BE size, LE magic 0x6439D3D1, Roaring64 (count + keyed 32-bit bitmaps), BE CRC32.
@@ -6,7 +8,7 @@
 >>> from pyroaring import BitMap
 >>> blob = encode_index_file([BitMap([2, 3]), BitMap([1])])
 >>> blob[:1], len(blob)
-(b'\\x01', 63)
+(b'\x01', 63)
 >>> sorted(decode_vector(blob, 1, "f"))
 [2, 3]
 >>> sorted(decode_vector(blob, 33, "f"))
@@ -48,10 +50,11 @@ def decode_vector(
     >>> from pyroaring import BitMap
     >>> blob = encode_index_file([BitMap([2, 3])])
     >>> decode_vector(blob, 1, "index-x", length=24, cardinality=3)
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.SpecViolationError: index-x: deletion vector at offset 1 holds 2 positions, the index \
-manifest says 3
+    paimon_sql.errors.SpecViolationError: index-x: deletion vector at offset 1 holds 2 positions,
+    the index manifest says 3
     """
     if not data or data[0] != VERSION:
         got = data[0] if data else None
@@ -73,12 +76,13 @@ manifest says 3
     expected_length = size if isinstance(bitmap, BitMap) else size + 8
     if length is not None and length != expected_length:
         raise SpecViolationError(
-            f"{where}: deletion vector at offset {offset} is {expected_length} bytes, the index manifest says {length}"
+            f"{where}: deletion vector at offset {offset} is {expected_length} bytes, the index "
+            f"manifest says {length}"
         )
     if cardinality is not None and len(bitmap) != cardinality:
         raise SpecViolationError(
-            f"{where}: deletion vector at offset {offset} holds {len(bitmap)} positions, the index manifest "
-            f"says {cardinality}"
+            f"{where}: deletion vector at offset {offset} holds {len(bitmap)} positions, the index "
+            f"manifest says {cardinality}"
         )
     return bitmap
 

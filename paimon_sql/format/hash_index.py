@@ -1,4 +1,6 @@
-"""HASH index files of dynamic-bucket tables: the key hashes of one bucket as big-endian int32s, no header.
+"""HASH index files of dynamic-bucket tables.
+
+The key hashes of one bucket as big-endian int32s, no header.
 
 >>> decode_hashes(encode_hashes([1, -2]))
 (1, -2)
@@ -47,7 +49,7 @@ def hashes_to_arrow(data: bytes) -> pa.Array:
 
 
 def hashes_from_arrow(values: pa.Array | pa.ChunkedArray) -> bytes:
-    """`encode_hashes` for large files: an Arrow array of int32 hashes (no nulls) as a HASH index file.
+    """`encode_hashes` for large files: an Arrow array of int32 hashes (no nulls) as a HASH file.
 
     >>> decode_hashes(hashes_from_arrow(pa.array([1, -2], pa.int32())))
     (1, -2)

@@ -383,7 +383,8 @@ def _dv_ranges(ranges: list[Any] | None, row_count: int) -> tuple[DeletionVector
         )
     if len(out) != row_count or len({dv.data_file_name for dv in out}) != len(out):
         raise SpecViolationError(
-            f"index record lists {len(out)} deletion vectors ({len({dv.data_file_name for dv in out})} files), "
+            f"index record lists {len(out)} deletion vectors "
+            f"({len({dv.data_file_name for dv in out})} files), "
             f"its _ROW_COUNT says {row_count}"
         )
     return tuple(out)
@@ -434,7 +435,7 @@ _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def creation_time_millis(value: datetime.datetime | int | None) -> int | None:
-    """``_CREATION_TIME`` as the plain int Java stores: local wall-clock millis encoded as if UTC (§4.3).
+    """``_CREATION_TIME`` as the plain int Java stores: local wall-clock millis as if UTC (§4.3).
 
     fastavro decodes it as a UTC-aware datetime; a naive datetime is taken as that wall-clock time.
 
@@ -487,7 +488,8 @@ def manifest_entry_to_record(entry: ManifestEntry) -> dict[str, Any]:
     >>> f = DataFileMeta(file_name="data-u-0.parquet", file_size=1, row_count=1, min_key=EMPTY_ROW,
     ...                  max_key=EMPTY_ROW, key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
     ...                  min_sequence_number=0, max_sequence_number=0, schema_id=0, level=0)
-    >>> e = ManifestEntry(kind=FileKind.ADD, partition=EMPTY_ROW, bucket=0, total_buckets=-1, file=f)
+    >>> e = ManifestEntry(kind=FileKind.ADD, partition=EMPTY_ROW, bucket=0, total_buckets=-1,
+    ...                   file=f)
     >>> manifest_entry_from_record(manifest_entry_to_record(e)) == e
     True
     """
@@ -536,12 +538,13 @@ def _dv_range_record(dv: DeletionVectorMeta) -> dict[str, Any]:
 
 
 def index_manifest_entry_to_record(entry: IndexManifestEntry) -> dict[str, Any]:
-    """The index-manifest record of an `IndexManifestEntry` (``_VERSION`` 1, §4.4).
+    r"""The index-manifest record of an `IndexManifestEntry` (``_VERSION`` 1, §4.4).
 
-    >>> dv = DeletionVectorMeta(data_file_name="data-u-0.parquet", offset=1, length=24, cardinality=2)
+    >>> dv = DeletionVectorMeta(data_file_name="data-u-0.parquet", offset=1, length=24,
+    ...                         cardinality=2)
     >>> f = IndexFileMeta(index_type="DELETION_VECTORS", file_name="index-u-0", file_size=31,
     ...                   row_count=1, dv_ranges=(dv,))
-    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"\\x00" * 12, bucket=0, index_file=f)
+    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"\x00" * 12, bucket=0, index_file=f)
     >>> index_manifest_entry_to_record(e)["_DELETIONS_VECTORS_RANGES"][0]["f2"]
     24
     """

@@ -579,8 +579,9 @@ _SIZE_UNITS = {
 
 
 def memory_size(text: str) -> int:
-    """Bytes in a stored memory size, read leniently (where `parse_memory` validates a new option): spaces
-    anywhere, a decimal number, DuckDB's ``'1.2 GiB'`` units; a bare number is bytes.
+    """Bytes in a stored memory size, read leniently (`parse_memory` validates a new option).
+
+    Spaces anywhere, a decimal number, DuckDB's ``'1.2 GiB'`` units; a bare number is bytes.
 
     >>> memory_size("128 mb"), memory_size("1 k"), memory_size("77"), memory_size("1.5 GiB")
     (134217728, 1024, 77, 1610612736)

@@ -52,8 +52,10 @@ class CoreOptions:
     def flag(self, key: str, default: bool = False) -> bool:
         """A boolean option (``'true'`` in any case, surrounding blanks ignored).
 
-        >>> CoreOptions({"write-only": " TRUE "}).flag("write-only"), CoreOptions({}).flag("write-only")
-        (True, False)
+        >>> CoreOptions({"write-only": " TRUE "}).flag("write-only")
+        True
+        >>> CoreOptions({}).flag("write-only")
+        False
         """
         return _bool(self.options.get(key), default)
 
@@ -68,8 +70,10 @@ class CoreOptions:
             raise OptionError(f"unknown merge-engine {raw!r}; valid: {valid}") from err
 
     def check(self, table: str) -> CoreOptions:
-        """These options, once their enum values are known to parse (``merge-engine``,
-        ``changelog-producer``); else an `OptionError` naming the table and the option.
+        """These options, once their enum values are known to parse.
+
+        The enums are ``merge-engine`` and ``changelog-producer``; a bad value raises an
+        `OptionError` naming the table and the option.
 
         >>> CoreOptions({"merge-engine": "x') --"}).check("db.t")  # doctest: +ELLIPSIS
         Traceback (most recent call last):

@@ -26,7 +26,7 @@ _ESCAPED = frozenset(
 
 
 def escape_path_name(text: str) -> str:
-    """Hive-style escaping: control characters and ``"#%'*/:=?\\{}[]^`` become ``%XX``."""
+    r"""Hive-style escaping: control characters and ``"#%'*/:=?\{}[]^`` become ``%XX``."""
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
 
 
@@ -36,7 +36,10 @@ def unescape_path_name(text: str) -> str:
 
 
 def legacy_value_string(value: Any) -> str:
-    """Java's ``toString()`` of the internal value (``partition.legacy-name=true``): DATE as epoch days."""
+    """Java's ``toString()`` of the internal value (``partition.legacy-name=true``).
+
+    A DATE is its epoch day.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime.datetime):

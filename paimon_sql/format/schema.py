@@ -1,7 +1,8 @@
 """Schema files ``schema/schema-N`` (paimon-format.md §2).
 
 >>> s = schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"}],'
-...                      ' "highestFieldId": 0, "partitionKeys": [], "primaryKeys": ["k"], "options": {}}')
+...                      ' "highestFieldId": 0, "partitionKeys": [], "primaryKeys": ["k"],'
+...                      ' "options": {}}')
 >>> s.version, s.options["bucket"], s.options["file.format"]
 (1, '1', 'orc')
 >>> s.trimmed_primary_keys
@@ -30,7 +31,10 @@ CURRENT_VERSION = 3
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSchema:
-    """One version of a table's schema. `options` already carry the legacy defaults of old versions."""
+    """One version of a table's schema.
+
+    `options` already carry the legacy defaults of old versions.
+    """
 
     version: int = CURRENT_VERSION
     id: int
@@ -87,7 +91,7 @@ _KNOWN = (
 
 
 def _options(value: Any) -> dict[str, str]:
-    """``options``: strings; numbers and booleans are taken as their text, as Jackson coerces them."""
+    """``options``: strings; numbers and booleans are taken as their text, as Jackson does."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -126,7 +130,7 @@ def _keys(data: Mapping[str, Any], key: str, names: tuple[str, ...]) -> tuple[st
 
 
 def _check_structure(schema: TableSchema) -> None:
-    """Field names distinct, field ids distinct and at most ``highestFieldId``, a valid ``bucket``."""
+    """Distinct field names, distinct field ids at most ``highestFieldId``, a valid ``bucket``."""
     names = schema.field_names
     if len(set(names)) != len(names):
         raise SpecViolationError(f"fields {list(names)} repeat a name")
@@ -181,8 +185,8 @@ def schema_from_dict(data: Mapping[str, Any]) -> TableSchema:
 def schema_from_json(text: str | bytes) -> TableSchema:
     """A `TableSchema` from the text of a schema file.
 
-    >>> schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT"}], "highestFieldId": 0,'
-    ...                  ' "primaryKeys": ["x"]}')
+    >>> schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT"}],'
+    ...                  ' "highestFieldId": 0, "primaryKeys": ["x"]}')
     Traceback (most recent call last):
     ...
     paimon_sql.errors.SpecViolationError: primaryKeys ['x'] must name distinct columns of ['k']

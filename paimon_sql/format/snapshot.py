@@ -185,8 +185,10 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
-    """A `Snapshot` from parsed JSON, every value checked for its type; unknown keys are ignored as Java
-    does (except a known key with one damaged character, which would silently drop its value).
+    """A `Snapshot` from parsed JSON, every value checked for its type.
+
+    Unknown keys are ignored as Java does (except a known key with one damaged character, which
+    would silently drop its value).
     """
     values = _checked(data)
     retained = data.get("tagTimeRetained")
@@ -206,11 +208,11 @@ def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
 def snapshot_from_json(text: str | bytes) -> Snapshot:
     """A `Snapshot` from the text of a snapshot or tag file.
 
-    >>> snapshot_from_json(b'{"id": "2"}')
+    >>> snapshot_from_json(b'{"id": "2"}')  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.SpecViolationError: snapshot JSON lacks schemaId, baseManifestList, deltaManifestList, \
-commitUser, commitIdentifier, commitKind, timeMillis
+    paimon_sql.errors.SpecViolationError: snapshot JSON lacks schemaId, baseManifestList,
+    deltaManifestList, commitUser, commitIdentifier, commitKind, timeMillis
     """
     return snapshot_from_dict(_checks.json_object(text, "snapshot file"))
 

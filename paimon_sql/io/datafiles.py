@@ -32,8 +32,9 @@ FOOTER_BYTES = 64 * 1024
 
 
 class _RangeFile(io.RawIOBase):
-    """A read-only, seekable view of a remote object: reads inside prefetched blocks are served from
-    memory, any other read is one ranged GET.
+    """A read-only, seekable view of a remote object.
+
+    Reads inside prefetched blocks are served from memory, any other read is one ranged GET.
     """
 
     def __init__(self, fileio: Any, path: str, size: int) -> None:

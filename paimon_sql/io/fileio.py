@@ -1,4 +1,6 @@
-"""`FileIO`: reading, listing and atomically creating files on local disk or any pyarrow/fsspec filesystem.
+"""`FileIO`: reading, listing and atomically creating files.
+
+On local disk or any pyarrow/fsspec filesystem.
 
 >>> import tempfile, os
 >>> root = tempfile.mkdtemp()
@@ -137,7 +139,7 @@ class FileIO:
                 out.write(data)
 
     def try_create(self, path: str, data: bytes) -> bool:
-        """Create `path` only if absent (atomic on local disk: link of a temp file); False if it exists.
+        """Create `path` only if absent (atomic on local disk: link of a temp file); else False.
 
         Never an overwriting rename: two writers racing for ``snapshot-N`` must not both win
         (paimon-format.md §1.3).
@@ -258,9 +260,10 @@ def file_io(
     filesystem: Any = None,
     storage_options: dict[str, Any] | None = None,
 ) -> FileIO | ObjectStoreFileIO:
-    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs
-    (`storage_options` in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem`
-    when one is given.
+    """A FileIO for a warehouse.
+
+    An object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options` in obstore's key
+    names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)

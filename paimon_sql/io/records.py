@@ -1,9 +1,12 @@
-"""Reading metadata containers: Avro (the default), or ORC / Parquet in tables written with another
-``manifest.format`` (paimon-format.md §4.1 item 6). The container is sniffed from its magic bytes.
+"""Reading metadata containers.
+
+Avro (the default), or ORC / Parquet in tables written with another ``manifest.format``
+(paimon-format.md §4.1 item 6). The container is sniffed from its magic bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 from typing import TYPE_CHECKING, Any
@@ -17,10 +20,10 @@ if TYPE_CHECKING:
 
     from paimon_sql.io.fileio import FileIO
 
-try:  # fastavro's zstandard codec needs a zstd module (paimon's default manifest codec)
+# fastavro's zstandard codec needs a zstd module (paimon's default manifest codec); Python >= 3.14
+# ships compression.zstd, and there backports.zstd is not installed.
+with contextlib.suppress(ImportError):
     import backports.zstd  # noqa: F401
-except ImportError:  # pragma: no cover - Python >= 3.14 ships compression.zstd
-    pass
 
 
 def _arrow_records(table: Any) -> list[dict[str, Any]]:
@@ -56,8 +59,10 @@ def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
 
 
 def _sync_marker(records: list[dict[str, Any]], parsed: Any) -> bytes:
-    """A sync marker derived from the content, so equal inputs give equal bytes (Avro only needs it unlikely
-    to occur in the data; 16 bytes of BLAKE2b of the encoded records are as good as random).
+    """A sync marker derived from the content, so equal inputs give equal bytes.
+
+    Avro only needs it unlikely to occur in the data; 16 bytes of BLAKE2b of the encoded records are
+    as good as random).
     """
     digest = hashlib.blake2b(digest_size=16)
     out = io.BytesIO()
@@ -74,7 +79,7 @@ def encode_avro(
     codec: str = "zstandard",
     level: int | None = 1,
 ) -> bytes:
-    """An Avro object container of `records`, as Java Paimon reads it (paimon-format.md §4.1 item 5).
+    r"""An Avro object container of `records`, as Java Paimon reads it (format §4.1 item 5).
 
     Deterministic: the sync marker is derived from the records. `codec` is an Avro codec name
     (``zstandard`` for Paimon's default ``zstd``, ``null``, ``deflate``, ``snappy``); `level` its
@@ -83,7 +88,7 @@ def encode_avro(
     >>> schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}
     >>> data = encode_avro([{"a": 1}], schema)
     >>> data[:4], decode_records(data, "x"), data == encode_avro([{"a": 1}], schema)
-    (b'Obj\\x01', [{'a': 1}], True)
+    (b'Obj\x01', [{'a': 1}], True)
     """
     rows = list(records)
     parsed = fastavro.parse_schema(schema)

@@ -248,7 +248,7 @@ def _holds(x: Any, op: str, value: Any) -> bool:
 def fixed_values(
     predicate: Predicate | None, columns: tuple[str, ...]
 ) -> list[tuple[Any, ...]] | None:
-    """The value combinations of `columns` the predicate allows, when it fixes all of them by = / IN.
+    """The value combinations of `columns` the predicate allows, if it fixes all by = / IN.
 
     >>> fixed_values(And((Compare(("a",), "=", 1), InList(("b",), (2, 3)))), ("a", "b"))
     [(1, 2), (1, 3)]
@@ -263,7 +263,7 @@ def fixed_values(
         return None
     combos: list[tuple[Any, ...]] = [()]
     for c in columns:
-        combos = [prefix + (v,) for prefix in combos for v in choices[c]]
+        combos = [(*prefix, v) for prefix in combos for v in choices[c]]
         if len(combos) > 1024:
             return None
     return combos
