@@ -226,7 +226,7 @@ def _check_levels(
 
 
 def _cmp_key(compare: Callable[[bytes, bytes], int]) -> Callable[[DataFileMeta], Any]:
-    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))  # type: ignore[no-any-return]
+    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))
 
 
 def next_index_manifest(

@@ -26,7 +26,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
@@ -424,7 +424,7 @@ def _live(table: Table, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry
     return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
-def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:
+def partition_stats(rows: Sequence[tuple[Any, ...]], types: Sequence[DataType]) -> SimpleStats:
     """Full (untruncated) min/max/null counts of partition values.
 
     Java prunes whole manifests with them.

@@ -85,7 +85,7 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
     return float(seconds)
 
 
-def _check_name(name: str, what: str = "tag name") -> None:
+def _check_name(name: object, what: str = "tag name") -> None:
     # TagManager: "Tag name shouldn't be blank." Numeric names are fine (Spark reads them as tags).
     # Beyond that a tag name is an identifier, never a path (`names.validate_name`).
     if not isinstance(name, str) or not name.strip():
@@ -410,7 +410,8 @@ class TagPeriod:
             return None
         parts = [int(p) for p in match.groups()]
         try:
-            return datetime.datetime(*parts[:3], *(parts[3:] or [0]))
+            year, month, day, *hour = parts  # the patterns have 3 or 4 groups
+            return datetime.datetime(year, month, day, hour[0] if hour else 0)
         except ValueError:
             return None
 

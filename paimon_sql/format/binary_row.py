@@ -116,7 +116,7 @@ def decode_row(data: bytes, types: Sequence[DataType]) -> tuple[Any, ...]:
     head = header_size(arity)
     if len(row) < head + 8 * arity:
         raise SpecViolationError("BinaryRow is shorter than its fixed part")
-    out = []
+    out: list[Any] = []
     for i, t in enumerate(types):
         bit = i + 8
         if row[bit // 8] & (1 << (bit % 8)):
@@ -128,7 +128,8 @@ def decode_row(data: bytes, types: Sequence[DataType]) -> tuple[Any, ...]:
 
 def row_arity(data: bytes) -> int:
     """The arity prefix of a serialized BinaryRow."""
-    return struct.unpack_from(">i", data, 0)[0]
+    arity: int = struct.unpack_from(">i", data, 0)[0]
+    return arity
 
 
 # --- encoding ---------------------------------------------------------------------------------

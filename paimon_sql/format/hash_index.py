@@ -11,7 +11,7 @@ from __future__ import annotations
 import array
 import struct
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
@@ -33,7 +33,7 @@ def encode_hashes(hashes: Sequence[int]) -> bytes:
     return struct.pack(f">{len(hashes)}i", *hashes)
 
 
-def hashes_to_arrow(data: bytes) -> pa.Array:
+def hashes_to_arrow(data: bytes) -> pa.Array[Any]:
     """`decode_hashes` for large files: the hashes as an Arrow int32 array.
 
     >>> hashes_to_arrow(encode_hashes([1, -2])).to_pylist()
@@ -48,7 +48,7 @@ def hashes_to_arrow(data: bytes) -> pa.Array:
     return pa.Array.from_buffers(pa.int32(), len(words), [None, pa.py_buffer(words.tobytes())])
 
 
-def hashes_from_arrow(values: pa.Array | pa.ChunkedArray) -> bytes:
+def hashes_from_arrow(values: pa.Array[Any] | pa.ChunkedArray[Any]) -> bytes:
     """`encode_hashes` for large files: an Arrow array of int32 hashes (no nulls) as a HASH file.
 
     >>> decode_hashes(hashes_from_arrow(pa.array([1, -2], pa.int32())))
@@ -58,7 +58,7 @@ def hashes_from_arrow(values: pa.Array | pa.ChunkedArray) -> bytes:
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     for chunk in chunks:
         chunk = chunk.cast(pa.int32())
-        buffer = chunk.buffers()[1]
+        buffer = cast("pa.Buffer", chunk.buffers()[1])  # int32 data: never None
         words.frombytes(buffer.to_pybytes()[4 * chunk.offset : 4 * (chunk.offset + len(chunk))])
     if sys.byteorder == "little":
         words.byteswap()

@@ -287,7 +287,7 @@ def stats_to_record(stats: SimpleStats) -> dict[str, Any]:
     }
 
 
-def _version(rec: Mapping[str, Any], expected: int, what: str) -> None:
+def _version(rec: object, expected: int, what: str) -> None:
     version = rec.get("_VERSION") if isinstance(rec, Mapping) else None
     if version != expected or type(version) is not int:
         raise SpecViolationError(f"{what} record has _VERSION {version!r}, expected {expected}")

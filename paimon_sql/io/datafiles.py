@@ -71,7 +71,7 @@ class _RangeFile(io.RawIOBase):
         self._pos = max(0, base + offset)
         return self._pos
 
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, n: int | None = -1) -> bytes:
         end = self.size if n is None or n < 0 else min(self.size, self._pos + n)
         start = self._pos
         if end <= start:

@@ -282,5 +282,5 @@ def file_io(
         return FileIO(pafs.LocalFileSystem(), True)
     if isinstance(filesystem, pafs.FileSystem):
         return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem), single)
-    handler = pafs.FSSpecHandler(filesystem)
+    handler = pafs.FSSpecHandler(filesystem)  # type: ignore[abstract]  # concrete; stubs say not
     return FileIO(pafs.PyFileSystem(handler), False, single)

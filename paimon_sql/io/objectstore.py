@@ -196,7 +196,7 @@ def _make_store(store: str, bucket: str, options: Mapping[str, str]) -> Any:
         ) from err
 
 
-def _first_line(err: BaseException) -> str:
+def _first_line(err: BaseException | str) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
 
@@ -365,7 +365,7 @@ class ObjectStoreFileIO:
         prefix = key + "/" if key else None
         try:
             stream = self._ob.list(store, prefix, chunk_size=1)
-            first = next(iter(stream), [])
+            first: list[Any] = next(iter(stream), [])
         except Exception as err:
             raise self._fail(err, path, "list") from err
         self._count(0)

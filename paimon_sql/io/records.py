@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import fastavro
 
@@ -27,7 +27,8 @@ with contextlib.suppress(ImportError):
 
 
 def _arrow_records(table: Any) -> list[dict[str, Any]]:
-    return table.to_pylist()
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
 
 
 def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
@@ -35,7 +36,7 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
     magic = data[:4]
     try:
         if magic == b"Obj\x01":
-            return list(fastavro.reader(io.BytesIO(data)))
+            return cast("list[dict[str, Any]]", list(fastavro.reader(io.BytesIO(data))))
         if magic[:3] == b"ORC":
             import pyarrow.orc as orc
 
