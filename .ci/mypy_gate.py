@@ -1,15 +1,15 @@
 """The mypy gate: strict and error-free where STYLE.md says so, no new errors anywhere else.
 
-Runs mypy with the ``[tool.mypy]`` settings of pyproject.toml (strict, ``paimon_sql`` and ``tests``).
-An error in a STRICT package fails the gate. An error elsewhere fails it unless the baseline
-(``.ci/mypy-baseline.txt``) lists it: the baseline holds ``path: message  [code]`` without line
-numbers, so that an edit which only moves code does not break the gate; a count per entry keeps
+Runs mypy with the ``[tool.mypy]`` settings of pyproject.toml (strict, ``paimon_sql`` and
+``tests``). An error in a STRICT package fails the gate. An error elsewhere fails it unless the
+baseline (``.ci/mypy-baseline.txt``) lists it: the baseline holds ``path: message [code]`` without
+line numbers, so that an edit which only moves code does not break the gate; a count per entry keeps
 repeated errors honest. Errors fixed since the baseline are reported, never fatal.
 
 Usage::
 
     python .ci/mypy_gate.py            # the gate (``make lint``)
-    python .ci/mypy_gate.py --update   # rewrite the baseline from the current errors (after a merge)
+    python .ci/mypy_gate.py --update   # rewrite the baseline from today's errors (after a merge)
 """
 
 from __future__ import annotations
@@ -23,8 +23,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / ".ci" / "mypy-baseline.txt"
-STRICT = ("paimon_sql/format/", "paimon_sql/io/", "paimon_sql/catalog/", "paimon_sql/plan/",
-          "paimon_sql/commit/")
+STRICT = (
+    "paimon_sql/format/",
+    "paimon_sql/io/",
+    "paimon_sql/catalog/",
+    "paimon_sql/plan/",
+    "paimon_sql/commit/",
+)
 ERROR = re.compile(r"^(?P<path>[^:\s]+\.pyi?):(?P<line>\d+)(?::\d+)?: error: (?P<message>.*)$")
 
 
@@ -60,7 +65,7 @@ def read_baseline() -> Counter[str]:
 def write_baseline(errors: list[tuple[str, str]]) -> None:
     """Rewrite the baseline from the current errors outside the strict packages."""
     keys = sorted(key for _, key in errors if not key.startswith(STRICT))
-    header = "# mypy errors tolerated outside the strict packages; regenerate: .ci/mypy_gate.py --update\n"
+    header = "# mypy errors tolerated outside the strict packages (.ci/mypy_gate.py --update)\n"
     BASELINE.write_text(header + "".join(f"{key}\n" for key in keys), encoding="utf-8")
     print(f"mypy baseline: {len(keys)} errors written to {BASELINE.relative_to(ROOT)}")
 

@@ -4,9 +4,10 @@ Only prose is touched, and only a paragraph with a line longer than the limit: i
 greedily (words are never split, so URLs and identifiers stay whole) with its first-line and
 continuation indents kept. Left alone: code, trailing comments after code, doctest lines (``>>>``,
 ``...`` and their output), literal blocks (after ``::`` or inside ``````` fences), tables, section
-headers (``Args:``), directive comments (``noqa``, ``type:``, ``fmt:``, ``pragma``) and a docstring's
-one-line summary. A list item (``-``, ``*``, ``1.``) or a Google ``name: text`` entry starts its own
-paragraph and keeps its hanging indent. Running it twice changes nothing the second time.
+headers (``Args:``), directive comments (``noqa``, ``type:``, ``fmt:``, ``pragma``) and a
+docstring's one-line summary. A list item (``-``, ``*``, ``1.``) or a Google ``name: text`` entry
+starts its own paragraph and keeps its hanging indent. Running it twice changes nothing the second
+time.
 
 Usage::
 
@@ -24,10 +25,12 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ITEM = re.compile(r"^([-*+]|\d+[.)]|[A-Za-z_][\w.*]*( \([^)]*\))?:)\s+\S")
-MARKER = re.compile(r"^([-*+]|\d+[.)]|>>>)$")
+ITEM = re.compile(r"^([-*+]|\d+[.)]|[A-Za-z_][\w.*-]*( \([^)]*\))?:)\s+\S")
+MARKER = re.compile(r"^([-*+]|\d+[.)]|>>>|[A-Za-z_][\w.*-]*:)$")  # would read as a new item
+RULE = re.compile(r"(?P<run>([-=#*~_])\2{3,})$")  # a divider: "# --- title -----"
 HEADER = re.compile(r"^[A-Z][\w ]*:$")
 DIRECTIVE = re.compile(r"^#\s*(noqa|type:|fmt:|pragma|pyright:|mypy:|ruff:|isort:)|^#!")
+COMMENT = re.compile(r"^(#+[:!]?) ?")  # "# ", "#: " (documented attributes), "## "
 TABLE = re.compile(r"^(\||\+[-=+]+\+?$|[=-]{3,}(\s+[=-]{3,})*$)")
 
 
@@ -80,19 +83,23 @@ def mark_verbatim(lines: list[Line]) -> None:
             doctest = False
         line.verbatim = doctest or bool(TABLE.match(text) or HEADER.match(text))
         line.verbatim = line.verbatim or text.endswith("\\")  # a continued line, as in a string
+        line.verbatim = line.verbatim or bool(RULE.search(text))
         if text.endswith("::"):
             line.verbatim = True
             literal_indent = line.indent
 
 
 def is_item(line: Line) -> bool:
-    """A list item, or (indented, as under ``Args:``) a Google ``name: text`` entry."""
-    match = ITEM.match(line.text)
-    return bool(match) and (not match.group(1).endswith(":") or line.indent > 0)
+    """A list item (``-``, ``*``, ``1.``) or a ``name: text`` entry (Google ``Args:``)."""
+    return bool(ITEM.match(line.text))
 
 
-def paragraphs(lines: list[Line]) -> list[Paragraph]:
-    """Group prose lines into paragraphs; blank and verbatim lines separate them."""
+def paragraphs(lines: list[Line], *, hang: int) -> list[Paragraph]:
+    """Group prose lines into paragraphs; blank and verbatim lines separate them.
+
+    A ``name: text`` entry continues `hang` columns deeper unless its second line says otherwise
+    (4 in a docstring, as Google style; 0 in a comment, where such lines are a list of facts).
+    """
     result: list[Paragraph] = []
     current: Paragraph | None = None
     for line in lines:
@@ -110,7 +117,7 @@ def paragraphs(lines: list[Line]) -> list[Paragraph]:
         current = Paragraph([line], line.indent, line.indent)
         if item:
             marker = line.text.split()[0]
-            current.rest = line.indent + (4 if marker.endswith(":") else len(marker) + 1)
+            current.rest = line.indent + (hang if marker.endswith(":") else len(marker) + 1)
         result.append(current)
     return result
 
@@ -138,23 +145,22 @@ def fill(par: Paragraph, width: int) -> list[str]:
 def comment_blocks(source: str) -> list[list[Line]]:
     """Runs of whole-line comments at one column, as prose lines."""
     blocks: list[list[Line]] = []
-    last: tuple[int, int] | None = None  # (row, col) of the previous whole-line comment
+    last: tuple[int, int, str] | None = None  # the previous whole-line comment: row, col, marker
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
     for tok in tokens:
         if tok.type != tokenize.COMMENT or tok.line[: tok.start[1]].strip():
             continue
         row, col = tok.start
-        body = tok.string[1:]
-        if body.startswith(" "):
-            body = body[1:]
-        line = split_line(row - 1, " " * col + "# ", body)
+        marker = COMMENT.match(tok.string)
+        assert marker is not None  # every comment starts with "#"
+        line = split_line(row - 1, " " * col + marker[1] + " ", tok.string[len(marker[0]) :])
         if DIRECTIVE.match(tok.string):
             line.verbatim = True
-        if last == (row - 1, col) and blocks:
+        if last == (row - 1, col, marker[1]) and blocks:
             blocks[-1].append(line)
         else:
             blocks.append([line])
-        last = (row, col)
+        last = (row, col, marker[1])
     return blocks
 
 
@@ -185,9 +191,15 @@ def reflow(source: str, width: int) -> str:
     """The source with its over-long prose paragraphs re-filled."""
     lines = source.splitlines(keepends=True)
     edits: dict[int, tuple[int, list[str]]] = {}  # first line -> (last line, new lines)
-    for block in comment_blocks(source) + docstring_blocks(source, lines):
+    blocks = [(block, 0) for block in comment_blocks(source)]
+    blocks += [(block, 4) for block in docstring_blocks(source, lines)]
+    for block, hang in blocks:
         mark_verbatim(block)
-        for par in paragraphs(block):
+        for line in block:
+            trimmed = trim_rule(lines[line.index], width)
+            if trimmed is not None:
+                edits[line.index] = (line.index, [trimmed])
+        for par in paragraphs(block, hang=hang):
             if any(len(lines[line.index].rstrip("\n")) > width for line in par.lines):
                 first, last = par.lines[0].index, par.lines[-1].index
                 if last - first + 1 == len(par.lines):  # contiguous (no skipped line inside)
@@ -197,6 +209,16 @@ def reflow(source: str, width: int) -> str:
         ending = "\r\n" if lines[last].endswith("\r\n") else "\n"
         lines[first : last + 1] = [text + ending for text in new]
     return "".join(lines)
+
+
+def trim_rule(raw: str, width: int) -> str | None:
+    """An over-long divider (``# --- title ------``) with its dash run cut to fit, else None."""
+    text = raw.rstrip("\r\n")
+    match = RULE.search(text)
+    if len(text) <= width or match is None:
+        return None
+    keep = len(match["run"]) - (len(text) - width)
+    return text[: match.start()] + match["run"][: max(keep, 3)] if keep >= 3 else None
 
 
 def python_files(paths: list[str]) -> list[Path]:
