@@ -25,7 +25,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	@status=0; \
 	echo "== ruff format --check"; $(VENV)/bin/ruff format --check . || status=1; \
-	echo "== ruff check"; $(VENV)/bin/ruff check . || status=1; \
+	echo "== ruff check"; $(VENV)/bin/ruff check --output-format concise . || status=1; \
 	echo "== mypy (.ci/mypy_gate.py)"; $(PY) .ci/mypy_gate.py || status=1; \
 	echo "== lint-imports"; PYTHONPATH=.ci $(VENV)/bin/lint-imports || status=1; \
 	exit $$status
