@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench venv clean clean-cache
+.PHONY: demo lint test test-fast bench venv clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,19 @@ demo: $(STAMP)
 	$(PY) examples/demo.py
 	$(PY) examples/history.py
 
-# The whole suite, interop (Apache Paimon through PySpark) included: CI runs exactly this.
-test: $(STAMP)
+# The gates (STYLE.md "Tooling"): formatting, lint, types, import contracts. Every step runs even
+# when an earlier one fails, so one run shows all findings; any failure fails the target.
+# .ci on PYTHONPATH: lint-imports loads the external_submodule contract type from .ci/import_contracts.py.
+lint: $(STAMP)
+	@status=0; \
+	echo "== ruff format --check"; $(VENV)/bin/ruff format --check . || status=1; \
+	echo "== ruff check"; $(VENV)/bin/ruff check --output-format concise . || status=1; \
+	echo "== mypy (.ci/mypy_gate.py)"; $(PY) .ci/mypy_gate.py || status=1; \
+	echo "== lint-imports"; PYTHONPATH=.ci $(VENV)/bin/lint-imports || status=1; \
+	exit $$status
+
+# The whole suite, interop (Apache Paimon through PySpark) included, after the gates: CI runs exactly this.
+test: $(STAMP) lint
 	$(PY) -m pytest -q -rs -p no:cacheprovider
 
 # Unit, golden and fixture tests only: no JVM, no second-opinion virtualenvs.

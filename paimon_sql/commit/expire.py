@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
@@ -50,7 +49,10 @@ from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.partition import partition_path
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from paimon_sql.catalog import Table
+    from paimon_sql.format.manifest import IndexFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -229,8 +231,10 @@ class Deleter:
         self._roots: list[str] | None = None
 
     def __call__(self, path: str) -> None:
-        """Delete one file: only inside the table folder or a configured external root, never
-        through a symbolic link leading out of them (`PathEscapeError` otherwise)."""
+        """Delete one file, only inside the table folder or a configured external root.
+
+        Never through a symbolic link leading out of them (`PathEscapeError` otherwise).
+        """
         if self._roots is None:
             options = self.table.latest_schema.options
             self._roots = [self.table.path, *names.external_roots(options)]
@@ -420,8 +424,10 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
 
 
 def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
-    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go); None
-    when a concurrent expiration already removed them."""
+    """Snapshot `end` and those of ``[begin, end)`` still there (read before their files go).
+
+    None when a concurrent expiration already removed them.
+    """
     try:
         kept = table.snapshot(end)
     except (SnapshotNotFoundError, DataFileNotFoundError):
@@ -443,8 +449,10 @@ def _delete_data_files(
     kept_files: set[FileKey],
     delete: Deleter,
 ) -> None:
-    """Files DELETEd by the deltas of `snapshots` (``(begin, end]``) unless the last tag or `end`
-    holds them."""
+    """Files DELETEd by the deltas of `snapshots` (``(begin, end]``).
+
+    Except those the last tag or `end` holds.
+    """
     tag_ids = [t.id for t in tags]
     cached_index, cached_files = -1, set[FileKey]()
     for snapshot in snapshots:

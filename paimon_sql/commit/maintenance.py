@@ -1,7 +1,9 @@
-"""What a successful commit sets off, as Java's committer does: automatic tags, then snapshot expiration.
+"""What a successful commit sets off, as Java's committer does.
 
-`after_commit` runs once the new snapshot file exists; a failure here never undoes the commit (the snapshot is
-already visible to readers), so each step reports its own errors.
+Automatic tags, then snapshot expiration.
+
+`after_commit` runs once the new snapshot file exists; a failure here never undoes the commit (the
+snapshot is already visible to readers), so each step reports its own errors.
 """
 
 from __future__ import annotations
@@ -17,6 +19,6 @@ if TYPE_CHECKING:
 
 
 def after_commit(table: Table, snapshot: Snapshot) -> None:
-    """Create the tags `tag.automatic-creation` asks for, then expire snapshots by the retention options."""
+    """Create the tags `tag.automatic-creation` asks for, then expire snapshots by retention."""
     tags_after_commit(table, snapshot)
     expire_by_options(table, snapshot)

@@ -1,12 +1,14 @@
-"""Pure commit planning: what a commit adds and deletes, Java's conflict checks, the next index manifest.
+"""Pure commit planning: what a commit adds and deletes, conflict checks, the next index manifest.
 
-Nothing here touches storage: `paimon_sql.commit.publish` reads the latest snapshot, calls these functions and
-writes the result (paimon-format.md §1.3, §4.5).
+The conflict checks are Java's.
+
+Nothing here touches storage: `paimon_sql.commit.publish` reads the latest snapshot, calls these
+functions and writes the result (paimon-format.md §1.3, §4.5).
 
 >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
->>> f = DataFileMeta(file_name="data-a-0.parquet", file_size=1, row_count=1, min_key=b"", max_key=b"",
-...                  key_stats=EMPTY_STATS, value_stats=EMPTY_STATS, min_sequence_number=0,
-...                  max_sequence_number=0, schema_id=0, level=0)
+>>> f = DataFileMeta(file_name="data-a-0.parquet", file_size=1, row_count=1, min_key=b"",
+...                  max_key=b"", key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+...                  min_sequence_number=0, max_sequence_number=0, schema_id=0, level=0)
 >>> msg = CommitMessage(partition=b"p", bucket=0, total_buckets=1, new_files=(f,))
 >>> [e.kind.name for e in delta_entries([msg])]
 ['ADD']
@@ -17,21 +19,24 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import (
-    DataFileMeta,
     FileKind,
-    IndexFileMeta,
     IndexManifestEntry,
     ManifestEntry,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from paimon_sql.format.manifest import (
+        DataFileMeta,
+        IndexFileMeta,
+    )
     from paimon_sql.types import DataType
 
 
@@ -61,7 +66,7 @@ class CommitMessage:
 
 
 def delta_entries(messages: Iterable[CommitMessage]) -> list[ManifestEntry]:
-    """The manifest entries of a commit's delta: DELETEs first, then ADDs (a level upgrade is both)."""
+    """The manifest entries of a commit's delta: DELETEs first, then ADDs (an upgrade is both)."""
     deletes, adds = [], []
     for m in messages:
         for f in m.deleted_files:
@@ -85,7 +90,7 @@ def _entry(kind: FileKind, m: CommitMessage, f: DataFileMeta) -> ManifestEntry:
 def overwrite_entries(
     live: Iterable[ManifestEntry], keep: Callable[[ManifestEntry], bool] | None = None
 ) -> list[ManifestEntry]:
-    """DELETE entries for the live files an overwrite replaces (every file unless `keep` says so)."""
+    """DELETE entries for the live files an overwrite replaces (all unless `keep` says so)."""
     return [
         ManifestEntry(
             kind=FileKind.DELETE,
@@ -100,7 +105,10 @@ def overwrite_entries(
 
 
 def fold(entries: Iterable[ManifestEntry]) -> dict[tuple[Any, ...], ManifestEntry]:
-    """Live files after applying entries in order (a DELETE without its ADD stays pending, then drops)."""
+    """Live files after applying entries in order.
+
+    A DELETE without its ADD stays pending, then drops.
+    """
     live: dict[tuple[Any, ...], ManifestEntry] = {}
     for e in entries:
         if e.kind is FileKind.ADD:
@@ -117,7 +125,7 @@ def check_conflicts(
     overwrite: bool,
     key_compare: Callable[[bytes, bytes], int] | None,
 ) -> None:
-    """Java's checks (§1.3): deleted files still live, no re-add, bucket counts, no level >= 1 overlap.
+    """Java's checks (§1.3): deleted files live, no re-add, bucket counts, no level >= 1 overlap.
 
     `key_compare` orders serialized min/max keys (None for append tables: no LSM check).
     """
@@ -140,8 +148,11 @@ def check_conflicts(
 
 
 def check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestEntry]) -> None:
-    """Java's checkBucketKeepSame: every file of a partition has the same bucket count (entries with a count
-    <= 0, dynamic and unaware buckets, are not compared); only an overwrite may change it."""
+    """Java's checkBucketKeepSame: every file of a partition has the same bucket count.
+
+    Entries with a count <= 0 (dynamic and unaware buckets) are not compared; only an overwrite may
+    change the count.
+    """
     totals: dict[bytes, int] = {}
     for e in live:
         if e.total_buckets > 0:
@@ -152,22 +163,27 @@ def check_bucket_counts(live: Sequence[ManifestEntry], delta: Sequence[ManifestE
         known = totals.setdefault(e.partition, e.total_buckets)
         if known != e.total_buckets:
             raise CommitConflictError(
-                f"the files of a partition have {known} buckets but this commit writes {e.total_buckets} "
-                "(the 'bucket' option changed, or a concurrent writer used another count); only INSERT "
-                "OVERWRITE may change the bucket count: rescale with INSERT OVERWRITE first. No snapshot was made"
+                f"the files of a partition have {known} buckets but this commit writes "
+                f"{e.total_buckets} (the 'bucket' option changed, or a concurrent writer used "
+                "another count); only INSERT OVERWRITE may change the bucket count: rescale with "
+                "INSERT OVERWRITE first. No snapshot was made"
             )
 
 
 def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], int]:
-    """Orders serialized key rows (a data file's ``_MIN_KEY``/``_MAX_KEY``: the trimmed primary key) field by
-    field, as Java's generated key comparator: strings by code point (= UTF-8 bytes), NULL first.
+    """Orders serialized key rows field by field, as Java's generated key comparator.
+
+    The rows are a data file's ``_MIN_KEY``/``_MAX_KEY`` (the trimmed primary key); strings compare
+    by code point (= UTF-8 bytes), NULL first.
 
     >>> from paimon_sql.format.binary_row import encode_row
     >>> from paimon_sql.types import parse_type
     >>> t = [parse_type("INT NOT NULL"), parse_type("STRING NOT NULL")]
     >>> cmp = key_comparator(t)
-    >>> cmp(encode_row([1, "b"], t), encode_row([1, "a"], t)), cmp(encode_row([1, "a"], t), encode_row([2, "a"], t))
-    (1, -1)
+    >>> cmp(encode_row([1, "b"], t), encode_row([1, "a"], t))
+    1
+    >>> cmp(encode_row([1, "a"], t), encode_row([2, "a"], t))
+    -1
     """
     types = list(key_types)
     # each key is decoded once: sorting a level's files compares every key O(log n) times
@@ -191,7 +207,9 @@ def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], in
     return compare
 
 
-def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]) -> None:
+def _check_levels(
+    entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]
+) -> None:
     runs: dict[tuple[bytes, int, int], list[DataFileMeta]] = defaultdict(list)
     for e in entries:
         if e.file.level >= 1:
@@ -201,19 +219,20 @@ def _check_levels(entries: Iterable[ManifestEntry], key_compare: Callable[[bytes
         for a, b in itertools.pairwise(ordered):
             if key_compare(a.max_key, b.min_key) >= 0:
                 raise CommitConflictError(
-                    f"LSM conflict in bucket {bucket}, level {level}: key ranges of {a.file_name} and "
-                    f"{b.file_name} overlap (a concurrent compaction); run the statement again"
+                    f"LSM conflict in bucket {bucket}, level {level}: key ranges of "
+                    f"{a.file_name} and {b.file_name} overlap (a concurrent compaction); run the "
+                    "statement again"
                 )
 
 
 def _cmp_key(compare: Callable[[bytes, bytes], int]) -> Callable[[DataFileMeta], Any]:
-    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))  # type: ignore[no-any-return]
+    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))
 
 
 def next_index_manifest(
     base: Sequence[IndexManifestEntry], messages: Iterable[CommitMessage]
 ) -> list[IndexManifestEntry] | None:
-    """The complete index manifest after this commit (it is a full listing, not a delta), or None if unchanged.
+    """The complete index manifest after this commit (a listing, not a delta); None if unchanged.
 
     HASH and bucketed DV files: one per (partition, bucket, type); a new file replaces the old one.
     A deletion-vectors file is built from the bucket's vectors at the writer's base: if the latest
@@ -252,5 +271,5 @@ def _index_conflict(name: str, bucket: int) -> CommitConflictError:
 
 
 def record_counts(delta: Iterable[ManifestEntry]) -> int:
-    """Σ rowCount(ADD) − Σ rowCount(DELETE)."""
+    """Σ rowCount(ADD) - Σ rowCount(DELETE)."""
     return sum(e.file.row_count if e.kind is FileKind.ADD else -e.file.row_count for e in delta)

@@ -25,13 +25,11 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
-    CommitMessage,
     changelog_entries,
     check_bucket_counts,
     check_conflicts,
@@ -52,8 +50,6 @@ from paimon_sql.format import avro_schemas
 from paimon_sql.format.binary_row import decode_row, encode_row
 from paimon_sql.format.manifest import (
     FileKind,
-    IndexManifestEntry,
-    ManifestEntry,
     ManifestFileMeta,
     SimpleStats,
     index_manifest_entry_to_record,
@@ -65,7 +61,16 @@ from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_to_json
 from paimon_sql.io.records import encode_avro
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from paimon_sql.catalog import Table
+    from paimon_sql.commit.plan import (
+        CommitMessage,
+    )
+    from paimon_sql.format.manifest import (
+        IndexManifestEntry,
+        ManifestEntry,
+    )
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.io.fileio import FileIO
     from paimon_sql.types import DataType
@@ -134,7 +139,9 @@ class Committer:
     def _write_list(self, attempt: _Attempt, metas: Sequence[ManifestFileMeta]) -> tuple[str, int]:
         name = self._name("manifest-list")
         records = [manifest_file_meta_to_record(m) for m in metas]
-        return name, self._write(attempt, name, encode_avro(records, avro_schemas.MANIFEST_FILE_META_SCHEMA))
+        return name, self._write(
+            attempt, name, encode_avro(records, avro_schemas.MANIFEST_FILE_META_SCHEMA)
+        )
 
     def _write_index(self, attempt: _Attempt, entries: Sequence[IndexManifestEntry]) -> str:
         name = self._name("index-manifest")
@@ -177,7 +184,7 @@ class Committer:
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
-                except Exception as err:  # the commit is made: never report it failed
+                except Exception as err:  # noqa: BLE001 (the commit is made: never report it failed)
                     log.warning(
                         "table %s: snapshot %s was committed, but the maintenance after it "
                         "failed: %r",
@@ -189,8 +196,8 @@ class Committer:
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 10.0)
         raise CommitConflictError(
-            f"gave up committing to {self.table.name} after {retries} retries: other writers kept winning "
-            "the next snapshot id; no snapshot was made"
+            f"gave up committing to {self.table.name} after {retries} retries: other writers kept "
+            "winning the next snapshot id; no snapshot was made"
         )
 
     def committed(self, identifier: int, *, above: int = 0) -> Snapshot | None:
@@ -258,10 +265,13 @@ class Committer:
         overwrite: Callable[[ManifestEntry], bool] | None,
         schema: TableSchema,
     ) -> tuple[list[ManifestEntry], list[ManifestEntry] | None]:
-        """Java's conflict checks against the latest snapshot's live files (§1.3); the delta, with the DELETE
-        entries of an overwrite prepended, and the live files if they were read (None if not). A plain append
-        of new files into fixed buckets only needs the bucket-count check (Java's
-        checkSameBucketByTotalBuckets), so it reads the live files only then."""
+        """Java's conflict checks against the latest snapshot's live files (§1.3).
+
+        Returns the delta, with the DELETE entries of an overwrite prepended, and the live files if
+        they were read (None if not). A plain append of new files into fixed buckets only needs the
+        bucket-count check (Java's checkSameBucketByTotalBuckets), so it reads the live files only
+        then.
+        """
         deletes = any(e.kind is FileKind.DELETE for e in delta)
         full = kind is not CommitKind.APPEND or overwrite is not None or deletes
         fixed = any(e.total_buckets > 0 for e in delta)
@@ -299,8 +309,10 @@ class Committer:
         if changelog:
             metas = [self._write_manifest(attempt, changelog, schema)]
             changelog_name, changelog_size = self._write_list(attempt, metas)
-        base_index = [] if latest is None or latest.index_manifest is None else table.index_manifest(
-            latest.index_manifest
+        base_index = (
+            []
+            if latest is None or latest.index_manifest is None
+            else table.index_manifest(latest.index_manifest)
         )
         index_entries = next_index_manifest(base_index, messages)
         index_name = latest.index_manifest if latest is not None else None
@@ -335,9 +347,11 @@ class Committer:
         return snapshot
 
     def _create(self, base: Snapshot | None, snapshot: Snapshot) -> bool:
-        """Create ``snapshot-N`` if the base is still the latest snapshot (a listing, under the
-        folder lock), then move the LATEST (for the first snapshot also EARLIEST) hint; False when
-        the base is stale."""
+        """Create ``snapshot-N`` if the base is still the latest snapshot; False when it is stale.
+
+        The check is a listing, under the folder lock; then the LATEST (for the first snapshot also
+        EARLIEST) hint moves.
+        """
         table = self.table
         fileio = table.fileio
         folder = table.meta("snapshot")
@@ -371,9 +385,12 @@ class Committer:
         schema: TableSchema,
         live: list[ManifestEntry] | None = None,
     ) -> list[ManifestFileMeta]:
-        """Java's manifest merging: from ``manifest.merge-min-count`` (30) manifests on, fold them into the live
-        entries (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
-        ``manifest.target-file-size`` (8 MiB), so reads stay cheap."""
+        """Java's manifest merging, so that reads stay cheap.
+
+        From ``manifest.merge-min-count`` (30) manifests on, fold them into the live entries
+        (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
+        ``manifest.target-file-size`` (8 MiB).
+        """
         options = CoreOptions(schema.options)
         min_count = options.integer("manifest.merge-min-count")
         if len(metas) < min_count:
@@ -406,8 +423,11 @@ def _live(table: Table, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry
     return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
-def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType]) -> SimpleStats:
-    """Full (untruncated) min/max/null counts of partition values: Java prunes whole manifests with them."""
+def partition_stats(rows: Sequence[tuple[Any, ...]], types: Sequence[DataType]) -> SimpleStats:
+    """Full (untruncated) min/max/null counts of partition values.
+
+    Java prunes whole manifests with them.
+    """
     mins: list[object] = []
     maxs: list[object] = []
     nulls: list[int | None] = []
@@ -417,5 +437,7 @@ def partition_stats(rows: Sequence[tuple[object, ...]], types: Sequence[DataType
         maxs.append(max(present) if present else None)
         nulls.append(len(rows) - len(present))
     return SimpleStats(
-        min_values=encode_row(mins, types), max_values=encode_row(maxs, types), null_counts=tuple(nulls)
+        min_values=encode_row(mins, types),
+        max_values=encode_row(maxs, types),
+        null_counts=tuple(nulls),
     )

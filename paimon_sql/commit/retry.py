@@ -9,12 +9,13 @@ that is still the latest is damage, and its error is raised.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from paimon_sql.errors import DataFileNotFoundError, SnapshotNotFoundError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
 

@@ -29,7 +29,7 @@ import logging
 import os
 import re
 import zoneinfo
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,6 +49,8 @@ from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import Snapshot, snapshot_to_json
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from paimon_sql.catalog import Table
 
 _LOG = logging.getLogger(__name__)
@@ -84,7 +86,7 @@ def retained_seconds(time_retained: str | datetime.timedelta | None) -> float | 
     return float(seconds)
 
 
-def _check_name(name: str, what: str = "tag name") -> None:
+def _check_name(name: object, what: str = "tag name") -> None:
     # TagManager: "Tag name shouldn't be blank." Numeric names are fine (Spark reads them as tags).
     # Beyond that a tag name is an identifier, never a path (`names.validate_name`).
     if not isinstance(name, str) or not name.strip():
@@ -177,8 +179,8 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
         live = table.fileio.exists(snapshot_path)
         if not live and not _files_kept(table, snapshot):
             raise CommitConflictError(
-                f"cannot tag snapshot {snapshot.id} of table {table.name}: it is no longer live and "
-                "the tag that kept its files was deleted meanwhile; no tag was made"
+                f"cannot tag snapshot {snapshot.id} of table {table.name}: it is no longer live "
+                "and the tag that kept its files was deleted meanwhile; no tag was made"
             )
         if not table.fileio.try_create(_path(table, name), content):
             return False
@@ -192,7 +194,7 @@ def _create_file(table: Table, name: str, snapshot: Snapshot, content: bytes) ->
 
 
 def _files_kept(table: Table, snapshot: Snapshot) -> bool:
-    """Whether an expired snapshot's manifest lists are still there (a tag clean-up deletes them)."""
+    """Whether an expired snapshot's manifest lists are still there (tag clean-ups delete them)."""
     lists = (snapshot.base_manifest_list, snapshot.delta_manifest_list)
     return all(table.fileio.exists(table.manifest_path(n)) for n in lists if n)
 
@@ -289,7 +291,9 @@ def create_tag_from_timestamp(
     match, once the snapshots expired) wins, so expired history stays taggable.
     """
     if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, int):
-        raise ArgumentError(f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}")
+        raise ArgumentError(
+            f"timestamp must be epoch milliseconds (an integer), got {timestamp_ms!r}"
+        )
     found = next((s for s in _live_snapshots(table) if s.time_millis >= timestamp_ms), None)
     for snap in tagged_snapshots(table):
         if timestamp_ms <= snap.time_millis:
@@ -407,7 +411,8 @@ class TagPeriod:
             return None
         parts = [int(p) for p in match.groups()]
         try:
-            return datetime.datetime(*parts[:3], *(parts[3:] or [0]))
+            year, month, day, *hour = parts  # the patterns have 3 or 4 groups
+            return datetime.datetime(year, month, day, hour[0] if hour else 0)
         except ValueError:
             return None
 

@@ -1,1 +1,4 @@
-"""On-disk structures of Apache Paimon: frozen dataclasses and pure codecs (bytes or JSON in, objects out)."""
+"""On-disk structures of Apache Paimon: frozen dataclasses and pure codecs.
+
+Bytes or JSON in, objects out.
+"""

@@ -1,8 +1,8 @@
 """Checks every metadata codec runs on what it reads: JSON objects, typed values and file names.
 
 Each raises `SpecViolationError` saying what is wrong; the catalog adds the file's path
-(`paimon_sql.errors.CorruptFileError`). Java's readers are as strict where it matters: Jackson refuses a
-wrong type, Avro a missing field (paimon-format.md §2-§4).
+(`paimon_sql.errors.CorruptFileError`). Java's readers are as strict where it matters: Jackson
+refuses a wrong type, Avro a missing field (paimon-format.md §2-§4).
 
 >>> want_int(3, "id", minimum=1)
 3
@@ -19,16 +19,21 @@ paimon_sql.errors.SpecViolationError: id must be an integer, not True
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 def json_object(text: str | bytes, what: str) -> dict[str, Any]:
-    """The JSON object in `text`; anything else (bad UTF-8, bad JSON, an array, deep nesting) is an error."""
+    """The JSON object in `text`.
+
+    Anything else (bad UTF-8, bad JSON, an array, deep nesting) is an error.
+    """
     try:
         data = json.loads(text)
     except UnicodeDecodeError as err:
@@ -72,7 +77,10 @@ def opt_str(value: Any, what: str) -> str | None:
 
 
 def want_name(value: Any, what: str) -> str:
-    """A bare file name: a non-empty string without a folder (names in metadata are relative to their folder)."""
+    """A bare file name: a non-empty string without a folder.
+
+    Names in metadata are relative to their folder.
+    """
     name = want_str(value, what)
     if not name or "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
         raise SpecViolationError(f"{what} must be a bare file name, not {name!r}")
@@ -102,7 +110,8 @@ def near_key(data: Mapping[str, Any], known: Collection[str]) -> str | None:
     """A key of `data` that is one character away from a known key without being one: a damaged key.
 
     Unknown keys are ignored for compatibility with newer writers (as Java does), but a key such as
-    ``indexManifesu`` is ``indexManifest`` with a flipped byte, and ignoring it would silently drop what it holds.
+    ``indexManifesu`` is ``indexManifest`` with a flipped byte, and ignoring it would silently drop
+    what it holds.
     """
     for key in data:
         if key in known:

@@ -1,14 +1,16 @@
 """The Avro schemas Java Paimon writes for its metadata files (paimon-format.md §4).
 
-Spelled as Java spells them in its files (checked against the Java-written manifests in ``shared/fixtures``): the
-top-level record is ``record`` in namespace ``org.apache.paimon.avro.generated``; a nested ROW field ``_X`` of
-record ``R`` is the record ``R_`` + ``_X`` (hence ``record__FILE__KEY_STATS``); nullable fields are the union
-``["null", T]`` with ``"default": null`` (§4.1, §13 item 1: Java reads branch 1 as the value).
+Spelled as Java spells them in its files (checked against the Java-written manifests in
+``shared/fixtures``): the top-level record is ``record`` in namespace
+``org.apache.paimon.avro.generated``; a nested ROW field ``_X`` of record ``R`` is the record
+``R_`` + ``_X`` (hence ``record__FILE__KEY_STATS``); nullable fields are the union ``["null", T]``
+with ``"default": null`` (§4.1, §13 item 1: Java reads branch 1 as the value).
 
-The field lists are the newest released layouts found in the fixtures: manifest entries through ``_WRITE_COLS``
-(1.3 and 2.0), manifest lists through ``_MAX_ROW_ID`` (2.0), index manifests through ``_EXTERNAL_PATH`` (1.3; the
-2.0 ``_GLOBAL_INDEX`` is left out, as no fixture shows it and we never write global indexes). Every Java reader
-since 0.9 matches fields by name, so older readers skip what they do not know.
+The field lists are the newest released layouts found in the fixtures: manifest entries through
+``_WRITE_COLS`` (1.3 and 2.0), manifest lists through ``_MAX_ROW_ID`` (2.0), index manifests through
+``_EXTERNAL_PATH`` (1.3; the 2.0 ``_GLOBAL_INDEX`` is left out, as no fixture shows it and we never
+write global indexes). Every Java reader since 0.9 matches fields by name, so older readers skip
+what they do not know.
 
 >>> [f["name"] for f in MANIFEST_FILE_META_SCHEMA["fields"]][:3]
 ['_VERSION', '_FILE_NAME', '_FILE_SIZE']
@@ -146,7 +148,8 @@ _DV_RANGE: dict[str, Any] = {
     ],
 }
 
-#: An index manifest's records: IndexManifestEntry, ``_VERSION`` 1 (§4.4). The "S" in DELETIONS is real.
+# : An index manifest's records: IndexManifestEntry, ``_VERSION`` 1 (§4.4). The "S" in DELETIONS is
+# real.
 INDEX_MANIFEST_ENTRY_SCHEMA: dict[str, Any] = {
     "type": "record",
     "name": RECORD,

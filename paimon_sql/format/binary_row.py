@@ -1,13 +1,15 @@
-"""BinaryRow: Paimon's serialized row of partitions, min/max keys and statistics (paimon-format.md §5).
+"""BinaryRow: Paimon's serialized row of partitions, min/max keys and statistics (format §5).
 
-Serialized form: a big-endian int32 arity, then the row: a header of null bits, 8-byte slots, a var part; the row
-body is little-endian. Values are Python values: int, float, bool, str, bytes, `decimal.Decimal`,
-`datetime.date`, `datetime.time`, naive `datetime.datetime` (TIMESTAMP) or aware UTC (TIMESTAMP_LTZ).
+Serialized form: a big-endian int32 arity, then the row: a header of null bits, 8-byte slots, a var
+part; the row body is little-endian. Values are Python values: int, float, bool, str, bytes,
+`decimal.Decimal`, `datetime.date`, `datetime.time`, naive `datetime.datetime` (TIMESTAMP) or aware
+UTC (TIMESTAMP_LTZ).
 
 >>> from paimon_sql.types import parse_type
 >>> types = [parse_type("STRING"), parse_type("INT")]
 >>> data = encode_row(("20240514", 10), types)
->>> data.hex() == "00000002" + "00" * 8 + "0800000018000000" + "0a00000000000000" + "3230323430353134"
+>>> data.hex() == ("00000002" + "00" * 8 + "0800000018000000" + "0a00000000000000"
+...               + "3230323430353134")
 True
 >>> decode_row(data, types)
 ('20240514', 10)
@@ -18,15 +20,17 @@ from __future__ import annotations
 import datetime
 import decimal
 import struct
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.types import BINARY_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS, DataType
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1)
-_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 EMPTY_ROW = b"\x00" * 12
 
@@ -55,7 +59,7 @@ def _var_bytes(row: bytes, slot: int) -> bytes:
     return row[offset : offset + length]
 
 
-def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901, PLR0911
+def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901
     r = t.root
     if r == "BOOLEAN":
         return row[slot] != 0
@@ -111,7 +115,7 @@ def decode_row(data: bytes, types: Sequence[DataType]) -> tuple[Any, ...]:
     head = header_size(arity)
     if len(row) < head + 8 * arity:
         raise SpecViolationError("BinaryRow is shorter than its fixed part")
-    out = []
+    out: list[Any] = []
     for i, t in enumerate(types):
         bit = i + 8
         if row[bit // 8] & (1 << (bit % 8)):
@@ -123,7 +127,8 @@ def decode_row(data: bytes, types: Sequence[DataType]) -> tuple[Any, ...]:
 
 def row_arity(data: bytes) -> int:
     """The arity prefix of a serialized BinaryRow."""
-    return struct.unpack_from(">i", data, 0)[0]
+    arity: int = struct.unpack_from(">i", data, 0)[0]
+    return arity
 
 
 # --- encoding ---------------------------------------------------------------------------------
@@ -132,7 +137,7 @@ def row_arity(data: bytes) -> int:
 def _timestamp_parts(value: datetime.datetime, ltz: bool) -> tuple[int, int]:
     if ltz:
         if value.tzinfo is None:
-            value = value.replace(tzinfo=datetime.timezone.utc)
+            value = value.replace(tzinfo=datetime.UTC)
         delta = value - _EPOCH_UTC
     else:
         delta = value.replace(tzinfo=None) - _EPOCH
@@ -144,10 +149,12 @@ def _timestamp_parts(value: datetime.datetime, ltz: bool) -> tuple[int, int]:
 def _unscaled(value: decimal.Decimal, scale: int) -> int:
     with decimal.localcontext() as ctx:
         ctx.prec = 80  # DECIMAL(38) needs more than the default 28 digits
-        return int(decimal.Decimal(value).scaleb(scale).to_integral_value(rounding=decimal.ROUND_HALF_UP))
+        return int(
+            decimal.Decimal(value).scaleb(scale).to_integral_value(rounding=decimal.ROUND_HALF_UP)
+        )
 
 
-def _fixed_slot(value: Any, t: DataType) -> bytes | None:  # noqa: C901, PLR0911
+def _fixed_slot(value: Any, t: DataType) -> bytes | None:  # noqa: C901
     """The 8 slot bytes of a fixed-width value, or None when the value needs the var part."""
     r = t.root
     if r == "BOOLEAN":
@@ -163,7 +170,9 @@ def _fixed_slot(value: Any, t: DataType) -> bytes | None:  # noqa: C901, PLR0911
         return struct.pack("<i4x", days)
     if r == "TIME":
         if isinstance(value, datetime.time):
-            value = ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
+            value = (
+                (value.hour * 60 + value.minute) * 60 + value.second
+            ) * 1000 + value.microsecond // 1000
         return struct.pack("<i4x", value)
     if r == "BIGINT":
         return struct.pack("<q", value)
@@ -204,7 +213,8 @@ def encode_row(values: Sequence[Any], types: Sequence[DataType]) -> bytes:
             continue
         if t.root == "DECIMAL":
             unscaled = _unscaled(value, t.scale or 0)
-            # Java's BigInteger.toByteArray(): minimal two's complement, bitLength(~u) for negatives.
+            # Java's BigInteger.toByteArray(): minimal two's complement, bitLength(~u) for
+            # negatives.
             bits = (unscaled if unscaled >= 0 else ~unscaled).bit_length()
             raw = unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
             fixed[slot : slot + 8] = struct.pack("<Q", (offset << 32) | len(raw))

@@ -1,20 +1,25 @@
-"""Fixed-bucket assignment (paimon-format.md §6): MurmurHash3 x86_32, seed 42, over the BinaryRow of the bucket key.
+r"""Fixed-bucket assignment (paimon-format.md §6).
+
+MurmurHash3 x86_32, seed 42, over the BinaryRow of the bucket key.
 
 >>> from paimon_sql.types import parse_type
 >>> bucket_of((5,), [parse_type("INT")], 100), bucket_of((1,), [parse_type("BIGINT")], 4)
 (96, 2)
->>> hash_row_bytes(bytes(8) + b"abc" + bytes(4) + b"\\x83")
+>>> hash_row_bytes(bytes(8) + b"abc" + bytes(4) + b"\x83")
 -101922419
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.format.binary_row import encode_row
-from paimon_sql.types import DataType
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paimon_sql.types import DataType
 
 _C1, _C2, _MASK = 0xCC9E2D51, 0x1B873593, 0xFFFFFFFF
 
@@ -24,7 +29,7 @@ def _rotl(x: int, r: int) -> int:
 
 
 def hash_row_bytes(row: bytes, seed: int = 42) -> int:
-    """Java's `MurmurHashUtils.hashBytesByWords`: 4-byte LE words, no tail, then fmix; signed result."""
+    """Java's `MurmurHashUtils.hashBytesByWords`: 4-byte LE words, no tail, fmix; signed result."""
     h = seed
     for (k,) in struct.iter_unpack("<I", row[: len(row) - len(row) % 4]):
         k = (k * _C1) & _MASK

@@ -1,4 +1,6 @@
-"""Deletion-vector index files (paimon-format.md §8): a version byte, then per data file a bitmap of deleted rows.
+r"""Deletion-vector index files (paimon-format.md §8).
+
+A version byte, then per data file a bitmap of deleted rows.
 
 32-bit entries: BE size, BE magic 0x5E43F2D0, portable Roaring bitmap, BE CRC32 over magic + bitmap.
 64-bit entries: BE size, LE magic 0x6439D3D1, Roaring64 (count + keyed 32-bit bitmaps), BE CRC32.
@@ -6,7 +8,7 @@
 >>> from pyroaring import BitMap
 >>> blob = encode_index_file([BitMap([2, 3]), BitMap([1])])
 >>> blob[:1], len(blob)
-(b'\\x01', 63)
+(b'\x01', 63)
 >>> sorted(decode_vector(blob, 1, "f"))
 [2, 3]
 >>> sorted(decode_vector(blob, 33, "f"))
@@ -17,11 +19,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, BitMap64
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 VERSION = 1
 MAGIC_32 = 1581511376  # 0x5E43F2D0, written big-endian
@@ -29,24 +34,33 @@ MAGIC_64 = 1681511377  # 0x6439D3D1, written little-endian
 
 
 def decode_vector(
-    data: bytes, offset: int, where: str, *, length: int | None = None, cardinality: int | None = None
+    data: bytes,
+    offset: int,
+    where: str,
+    *,
+    length: int | None = None,
+    cardinality: int | None = None,
 ) -> BitMap | BitMap64:
     """The deleted row positions of the entry at `offset`; `where` names the file in errors.
 
-    Checked (§8): the version byte, the bounds, the CRC32, the magic, that the bitmap decodes, and, when the
-    index manifest gives them, the entry's `length` (32-bit: the size; 64-bit: size + 8) and `cardinality`.
+    Checked (§8): the version byte, the bounds, the CRC32, the magic, that the bitmap decodes, and,
+    when the index manifest gives them, the entry's `length` (32-bit: the size; 64-bit: size + 8)
+    and `cardinality`.
 
     >>> from pyroaring import BitMap
     >>> blob = encode_index_file([BitMap([2, 3])])
     >>> decode_vector(blob, 1, "index-x", length=24, cardinality=3)
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.SpecViolationError: index-x: deletion vector at offset 1 holds 2 positions, the index \
-manifest says 3
+    paimon_sql.errors.SpecViolationError: index-x: deletion vector at offset 1 holds 2 positions,
+    the index manifest says 3
     """
     if not data or data[0] != VERSION:
         got = data[0] if data else None
-        raise SpecViolationError(f"{where}: deletion-vector file version {got!r}, expected {VERSION}")
+        raise SpecViolationError(
+            f"{where}: deletion-vector file version {got!r}, expected {VERSION}"
+        )
     if offset < 1 or offset + 8 > len(data):
         raise SpecViolationError(f"{where}: deletion vector at offset {offset} is outside the file")
     (size,) = struct.unpack_from(">i", data, offset)
@@ -62,12 +76,13 @@ manifest says 3
     expected_length = size if isinstance(bitmap, BitMap) else size + 8
     if length is not None and length != expected_length:
         raise SpecViolationError(
-            f"{where}: deletion vector at offset {offset} is {expected_length} bytes, the index manifest says {length}"
+            f"{where}: deletion vector at offset {offset} is {expected_length} bytes, the index "
+            f"manifest says {length}"
         )
     if cardinality is not None and len(bitmap) != cardinality:
         raise SpecViolationError(
-            f"{where}: deletion vector at offset {offset} holds {len(bitmap)} positions, the index manifest "
-            f"says {cardinality}"
+            f"{where}: deletion vector at offset {offset} holds {len(bitmap)} positions, the index "
+            f"manifest says {cardinality}"
         )
     return bitmap
 
@@ -79,7 +94,9 @@ def _bitmap(body: bytes, where: str, offset: int) -> BitMap | BitMap64:
         if struct.unpack_from("<i", body, 0)[0] == MAGIC_64:
             return BitMap64.deserialize(body[4:])
     except (ValueError, OverflowError, MemoryError) as err:
-        raise SpecViolationError(f"{where}: deletion vector at offset {offset} does not decode: {err}") from err
+        raise SpecViolationError(
+            f"{where}: deletion vector at offset {offset} does not decode: {err}"
+        ) from err
     raise SpecViolationError(f"{where}: unknown deletion-vector magic at offset {offset}")
 
 

@@ -1,4 +1,6 @@
-"""HASH index files of dynamic-bucket tables: the key hashes of one bucket as big-endian int32s, no header.
+"""HASH index files of dynamic-bucket tables.
+
+The key hashes of one bucket as big-endian int32s, no header.
 
 >>> decode_hashes(encode_hashes([1, -2]))
 (1, -2)
@@ -9,11 +11,14 @@ from __future__ import annotations
 import array
 import struct
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def decode_hashes(data: bytes) -> tuple[int, ...]:
@@ -28,7 +33,7 @@ def encode_hashes(hashes: Sequence[int]) -> bytes:
     return struct.pack(f">{len(hashes)}i", *hashes)
 
 
-def hashes_to_arrow(data: bytes) -> pa.Array:
+def hashes_to_arrow(data: bytes) -> pa.Array[Any]:
     """`decode_hashes` for large files: the hashes as an Arrow int32 array.
 
     >>> hashes_to_arrow(encode_hashes([1, -2])).to_pylist()
@@ -43,8 +48,8 @@ def hashes_to_arrow(data: bytes) -> pa.Array:
     return pa.Array.from_buffers(pa.int32(), len(words), [None, pa.py_buffer(words.tobytes())])
 
 
-def hashes_from_arrow(values: pa.Array | pa.ChunkedArray) -> bytes:
-    """`encode_hashes` for large files: an Arrow array of int32 hashes (no nulls) as a HASH index file.
+def hashes_from_arrow(values: pa.Array[Any] | pa.ChunkedArray[Any]) -> bytes:
+    """`encode_hashes` for large files: an Arrow array of int32 hashes (no nulls) as a HASH file.
 
     >>> decode_hashes(hashes_from_arrow(pa.array([1, -2], pa.int32())))
     (1, -2)
@@ -53,7 +58,7 @@ def hashes_from_arrow(values: pa.Array | pa.ChunkedArray) -> bytes:
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     for chunk in chunks:
         chunk = chunk.cast(pa.int32())
-        buffer = chunk.buffers()[1]
+        buffer = cast("pa.Buffer", chunk.buffers()[1])  # int32 data: never None
         words.frombytes(buffer.to_pybytes()[4 * chunk.offset : 4 * (chunk.offset + len(chunk))])
     if sys.byteorder == "little":
         words.byteswap()

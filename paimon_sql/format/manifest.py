@@ -1,7 +1,7 @@
 """Manifest lists, manifests and index manifests as records (paimon-format.md §4).
 
-The container (Avro, or ORC in tables written with ``manifest.format=orc``) is read by `paimon_sql.io`; this module
-turns one record (a dict) into a frozen object and back.
+The container (Avro, or ORC in tables written with ``manifest.format=orc``) is read by
+`paimon_sql.io`; this module turns one record (a dict) into a frozen object and back.
 
 >>> rec = {"_VERSION": 2, "_FILE_NAME": "manifest-x-0", "_FILE_SIZE": 10, "_NUM_ADDED_FILES": 1,
 ...        "_NUM_DELETED_FILES": 0, "_SCHEMA_ID": 0,
@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import datetime
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class FileKind(enum.IntEnum):
@@ -157,38 +160,78 @@ def _opt_tuple(value: Sequence[Any] | None) -> tuple[Any, ...] | None:
     return None if value is None else tuple(value)
 
 
-# Field checks (§4): (key, accepted exact types, nullable). Avro gives each field its schema's type, but the
-# schema is the file's own, so a damaged or foreign file can carry anything: checked per record.
+# Field checks (§4): (key, accepted exact types, nullable). Avro gives each field its schema's type,
+# but the schema is the file's own, so a damaged or foreign file can carry anything: checked per
+# record.
 _Spec = tuple[tuple[str, tuple[type, ...], bool], ...]
 _INT, _STR, _BYTES = (int,), (str,), (bytes,)
-_STATS_SPEC: _Spec = (("_MIN_VALUES", _BYTES, False), ("_MAX_VALUES", _BYTES, False), ("_NULL_COUNTS", (list,), True))
+_STATS_SPEC: _Spec = (
+    ("_MIN_VALUES", _BYTES, False),
+    ("_MAX_VALUES", _BYTES, False),
+    ("_NULL_COUNTS", (list,), True),
+)
 _LIST_SPEC: _Spec = (
-    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_NUM_ADDED_FILES", _INT, False),
-    ("_NUM_DELETED_FILES", _INT, False), ("_PARTITION_STATS", (dict,), False), ("_SCHEMA_ID", _INT, False),
-    ("_MIN_BUCKET", _INT, True), ("_MAX_BUCKET", _INT, True), ("_MIN_LEVEL", _INT, True),
-    ("_MAX_LEVEL", _INT, True), ("_MIN_ROW_ID", _INT, True), ("_MAX_ROW_ID", _INT, True),
+    ("_FILE_NAME", _STR, False),
+    ("_FILE_SIZE", _INT, False),
+    ("_NUM_ADDED_FILES", _INT, False),
+    ("_NUM_DELETED_FILES", _INT, False),
+    ("_PARTITION_STATS", (dict,), False),
+    ("_SCHEMA_ID", _INT, False),
+    ("_MIN_BUCKET", _INT, True),
+    ("_MAX_BUCKET", _INT, True),
+    ("_MIN_LEVEL", _INT, True),
+    ("_MAX_LEVEL", _INT, True),
+    ("_MIN_ROW_ID", _INT, True),
+    ("_MAX_ROW_ID", _INT, True),
 )
 _ENTRY_SPEC: _Spec = (
-    ("_KIND", _INT, False), ("_PARTITION", _BYTES, False), ("_BUCKET", _INT, False),
-    ("_TOTAL_BUCKETS", _INT, False), ("_FILE", (dict,), False),
+    ("_KIND", _INT, False),
+    ("_PARTITION", _BYTES, False),
+    ("_BUCKET", _INT, False),
+    ("_TOTAL_BUCKETS", _INT, False),
+    ("_FILE", (dict,), False),
 )
 _FILE_SPEC: _Spec = (
-    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_ROW_COUNT", _INT, False),
-    ("_MIN_KEY", _BYTES, False), ("_MAX_KEY", _BYTES, False), ("_KEY_STATS", (dict,), False),
-    ("_VALUE_STATS", (dict,), False), ("_MIN_SEQUENCE_NUMBER", _INT, False),
-    ("_MAX_SEQUENCE_NUMBER", _INT, False), ("_SCHEMA_ID", _INT, False), ("_LEVEL", _INT, False),
-    ("_EXTRA_FILES", (list,), False), ("_CREATION_TIME", (int, datetime.datetime), True),
-    ("_DELETE_ROW_COUNT", _INT, True), ("_EMBEDDED_FILE_INDEX", _BYTES, True), ("_FILE_SOURCE", _INT, True),
-    ("_VALUE_STATS_COLS", (list,), True), ("_EXTERNAL_PATH", _STR, True), ("_FIRST_ROW_ID", _INT, True),
+    ("_FILE_NAME", _STR, False),
+    ("_FILE_SIZE", _INT, False),
+    ("_ROW_COUNT", _INT, False),
+    ("_MIN_KEY", _BYTES, False),
+    ("_MAX_KEY", _BYTES, False),
+    ("_KEY_STATS", (dict,), False),
+    ("_VALUE_STATS", (dict,), False),
+    ("_MIN_SEQUENCE_NUMBER", _INT, False),
+    ("_MAX_SEQUENCE_NUMBER", _INT, False),
+    ("_SCHEMA_ID", _INT, False),
+    ("_LEVEL", _INT, False),
+    ("_EXTRA_FILES", (list,), False),
+    ("_CREATION_TIME", (int, datetime.datetime), True),
+    ("_DELETE_ROW_COUNT", _INT, True),
+    ("_EMBEDDED_FILE_INDEX", _BYTES, True),
+    ("_FILE_SOURCE", _INT, True),
+    ("_VALUE_STATS_COLS", (list,), True),
+    ("_EXTERNAL_PATH", _STR, True),
+    ("_FIRST_ROW_ID", _INT, True),
     ("_WRITE_COLS", (list,), True),
 )
 _INDEX_SPEC: _Spec = (
-    ("_KIND", _INT, False), ("_PARTITION", _BYTES, False), ("_BUCKET", _INT, False), ("_INDEX_TYPE", _STR, False),
-    ("_FILE_NAME", _STR, False), ("_FILE_SIZE", _INT, False), ("_ROW_COUNT", _INT, False),
-    ("_DELETIONS_VECTORS_RANGES", (list,), True), ("_EXTERNAL_PATH", _STR, True),
+    ("_KIND", _INT, False),
+    ("_PARTITION", _BYTES, False),
+    ("_BUCKET", _INT, False),
+    ("_INDEX_TYPE", _STR, False),
+    ("_FILE_NAME", _STR, False),
+    ("_FILE_SIZE", _INT, False),
+    ("_ROW_COUNT", _INT, False),
+    ("_DELETIONS_VECTORS_RANGES", (list,), True),
+    ("_EXTERNAL_PATH", _STR, True),
 )
-_DV_SPEC: _Spec = (("f0", _STR, False), ("f1", _INT, False), ("f2", _INT, False), ("_CARDINALITY", _INT, True))
-#: Index types this reader knows; others are only allowed as 2.0 global indexes (``_GLOBAL_INDEX`` set).
+_DV_SPEC: _Spec = (
+    ("f0", _STR, False),
+    ("f1", _INT, False),
+    ("f2", _INT, False),
+    ("_CARDINALITY", _INT, True),
+)
+# : Index types this reader knows; others are only allowed as 2.0 global indexes (``_GLOBAL_INDEX``
+# set).
 INDEX_TYPES = frozenset({"HASH", "DELETION_VECTORS"})
 
 
@@ -201,7 +244,9 @@ def _check(rec: Any, spec: _Spec, what: str) -> None:
             if not nullable:
                 raise SpecViolationError(f"{what} lacks the field {key}")
         elif type(value) not in types and (isinstance(value, bool) or not isinstance(value, types)):
-            raise SpecViolationError(f"{what} field {key} holds {type(value).__name__} {value!r:.40}")
+            raise SpecViolationError(
+                f"{what} field {key} holds {type(value).__name__} {value!r:.40}"
+            )
 
 
 def _not_negative(rec: Mapping[str, Any], keys: Sequence[str], what: str) -> None:
@@ -235,10 +280,14 @@ def stats_from_record(rec: Mapping[str, Any]) -> SimpleStats:
 def stats_to_record(stats: SimpleStats) -> dict[str, Any]:
     """The record of `SimpleStats`."""
     counts = None if stats.null_counts is None else list(stats.null_counts)
-    return {"_MIN_VALUES": stats.min_values, "_MAX_VALUES": stats.max_values, "_NULL_COUNTS": counts}
+    return {
+        "_MIN_VALUES": stats.min_values,
+        "_MAX_VALUES": stats.max_values,
+        "_NULL_COUNTS": counts,
+    }
 
 
-def _version(rec: Mapping[str, Any], expected: int, what: str) -> None:
+def _version(rec: object, expected: int, what: str) -> None:
     version = rec.get("_VERSION") if isinstance(rec, Mapping) else None
     if version != expected or type(version) is not int:
         raise SpecViolationError(f"{what} record has _VERSION {version!r}, expected {expected}")
@@ -248,7 +297,9 @@ def manifest_file_meta_from_record(rec: Mapping[str, Any]) -> ManifestFileMeta:
     """A manifest-list entry from its record, every field checked (§4.2)."""
     _version(rec, 2, "manifest list")
     _check(rec, _LIST_SPEC, "manifest list record")
-    _not_negative(rec, ("_FILE_SIZE", "_NUM_ADDED_FILES", "_NUM_DELETED_FILES", "_SCHEMA_ID"), "manifest list")
+    _not_negative(
+        rec, ("_FILE_SIZE", "_NUM_ADDED_FILES", "_NUM_DELETED_FILES", "_SCHEMA_ID"), "manifest list"
+    )
     return ManifestFileMeta(
         file_name=_name(rec["_FILE_NAME"], "manifest list record"),
         file_size=rec["_FILE_SIZE"],
@@ -268,7 +319,9 @@ def manifest_file_meta_from_record(rec: Mapping[str, Any]) -> ManifestFileMeta:
 def data_file_from_record(rec: Mapping[str, Any]) -> DataFileMeta:
     """A `DataFileMeta` from its record, every field checked (§4.3)."""
     _check(rec, _FILE_SPEC, "manifest record _FILE")
-    _not_negative(rec, ("_FILE_SIZE", "_ROW_COUNT", "_SCHEMA_ID", "_LEVEL"), "manifest record _FILE")
+    _not_negative(
+        rec, ("_FILE_SIZE", "_ROW_COUNT", "_SCHEMA_ID", "_LEVEL"), "manifest record _FILE"
+    )
     source = rec.get("_FILE_SOURCE")
     if source not in (None, 0, 1):
         raise SpecViolationError(f"manifest record has _FILE_SOURCE {source}: 0 or 1 expected")
@@ -323,10 +376,15 @@ def _dv_ranges(ranges: list[Any] | None, row_count: int) -> tuple[DeletionVector
         cardinality = r.get("_CARDINALITY")
         if cardinality is not None and cardinality < 0:
             raise SpecViolationError(f"deletion vector of {r['f0']} has cardinality {cardinality}")
-        out.append(DeletionVectorMeta(data_file_name=r["f0"], offset=r["f1"], length=r["f2"], cardinality=cardinality))
+        out.append(
+            DeletionVectorMeta(
+                data_file_name=r["f0"], offset=r["f1"], length=r["f2"], cardinality=cardinality
+            )
+        )
     if len(out) != row_count or len({dv.data_file_name for dv in out}) != len(out):
         raise SpecViolationError(
-            f"index record lists {len(out)} deletion vectors ({len({dv.data_file_name for dv in out})} files), "
+            f"index record lists {len(out)} deletion vectors "
+            f"({len({dv.data_file_name for dv in out})} files), "
             f"its _ROW_COUNT says {row_count}"
         )
     return tuple(out)
@@ -335,20 +393,26 @@ def _dv_ranges(ranges: list[Any] | None, row_count: int) -> tuple[DeletionVector
 def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEntry:
     """An `IndexManifestEntry` from its record, every field checked (§4.4).
 
-    A deletion-vector entry must list as many vectors as its ``_ROW_COUNT``; an index type other than
-    HASH and DELETION_VECTORS is only valid as a global index.
+    A deletion-vector entry must list as many vectors as its ``_ROW_COUNT``; an index type other
+    than HASH and DELETION_VECTORS is only valid as a global index.
     """
     _version(rec, 1, "index manifest")
     _check(rec, _INDEX_SPEC, "index manifest record")
     _not_negative(rec, ("_FILE_SIZE", "_ROW_COUNT"), "index manifest record")
     index_type = rec["_INDEX_TYPE"]
     if index_type not in INDEX_TYPES and rec.get("_GLOBAL_INDEX") is None:
-        raise SpecViolationError(f"index manifest record has the unknown _INDEX_TYPE {index_type!r}")
+        raise SpecViolationError(
+            f"index manifest record has the unknown _INDEX_TYPE {index_type!r}"
+        )
     ranges = rec.get("_DELETIONS_VECTORS_RANGES")
     if index_type != "DELETION_VECTORS" and ranges is not None:
-        raise SpecViolationError(f"index manifest record of type {index_type} has _DELETIONS_VECTORS_RANGES")
+        raise SpecViolationError(
+            f"index manifest record of type {index_type} has _DELETIONS_VECTORS_RANGES"
+        )
     if index_type == "DELETION_VECTORS" and ranges is None:
-        raise SpecViolationError("index manifest record of type DELETION_VECTORS has no _DELETIONS_VECTORS_RANGES")
+        raise SpecViolationError(
+            "index manifest record of type DELETION_VECTORS has no _DELETIONS_VECTORS_RANGES"
+        )
     dv = _dv_ranges(ranges, rec["_ROW_COUNT"]) if index_type == "DELETION_VECTORS" else None
     return IndexManifestEntry(
         kind=_kind(rec["_KIND"], "index manifest record"),
@@ -367,11 +431,11 @@ def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEnt
 
 # --- encoding (inverse of the decoders above) --------------------------------------------------
 
-_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def creation_time_millis(value: datetime.datetime | int | None) -> int | None:
-    """``_CREATION_TIME`` as the plain int Java stores: local wall-clock millis encoded as if UTC (§4.3).
+    """``_CREATION_TIME`` as the plain int Java stores: local wall-clock millis as if UTC (§4.3).
 
     fastavro decodes it as a UTC-aware datetime; a naive datetime is taken as that wall-clock time.
 
@@ -382,7 +446,7 @@ def creation_time_millis(value: datetime.datetime | int | None) -> int | None:
     """
     if value is None or isinstance(value, int):
         return value
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=datetime.UTC)
     delta = aware - _EPOCH_UTC
     return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
@@ -424,7 +488,8 @@ def manifest_entry_to_record(entry: ManifestEntry) -> dict[str, Any]:
     >>> f = DataFileMeta(file_name="data-u-0.parquet", file_size=1, row_count=1, min_key=EMPTY_ROW,
     ...                  max_key=EMPTY_ROW, key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
     ...                  min_sequence_number=0, max_sequence_number=0, schema_id=0, level=0)
-    >>> e = ManifestEntry(kind=FileKind.ADD, partition=EMPTY_ROW, bucket=0, total_buckets=-1, file=f)
+    >>> e = ManifestEntry(kind=FileKind.ADD, partition=EMPTY_ROW, bucket=0, total_buckets=-1,
+    ...                   file=f)
     >>> manifest_entry_from_record(manifest_entry_to_record(e)) == e
     True
     """
@@ -464,16 +529,22 @@ def manifest_file_meta_to_record(meta: ManifestFileMeta) -> dict[str, Any]:
 
 
 def _dv_range_record(dv: DeletionVectorMeta) -> dict[str, Any]:
-    return {"f0": dv.data_file_name, "f1": dv.offset, "f2": dv.length, "_CARDINALITY": dv.cardinality}
+    return {
+        "f0": dv.data_file_name,
+        "f1": dv.offset,
+        "f2": dv.length,
+        "_CARDINALITY": dv.cardinality,
+    }
 
 
 def index_manifest_entry_to_record(entry: IndexManifestEntry) -> dict[str, Any]:
-    """The index-manifest record of an `IndexManifestEntry` (``_VERSION`` 1, §4.4).
+    r"""The index-manifest record of an `IndexManifestEntry` (``_VERSION`` 1, §4.4).
 
-    >>> dv = DeletionVectorMeta(data_file_name="data-u-0.parquet", offset=1, length=24, cardinality=2)
+    >>> dv = DeletionVectorMeta(data_file_name="data-u-0.parquet", offset=1, length=24,
+    ...                         cardinality=2)
     >>> f = IndexFileMeta(index_type="DELETION_VECTORS", file_name="index-u-0", file_size=31,
     ...                   row_count=1, dv_ranges=(dv,))
-    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"\\x00" * 12, bucket=0, index_file=f)
+    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"\x00" * 12, bucket=0, index_file=f)
     >>> index_manifest_entry_to_record(e)["_DELETIONS_VECTORS_RANGES"][0]["f2"]
     24
     """

@@ -32,7 +32,6 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -40,6 +39,8 @@ from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.types import BINARY_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     from paimon_sql.types import DataField, DataType
 
 INT_MAX = 2147483647
@@ -577,8 +578,9 @@ _SIZE_UNITS = {
 
 
 def memory_size(text: str) -> int:
-    """Bytes in a stored memory size, read leniently (where `parse_memory` validates a new option): spaces
-    anywhere, a decimal number, DuckDB's ``'1.2 GiB'`` units; a bare number is bytes.
+    """Bytes in a stored memory size, read leniently (`parse_memory` validates a new option).
+
+    Spaces anywhere, a decimal number, DuckDB's ``'1.2 GiB'`` units; a bare number is bytes.
 
     >>> memory_size("128 mb"), memory_size("1 k"), memory_size("77"), memory_size("1.5 GiB")
     (134217728, 1024, 77, 1610612736)

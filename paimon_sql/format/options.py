@@ -16,11 +16,14 @@ default is written once, in the registry, and never at a read site.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError
 from paimon_sql.format.option_registry import memory_size, option_default, parse_duration
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class MergeEngine(enum.Enum):
@@ -114,7 +117,8 @@ class CoreOptions:
 
     def optional_memory(self, key: str) -> int | None:
         """A memory size in bytes (read leniently, `memory_size`), else the registry's default or
-        None."""
+        None.
+        """
         value = self._set(key)
         return None if value is None else memory_size(value)
 
@@ -135,10 +139,10 @@ class CoreOptions:
         """A boolean option (``'true'`` in any case, surrounding blanks ignored), else the
         registry's default.
 
-        >>> CoreOptions({"write-only": " TRUE "}).flag("write-only"), CoreOptions({}).flag("write-only")
-        (True, False)
-        >>> CoreOptions({}).flag("metadata.stats-dense-store")
+        >>> CoreOptions({"write-only": " TRUE "}).flag("write-only")
         True
+        >>> CoreOptions({}).flag("write-only"), CoreOptions({}).flag("metadata.stats-dense-store")
+        (False, True)
         """
         return _bool(self.options.get(key), _bool(option_default(key)))
 
@@ -185,7 +189,8 @@ class CoreOptions:
     @property
     def watermark_time_zone(self) -> str:
         """``sink.watermark-time-zone`` (a Flink sink option the registry passes through, so its
-        default lives here): the zone of watermark-based tag times, UTC when unset."""
+        default lives here): the zone of watermark-based tag times, UTC when unset.
+        """
         return self.options.get("sink.watermark-time-zone", "UTC")
 
     def target_file_size(self, primary_key: bool) -> int:
@@ -209,8 +214,10 @@ class CoreOptions:
             raise OptionError(f"unknown merge-engine {raw!r}; valid: {valid}") from err
 
     def check(self, table: str) -> CoreOptions:
-        """These options, once their enum values are known to parse (``merge-engine``,
-        ``changelog-producer``); else an `OptionError` naming the table and the option.
+        """These options, once their enum values are known to parse.
+
+        The enums are ``merge-engine`` and ``changelog-producer``; a bad value raises an
+        `OptionError` naming the table and the option.
 
         >>> CoreOptions({"merge-engine": "x') --"}).check("db.t")  # doctest: +ELLIPSIS
         Traceback (most recent call last):

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 
 _ESCAPED = frozenset(
-    [chr(c) for c in range(0x20)] + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "}", "[", "]", "^"]
+    [chr(c) for c in range(0x20)]
+    + ['"', "#", "%", "'", "*", "/", ":", "=", "?", "\\", "\x7f", "{", "}", "[", "]", "^"]
 )
 
 
 def escape_path_name(text: str) -> str:
-    """Hive-style escaping: control characters and ``"#%'*/:=?\\{}[]^`` become ``%XX``."""
+    r"""Hive-style escaping: control characters and ``"#%'*/:=?\{}[]^`` become ``%XX``."""
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
 
 
@@ -33,7 +36,10 @@ def unescape_path_name(text: str) -> str:
 
 
 def legacy_value_string(value: Any) -> str:
-    """Java's ``toString()`` of the internal value (``partition.legacy-name=true``): DATE as epoch days."""
+    """Java's ``toString()`` of the internal value (``partition.legacy-name=true``).
+
+    A DATE is its epoch day.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime.datetime):

@@ -1,7 +1,8 @@
 """Schema files ``schema/schema-N`` (paimon-format.md §2).
 
 >>> s = schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"}],'
-...                      ' "highestFieldId": 0, "partitionKeys": [], "primaryKeys": ["k"], "options": {}}')
+...                      ' "highestFieldId": 0, "partitionKeys": [], "primaryKeys": ["k"],'
+...                      ' "options": {}}')
 >>> s.version, s.options["bucket"], s.options["file.format"]
 (1, '1', 'orc')
 >>> s.trimmed_primary_keys
@@ -12,22 +13,27 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format import _checks
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.types import DataField, field_to_json, parse_field
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 CURRENT_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSchema:
-    """One version of a table's schema. `options` already carry the legacy defaults of old versions."""
+    """One version of a table's schema.
+
+    `options` already carry the legacy defaults of old versions.
+    """
 
     version: int = CURRENT_VERSION
     id: int
@@ -70,12 +76,21 @@ class TableSchema:
         return CoreOptions(self.options).bucket
 
 
-_KNOWN = ("version", "id", "fields", "highestFieldId", "partitionKeys", "primaryKeys", "options", "comment",
-          "timeMillis")
+_KNOWN = (
+    "version",
+    "id",
+    "fields",
+    "highestFieldId",
+    "partitionKeys",
+    "primaryKeys",
+    "options",
+    "comment",
+    "timeMillis",
+)
 
 
 def _options(value: Any) -> dict[str, str]:
-    """``options``: strings; numbers and booleans are taken as their text, as Jackson coerces them."""
+    """``options``: strings; numbers and booleans are taken as their text, as Jackson does."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -114,7 +129,7 @@ def _keys(data: Mapping[str, Any], key: str, names: tuple[str, ...]) -> tuple[st
 
 
 def _check_structure(schema: TableSchema) -> None:
-    """Field names distinct, field ids distinct and at most ``highestFieldId``, a valid ``bucket``."""
+    """Distinct field names, distinct field ids at most ``highestFieldId``, a valid ``bucket``."""
     names = schema.field_names
     if len(set(names)) != len(names):
         raise SpecViolationError(f"fields {list(names)} repeat a name")
@@ -169,8 +184,8 @@ def schema_from_dict(data: Mapping[str, Any]) -> TableSchema:
 def schema_from_json(text: str | bytes) -> TableSchema:
     """A `TableSchema` from the text of a schema file.
 
-    >>> schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT"}], "highestFieldId": 0,'
-    ...                  ' "primaryKeys": ["x"]}')
+    >>> schema_from_json('{"id": 0, "fields": [{"id": 0, "name": "k", "type": "INT"}],'
+    ...                  ' "highestFieldId": 0, "primaryKeys": ["x"]}')
     Traceback (most recent call last):
     ...
     paimon_sql.errors.SpecViolationError: primaryKeys ['x'] must name distinct columns of ['k']

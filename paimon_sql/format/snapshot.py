@@ -93,18 +93,41 @@ _KEYS = (
     ("nextRowId", "next_row_id"),
     ("operation", "operation"),
 )
-_ALWAYS = frozenset({"baseManifestList", "deltaManifestList", "commitUser", "changelogManifestList"})
+_ALWAYS = frozenset(
+    {"baseManifestList", "deltaManifestList", "commitUser", "changelogManifestList"}
+)
 
 
 _TAG_KEYS = ("tagCreateTime", "tagTimeRetained")
 _KNOWN = frozenset([key for key, _ in _KEYS] + list(_TAG_KEYS))
-_NAMES = ("baseManifestList", "deltaManifestList", "changelogManifestList", "indexManifest", "statistics")
+_NAMES = (
+    "baseManifestList",
+    "deltaManifestList",
+    "changelogManifestList",
+    "indexManifest",
+    "statistics",
+)
 _SIZES = ("baseManifestListSize", "deltaManifestListSize", "changelogManifestListSize")
 _TEXTS = ("commitUser", "uuid", "writerVersion", "operation")
-_LONGS = ("commitIdentifier", "timeMillis", "totalRecordCount", "deltaRecordCount", "changelogRecordCount",
-          "watermark", "nextRowId")
-_REQUIRED = ("id", "schemaId", "baseManifestList", "deltaManifestList", "commitUser", "commitIdentifier",
-             "commitKind", "timeMillis")
+_LONGS = (
+    "commitIdentifier",
+    "timeMillis",
+    "totalRecordCount",
+    "deltaRecordCount",
+    "changelogRecordCount",
+    "watermark",
+    "nextRowId",
+)
+_REQUIRED = (
+    "id",
+    "schemaId",
+    "baseManifestList",
+    "deltaManifestList",
+    "commitUser",
+    "commitIdentifier",
+    "commitKind",
+    "timeMillis",
+)
 
 
 def _tag_time(value: Any) -> datetime.datetime | None:
@@ -112,7 +135,9 @@ def _tag_time(value: Any) -> datetime.datetime | None:
         return None
     if isinstance(value, list):
         if not 3 <= len(value) <= 7 or any(type(v) is not int for v in value):
-            raise SpecViolationError(f"tagCreateTime must be [year, month, day, ...], not {value!r}")
+            raise SpecViolationError(
+                f"tagCreateTime must be [year, month, day, ...], not {value!r}"
+            )
         y, mo, d, h, mi, s, nanos = [*value, 0, 0, 0, 0][:7]
         return datetime.datetime(y, mo, d, h, mi, s, nanos // 1000)
     return datetime.datetime.fromisoformat(_checks.want_str(value, "tagCreateTime"))
@@ -141,7 +166,9 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
     for key in _LONGS:
         values[attrs[key]] = _checks.opt_int(data.get(key), key)
     properties = data.get("properties")
-    values["properties"] = None if properties is None else _checks.want_str_map(properties, "properties")
+    values["properties"] = (
+        None if properties is None else _checks.want_str_map(properties, "properties")
+    )
     offsets = data.get("logOffsets")
     if offsets is not None and (
         not isinstance(offsets, dict) or not all(type(v) is int for v in offsets.values())
@@ -158,8 +185,11 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
-    """A `Snapshot` from parsed JSON, every value checked for its type; unknown keys are ignored as Java
-    does (except a known key with one damaged character, which would silently drop its value)."""
+    """A `Snapshot` from parsed JSON, every value checked for its type.
+
+    Unknown keys are ignored as Java does (except a known key with one damaged character, which
+    would silently drop its value).
+    """
     values = _checked(data)
     retained = data.get("tagTimeRetained")
     if retained is not None and (type(retained) not in (int, float) or not 0 <= retained < 2**53):
@@ -178,11 +208,11 @@ def snapshot_from_dict(data: Mapping[str, Any]) -> Snapshot:
 def snapshot_from_json(text: str | bytes) -> Snapshot:
     """A `Snapshot` from the text of a snapshot or tag file.
 
-    >>> snapshot_from_json(b'{"id": "2"}')
+    >>> snapshot_from_json(b'{"id": "2"}')  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.SpecViolationError: snapshot JSON lacks schemaId, baseManifestList, deltaManifestList, \
-commitUser, commitIdentifier, commitKind, timeMillis
+    paimon_sql.errors.SpecViolationError: snapshot JSON lacks schemaId, baseManifestList,
+    deltaManifestList, commitUser, commitIdentifier, commitKind, timeMillis
     """
     return snapshot_from_dict(_checks.json_object(text, "snapshot file"))
 

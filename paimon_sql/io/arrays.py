@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def arange(n: int, start: int = 0) -> pa.Array:
+def arange(n: int, start: int = 0) -> pa.Array[Any]:
     """`start`, `start` + 1, ..., `start` + n - 1 as int64, computed by Arrow (no Python list).
 
     >>> arange(3).to_pylist(), arange(2, 10).to_pylist(), len(arange(0))

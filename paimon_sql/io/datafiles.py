@@ -34,8 +34,10 @@ FOOTER_BYTES = 64 * 1024
 
 
 class _RangeFile(io.RawIOBase):
-    """A read-only, seekable view of a remote object: reads inside prefetched blocks are served from
-    memory, any other read is one ranged GET."""
+    """A read-only, seekable view of a remote object.
+
+    Reads inside prefetched blocks are served from memory, any other read is one ranged GET.
+    """
 
     def __init__(self, fileio: Any, path: str, size: int) -> None:
         super().__init__()
@@ -71,7 +73,7 @@ class _RangeFile(io.RawIOBase):
         self._pos = max(0, base + offset)
         return self._pos
 
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, n: int | None = -1) -> bytes:
         end = self.size if n is None or n < 0 else min(self.size, self._pos + n)
         start = self._pos
         if end <= start:

@@ -1,4 +1,6 @@
-"""`FileIO`: reading, listing and atomically creating files on local disk or any pyarrow/fsspec filesystem.
+"""`FileIO`: reading, listing and atomically creating files.
+
+On local disk or any pyarrow/fsspec filesystem.
 
 >>> import tempfile, os
 >>> root = tempfile.mkdtemp()
@@ -18,9 +20,8 @@ import os
 import posixpath
 import re
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
 
@@ -36,6 +37,9 @@ from paimon_sql.io.objectstore import (
     ObjectStoreFileIO,
     is_object_store_uri,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 try:
     import fcntl
@@ -135,7 +139,7 @@ class FileIO:
                 out.write(data)
 
     def try_create(self, path: str, data: bytes) -> bool:
-        """Create `path` only if absent (atomic on local disk: link of a temp file); False if it exists.
+        """Create `path` only if absent (atomic on local disk: link of a temp file); else False.
 
         Never an overwriting rename: two writers racing for ``snapshot-N`` must not both win
         (paimon-format.md §1.3).
@@ -256,9 +260,10 @@ def file_io(
     filesystem: Any = None,
     storage_options: dict[str, Any] | None = None,
 ) -> FileIO | ObjectStoreFileIO:
-    """A FileIO for a warehouse: an object store for ``s3://``, ``gs://``, ``az://`` URIs
-    (`storage_options` in obstore's key names), else local disk, or a pyarrow / fsspec `filesystem`
-    when one is given.
+    """A FileIO for a warehouse.
+
+    An object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options` in obstore's key
+    names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)
@@ -277,5 +282,5 @@ def file_io(
         return FileIO(pafs.LocalFileSystem(), True)
     if isinstance(filesystem, pafs.FileSystem):
         return FileIO(filesystem, isinstance(filesystem, pafs.LocalFileSystem), single)
-    handler = pafs.FSSpecHandler(filesystem)
+    handler = pafs.FSSpecHandler(filesystem)  # type: ignore[abstract]  # concrete; stubs say not
     return FileIO(pafs.PyFileSystem(handler), False, single)

@@ -1,5 +1,6 @@
-"""`ObjectStoreFileIO`: warehouses on ``s3://``, ``gs://`` and ``az://`` through obstore (Rust
-object_store).
+"""`ObjectStoreFileIO`: warehouses on ``s3://``, ``gs://`` and ``az://``.
+
+Through obstore (Rust object_store).
 
 Paths are full URIs (``s3://bucket/wh/db.db/t/snapshot/snapshot-1``) everywhere above this layer, so
 the catalog, `paimon_sql.catalog.names` and the metadata see one spelling. Snapshots, schemas and
@@ -97,9 +98,11 @@ def is_object_store_uri(location: str) -> bool:
 
 
 def _profile(env: Mapping[str, str]) -> dict[str, str]:
-    """Static keys, region and endpoint of the AWS profile (``AWS_PROFILE``, else ``default``) from
-    ``~/.aws/credentials`` and ``~/.aws/config`` (``AWS_SHARED_CREDENTIALS_FILE``,
-    ``AWS_CONFIG_FILE``)."""
+    """Static keys, region and endpoint of the AWS profile (``AWS_PROFILE``, else ``default``).
+
+    From ``~/.aws/credentials`` and ``~/.aws/config`` (``AWS_SHARED_CREDENTIALS_FILE``,
+    ``AWS_CONFIG_FILE``).
+    """
     name = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
     home = os.path.expanduser("~")
     files = [
@@ -132,8 +135,11 @@ def _profile(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def _s3_config(options: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
-    """obstore's S3 config: `options` first, then what obstore reads from the environment itself
-    (``AWS_ACCESS_KEY_ID`` ... ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``), then the AWS profile."""
+    """Obstore's S3 config.
+
+    `options` first, then what obstore reads from the environment itself (``AWS_ACCESS_KEY_ID`` ...
+    ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``), then the AWS profile.
+    """
     config = dict(options)
     if "AWS_ACCESS_KEY_ID" not in env and not _has(config, "access_key_id"):
         for key, value in _profile(env).items():
@@ -190,7 +196,7 @@ def _make_store(store: str, bucket: str, options: Mapping[str, str]) -> Any:
         ) from err
 
 
-def _first_line(err: BaseException) -> str:
+def _first_line(err: BaseException | str) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
 
@@ -359,7 +365,7 @@ class ObjectStoreFileIO:
         prefix = key + "/" if key else None
         try:
             stream = self._ob.list(store, prefix, chunk_size=1)
-            first = next(iter(stream), [])
+            first: list[Any] = next(iter(stream), [])
         except Exception as err:
             raise self._fail(err, path, "list") from err
         self._count(0)
@@ -421,8 +427,11 @@ class ObjectStoreFileIO:
             raise self._fail(err, path, "create the folder") from err
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        """Write (or overwrite) a whole object; large ones go up as a multipart upload (obstore:
-        parts of 5 MiB, 12 at once), so a failed upload leaves no object."""
+        """Write (or overwrite) a whole object.
+
+        Large ones go up as a multipart upload (obstore: parts of 5 MiB, 12 at once), so a failed
+        upload leaves no object.
+        """
         self._forget(path)
         store, key = self._locate(path)
         try:
@@ -464,9 +473,11 @@ class ObjectStoreFileIO:
         return True
 
     def _settle(self, path: str, data: bytes, err: Exception) -> bool:
-        """After a conditional PUT failed without an answer (network, 5xx): did it land? Our bytes
-        there: created; other bytes: another writer won; nothing: the failure stands (the caller
-        may discard its files); no answer either: `CommitStateUnknownError`."""
+        """After a conditional PUT failed without an answer (network, 5xx): did it land?
+
+        Our bytes there: created; other bytes: another writer won; nothing: the failure stands (the
+        caller may discard its files); no answer either: `CommitStateUnknownError`.
+        """
         try:
             found = self.read_bytes(path)
         except DataFileNotFoundError:
@@ -505,8 +516,11 @@ class ObjectStoreFileIO:
 
     @contextlib.contextmanager
     def folder_lock(self, folder: str) -> Iterator[None]:
-        """No lock on an object store: the conditional PUT of `try_create` is what serialises
-        committers (the local FileIO's advisory lock has no counterpart here)."""
+        """No lock on an object store.
+
+        The conditional PUT of `try_create` is what serialises committers (the local FileIO's
+        advisory lock has no counterpart here).
+        """
         yield
 
     def join(self, *parts: str) -> str:

@@ -1,29 +1,34 @@
-"""Reading metadata containers: Avro (the default), or ORC / Parquet in tables written with another
-``manifest.format`` (paimon-format.md §4.1 item 6). The container is sniffed from its magic bytes.
+"""Reading metadata containers.
+
+Avro (the default), or ORC / Parquet in tables written with another ``manifest.format``
+(paimon-format.md §4.1 item 6). The container is sniffed from its magic bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import fastavro
 
 from paimon_sql.errors import CorruptFileError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from paimon_sql.io.fileio import FileIO
 
-try:  # fastavro's zstandard codec needs a zstd module (paimon's default manifest codec)
+# fastavro's zstandard codec needs a zstd module (paimon's default manifest codec); Python >= 3.14
+# ships compression.zstd, and there backports.zstd is not installed.
+with contextlib.suppress(ImportError):
     import backports.zstd  # noqa: F401
-except ImportError:  # pragma: no cover - Python >= 3.14 ships compression.zstd
-    pass
 
 
 def _arrow_records(table: Any) -> list[dict[str, Any]]:
-    return table.to_pylist()
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
 
 
 def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
@@ -31,7 +36,7 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
     magic = data[:4]
     try:
         if magic == b"Obj\x01":
-            return list(fastavro.reader(io.BytesIO(data)))
+            return cast("list[dict[str, Any]]", list(fastavro.reader(io.BytesIO(data))))
         if magic[:3] == b"ORC":
             import pyarrow.orc as orc
 
@@ -40,9 +45,13 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
             import pyarrow.parquet as pq
 
             return _arrow_records(pq.read_table(io.BytesIO(data)))
-    except Exception as err:  # noqa: BLE001 - any decoder failure is a corrupt file
-        raise CorruptFileError(where, f"the metadata file does not decode ({type(err).__name__}: {err})") from err
-    raise CorruptFileError(where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})")
+    except Exception as err:
+        raise CorruptFileError(
+            where, f"the metadata file does not decode ({type(err).__name__}: {err})"
+        ) from err
+    raise CorruptFileError(
+        where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})"
+    )
 
 
 def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
@@ -51,8 +60,11 @@ def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
 
 
 def _sync_marker(records: list[dict[str, Any]], parsed: Any) -> bytes:
-    """A sync marker derived from the content, so equal inputs give equal bytes (Avro only needs it unlikely
-    to occur in the data; 16 bytes of BLAKE2b of the encoded records are as good as random)."""
+    """A sync marker derived from the content, so equal inputs give equal bytes.
+
+    Avro only needs it unlikely to occur in the data; 16 bytes of BLAKE2b of the encoded records are
+    as good as random).
+    """
     digest = hashlib.blake2b(digest_size=16)
     out = io.BytesIO()
     for rec in records:
@@ -68,15 +80,16 @@ def encode_avro(
     codec: str = "zstandard",
     level: int | None = 1,
 ) -> bytes:
-    """An Avro object container of `records`, as Java Paimon reads it (paimon-format.md §4.1 item 5).
+    r"""An Avro object container of `records`, as Java Paimon reads it (format §4.1 item 5).
 
     Deterministic: the sync marker is derived from the records. `codec` is an Avro codec name
-    (``zstandard`` for Paimon's default ``zstd``, ``null``, ``deflate``, ``snappy``); `level` its level.
+    (``zstandard`` for Paimon's default ``zstd``, ``null``, ``deflate``, ``snappy``); `level` its
+    level.
 
     >>> schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}
     >>> data = encode_avro([{"a": 1}], schema)
     >>> data[:4], decode_records(data, "x"), data == encode_avro([{"a": 1}], schema)
-    (b'Obj\\x01', [{'a': 1}], True)
+    (b'Obj\x01', [{'a': 1}], True)
     """
     rows = list(records)
     parsed = fastavro.parse_schema(schema)

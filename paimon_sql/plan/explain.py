@@ -6,7 +6,12 @@
 
 from __future__ import annotations
 
-from paimon_sql.plan.scan import ReadMode, ScanPlan
+from typing import TYPE_CHECKING
+
+from paimon_sql.plan.scan import ReadMode
+
+if TYPE_CHECKING:
+    from paimon_sql.plan.scan import ScanPlan
 
 
 def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
@@ -22,21 +27,32 @@ def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
         dv_text = f"{len(refs)} files (row counts not recorded before Paimon 1.0)"
     engine = plan.options.merge_engine.value if plan.schema.primary_keys else "-"
     if plan.mode is ReadMode.MERGE:
-        how = f"merge-on-read ({engine}): {merged} overlapping sections merged, the rest read as they are"
+        how = (
+            f"merge-on-read ({engine}): {merged} overlapping sections merged, the rest read as "
+            "they are"
+        )
     elif plan.mode is ReadMode.DELETION_VECTORS:
         how = "deletion vectors applied, no merge (level-0 files hidden until compaction)"
     else:
         how = "append: files concatenated" + (", deletion vectors applied" if dv_rows else "")
     return [
-        ("snapshot", "none (empty table)" if snap is None else f"{snap.id} ({snap.commit_kind.value})"),
+        (
+            "snapshot",
+            "none (empty table)" if snap is None else f"{snap.id} ({snap.commit_kind.value})",
+        ),
         ("schema", str(plan.schema.id)),
         ("read", how),
-        ("manifests", f"{s.manifests_total - s.manifests_pruned} kept, {s.manifests_pruned} pruned by partition stats"),
+        (
+            "manifests",
+            f"{s.manifests_total - s.manifests_pruned} kept, {s.manifests_pruned} pruned by "
+            "partition stats",
+        ),
         ("partitions", f"{len(s.partitions)} read"),
         ("buckets", f"{len(s.buckets)} read"),
         (
             "files",
-            f"{len(files)} read of {s.files_total} live; pruned: {s.files_pruned_partition} by partition, "
+            f"{len(files)} read of {s.files_total} live; pruned: {s.files_pruned_partition} by "
+            "partition, "
             f"{s.files_pruned_bucket} by bucket, {s.files_pruned_stats} by statistics; hidden: "
             f"{s.files_hidden_level0} level-0, {s.files_hidden_postpone} postponed",
         ),

@@ -1,8 +1,9 @@
 """Filter predicates as data, and what pruning may conclude from them.
 
-A predicate is built from what the engine pushes down (comparisons of a column with a constant, IN, IS [NOT] NULL,
-AND, OR, NOT). Pruning asks one question: *may* any row of a file, manifest or partition match? It answers from
-value ranges (min, max, null count, row count) and must never say no wrongly.
+A predicate is built from what the engine pushes down (comparisons of a column with a constant, IN,
+IS [NOT] NULL, AND, OR, NOT). Pruning asks one question: *may* any row of a file, manifest or
+partition match? It answers from value ranges (min, max, null count, row count) and must never say
+no wrongly.
 
 >>> p = And((Compare(("dt",), "=", "2024-01-01"), Compare(("v",), ">", 10)))
 >>> sorted(p.columns())
@@ -16,9 +17,11 @@ True
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 
 class Predicate:
@@ -145,13 +148,13 @@ class ValueRange:
 def _normal(value: Any, like: Any) -> Any:
     # TIMESTAMP WITH TIME ZONE constants arrive as epoch microseconds.
     if isinstance(like, datetime.datetime) and isinstance(value, int) and like.tzinfo is not None:
-        return datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(
+        return datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC) + datetime.timedelta(
             microseconds=value
         )
     return value
 
 
-def _compare_may(rng: ValueRange, op: str, value: Any) -> bool:  # noqa: PLR0911
+def _compare_may(rng: ValueRange, op: str, value: Any) -> bool:
     if rng.all_null:
         return False  # a comparison with NULL is never true
     lo, hi = rng.min, rng.max
@@ -242,8 +245,10 @@ def _holds(x: Any, op: str, value: Any) -> bool:
         return False
 
 
-def fixed_values(predicate: Predicate | None, columns: tuple[str, ...]) -> list[tuple[Any, ...]] | None:
-    """The value combinations of `columns` the predicate allows, when it fixes all of them by = / IN.
+def fixed_values(
+    predicate: Predicate | None, columns: tuple[str, ...]
+) -> list[tuple[Any, ...]] | None:
+    """The value combinations of `columns` the predicate allows, if it fixes all by = / IN.
 
     >>> fixed_values(And((Compare(("a",), "=", 1), InList(("b",), (2, 3)))), ("a", "b"))
     [(1, 2), (1, 3)]
@@ -258,7 +263,7 @@ def fixed_values(predicate: Predicate | None, columns: tuple[str, ...]) -> list[
         return None
     combos: list[tuple[Any, ...]] = [()]
     for c in columns:
-        combos = [prefix + (v,) for prefix in combos for v in choices[c]]
+        combos = [(*prefix, v) for prefix in combos for v in choices[c]]
         if len(combos) > 1024:
             return None
     return combos
