@@ -1,8 +1,9 @@
 """A local[2] PySpark job writes a Paimon table without a Paimon jar; paimon-sql queries it.
 
-Run with ``.venv/bin/python examples/spark_pipeline.py`` (needs the ``[spark]`` extra and a JVM). It creates
-a warehouse in ./spark_warehouse, an ``orders`` table partitioned by day with 4 buckets, then Spark appends a
-day of orders, upserts corrections and overwrites one day; after each write DuckDB reads the table.
+Run with ``.venv/bin/python examples/spark_pipeline.py`` (needs the ``[spark]`` extra and a JVM). It
+creates a warehouse in ./spark_warehouse, an ``orders`` table partitioned by day with 4 buckets,
+then Spark appends a day of orders, upserts corrections and overwrites one day; after each write
+DuckDB reads the table.
 """
 
 from __future__ import annotations

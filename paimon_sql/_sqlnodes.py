@@ -23,7 +23,7 @@ def ident(name: str) -> exp.Identifier:
 
 
 def table_node(*parts: str, alias: str | None = None) -> exp.Table:
-    """``"db"."table"`` (or ``"table"``) as a node, optionally aliased.
+    r"""``"db"."table"`` (or ``"table"``) as a node, optionally aliased.
 
     >>> table_node("d", "t'x", alias="s").sql("duckdb")
     '"d"."t\\'x" AS "s"'

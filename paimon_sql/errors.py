@@ -101,7 +101,8 @@ class InvalidNameError(ArgumentError):
 
 class PathEscapeError(PaimonSqlError):
     """A path from an option or metadata would leave the table folder (or a configured external
-    root), or leads out of the warehouse through a symbolic link: refused, never followed."""
+    root), or leads out of the warehouse through a symbolic link: refused, never followed.
+    """
 
 
 class CorruptFileError(SpecViolationError):
@@ -116,16 +117,15 @@ class CorruptFileError(SpecViolationError):
 
     def __init__(self, path: str, problem: str = "") -> None:
         """`problem` says what is wrong with the file at `path`."""
-        super().__init__(
-            f"damaged file {path}: {problem}" if problem else path
-        )
+        super().__init__(f"damaged file {path}: {problem}" if problem else path)
         self.path = path
         self.problem = problem
 
 
 class StorageError(PaimonSqlError, OSError):
     """An object store (or remote filesystem) request failed: unreachable endpoint, a store that
-    cannot do what a write needs (conditional puts) ... The message names the URI."""
+    cannot do what a write needs (conditional puts) ... The message names the URI.
+    """
 
 
 class StorageAccessError(StorageError, PermissionError):

@@ -2,8 +2,8 @@
 from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the
 sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
 
-Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET, MAP and ROW are
-JSON objects (paimon-format.md §2).
+Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET,
+MAP and ROW are JSON objects (paimon-format.md §2).
 
 >>> t = parse_type("DECIMAL(10, 2) NOT NULL")
 >>> t.root, t.precision, t.scale, t.nullable
@@ -19,7 +19,6 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,8 @@ from sqlglot import exp
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     import duckdb
 
 MAX_LENGTH = 2147483647
@@ -153,7 +154,18 @@ _ALIASES = {
     "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
 }
 _SIMPLE = frozenset(
-    {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "VARIANT", "BLOB"}
+    {
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "DATE",
+        "VARIANT",
+        "BLOB",
+    }
 )
 
 
@@ -179,7 +191,9 @@ def _atomic(text: str) -> DataType:
     if name == "DECIMAL":
         precision, scale = 10 if a is None else a, b or 0
         if not 1 <= precision <= 38 or not 0 <= scale <= precision:
-            raise SpecViolationError(f"Paimon type {text!r}: DECIMAL precision is 1..38, scale 0..precision")
+            raise SpecViolationError(
+                f"Paimon type {text!r}: DECIMAL precision is 1..38, scale 0..precision"
+            )
         return DataType(root="DECIMAL", precision=precision, scale=scale, nullable=nullable)
     if name == "TIME":
         return DataType(root="TIME", precision=_precision(text, a, 0), nullable=nullable)
@@ -201,7 +215,11 @@ def parse_type(value: Any) -> DataType:
     """A `DataType` from its schema-file JSON (a string or an object)."""
     if isinstance(value, str):
         return _atomic(value)
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str) or not value["type"].strip():
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("type"), str)
+        or not value["type"].strip()
+    ):
         raise SpecViolationError(f"unknown Paimon type {value!r}")
     head = value["type"].upper().split()
     root, nullable = head[0], not value["type"].upper().endswith("NOT NULL")
@@ -210,7 +228,10 @@ def parse_type(value: Any) -> DataType:
             return DataType(root=root, nullable=nullable, element=parse_type(value["element"]))
         if root == "MAP":
             return DataType(
-                root="MAP", nullable=nullable, key=parse_type(value["key"]), value=parse_type(value["value"])
+                root="MAP",
+                nullable=nullable,
+                key=parse_type(value["key"]),
+                value=parse_type(value["value"]),
             )
         if root == "ROW" and isinstance(value["fields"], list):
             fields = tuple(parse_field(f) for f in value["fields"])
@@ -267,7 +288,8 @@ def type_to_json(t: DataType) -> Any:
         assert t.element is not None
         return {"type": t.root + suffix, "element": type_to_json(t.element)}
     if t.root == "MAP":
-        assert t.key is not None and t.value is not None
+        assert t.key is not None
+        assert t.value is not None
         return {"type": "MAP" + suffix, "key": type_to_json(t.key), "value": type_to_json(t.value)}
     if t.root == "ROW":
         return {"type": "ROW" + suffix, "fields": [field_to_json(f) for f in t.fields]}
@@ -295,7 +317,8 @@ def type_sql(t: DataType) -> str:
         assert t.element is not None
         return f"{t.root}<{type_sql(t.element)}>{suffix}"
     if t.root == "MAP":
-        assert t.key is not None and t.value is not None
+        assert t.key is not None
+        assert t.value is not None
         return f"MAP<{type_sql(t.key)}, {type_sql(t.value)}>{suffix}"
     if t.root == "ROW":
         inner = ", ".join(f"`{_backquoted(f.name)}` {type_sql(f.type)}" for f in t.fields)
@@ -329,7 +352,8 @@ def _duckdb_quote(name: str) -> str:
 def duckdb_type(t: DataType) -> str:
     """The DuckDB type a Paimon type reads as (a type name, safe to embed in a CAST).
 
-    TIMESTAMP(p>6) keeps nanoseconds; WITH LOCAL TIME ZONE becomes TIMESTAMPTZ (TIMESTAMP_NS in UTC for p>6); MULTISET is a MAP to counts.
+    TIMESTAMP(p>6) keeps nanoseconds; WITH LOCAL TIME ZONE becomes TIMESTAMPTZ (TIMESTAMP_NS in UTC
+    for p>6); MULTISET is a MAP to counts.
     """
     if t.root in _DUCKDB_SIMPLE:
         return _DUCKDB_SIMPLE[t.root]
@@ -348,7 +372,8 @@ def duckdb_type(t: DataType) -> str:
         assert t.element is not None
         return f"MAP({duckdb_type(t.element)}, INTEGER)"
     if t.root == "MAP":
-        assert t.key is not None and t.value is not None
+        assert t.key is not None
+        assert t.value is not None
         return f"MAP({duckdb_type(t.key)}, {duckdb_type(t.value)})"
     if t.root == "ROW":
         inner = ", ".join(f"{_duckdb_quote(f.name)} {duckdb_type(f.type)}" for f in t.fields)
@@ -376,7 +401,8 @@ def _type_node(t: DataType) -> exp.DataType:
     elif t.root in ("MAP", "MULTISET"):
         multiset = t.root == "MULTISET"
         key, value = (t.element, DataType(root="INT")) if multiset else (t.key, t.value)
-        assert key is not None and value is not None
+        assert key is not None
+        assert value is not None
         kind, children = exp.DataType.Type.MAP, [_type_node(key), _type_node(value)]
     elif t.root == "ROW":
         kind = exp.DataType.Type.STRUCT
@@ -459,7 +485,8 @@ def arrow_type(t: DataType) -> pa.DataType:
         assert t.element is not None
         return pa.map_(arrow_type(t.element), pa.int32())
     if t.root == "MAP":
-        assert t.key is not None and t.value is not None
+        assert t.key is not None
+        assert t.value is not None
         return pa.map_(arrow_type(t.key), arrow_type(t.value))
     if t.root == "ROW":
         return pa.struct([pa.field(f.name, arrow_type(f.type)) for f in t.fields])
@@ -489,14 +516,16 @@ _FROM_DUCKDB = {
 
 def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
     """The Paimon column of a DuckDB query column (its id first, then its nested fields' ids, as
-    Java); `UnsupportedFeatureError` when Paimon has no type for it."""
+    Java); `UnsupportedFeatureError` when Paimon has no type for it.
+    """
     field_id = next(ids)
     return DataField(id=field_id, name=name, type=from_duckdb_type(kind, ids))
 
 
 def from_duckdb_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
     """The Paimon type of a DuckDB type (`kind.id` and `kind.children`); ROW fields take their ids
-    from `ids`. `UnsupportedFeatureError` when Paimon has no type for it."""
+    from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.
+    """
     children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
     if kind.id == "decimal":
         precision, scale = (int(v) for _, v in children)

@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
 from paimon_sql.catalog.table import Table
@@ -33,9 +33,13 @@ from paimon_sql.errors import (
     TableNotFoundError,
     WarehouseNotFoundError,
 )
-from paimon_sql.format.schema import TableSchema, schema_to_json
-from paimon_sql.io import FileIO, file_io, local_path
+from paimon_sql.format.schema import schema_to_json
+from paimon_sql.io import file_io, local_path
 from paimon_sql.io.objectstore import split_uri
+
+if TYPE_CHECKING:
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.io import FileIO
 
 DB_SUFFIX = ".db"
 _LOG = logging.getLogger(__name__)
@@ -230,7 +234,8 @@ class Catalog:
 
     def _contained(self, path: str, what: str, *, table: bool = False) -> bool:
         """Whether a listed folder (with a `table`'s metadata folders) stays inside the warehouse
-        without following a link out; a warning names one that does not, and it is not listed."""
+        without following a link out; a warning names one that does not, and it is not listed.
+        """
         if not self.fileio.local:
             return True
         try:
@@ -339,9 +344,12 @@ class Catalog:
         path = self.table_path(ident)
         schema_dir = self.fileio.join(path, "schema")
         if not any(_SCHEMA_FILE.match(n) for n in self.fileio.list_names(schema_dir)):
-            if self.fileio.is_dir(schema_dir):  # listed as a table (it has schema/) but it cannot be read
+            if self.fileio.is_dir(
+                schema_dir
+            ):  # listed as a table (it has schema/) but it cannot be read
                 raise CorruptFileError(
-                    schema_dir, f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder"
+                    schema_dir,
+                    f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder",
                 )
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"
@@ -382,7 +390,9 @@ class Catalog:
             raise AlreadyExistsError(f"database {database!r} already exists ({path})")
         self.fileio.mkdirs(path)
 
-    def drop_database(self, database: str, *, ignore_if_missing: bool = False, cascade: bool = False) -> None:
+    def drop_database(
+        self, database: str, *, ignore_if_missing: bool = False, cascade: bool = False
+    ) -> None:
         """Drop a database; it must be empty (no file at all) unless `cascade`.
 
         Only ``<database>.db`` directly inside the warehouse is deleted, never through a link.

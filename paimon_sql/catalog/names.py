@@ -97,7 +97,7 @@ def _problem(kind: str, name: str) -> str | None:
 
 
 def validate_name(kind: str, name: object) -> str:
-    """`name` if it is a valid `kind` name (``database``, ``table``, ``branch`` or ``tag``).
+    r"""`name` if it is a valid `kind` name (``database``, ``table``, ``branch`` or ``tag``).
 
     A name is an identifier, never a path: not empty or blank, no ``/``, ``\\``, ``:``, ``..``,
     NUL or other control characters, at most `max_name_bytes` UTF-8 bytes; database and table names
@@ -383,7 +383,8 @@ def names_of(items: Iterable[str], kind: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class TableName:
     """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL
-    dialect reads them through `table_name`; Java's ``Identifier`` splits them the same way)."""
+    dialect reads them through `table_name`; Java's ``Identifier`` splits them the same way).
+    """
 
     table: str
     branch: str | None = None

@@ -23,20 +23,24 @@ from paimon_sql.errors import (
 )
 from paimon_sql.format.manifest import (
     FileKind,
-    IndexManifestEntry,
-    ManifestEntry,
-    ManifestFileMeta,
     index_manifest_entry_from_record,
     manifest_entry_from_record,
     manifest_file_meta_from_record,
 )
-from paimon_sql.format.schema import TableSchema, schema_from_json, schema_to_json
-from paimon_sql.format.snapshot import Snapshot, snapshot_from_json
+from paimon_sql.format.schema import schema_from_json, schema_to_json
+from paimon_sql.format.snapshot import snapshot_from_json
 from paimon_sql.io.records import decode_records
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from paimon_sql.format.manifest import (
+        IndexManifestEntry,
+        ManifestEntry,
+        ManifestFileMeta,
+    )
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.io import FileIO
 
 _T = TypeVar("_T")
@@ -191,7 +195,9 @@ class Table:
             except SpecViolationError as err:
                 raise CorruptFileError(path, _problem(err)) from err
             if cached.id != schema_id:
-                raise CorruptFileError(path, f"its id is {cached.id}, its file name says {schema_id}")
+                raise CorruptFileError(
+                    path, f"its id is {cached.id}, its file name says {schema_id}"
+                )
             self._schemas[schema_id] = cached
         return cached
 
@@ -227,7 +233,9 @@ class Table:
         """
         ids = self.schema_ids()
         if not ids:
-            raise SpecViolationError(f"table {self.name} has no schema files in {self.sub('schema')}")
+            raise SpecViolationError(
+                f"table {self.name} has no schema files in {self.sub('schema')}"
+            )
         return self.schema(ids[-1])
 
     # --- snapshots --------------------------------------------------------------------------------
@@ -304,7 +312,8 @@ class Table:
 
     def _decode_snapshot(self, path: str) -> Snapshot:
         """A snapshot or tag file, checked: valid JSON of the right types, its schema exists; the manifest lists
-        it names are remembered with their sizes, to be checked when read."""
+        it names are remembered with their sizes, to be checked when read.
+        """
         try:
             snap = snapshot_from_json(self.fileio.read_bytes(path))
         except SpecViolationError as err:
@@ -312,7 +321,9 @@ class Table:
         if snap.schema_id not in self._schemas and not self.fileio.exists(
             self.meta("schema", f"schema-{snap.schema_id}")
         ):
-            raise CorruptFileError(path, f"schemaId {snap.schema_id}: the table has no schema-{snap.schema_id}")
+            raise CorruptFileError(
+                path, f"schemaId {snap.schema_id}: the table has no schema-{snap.schema_id}"
+            )
         names = (
             (snap.base_manifest_list, snap.base_manifest_list_size),
             (snap.delta_manifest_list, snap.delta_manifest_list_size),
@@ -492,12 +503,15 @@ class Table:
         """
         if snapshot is None:
             return []
-        metas = self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(snapshot.delta_manifest_list)
+        metas = self.manifest_list(snapshot.base_manifest_list) + self.manifest_list(
+            snapshot.delta_manifest_list
+        )
         seen: set[str] = set()
         for meta in metas:  # a manifest listed twice would add its files twice
             if meta.file_name in seen:
                 raise CorruptFileError(
-                    self.referrer(meta.file_name) or self.sub("manifest", snapshot.base_manifest_list),
+                    self.referrer(meta.file_name)
+                    or self.sub("manifest", snapshot.base_manifest_list),
                     f"it lists the manifest {meta.file_name} twice",
                 )
             seen.add(meta.file_name)
@@ -574,7 +588,9 @@ class Table:
         except DataFileNotFoundError as err:
             if referrer is None:
                 raise
-            raise DataFileNotFoundError(f"{what} {path} does not exist; {referrer} names it") from err
+            raise DataFileNotFoundError(
+                f"{what} {path} does not exist; {referrer} names it"
+            ) from err
         size = self._sizes.get(name)
         if size is not None and size != len(data):
             raise CorruptFileError(path, f"it has {len(data)} bytes, {referrer} says {size}")
@@ -589,12 +605,16 @@ class Table:
 def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:
     """§4.4: a full listing of live index files: ADD entries, each file once, each data file's vector once."""
     if any(e.kind is not FileKind.ADD for e in entries):
-        raise CorruptFileError(path, "an index manifest lists the live index files: ADD entries only")
+        raise CorruptFileError(
+            path, "an index manifest lists the live index files: ADD entries only"
+        )
     files = [e.index_file.file_name for e in entries]
     if len(set(files)) != len(files):
         raise CorruptFileError(path, "it lists an index file twice")
     vectors = [
-        (e.partition, e.bucket, dv.data_file_name) for e in entries for dv in e.index_file.dv_ranges or ()
+        (e.partition, e.bucket, dv.data_file_name)
+        for e in entries
+        for dv in e.index_file.dv_ranges or ()
     ]
     if len(set(vectors)) != len(vectors):
         raise CorruptFileError(path, "it lists two deletion vectors for one data file")

@@ -230,7 +230,7 @@ class Shell:
 
 
 def report(error: BaseException, stream: TextIO, *, debug: bool, where: str | None = None) -> None:
-    """Write ``Error: <message>`` to `stream`; a bug says so, with its traceback when `debug`.
+    r"""Write ``Error: <message>`` to `stream`; a bug says so, with its traceback when `debug`.
 
     >>> import io
     >>> stream = io.StringIO()

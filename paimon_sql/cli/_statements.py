@@ -7,10 +7,14 @@ The sqlglot tokenizer (DuckDB dialect) finds those semicolons; it also reads Spa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import TokenType
+
+if TYPE_CHECKING:
+    from sqlglot.tokens import Token
 
 _DIALECT = Dialect.get_or_raise("duckdb")
 
@@ -24,7 +28,7 @@ class Statement:
 
 
 def split_statements(text: str) -> list[Statement]:
-    """The statements of `text`; comment-only pieces are dropped, the last ``;`` is optional.
+    r"""The statements of `text`; comment-only pieces are dropped, the last ``;`` is optional.
 
     Raises:
         sqlglot.errors.TokenError: an unterminated string or comment.

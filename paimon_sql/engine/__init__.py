@@ -1,2 +1,4 @@
 """The DuckDB execution layer: connections and views (`context`), table references bound to sources or
-inlined SQL (`binder`), split reading (`reader`) and the one user of DuckDB's source protocol (`source`)."""
+inlined SQL (`binder`), split reading (`reader`) and the one user of DuckDB's source protocol
+(`source`).
+"""

@@ -49,7 +49,8 @@ class Binder:
         hints: Callable[[str], Mapping[str, str] | None],
     ) -> None:
         """Bind on `engine`'s connection; metadata tables come from `system`; `hints` reads a
-        table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect)."""
+        table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect).
+        """
         self.engine = engine
         self.system = system
         self.hints = hints
@@ -88,7 +89,8 @@ class Binder:
 
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow
-        tables."""
+        tables.
+        """
         catalog = self.engine.catalog
         if node.db == "sys" and "$" not in node.name:
             if "sys" in catalog.databases():
@@ -157,7 +159,8 @@ class Binder:
 
     def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:
         """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads
-        none."""
+        none.
+        """
         engine = self.engine
         before = dict(engine.last)
         names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
@@ -183,7 +186,8 @@ class Binder:
 
     def scan(self, table: Table, travel: TimeTravel) -> Relation:
         """A relation over `table` at the snapshot `travel` selects (the latest when it selects
-        none)."""
+        none).
+        """
         chosen = select_travel(table, travel)
         source = self.engine.source(table, chosen, pinned=True)
         hidden = self.engine.register(source, table.name)
@@ -192,7 +196,8 @@ class Binder:
 
 def early_stop(node: exp.Table) -> bool:
     """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first
-    splits."""
+    splits.
+    """
     select = node.parent_select
     if select is None or select.args.get("limit") is None:
         return False

@@ -22,11 +22,9 @@ import os
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql._sqlnodes import (
@@ -44,13 +42,17 @@ from paimon_sql.engine.reader import SplitReader
 from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.engine.source import PaimonSource, register
 from paimon_sql.errors import PaimonSqlError
-from paimon_sql.plan.scan import ScanPlan
 from paimon_sql.read.build import ReadRequest
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    import pyarrow as pa
+
     from paimon_sql.catalog import Catalog, Table
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan
 
 _counter = itertools.count()
 _open_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -65,7 +67,8 @@ def _close_all() -> None:
 
 def hidden_name(prefix: str = "__paimon_") -> str:
     """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the
-    `ErrorLog`)."""
+    `ErrorLog`).
+    """
     return f"{prefix}{next(_counter)}"
 
 
@@ -90,7 +93,8 @@ class Engine:
         self._tables: dict[Identifier, Table] = {}
         self._lock = threading.Lock()
         self._keep: list[str] = []  # deletion-vector tables the inlined queries read
-        #: The latest scan of each table (``db.table``): its plan (inlined) or its source (streamed).
+        #: The latest scan of each table (``db.table``): its plan (inlined) or its source
+        #: (streamed).
         self.last: dict[str, ScanPlan | PaimonSource] = {}
         _open_engines.add(self)
 
@@ -139,7 +143,8 @@ class Engine:
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
         `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
-        rows fast."""
+        rows fast.
+        """
         select = (lambda: snapshot) if pinned else table.latest_snapshot
         return PaimonSource(
             table,
@@ -160,7 +165,8 @@ class Engine:
 
     def register_arrow(self, content: pa.Table, shown: str) -> str:
         """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may
-        read it."""
+        read it.
+        """
         hidden = hidden_name("__paimon_sys_")
         self.con.register(hidden, content)
         self.log.name(hidden, shown)
@@ -180,7 +186,8 @@ class Engine:
 
     def bucket_reader(self) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
         """What compaction reads a plan with: its rows merged (with the system columns and in key
-        order for primary-key tables), run on ``con``."""
+        order for primary-key tables), run on ``con``.
+        """
         reader = SplitReader(self.con)
 
         def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
@@ -266,7 +273,8 @@ class Engine:
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
         """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors
-        translated."""
+        translated.
+        """
         try:
             return Relation(make(self.con), self.log)
         except duckdb.Error as err:
@@ -282,7 +290,8 @@ class Engine:
 
     def translate(self, err: duckdb.Error) -> PaimonSqlError:
         """The paimon-sql error for a DuckDB error (a source's recorded original, else
-        `ExecutionError`)."""
+        `ExecutionError`).
+        """
         return self.log.translate(err)
 
     def close(self) -> None:
@@ -295,7 +304,8 @@ class Engine:
 
 def private_duckdb() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
-    ``./.tmp`` under the current directory, which a write would litter)."""
+    ``./.tmp`` under the current directory, which a write would litter).
+    """
     con = duckdb.connect()
     spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
     con.execute(set_setting("temp_directory", spill).sql("duckdb"))

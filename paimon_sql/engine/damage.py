@@ -1,9 +1,9 @@
 """Containment of damaged tables: one table whose metadata does not read never stops the warehouse.
 
-`Engine.refresh` exposes every table as a view; a table that fails (a damaged snapshot or schema file) gets a
-view that raises its error, naming the file, when it is read. Everything else (`connect`, `install`,
-``SHOW TABLES``, the other tables) keeps working; `Session.sql` plans the table itself and raises the original
-`paimon_sql.errors` error.
+`Engine.refresh` exposes every table as a view; a table that fails (a damaged snapshot or schema
+file) gets a view that raises its error, naming the file, when it is read. Everything else
+(`connect`, `install`, ``SHOW TABLES``, the other tables) keeps working; `Session.sql` plans the
+table itself and raises the original `paimon_sql.errors` error.
 """
 
 from __future__ import annotations
@@ -68,10 +68,10 @@ def damaged_view(con: duckdb.DuckDBPyConnection, ident: Identifier, error: Paimo
 def data_file_error(error: BaseException, plans: Sequence[ScanPlan] = ()) -> PaimonSqlError | None:
     """The paimon-sql error for a DuckDB error about a damaged or missing data file, else None.
 
-    DuckDB reads Parquet data files itself. When it names the file (``No magic bytes found at end of file '…'``)
-    the error becomes a `CorruptFileError` (or `DataFileNotFoundError`) naming it; when it does not
-    (``TProtocolException: Invalid data``), the Parquet files of the latest `plans` are checked with pyarrow
-    (page checksums verified) to find the damaged one.
+    DuckDB reads Parquet data files itself. When it names the file (``No magic bytes found at end of
+    file '…'``) the error becomes a `CorruptFileError` (or `DataFileNotFoundError`) naming it; when
+    it does not (``TProtocolException: Invalid data``), the Parquet files of the latest `plans` are
+    checked with pyarrow (page checksums verified) to find the damaged one.
 
     >>> err = data_file_error(ValueError("Invalid Input Error: File '/x/data-1.parquet' too small to be a Parquet file"))
     >>> type(err).__name__, "/x/data-1.parquet" in str(err)

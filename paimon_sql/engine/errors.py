@@ -1,4 +1,4 @@
-"""DuckDB's and sqlglot's exceptions as paimon-sql errors, in the user's words.
+r"""DuckDB's and sqlglot's exceptions as paimon-sql errors, in the user's words.
 
 A statement over Paimon tables runs as rewritten SQL: tables become hidden sources (``__paimon_3``)
 or inlined merge queries, an INSERT's rows a subquery ``__paimon_src`` with columns ``__c_<name>``.

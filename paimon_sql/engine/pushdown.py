@@ -1,8 +1,9 @@
 """Filters of a statement that may prune one table's files, read from the sqlglot AST.
 
-Only for planning: the engine still applies the statement's WHERE, so a predicate here only has to be implied
-by it. Conservative: the conjuncts of the WHERE of the SELECT that reads the table, comparing one of its columns
-with a constant, and only when no outer join could null-extend the table (pruning rows there changes results).
+Only for planning: the engine still applies the statement's WHERE, so a predicate here only has to
+be implied by it. Conservative: the conjuncts of the WHERE of the SELECT that reads the table,
+comparing one of its columns with a constant, and only when no outer join could null-extend the
+table (pruning rows there changes results).
 
 >>> import sqlglot
 >>> q = sqlglot.parse_one("SELECT * FROM db.t WHERE dt = '2024-01-01' AND v > 3 AND f(v) = 1", read="duckdb")
@@ -13,11 +14,14 @@ And(children=(Compare(path=('dt',), op='=', value='2024-01-01'), Compare(path=('
 from __future__ import annotations
 
 import decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from paimon_sql.plan.predicate import Compare, InList, IsNull, Predicate, and_all
+from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
+
+if TYPE_CHECKING:
+    from paimon_sql.plan.predicate import Predicate
 
 _OPS = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -85,9 +89,12 @@ def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
 def table_predicate(table: exp.Table, columns: set[str]) -> Predicate | None:
     """What the WHERE of the SELECT reading `table` implies about it (None: nothing usable)."""
     select = table.parent_select
-    if select is None or select.find_ancestor(exp.Select) is None and table.parent is None:
+    if select is None or (select.find_ancestor(exp.Select) is None and table.parent is None):
         return None
-    if any(j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI") for j in select.args.get("joins") or []):
+    if any(
+        j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI")
+        for j in select.args.get("joins") or []
+    ):
         return None
     where = select.args.get("where")
     if where is None:

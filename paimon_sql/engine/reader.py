@@ -1,9 +1,10 @@
 """Runs a `ScanPlan` on DuckDB, one split at a time, as a stream of Arrow record batches.
 
-Each split's SQL (from `paimon_sql.read.build`) runs on a private cursor of an in-process DuckDB database, so the
-merge is vectorised and multi-threaded; batches stream out as DuckDB produces them, so a ``LIMIT`` stops after the
-first split and memory stays bounded by one split. Parquet files are read by DuckDB directly; ORC and Avro files
-are decoded by pyarrow / fastavro and registered as Arrow tables.
+Each split's SQL (from `paimon_sql.read.build`) runs on a private cursor of an in-process DuckDB
+database, so the merge is vectorised and multi-threaded; batches stream out as DuckDB produces them,
+so a ``LIMIT`` stops after the first split and memory stays bounded by one split. Parquet files are
+read by DuckDB directly; ORC and Avro files are decoded by pyarrow / fastavro and registered as
+Arrow tables.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from __future__ import annotations
 import itertools
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
-from sqlglot import exp
 
 from paimon_sql.catalog import names
 from paimon_sql.errors import (
@@ -34,7 +34,6 @@ from paimon_sql.read.build import (
     KEEP,
     POS,
     FileSource,
-    ReadRequest,
     parquet_source,
     physical_columns,
     plan_query,
@@ -46,9 +45,16 @@ from paimon_sql.read.build import (
 from paimon_sql.types import arrow_type
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from sqlglot import exp
+
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
+    from paimon_sql.read.build import (
+        ReadRequest,
+    )
 
 _names = itertools.count()
 
@@ -63,17 +69,26 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     """`data_file_path`, checked to exist where that is cheap (local files): a missing file is an error
-    naming it and the snapshot that lists it, not a DuckDB I/O error."""
+    naming it and the snapshot that lists it, not a DuckDB I/O error.
+    """
     path = data_file_path(plan, split, f)
     fileio = plan.table.fileio
     if fileio.local:
-        listed_by = f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
+        listed_by = (
+            f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
+        )
         try:
             size = os.stat(path).st_size
         except OSError as err:
-            raise DataFileNotFoundError(f"data file not found: {path} (listed by {listed_by})") from err
-        if size != f.file_size:  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
-            raise CorruptFileError(path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}")
+            raise DataFileNotFoundError(
+                f"data file not found: {path} (listed by {listed_by})"
+            ) from err
+        if (
+            size != f.file_size
+        ):  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
+            raise CorruptFileError(
+                path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}"
+            )
     return path
 
 
@@ -117,7 +132,8 @@ class SplitReader:
     #: ... and when the reader will likely stop after a few rows: smaller batches come sooner.
     FIRST_BATCH_ROWS = 4096
 
-    #: Deleted positions cached across queries (index files never change), bounded by their total length.
+    #: Deleted positions cached across queries (index files never change), bounded by their total
+    #: length.
     CACHE_ROWS = 64_000_000
 
     def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
@@ -152,7 +168,9 @@ class SplitReader:
                 for query in queries:
                     yield from cursor.sql(sql_text(query)).arrow(batch_size=rows)
             except duckdb.IOException as err:
-                raise DataFileNotFoundError(f"cannot read a data file of {plan.table.name}: {err}") from err
+                raise DataFileNotFoundError(
+                    f"cannot read a data file of {plan.table.name}: {err}"
+                ) from err
             except duckdb.Error as err:
                 raise PaimonSqlError(
                     f"reading split {split.bucket_path} of {plan.table.name} failed: {err}"
@@ -195,7 +213,11 @@ class SplitReader:
             if table is None:
                 table = self._table(plan, split, f, request)
             if table is None:  # a local Parquet file DuckDB reads itself
-                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                names = [
+                    *plan.table.schema(f.schema_id).field_names,
+                    "_SEQUENCE_NUMBER",
+                    "_VALUE_KIND",
+                ]
                 return parquet_source(_listed_path(plan, split, f), names, f.file_name in dv_tables)
             if f.file_name in dv_tables:
                 table = table.append_column(POS, arange(table.num_rows))
@@ -206,9 +228,12 @@ class SplitReader:
 
         if not plan.table.fileio.local:
             if request.first_rows:
-                # a remote file is fetched only when a query of the stream reads it (LIMIT stops early)
+                # a remote file is fetched only when a query of the stream reads it (LIMIT stops
+                # early)
                 return _LazySources(by_name, source)
-            if len(by_name) > 1:  # fetch the split's remote files at once (obstore releases the GIL)
+            if (
+                len(by_name) > 1
+            ):  # fetch the split's remote files at once (obstore releases the GIL)
                 with ThreadPoolExecutor(max_workers=min(len(by_name), self.FETCH_THREADS)) as pool:
                     tables = pool.map(lambda f: self._table(plan, split, f, request), split.files)
                     loaded.update(zip([f.file_name for f in split.files], tables, strict=True))
@@ -217,7 +242,9 @@ class SplitReader:
     #: Remote data files of one split fetched at the same time.
     FETCH_THREADS = 8
 
-    def _table(self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest) -> pa.Table | None:
+    def _table(
+        self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest
+    ) -> pa.Table | None:
         """The columns of `f` the query reads, as Arrow; None for a local Parquet file (DuckDB reads it)."""
         fileio = plan.table.fileio
         path = _listed_path(plan, split, f)
@@ -238,10 +265,11 @@ class SplitReader:
     ) -> tuple[exp.Select, list[str]] | None:
         """The whole plan as one query for `con` to run itself, or None when it needs the stream.
 
-        Possible when every file is a local Parquet file DuckDB reads exactly (no INT96 nanoseconds); the
-        deletion vectors are registered on `con` under the returned names (the caller keeps them alive).
-        `predicate` (the statement's own filter, which DuckDB applies anyway) is also placed inside merged
-        sections where it is safe: DuckDB cannot push a key filter into the anti-joined side of a merge.
+        Possible when every file is a local Parquet file DuckDB reads exactly (no INT96
+        nanoseconds); the deletion vectors are registered on `con` under the returned names (the
+        caller keeps them alive). `predicate` (the statement's own filter, which DuckDB applies
+        anyway) is also placed inside merged sections where it is safe: DuckDB cannot push a key
+        filter into the anti-joined side of a merge.
         """
         fileio = plan.table.fileio
         if not fileio.local:
@@ -259,7 +287,11 @@ class SplitReader:
             raise
 
     def _inline(
-        self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str], predicate: Predicate | None
+        self,
+        con: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        registered: list[str],
+        predicate: Predicate | None,
     ) -> exp.Select:
         dv_tables: dict[str, str] = {}
         sources: dict[str, FileSource] = {}
@@ -270,7 +302,11 @@ class SplitReader:
             for f in split.files:
                 path = _listed_path(plan, split, f)
                 paths[f.file_name] = path
-                names = [*plan.table.schema(f.schema_id).field_names, "_SEQUENCE_NUMBER", "_VALUE_KIND"]
+                names = [
+                    *plan.table.schema(f.schema_id).field_names,
+                    "_SEQUENCE_NUMBER",
+                    "_VALUE_KIND",
+                ]
                 sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
         deletions = _Deletions(self, con, plan, registered)
         filters = (predicate,) if predicate is not None else ()
@@ -278,15 +314,20 @@ class SplitReader:
 
     def positions(self, plan: ScanPlan, ref: DvRef, blobs: dict[str, bytes]) -> pa.Array:
         """The deleted row positions of one deletion vector (int64, ascending), decoded once and cached;
-        `blobs` holds the index files read so far for this query."""
+        `blobs` holds the index files read so far for this query.
+        """
 
         def decode() -> pa.Array:
             bitmap = read_vector(plan.table, ref, blobs)
-            return pa.array(bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64())
+            return pa.array(
+                bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64()
+            )
 
         return self._cached(("positions", ref.index_path, ref.meta.offset), decode)
 
-    def _cached(self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]) -> pa.Array | pa.Table:
+    def _cached(
+        self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]
+    ) -> pa.Array | pa.Table:
         value = self._cache.get(key)
         if value is None:
             value = make()
@@ -303,7 +344,9 @@ class SplitReader:
 class _LazySources(Mapping[str, FileSource]):
     """Data file sources made on first use."""
 
-    def __init__(self, files: dict[str, DataFileMeta], make: Callable[[DataFileMeta], FileSource]) -> None:
+    def __init__(
+        self, files: dict[str, DataFileMeta], make: Callable[[DataFileMeta], FileSource]
+    ) -> None:
         self.files, self.make = files, make
         self.made: dict[str, FileSource] = {}
 
@@ -321,10 +364,15 @@ class _LazySources(Mapping[str, FileSource]):
 
 class _Deletions:
     """`paimon_sql.read.build.Deletions` for one inlined query: deleted rows decoded once per deletion vector
-    (cached by the reader across queries: index files never change) and registered on `con`."""
+    (cached by the reader across queries: index files never change) and registered on `con`.
+    """
 
     def __init__(
-        self, reader: SplitReader, con: duckdb.DuckDBPyConnection, plan: ScanPlan, registered: list[str]
+        self,
+        reader: SplitReader,
+        con: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        registered: list[str],
     ) -> None:
         self.reader, self.con, self.plan, self.registered = reader, con, plan, registered
         self.refs: dict[str, DvRef] = {}

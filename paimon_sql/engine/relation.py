@@ -1,10 +1,11 @@
 """`Relation`: a DuckDB relation whose failures come back as paimon-sql errors.
 
-DuckDB runs a source's stream inside its own executor and re-raises a failure as ``InvalidInputException`` carrying
-only the text. The sources record the original error (`ErrorLog`), and `Relation` re-raises it, so callers can catch
-`TableNotFoundError`, `DataFileNotFoundError`, `SpecViolationError` ... as documented. Any other DuckDB
-error becomes an `ExecutionError` whose message names the user's tables, not the hidden sources. Everything
-else is DuckDB's relation API, unchanged.
+DuckDB runs a source's stream inside its own executor and re-raises a failure as
+``InvalidInputException`` carrying only the text. The sources record the original error
+(`ErrorLog`), and `Relation` re-raises it, so callers can catch `TableNotFoundError`,
+`DataFileNotFoundError`, `SpecViolationError` ... as documented. Any other DuckDB error becomes an
+`ExecutionError` whose message names the user's tables, not the hidden sources. Everything else is
+DuckDB's relation API, unchanged.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import duckdb
 
 from paimon_sql.engine.damage import data_file_error
 from paimon_sql.engine.errors import from_duckdb
-from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.errors import SqlError
 
 if TYPE_CHECKING:
+    from paimon_sql.errors import PaimonSqlError
     from paimon_sql.plan.scan import ScanPlan
 
 
@@ -33,7 +35,9 @@ class ErrorLog:
     def __init__(self) -> None:
         """An empty log."""
         self._errors: deque[PaimonSqlError] = deque(maxlen=16)
-        self._plans: deque[ScanPlan] = deque(maxlen=8)  # the latest reads, to find a damaged data file
+        self._plans: deque[ScanPlan] = deque(
+            maxlen=8
+        )  # the latest reads, to find a damaged data file
         self._lock = threading.Lock()
         self._names: dict[str, str] = {}
 

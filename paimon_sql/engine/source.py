@@ -1,13 +1,14 @@
 """The one module that touches DuckDB's underscore-named source protocol (``duckdb._sources``, duckdb pinned).
 
-A `PaimonSource` is a lazily planned table: DuckDB asks it for its schema when binding, offers it filter predicates
-(`accepts`), then asks for a stream of the chosen columns with the accepted filters (`stream`). Planning happens
-in `stream`, with the filters, so partition, bucket and statistics pruning see them; an accepted filter is always
-applied exactly (it is part of the split SQL), pruning only makes it cheaper.
+A `PaimonSource` is a lazily planned table: DuckDB asks it for its schema when binding, offers it
+filter predicates (`accepts`), then asks for a stream of the chosen columns with the accepted
+filters (`stream`). Planning happens in `stream`, with the filters, so partition, bucket and
+statistics pruning see them; an accepted filter is always applied exactly (it is part of the split
+SQL), pruning only makes it cheaper.
 
-The routing sources of `paimon_sql.sql.install` live here too (`install_sources`): ``__paimon_scan`` (every table
-at every snapshot, for ``paimon_scan``) and one source per system table, each resolving its table from pushed-down
-filters on hidden columns.
+The routing sources of `paimon_sql.sql.install` live here too (`install_sources`): ``__paimon_scan``
+(every table at every snapshot, for ``paimon_scan``) and one source per system table, each resolving
+its table from pushed-down filters on hidden columns.
 """
 
 from __future__ import annotations
@@ -17,28 +18,32 @@ import datetime
 import decimal
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 from duckdb._sources import ArrowScanSource
-from duckdb._sources.nodes import Binary, Col, In, Lit, Node, Postfix, Unary
+from duckdb._sources.nodes import Binary, Col, In, Lit, Postfix, Unary
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.travel import TimeTravel, select_travel
 from paimon_sql.errors import PaimonSqlError, SqlError
-from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, and_all
-from paimon_sql.plan.scan import ScanPlan, plan_scan
+from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, and_all
+from paimon_sql.plan.scan import plan_scan
 from paimon_sql.read.build import ReadRequest
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     import duckdb
+    from duckdb._sources.nodes import Node
 
     from paimon_sql.catalog import Catalog, Table
     from paimon_sql.engine.reader import SplitReader
     from paimon_sql.engine.relation import ErrorLog
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
+    from paimon_sql.plan.scan import ScanPlan
 
 _COMPARISONS = frozenset({"=", "!=", "<", "<=", ">", ">="})
 _REJECTED_TYPES = ("TIMESTAMP WITH TIME ZONE", "TIME WITH TIME ZONE", "INTERVAL", "UUID", "HUGEINT")
@@ -113,7 +118,8 @@ class PaimonSource(ArrowScanSource):
         first_rows: bool = False,
     ) -> None:
         """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow;
-        `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`)."""
+        `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`).
+        """
         super().__init__(None)
         self.table = table
         self.reader = reader
@@ -124,7 +130,8 @@ class PaimonSource(ArrowScanSource):
         self._resolved = False
         self.last_plan: ScanPlan | None = None
         self.log = log
-        #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the latest.
+        #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the
+        #: latest.
         self.pinned = pinned
         self.first_rows = first_rows
 
@@ -156,7 +163,9 @@ class PaimonSource(ArrowScanSource):
         self.refresh()
         try:
             return self.declared_schema().__arrow_c_schema__()
-        except PaimonSqlError as err:  # e.g. damaged metadata: DuckDB wraps it, `Relation` re-raises it
+        except (
+            PaimonSqlError
+        ) as err:  # e.g. damaged metadata: DuckDB wraps it, `Relation` re-raises it
             self._record(err)
             raise
 
@@ -185,7 +194,9 @@ class PaimonSource(ArrowScanSource):
         if self.log is not None:
             self.log.reading(plan)
         request = ReadRequest(
-            columns=tuple(names[i] for i in chosen), filters=tuple(preds), first_rows=self.first_rows
+            columns=tuple(names[i] for i in chosen),
+            filters=tuple(preds),
+            first_rows=self.first_rows,
         )
         plans = [plan]
         fallback = plan.options.get("scan.fallback-branch")
@@ -236,7 +247,8 @@ def register(con: duckdb.DuckDBPyConnection, name: str, source: PaimonSource) ->
 
 class Engine(Protocol):
     """What the routing sources need of `paimon_sql.engine.context.Engine` (a protocol, so that this
-    module does not import the one that registers its sources)."""
+    module does not import the one that registers its sources).
+    """
 
     @property
     def catalog(self) -> Catalog:
@@ -267,10 +279,9 @@ class SystemTables:
     split_name: Callable[[str], tuple[str, str | None]]
     #: ``sys.tables`` … : the content of a global system table.
     catalog_table: Callable[[Catalog, str], pa.Table]
-    #: ``t$snapshots`` … : the content of a table's system table (at a snapshot, when time travelling).
+    #: ``t$snapshots`` … : the content of a table's system table (at a snapshot, when time
+    #: travelling).
     table: Callable[[Table, str, Snapshot | None], pa.Table]
-
-
 
 
 TABLE, SNAPSHOT, TAG, TIMESTAMP = (
@@ -598,9 +609,10 @@ def install_sources(
     """Register the routing sources on `con`; their bind UDFs (function, DuckDB parameter types) by name,
     for the caller to create.
 
-    `schemas`: each table system table's columns (``t$<kind>``), `catalog_schemas` each global ``sys``
-    table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table. ``_register_arrow_source``
-    is the pinned duckdb's underscore-named source protocol, as in `register`.
+    `schemas`: each table system table's columns (``t$<kind>``), `catalog_schemas` each global
+    ``sys`` table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table.
+    ``_register_arrow_source`` is the pinned duckdb's underscore-named source protocol, as in
+    `register`.
     """
     binds: dict[str, tuple[Callable[..., str], list[str]]] = {}
     scan = _ScanRouter(engine)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.snapshot import Snapshot
 
+
 @dataclass(frozen=True, slots=True)
 class TimeTravel:
     """One of: a snapshot id, a tag name, an instant in epoch milliseconds."""
@@ -87,13 +88,11 @@ def _whole(value: str, what: str) -> int:
 def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     value = _value(node)
     if kind.upper() == "VERSION":
-        if isinstance(node, exp.Literal) and not node.is_string or value.isdigit():
+        if (isinstance(node, exp.Literal) and not node.is_string) or value.isdigit():
             number = _whole(value, "VERSION AS OF (a snapshot id, or a tag name in quotes)")
             return TimeTravel(snapshot_id=number, tag_first=True)
         return TimeTravel(tag=value)
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
-
-
 
 
 def _from_hint(
@@ -131,8 +130,8 @@ def travel_of(
 def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
     """The snapshot `travel` selects (`Table.select_snapshot`, whose errors list what exists).
 
-    A version that is all digits names a tag when the table has a tag of that name, as Paimon's Spark
-    time travel decides (tag first, then snapshot id).
+    A version that is all digits names a tag when the table has a tag of that name, as Paimon's
+    Spark time travel decides (tag first, then snapshot id).
     """
     if travel.tag_first and str(travel.snapshot_id) in table.tag_names():
         travel = TimeTravel(tag=str(travel.snapshot_id))

@@ -23,10 +23,12 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SpecViolationError
-from paimon_sql.types import BINARY_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS, DataType
+from paimon_sql.types import BINARY_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from paimon_sql.types import DataType
 
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1)

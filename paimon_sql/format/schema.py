@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import SpecViolationError
 from paimon_sql.format import _checks
 from paimon_sql.format.options import CoreOptions
-from paimon_sql.types import DataField, field_to_json, parse_field
+from paimon_sql.types import field_to_json, parse_field
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from paimon_sql.types import DataField
 
 CURRENT_VERSION = 3
 

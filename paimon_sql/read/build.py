@@ -1,16 +1,20 @@
 """Merge-on-read as SQL: for one split, a sqlglot query that DuckDB runs (paimon-format.md §8, §9).
 
-Pure: it only builds an AST. The caller says how each data file is read (`FileSource`: a ``read_parquet`` call or
-the name of a registered Arrow table) and under which name each deletion vector's positions are registered.
+Pure: it only builds an AST. The caller says how each data file is read (`FileSource`: a
+    ``read_parquet`` call or
+the name of a registered Arrow table) and under which name each deletion vector's positions are
+registered.
 
-* every file is read with its own schema (``schema-<_SCHEMA_ID>``) and mapped to the read schema by field id:
-  renamed columns follow their id, dropped ones vanish, added ones are NULL, widened ones are cast;
+* every file is read with its own schema (``schema-<_SCHEMA_ID>``) and mapped to the read schema by
+  field id: renamed columns follow their id, dropped ones vanish, added ones are NULL, widened ones
+  are cast;
 * partition columns come from the split's partition value (as Java fills them);
 * deletion vectors are anti-joined on the file row position;
-* overlapping files of a primary-key table are merged with ``row_number()`` over the key, ordered by the
-  user sequence fields and ``_SEQUENCE_NUMBER``; retractions (``-U``/``-D``) are dropped after the merge.
-* filters on key or partition columns go below the merge; any other filter above it (a filter below the merge
-  could bring an older version of a row back).
+* overlapping files of a primary-key table are merged with ``row_number()`` over the key, ordered by
+  the user sequence fields and ``_SEQUENCE_NUMBER``; retractions (``-U``/``-D``) are dropped after
+  the merge.
+* filters on key or partition columns go below the merge; any other filter above it (a filter below
+  the merge could bring an older version of a row back).
 """
 
 from __future__ import annotations
@@ -18,28 +22,35 @@ from __future__ import annotations
 import datetime
 import decimal
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.format.options import MergeEngine
-from paimon_sql.format.schema import TableSchema
-from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, Predicate, conjuncts
-from paimon_sql.plan.scan import ReadMode, ScanPlan, Split
+from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, conjuncts
+from paimon_sql.plan.scan import ReadMode, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
 from paimon_sql.types import (
     ADD_KINDS,
     FLOAT_ROOTS,
     INTEGER_ROOTS,
-    DataField,
-    DataType,
     duckdb_type_node,
     row_kind_in,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.plan.predicate import Predicate
+    from paimon_sql.plan.scan import ScanPlan
+    from paimon_sql.types import (
+        DataField,
+        DataType,
+    )
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -50,8 +61,9 @@ POS = "file_row_number"
 class FileSource:
     """How to read one data file: a relation expression and its physical column names.
 
-    `parquet`: Java's Parquet reader returns a struct whose fields are all NULL as NULL (its writer stores
-    some NULL structs that way), so such structs are collapsed to NULL to read what Java users see.
+    `parquet`: Java's Parquet reader returns a struct whose fields are all NULL as NULL (its writer
+    stores some NULL structs that way), so such structs are collapsed to NULL to read what Java
+    users see.
     """
 
     relation: exp.Expression
@@ -167,9 +179,17 @@ def _value_columns(
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
         elif source.parquet and _has_row(old.type):
-            out.append(exp.alias_(cast(collapse_null_structs(col(old.name), old.type), target.type), name, quoted=True))
+            out.append(
+                exp.alias_(
+                    cast(collapse_null_structs(col(old.name), old.type), target.type),
+                    name,
+                    quoted=True,
+                )
+            )
         elif old.type == target.type:
-            out.append(exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name))
+            out.append(
+                exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name)
+            )
         else:
             out.append(exp.alias_(evolve(col(old.name), old.type, target.type), name, quoted=True))
     return out
@@ -184,28 +204,41 @@ def _has_row(t: DataType) -> bool:
 def _all_null(node: exp.Expression, t: DataType) -> exp.Expression:
     if t.root != "ROW":
         return exp.Is(this=node, expression=exp.null())
-    return exp.and_(*(_all_null(collapse_null_structs(exp.Dot(this=node.copy(), expression=ident(f.name)), f.type), f.type) for f in t.fields))
+    return exp.and_(
+        *(
+            _all_null(
+                collapse_null_structs(exp.Dot(this=node.copy(), expression=ident(f.name)), f.type),
+                f.type,
+            )
+            for f in t.fields
+        )
+    )
 
 
 def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
     """Structs (also nested, and as array elements) whose fields are all NULL become NULL, as Java's
-    Parquet reader returns them."""
+    Parquet reader returns them.
+    """
     if t.root == "ROW":
         fields = [
             exp.PropertyEQ(
                 this=ident(f.name),
-                expression=collapse_null_structs(exp.Dot(this=node.copy(), expression=ident(f.name)), f.type),
+                expression=collapse_null_structs(
+                    exp.Dot(this=node.copy(), expression=ident(f.name)), f.type
+                ),
             )
             for f in t.fields
         ]
-        return exp.If(this=_all_null(node, t), true=exp.null(), false=exp.Struct(expressions=fields))
+        return exp.If(
+            this=_all_null(node, t), true=exp.null(), false=exp.Struct(expressions=fields)
+        )
     if t.root == "ARRAY" and t.element is not None and _has_row(t.element):
         x = exp.to_identifier("__paimon_x")
         body = collapse_null_structs(exp.column(x), t.element)
-        return exp.Anonymous(this="list_transform", expressions=[node, exp.Lambda(this=body, expressions=[x])])
+        return exp.Anonymous(
+            this="list_transform", expressions=[node, exp.Lambda(this=body, expressions=[x])]
+        )
     return node
-
-
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
@@ -229,8 +262,9 @@ class ReadRequest:
     #: Keep a key whose merged record is a retraction (``-U``/``-D``), as Java's ``forceKeepDelete``
     #: does for the audit log; with `system_columns` its ``_VALUE_KIND`` says which.
     keep_retractions: bool = False
-    #: The reader will likely stop after a few rows (``LIMIT``): run each split as several queries so
-    #: the first rows come before any join is built (`split_queries`), at some cost to a full read.
+    #: The reader will likely stop after a few rows (``LIMIT``): run each split as several queries
+    #: so the first rows come before any join is built (`split_queries`), at some cost to a full
+    #: read.
     first_rows: bool = False
 
 
@@ -289,9 +323,11 @@ class _SplitQuery:
         cols = _value_columns(self.plan, f, names, source)
         if with_meta:
             cols += [col(SEQ), col(KIND)]
-        q = exp.select(*cols).from_(source.relation.copy()) if cols else exp.select(
-            exp.Literal.number(1)
-        ).from_(source.relation.copy())
+        q = (
+            exp.select(*cols).from_(source.relation.copy())
+            if cols
+            else exp.select(exp.Literal.number(1)).from_(source.relation.copy())
+        )
         dv = self.dv_tables.get(f.file_name)
         if dv is not None:
             q = q.where(
@@ -309,11 +345,19 @@ class _SplitQuery:
         if not preds:
             return q
         cond = exp.and_(*(predicate_sql(p, self.types) for p in preds))
-        return exp.select(exp.Star()).from_(q.subquery(copy=False), copy=False).where(cond, copy=False)
+        return (
+            exp.select(exp.Star()).from_(q.subquery(copy=False), copy=False).where(cond, copy=False)
+        )
 
     def _partition_columns(self) -> dict[str, exp.Expression]:
         return {
-            name: exp.alias_(literal(value, self.types[name]) if value is not None else cast(exp.null(), self.types[name]), name, quoted=True)
+            name: exp.alias_(
+                literal(value, self.types[name])
+                if value is not None
+                else cast(exp.null(), self.types[name]),
+                name,
+                quoted=True,
+            )
             for name, value in self.partition.items()
         }
 
@@ -322,20 +366,29 @@ class _SplitQuery:
         if not self.partition:
             return q
         extra = [e for n, e in self._partition_columns().items()]
-        return exp.select(*[col(n) for n in names], *extra).from_(q.subquery(copy=False), copy=False)
+        return exp.select(*[col(n) for n in names], *extra).from_(
+            q.subquery(copy=False), copy=False
+        )
 
-    def section_query(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> exp.Select:
+    def section_query(
+        self, files: Sequence[DataFileMeta], merge: bool, names: list[str]
+    ) -> exp.Select:
         """The section's rows as one query."""
         return union_all(list(self.section_queries(files, merge, names)))
 
-    def section_queries(self, files: Sequence[DataFileMeta], merge: bool, names: list[str]) -> Iterable[exp.Select]:
+    def section_queries(
+        self, files: Sequence[DataFileMeta], merge: bool, names: list[str]
+    ) -> Iterable[exp.Select]:
         """The section's rows as queries whose results concatenate to it (several only for an anti-join
-        chain, one per file, built as they are asked for)."""
+        chain, one per file, built as they are asked for).
+        """
         kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
         parts = []
         for f in files:
-            q = self._with_partition(self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else []))
+            q = self._with_partition(
+                self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else [])
+            )
             parts.append(self._filtered(q, self.pre))
         out_names = names + list(self.partition)
         if not self.pk:
@@ -344,7 +397,9 @@ class _SplitQuery:
             out_names += [SEQ, KIND]
         keep = self.request.keep_retractions
         if not merge:
-            plain = exp.select(*[col(n) for n in out_names]).from_(union_all(parts).subquery(copy=False), copy=False)
+            plain = exp.select(*[col(n) for n in out_names]).from_(
+                union_all(parts).subquery(copy=False), copy=False
+            )
             return [plain if keep else plain.where(kind_filter, copy=False)]
         chain = None if keep else self.anti_join_pieces(files, parts, out_names, kind_filter)
         if chain is not None:
@@ -360,15 +415,17 @@ class _SplitQuery:
     ) -> Iterator[exp.Select] | None:
         """Merge without a window when the files' sequence ranges do not overlap (None when they do).
 
-        Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row in the
-        winning file: newest first for deduplicate, oldest first for first-row. Each file keeps the rows whose
-        key no winning file holds (an anti-join), which is cheaper than ranking every row.
+        Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row
+        in the winning file: newest first for deduplicate, oldest first for first-row. Each file
+        keeps the rows whose key no winning file holds (an anti-join), which is cheaper than ranking
+        every row.
         """
         engine = self.merge_engine
         if not self.anti_join or self.seq_fields or len(files) > ANTI_JOIN_MAX_FILES:
             return None
         if self._pins_keys():
-            # A point lookup leaves few rows: ranking them reads each file once, the chain reads winners twice.
+            # A point lookup leaves few rows: ranking them reads each file once, the chain reads
+            # winners twice.
             return None
         if engine not in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
             return None
@@ -378,7 +435,9 @@ class _SplitQuery:
                 return None
         first_row = engine is MergeEngine.FIRST_ROW
         winners_first = order if first_row else order[::-1]
-        return self._chain(parts, names, kind_filter, winners_first, first_row or self.options.ignore_delete)
+        return self._chain(
+            parts, names, kind_filter, winners_first, first_row or self.options.ignore_delete
+        )
 
     def _chain(
         self,
@@ -395,7 +454,9 @@ class _SplitQuery:
                 rel = rel.where(kind_filter.copy(), copy=False)
             earlier = [parts[j] for j in winners_first[:position]]
             if earlier:
-                keys = [exp.select(*[col(k) for k in self.keys]).from_(e.subquery()) for e in earlier]
+                keys = [
+                    exp.select(*[col(k) for k in self.keys]).from_(e.subquery()) for e in earlier
+                ]
                 if adds_only:
                     keys = [k.where(kind_filter.copy(), copy=False) for k in keys]
                 union = union_all(keys)
@@ -409,8 +470,8 @@ class _SplitQuery:
                     )
                 )
                 rel = rel.join(union.subquery("n", copy=False), on=on, join_type="anti", copy=False)
-            # Each piece is final on its own (disjoint keys): the first one (the winning file, no join)
-            # can answer a LIMIT before any join is built.
+            # Each piece is final on its own (disjoint keys): the first one (the winning file, no
+            # join) can answer a LIMIT before any join is built.
             piece = exp.select(*[col(n) for n in names]).from_(rel.subquery(copy=False), copy=False)
             yield piece.where(kind_filter.copy(), copy=False)
 
@@ -419,38 +480,58 @@ class _SplitQuery:
         pinned = {
             p.path[0]
             for p in self.pre
-            if ((isinstance(p, Compare) and p.op == "=") or isinstance(p, InList)) and len(p.path) == 1
+            if ((isinstance(p, Compare) and p.op == "=") or isinstance(p, InList))
+            and len(p.path) == 1
         }
         return bool(self.keys) and set(self.keys) <= pinned
 
     def merged(self, body: exp.Select, names: list[str], kind_filter: exp.Expression) -> exp.Select:
         engine = self.merge_engine
         if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
-            grouped = GroupedMerge(self.options, self.keys, self._partition_columns(), self.plan.table.name)
+            grouped = GroupedMerge(
+                self.options, self.keys, self._partition_columns(), self.plan.table.name
+            )
             return grouped.build(body, names, self.seq_fields, self.options.sequence_descending)
         retract = exp.not_(kind_filter.copy())
         inner = body
         first_row = engine is MergeEngine.FIRST_ROW
         if first_row or self.options.ignore_delete:
-            inner = exp.select(exp.Star()).from_(body.subquery(copy=False), copy=False).where(kind_filter.copy(), copy=False)
+            inner = (
+                exp.select(exp.Star())
+                .from_(body.subquery(copy=False), copy=False)
+                .where(kind_filter.copy(), copy=False)
+            )
         order: list[exp.Expression] = []
         if not first_row:
             for s in self.seq_fields:
-                order.append(exp.Ordered(this=col(s), desc=not self.options.sequence_descending, nulls_first=False))
+                order.append(
+                    exp.Ordered(
+                        this=col(s), desc=not self.options.sequence_descending, nulls_first=False
+                    )
+                )
             order.append(exp.Ordered(this=col(SEQ), desc=True))
             order.append(exp.Ordered(this=retract, desc=False))
         else:
             order.append(exp.Ordered(this=col(SEQ), desc=False))
         window = exp.Window(
             this=exp.RowNumber(),
-            partition_by=[col(k) for k in self.keys] + [col(p) for p in self.partition if p in self.keys],
+            partition_by=[col(k) for k in self.keys]
+            + [col(p) for p in self.partition if p in self.keys],
             order=exp.Order(expressions=order),
         )
-        ranked = exp.select(exp.Star()).from_(inner.subquery(copy=False), copy=False).qualify(
-            exp.EQ(this=window, expression=exp.Literal.number(1)), copy=False
+        ranked = (
+            exp.select(exp.Star())
+            .from_(inner.subquery(copy=False), copy=False)
+            .qualify(exp.EQ(this=window, expression=exp.Literal.number(1)), copy=False)
         )
-        winners = exp.select(*[col(n) for n in names]).from_(ranked.subquery(copy=False), copy=False)
-        return winners if self.request.keep_retractions else winners.where(kind_filter.copy(), copy=False)
+        winners = exp.select(*[col(n) for n in names]).from_(
+            ranked.subquery(copy=False), copy=False
+        )
+        return (
+            winners
+            if self.request.keep_retractions
+            else winners.where(kind_filter.copy(), copy=False)
+        )
 
     def _final(self, body: exp.Select) -> exp.Select:
         outputs = [
@@ -463,7 +544,9 @@ class _SplitQuery:
             ]
         final = exp.select(*outputs).from_(body.subquery(copy=False), copy=False)
         if self.post:
-            final = final.where(exp.and_(*(predicate_sql(p, self.types) for p in self.post)), copy=False)
+            final = final.where(
+                exp.and_(*(predicate_sql(p, self.types) for p in self.post)), copy=False
+            )
         return final
 
     def build(self) -> exp.Select:
@@ -476,8 +559,9 @@ class _SplitQuery:
 
     def queries(self) -> Iterator[exp.Select]:
         """The split as queries run one after the other, whose results concatenate to `build`'s: one per
-        section, and one per file of an anti-join chain. A stream that stops early (``LIMIT``) then reads
-        the first section's winning file without building any join."""
+        section, and one per file of an anti-join chain. A stream that stops early (``LIMIT``) then
+        reads the first section's winning file without building any join.
+        """
         if self.pk and self.request.key_order:
             yield self.build()
             return
@@ -547,7 +631,8 @@ __all__ = [
 
 KEEP = "__paimon_keep"
 FILE_INDEX = "file_index"
-#: DuckDB's virtual columns of a multi-file scan; a table with a column of one of these names cannot use them.
+#: DuckDB's virtual columns of a multi-file scan; a table with a column of one of these names cannot
+#: use them.
 VIRTUAL = frozenset({FILE_INDEX, POS})
 
 
@@ -556,7 +641,9 @@ class Deletions(Protocol):
 
     def positions(self, files: Sequence[DataFileMeta]) -> str | None:
         """A registered table ``(file_index UBIGINT, file_row_number BIGINT)`` of the deleted rows of `files`,
-        where ``file_index`` is a file's position in `files`; None when none of them has a deletion vector."""
+        where ``file_index`` is a file's position in `files`; None when none of them has a deletion
+        vector.
+        """
 
     def mask(self, f: DataFileMeta) -> str | None:
         """A registered one-column keep-flag table in `f`'s row order, or None without a deletion vector."""
@@ -573,9 +660,10 @@ def _plain_scan(
 ) -> exp.Select:
     """Files of one schema read by one ``read_parquet`` (DuckDB parallelises across files).
 
-    `deleted` names a table of deleted ``(file_index, file_row_number)`` rows, anti-joined on DuckDB's virtual
-    columns of the scan (a hash join as cheap as the plain read); `mask`, for a single file, is a keep-flag
-    per row POSITIONAL-joined with it (used when the table has a column named like a virtual column).
+    `deleted` names a table of deleted ``(file_index, file_row_number)`` rows, anti-joined on
+    DuckDB's virtual columns of the scan (a hash join as cheap as the plain read); `mask`, for a
+    single file, is a keep-flag per row POSITIONAL-joined with it (used when the table has a column
+    named like a virtual column).
     """
     names = q.needed()
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
@@ -596,9 +684,9 @@ def _plain_scan(
         conditions.append(row_kind_in(col(KIND), ADD_KINDS))
     if conditions:
         select = select.where(exp.and_(*conditions))
-    return exp.select(*[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]).from_(
-        select.subquery()
-    )
+    return exp.select(
+        *[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]
+    ).from_(select.subquery())
 
 
 def _plain_group(
@@ -611,16 +699,21 @@ def _plain_group(
 ) -> list[exp.Select]:
     """Files that need no merge, of one schema and partition: one scan, anti-joined with their deleted rows.
 
-    A table with a column named ``file_index`` or ``file_row_number`` hides DuckDB's virtual columns, so
-    there the files without deletion vectors share one scan and each file with one is positional-joined with
-    its keep-flags."""
+    A table with a column named ``file_index`` or ``file_row_number`` hides DuckDB's virtual
+    columns, so there the files without deletion vectors share one scan and each file with one is
+    positional-joined with its keep-flags.
+    """
     q = _SplitQuery(plan, split, request, {}, {})
     if not VIRTUAL & set(plan.table.schema(files[0].schema_id).field_names):
         return [_plain_scan(plan, q, files, paths, deleted=deletions.positions(files))]
     masks = {f.file_name: deletions.mask(f) for f in files}
     plain = [f for f in files if masks[f.file_name] is None]
     out = [_plain_scan(plan, q, plain, paths)] if plain else []
-    out += [_plain_scan(plan, q, [f], paths, mask=masks[f.file_name]) for f in files if masks[f.file_name]]
+    out += [
+        _plain_scan(plan, q, [f], paths, mask=masks[f.file_name])
+        for f in files
+        if masks[f.file_name]
+    ]
     return out
 
 
@@ -635,26 +728,33 @@ def plan_query(
 ) -> exp.Select:
     """The whole scan as one query, for an engine that runs it directly.
 
-    Files that need no merge are grouped by (schema, partition) into one multi-file scan each; overlapping
-    sections are merged per section as in `split_query` (their files read through `sources`/`dv_tables`).
-    The engine applies the statement's own filters: DuckDB pushes them through the union into each file scan,
-    through ``row_number()`` for key columns, and prunes unused columns.
+    Files that need no merge are grouped by (schema, partition) into one multi-file scan each;
+    overlapping sections are merged per section as in `split_query` (their files read through
+    `sources`/`dv_tables`). The engine applies the statement's own filters: DuckDB pushes them
+    through the union into each file scan, through ``row_number()`` for key columns, and prunes
+    unused columns.
     """
     names = tuple(columns if columns is not None else plan.schema.field_names)
     request = ReadRequest(columns=names)
-    # Merged sections also get the filters (below the merge where safe, see `_SplitQuery`); plain scans
-    # leave them to the engine, which pushes them into the file scans itself.
+    # Merged sections also get the filters (below the merge where safe, see `_SplitQuery`); plain
+    # scans leave them to the engine, which pushes them into the file scans itself.
     merge_request = replace(request, filters=tuple(filters))
     parts: list[exp.Select] = []
     groups: dict[tuple[int, bytes], tuple[Split, list[DataFileMeta]]] = {}
     for split in plan.splits:
         merging = tuple(sec for sec in split.sections if sec.merge)
         if merging:
-            parts.append(split_query(plan, replace(split, sections=merging), merge_request, sources, dv_tables))
+            parts.append(
+                split_query(
+                    plan, replace(split, sections=merging), merge_request, sources, dv_tables
+                )
+            )
         for sec in split.sections:
             if not sec.merge:
                 for f in sec.files:
-                    groups.setdefault((f.schema_id, split.partition_bytes), (split, []))[1].append(f)
+                    groups.setdefault((f.schema_id, split.partition_bytes), (split, []))[1].append(
+                        f
+                    )
     for split, files in groups.values():
         parts.extend(_plain_group(plan, split, files, request, paths, deletions))
     if not parts:

@@ -1,25 +1,31 @@
 """partial-update and aggregation merge engines as grouped SQL (paimon-format.md §9, seed 000).
 
-Both engines fold every record of a key, in sequence order, into one row. In SQL that is a ``GROUP BY`` over the
-key with ordered aggregates: ``last(x ORDER BY seq) FILTER (WHERE x IS NOT NULL)`` is partial-update's "non-null
-fields overwrite", and each aggregate function of the aggregation engine has its SQL counterpart. Retractions
-(``-U``/``-D``) follow Java: partial-update fails on them unless ``ignore-delete`` (skip) or
-``partial-update.remove-record-on-delete`` (a ``-D`` starts the row afresh); aggregation retracts ``sum``, nulls
-``last_value``/``last_non_null_value`` and fails for other functions unless ``fields.<c>.ignore-retract``.
+Both engines fold every record of a key, in sequence order, into one row. In SQL that is a ``GROUP
+BY`` over the key with ordered aggregates: ``last(x ORDER BY seq) FILTER (WHERE x IS NOT NULL)`` is
+partial-update's "non-null fields overwrite", and each aggregate function of the aggregation engine
+has its SQL counterpart. Retractions (``-U``/``-D``) follow Java: partial-update fails on them
+unless ``ignore-delete`` (skip) or ``partial-update.remove-record-on-delete`` (a ``-D`` starts the
+row afresh); aggregation retracts ``sum``, nulls ``last_value``/``last_non_null_value`` and fails
+for other functions unless ``fields.<c>.ignore-retract``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
-from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.format.options import MergeEngine
 from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
+    from paimon_sql.format.options import CoreOptions
 
 ORD = "__paimon_ord"
 SEQ = "_SEQUENCE_NUMBER"
@@ -104,7 +110,8 @@ def aggregate_function(
 
 def check_columns(options: CoreOptions, columns: Collection[str], table: str) -> None:
     """Every column an option names (``sequence.field``, ``fields.<a,b>.sequence-group``) is one of
-    `columns`, else an `OptionError` naming the option, the column and the table."""
+    `columns`, else an `OptionError` naming the option, the column and the table.
+    """
     named: list[tuple[str, str]] = [("sequence.field", c) for c in options.sequence_fields]
     for key, value in options.options.items():
         if key.startswith("fields.") and key.endswith(".sequence-group"):
@@ -150,17 +157,22 @@ class GroupedMerge:
         self.groups: dict[str, tuple[str, ...]] = {}
         for key, value in options.options.items():
             if key.startswith("fields.") and key.endswith(".sequence-group"):
-                seq = tuple(k.strip() for k in key[len("fields.") : -len(".sequence-group")].split(","))
+                seq = tuple(
+                    k.strip() for k in key[len("fields.") : -len(".sequence-group")].split(",")
+                )
                 for column in (*seq, *(c.strip() for c in value.split(","))):
                     self.groups[column] = seq
 
     def ordered(self, body: exp.Select, seq_fields: Sequence[str], descending: bool) -> exp.Select:
         """`body` with an ordinal column giving Java's merge order within each key."""
         order: list[exp.Expression] = [
-            exp.Ordered(this=_ident(s), desc=descending, nulls_first=not descending) for s in seq_fields
+            exp.Ordered(this=_ident(s), desc=descending, nulls_first=not descending)
+            for s in seq_fields
         ]
         order.append(exp.Ordered(this=_ident(SEQ), desc=False))
-        order.append(exp.Ordered(this=_add_kind(), desc=False))  # a retraction before an add on a tie
+        order.append(
+            exp.Ordered(this=_add_kind(), desc=False)
+        )  # a retraction before an add on a tie
         window = exp.Window(
             this=exp.RowNumber(),
             partition_by=[_ident(k) for k in self.keys],
@@ -187,10 +199,14 @@ class GroupedMerge:
 
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence (later rows win
-        ties); rows whose group sequence is all NULL leave the group alone. Aggregated columns aggregate
-        over those rows."""
+        ties); rows whose group sequence is all NULL leave the group alone. Aggregated columns
+        aggregate over those rows.
+        """
         seq = self.groups[column]
-        present = exp.and_(_add_kind(), exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)))
+        present = exp.and_(
+            _add_kind(),
+            exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)),
+        )
         name = self._own_function(column)
         if name:
             x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
@@ -205,7 +221,9 @@ class GroupedMerge:
     def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
         if isinstance(aggregate, exp.Filter):
             inner = aggregate.expression.this
-            return exp.Filter(this=aggregate.this, expression=exp.Where(this=exp.and_(inner, condition)))
+            return exp.Filter(
+                this=aggregate.this, expression=exp.Where(this=exp.and_(inner, condition))
+            )
         return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
 
     def _value(self, column: str, seq_fields: Sequence[str]) -> exp.Expression:
@@ -217,7 +235,9 @@ class GroupedMerge:
             aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
             return self._filtered(aggregate, add)
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
-            name = "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
+            name = (
+                "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
+            )
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
         delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
@@ -225,8 +245,7 @@ class GroupedMerge:
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if name == "last_value":
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
-            value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS),
-                           true=exp.null(), false=value)
+            value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS), true=exp.null(), false=value)
         elif name == "last_non_null_value" and not ignore:
             # Java's retract nulls the field when the retracted value is not null, else keeps
             # it: the last record with a non-null value decides (an add: its value; a
@@ -260,11 +279,17 @@ class GroupedMerge:
                 this=exp.Max(this=exp.If(this=is_delete, true=_ident(ORD), false=exp.null())),
                 partition_by=[_ident(k) for k in self.keys],
             )
-            flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(source.subquery())
-            source = exp.select("*").from_(flagged.subquery()).where(
-                exp.or_(
-                    exp.Is(this=_ident("__paimon_del"), expression=exp.null()),
-                    exp.GT(this=_ident(ORD), expression=_ident("__paimon_del")),
+            flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(
+                source.subquery()
+            )
+            source = (
+                exp.select("*")
+                .from_(flagged.subquery())
+                .where(
+                    exp.or_(
+                        exp.Is(this=_ident("__paimon_del"), expression=exp.null()),
+                        exp.GT(this=_ident(ORD), expression=_ident("__paimon_del")),
+                    )
                 )
             )
         outputs: list[exp.Expression] = []
@@ -282,7 +307,9 @@ class GroupedMerge:
                 outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
             else:
                 outputs.append(exp.alias_(self._value(name, seq_fields), name, quoted=True))
-        query = exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
+        query = (
+            exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
+        )
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
             return query  # aggregation always yields +I: keys are never removed
         condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
@@ -292,6 +319,8 @@ class GroupedMerge:
                 "Read with 'ignore-delete'='true' or 'partial-update.remove-record-on-delete'='true'"
             )
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
-            guard = exp.If(this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true())
+            guard = exp.If(
+                this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()
+            )
             condition = exp.and_(condition, guard)
         return query.having(condition)

@@ -2,23 +2,25 @@
 
 Every table column must be in the DataFrame (partition columns fixed by ``partition=`` may be left
 out), no other column may be, and each Spark type must convert to the Paimon type without loss:
-integers widen (``int`` into ``BIGINT``), ``float`` into ``DOUBLE``, a decimal into one with at least as
-many integer and fraction digits; ``string`` fills STRING/VARCHAR/CHAR, ``binary`` BINARY/VARBINARY;
-``timestamp_ntz`` is Paimon's TIMESTAMP and ``timestamp`` (an instant) TIMESTAMP_LTZ (values are cut to
-the column's precision, as Java's Spark writer does); arrays, maps and structs are compared inside.
+integers widen (``int`` into ``BIGINT``), ``float`` into ``DOUBLE``, a decimal into one with at
+least as many integer and fraction digits; ``string`` fills STRING/VARCHAR/CHAR, ``binary``
+BINARY/VARBINARY; ``timestamp_ntz`` is Paimon's TIMESTAMP and ``timestamp`` (an instant)
+TIMESTAMP_LTZ (values are cut to the column's precision, as Java's Spark writer does); arrays, maps
+and structs are compared inside.
 
 pyspark is imported by the caller; this module only reads the type objects' class names and fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import SchemaError
 from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, type_sql
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
 
@@ -102,8 +104,8 @@ def check_columns(
 ) -> None:
     """Raise `SchemaError` naming the first column that is missing, extra, or of a type that does not fit.
 
-    `spark_schema` is the DataFrame's ``StructType``; `fixed` are the partition columns the write fixes
-    (they may be absent from the DataFrame).
+    `spark_schema` is the DataFrame's ``StructType``; `fixed` are the partition columns the write
+    fixes (they may be absent from the DataFrame).
     """
     given = {f.name: f.dataType for f in spark_schema.fields}
     names = list(schema.field_names)

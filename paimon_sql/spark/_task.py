@@ -1,14 +1,16 @@
 """What Spark executors run: route rows to buckets, write a task's (partition, bucket)s into files.
 
-Pure Python over Arrow (no pyspark import), so the functions can also be called directly: a Spark task
-is `route` or `write_task` applied to the batches Spark hands over. A `WriteJob` is the picklable job
-description the driver ships to every task; a task returns its `CommitMessage`s pickled, one per row.
+Pure Python over Arrow (no pyspark import), so the functions can also be called directly: a Spark
+task is `route` or `write_task` applied to the batches Spark hands over. A `WriteJob` is the
+picklable job description the driver ships to every task; a task returns its `CommitMessage`s
+pickled, one per row.
 
-Rows reach `write_task` sorted by (partition, bucket, primary key, arrival), every (partition, bucket) in
-one task (append tables without buckets: any task, sorted by partition only). Sequence numbers continue
-each bucket's counter from the driver's snapshot (paimon-format.md §7). A key written several times in
-one job keeps its last arrival (deduplicate without ``sequence.field``), its first (first-row), or every
-version in files of their own (other engines), each numbered above the earlier ones, as the SQL writer.
+Rows reach `write_task` sorted by (partition, bucket, primary key, arrival), every (partition,
+bucket) in one task (append tables without buckets: any task, sorted by partition only). Sequence
+numbers continue each bucket's counter from the driver's snapshot (paimon-format.md §7). A key
+written several times in one job keeps its last arrival (deduplicate without ``sequence.field``),
+its first (first-row), or every version in files of their own (other engines), each numbered above
+the earlier ones, as the SQL writer.
 
 >>> job = WriteJob(warehouse="/wh", table="db.t", schema_id=0, job_id="j")
 >>> job.file_id(7)
@@ -18,7 +20,6 @@ version in files of their own (other engines), each numbered above the earlier o
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,8 @@ from paimon_sql.write.writer import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.format.schema import TableSchema
@@ -90,8 +93,9 @@ def table_arrow_schema(schema: TableSchema) -> pa.Schema:
 
 def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any]) -> pa.Table:
     """The table columns of a Spark batch cast to their Paimon types (the driver checked that every cast is
-    lossless, except timestamps, which are truncated to the column's precision as Java does); a partition
-    column fixed by `static` must hold its value in every row."""
+    lossless, except timestamps, which are truncated to the column's precision as Java does); a
+    partition column fixed by `static` must hold its value in every row.
+    """
     target = table_arrow_schema(schema)
     columns = []
     for f in target:
@@ -118,7 +122,8 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
 
 def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Append ``__paimon_bucket`` (Java's bucket function; dynamic buckets: the driver's assignment) to each
-    batch; the other columns pass through unchanged."""
+    batch; the other columns pass through unchanged.
+    """
     import duckdb
 
     from paimon_sql.write.bucket import hash_expression
@@ -189,9 +194,11 @@ def _generations(
     tables: Iterable[pa.Table], keys: list[str], engine: MergeEngine, keep_all: bool
 ) -> Iterator[pa.Table]:
     """Number the versions of each key in the sorted stream (``__paimon_gen``; 0 for a key's first
-    version in this job). With `keep_all` every version is kept (each generation goes to files of its
-    own); else first-row keeps the first version and deduplicate the last. A key whose versions straddle
-    two Spark batches may keep two versions then (the later numbered above): the reader merges them."""
+    version in this job). With `keep_all` every version is kept (each generation goes to files of
+    its own); else first-row keeps the first version and deduplicate the last. A key whose versions
+    straddle two Spark batches may keep two versions then (the later numbered above): the reader
+    merges them.
+    """
     last: tuple[Any, ...] | None = None
     carried = 0
     for rows in tables:
@@ -209,7 +216,8 @@ def _generations(
         gen[:first_new] += carried + 1  # empty unless the first key continues the previous batch
         last = tuple(rows.column(k)[n - 1].as_py() for k in keys)
         if not keep_all:
-            # first-row: a key's first version; deduplicate: its last (followed by a new key, or at the end)
+            # first-row: a key's first version; deduplicate: its last (followed by a new key, or at
+            # the end)
             keep = gen == 0 if engine is MergeEngine.FIRST_ROW else np.append(new[1:], True)
             kept = np.zeros(int(keep.sum()), dtype=np.int64)
             if keep[
@@ -250,10 +258,11 @@ def write_task(
 ) -> Iterator[pa.RecordBatch]:
     """Write the rows of one task into level-0 data files; yields the task's pickled `CommitMessage`s.
 
-    `batches` carry the table's columns (Spark types), ``__paimon_bucket`` (absent: bucket 0) and, for
-    primary-key tables, ``__paimon_ord`` (arrival), sorted as the module doc says. `attempt` is unique per
-    task attempt (Spark's task attempt id): the files are ``data-<job>-<attempt>-<n>``. A failing task
-    deletes the files it wrote; the driver also deletes the files of attempts it does not commit.
+    `batches` carry the table's columns (Spark types), ``__paimon_bucket`` (absent: bucket 0) and,
+    for primary-key tables, ``__paimon_ord`` (arrival), sorted as the module doc says. `attempt` is
+    unique per task attempt (Spark's task attempt id): the files are ``data-<job>-<attempt>-<n>``. A
+    failing task deletes the files it wrote; the driver also deletes the files of attempts it does
+    not commit.
     """
     table = job.load()
     writer = TableWriter(None, table, file_id=job.file_id(attempt))

@@ -4,29 +4,29 @@ After `paimon_sql.spark.register(spark)`::
 
     df.write.format("paimon").option("warehouse", wh).mode("append").save("db.orders")
 
-`PaimonDataSource.writer` runs where Spark plans the write: it checks the DataFrame's schema against the
-table and plans the job (`_task.WriteJob`). Each task's `_ArrowWriter.write` computes the buckets of its
-rows, sorts them by (partition, bucket, key, arrival) in memory and writes them with `_task.write_task`;
-`commit` (on the driver) commits one snapshot with `Committer` and deletes the files of attempts Spark
-did not keep, and compacts deletion-vector / first-row tables; `abort` deletes every file of the job.
+`PaimonDataSource.writer` runs where Spark plans the write: it checks the DataFrame's schema against
+the table and plans the job (`_task.WriteJob`). Each task's `_ArrowWriter.write` computes the
+buckets of its rows, sorts them by (partition, bucket, key, arrival) in memory and writes them with
+`_task.write_task`; `commit` (on the driver) commits one snapshot with `Committer` and deletes the
+files of attempts Spark did not keep, and compacts deletion-vector / first-row tables; `abort`
+deletes every file of the job.
 
-Unlike `paimon_sql.spark.write`, Spark hands each task the DataFrame's own partitions (a Python data source
-cannot ask for a distribution), so several tasks may write one bucket: repartition by the primary key
-first when a key may occur in several input partitions. A task holds its input in memory while it sorts
-it. Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=`` are only supported
-by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written partitions with
-``.option("partitionOverwriteMode", "dynamic")``.
+Unlike `paimon_sql.spark.write`, Spark hands each task the DataFrame's own partitions (a Python data
+source cannot ask for a distribution), so several tasks may write one bucket: repartition by the
+primary key first when a key may occur in several input partitions. A task holds its input in memory
+while it sorts it. Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=``
+are only supported by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written
+partitions with ``.option("partitionOverwriteMode", "dynamic")``.
 
-Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``); without it
-the module still imports, and `register` refuses.
+Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``);
+without it the module still imports, and `register` refuses.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -35,6 +35,9 @@ from paimon_sql.io.arrays import arange
 from paimon_sql.spark._schema import check_columns
 from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, route, write_task
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage

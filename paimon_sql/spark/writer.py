@@ -2,20 +2,20 @@
 
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
-1. Driver: load the table, refuse what cannot be written (`paimon_sql.compact.after_write.check_writable`,
-   postpone buckets, cross-partition keys) and a DataFrame that does not fit (`_schema.check_columns`),
-   read every bucket's next sequence number, and (dynamic buckets) assign the buckets of every key on
-   the driver (Java's HashBucketAssigner over the distinct key hashes a first Spark job collects) and
-   write the new HASH index files.
+1. Driver: load the table, refuse what cannot be written
+   (`paimon_sql.compact.after_write.check_writable`, postpone buckets, cross-partition keys) and a
+   DataFrame that does not fit (`_schema.check_columns`), read every bucket's next sequence number,
+   and (dynamic buckets) assign the buckets of every key on the driver (Java's HashBucketAssigner
+   over the distinct key hashes a first Spark job collects) and write the new HASH index files.
 2. Executors: ``mapInArrow`` adds each row's bucket (Java's murmur hash of the bucket key, the same
-   DuckDB expression the SQL writer uses); the rows are repartitioned by (partition, bucket) and sorted
-   by key within each task; a second ``mapInArrow`` writes level-0 files (`_task.write_task`) and returns
-   pickled `CommitMessage`s. Append tables without buckets skip the shuffle: every task writes files of
-   bucket 0 of the partitions it sees (as Java's Spark writer does).
-3. Driver: one snapshot through `Committer` (Java's conflict checks and retries), APPEND or OVERWRITE;
-   the files of attempts Spark did not keep (failed, speculative losers) are deleted; a failed job
-   deletes every file it wrote and raises, with no snapshot. Deletion-vector and first-row tables are
-   then compacted as the SQL writer does after a write (`compact_after_write`).
+   DuckDB expression the SQL writer uses); the rows are repartitioned by (partition, bucket) and
+   sorted by key within each task; a second ``mapInArrow`` writes level-0 files (`_task.write_task`)
+   and returns pickled `CommitMessage`s. Append tables without buckets skip the shuffle: every task
+   writes files of bucket 0 of the partitions it sees (as Java's Spark writer does).
+3. Driver: one snapshot through `Committer` (Java's conflict checks and retries), APPEND or
+   OVERWRITE; the files of attempts Spark did not keep (failed, speculative losers) are deleted; a
+   failed job deletes every file it wrote and raises, with no snapshot. Deletion-vector and
+   first-row tables are then compacted as the SQL writer does after a write (`compact_after_write`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,8 @@ from paimon_sql.spark._task import (
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pyspark.sql import DataFrame
 
     from paimon_sql.catalog import Table
@@ -92,15 +94,17 @@ def write(
         table: the table identifier.
         warehouse: the warehouse folder (local path or ``file:`` URI) every executor can reach.
         mode: ``"append"`` or ``"overwrite"``: without `partition` the whole table, or only the
-            partitions the rows hold when ``spark.sql.sources.partitionOverwriteMode`` is ``dynamic``.
+            partitions the rows hold when ``spark.sql.sources.partitionOverwriteMode`` is
+            ``dynamic``.
         partition: partition column -> value: the write goes to that partition (overwrite replaces
             only it); the DataFrame's rows must hold those values when it carries the columns.
 
     Returns:
         The snapshot of the write (APPEND or OVERWRITE), or None when nothing changed. A table whose
-        readers hide level-0 files (deletion vectors, first-row) gets a COMPACT snapshot after it, which
-        is returned instead. Retried and speculative task attempts never add rows twice: only the
-        messages of the attempts Spark keeps are committed, and the other attempts' files are deleted.
+        readers hide level-0 files (deletion vectors, first-row) gets a COMPACT snapshot after it,
+        which is returned instead. Retried and speculative task attempts never add rows twice: only
+        the messages of the attempts Spark keeps are committed, and the other attempts' files are
+        deleted.
 
     Raises:
         SchemaError: the DataFrame does not fit the table (names the column), or a row breaks it.
@@ -125,7 +129,8 @@ def run(
     dynamic_overwrite: bool | None = None,
 ) -> Snapshot | None:
     """`write` with its seams: `task` is what each Spark task runs (`_task.write_task` or a wrapper of
-    it); `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``."""
+    it); `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``.
+    """
     if mode not in ("append", "overwrite"):
         raise ValueError(f"mode must be 'append' or 'overwrite', not {mode!r}")
     warehouse = str(warehouse)
@@ -178,8 +183,9 @@ def finish(
     extra_files: TableWriter | None = None,
 ) -> Snapshot | None:
     """The driver's side after the tasks: commit `messages` as one snapshot, delete the files of the
-    job's attempts it does not reference, compact deletion-vector / first-row tables. When the commit
-    fails, every file of the job (and those `extra_files` wrote on the driver) is deleted and it raises.
+    job's attempts it does not reference, compact deletion-vector / first-row tables. When the
+    commit fails, every file of the job (and those `extra_files` wrote on the driver) is deleted and
+    it raises.
     """
     table = job.load()
     schema = table.latest_schema
@@ -330,7 +336,8 @@ def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:
     """Java's HashBucketAssigner on the driver: the distinct (partition, key hash)s of the DataFrame are
     collected, each partition's are assigned buckets (known keys keep theirs) and the new HASH index
-    files written by `writer` (committed with the write, deleted if it fails)."""
+    files written by `writer` (committed with the write, deleted if it fails).
+    """
     import duckdb
 
     from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
@@ -417,7 +424,9 @@ def _committed(table: Table, job: WriteJob) -> bool:
 
 def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
     """Delete the data files of this job's task attempts that are not in `keep` (failed attempts,
-    speculative losers, or everything when the job failed). Walks the table's partition/bucket folders."""
+    speculative losers, or everything when the job failed). Walks the table's partition/bucket
+    folders.
+    """
     fileio = table.fileio
 
     def walk(path: str, depth: int) -> None:
@@ -435,7 +444,8 @@ def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
 
 def _translated(err: BaseException, table: str) -> BaseException:
     """A paimon_sql error raised in a task comes back from Spark as text: rebuild it; other Spark
-    failures become a `PaimonSqlError` saying nothing was committed."""
+    failures become a `PaimonSqlError` saying nothing was committed.
+    """
     if isinstance(err, (PaimonSqlError, ValueError, KeyboardInterrupt)) or not isinstance(
         err, Exception
     ):

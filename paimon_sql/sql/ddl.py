@@ -17,7 +17,6 @@ They give identical schemas. Types follow Paimon/Flink: TIMESTAMP is without tim
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -33,7 +32,6 @@ from paimon_sql.catalog.schema_change import (
     RenameColumn,
     RenameTable,
     ResetOptions,
-    SchemaChange,
     SetOptions,
     UpdateColumnComment,
     UpdateColumnType,
@@ -54,10 +52,15 @@ from paimon_sql.sql.dialect import (
     _ResetOptions,
     parse_sql_type,
 )
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, DataField, DataType, type_sql  # noqa: F401 - doctests
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, type_sql  # noqa: F401 - doctests
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from paimon_sql.catalog.schema_change import (
+        SchemaChange,
+    )
+    from paimon_sql.types import DataField, DataType
 
 __all__ = [
     "CreateTable",
@@ -246,7 +249,8 @@ def _build_create(**kw: object) -> CreateTable:
 
 def with_fields(create: CreateTable, fields: Sequence[DataField]) -> CreateTable:
     """A CTAS without a column list (`create`) given the columns its query yields, validated like a
-    CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text is involved."""
+    CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text is involved.
+    """
     return _build_create(
         identifier=create.identifier,
         fields=tuple(fields),

@@ -23,17 +23,22 @@ No regular expression routes a statement: everything here goes through sqlglot's
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sqlglot
 from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import TokenType
 
 from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, TableName, table_name
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.types import MAX_LENGTH, DataField, DataType
+
+if TYPE_CHECKING:
+    from sqlglot.tokens import Token
 
 __all__ = [
     "SYSTEM_TABLE_SPLITTER",
@@ -106,7 +111,8 @@ class Call(exp.Expression):
 
 class TableOptions(exp.Expression):
     """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``: `expressions` are
-    `exp.Property` nodes (key and value string literals), in the order written."""
+    `exp.Property` nodes (key and value string literals), in the order written.
+    """
 
     arg_types = {"expressions": True}  # noqa: RUF012
 
@@ -121,7 +127,8 @@ _NAME_GLUE = frozenset({TokenType.VAR, TokenType.NUMBER, TokenType.DASH})
 
 class _PaimonParser(parser.Parser):
     """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms, ``CALL`` and
-    the ``SHOW`` forms paimon-sql answers itself."""
+    the ``SHOW`` forms paimon-sql answers itself.
+    """
 
     STATEMENT_PARSERS = {  # noqa: RUF012
         **parser.Parser.STATEMENT_PARSERS,
@@ -198,7 +205,8 @@ class _PaimonParser(parser.Parser):
 
     def _paimon_name(self) -> exp.Identifier | None:
         """A quoted name, or the tokens of an unquoted one written without spaces between them
-        (``my-db``, ``1st``, ``t$snapshots``); None when no name is next."""
+        (``my-db``, ``1st``, ``t$snapshots``); None when no name is next.
+        """
         name, end = _name_at(self._tokens, self._index)
         if name is not None:
             self._advance(end - self._index)
@@ -332,8 +340,9 @@ class Paimon(Dialect):
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # SHOW is parsed (`exp.Show`)
 
         def tokenize(self, sql: str) -> list[Token]:
-            """Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
-            strings, ``\\`` escapes), as Paimon's procedures are Spark's."""
+            r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
+            strings, ``\\`` escapes), as Paimon's procedures are Spark's.
+            """
             try:
                 found = super().tokenize(sql)
             except TokenError:

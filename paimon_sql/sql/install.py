@@ -12,11 +12,10 @@ view, so the functions in ``functions/`` reach Paimon through *routing sources* 
   (``__paimon_table = 'db.t'``, ``__paimon_snapshot = 3`` or ``IS NULL`` ...), next to the
   user's own filters and projection, so each call plans its own snapshot with partition, bucket
   and statistics pruning, and streams.
-* ``__paimon_<name>`` for each system table ``t$<name>`` and ``__paimon_sys_<name>`` for each
-  global ``sys`` table: the table's fixed schema plus hidden ``__paimon_table`` (and
-  ``__paimon_snapshot``) columns; ``stream`` builds the content with
-  `paimon_sql.catalog.system_tables` at each query (the sources live in `paimon_sql.engine.source`), so
-  new commits show up on the next call.
+* ``__paimon_<name>`` for each system table ``t$<name>`` and ``__paimon_sys_<name>`` for each global
+  ``sys`` table: the table's fixed schema plus hidden ``__paimon_table`` (and ``__paimon_snapshot``)
+  columns; ``stream`` builds the content with `paimon_sql.catalog.system_tables` at each query (the
+  sources live in `paimon_sql.engine.source`), so new commits show up on the next call.
 
 A hidden column DuckDB asks to *read* means a routing filter was not pushed down (an argument
 that is not a constant): the sources then refuse with an error rather than answer for the wrong
@@ -26,7 +25,6 @@ table or snapshot.
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +36,7 @@ from paimon_sql.sql.data_tables import audit_log_schema
 from paimon_sql.sql.session import SYSTEM_TABLES, Session
 
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
 
 #: functions/ beside the package (a source checkout) or inside it (an installed wheel).

@@ -17,14 +17,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.catalog import Catalog
 from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.engine.binder import Binder
 from paimon_sql.engine.context import Engine
@@ -37,8 +36,10 @@ from paimon_sql.sql.dialect import hint_options
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
 
+    from paimon_sql.catalog import Identifier, Table
     from paimon_sql.engine.relation import Relation
     from paimon_sql.engine.source import PaimonSource
     from paimon_sql.format.snapshot import Snapshot
@@ -145,8 +146,9 @@ class Session:
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
 
-        A table whose metadata is damaged does not stop the others: its view raises the error naming the
-        damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the paimon-sql error.
+        A table whose metadata is damaged does not stop the others: its view raises the error naming
+        the damaged file when it is read (`paimon_sql.engine.damage`), and `sql` reports it as the
+        paimon-sql error.
 
         Examples:
             >>> session = connect(warehouse)
@@ -192,8 +194,8 @@ class Session:
     def sql(self, text: str) -> Relation:
         """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
 
-        Several statements run in order; the relation of the last one is returned. Every failure is a
-        `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
+        Several statements run in order; the relation of the last one is returned. Every failure is
+        a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
 
         Examples:
             >>> session = connect(warehouse)
@@ -414,7 +416,8 @@ class Session:
 
 def _parse(text: str) -> exp.Expression | None:
     """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses
-    it."""
+    it.
+    """
     for dialect in ("duckdb", "spark"):
         try:
             with _quiet_sqlglot():
@@ -452,8 +455,8 @@ def connect(
     makes the folder when absent; never a bucket).
 
     Object store credentials, region and endpoint come from `storage_options` (obstore's key names:
-    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...), else the
-    standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...),
+    else the standard ``AWS_*`` environment variables, else the AWS profile (``AWS_PROFILE``).
 
     Args:
         warehouse: the warehouse folder or URI.

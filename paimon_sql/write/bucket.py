@@ -26,7 +26,6 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -43,6 +42,8 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from paimon_sql.types import DataType
 
 #: A 32-bit word of the row: a Python int known at build time, else a UBIGINT expression < 2**32.
@@ -79,7 +80,8 @@ def _lit(value: int) -> exp.Expression:
 
 def _cast(e: exp.Expression, to: str | exp.DataType) -> exp.Expression:
     """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here); `to` is a
-    constant type name or a type node."""
+    constant type name or a type node.
+    """
     node = _data_type(to) if isinstance(to, str) else to
     if isinstance(e, exp.Cast) and e.to == node:
         return e
@@ -192,7 +194,8 @@ def _let(value: exp.Expression, body: Callable[[exp.Expression], exp.Expression]
 def _fmix_once(x: exp.Expression) -> exp.Expression:
     """`_fmix` reading `x` once: each xor-shift, which reads its input twice, is bound by `_let`
     (inside a lambda DuckDB does not share repeated subexpressions: one lambda would compute the
-    first steps 8 times)."""
+    first steps 8 times).
+    """
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 16)), _F1), _M))
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 13)), _F2), _M))
     return _let(x, lambda z: _xor(z, _shr(z, 16)))
@@ -200,7 +203,8 @@ def _fmix_once(x: exp.Expression) -> exp.Expression:
 
 def _typed(body: exp.Expression) -> exp.Expression:
     """`body` with its integer literals cast to UBIGINT: inside a lambda DuckDB does not fold the
-    casts of untyped literals, which makes the loop about a third slower."""
+    casts of untyped literals, which makes the loop about a third slower.
+    """
 
     def cast(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Literal) and node.is_int and not isinstance(node.parent, exp.Cast):
@@ -229,7 +233,8 @@ def _reduce_words(h: Word, words: Sequence[Word]) -> exp.Expression:
 def _fold(items: Sequence[Word | _Var]) -> Word:
     """Fold the row's words into the murmur state: the first `_UNROLL` rounds inline, the rest in
     ``list_reduce`` calls, which keeps the expression shallow for wide keys; string chunks inline
-    as far as `_UNROLL_CHUNKS` (see `_fold_var`)."""
+    as far as `_UNROLL_CHUNKS` (see `_fold_var`).
+    """
     h: Word = _SEED
     rounds = 0
     batch: list[Word] = []
@@ -249,7 +254,8 @@ def _fold(items: Sequence[Word | _Var]) -> Word:
 
 def _step2(h: Word, chunk: exp.Expression) -> Word:
     """Two rounds over a big-endian chunk; both words byte-swapped at once (12 operations, not
-    21, at the price of reading the chunk 8 times, which DuckDB computes once at the top level)."""
+    21, at the price of reading the chunk 8 times, which DuckDB computes once at the top level).
+    """
     c = exp.Paren(this=chunk)
     odd, even = 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF
     t = _bin(exp.BitwiseOr, _and(_shr(c, 8), odd), _shl(_and(c, odd), 8))
@@ -265,7 +271,8 @@ def _fold_var(h: Word, var: _Var, inline: int) -> exp.Expression:
     part costs the plain arithmetic, about five times less than the same in a lambda. The
     ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only a key with one
     var part folds inline (with an earlier one the copies would repeat its loop, which DuckDB does
-    not share, and the SQL would grow geometrically with the strings)."""
+    not share, and the SQL would grow geometrically with the strings).
+    """
     states: list[Word] = [h]
     for j in range(inline):
         present = _fn("nullif", _cast(_bin(exp.GT, _u64(var.count), _lit(j)), "UBIGINT"), _lit(0))
@@ -388,9 +395,7 @@ def _fixed_words(value: exp.Expression, t: DataType) -> tuple[Word, Word] | None
         bits = _cast(_cast(_cast(value, "DOUBLE"), "BIT"), "UBIGINT")
         return _and(bits, _M), _shr(bits, 32)
     if r == "DECIMAL" and (t.precision or 0) <= 18:
-        unscaled = _mul(
-            _cast(value, duckdb_type_node(t.with_nullable(True))), 10 ** (t.scale or 0)
-        )
+        unscaled = _mul(_cast(value, duckdb_type_node(t.with_nullable(True))), 10 ** (t.scale or 0))
         return _words_of_u64(_cast(unscaled, "BIGINT"))
     if r in TIMESTAMP_ROOTS and (t.precision or 0) <= 3:
         return _words_of_u64(_timestamp_parts(value, t)[0])
@@ -400,11 +405,10 @@ def _fixed_words(value: exp.Expression, t: DataType) -> tuple[Word, Word] | None
 def _string_field(value: exp.Expression, t: DataType, offset: Word) -> _Field:
     """CHAR/VARCHAR (UTF-8 bytes), BINARY/VARBINARY: inline when ≤ 7 bytes, else var part (§5.1).
 
-    The slot is one big-endian chunk, read like the var part's chunks."""
+    The slot is one big-endian chunk, read like the var part's chunks.
+    """
     blob = (
-        _fn("encode", _cast(value, "VARCHAR"))
-        if t.root in STRING_ROOTS
-        else _cast(value, "BLOB")
+        _fn("encode", _cast(value, "VARCHAR")) if t.root in STRING_ROOTS else _cast(value, "BLOB")
     )
     n = _cast(_fn("octet_length", blob), "UBIGINT")
     is_long = _cast(_bin(exp.GTE, n, _lit(8)), "UBIGINT")

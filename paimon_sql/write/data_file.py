@@ -1,21 +1,23 @@
 """Writing one data file in Paimon's physical layout, and its `DataFileMeta` (paimon-format.md §1, §7).
 
-Columns (§7, §13 item 2): primary-key tables ``_KEY_<k>`` per trimmed primary-key column (field id = id +
-1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT NOT NULL, id
-2147483645), then every table column; append tables just the table columns. With ``data-file.thin-mode=true``
-the ``_KEY_`` copies are left out.
+Columns (§7, §13 item 2): primary-key tables ``_KEY_<k>`` per trimmed primary-key column (field id =
+        id +
+1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT NOT
+NULL, id 2147483645), then every table column; append tables just the table columns. With
+``data-file.thin-mode=true`` the ``_KEY_`` copies are left out.
 
 Formats, as Java writes them:
 
-* **Parquet** (pyarrow): every field carries ``PARQUET:field_id``; TINYINT/SMALLINT are INT32 with INT(8)/INT(16);
-  DECIMAL p <= 9 INT32, <= 18 INT64, else FIXED_LEN_BYTE_ARRAY; TIMESTAMP p <= 3 INT64 millis, <= 6 micros,
-  > 6 INT96; LTZ is adjusted to UTC; lists are 3-level ``list/element``, maps ``key_value/key/value``; nested ids
-  of list elements and map keys/values follow Java (536870911 +- 1024 * parent id +- depth). Not like Java: the
-  root group is called ``schema`` (pyarrow) instead of ``paimon_schema``; readers match columns by name/id.
-* **ORC** (pyarrow): same columns, TIME as INT. pyarrow cannot set type attributes, so the ``paimon.id``
-  attribute Java writes is missing; Java and paimon_sql read ORC columns by name.
-* **Avro** (fastavro): the schema of §4.1 as a plain top-level record, like Java 1.x's data files (0.9
-  wrapped it as ``["null", record]``); TIMESTAMP p > 6 is rejected as in Java.
+* **Parquet** (pyarrow): every field carries ``PARQUET:field_id``; TINYINT/SMALLINT are INT32 with
+  INT(8)/INT(16); DECIMAL p <= 9 INT32, <= 18 INT64, else FIXED_LEN_BYTE_ARRAY; TIMESTAMP p <= 3
+  INT64 millis, <= 6 micros, > 6 INT96; LTZ is adjusted to UTC; lists are 3-level ``list/element``,
+  maps ``key_value/key/value``; nested ids of list elements and map keys/values follow Java
+  (536870911 +- 1024 * parent id +- depth). Not like Java: the root group is called ``schema``
+  (pyarrow) instead of ``paimon_schema``; readers match columns by name/id.
+* **ORC** (pyarrow): same columns, TIME as INT. pyarrow cannot set type attributes, so the
+  ``paimon.id`` attribute Java writes is missing; Java and paimon_sql read ORC columns by name.
+* **Avro** (fastavro): the schema of §4.1 as a plain top-level record, like Java 1.x's data files
+  (0.9 wrapped it as ``["null", record]``); TIMESTAMP p > 6 is rejected as in Java.
 
 >>> data_file_name("0f8c", 3, "parquet")
 'data-0f8c-3.parquet'
@@ -24,7 +26,6 @@ Formats, as Java writes them:
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -40,7 +41,6 @@ from paimon_sql.types import (
     RETRACT_KINDS,
     STRING_ROOTS,
     TIMESTAMP_ROOTS,
-    DataField,
     DataType,
     RowKind,
     arrow_atomic_type,
@@ -48,8 +48,13 @@ from paimon_sql.types import (
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.io.fileio import FileIO
+    from paimon_sql.types import (
+        DataField,
+    )
 
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
 VALUE_KIND = "_VALUE_KIND"
@@ -109,7 +114,8 @@ def _arrow_type(t: DataType, field_id: int, depth: int) -> pa.DataType:
     if t.root in ("MAP", "MULTISET"):
         key = t.key if t.root == "MAP" else t.element
         value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
-        assert key is not None and value is not None
+        assert key is not None
+        assert value is not None
         key_field = arrow_field("key", key.with_nullable(False), down, depth + 1)
         return pa.map_(key_field, arrow_field("value", value, up, depth + 1))
     if t.root == "ROW":
@@ -255,16 +261,19 @@ def _dictionary_columns(table: pa.Table) -> list[str]:
     """The columns of a large file worth a dictionary: at most 1 distinct value in 4 (or a single one) on
     a sample of the first rows. Small files (at most the sample) get one for every column, as Java's
     parquet-mr writes them, so their sizes (which Java's compaction picking compares) stay alike.
-    pyarrow otherwise builds a dictionary for every column and falls back page by page, which makes a
-    high-cardinality column (keys, ids, random values) cost ~3x its plain encoding. Readers handle both."""
+    pyarrow otherwise builds a dictionary for every column and falls back page by page, which makes
+    a high-cardinality column (keys, ids, random values) cost ~3x its plain encoding. Readers handle
+    both.
+    """
     sample = table.slice(0, _DICTIONARY_SAMPLE)
     out = []
     for name, column in zip(table.column_names, sample.columns, strict=True):
         if pa.types.is_nested(column.type) or len(column) == 0:
             continue
         distinct = pc.count_distinct(column, mode="only_valid").as_py()
-        # <= 1: a PLAIN string column whose min == max is read wrong by DuckDB 2.0.0 (`s IS NULL` true
-        # for its values; tests/property/test_regressions.py), so such a column always keeps a dictionary.
+        # <= 1: a PLAIN string column whose min == max is read wrong by DuckDB 2.0.0 (`s IS NULL`
+        # true for its values; tests/property/test_regressions.py), so such a column always keeps a
+        # dictionary.
         if distinct <= 1 or distinct * 4 <= len(column):
             out.append(name)
     return out
@@ -272,7 +281,8 @@ def _dictionary_columns(table: pa.Table) -> list[str]:
 
 def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """A nested column without array offsets: pyarrow's ORC writer ignores a sliced struct's offset in its
-    children, so the fields of one row land on another (found by the Spark interop matrix)."""
+    children, so the fields of one row land on another (found by the Spark interop matrix).
+    """
     if not pa.types.is_nested(column.type) or all(chunk.offset == 0 for chunk in column.chunks):
         return column
     chunks = [c.take(arange(len(c))) if c.offset else c for c in column.chunks]
@@ -362,7 +372,8 @@ def avro_type(t: DataType, record_name: str) -> Any:
 def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
     key = t.key if t.root == "MAP" else t.element
     value = t.value if t.root == "MAP" else DataType(root="INT", nullable=False)
-    assert key is not None and value is not None
+    assert key is not None
+    assert value is not None
     if key.root in STRING_ROOTS:
         return {"type": "map", "values": avro_type(value, record_name)}
     entry = {
@@ -386,7 +397,8 @@ def _avro_value(value: Any, t: DataType) -> Any:
     if t.root in ("MAP", "MULTISET"):
         key = t.key if t.root == "MAP" else t.element
         vt = t.value if t.root == "MAP" else DataType(root="INT")
-        assert key is not None and vt is not None
+        assert key is not None
+        assert vt is not None
         pairs = [(k, _avro_value(v, vt)) for k, v in value]
         if key.root in STRING_ROOTS:
             return dict(pairs)
@@ -534,14 +546,15 @@ def write_data_file(
 
     Args:
         fileio: where to write.
-        path: the full path; its last suffix (``.parquet``/``.orc``/``.avro``) is the format, as readers
-            derive it (§1); name it with `data_file_name`.
-        table: the rows in final order (PK tables: sorted by trimmed primary key, each key once), with every
-            column of `schema` by name. PK tables may carry ``_SEQUENCE_NUMBER`` (int64) and ``_VALUE_KIND``
-            (int8: 0 +I, 1 -U, 2 +U, 3 -D); missing ones are numbered from `first_sequence_number` and +I.
+        path: the full path; its last suffix (``.parquet``/``.orc``/``.avro``) is the format, as
+            readers derive it (§1); name it with `data_file_name`.
+        table: the rows in final order (PK tables: sorted by trimmed primary key, each key once),
+            with every column of `schema` by name. PK tables may carry ``_SEQUENCE_NUMBER`` (int64)
+            and ``_VALUE_KIND`` (int8: 0 +I, 1 -U, 2 +U, 3 -D); missing ones are numbered from
+            `first_sequence_number` and +I.
         schema: the table schema the file is written with (``_SCHEMA_ID``); its options give
-            ``file.compression`` (default zstd, level ``file.compression.zstd-level``=1), the stats modes and
-            ``data-file.thin-mode``.
+            ``file.compression`` (default zstd, level ``file.compression.zstd-level``=1), the stats
+            modes and ``data-file.thin-mode``.
         level: LSM level (0 for flushed writes).
         first_sequence_number: the first sequence number (append tables: required; the file covers
             ``first .. first + rows - 1``).

@@ -24,7 +24,6 @@ this module picks them round-robin (any choice is valid for readers, the HASH fi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +37,8 @@ from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
     import duckdb
 
 #: Java's MAX_DYNAMIC_BUCKETS: bucket ids are stored as shorts.
@@ -78,7 +79,8 @@ class DynamicBucketOptions:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DynamicAssignment:
     """`assignment`: one row (hash INT32, bucket INT32) per distinct input hash, to join rows on.
-    `index_files`: the complete new HASH file of every bucket that gained hashes."""
+    `index_files`: the complete new HASH file of every bucket that gained hashes.
+    """
 
     assignment: pa.Table
     index_files: Mapping[int, bytes] = field(default_factory=dict)
@@ -180,8 +182,8 @@ def _assign_one(
     return con.sql(query.sql("duckdb")).to_arrow_table()
 
 
-# Only existing hashes the input names matter: a semi-join first, then the last bucket of each (a hash
-# listed by two buckets' files belongs to the later one, as Java's loading order decides).
+# Only existing hashes the input names matter: a semi-join first, then the last bucket of each (a
+# hash listed by two buckets' files belongs to the later one, as Java's loading order decides).
 _KNOWN_SQL = sqlglot.parse_one(
     "SELECT hash, arg_max(bucket, ord) AS bucket FROM known_raw"
     " WHERE hash IN (SELECT hash FROM all_new) GROUP BY hash",
@@ -219,8 +221,10 @@ def _run(
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
     """Old HASH file content plus the bucket's new hashes. Java writes a bucket's hashes in the iteration
-    order of its hash set, so readers take no order from the file; the new ones are grouped by a stable
-    counting sort on the bucket (fast: few distinct values) and keep the query's order within it."""
+    order of its hash set, so readers take no order from the file; the new ones are grouped by a
+    stable counting sort on the bucket (fast: few distinct values) and keep the query's order within
+    it.
+    """
     if fresh.num_rows == 0:
         return {}
     buckets = fresh.column("bucket").combine_chunks()
@@ -251,8 +255,8 @@ def assign_buckets(
         hashes: the trimmed-PK hashes (`paimon_sql.write.bucket.hash_expression`) in arrival order.
         existing: bucket -> content of its current HASH index file (big-endian int32s).
         options: target row number, max buckets and number of assigners.
-        positions: increasing int64 arrival positions of `hashes`, when they are not given in arrival
-            order (default: their order).
+        positions: increasing int64 arrival positions of `hashes`, when they are not given in
+            arrival order (default: their order).
 
     >>> import duckdb
     >>> con = duckdb.connect()

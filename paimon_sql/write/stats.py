@@ -1,20 +1,25 @@
 """Column statistics of Arrow data as Paimon `SimpleStats` (paimon-format.md §5.3).
 
-Vectorised: ``pyarrow.compute.min_max`` and ``null_count`` per column; only the two resulting values per column are
+Vectorised: ``pyarrow.compute.min_max`` and ``null_count`` per column; only the two resulting values
+    per column are
 touched in Python (truncation, BinaryRow encoding).
 
 What Java records, and what we record the same way:
 
-* modes ``none`` (nothing), ``counts`` (null count), ``truncate(N)`` (default ``truncate(16)``), ``full``; per
-  column ``fields.<c>.stats-mode`` overrides ``metadata.stats-mode``;
-* truncation touches strings only: min is cut to N code points, max is cut and its last code point incremented
-  (dropping code points from the end until one can be incremented); if none can, min and max are both null;
-* nested columns (ARRAY, MAP, MULTISET, ROW; also VARIANT, BLOB) get no stats at all, as if their mode were
-  ``none`` (Java leaves them out of ``_VALUE_STATS_COLS``: fixture ``pk_table_nested_type``);
-* BINARY/VARBINARY and TIMESTAMP(p > 6) get null min/max with a real null count (as Java's Parquet extractor);
+* modes ``none`` (nothing), ``counts`` (null count), ``truncate(N)`` (default ``truncate(16)``),
+  ``full``; per column ``fields.<c>.stats-mode`` overrides ``metadata.stats-mode``;
+* truncation touches strings only: min is cut to N code points, max is cut and its last code point
+  incremented (dropping code points from the end until one can be incremented); if none can, min and
+  max are both null;
+* nested columns (ARRAY, MAP, MULTISET, ROW; also VARIANT, BLOB) get no stats at all, as if their
+  mode were ``none`` (Java leaves them out of ``_VALUE_STATS_COLS``: fixture
+  ``pk_table_nested_type``);
+* BINARY/VARBINARY and TIMESTAMP(p > 6) get null min/max with a real null count (as Java's Parquet
+  extractor);
 * FLOAT/DOUBLE columns holding NaN get null min/max (no safe bound);
-* dense store (``metadata.stats-dense-store``, default true): when some column has mode ``none`` the stats rows
-  hold only the other columns and ``_VALUE_STATS_COLS`` lists them; otherwise the cols are null (all columns).
+* dense store (``metadata.stats-dense-store``, default true): when some column has mode ``none`` the
+  stats rows hold only the other columns and ``_VALUE_STATS_COLS`` lists them; otherwise the cols
+  are null (all columns).
 
 >>> import pyarrow as pa
 >>> from paimon_sql.types import DataField, parse_type
@@ -29,11 +34,9 @@ What Java records, and what we record the same way:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import OptionError
@@ -46,9 +49,17 @@ from paimon_sql.types import (
     NUMERIC_ROOTS,
     STRING_ROOTS,
     TIMESTAMP_ROOTS,
-    DataField,
-    DataType,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import pyarrow as pa
+
+    from paimon_sql.types import (
+        DataField,
+        DataType,
+    )
 
 #: Key columns are always kept to 128 characters (§5.3).
 KEY_TRUNCATE = 128
@@ -112,7 +123,7 @@ def _next_code_point(cp: int) -> int | None:
 
 
 def truncate_max(value: str, length: int) -> str | None:
-    """An upper bound of `value` at most `length` code points long, or None if there is none.
+    r"""An upper bound of `value` at most `length` code points long, or None if there is none.
 
     >>> truncate_max("abcdef", 3), truncate_max("ab", 3), truncate_max("a\\U0010ffffz", 2)
     ('abd', 'ab', 'b')
@@ -171,7 +182,8 @@ def column_stats(column: pa.ChunkedArray | pa.Array, t: DataType, mode: StatsMod
         return ColumnStats(None, None, nulls)
     low, high = _min_max(column, t)
     if mode.kind == "truncate" and isinstance(low, str):
-        assert mode.length is not None and isinstance(high, str)
+        assert mode.length is not None
+        assert isinstance(high, str)
         high = truncate_max(high, mode.length)
         low = None if high is None else truncate_min(low, mode.length)
     return ColumnStats(low, high, nulls)

@@ -1,20 +1,22 @@
 """`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s (paimon-format.md §6, §7).
 
-DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition and the
-sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes and encodes them on
-two threads. Two paths:
+DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition
+and the sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes
+and encodes them on two threads. Two paths:
 
-* `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one sorted query straight
-  from the input, no staging copy. Sequence numbers are counted in stream order above every earlier one,
-  which is enough because each key occurs once per statement; a key written twice (`RepeatedKeys`, found
-  as equal neighbours in the sorted stream) sends the statement to the other path.
-* `stage` + `write` (dynamic buckets, the other merge engines, repeated keys): the input is materialised
-  once with its arrival number, so versions of a key can be numbered (a key written twice in one statement
-  goes to two files, each holding a key once, as Java's write buffer guarantees) and dynamic buckets can
-  be assigned from every key hash before the first row is placed.
+* `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one sorted query
+  straight from the input, no staging copy. Sequence numbers are counted in stream order above every
+  earlier one, which is enough because each key occurs once per statement; a key written twice
+  (`RepeatedKeys`, found as equal neighbours in the sorted stream) sends the statement to the other
+  path.
+* `stage` + `write` (dynamic buckets, the other merge engines, repeated keys): the input is
+  materialised once with its arrival number, so versions of a key can be numbered (a key written
+  twice in one statement goes to two files, each holding a key once, as Java's write buffer
+  guarantees) and dynamic buckets can be assigned from every key hash before the first row is
+  placed.
 
-DuckDB runs under ``write-buffer-size`` (it spills beyond it), and Python holds at most a few file-sized
-pieces, so memory does not grow with the input.
+DuckDB runs under ``write-buffer-size`` (it spills beyond it), and Python holds at most a few
+file-sized pieces, so memory does not grow with the input.
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -41,7 +42,6 @@ from paimon_sql.format.manifest import IndexFileMeta
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
-from paimon_sql.format.schema import TableSchema
 from paimon_sql.io.arrays import arange
 from paimon_sql.types import RowKind
 from paimon_sql.write.bucket import bucket_expression, hash_expression
@@ -49,8 +49,12 @@ from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from concurrent.futures import Future
+
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
 
 _T = TypeVar("_T")
@@ -64,7 +68,11 @@ KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
 _EMPTY_ASSIGNMENT = pa.table(
-    {"hash": pa.array([], pa.int32()), "bucket": pa.array([], pa.int32()), PART: pa.array([], pa.int64())}
+    {
+        "hash": pa.array([], pa.int32()),
+        "bucket": pa.array([], pa.int32()),
+        PART: pa.array([], pa.int64()),
+    }
 )
 
 
@@ -84,8 +92,9 @@ class TableWriter:
         self, con: duckdb.DuckDBPyConnection | None, table: Table, *, file_id: str | None = None
     ) -> None:
         """`con` runs the input query (it may read Paimon tables registered on it); None for a writer fed
-        only through `write_pieces` (a Spark task). `file_id` is the unique part of the new files' names
-        (``data-<file_id>-<n>``; a fresh UUID by default)."""
+        only through `write_pieces` (a Spark task). `file_id` is the unique part of the new files'
+        names (``data-<file_id>-<n>``; a fresh UUID by default).
+        """
         self.con = con
         self.table = table
         self.schema: TableSchema = table.latest_schema
@@ -95,7 +104,8 @@ class TableWriter:
         self.parts = self.schema.partition_keys
         self._part_types = [self.schema.field(p).type for p in self.parts]
         self.written: list[str] = []
-        #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key (§6).
+        #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key
+        #: (§6).
         self.dynamic = self.pk and self.schema.bucket == -1
         if self.dynamic and not set(self.parts) <= set(self.schema.primary_keys):
             raise UnsupportedFeatureError(
@@ -103,8 +113,9 @@ class TableWriter:
                 f"keys) is not supported yet (table {self.table.name})"
             )
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
-        #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts (it spills
-        #: to its temp directory beyond it) and, divided by 8, the largest piece of rows encoded at once.
+        #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts
+        #: (it spills to its temp directory beyond it) and, divided by 8, the largest piece of rows
+        #: encoded at once.
         self.buffer_size = self.options.memory("write-buffer-size")
         self._saved_limit: str | None = None
         self._limit = 0
@@ -117,7 +128,9 @@ class TableWriter:
 
     def bucket_column(self) -> exp.Expression:
         """The bucket of a row as a DuckDB expression over the table's columns (fixed buckets: Java's
-        hash of the bucket key; append tables without buckets: 0; dynamic buckets: NULL, assigned later)."""
+        hash of the bucket key; append tables without buckets: 0; dynamic buckets: NULL, assigned
+        later).
+        """
         n = self.schema.bucket
         if n > 0:
             keys = self.schema.bucket_keys
@@ -130,16 +143,24 @@ class TableWriter:
         if self.dynamic:
             return exp.cast(exp.null(), "INTEGER")  # assigned after staging, per partition
         if n == -2:
-            raise UnsupportedFeatureError("writing postpone-bucket tables (bucket=-2) is not supported yet")
+            raise UnsupportedFeatureError(
+                "writing postpone-bucket tables (bucket=-2) is not supported yet"
+            )
         return exp.Literal.number(0)
 
     def _generation(self) -> exp.Expression:
         """0 for the version a file keeps; >0 for further versions of a key in this statement (own files)."""
         engine = self.options.merge_engine
-        order: list[exp.Expression] = [exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)]
+        order: list[exp.Expression] = [
+            exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)
+        ]
         if engine is MergeEngine.DEDUPLICATE:
-            order = [exp.Ordered(this=_q(s), desc=not self.options.sequence_descending, nulls_first=False)
-                     for s in self.options.sequence_fields] + order
+            order = [
+                exp.Ordered(
+                    this=_q(s), desc=not self.options.sequence_descending, nulls_first=False
+                )
+                for s in self.options.sequence_fields
+            ] + order
         window = exp.Window(
             this=exp.RowNumber(),
             partition_by=[_q(c) for c in (*self.parts, *self.keys)],
@@ -149,8 +170,9 @@ class TableWriter:
 
     def stage(self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT) -> str:
         """Materialise the input (`source`: a query over the table's columns, in any order) with the write
-        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped here.
-        Primary-key tables only (append tables always stream: `write_stream`)."""
+        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped
+        here. Primary-key tables only (append tables always stream: `write_stream`).
+        """
         if not self.pk:
             raise ValueError(f"append table {self.table.name} is written by write_stream()")
         self._bound_memory()
@@ -162,7 +184,9 @@ class TableWriter:
 
     def _bound_memory(self) -> None:
         """Cap DuckDB at ``write-buffer-size`` (at least 64 MiB, below which its sort cannot work) until `drop`.
-        DuckDB spills the staged rows, the sort and the aggregates to its ``temp_directory`` beyond it."""
+        DuckDB spills the staged rows, the sort and the aggregates to its ``temp_directory`` beyond
+        it.
+        """
         if self._saved_limit is not None:
             return
         (self._saved_limit,) = self.con.sql("SELECT current_setting('memory_limit')").fetchall()[0]
@@ -186,8 +210,9 @@ class TableWriter:
 
     def _heavy(self, run: Callable[[], _T]) -> _T:
         """Run a statement over all staged rows under the cap. DuckDB's sort keeps a little memory per row
-        pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above the
-        connection's own limit) and the statement runs again; nothing was written yet."""
+        pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above
+        the connection's own limit) and the statement runs again; nothing was written yet.
+        """
         while True:
             try:
                 return run()
@@ -204,9 +229,12 @@ class TableWriter:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner))
+            this=exp.maybe_parse(source, dialect="duckdb"),
+            alias=exp.TableAlias(this=exp.to_identifier(inner)),
         )
-        ordered = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True), copy=False)
+        ordered = exp.select(
+            "*", exp.alias_(exp.Window(this=exp.RowNumber()), ORD, quoted=True), copy=False
+        )
         ordered = ordered.from_(source_node, copy=False)
         extra = []
         if self.dynamic:
@@ -215,7 +243,8 @@ class TableWriter:
         part_id: exp.Expression = exp.Literal.number(0)
         if self.parts:
             part_id = exp.Window(
-                this=exp.func("DENSE_RANK"), order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts])
+                this=exp.func("DENSE_RANK"),
+                order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts]),
             )
         staged = exp.select(
             *[_q(f.name) for f in self.schema.fields],
@@ -243,20 +272,30 @@ class TableWriter:
 
     def _generations(self, staged: str) -> str:
         """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
-        first-row drop the others, which never reach a file). Skipped when every key is written once."""
+        first-row drop the others, which never reach a file). Skipped when every key is written
+        once.
+        """
         table = table_node(staged)
         keys = [_q(c) for c in (*self.parts, *self.keys)]
         repeated = exp.select(exp.Count(this=exp.Star())).from_(
-            exp.select(*keys).from_(table.copy()).group_by(*[k.copy() for k in keys]).having(
-                exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))
-            ).subquery()
+            exp.select(*keys)
+            .from_(table.copy())
+            .group_by(*[k.copy() for k in keys])
+            .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+            .subquery()
         )
         if not self._heavy(lambda: self.con.sql(repeated.sql("duckdb")).fetchall()[0][0]):
             self._single_generation(staged)
             return staged
-        numbered = exp.select("*", exp.alias_(self._generation(), GEN, quoted=True)).from_(table.copy())
+        numbered = exp.select("*", exp.alias_(self._generation(), GEN, quoted=True)).from_(
+            table.copy()
+        )
         if self.options.merge_engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW):
-            numbered = exp.select("*").from_(numbered.subquery()).where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
+            numbered = (
+                exp.select("*")
+                .from_(numbered.subquery())
+                .where(exp.EQ(this=_q(GEN), expression=exp.Literal.number(0)))
+            )
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, numbered)
         self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
@@ -270,30 +309,44 @@ class TableWriter:
         cursor = self.con.cursor()
         assigned: list[pa.Table] = []
         try:
-            parts = [r[0] for r in self.con.sql(exp.select(_q(PART)).from_(table.copy()).distinct().sql("duckdb")).fetchall()]
+            parts = [
+                r[0]
+                for r in self.con.sql(
+                    exp.select(_q(PART)).from_(table.copy()).distinct().sql("duckdb")
+                ).fetchall()
+            ]
             for part_id in parts:
-                rows = exp.select(_q(HASH), _q(ORD), *[_q(p) for p in self.parts]).from_(table.copy()).where(
-                    exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id))
+                rows = (
+                    exp.select(_q(HASH), _q(ORD), *[_q(p) for p in self.parts])
+                    .from_(table.copy())
+                    .where(exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)))
                 )
                 data = self._heavy(lambda q=rows.sql("duckdb"): self.con.sql(q).arrow().read_all())
-                part_bytes = encode_row(tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types)
+                part_bytes = encode_row(
+                    tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types
+                )
                 known = {b: blob for (pb, b), blob in existing.items() if pb == part_bytes}
                 result = self._heavy(
-                    lambda d=data, k=known: assign_buckets(cursor, d.column(HASH), k, options, d.column(ORD))
+                    lambda d=data, k=known: assign_buckets(
+                        cursor, d.column(HASH), k, options, d.column(ORD)
+                    )
                 )
                 assigned.append(
-                    result.assignment.append_column(PART, pa.repeat(pa.scalar(part_id, pa.int64()), result.assignment.num_rows))
+                    result.assignment.append_column(
+                        PART, pa.repeat(pa.scalar(part_id, pa.int64()), result.assignment.num_rows)
+                    )
                 )
                 for bucket, blob in result.index_files.items():
                     self.write_index(part_bytes, bucket, blob)
         finally:
             cursor.close()
-        # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills badly).
+        # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills
+        # badly).
         table_ = pa.concat_tables(assigned) if assigned else _EMPTY_ASSIGNMENT
         self._assignment = f"__paimon_assign_{next(_counter)}"
         self.con.register(self._assignment, table_)
-        # Like Java's assigner, which keeps every key hash of a partition in memory beside its write buffer,
-        # the join's hash table (about 48 bytes a hash) comes on top of write-buffer-size.
+        # Like Java's assigner, which keeps every key hash of a partition in memory beside its write
+        # buffer, the join's hash table (about 48 bytes a hash) comes on top of write-buffer-size.
         if self._ceiling():
             self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
@@ -321,7 +374,9 @@ class TableWriter:
         path = self.table.sub("index", name)
         self.table.fileio.write_bytes(path, blob)
         self.written.append(path)
-        meta = IndexFileMeta(index_type="HASH", file_name=name, file_size=len(blob), row_count=len(blob) // 4)
+        meta = IndexFileMeta(
+            index_type="HASH", file_name=name, file_size=len(blob), row_count=len(blob) // 4
+        )
         self.index_files[(partition, bucket)] = meta
 
     def _not_null_keys(self) -> list[str]:
@@ -335,8 +390,10 @@ class TableWriter:
 
     def _check_keys(self, staged: str) -> None:
         for column in self._not_null_keys():
-            query = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged)).where(
-                exp.Is(this=_q(column), expression=exp.null())
+            query = (
+                exp.select(exp.Count(this=exp.Star()))
+                .from_(table_node(staged))
+                .where(exp.Is(this=_q(column), expression=exp.null()))
             )
             (nulls,) = self.con.sql(query.sql("duckdb")).fetchall()[0]
             if nulls:
@@ -361,8 +418,10 @@ class TableWriter:
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
         """All staged rows in one stream sorted by (partition, bucket, generation, key), with the group columns. PK rows carry ``base - 1 + input position`` as
-        their sequence number (rising in arrival order in every bucket; gaps are fine for readers, §7).
-        Dynamic-bucket rows take their bucket from the assignment table (joined on hash and partition)."""
+        their sequence number (rising in arrival order in every bucket; gaps are fine for readers,
+        §7). Dynamic-bucket rows take their bucket from the assignment table (joined on hash and
+        partition).
+        """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
         bucket: exp.Expression = _qs(BUCKET)
@@ -388,36 +447,51 @@ class TableWriter:
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
         if self.parts:
-            pieces.append(partition_path(zip(self.parts, part, strict=True), self.options.partition_default_name))
+            pieces.append(
+                partition_path(
+                    zip(self.parts, part, strict=True), self.options.partition_default_name
+                )
+            )
         pieces.append(f"bucket-{bucket}")
         path = self.table.sub(*pieces)
         # never write through a symbolic link leading out of the table folder
         local = self.table.fileio.local
         return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
-    def _write_chunk(self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int) -> DataFileMeta:
+    def _write_chunk(
+        self, rows: pa.Table, part: tuple[Any, ...], bucket: int, start: int
+    ) -> DataFileMeta:
         fmt = self.options.file_format
         prefix = names.file_prefix(self.options.options, "data-file.prefix")
         path = self.table.fileio.join(
-            self._bucket_dir(part, bucket), data_file_name(self._prefix, next(self._files), fmt, prefix)
+            self._bucket_dir(part, bucket),
+            data_file_name(self._prefix, next(self._files), fmt, prefix),
         )
         self.written.append(path)
-        return write_data_file(self.table.fileio, path, rows, schema=self.schema, first_sequence_number=start)
+        return write_data_file(
+            self.table.fileio, path, rows, schema=self.schema, first_sequence_number=start
+        )
 
     def write(self, staged: str) -> tuple[list[CommitMessage], int]:
         """Write the staged rows: one commit message per (partition, bucket), and the number of rows.
 
-        DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted stream is
-        cut into files by `write_pieces`, so the Python side holds a bounded number of rows whatever the
-        input size.
+        DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted
+        stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
+        rows whatever the input size.
         """
         base = max(self.next_sequence().values(), default=0)  # above every bucket's counter (§7)
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
         reader = self._sorted(staged, base)
         pieces = (
-            (tuple(rows.column(p)[0].as_py() for p in self.parts), bucket, rows.drop_columns([PART, BUCKET, GEN]))
-            for (_, bucket, _), rows in cut_groups(reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget())
+            (
+                tuple(rows.column(p)[0].as_py() for p in self.parts),
+                bucket,
+                rows.drop_columns([PART, BUCKET, GEN]),
+            )
+            for (_, bucket, _), rows in cut_groups(
+                reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget()
+            )
         )
         files, written = self.write_pieces(pieces, base, {})
         if written != expected:
@@ -439,8 +513,9 @@ class TableWriter:
     ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
         """Encode (partition values, bucket, rows) pieces into files on two threads (pyarrow releases the
         GIL), at most two in flight besides the one being cut. Primary-key rows carry their sequence
-        numbers (`base` is only a floor); an append file numbers its rows on from its bucket's counter in
-        `starts`. Returns the files per (partition, bucket) and the number of rows."""
+        numbers (`base` is only a floor); an append file numbers its rows on from its bucket's
+        counter in `starts`. Returns the files per (partition, bucket) and the number of rows.
+        """
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         total = 0
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -459,7 +534,9 @@ class TableWriter:
                 files.setdefault(done, []).append(future.result())
         return files, total
 
-    def commit_messages(self, files: dict[tuple[bytes, int], list[DataFileMeta]]) -> list[CommitMessage]:
+    def commit_messages(
+        self, files: dict[tuple[bytes, int], list[DataFileMeta]]
+    ) -> list[CommitMessage]:
         """One commit message per (partition, bucket) with new files or a new HASH index file."""
         return [
             CommitMessage(
@@ -476,9 +553,11 @@ class TableWriter:
 
     def streams(self) -> bool:
         """Whether `write_stream` can write this table: append tables, and fixed-bucket primary-key tables
-        whose engine keeps one version per key (deduplicate, first-row). Dynamic buckets need every key
-        hash before the first row is placed, and the other engines keep several versions of a key in one
-        statement (separate files): those are staged (`stage` / `write`)."""
+        whose engine keeps one version per key (deduplicate, first-row). Dynamic buckets need every
+        key hash before the first row is placed, and the other engines keep several versions of a
+        key in one
+        statement (separate files): those are staged (`stage` / `write`).
+        """
         if not self.pk:
             return True
         engine = self.options.merge_engine
@@ -489,13 +568,14 @@ class TableWriter:
     ) -> tuple[list[CommitMessage], int]:
         """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
 
-        One query sorts the rows by partition, bucket and key (append tables: by partition and bucket, and
-        only when there is more than one); a primary-key table's repeated keys are adjacent in it and all
-        but the surviving version are dropped on the way. The stream is cut into files at group changes and
-        every ``min(target-file-size, write-buffer-size / 8)`` Arrow bytes. Returns the commit messages and
-        the number of rows written. A failed stream leaves its files to `abort`; when DuckDB's sort runs out
-        of memory under the cap, the files written so far are deleted and the stream starts again with a
-        doubled cap (as `_heavy`)."""
+        One query sorts the rows by partition, bucket and key (append tables: by partition and
+        bucket, and only when there is more than one); a primary-key table's repeated keys are
+        adjacent in it and all but the surviving version are dropped on the way. The stream is cut
+        into files at group changes and every ``min(target-file-size, write-buffer-size / 8)`` Arrow
+        bytes. Returns the commit messages and the number of rows written. A failed stream leaves
+        its files to `abort`; when DuckDB's sort runs out of memory under the cap, the files written
+        so far are deleted and the stream starts again with a doubled cap (as `_heavy`).
+        """
         if not self.streams():
             raise ValueError(f"table {self.table.name} is written through stage() and write()")
         self._bound_memory()
@@ -516,12 +596,15 @@ class TableWriter:
 
     def _stream_query(self, source: exp.Expression | str, kind: RowKind) -> exp.Select:
         inner = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))
+            this=exp.maybe_parse(source, dialect="duckdb"),
+            alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
         group_cols = [*self.parts, BUCKET]
         if not self.pk:
             select = exp.select(
-                *[_q(f.name) for f in self.schema.fields], exp.alias_(self.bucket_column(), BUCKET, quoted=True), copy=False
+                *[_q(f.name) for f in self.schema.fields],
+                exp.alias_(self.bucket_column(), BUCKET, quoted=True),
+                copy=False,
             ).from_(inner, copy=False)
             if self.parts or self.schema.bucket > 1:
                 select = select.order_by(*[_q(c) for c in group_cols], copy=False)
@@ -559,7 +642,9 @@ class TableWriter:
             schema = schema.append(pa.field(SEQ, pa.int64()))
         pieces = (
             (group[:-1], int(group[-1]), rows.drop_columns([BUCKET]))
-            for group, rows in cut_groups(batches, schema, [*self.parts, BUCKET], self.piece_budget())
+            for group, rows in cut_groups(
+                batches, schema, [*self.parts, BUCKET], self.piece_budget()
+            )
         )
         files, total = self.write_pieces(pieces, base, starts)
         return self.commit_messages(files), total
@@ -601,7 +686,9 @@ def _changes(column: pa.Array) -> pa.Array:
     a, b = column.slice(1), column.slice(0, len(column) - 1)
     differ = pc.fill_null(pc.not_equal(a, b), False)
     if pa.types.is_floating(column.type):
-        differ = pc.and_(differ, pc.invert(pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False)))
+        differ = pc.and_(
+            differ, pc.invert(pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False))
+        )
     return pc.or_(differ, pc.xor(pc.is_null(a), pc.is_null(b)))
 
 
@@ -630,10 +717,13 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
 
 class RepeatedKeys(Exception):
     """A primary key occurs twice in one statement's rows: `TableWriter.write_stream` cannot tell which
-    version arrived last, so the statement goes through `stage` (which numbers arrivals)."""
+    version arrived last, so the statement goes through `stage` (which numbers arrivals).
+    """
 
 
-def _unique_keys(batches: Iterable[pa.RecordBatch], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+def _unique_keys(
+    batches: Iterable[pa.RecordBatch], columns: Sequence[str]
+) -> Iterator[pa.RecordBatch]:
     """Pass a stream sorted by `columns` through, raising `RepeatedKeys` at two equal adjacent rows."""
     last: tuple[Any, ...] | None = None
     for batch in batches:
@@ -650,7 +740,8 @@ def _unique_keys(batches: Iterable[pa.RecordBatch], columns: Sequence[str]) -> I
 
 def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.RecordBatch]:
     """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order. Every key occurs once in the
-    statement, so only the numbers' place above all earlier ones matters, not their order (§7)."""
+    statement, so only the numbers' place above all earlier ones matters, not their order (§7).
+    """
     start = base
     for batch in batches:
         n = batch.num_rows
@@ -664,9 +755,9 @@ def cut_groups(
 ) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
     """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
 
-    At most two budgets of rows are held: past that, a budget's worth is cut off; at the end of a group
-    the rest is cut into one or two equal pieces, so no piece is a small tail (pieces hold 1/2 to 1
-    budget, or the whole group when it is smaller).
+    At most two budgets of rows are held: past that, a budget's worth is cut off; at the end of a
+    group the rest is cut into one or two equal pieces, so no piece is a small tail (pieces hold 1/2
+    to 1 budget, or the whole group when it is smaller).
     """
     held: list[pa.RecordBatch] = []
     held_bytes = 0

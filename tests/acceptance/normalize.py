@@ -43,7 +43,7 @@ def _fmt_ts(count: int, unit: str, tz: bool) -> str:
 def _fmt_datetime(value: _dt.datetime) -> str:
     tz = value.tzinfo is not None
     if tz:
-        value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(_dt.UTC).replace(tzinfo=None)
     text = value.strftime("%Y-%m-%dT%H:%M:%S")
     if value.microsecond:
         text += "." + str(value.microsecond).rjust(6, "0").rstrip("0")

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import fastavro
 import pyarrow as pa
 from pyroaring import BitMap, BitMap64
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _DV_MAGIC_32 = 1581511376
 _DV_MAGIC_64 = 1681511377

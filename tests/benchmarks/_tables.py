@@ -17,14 +17,16 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.parquet as pq
 
 from tests.benchmarks import _data
 from tests.benchmarks._spark import PAIMON_VERSION, run_spark_job
 from tests.second_opinion import cache_dir, versions, write_with
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DATABASE = "bench"
 PK_OPTIONS = {"bucket": "4", "file.format": "parquet"}

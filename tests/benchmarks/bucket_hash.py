@@ -15,14 +15,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from sqlglot import exp
 
 from paimon_sql.types import parse_type
 from paimon_sql.write import bucket
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 KEYS = {
     "INT": [("i", "INT")],

@@ -19,13 +19,16 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from tests.benchmarks import _data, _tables
-from tests.benchmarks.workloads import WORKLOADS, Workload
+from tests.benchmarks.workloads import WORKLOADS
 from tests.second_opinion import SecondOpinionError, run_worker, versions
+
+if TYPE_CHECKING:
+    from tests.benchmarks.workloads import Workload
 
 ENGINES = ("floor", "read_parquet", "paimon-sql", "pypaimon-rust", "pypaimon")
 #: Not a reader of the table: a plain ``read_parquet`` of its live files (no deletion vectors),

@@ -1,8 +1,8 @@
 """Write benchmarks (issue 4), run with ``python -m tests.benchmarks.run --suite write``.
 
 paimon-sql writes with ``INSERT INTO bench.t SELECT * FROM <arrow>`` per commit; pypaimon-rust and
-pypaimon with their write APIs. Every writer's seconds are measured inside its own process (Arrow input
-already in memory; no interpreter start-up, imports or IPC decoding).
+pypaimon with their write APIs. Every writer's seconds are measured inside its own process (Arrow
+input already in memory; no interpreter start-up, imports or IPC decoding).
 
 Cases, each into a fresh table (``--rows N``: N-row load, then an N/5-row upsert):
 
@@ -27,7 +27,6 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tests.benchmarks import _data, _tables
@@ -35,6 +34,8 @@ from tests.second_opinion import SecondOpinionError, cache_dir, versions, write_
 
 if TYPE_CHECKING:
     import argparse
+
+    import pyarrow as pa
 
 CASES: dict[str, dict[str, Any]] = {
     "pk_fixed4": {"primary_keys": ["id"], "options": {"bucket": "4", "file.format": "parquet"}},

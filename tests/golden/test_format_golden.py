@@ -25,7 +25,9 @@ from paimon_sql.types import parse_type
 from tests.fixtures import FIXTURES
 
 DV = FIXTURES / "paimon/paimon-core/src/test/resources/compatibility"
-TABLE_DIRS = sorted(p.parent for p in FIXTURES.rglob("schema") if p.is_dir() and "branch" not in str(p))
+TABLE_DIRS = sorted(
+    p.parent for p in FIXTURES.rglob("schema") if p.is_dir() and "branch" not in str(p)
+)
 
 T = parse_type
 
@@ -33,11 +35,19 @@ T = parse_type
 @pytest.mark.parametrize(
     ("values", "types", "hexed"),
     [
-        (("20240514",), ["STRING"], "00000001" + "00" * 8 + "0800000010000000" + "3230323430353134"),
+        (
+            ("20240514",),
+            ["STRING"],
+            "00000001" + "00" * 8 + "0800000010000000" + "3230323430353134",
+        ),
         (("2024",), ["STRING"], "00000001" + "00" * 8 + "3230323400000084"),
         ((10,), ["INT"], "00000001" + "00" * 8 + "0a00000000000000"),
         ((None,), ["INT"], "00000001" + "0001000000000000" + "00" * 8),
-        (("Alice", 1), ["STRING", "INT"], "00000002" + "00" * 8 + "416c696365000085" + "0100000000000000"),
+        (
+            ("Alice", 1),
+            ["STRING", "INT"],
+            "00000002" + "00" * 8 + "416c696365000085" + "0100000000000000",
+        ),
     ],
 )
 def test_binary_row_matches_java_bytes(values, types, hexed):
@@ -50,7 +60,11 @@ def test_binary_row_non_compact_decimal_and_timestamp_round_trip():
     types = [T("DECIMAL(38, 5)"), T("TIMESTAMP(9)"), T("DECIMAL(38, 5)")]
     import datetime
 
-    values = (decimal.Decimal("-123456789987654321.45678"), datetime.datetime(2024, 1, 2, 3, 4, 5, 6), None)
+    values = (
+        decimal.Decimal("-123456789987654321.45678"),
+        datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
+        None,
+    )
     assert decode_row(encode_row(values, types), types) == values
 
 
@@ -59,7 +73,10 @@ def test_bucket_vectors_from_java():
     assert bucket_of((5,), ints[:1], 100) == 96
     assert bucket_of((5, 6), ints[:2], 100) == 27
     assert bucket_of((5, 6, 7), ints, 100) == 40
-    assert hash_row_bytes(bytes.fromhex("00" * 8 + "0800000010000000" + "3230323430353134")) == -1422800034
+    assert (
+        hash_row_bytes(bytes.fromhex("00" * 8 + "0800000010000000" + "3230323430353134"))
+        == -1422800034
+    )
 
 
 def test_deletion_vector_golden_files():

@@ -16,9 +16,9 @@ import difflib
 import functools
 import itertools
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
@@ -28,14 +28,14 @@ from sqlglot import exp
 
 import paimon_sql
 from paimon_sql.catalog import Catalog
+
+# The binder's WHERE -> Predicate translation (engine slice: moves to paimon_sql.engine.binder).
+from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.format.binary_row import decode_row
-from paimon_sql.format.manifest import DataFileMeta
 from paimon_sql.plan.explain import explain_rows
-from paimon_sql.plan.predicate import Predicate
-from paimon_sql.plan.scan import ReadMode, ScanPlan, Split, plan_scan, read_vector
+from paimon_sql.plan.scan import ReadMode, plan_scan, read_vector
 from paimon_sql.read.build import (
     POS,
-    FileSource,
     ReadRequest,
     parquet_source,
     physical_columns,
@@ -43,10 +43,17 @@ from paimon_sql.read.build import (
     split_query,
     table_source,
 )
-
-# The binder's WHERE -> Predicate translation (engine slice: moves to paimon_sql.engine.binder).
-from paimon_sql.engine.pushdown import table_predicate
 from tests.fixtures import FIXTURES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.plan.predicate import Predicate
+    from paimon_sql.plan.scan import ScanPlan, Split
+    from paimon_sql.read.build import (
+        FileSource,
+    )
 
 HERE = Path(__file__).resolve().parent
 UPDATE = os.environ.get("PAIMON_SQL_UPDATE_GOLDEN") == "1"

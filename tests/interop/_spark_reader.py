@@ -1,7 +1,7 @@
 """Apache Paimon (Java, through PySpark) reads tables and prints them as JSON: the oracle for our writer.
 
-Runs in the cached ``spark`` virtualenv (tests.second_opinion._venv) as
-``python _spark_reader.py <jar> <warehouse> <out.json> db.table ...``; imports nothing from the repository.
+Runs in the cached ``spark`` virtualenv (tests.second_opinion._venv) as ``python _spark_reader.py
+<jar> <warehouse> <out.json> db.table ...``; imports nothing from the repository.
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ def main(argv):
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.catalog.paimon", "org.apache.paimon.spark.SparkCatalog")
         .config("spark.sql.catalog.paimon.warehouse", "file:" + warehouse)
-        .config("spark.sql.extensions", "org.apache.paimon.spark.extensions.PaimonSparkSessionExtensions")
+        .config(
+            "spark.sql.extensions",
+            "org.apache.paimon.spark.extensions.PaimonSparkSessionExtensions",
+        )
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

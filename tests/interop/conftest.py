@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from tests.interop.corpus import Corpus, ensure_corpus
+from tests.interop.corpus import ensure_corpus
 from tests.interop.harness import spark_session
+
+if TYPE_CHECKING:
+    from tests.interop.corpus import Corpus
 
 
 @pytest.fixture(scope="session")

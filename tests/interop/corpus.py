@@ -19,11 +19,13 @@ import hashlib
 import json
 import shutil
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.interop import _versions
 from tests.interop.harness import cache_dir, spark_session, spark_sql
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DATABASE = "db"
 CORPUS_FORMAT = 1  # bump when the builder or the manifest layout changes

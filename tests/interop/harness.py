@@ -236,7 +236,7 @@ def _from_spark(value: Any, dtype: DataType) -> Any:
         return None
     if isinstance(dtype, T.TimestampType):
         # pyspark turns a TIMESTAMP (an instant) into a naive datetime in the process's zone.
-        return value.astimezone(_dt.timezone.utc)
+        return value.astimezone(_dt.UTC)
     if isinstance(dtype, T.ArrayType):
         return [_from_spark(v, dtype.elementType) for v in value]
     if isinstance(dtype, T.MapType):
@@ -280,7 +280,7 @@ def _canon(value: Any) -> Any:
         return ["decimal", format(Decimal0 if value.is_zero() else value.normalize(), "f")]
     if isinstance(value, _dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(_dt.UTC).replace(tzinfo=None)
         return ["timestamp", value.isoformat()]
     if isinstance(value, _dt.date):
         return ["date", value.isoformat()]

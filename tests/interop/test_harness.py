@@ -21,7 +21,7 @@ from tests.interop.harness import (
     spark_sql,
 )
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def test_paimon_jar_is_the_pinned_runtime():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import os
 import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +20,9 @@ import paimon_sql
 from paimon_sql.commit.expire import list_entries, live_entries
 from paimon_sql.format.manifest import FileKind
 from tests.interop.harness import assert_rows_equal, spark_rows, spark_session, spark_sql
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = [pytest.mark.interop]
 
@@ -120,7 +123,7 @@ def _ours(warehouse: Path, name: str, version: int | str) -> list[dict]:
 def _time_of(warehouse: Path, name: str, snapshot_id: int) -> str:
     """A snapshot's commit time as Spark's TIMESTAMP literal text (UTC, milliseconds)."""
     millis = paimon_sql.connect(warehouse).table(f"db.{name}").snapshot(snapshot_id).time_millis
-    moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
+    moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.UTC)
     return moment.replace(tzinfo=None).isoformat(sep=" ", timespec="milliseconds")
 
 
@@ -210,7 +213,8 @@ def test_remove_orphan_files_like_java(origin, tmp_path, name):
     )
     java_out = {r[0].removeprefix("file:") for r in spark_sql(spark_session(java), statement)}
     our_out = {r[0] for r in paimon_sql.connect(ours).sql(statement).fetchall()}
-    assert any("stray" in p for p in java_out) and not any("new" in p for p in java_out)
+    assert any("stray" in p for p in java_out)
+    assert not any("new" in p for p in java_out)
     assert {os.path.relpath(p, java) for p in java_out} == {
         os.path.relpath(p, ours) for p in our_out
     }

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.interop
 
 # Tables paimon-sql does not read like Spark yet. xfail is strict: a table that starts passing
 # fails the run until it is removed from here.
-KNOWN_FAILURES: dict[str, str] = {
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _params() -> list[Any]:

@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -47,6 +46,9 @@ from paimon_sql.catalog.system_tables import CATALOG_TABLES, SYSTEM_TABLES, syst
 from paimon_sql.sql.data_tables import read_data_table
 from tests.fixtures import FIXTURES
 from tests.interop.harness import _from_spark, canonical_rows, spark_session
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 pytestmark = pytest.mark.interop
 

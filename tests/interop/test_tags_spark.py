@@ -11,13 +11,16 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlglot import exp
 
 import paimon_sql
 from tests.interop.harness import assert_rows_equal, spark_rows, spark_session, spark_sql
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = [pytest.mark.interop]
 

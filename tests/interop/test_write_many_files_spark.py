@@ -1,10 +1,11 @@
 """Larger writes cut into many files per bucket, read back by Apache Paimon through Spark.
 
-`test_write_spark_reads.py` covers every type on small tables, where each statement writes one file per
-bucket. Here a small ``target-file-size`` makes both writer paths cut their sorted stream into many files:
-the streaming path (append tables, fixed-bucket deduplicate / first-row tables) and the staged one (dynamic
-buckets, partial-update, and a key written twice in one statement). Spark's rows are compared with a Python
-oracle and with paimon-sql's own read; the file counts prove the cutting happened.
+`test_write_spark_reads.py` covers every type on small tables, where each statement writes one file
+per bucket. Here a small ``target-file-size`` makes both writer paths cut their sorted stream into
+many files: the streaming path (append tables, fixed-bucket deduplicate / first-row tables) and the
+staged one (dynamic buckets, partial-update, and a key written twice in one statement). Spark's rows
+are compared with a Python oracle and with paimon-sql's own read; the file counts prove the cutting
+happened.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ TABLES = {
     "pk_fixed": ("'bucket' = '3'", True, "deduplicate"),
     "pk_fixed_first_row": ("'bucket' = '3', 'merge-engine' = 'first-row'", True, "first-row"),
     "pk_fixed_repeats": ("'bucket' = '3'", True, "deduplicate"),
-    "pk_dynamic": ("'bucket' = '-1', 'dynamic-bucket.target-row-num' = '5000'", True, "deduplicate"),
+    "pk_dynamic": (
+        "'bucket' = '-1', 'dynamic-bucket.target-row-num' = '5000'",
+        True,
+        "deduplicate",
+    ),
     "pk_partial": ("'bucket' = '2', 'merge-engine' = 'partial-update'", True, "partial-update"),
 }
 
@@ -48,13 +53,17 @@ def _dt(i: int) -> str:
 
 def _write(session: paimon_sql.Session, name: str, pk: bool, engine: str | None) -> list[tuple]:
     """Two statements (a load and an overlapping one) and a DELETE; returns the rows Java must read."""
-    load = f"SELECT i, 'd' || (i % 3), 'load-' || i || repeat('x', i % 17), i FROM range({ROWS}) t(i)"
+    load = (
+        f"SELECT i, 'd' || (i % 3), 'load-' || i || repeat('x', i % 17), i FROM range({ROWS}) t(i)"
+    )
     second = (
         f"SELECT i, 'd' || (i % 3), 'up-' || i, NULL FROM range(0, {ROWS + 3000}, 4) t(i)"
         if engine == "partial-update"
         else f"SELECT i, 'd' || (i % 3), 'up-' || i, -i FROM range(0, {ROWS + 3000}, 4) t(i)"
     )
-    if name == "pk_fixed_repeats":  # one key twice in a statement: the staged path picks the later one
+    if (
+        name == "pk_fixed_repeats"
+    ):  # one key twice in a statement: the staged path picks the later one
         second += " UNION ALL SELECT 8, 'd2', 'again', 88"
     session.sql(f"INSERT INTO db.{name} {load}")
     session.sql(f"INSERT INTO db.{name} {second}")
@@ -75,7 +84,10 @@ def _write(session: paimon_sql.Session, name: str, pk: bool, engine: str | None)
         if name == "pk_fixed_repeats":
             state[(8, "d2")] = (8, "d2", "again", 88)
         rows = list(state.values())
-    if engine in (None, "deduplicate"):  # Java refuses DELETE on first-row and partial-update tables
+    if engine in (
+        None,
+        "deduplicate",
+    ):  # Java refuses DELETE on first-row and partial-update tables
         session.sql(f"DELETE FROM db.{name} WHERE id % 10 = 3")
         rows = [r for r in rows if r[0] % 10 != 3]
     return sorted(rows)
@@ -99,7 +111,9 @@ def test_spark_reads_many_file_writes(written, name):
     files = session.sql(
         f"SELECT partition, bucket, count(*) AS n FROM db.`{name}$files` GROUP BY ALL ORDER BY n DESC"
     ).fetchall()
-    if TABLES[name][2] != "first-row":  # its writes are compacted at once, into files of the target size
+    if (
+        TABLES[name][2] != "first-row"
+    ):  # its writes are compacted at once, into files of the target size
         assert files[0][2] >= 2, f"the writes must be cut into several files per bucket: {files}"
     assert spark_columns(spark, f"db.{name}") == ["id", "dt", "v", "n"]
     theirs = sorted((r["id"], r["dt"], r["v"], r["n"]) for r in spark_rows(spark, f"db.{name}"))

@@ -1,11 +1,11 @@
 """paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back identically.
 
-The matrix: {append with unaware buckets, append with fixed buckets and a bucket key, primary key with fixed
-buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet, orc, avro}, every table
-with every primitive type Spark can read (TIME is the one it cannot: Paimon 0.9's Spark type mapping has none)
-and nested ARRAY, MAP, ROW and ARRAY<ROW<.., ARRAY>>; with inserts, upserts inside one statement and across
-statements, DELETE and UPDATE. Spark's rows are compared with the rows we meant to write (a Python oracle),
-and with paimon-sql's own read.
+The matrix: {append with unaware buckets, append with fixed buckets and a bucket key, primary key
+with fixed buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet,
+orc, avro}, every table with every primitive type Spark can read (TIME is the one it cannot: Paimon
+0.9's Spark type mapping has none) and nested ARRAY, MAP, ROW and ARRAY<ROW<.., ARRAY>>; with
+inserts, upserts inside one statement and across statements, DELETE and UPDATE. Spark's rows are
+compared with the rows we meant to write (a Python oracle), and with paimon-sql's own read.
 """
 
 from __future__ import annotations
@@ -61,14 +61,15 @@ COLUMNS = (
 
 
 def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
-    # Only names, keys and options are taken from this schema (the DDL spells COLUMNS' types itself);
-    # parse_type reads nested types in their JSON form, so they stand in as STRING here.
+    # Only names, keys and options are taken from this schema (the DDL spells COLUMNS' types
+    # itself); parse_type reads nested types in their JSON form, so they stand in as STRING here.
     fields = tuple(
         DataField(id=i, name=n, type=parse_type("STRING" if "<" in t else t))
         for i, (n, t) in enumerate(COLUMNS)
     )
-    # pk: 2 fixed buckets (Java's hash); pk_dynamic: bucket -1 with HASH index files, 16 keys per bucket.
-    # merge-min-count 3: the later commits merge manifests, so Java reads merged manifests too.
+    # pk: 2 fixed buckets (Java's hash); pk_dynamic: bucket -1 with HASH index files, 16 keys per
+    # bucket. merge-min-count 3: the later commits merge manifests, so Java reads merged manifests
+    # too.
     # append_fixed: 2 buckets by 'bucket-key' = id (Java's hash of the bucket key row).
     fixed = kind in ("pk", "append_fixed")
     options = {
@@ -131,7 +132,7 @@ def _row(i: int, dt: str, tag: str) -> tuple:
 
 def _more(i: int, tag: str) -> tuple:
     """The other primitive types and the nested ones (NULLs, empty and all-NULL values included)."""
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     return (
         None if i % 6 == 0 else (i * 37) % 256 - 128,
         None if i % 8 == 0 else bytes([i % 256, 0, 255]) + tag.encode(),
@@ -216,7 +217,7 @@ def _plain(value: object) -> object:
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, datetime.datetime) and value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):
@@ -298,9 +299,9 @@ def test_spark_reads_what_we_wrote(written, kind, layout, fmt):
 
 
 SECOND_OPINION_GAPS: dict[tuple[str, str], str] = {
-    # (reader, format) -> why that reader cannot judge these tables. (pypaimon-rust 0.4.0 could not read
-    # 0.9-layout Avro data files, ["null", record] at the top, Java 0.9's included; since issue 14 we
-    # write Paimon 1.x's plain record, which it reads.)
+    # (reader, format) -> why that reader cannot judge these tables. (pypaimon-rust 0.4.0 could not
+    # read 0.9-layout Avro data files, ["null", record] at the top, Java 0.9's included; since issue
+    # 14 we write Paimon 1.x's plain record, which it reads.)
 }
 # (reader, format) -> (column, why): the reader is compared on every other column.
 SECOND_OPINION_SKIPPED_COLUMNS = {
@@ -317,9 +318,9 @@ SECOND_OPINION_SKIPPED_COLUMNS = {
         "files correctly (test_spark_reads_what_we_wrote)",
     ),
 }
-# Parquet cannot tell a NULL ROW from a ROW whose fields are all NULL apart in the way Paimon 0.9 reads it:
-# Java reads NULL (the oracle, _java_view), pyarrow-based readers the ROW of NULLs. For them the two are
-# compared as equal.
+# Parquet cannot tell a NULL ROW from a ROW whose fields are all NULL apart in the way Paimon 0.9
+# reads it: Java reads NULL (the oracle, _java_view), pyarrow-based readers the ROW of NULLs. For
+# them the two are compared as equal.
 _ARROW_READERS_SEE_NULL_ROWS = ("pypaimon-rust", "pypaimon")
 
 

@@ -8,9 +8,8 @@ import decimal
 import itertools
 import math
 import struct
-from collections.abc import Iterator
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import example, given
@@ -24,7 +23,10 @@ from paimon_sql.format.schema import CURRENT_VERSION, TableSchema, schema_from_j
 from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_from_json, snapshot_to_json
 from paimon_sql.types import DataField, DataType, parse_type, type_to_json
 
-UTC = datetime.timezone.utc
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+UTC = datetime.UTC
 
 # --- BinaryRow ---------------------------------------------------------------------------------
 
@@ -149,7 +151,9 @@ def test_binary_row_of_the_wrong_arity_is_refused() -> None:
 _text = st.text(max_size=12)
 #: file names in metadata are bare names: not empty, no folder, not '.' or '..', no NUL
 _file = st.text(
-    st.characters(blacklist_characters="/\\\x00", blacklist_categories=("Cs",)), min_size=1, max_size=12
+    st.characters(blacklist_characters="/\\\x00", blacklist_categories=("Cs",)),
+    min_size=1,
+    max_size=12,
 ).filter(lambda n: n not in (".", ".."))
 _opt_int = st.one_of(st.none(), st.integers(0, 2**63 - 1))
 _times = st.datetimes(

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import strategies as st
@@ -48,6 +47,9 @@ import paimon_sql
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.bucket import bucket_of
 from paimon_sql.types import parse_type
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 pytestmark = pytest.mark.slow
 

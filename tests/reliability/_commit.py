@@ -26,13 +26,15 @@ import random
 import signal
 import time
 import traceback
-from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from multiprocessing.context import BaseContext
-from multiprocessing.process import BaseProcess
-from multiprocessing.synchronize import Event
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+    from multiprocessing.context import BaseContext
+    from multiprocessing.process import BaseProcess
+    from multiprocessing.synchronize import Event
+    from pathlib import Path
 
 ROWS = 3
 """Rows per INSERT statement: ids ``base, base + 1, base + 2`` (a statement lands whole or not)."""

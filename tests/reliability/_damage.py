@@ -1,10 +1,11 @@
 """Helpers of the corruption suite (`test_corruption.py`): a warehouse of healthy tables, the files each
 version of a table reads, byte-level damage, and the oracle a damaged read is held to.
 
-The oracle: after damaging one file of one table, `paimon_sql.connect` and ``SHOW TABLES`` still work, every
-other table reads its rows, and every read of the damaged table either returns exactly the healthy rows
-(damage the read does not depend on) or raises a `paimon_sql.errors` error whose message names the damaged
-file. Anything else (a foreign exception, an error naming another file, different rows) is a failure.
+The oracle: after damaging one file of one table, `paimon_sql.connect` and ``SHOW TABLES`` still
+work, every other table reads its rows, and every read of the damaged table either returns exactly
+the healthy rows (damage the read does not depend on) or raises a `paimon_sql.errors` error whose
+message names the damaged file. Anything else (a foreign exception, an error naming another file,
+different rows) is a failure.
 """
 
 from __future__ import annotations
@@ -17,23 +18,29 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import fastavro
 from pyroaring import BitMap
 from sqlglot import exp
 
 import paimon_sql
-from paimon_sql.catalog import Table
+from paimon_sql.engine.reader import data_file_path
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.plan.scan import plan_scan
-from paimon_sql.engine.reader import data_file_path
 from tests.fixtures import FIXTURES
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from paimon_sql.catalog import Table
+
 JAVA_DB = FIXTURES / "generated-paimon-java-0.9" / "warehouse" / "db.db"
-#: Java-written tables copied into the warehouse as database ``java``: deletion vectors, tags, plain MOR.
+#: Java-written tables copied into the warehouse as database ``java``: deletion vectors, tags, plain
+#: MOR.
 JAVA_TABLES = ("pk_dv", "append_tags", "pk_dedup")
 
 

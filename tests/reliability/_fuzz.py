@@ -15,18 +15,18 @@ import os
 import re
 import string
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import paimon_sql
-from paimon_sql.errors import PaimonSqlError
 from paimon_sql.engine.relation import Relation
+from paimon_sql.errors import PaimonSqlError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
 #: Set PAIMON_FUZZ_RANDOM=1 to explore new inputs on each run (CI replays a fixed sequence).
 RANDOM = os.environ.get("PAIMON_FUZZ_RANDOM") == "1"

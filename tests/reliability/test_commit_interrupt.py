@@ -3,13 +3,16 @@ that snapshot references: the interrupt still reaches the caller, and the rows a
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import paimon_sql
 from paimon_sql.commit import publish
 from paimon_sql.io.fileio import FileIO
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _table(tmp_path: Path, with_keys: bool) -> paimon_sql.Session:
@@ -73,6 +76,8 @@ def test_an_interrupt_after_a_compaction_landed_deletes_nothing(
         session.sql("CALL sys.compact(table => 'db.t')")
     monkeypatch.undo()
     fresh = paimon_sql.connect(tmp_path / "wh")
-    kinds = [k for (k,) in fresh.sql('SELECT commit_kind FROM db."t$snapshots" ORDER BY 1').fetchall()]
+    kinds = [
+        k for (k,) in fresh.sql('SELECT commit_kind FROM db."t$snapshots" ORDER BY 1').fetchall()
+    ]
     assert "COMPACT" in kinds
     assert sorted(fresh.sql("SELECT id, v FROM db.t").fetchall()) == [(1, "b"), (2, "c")]

@@ -15,12 +15,15 @@ import os
 import random
 import signal
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import paimon_sql
 from tests.reliability import _commit
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RUNS = 8
 TABLES = {"db.a": _commit.APPEND_DDL, "db.p": _commit.PK_DDL}

@@ -95,7 +95,8 @@ def test_stale_commit_resumed_after_others_committed_and_expired(
     assert ids == list(range(ids[0], ids[-1] + 1)), f"a snapshot below EARLIEST: {ids}"
     expected = sorted([i for s in range(2 + others) for i in _statement(1, s)] + _statement(2, 0))
     assert _ids(paimon_sql.connect(tmp_path / "wh")) == expected
-    assert len(bases) >= 2 and bases[-1] == bases[0] + others  # planned again on the real latest
+    assert len(bases) >= 2
+    assert bases[-1] == bases[0] + others
 
 
 def test_create_whose_reply_is_lost_counts_once(
@@ -135,8 +136,11 @@ def test_recommit_by_commit_user_and_identifier_lands_once(tmp_path: Path) -> No
         identifier=1,
     )
     again = Committer(table, commit_user="job-7").commit(messages, identifier=5)  # the job resumed
-    assert first is not None and other is not None and again is not None
-    assert again.id == first.id and table.latest_snapshot_id() == other.id
+    assert first is not None
+    assert other is not None
+    assert again is not None
+    assert again.id == first.id
+    assert table.latest_snapshot_id() == other.id
     assert _ids(paimon_sql.connect(tmp_path / "wh")) == [1, 2]
     later = Committer(table, commit_user="job-7").commit(
         _write_files(TableWriter(session.con, table), "SELECT 3::BIGINT AS id, 3 AS w, 3 AS i", 0)[
@@ -144,7 +148,8 @@ def test_recommit_by_commit_user_and_identifier_lands_once(tmp_path: Path) -> No
         ],
         identifier=6,
     )
-    assert later is not None and later.id == other.id + 1
+    assert later is not None
+    assert later.id == other.id + 1
 
 
 def test_readers_list_instead_of_trusting_hints(tmp_path: Path) -> None:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import paimon_sql
 from tests.reliability import _commit
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 WRITERS = 3
 STATEMENTS = 16

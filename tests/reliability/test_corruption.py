@@ -1,9 +1,10 @@
 """Damage is named, and contained (issue 11 item 4).
 
-Each probe damages one file of one table (a tmp warehouse of paimon-sql-written and Java-written tables), then:
-`connect()`, `install()` and ``SHOW TABLES`` work, another table reads its rows, and every read of the damaged table
-that touches the file returns the healthy rows or raises a `paimon_sql.errors` error naming the file
-(`_damage.judge`). Damage a correct reader cannot miss (structure, ids, types, checksums) must be named.
+Each probe damages one file of one table (a tmp warehouse of paimon-sql-written and Java-written
+tables), then: `connect()`, `install()` and ``SHOW TABLES`` work, another table reads its rows, and
+every read of the damaged table that touches the file returns the healthy rows or raises a
+`paimon_sql.errors` error naming the file (`_damage.judge`). Damage a correct reader cannot miss
+(structure, ids, types, checksums) must be named.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def _select(facts: d.TableFacts, selector: str) -> Path:
 def _probe(warehouse, key: str, selector: str, damage: d.Damage, expect=None) -> list[d.Outcome]:
     """Damage the selected file, check containment, judge every read of the table that uses the file.
 
-    `expect` overrides the healthy rows of some versions (damage that legitimately changes what is read).
+    `expect` overrides the healthy rows of some versions (damage that legitimately changes what is
+    read).
     """
     wh, facts = warehouse
     table = facts[key]
@@ -106,8 +108,8 @@ def _probe(warehouse, key: str, selector: str, damage: d.Damage, expect=None) ->
     return outcomes
 
 
-#: Damage no reader can tell from a valid state, pinned as expected failures (strict: if one starts being caught,
-#: the test says so). (test, key, damage) -> why.
+#: Damage no reader can tell from a valid state, pinned as expected failures (strict: if one starts
+#: being caught, the test says so). (test, key, damage) -> why.
 KNOWN_UNDETECTABLE = {
     (
         "manifest_list",
@@ -158,9 +160,9 @@ def test_snapshot_damage_is_named(warehouse, key, damage):
     facts = warehouse[1][key]
     expect = None
     if damage == "missing":
-        # Without its file the latest snapshot is simply not there: LATEST is a hint a listing overrides
-        # (paimon-format.md §1.2; an interrupted rollback leaves the same state). The table reads as of the one
-        # before, and time travel to the lost id names the missing file.
+        # Without its file the latest snapshot is simply not there: LATEST is a hint a listing
+        # overrides (paimon-format.md §1.2; an interrupted rollback leaves the same state). The
+        # table reads as of the one before, and time travel to the lost id names the missing file.
         latest = max(v.snapshot for v in facts.rows if v.snapshot is not None)
         expect = {Version(): facts.rows[Version(snapshot=latest - 1)]}
     outcomes = _probe(warehouse, key, "snapshot:latest", fn, expect)
@@ -299,13 +301,14 @@ def test_deletion_vector_damage_is_named(warehouse, key, damage):
 @pytest.mark.parametrize("damage", _fast(d.DATA_DAMAGE, {"truncate-half", "flip-end"}))
 def test_data_file_damage_is_named(warehouse, key, damage):
     outcomes = _probe(warehouse, key, "data:latest", d.DATA_DAMAGE[damage])
-    # A flipped byte may hit bytes DuckDB does not read (the leading magic, unused statistics): then the rows
-    # are right. DuckDB does not verify page checksums, so a flip inside a data page can only be found when it
-    # breaks decoding; anything that changes the size, the footer, or the whole file is named.
+    # A flipped byte may hit bytes DuckDB does not read (the leading magic, unused statistics): then
+    # the rows are right. DuckDB does not verify page checksums, so a flip inside a data page can
+    # only be found when it breaks decoding; anything that changes the size, the footer, or the
+    # whole file is named.
     assert _named(outcomes) or (damage.startswith("flip-") and damage != "flip-end"), outcomes
 
 
-# --- containment: the shell, install() on a plain connection, every table kind at once -------------
+# --- containment: the shell, install() on a plain connection, every table kind at once ------------
 
 
 @pytest.mark.parametrize("kind", ["snapshot", "schema"])
@@ -330,10 +333,13 @@ def test_shell_starts_and_reports_the_damaged_table(warehouse, capsys, kind):
             == 0
         )
         out, _ = capsys.readouterr()
-        assert "pk" in out and "healthy" in out and "\n2\n" in out
+        assert "pk" in out
+        assert "healthy" in out
+        assert "\n2\n" in out
         assert main([str(wh), "-c", "SELECT * FROM db.pk"]) == 1
         _, err = capsys.readouterr()
-        assert path.name in err and "Traceback" not in err
+        assert path.name in err
+        assert "Traceback" not in err
 
 
 def test_install_exposes_damaged_tables_as_failing_views(warehouse):

@@ -97,8 +97,10 @@ def test_user_error_is_paimon_error(
         session.sql(statement).fetchall()
     message = str(caught.value)
     assert words in message
-    assert "__paimon" not in message and "__c_" not in message
-    assert "SELECT sys." not in message and "LINE 1:" not in message  # no rewritten SQL echoed
+    assert "__paimon" not in message
+    assert "__c_" not in message
+    assert "SELECT sys." not in message
+    assert "LINE 1:" not in message
     assert isinstance(caught.value, PaimonSqlError)
 
 
@@ -124,7 +126,8 @@ def test_sqlglot_error_keeps_position() -> None:
     with pytest.raises(SqlError) as caught:
         parse_call("CALL sys.create_tag(table => 'd.t' tag => 'x')")
     assert caught.value.line == 1
-    assert caught.value.col is not None and 30 <= caught.value.col <= 40
+    assert caught.value.col is not None
+    assert 30 <= caught.value.col <= 40
     assert isinstance(caught.value.__cause__, sqlglot.errors.ParseError)
 
 

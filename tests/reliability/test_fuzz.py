@@ -1,4 +1,3 @@
-
 """Fuzzing the surfaces a user types into: every failure is a `paimon_sql.errors` error.
 
 Hypothesis generates statements (grammar-built, mutated and raw text), table options (through
@@ -465,7 +464,8 @@ def test_fuzz_catches_a_builtin_error(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match="internal name"):
         box.attempt(lambda: (_ for _ in ()).throw(SqlError("table __paimon_3 is odd")))
     box.attempt(lambda: (_ for _ in ()).throw(OptionError("fine")))
-    assert box.inputs == 3 and box.errors == {"SqlError": 1, "OptionError": 1}
+    assert box.inputs == 3
+    assert box.errors == {"SqlError": 1, "OptionError": 1}
     os.makedirs(tmp_path / "a" / "stray")
     assert box.escapes() == {"a/stray"}
     box.session.close()

@@ -2,18 +2,20 @@
 # ruff: noqa: E501
 """A cheap static guard: no SQL is assembled from text in `paimon_sql` (issue 11, item 2).
 
-The package's Python files are parsed (``ast``) and every call to something that parses or runs SQL is
-checked:
+The package's Python files are parsed (``ast``) and every call to something that parses or runs SQL
+is checked:
 
 * its SQL argument must not be built from text: no f-string, no ``+`` / ``%`` on strings, no
-  ``.format()`` / ``.join()`` (a statement is a sqlglot tree rendered once, e.g. ``node.sql("duckdb")``);
-* a parser (``parse_one``, ``maybe_parse``, ``to_table``, ``DataType.build``, ``exp.Var`` ...) gets a
-  constant string, never a variable that could hold a name or a value from metadata or input;
-* and anywhere (outside exception and log messages), no string assembled with ``+`` / ``%`` / f-string holds
-  SQL keywords (``CREATE TABLE``, ``SET x =``, ``DROP`` ...): such text is on its way to some statement.
+  ``.format()`` / ``.join()`` (a statement is a sqlglot tree rendered once, e.g.
+  ``node.sql("duckdb")``);
+* a parser (``parse_one``, ``maybe_parse``, ``to_table``, ``DataType.build``, ``exp.Var`` ...) gets
+  a constant string, never a variable that could hold a name or a value from metadata or input;
+* and anywhere (outside exception and log messages), no string assembled with ``+`` / ``%`` /
+  f-string holds SQL keywords (``CREATE TABLE``, ``SET x =``, ``DROP`` ...): such text is on its way
+  to some statement.
 
-Reviewed sites that must stay are listed in `REVIEWED` with the reason; an entry no longer found fails
-too, so the list stays true.
+Reviewed sites that must stay are listed in `REVIEWED` with the reason; an entry no longer found
+fails too, so the list stays true.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from __future__ import annotations
 import ast
 import pathlib
 import re
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import paimon_sql
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 PACKAGE = pathlib.Path(paimon_sql.__file__).parent
 

@@ -14,16 +14,16 @@ import io
 import json
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pytest
 from sqlglot import exp
 
 import paimon_sql
-from paimon_sql.catalog import Catalog, Identifier, Table
+from paimon_sql.catalog import Identifier, Table
 from paimon_sql.catalog.names import validate_name
 from paimon_sql.commit import tags
 from paimon_sql.errors import (
@@ -39,6 +39,11 @@ from paimon_sql.format.avro_schemas import MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_
 from paimon_sql.io import file_io, read_records
 from paimon_sql.io.records import encode_avro
 from paimon_sql.plan.scan import plan_scan
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from paimon_sql.catalog import Catalog
 
 OLD = 946_684_800  # 2000-01-01: files this old are orphans for any older_than
 FUTURE = "2999-01-01 00:00:00"
@@ -128,7 +133,9 @@ def contained(
         action()
     after = _tree(env.root, env.warehouse)
     assert before == after, f"outside the warehouse changed: {set(before) ^ set(after)}"
-    if all(issubclass(e, PaimonSqlError) for e in (error if isinstance(error, tuple) else (error,))):
+    if all(
+        issubclass(e, PaimonSqlError) for e in (error if isinstance(error, tuple) else (error,))
+    ):
         assert isinstance(info.value, PaimonSqlError), f"not a paimon_sql error: {info.value!r}"
 
 
@@ -745,5 +752,7 @@ def test_snapshot_naming_manifests_outside(env, field, entry):
     }
     # the snapshot codec refuses a manifest list name that is not a bare file name (procedures
     # report it as their SqlError, naming the damaged snapshot file)
-    contained(env, actions[entry], (PathEscapeError, SpecViolationError, SqlError), "bare file name")
+    contained(
+        env, actions[entry], (PathEscapeError, SpecViolationError, SqlError), "bare file name"
+    )
     assert (env.root / "victim.txt").read_text() == "precious"

@@ -8,14 +8,16 @@ paimon-cpp fixtures (written by Java 1.x) instead.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pytest
 
 from tests.fixtures import FIXTURES
 from tests.second_opinion import SecondOpinionError, read_with, write_with
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = pytest.mark.second_opinion
 

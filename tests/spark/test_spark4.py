@@ -24,8 +24,16 @@ def test_the_data_source_writer_on_pyspark_4() -> None:
     env.pop("PYSPARK_PYTHON", None)  # the module sets it to the PySpark 4 interpreter
     proc = subprocess.run(
         [
-            str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-            "tests/spark/test_datasource.py", "-k", "not refuses_on_pyspark_3",
+            str(python),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            "tests/spark/test_datasource.py",
+            "-k",
+            "not refuses_on_pyspark_3",
         ],
         cwd=REPO,
         env=env,

@@ -1,11 +1,11 @@
 """`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9 read it.
 
 One SparkSession for the module (``local[2,2]``: two cores, a failed task is tried twice), started
-without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or an
-overwrite; after each write paimon-sql reads the table and the snapshot is recorded, and at the end
-Apache Paimon 0.9 (Java, through Spark with its jar, in its own process: `tests.spark._oracle`) reads
-every recorded snapshot. The expected rows are computed here from the input rows with plain Python
-(dicts per key, the merge engine's rule), never by paimon-sql.
+without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or
+an overwrite; after each write paimon-sql reads the table and the snapshot is recorded, and at the
+end Apache Paimon 0.9 (Java, through Spark with its jar, in its own process: `tests.spark._oracle`)
+reads every recorded snapshot. The expected rows are computed here from the input rows with plain
+Python (dicts per key, the merge engine's rule), never by paimon-sql.
 
 If this process already runs a JVM (other interop modules started Spark with the Paimon jar), the
 module runs in a child pytest process instead and its tests here report that.
@@ -19,10 +19,9 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pytest
@@ -36,6 +35,9 @@ from paimon_sql.spark._task import WriteJob, route, write_task
 from paimon_sql.spark.writer import _clean, _commit, run
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 from tests.interop.harness import canonical_rows
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -61,7 +63,7 @@ PK_KINDS = {
 }
 
 
-# --- the Spark session (no Paimon jar) -------------------------------------------------------------
+# --- the Spark session (no Paimon jar) ------------------------------------------------------------
 
 
 def _jvm_running() -> bool:
@@ -133,7 +135,7 @@ def spark():
     session.stop()
 
 
-# --- inputs and expected rows ----------------------------------------------------------------------
+# --- inputs and expected rows ---------------------------------------------------------------------
 
 
 def _rows(
@@ -174,7 +176,7 @@ def _dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
     return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
 
 
-# --- the lake: writes, reads, snapshots ------------------------------------------------------------
+# --- the lake: writes, reads, snapshots -----------------------------------------------------------
 
 
 class Lake:
@@ -238,7 +240,7 @@ def _live_files(warehouse: Path, name: str) -> set[str]:
     return {e.file.file_name for e in entries.values()}
 
 
-# --- table kinds -----------------------------------------------------------------------------------
+# --- table kinds ----------------------------------------------------------------------------------
 
 
 def test_append_unaware_load_append_static_overwrite(lake):
@@ -317,7 +319,7 @@ def test_dynamic_partition_overwrite(lake):
     assert lake.kinds("pk_over") == ["APPEND", "OVERWRITE", "OVERWRITE"]
 
 
-# --- the DataFrame is checked before any task runs -------------------------------------------------
+# --- the DataFrame is checked before any task runs ------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -362,7 +364,7 @@ def test_partition_value_mismatch_fails_without_snapshot(lake):
     assert _files_on_disk(lake.warehouse / "db.db" / "static_bad") == set()
 
 
-# --- failures and retries --------------------------------------------------------------------------
+# --- failures and retries -------------------------------------------------------------------------
 
 
 def _failing_for(value: str) -> Callable[..., Iterator[pa.RecordBatch]]:
@@ -407,7 +409,8 @@ def test_task_failing_once_is_retried_without_duplicates(lake):
     rows = _rows(random.Random(6), range(120), ("d0", "d1", "d2"), "x")
     df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
     snapshot = run(df, "db.retried", warehouse=str(lake.warehouse), task=_flaky)
-    assert snapshot is not None and lake.kinds("retried") == ["APPEND"]
+    assert snapshot is not None
+    assert lake.kinds("retried") == ["APPEND"]
     lake.assert_reads("retried", _dicts(rows))
     assert snapshot.delta_record_count == len(rows)
     on_disk = _files_on_disk(lake.warehouse / "db.db" / "retried")
@@ -442,7 +445,8 @@ def test_speculative_duplicate_only_the_winner_is_committed(lake):
     assert {f.file_name for m in loser for f in m.new_files}
     snapshot = _commit(table, job, winner, None)
     _clean(table, job, keep={f.file_name for m in winner for f in m.new_files})
-    assert snapshot is not None and snapshot.delta_record_count == len(rows)
+    assert snapshot is not None
+    assert snapshot.delta_record_count == len(rows)
     lake.assert_reads("speculative", _dicts(rows))
     assert _files_on_disk(lake.warehouse / "db.db" / "speculative") == {
         f.file_name for m in winner for f in m.new_files
@@ -450,7 +454,7 @@ def test_speculative_duplicate_only_the_winner_is_committed(lake):
     lake.checks[f"db.speculative@{snapshot.id}"] = _dicts(rows)
 
 
-# --- Apache Paimon reads what we wrote (last: one JVM with the jar, in its own process) --------------
+# --- Apache Paimon reads what we wrote (last: one JVM with the jar, in its own process) -----------
 
 
 def test_apache_paimon_reads_every_snapshot_we_wrote(lake):

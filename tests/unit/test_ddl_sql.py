@@ -37,10 +37,15 @@ def test_flink_and_spark_forms_make_the_same_schema(session):
 def test_ctas_alter_show_truncate_drop(session):
     session.sql("CREATE TABLE shop.src (id BIGINT, v INT) WITH ('bucket' = '-1')")
     session.sql("INSERT INTO shop.src VALUES (1, 10), (2, 20)")
-    assert session.sql("CREATE TABLE shop.copy AS SELECT id, v * 2 AS w FROM shop.src").fetchall() == [(2,)]
+    assert session.sql(
+        "CREATE TABLE shop.copy AS SELECT id, v * 2 AS w FROM shop.src"
+    ).fetchall() == [(2,)]
     assert session.sql("SELECT * FROM shop.copy ORDER BY id").fetchall() == [(1, 20), (2, 40)]
     session.sql("ALTER TABLE shop.src ADD COLUMN note STRING")
-    assert session.sql("SELECT * FROM shop.src ORDER BY id").fetchall() == [(1, 10, None), (2, 20, None)]
+    assert session.sql("SELECT * FROM shop.src ORDER BY id").fetchall() == [
+        (1, 10, None),
+        (2, 20, None),
+    ]
     assert session.table("shop.src").latest_schema.id == 1
     assert "`note` STRING" in session.sql("SHOW CREATE TABLE shop.src").fetchall()[0][0]
     session.sql("TRUNCATE TABLE shop.src")
@@ -63,10 +68,15 @@ def test_errors(session):
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("'bucket' = 'many'", "invalid value 'many' for table option 'bucket'"), ("'buckets' = '4'", "did you mean 'bucket'")],
+    [
+        ("'bucket' = 'many'", "invalid value 'many' for table option 'bucket'"),
+        ("'buckets' = '4'", "did you mean 'bucket'"),
+    ],
 )
 def test_alter_set_checks_each_value_and_writes_no_schema(session, value, message):
-    session.sql("CREATE TABLE shop.alter_bad (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')")
+    session.sql(
+        "CREATE TABLE shop.alter_bad (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')"
+    )
     with pytest.raises(OptionError, match=message):
         session.sql("ALTER TABLE shop.alter_bad SET (" + value + ")")
     assert session.sql('SELECT count(*) FROM "shop"."alter_bad$schemas"').fetchall() == [(1,)]

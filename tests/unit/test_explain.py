@@ -13,7 +13,9 @@ def test_explain_reports_partition_pruning_and_merge():
     rows = session.sql(
         "EXPLAIN SELECT * FROM pk_table_with_mor.pk_table_with_mor WHERE p0 = 0"
     ).fetchall()
-    info = {prop: value for scope, prop, value in rows if scope == "pk_table_with_mor.pk_table_with_mor"}
+    info = {
+        prop: value for scope, prop, value in rows if scope == "pk_table_with_mor.pk_table_with_mor"
+    }
     assert info["snapshot"] == "3 (APPEND)"
     assert info["schema"] == "7"
     assert info["read"].startswith("merge-on-read (deduplicate)")
@@ -23,7 +25,9 @@ def test_explain_reports_partition_pruning_and_merge():
 
 def test_explain_reports_deletion_vectors():
     session = paimon_sql.connect(PARQUET)
-    rows = session.sql("EXPLAIN SELECT * FROM pk_table_with_dv_cardinality.pk_table_with_dv_cardinality").fetchall()
+    rows = session.sql(
+        "EXPLAIN SELECT * FROM pk_table_with_dv_cardinality.pk_table_with_dv_cardinality"
+    ).fetchall()
     info = {prop: value for scope, prop, value in rows if scope != "duckdb"}
     assert info["read"].startswith("deletion vectors applied")
     assert "rows removed" in info["deletion vectors"]

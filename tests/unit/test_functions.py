@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pytest
@@ -18,6 +18,9 @@ from sqlglot import exp
 import paimon_sql
 from paimon_sql.sql.install import functions_dir
 from tests.fixtures import FIXTURES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FIXTURE = FIXTURES / "generated-paimon-java-0.9/warehouse"
 KEYS = ("name", "signature", "doc", "example", "expect")

@@ -1,7 +1,7 @@
 """The two ways a table reaches DuckDB return the same rows on every Java-written fixture table.
 
-`session.sql` inlines the planned merge SQL into the statement; `install()` on a plain connection streams the
-splits through DuckDB's source protocol.
+`session.sql` inlines the planned merge SQL into the statement; `install()` on a plain connection
+streams the splits through DuckDB's source protocol.
 """
 
 from __future__ import annotations
@@ -70,4 +70,5 @@ def test_early_stopping_stream_on_chained_merges(tmp_path, engine):
     assert full == sorted(oracle.items())
     assert sorted(session.sql("SELECT * FROM db.t LIMIT 100000").fetchall()) == full
     few = session.sql("SELECT * FROM db.t LIMIT 5").fetchall()
-    assert len(few) == 5 and set(few) <= set(full)
+    assert len(few) == 5
+    assert set(few) <= set(full)

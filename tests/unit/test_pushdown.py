@@ -1,7 +1,7 @@
 """Filters and LIMIT reach planning: proven by deleting the files a correct plan never opens.
 
-No mocks: a copy of a Java-written table loses the data files of every other partition (or split); a read that
-opened them would fail with DataFileNotFoundError.
+No mocks: a copy of a Java-written table loses the data files of every other partition (or split); a
+read that opened them would fail with DataFileNotFoundError.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def test_partition_filter_opens_only_that_partition(tmp_path, path):
     for data in (table_dir / "p0=1").rglob("*.parquet"):
         data.unlink()
     session = path(warehouse)
-    # Columns by the latest schema (schema-7 swapped the names k0/k1 and s0/s1 and narrowed v0 to INT).
+    # Columns by the latest schema (schema-7 swapped the names k0/k1 and s0/s1 and narrowed v0 to
+    # INT).
     query = 'SELECT k1, k0, s1 FROM "pk_table_with_mor"."pk_table_with_mor"'
     rows = session.sql(query + " WHERE p0 = 0 AND p1 = 1").fetchall()
     assert rows == [(0, 1, "zoo")]
@@ -112,8 +113,8 @@ def test_limit_reads_only_the_first_split(tmp_path):
 
 @PATHS
 def test_non_key_filter_is_applied_after_the_merge(path):
-    # pk_table_with_mor: key (0,0,0,0) was 'apple' v0=10.0 and became v0=110.0; a filter on the old value must not
-    # resurrect the old version. (Latest schema: v0 is INT, the apple column is s1.)
+    # pk_table_with_mor: key (0,0,0,0) was 'apple' v0=10.0 and became v0=110.0; a filter on the old
+    # value must not resurrect the old version. (Latest schema: v0 is INT, the apple column is s1.)
     session = path(PARQUET)
     t = '"pk_table_with_mor"."pk_table_with_mor"'
     assert session.sql(f"SELECT * FROM {t} WHERE v0 = 10").fetchall() == []

@@ -17,9 +17,13 @@ def session():
 
 
 def test_snapshots_and_tags(session):
-    rows = session.sql('SELECT snapshot_id, commit_kind FROM "db"."append_tags$snapshots" ORDER BY 1').fetchall()
+    rows = session.sql(
+        'SELECT snapshot_id, commit_kind FROM "db"."append_tags$snapshots" ORDER BY 1'
+    ).fetchall()
     assert rows == [(1, "APPEND"), (2, "APPEND"), (3, "APPEND")]
-    assert session.sql('SELECT tag_name, snapshot_id FROM "db"."append_tags$tags" ORDER BY 1').fetchall() == [
+    assert session.sql(
+        'SELECT tag_name, snapshot_id FROM "db"."append_tags$tags" ORDER BY 1'
+    ).fetchall() == [
         ("tag1", 1),
         ("tag2", 2),
     ]

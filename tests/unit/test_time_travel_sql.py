@@ -71,5 +71,7 @@ def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
         for clause in ("VERSION AS OF 2", "VERSION AS OF '2'", "AT (VERSION => 2)")
     ]
     assert by_version == [1, 1, 1]
-    assert s.sql("SELECT count(*) FROM db.t /*+ OPTIONS('scan.snapshot-id'='2') */").fetchall() == [(2,)]
+    assert s.sql("SELECT count(*) FROM db.t /*+ OPTIONS('scan.snapshot-id'='2') */").fetchall() == [
+        (2,)
+    ]
     assert s.sql("SELECT count(*) FROM db.t VERSION AS OF 3").fetchall() == [(3,)]

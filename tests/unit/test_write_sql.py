@@ -39,11 +39,16 @@ def session(tmp_path):
 
 def test_upsert_delete_update_on_a_primary_key_table(session):
     table = _create(session, "db.t", partitioned=True)
-    assert session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (1, 'a', 3)").fetchall() == [(2,)]
+    assert session.sql(
+        "INSERT INTO db.t VALUES (1, 'a', 1), (2, 'a', 2), (1, 'a', 3)"
+    ).fetchall() == [(2,)]
     session.sql("INSERT INTO db.t (id, dt) VALUES (3, 'b')")
     session.sql("UPDATE db.t SET v = v * 10 WHERE id = 2")
     session.sql("DELETE FROM db.t WHERE id = 1")
-    assert session.sql("SELECT * FROM db.t ORDER BY id").fetchall() == [(2, "a", 20), (3, "b", None)]
+    assert session.sql("SELECT * FROM db.t ORDER BY id").fetchall() == [
+        (2, "a", 20),
+        (3, "b", None),
+    ]
     assert len(table.snapshot_ids()) == 4
 
 
@@ -84,11 +89,15 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(session, statement, error
     table = _create(session, "db.t")
     session.sql("INSERT INTO db.t VALUES (5, 'x', 5)")
     before = table.snapshot_ids()
-    files_before = sorted(p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file())
+    files_before = sorted(
+        p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file()
+    )
     with pytest.raises(error, match=match):
         session.sql(statement)
     assert table.snapshot_ids() == before
-    files_after = sorted(p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file())
+    files_after = sorted(
+        p.name for p in __import__("pathlib").Path(table.path).rglob("*") if p.is_file()
+    )
     assert files_after == files_before
     assert session.sql("SELECT * FROM db.t").fetchall() == [(5, "x", 5)]
 
@@ -114,13 +123,20 @@ def test_two_processes_commit_concurrently(tmp_path):
         assert p.exitcode == 0
     ids = table.snapshot_ids()
     assert ids == list(range(1, 2 * count + 1))
-    assert session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall() == [(2 * count, 2 * count)]
+    assert session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall() == [
+        (2 * count, 2 * count)
+    ]
 
 
-@pytest.mark.parametrize("statement", ["DELETE FROM db.a WHERE id = 1", "UPDATE db.a SET v = 'z' WHERE id = 1"])
-def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(tmp_path, monkeypatch, statement):
+@pytest.mark.parametrize(
+    "statement", ["DELETE FROM db.a WHERE id = 1", "UPDATE db.a SET v = 'z' WHERE id = 1"]
+)
+def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(
+    tmp_path, monkeypatch, statement
+):
     """A DELETE/UPDATE on an append table rewrites partitions from the files it read; an INSERT that
-    lands in between must not be overwritten: the statement fails, makes no snapshot, and the row stays."""
+    lands in between must not be overwritten: the statement fails, makes no snapshot, and the row
+    stays."""
     from paimon_sql.commit.publish import Committer
 
     s = paimon_sql.connect(tmp_path, create=True)
@@ -143,7 +159,12 @@ def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(tm
     monkeypatch.setattr(Committer, "commit", original)
     s.refresh()
     assert sorted(s.sql("SELECT id, v FROM db.a").fetchall()) == [(1, "a"), (2, "b"), (3, "c")]
-    kinds = [r[0] for r in s.sql('SELECT commit_kind FROM "db"."a$snapshots" ORDER BY snapshot_id').fetchall()]
+    kinds = [
+        r[0]
+        for r in s.sql('SELECT commit_kind FROM "db"."a$snapshots" ORDER BY snapshot_id').fetchall()
+    ]
     assert kinds == ["APPEND", "APPEND"]
     s.sql(statement)  # run again: it now sees the new row and succeeds
-    assert sorted(r[0] for r in s.sql("SELECT id FROM db.a").fetchall()) == ([2, 3] if "DELETE" in statement else [1, 2, 3])
+    assert sorted(r[0] for r in s.sql("SELECT id FROM db.a").fetchall()) == (
+        [2, 3] if "DELETE" in statement else [1, 2, 3]
+    )

@@ -7,11 +7,14 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.fixtures import REPO
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = pytest.mark.slow
 
@@ -36,9 +39,12 @@ _SCRIPT = textwrap.dedent(
 
 def test_package_list_matches_the_folders() -> None:
     """pyproject lists the packages by hand (to map functions/ into the wheel): it must not miss one."""
-    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
     found = {
-        ".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "paimon_sql").rglob("__init__.py")
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "paimon_sql").rglob("__init__.py")
     }
     assert found | {"paimon_sql.functions"} == listed
 
@@ -54,7 +60,9 @@ def test_wheel_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([python, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
+    )
     out = subprocess.run(
         [python, "-c", _SCRIPT, str(tmp_path / "wh")],
         cwd=tmp_path,

@@ -1,2 +1,3 @@
 """``CALL sys.<procedure>(...)``: `procedures` parses and binds a call; the ``_proc_*`` modules hold the
-families; each procedure takes a `paimon_sql.sql._context.Context`."""
+families; each procedure takes a `paimon_sql.sql._context.Context`.
+"""

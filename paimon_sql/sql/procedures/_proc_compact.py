@@ -12,10 +12,8 @@ rows with the reader's SQL on DuckDB (`bucket_reader`, also what the writers pas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
@@ -26,6 +24,9 @@ from paimon_sql.read.build import cast, literal
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+
+    import pyarrow as pa
 
     from paimon_sql.catalog import Table
     from paimon_sql.plan.scan import ScanPlan

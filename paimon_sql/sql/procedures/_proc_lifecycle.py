@@ -7,7 +7,6 @@ time zone, as in Java.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -21,6 +20,8 @@ from paimon_sql.errors import SqlError
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from paimon_sql.sql._context import Context
 
 

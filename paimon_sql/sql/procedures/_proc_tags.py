@@ -14,7 +14,6 @@ with the snapshot lifecycle ones.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -24,6 +23,8 @@ from paimon_sql.errors import ArgumentError
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from paimon_sql.sql._context import Context
 
 _TABLE = Param(name="table", required=True, doc="the table, 'db.table'")

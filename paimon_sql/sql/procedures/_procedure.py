@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from paimon_sql.catalog import Table
     from paimon_sql.sql._context import Context
 
@@ -26,8 +27,8 @@ class Param:
 class Procedure:
     """A ``CALL sys.<name>`` procedure: parameters in Spark's order, and the function that runs it.
 
-    `run(ctx, args)` gets the bound arguments (absent optional ones are missing from `args`) and returns
-    the procedure's output rows as an Arrow table.
+    `run(ctx, args)` gets the bound arguments (absent optional ones are missing from `args`) and
+    returns the procedure's output rows as an Arrow table.
     """
 
     name: str

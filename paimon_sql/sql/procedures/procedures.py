@@ -1,8 +1,9 @@
 """``CALL sys.<procedure>(...)``: Paimon's Spark procedures, with Spark's names and arguments.
 
-Arguments are named (``table => 'db.t'``) or positional, in the order of the procedure's parameters, as in Spark
-and Flink. Each family of procedures lives in its own module and lists its `Procedure`s; this module parses the
-call, binds the arguments, and runs it. The result is a small Arrow table (Spark's procedure output columns).
+Arguments are named (``table => 'db.t'``) or positional, in the order of the procedure's parameters,
+as in Spark and Flink. Each family of procedures lives in its own module and lists its `Procedure`s;
+this module parses the call, binds the arguments, and runs it. The result is a small Arrow table
+(Spark's procedure output columns).
 
 >>> parse_call("CALL sys.create_tag(table => 'db.t', tag => 'nightly', snapshot => 3)")
 ('create_tag', [], {'table': 'db.t', 'tag': 'nightly', 'snapshot': 3})
@@ -13,7 +14,6 @@ call, binds the arguments, and runs it. The result is a small Arrow table (Spark
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -24,9 +24,12 @@ from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
 from paimon_sql.sql.procedures._procedure import Param, Procedure
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     import pyarrow as pa
 
     from paimon_sql.sql._context import Context
+
 
 def _literal(node: exp.Expression, procedure: str) -> Any:
     if isinstance(node, exp.Neg):
@@ -42,7 +45,10 @@ def _literal(node: exp.Expression, procedure: str) -> Any:
         return bool(node.this)
     if isinstance(node, exp.Null):
         return None
-    if isinstance(node, (exp.Column, exp.Identifier, exp.Var)) and node.name.lower() in ("true", "false"):
+    if isinstance(node, (exp.Column, exp.Identifier, exp.Var)) and node.name.lower() in (
+        "true",
+        "false",
+    ):
         return node.name.lower() == "true"
     raise SqlError(
         f"CALL sys.{procedure}: argument {node.sql('spark')!r} is not a literal; "
@@ -66,24 +72,32 @@ def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
     return name, positional, named
 
 
-def bind(procedure: Procedure, positional: Sequence[Any], named: Mapping[str, Any]) -> dict[str, Any]:
+def bind(
+    procedure: Procedure, positional: Sequence[Any], named: Mapping[str, Any]
+) -> dict[str, Any]:
     """The arguments by parameter name; a clear error for unknown, repeated or missing ones."""
     names = [p.name for p in procedure.params]
     if len(positional) > len(names):
-        raise SqlError(f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got {len(positional)}")
+        raise SqlError(
+            f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got {len(positional)}"
+        )
     args: dict[str, Any] = dict(zip(names, positional))
     for key, value in named.items():
         if key not in names:
             close = difflib.get_close_matches(key, names, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise SqlError(f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes {procedure.signature()}")
+            raise SqlError(
+                f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes {procedure.signature()}"
+            )
         if key in args:
             raise SqlError(f"CALL sys.{procedure.name}: parameter {key!r} is given twice")
         args[key] = value
     args = {k: v for k, v in args.items() if v is not None}
     missing = [p.name for p in procedure.params if p.required and p.name not in args]
     if missing:
-        raise SqlError(f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes {procedure.signature()}")
+        raise SqlError(
+            f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes {procedure.signature()}"
+        )
     return args
 
 

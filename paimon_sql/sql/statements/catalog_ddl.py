@@ -1,8 +1,9 @@
 """Catalog statements on Paimon objects: CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE,
 ALTER TABLE (each change a new ``schema-N``), SHOW CREATE TABLE.
 
-A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP DATABASE and
-SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``) stays DuckDB's.
+A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP
+DATABASE and SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``)
+stays DuckDB's.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
-    CreateTable,
     parse_alter_table,
     parse_create_table,
     with_fields,
@@ -37,6 +37,10 @@ from paimon_sql.types import from_duckdb_field, type_sql
 if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
+    from paimon_sql.sql.ddl import (
+        CreateTable,
+    )
+
 
 def _status(ctx: Context, text: str) -> Relation:
     return ctx.engine.rows(pa.table({"status": [text]}))
@@ -87,7 +91,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
     """CTAS without a column list: the columns and types come from the query (as values: the query's
-    column names and the options never become SQL text)."""
+    column names and the options never become SQL text).
+    """
     assert create.as_select is not None
     query = create.as_select
     ctx.bind(query)
@@ -121,7 +126,11 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
     for _ in range(10):
         current = table.latest_schema
         changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
-        if changed.fields == current.fields and dict(changed.options) == dict(current.options) and renames:
+        if (
+            changed.fields == current.fields
+            and dict(changed.options) == dict(current.options)
+            and renames
+        ):
             break
         if table.commit_schema(changed):
             break
@@ -147,7 +156,8 @@ def _text(value: str) -> str:
 
 def show_create_table(ctx: Context, ident: Identifier) -> Relation:
     """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
-    values quoted so that it parses back as the same table)."""
+    values quoted so that it parses back as the same table).
+    """
     schema = ctx.table(ident).latest_schema
     lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]
     if schema.primary_keys:
@@ -177,7 +187,9 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
         if name not in ctx.catalog.databases() and name in ("main", "temp"):
             return None
         ctx.catalog.drop_database(
-            name, ignore_if_missing=bool(statement.args.get("exists")), cascade=bool(statement.args.get("cascade"))
+            name,
+            ignore_if_missing=bool(statement.args.get("exists")),
+            cascade=bool(statement.args.get("cascade")),
         )
         ctx.engine.forget_database(name)
         return _status(ctx, f"dropped database {name}")

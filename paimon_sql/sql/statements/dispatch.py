@@ -1,6 +1,7 @@
 """Statements paimon-sql executes itself (catalog DDL, SHOW, DESCRIBE); everything else goes to DuckDB.
 
-`dispatch` returns None for a statement that is not about Paimon objects, so DuckDB runs it unchanged.
+`dispatch` returns None for a statement that is not about Paimon objects, so DuckDB runs it
+unchanged.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from paimon_sql.types import type_sql
 if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
+
 
 def _rows(ctx: Context, table: pa.Table) -> Relation:
     return ctx.engine.rows(table)
@@ -47,7 +49,10 @@ def _describe(ctx: Context, ident: Identifier) -> Relation:
                 "column_name": [f.name for f in schema.fields],
                 "column_type": [type_sql(f.type) for f in schema.fields],
                 "null": ["YES" if f.type.nullable else "NO" for f in schema.fields],
-                "key": ["PRI" if f.name in keys else ("PART" if f.name in parts else None) for f in schema.fields],
+                "key": [
+                    "PRI" if f.name in keys else ("PART" if f.name in parts else None)
+                    for f in schema.fields
+                ],
                 "comment": [f.description for f in schema.fields],
             }
         ),
@@ -61,13 +66,23 @@ def _explain(ctx: Context, query: str) -> Relation | None:
         return None
     return _rows(
         ctx,
-        pa.table({"scope": [r[0] for r in rows], "property": [r[1] for r in rows], "value": [r[2] for r in rows]}),
+        pa.table(
+            {
+                "scope": [r[0] for r in rows],
+                "property": [r[1] for r in rows],
+                "value": [r[2] for r in rows],
+            }
+        ),
     )
 
 
 def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     rest = statement.expression
-    rest_text = rest.this if isinstance(rest, exp.Literal) else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
+    rest_text = (
+        rest.this
+        if isinstance(rest, exp.Literal)
+        else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
+    )
     if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
         return _explain(ctx, rest_text)
     show = parse_show(f"{statement.this} {rest_text}")
@@ -109,7 +124,9 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
         tables = ctx.catalog.tables(database.name)
         return _rows(ctx, pa.table({"table_name": pa.array(tables, pa.string())}))
     if show is not None and show.this in ("DATABASES", "SCHEMAS"):
-        return _rows(ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())}))
+        return _rows(
+            ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())})
+        )
     return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
 
 

@@ -1,23 +1,26 @@
 """INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables: a DuckDB query feeds `TableWriter`, `Committer` commits.
 
-* INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others NULL);
-  each value cast to the column type, a value that does not fit is an error naming the column.
-* INSERT OVERWRITE t [PARTITION (k = v, ...)] <query>: the whole table, the static partition, or (partitioned
-  table, no PARTITION clause) the partitions the query writes (Spark's dynamic overwrite).
-* DELETE FROM t WHERE …: primary-key tables get ``-D`` records of the matching rows; append tables are rewritten
-  copy-on-write per partition.
-* UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables copy-on-write.
-* Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink sink does
-  (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE needs deduplicate,
-  partial-update with ``partial-update.remove-record-on-delete`` (or ``.remove-record-on-sequence-group``), or
-  aggregation with ``aggregation.remove-record-on-delete``; UPDATE needs deduplicate or partial-update.
+* INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others
+  NULL); each value cast to the column type, a value that does not fit is an error naming the
+  column.
+* INSERT OVERWRITE t [PARTITION (k = v, ...)] <query>: the whole table, the static partition, or
+  (partitioned table, no PARTITION clause) the partitions the query writes (Spark's dynamic
+  overwrite).
+* DELETE FROM t WHERE …: primary-key tables get ``-D`` records of the matching rows; append tables
+  are rewritten copy-on-write per partition.
+* UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables
+  copy-on-write.
+* Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink
+  sink does (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE
+  needs deduplicate, partial-update with ``partial-update.remove-record-on-delete`` (or
+  ``.remove-record-on-sequence-group``), or aggregation with
+  ``aggregation.remove-record-on-delete``; UPDATE needs deduplicate or partial-update.
 
 Every statement commits one snapshot or none: on any failure its data files are deleted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -38,6 +41,8 @@ from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_sql.catalog import Identifier, Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.engine.relation import Relation
@@ -48,7 +53,6 @@ if TYPE_CHECKING:
 ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
-
 def count(ctx: Context, n: int) -> Relation:
     return ctx.engine.rows(pa.table({"count": pa.array([n], pa.int64())}))
 
@@ -56,8 +60,8 @@ def count(ctx: Context, n: int) -> Relation:
 def typed_select(table: Table, source: exp.Expression, columns: list[str] | None) -> exp.Select:
     """The input query with the table's columns, in order, cast to their types.
 
-    The source's columns are taken by position: onto every table column, or onto the listed `columns`
-    (the others are NULL).
+    The source's columns are taken by position: onto every table column, or onto the listed
+    `columns` (the others are NULL).
     """
     schema = table.latest_schema
     targets = columns if columns is not None else list(schema.field_names)
@@ -73,7 +77,9 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     )
     outputs = []
     for f in schema.fields:
-        raw: exp.Expression = exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
+        raw: exp.Expression = (
+            exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
+        )
         outputs.append(exp.alias_(exp.cast(raw, duckdb_type_node(f.type)), f.name, quoted=True))
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
@@ -87,9 +93,13 @@ def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> 
         raw = cast_node.this
         bad_value = exp.and_(
             exp.not_(exp.Is(this=raw.copy(), expression=exp.null())),
-            exp.Is(this=exp.TryCast(this=raw.copy(), to=cast_node.to.copy()), expression=exp.null()),
+            exp.Is(
+                this=exp.TryCast(this=raw.copy(), to=cast_node.to.copy()), expression=exp.null()
+            ),
         )
-        probe = exp.select(raw.copy()).from_(typed.find(exp.From).this.copy()).where(bad_value).limit(1)
+        probe = (
+            exp.select(raw.copy()).from_(typed.find(exp.From).this.copy()).where(bad_value).limit(1)
+        )
         try:
             bad = ctx.engine.con.sql(probe.sql("duckdb")).fetchall()
         except Exception:
@@ -144,7 +154,8 @@ def _write_files(
     writer: TableWriter, source: exp.Expression, kind: RowKind
 ) -> tuple[list[CommitMessage], int]:
     """The data files of the rows of `source`: streamed straight from the query where the table allows
-    it, else (and when a key occurs twice in the statement) staged once first."""
+    it, else (and when a key occurs twice in the statement) staged once first.
+    """
     if writer.streams():
         try:
             return writer.write_stream(source, kind)
@@ -206,9 +217,12 @@ def _width(ctx: Context, source: exp.Expression) -> int:
     return len(ctx.engine.con.sql(probe.sql("duckdb")).columns)
 
 
-def _check_width(ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None) -> None:
+def _check_width(
+    ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None
+) -> None:
     """The query must give exactly one value per target column: DuckDB would silently drop extra
-    ones (and an extra value once landed in the partition column of a static PARTITION insert)."""
+    ones (and an extra value once landed in the partition column of a static PARTITION insert).
+    """
     targets = columns if columns is not None else list(table.latest_schema.field_names)
     width = _width(ctx, source)
     if width != len(targets):
@@ -242,13 +256,18 @@ def _with_static(
             f"column(s); it must give {len(rest)} ({', '.join(rest)}), the static PARTITION "
             f"column(s) left out"
         )
-    values = [exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True) for i, v in enumerate(static.values())]
+    values = [
+        exp.alias_(v.copy(), f"__paimon_static_{i}", quoted=True)
+        for i, v in enumerate(static.values())
+    ]
     query = exp.TableAlias(this=exp.to_identifier("__paimon_q"))
     wrapped = exp.select(exp.Star(), *values).from_(exp.Subquery(this=source, alias=query))
     return wrapped, [*rest, *static], False
 
 
-def _check_static_rows(ctx: Context, table: Table, typed: exp.Select, static: dict[str, exp.Expression]) -> None:
+def _check_static_rows(
+    ctx: Context, table: Table, typed: exp.Select, static: dict[str, exp.Expression]
+) -> None:
     """Every row of a full-width query of ``INSERT ... PARTITION (k = v)`` must have k = v."""
     schema = table.latest_schema
     outside = exp.or_(
@@ -263,7 +282,9 @@ def _check_static_rows(ctx: Context, table: Table, typed: exp.Select, static: di
         ]
     )
     alias = exp.TableAlias(this=exp.to_identifier("__paimon_chk"))
-    probe = exp.select(exp.func("count", exp.Star())).from_(exp.Subquery(this=typed.copy(), alias=alias))
+    probe = exp.select(exp.func("count", exp.Star())).from_(
+        exp.Subquery(this=typed.copy(), alias=alias)
+    )
     ((n,),) = ctx.engine.con.sql(probe.where(outside).sql("duckdb")).fetchall()
     if n:
         spec = ", ".join(f"{k} = {v.sql('duckdb')}" for k, v in static.items())
@@ -304,20 +325,24 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
                 fixed[eq.this.name] = _partition_value(eq.expression)
         unknown = set(fixed) - set(schema.partition_keys)
         if unknown:
-            raise SqlError(f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}")
+            raise SqlError(
+                f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}"
+            )
 
         def static(_: list[CommitMessage]) -> Any:
             from paimon_sql.format.binary_row import decode_row
 
             def replaced(e: ManifestEntry) -> bool:
-                values = dict(zip(schema.partition_keys, decode_row(e.partition, part_types), strict=True))
+                values = dict(
+                    zip(schema.partition_keys, decode_row(e.partition, part_types), strict=True)
+                )
                 return all(str(values[k]) == str(v) for k, v in fixed.items())
 
             return replaced
 
         return static
     if not schema.partition_keys:
-        return lambda _messages: (lambda _e: True)
+        return lambda _messages: lambda _e: True
 
     def dynamic(messages: list[CommitMessage]) -> Any:
         written = {m.partition for m in messages}
@@ -329,8 +354,8 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
 def _row_level_supported(table: Table, operation: str) -> None:
     """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records (Flink's checks).
 
-    Without it a DELETE on partial-update or aggregation (``max``...) commits a retraction that every later read
-    and compaction fails on, and one on first-row is reported but has no effect.
+    Without it a DELETE on partial-update or aggregation (``max``...) commits a retraction that
+    every later read and compaction fails on, and one on first-row is reported but has no effect.
     """
     options = CoreOptions(table.latest_schema.options)
     engine = options.merge_engine
@@ -382,9 +407,13 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     for eq in statement.expressions:
         name = eq.this.name
         if name not in schema.field_names:
-            raise SchemaError(f"unknown column {name!r} in UPDATE of {table.name}; columns: {', '.join(schema.field_names)}")
+            raise SchemaError(
+                f"unknown column {name!r} in UPDATE of {table.name}; columns: {', '.join(schema.field_names)}"
+            )
         if name in schema.primary_keys or name in schema.partition_keys:
-            raise SchemaError(f"UPDATE cannot change primary-key or partition column {name!r} of {table.name}")
+            raise SchemaError(
+                f"UPDATE cannot change primary-key or partition column {name!r} of {table.name}"
+            )
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:
@@ -412,9 +441,9 @@ def _copy_on_write(
 ) -> int:
     """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
 
-    The files live before the statement reads are pinned: if a concurrent commit adds or replaces a file
-    in a partition this statement rewrites, the commit fails (Java's conflict on files it did not read)
-    instead of overwriting rows it never saw.
+    The files live before the statement reads are pinned: if a concurrent commit adds or replaces a
+    file in a partition this statement rewrites, the commit fails (Java's conflict on files it did
+    not read) instead of overwriting rows it never saw.
     """
     pinned = _live_files(table)
     schema = table.latest_schema
@@ -427,13 +456,19 @@ def _copy_on_write(
         return 0
     parts = list(schema.partition_keys)
     if sets is None:
-        kept = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(name.copy()).where(
-            exp.not_(exp.func("COALESCE", cond.copy(), exp.false()))
+        kept = (
+            exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields])
+            .from_(name.copy())
+            .where(exp.not_(exp.func("COALESCE", cond.copy(), exp.false())))
         )
     else:
         outputs = [
             exp.alias_(
-                exp.If(this=exp.func("COALESCE", cond.copy(), exp.false()), true=exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), false=exp.column(f.name, quoted=True)),
+                exp.If(
+                    this=exp.func("COALESCE", cond.copy(), exp.false()),
+                    true=exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)),
+                    false=exp.column(f.name, quoted=True),
+                ),
                 f.name,
                 quoted=True,
             )
@@ -445,12 +480,27 @@ def _copy_on_write(
     touched: set[bytes] | None = None
     if parts:
         part_types = [schema.field(p).type for p in parts]
-        query = exp.select(*[exp.column(p, quoted=True) for p in parts]).from_(name.copy()).where(cond.copy()).distinct()
+        query = (
+            exp.select(*[exp.column(p, quoted=True) for p in parts])
+            .from_(name.copy())
+            .where(cond.copy())
+            .distinct()
+        )
         ctx.bind(query)
-        touched = {encode_row(row, part_types) for row in ctx.engine.con.sql(query.sql("duckdb")).fetchall()}
-        in_touched = exp.Tuple(expressions=[exp.column(p, quoted=True) for p in parts]) if len(parts) > 1 else exp.column(parts[0], quoted=True)
+        touched = {
+            encode_row(row, part_types)
+            for row in ctx.engine.con.sql(query.sql("duckdb")).fetchall()
+        }
+        in_touched = (
+            exp.Tuple(expressions=[exp.column(p, quoted=True) for p in parts])
+            if len(parts) > 1
+            else exp.column(parts[0], quoted=True)
+        )
         values = ctx.engine.con.sql(query.sql("duckdb")).fetchall()
-        options = [exp.Tuple(expressions=[_lit(v) for v in row]) if len(parts) > 1 else _lit(row[0]) for row in values]
+        options = [
+            exp.Tuple(expressions=[_lit(v) for v in row]) if len(parts) > 1 else _lit(row[0])
+            for row in values
+        ]
         kept = kept.where(exp.In(this=in_touched, expressions=options))
     ctx.bind(kept)
     write_rows(ctx, table, kept, overwrite=lambda _m: _pinned_overwrite(table, pinned, touched))
@@ -471,7 +521,8 @@ def _pinned_overwrite(
     table: Table, pinned: set[tuple[Any, ...]], touched: set[bytes] | None
 ) -> Callable[[ManifestEntry], bool]:
     """Select the live files of the touched partitions at commit time; a file there that the statement
-    did not read means a concurrent commit changed that partition."""
+    did not read means a concurrent commit changed that partition.
+    """
 
     def replaced(entry: ManifestEntry) -> bool:
         hit = touched is None or entry.partition in touched

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from tests.interop.flink.corpus import Corpus, ensure_corpus
-from tests.interop.flink.harness import FlinkOracle, oracle
+from tests.interop.flink.corpus import ensure_corpus
+from tests.interop.flink.harness import oracle
+
+if TYPE_CHECKING:
+    from tests.interop.flink.corpus import Corpus
+    from tests.interop.flink.harness import FlinkOracle
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,7 @@ versus a NULL ROW). Flink is the only source of truth; nothing here states an ex
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlglot import exp
@@ -18,6 +17,9 @@ from sqlglot import exp
 import paimon_sql
 from tests.interop.flink.corpus import TABLES
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 

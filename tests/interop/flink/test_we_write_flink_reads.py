@@ -15,15 +15,19 @@ and both must contain the rows the statements meant (checked by row counts and t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pytest
 from sqlglot import exp
 
 import paimon_sql
-from tests.interop.flink.harness import FlinkError, FlinkOracle, arrow_rows, assert_same_rows
+from tests.interop.flink.harness import FlinkError, arrow_rows, assert_same_rows
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.interop.flink.harness import FlinkOracle
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 

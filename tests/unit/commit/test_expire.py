@@ -386,7 +386,8 @@ def test_remove_orphan_files(session):
     assert os.path.exists(old_data)
     rows = session.sql("CALL sys.remove_orphan_files(table => 'db.t')").fetchall()
     assert sorted(r[0] for r in rows) == sorted([old_data, old_manifest])
-    assert not os.path.exists(old_data) and not os.path.exists(old_manifest)
+    assert not os.path.exists(old_data)
+    assert not os.path.exists(old_manifest)
     assert os.path.exists(
         new_data
     )  # younger than a day: a concurrent writer may be about to commit it
@@ -414,7 +415,8 @@ def test_a_crashed_expiration_finishes_when_run_again(session, tmp_path):
     # snapshot file yet (Java's order: data files, then per snapshot its manifests and its file).
     meta_gone = sorted(_on_disk(table)[0] - finished[0])
     data_gone = _on_disk(table)[1] - finished[1]
-    assert meta_gone and data_gone
+    assert meta_gone
+    assert data_gone
     for folder, _, files in os.walk(table.path):
         for f in files:
             if f in data_gone or f in meta_gone[::2]:

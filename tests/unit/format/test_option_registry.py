@@ -80,8 +80,10 @@ def test_values_are_normalised():
 
 
 def test_memory_and_duration():
-    assert parse_memory("1 gb") == 1 << 30 and parse_memory("512") == 512
-    assert parse_duration("1 d") == 86_400_000 and parse_duration("90 s") == 90_000
+    assert parse_memory("1 gb") == 1 << 30
+    assert parse_memory("512") == 512
+    assert parse_duration("1 d") == 86_400_000
+    assert parse_duration("90 s") == 90_000
     with pytest.raises(ValueError, match="memory"):
         parse_memory("lots")
 

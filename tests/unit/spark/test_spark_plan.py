@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pytest
@@ -29,6 +29,9 @@ from paimon_sql.spark._task import (
 )
 from paimon_sql.spark.writer import _clean, _commit, _translated
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 T = pytest.importorskip("pyspark.sql.types")
 
@@ -164,7 +167,8 @@ def test_task_writes_files_and_the_driver_commits_one_snapshot(tmp_path):
     per_bucket = [
         rows.filter(pa.compute.equal(rows.column(BUCKET), b)).to_batches() for b in (0, 1)
     ]
-    # one task per bucket (Spark's task attempt ids are unique in the application, like file names in a table)
+    # one task per bucket (Spark's task attempt ids are unique in the application, like file names
+    # in a table)
     payloads = [
         p
         for i, batches in enumerate(per_bucket)
@@ -183,7 +187,8 @@ def test_task_writes_files_and_the_driver_commits_one_snapshot(tmp_path):
         )
     snapshot = _commit(table, job, messages, None)
     _clean(table, job, keep={f.file_name for m in messages for f in m.new_files})
-    assert snapshot is not None and snapshot.id == 2
+    assert snapshot is not None
+    assert snapshot.id == 2
     assert sorted(paimon_sql.connect(tmp_path / "wh").sql("SELECT * FROM db.t").fetchall()) == [
         (1, "c"),
         (2, "old"),
@@ -201,6 +206,8 @@ def test_errors_raised_in_tasks_come_back_typed():
         "paimon_sql.errors.SchemaError: column 'id' is NOT NULL but holds 2 nulls\n"
     )
     err = _translated(RuntimeError(text), "db.t")
-    assert isinstance(err, SchemaError) and "column 'id' is NOT NULL" in str(err)
+    assert isinstance(err, SchemaError)
+    assert "column 'id' is NOT NULL" in str(err)
     other = _translated(RuntimeError("Job aborted\nValueError: boom\n\tat org.apache.Foo"), "db.t")
-    assert type(other) is PaimonSqlError and "ValueError: boom" in str(other)
+    assert type(other) is PaimonSqlError
+    assert "ValueError: boom" in str(other)

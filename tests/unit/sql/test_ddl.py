@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -24,6 +24,9 @@ from paimon_sql.format.schema import schema_from_json
 from paimon_sql.sql.ddl import parse_alter_table, parse_create_table, parse_sql_type
 from paimon_sql.types import field_to_json, type_sql
 from tests.fixtures import FIXTURES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CPP = FIXTURES / "paimon-cpp/test/test_data/parquet"
 JAVA09 = FIXTURES / "generated-paimon-java-0.9/warehouse/db.db"
@@ -69,7 +72,9 @@ TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '4', 'merge-engine' = 'partia
 def test_flink_and_spark_forms_give_identical_schemas():
     flink, spark = parse_create_table(FLINK), parse_create_table(SPARK)
     assert flink == spark
-    assert flink.identifier == ("db", "t") and flink.if_not_exists and flink.comment == "a table"
+    assert flink.identifier == ("db", "t")
+    assert flink.if_not_exists
+    assert flink.comment == "a table"
     assert flink.to_schema() == spark.to_schema()
     assert [(f.id, f.name) for f in flink.fields] == [
         (0, "id"), (1, "dt"), (2, "v"), (3, "tags"), (4, "attrs"), (5, "n")
@@ -84,13 +89,17 @@ def test_column_level_primary_key_and_ctas():
     t = parse_create_table(
         "CREATE TABLE my_table (k INT PRIMARY KEY NOT ENFORCED, f0 INT, f1 STRING)"
     )
-    assert t.primary_keys == ("k",) and type_sql(t.fields[0].type) == "INT NOT NULL"
+    assert t.primary_keys == ("k",)
+    assert type_sql(t.fields[0].type) == "INT NOT NULL"
     ctas = parse_create_table("CREATE TABLE t WITH ('primary-key' = 'a') AS SELECT 1 AS a")
-    assert ctas.fields == () and ctas.primary_keys == ("a",) and ctas.as_select is not None
+    assert ctas.fields == ()
+    assert ctas.primary_keys == ("a",)
+    assert ctas.as_select is not None
     spark_ctas = parse_create_table(
         "CREATE TABLE t USING paimon TBLPROPERTIES ('bucket' = '-1') AS SELECT 1 AS a"
     )
-    assert spark_ctas.as_select is not None and spark_ctas.as_select.sql() == "SELECT 1 AS a"
+    assert spark_ctas.as_select is not None
+    assert spark_ctas.as_select.sql() == "SELECT 1 AS a"
 
 
 @pytest.mark.parametrize(
@@ -124,7 +133,8 @@ def test_nested_field_comments_and_ids():
     ]
     assert r.type.fields[1].type.element.fields[0].id == 4  # type: ignore[union-attr]
     assert r.type.fields[1].type.element.fields[0].description == "zz"  # type: ignore[union-attr]
-    assert t.fields[2].id == 5 and t.highest_field_id == 5
+    assert t.fields[2].id == 5
+    assert t.highest_field_id == 5
 
 
 def test_primary_key_nullable_option():
@@ -140,7 +150,8 @@ def test_primary_key_nullable_option():
 def test_parse_error_has_position():
     with pytest.raises(SqlError) as info:
         parse_create_table("CREATE TABLE t (a INT,\n  b STRING c)")
-    assert info.value.line == 2 and info.value.col is not None
+    assert info.value.line == 2
+    assert info.value.col is not None
 
 
 def test_unknown_type_lists_valid_types():
@@ -293,7 +304,8 @@ def test_alter_statements_parse_in_both_spellings():
     assert len(parse_alter_table("ALTER TABLE t DROP (c, d)").changes) == 2
     assert len(parse_alter_table("ALTER TABLE t DROP COLUMNS (c, d)").changes) == 2
     add = parse_alter_table("ALTER TABLE t ADD (c INT, d STRING FIRST)").changes
-    assert [type(c) for c in add] == [AddColumn, AddColumn] and add[1].position.first  # type: ignore[union-attr]
+    assert [type(c) for c in add] == [AddColumn, AddColumn]
+    assert add[1].position.first
     modify = parse_alter_table("ALTER TABLE t MODIFY c BIGINT COMMENT 'x' AFTER a").changes
     assert [type(c) for c in modify] == [UpdateColumnType, UpdateColumnComment, MoveColumn]
     spark = parse_alter_table("ALTER TABLE t ALTER COLUMN c TYPE BIGINT").changes
@@ -359,7 +371,8 @@ def test_pk_renames_follow_into_keys_and_sequence_field():
     for n in (1, 2, 3):
         _same(_evolve(table, steps[:n]), _schema_file(table, n))
     renamed = _evolve(table, [*steps, "ALTER TABLE t ADD v2 INT", "ALTER TABLE t RENAME s1 TO tmp"])
-    assert renamed.options["sequence.field"] == "s0,tmp" and renamed.highest_field_id == 8
+    assert renamed.options["sequence.field"] == "s0,tmp"
+    assert renamed.highest_field_id == 8
     with pytest.raises(SchemaError, match="only widening"):
         _evolve(table, ["ALTER TABLE t MODIFY v0 INT"])  # Java allowed this explicit cast
 
@@ -435,9 +448,12 @@ def test_ids_are_never_reused_and_nested_columns_get_ids():
         "ALTER TABLE t ADD f FLOAT",
         "ALTER TABLE t ADD n ROW<x INT, y INT> FIRST",
     )
-    assert schema.field("f").id == 9 and schema.fields[0].name == "n"
+    assert schema.field("f").id == 9
+    assert schema.fields[0].name == "n"
     assert [f.id for f in schema.fields[0].type.fields] == [11, 12]
-    assert schema.fields[0].id == 10 and schema.highest_field_id == 12 and schema.id == 3
+    assert schema.fields[0].id == 10
+    assert schema.highest_field_id == 12
+    assert schema.id == 3
 
 
 def test_options_are_validated_after_evolution():

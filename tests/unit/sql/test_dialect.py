@@ -55,7 +55,8 @@ def test_call_keywords_as_parameter_names() -> None:
 )
 def test_call_spellings(text: str, procedure: str) -> None:
     call = parse_call(text)
-    assert call is not None and call.procedure == procedure
+    assert call is not None
+    assert call.procedure == procedure
 
 
 def test_call_arguments_follow_spark_lexing() -> None:
@@ -119,7 +120,8 @@ def test_call_through_sqlglot_and_back() -> None:
 @pytest.mark.parametrize("text", ["SHOW DATABASES", "show schemas;", "SHOW DATABASES ; "])
 def test_show_databases(text: str) -> None:
     show = parse_show(text)
-    assert show is not None and show.this in ("DATABASES", "SCHEMAS")
+    assert show is not None
+    assert show.this in ("DATABASES", "SCHEMAS")
 
 
 @pytest.mark.parametrize(
@@ -135,18 +137,21 @@ def test_show_databases(text: str) -> None:
 )
 def test_show_tables(text: str, database: str | None) -> None:
     show = parse_show(text)
-    assert show is not None and show.this == "TABLES"
+    assert show is not None
+    assert show.this == "TABLES"
     db = show.args.get("db")
     assert (db.name if db is not None else None) == database
 
 
 def test_show_create_table() -> None:
     show = parse_show("SHOW CREATE TABLE `shop`.orders")
-    assert show is not None and show.this == "CREATE TABLE"
+    assert show is not None
+    assert show.this == "CREATE TABLE"
     target = show.args["target"]
     assert (target.db, target.name) == ("shop", "orders")
     unqualified = parse_show("SHOW CREATE TABLE orders")
-    assert unqualified is not None and not unqualified.args["target"].db
+    assert unqualified is not None
+    assert not unqualified.args["target"].db
 
 
 @pytest.mark.parametrize(
@@ -196,7 +201,8 @@ def test_hint_from_a_parsed_query() -> None:
 
 def test_hint_renders_back() -> None:
     hint = parse_hint("+ OPTIONS('a'='b')")
-    assert hint is not None and hint.sql(Paimon) == "/*+ OPTIONS('a' = 'b') */"
+    assert hint is not None
+    assert hint.sql(Paimon) == "/*+ OPTIONS('a' = 'b') */"
     assert parse_hint(hint.sql(Paimon)[2:-2]) == hint
 
 

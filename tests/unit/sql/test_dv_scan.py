@@ -1,8 +1,9 @@
 """Deletion-vector tables read as one multi-file scan anti-joined with the deleted (file, row) pairs.
 
-The anti-join uses DuckDB's virtual ``file_index`` / ``file_row_number`` columns; a table with a column of
-one of those names falls back to positional keep-flags per file. Both are checked against a Python oracle
-and against the streamed path (``install`` + a plain connection), which applies vectors its own way.
+The anti-join uses DuckDB's virtual ``file_index`` / ``file_row_number`` columns; a table with a
+column of one of those names falls back to positional keep-flags per file. Both are checked against
+a Python oracle and against the streamed path (``install`` + a plain connection), which applies
+vectors its own way.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def test_dv_scan_matches_oracle_and_stream(tmp_path, column):
     session.sql("CREATE DATABASE db")
     oracle = _write_history(session, column)
     files = session.sql("SELECT level, file_path FROM db.`t$files`").fetchall()
-    assert len(files) >= 2 and all(level > 0 for level, _ in files)
+    assert len(files) >= 2
+    assert all(level > 0 for level, _ in files)
     vectors = session.sql(
         "SELECT count(*) FROM db.`t$table_indexes` WHERE index_type = 'DELETION_VECTORS'"
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pytest
@@ -16,6 +16,9 @@ from sqlglot import exp
 
 import paimon_sql
 from tests.fixtures import FIXTURES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 JAVA = FIXTURES / "generated-paimon-java-0.9/warehouse"
 

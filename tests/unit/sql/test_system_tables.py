@@ -76,7 +76,8 @@ def test_snapshots_schema_and_values(catalog):
     raw = json.loads((WAREHOUSE / "db.db/pk_dv/snapshot/snapshot-1").read_text())
     assert got[0]["commit_time"] == local_time(raw["timeMillis"])
     assert got[0]["commit_identifier"] == 9223372036854775807
-    assert got[0]["changelog_manifest_list"] is None and got[0]["watermark"] is None
+    assert got[0]["changelog_manifest_list"] is None
+    assert got[0]["watermark"] is None
 
 
 def test_schemas_json_and_hash_map_option_order(catalog):
@@ -85,7 +86,8 @@ def test_schemas_json_and_hash_map_option_order(catalog):
         '[{"id":0,"name":"id","type":"INT NOT NULL"},{"id":1,"name":"name","type":"STRING"},'
         '{"id":2,"name":"v","type":"BIGINT"}]'
     )
-    assert row["primary_keys"] == '["id"]' and row["partition_keys"] == "[]"
+    assert row["primary_keys"] == '["id"]'
+    assert row["partition_keys"] == "[]"
     # Java prints a HashMap, not the file's (sorted) order
     assert row["options"] == (
         '{"bucket":"1","merge-engine":"aggregation",'
@@ -108,7 +110,8 @@ def test_tags(catalog):
         ("tag1", 1, 0, 3),
         ("tag2", 2, 0, 5),
     ]
-    assert got[0]["create_time"] is None and got[0]["time_retained"] is None
+    assert got[0]["create_time"] is None
+    assert got[0]["time_retained"] is None
     snap = catalog.load_table("db.append_tags").snapshot(1)
     assert got[0]["commit_time"] == local_time(snap.time_millis)
 
@@ -124,7 +127,8 @@ def test_files_partitioned_with_java_renderings(catalog):
     assert first["null_value_counts"] == "{dt=0, id=0, name=0}"
     assert first["min_value_stats"] == "{dt=2024-01-01, id=1, name=a2}"
     assert first["file_format"] == "parquet"
-    assert first["file_path"].startswith("data-") and first["file_path"].endswith(".parquet")
+    assert first["file_path"].startswith("data-")
+    assert first["file_path"].endswith(".parquet")
     assert (first["min_sequence_number"], first["max_sequence_number"]) == (1, 1)
 
 
@@ -135,7 +139,8 @@ def test_files_stats_follow_schema_evolution(catalog):
     # a column added later is all null in old files (null count = row count); no keys (append)
     assert got[0]["null_value_counts"] == "{extra=3, id=0, name=0, v=0}"
     assert got[0]["min_value_stats"] == "{extra=null, id=1, name=a, v=10}"
-    assert got[0]["min_key"] is None and got[0]["max_key"] is None
+    assert got[0]["min_key"] is None
+    assert got[0]["max_key"] is None
     assert got[1]["max_value_stats"] == "{extra=x, id=9, name=z, v=90}"
 
 
@@ -184,7 +189,8 @@ def test_table_indexes_lists_deletion_vector_files(catalog):
     entries = table.index_manifest(table.latest_snapshot().index_manifest)
     assert [r["file_name"] for r in got.to_pylist()] == [e.index_file.file_name for e in entries]
     for r in got.to_pylist():
-        assert r["partition"] == "{}" and r["index_type"] == "DELETION_VECTORS"
+        assert r["partition"] == "{}"
+        assert r["index_type"] == "DELETION_VECTORS"
         assert all(d["f0"].startswith("data-") for d in r["dv_ranges"])
     assert rows(catalog, "pk_dedup", "table_indexes") == []
 
@@ -237,7 +243,8 @@ def test_read_optimized(catalog):
 
 
 def test_data_tables_need_a_reader(catalog):
-    # the catalog builds metadata only: the rows of $audit_log / $ro come from the reader it is given
+    # the catalog builds metadata only: the rows of $audit_log / $ro come from the reader it is
+    # given
     table = catalog.load_table("db.pk_dedup")
     with pytest.raises(UnsupportedFeatureError, match="rows"):
         system_table(table, "ro")
@@ -248,7 +255,8 @@ def test_data_tables_need_a_reader(catalog):
 def test_read_optimized_filter_keeps_only_top_level(catalog):
     table = catalog.load_table("db.pk_dedup")
     plan = plan_scan(table, table.latest_snapshot())
-    assert plan.splits and not read_optimized_filter(plan).splits
+    assert plan.splits
+    assert not read_optimized_filter(plan).splits
 
 
 def test_unknown_names(catalog):
@@ -265,12 +273,11 @@ def test_sys_tables_and_partitions(catalog):
     tables = catalog_table(catalog, "tables").to_pylist()
     by_name = {r["table_name"]: r for r in tables}
     assert set(by_name) == set(catalog.tables("db"))
-    assert (
-        by_name["pk_part_dv"]["partitioned"] is True
-        and by_name["pk_part_dv"]["primary_key"] is True
-    )
+    assert by_name["pk_part_dv"]["partitioned"] is True
+    assert by_name["pk_part_dv"]["primary_key"] is True
     assert by_name["append_tags"]["primary_key"] is False
-    assert by_name["pk_dedup"]["table_type"] == "table" and by_name["pk_dedup"]["owner"] is None
+    assert by_name["pk_dedup"]["table_type"] == "table"
+    assert by_name["pk_dedup"]["owner"] is None
     parts = catalog_table(catalog, "partitions").to_pylist()
     assert sorted((p["table_name"], p["partition_name"], p["recordCount"]) for p in parts) == [
         ("pk_part_dv", "dt=2024-01-01", 1),

@@ -1,10 +1,11 @@
 """Peak memory of a write is bounded by ``write-buffer-size``, not by the input size (issue 4).
 
-Each write runs in a fresh subprocess that inserts N generated rows (DuckDB's ``range``: the input itself
-streams) into a new table and reports its peak RSS (``VmHWM``). Writing 4N rows must not cost anywhere
-near 4x the memory above the interpreter's own baseline. Before the writer streamed its files, it held the
-whole input in Arrow: 4x the rows took ~3.5x the memory over the baseline (measured: 1M PK rows 714 MB, 10M
-3383 MB); now the 4N write's growth over N is a small fraction of that.
+Each write runs in a fresh subprocess that inserts N generated rows (DuckDB's ``range``: the input
+itself streams) into a new table and reports its peak RSS (``VmHWM``). Writing 4N rows must not cost
+anywhere near 4x the memory above the interpreter's own baseline. Before the writer streamed its
+files, it held the whole input in Arrow: 4x the rows took ~3.5x the memory over the baseline
+(measured: 1M PK rows 714 MB, 10M 3383 MB); now the 4N write's growth over N is a small fraction of
+that.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def test_four_times_the_rows_is_not_four_times_the_memory(tmp_path, kind):
     b = _peak(tmp_path, kind, large, "32 mb")
     grow_a = a["peak_kb"] - a["baseline_kb"]
     grow_b = b["peak_kb"] - b["baseline_kb"]
-    # ~45 MB of Arrow per million rows here: holding the input would add >= 100 MB per extra million.
-    # The bound: the 4N write uses at most 1.5x the N write's growth plus 64 MB of slack.
+    # ~45 MB of Arrow per million rows here: holding the input would add >= 100 MB per extra
+    # million. The bound: the 4N write uses at most 1.5x the N write's growth plus 64 MB of slack.
     print(kind, a, b)
     assert grow_b <= 1.5 * grow_a + 64 * 1024, (a, b)

@@ -8,11 +8,9 @@ import json
 import random
 import struct
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
@@ -20,11 +18,18 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.bucket import bucket_of, hash_row_bytes, row_hash
-from paimon_sql.types import DataType, duckdb_type, parse_type
+from paimon_sql.types import duckdb_type, parse_type
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from tests.fixtures import FIXTURES
 
-UTC = datetime.timezone.utc
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    from paimon_sql.types import DataType
+
+UTC = datetime.UTC
 
 
 def select_sql(*columns: exp.Expression, table: str, where: exp.Expression | None = None) -> str:

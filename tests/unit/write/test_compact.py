@@ -154,8 +154,10 @@ def test_deduplicate_rows_and_metadata(session):
     assert data.column_names[:3] == ["_KEY_id", "_SEQUENCE_NUMBER", "_VALUE_KIND"]
     assert data.column("_KEY_id").to_pylist() == [1, 2, 3, 4, 5, 6]
     seqs = data.column("_SEQUENCE_NUMBER").to_pylist()
-    assert seqs[3:5] == sorted(seqs[3:5]) and max(seqs[3:5]) < min(seqs[0], seqs[1], seqs[2])
-    assert f.min_sequence_number == min(seqs) and f.max_sequence_number == max(seqs)
+    assert seqs[3:5] == sorted(seqs[3:5])
+    assert max(seqs[3:5]) < min(seqs[0], seqs[1], seqs[2])
+    assert f.min_sequence_number == min(seqs)
+    assert f.max_sequence_number == max(seqs)
     assert set(data.column("_VALUE_KIND").to_pylist()) == {0}
 
 
@@ -228,7 +230,8 @@ def test_java_written_tables(tmp_path, name):
     assert sorted((tuple(r[c] for c in columns) for r in truth), key=repr) == before
     _compact(session, f"db.{name}")
     if table.latest_snapshot().id == before_id:  # already one run at the top level
-        assert not had_dvs and {e.file.level for e in _live(table)} == {5}
+        assert not had_dvs
+        assert {e.file.level for e in _live(table)} == {5}
     else:
         _assert_compacted(table, before_id)
         assert _dv_entries(table, table.latest_snapshot()) == []
@@ -315,9 +318,8 @@ def test_rolled_files_hold_disjoint_sorted_key_ranges(session):
     assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
     assert sum(f.row_count for f in files) == 3000
     assert _rows(session) == before
-    assert (
-        _compact(session) == [(True,)] and table.latest_snapshot().commit_kind is CommitKind.COMPACT
-    )
+    assert _compact(session) == [(True,)]
+    assert table.latest_snapshot().commit_kind is CommitKind.COMPACT
 
 
 @pytest.mark.parametrize("bucket", ["-1", "2"])
@@ -333,7 +335,8 @@ def test_append_table_small_files_merged(session, bucket):
     old_live = _live(table)
     _compact(session)
     snap = table.latest_snapshot()
-    assert snap.id == before_id + 1 and snap.commit_kind is CommitKind.COMPACT
+    assert snap.id == before_id + 1
+    assert snap.commit_kind is CommitKind.COMPACT
     live = _live(table)
     assert len(live) == len({(e.partition, e.bucket) for e in live}) < len(old_live)
     assert all(e.file.file_source is FileSource.COMPACT and e.file.level == 0 for e in live)
@@ -471,8 +474,8 @@ def _racing_reader(session, statement):
 
 
 def test_concurrent_compaction_conflicts_and_leaves_nothing(session):
-    from paimon_sql.errors import CommitConflictError
     from paimon_sql.compact.full import compact
+    from paimon_sql.errors import CommitConflictError
 
     session.sql("CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id')")
     session.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')")
@@ -520,7 +523,8 @@ def test_a_lone_file_is_upgraded_without_a_rewrite(session):
         else:  # the other holds one file without retractions: same file, level 5
             f = old[(e.bucket, e.file.file_name)]
             assert e.file == replace(f, level=5)
-    assert len(buckets_of_1) == 1 and len(old) == 3
+    assert len(buckets_of_1) == 1
+    assert len(old) == 3
 
 
 def test_write_buffer_size_bounds_the_rows_held_per_file(session):
@@ -534,7 +538,8 @@ def test_write_buffer_size_bounds_the_rows_held_per_file(session):
     table = session.table("db.t")
     _compact(session)
     files = [e.file for e in _live(table)]
-    assert len(files) > 1 and {f.level for f in files} == {5}
+    assert len(files) > 1
+    assert {f.level for f in files} == {5}
     assert sum(f.row_count for f in files) == 20000
     assert _rows(session) == before
 

@@ -1,9 +1,10 @@
 """Java's commit conflict checks (ConflictDetection / noConflictsOrFail, paimon-format.md §1.3), end to end.
 
-Two writers prepare their commits on the same snapshot; the first one commits; the second must fail with a
-`CommitConflictError` and leave no snapshot when its files would break the table: files it deletes are gone,
-its level >= 1 files overlap the key range of another level >= 1 file of the bucket, or it writes another
-bucket count. Real files, real commits; the table reads back the winner's state.
+Two writers prepare their commits on the same snapshot; the first one commits; the second must fail
+with a `CommitConflictError` and leave no snapshot when its files would break the table: files it
+deletes are gone, its level >= 1 files overlap the key range of another level >= 1 file of the
+bucket, or it writes another bucket count. Real files, real commits; the table reads back the
+winner's state.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from paimon_sql.write.writer import RepeatedKeys, cut_groups, _numbered, _unique_keys
+from paimon_sql.write.writer import RepeatedKeys, _numbered, _unique_keys, cut_groups
 
 
 def _cut(batches, columns, budget):
@@ -13,7 +13,9 @@ def _cut(batches, columns, budget):
 
 
 def _batches(p, b, v, size):
-    table = pa.table({"p": pa.array(p, pa.string()), "b": pa.array(b, pa.int32()), "v": pa.array(v, pa.int64())})
+    table = pa.table(
+        {"p": pa.array(p, pa.string()), "b": pa.array(b, pa.int32()), "v": pa.array(v, pa.int64())}
+    )
     return table.to_batches(max_chunksize=size)
 
 
@@ -55,7 +57,9 @@ def test_no_group_columns_is_one_group_and_empty_stream_nothing():
 @pytest.mark.parametrize("size", [1, 2, 3, 100])
 def test_unique_keys_pass_and_repeats_are_found_across_batches_with_nulls_and_nans(size):
     def run(keys):
-        table = pa.table({"k": pa.array(keys, pa.float64()), "v": pa.array(range(len(keys)), pa.int64())})
+        table = pa.table(
+            {"k": pa.array(keys, pa.float64()), "v": pa.array(range(len(keys)), pa.int64())}
+        )
         out = _unique_keys(iter(table.to_batches(max_chunksize=size)), ["k"])
         return pa.Table.from_batches(list(out), schema=table.schema).column("v").to_pylist()
 

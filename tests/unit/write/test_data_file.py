@@ -82,8 +82,8 @@ def _java_file(table: str) -> str:
 
 def _parquet_schema_lines(path) -> list[str]:
     """The Parquet schema text without the root group's name (pyarrow names it ``schema``, Java
-    ``paimon_schema``) and without the legacy MAP_KEY_VALUE annotation parquet-mr puts on ``key_value``
-    (pyarrow does not; readers ignore it)."""
+    ``paimon_schema``) and without the legacy MAP_KEY_VALUE annotation parquet-mr puts on
+    ``key_value`` (pyarrow does not; readers ignore it)."""
     text = str(pq.ParquetFile(path).schema).replace("key_value (Map) {", "key_value {")
     return text.splitlines()[2:]
 
@@ -179,7 +179,8 @@ def test_decimal_and_timestamp_physical_types(tmp_path):
         "optional int64 field_id=5 l3 (Timestamp(isAdjustedToUTC=true, timeUnit=milliseconds, is_from_converted_type=false, force_set_converted_type=false));",
         "optional int32 field_id=6 i8 (Int(bitWidth=8, isSigned=true));",
         "optional int32 field_id=7 i16 (Int(bitWidth=16, isSigned=true));",
-        # parquet-mr's TIME_MILLIS reads as isAdjustedToUTC=true; pyarrow cannot set it (readers ignore it)
+        # parquet-mr's TIME_MILLIS reads as isAdjustedToUTC=true; pyarrow cannot set it (readers
+        # ignore it)
         "optional int32 field_id=8 tm (Time(isAdjustedToUTC=false, timeUnit=milliseconds));",
     ]
 
@@ -215,7 +216,7 @@ def test_not_null_and_missing_columns_are_schema_errors(tmp_path):
         )
 
 
-# --- DataFileMeta ----------------------------------------------------------------------------------
+# --- DataFileMeta ---------------------------------------------------------------------------------
 
 
 def test_meta_of_pk_file(tmp_path):
@@ -227,7 +228,8 @@ def test_meta_of_pk_file(tmp_path):
     assert meta.file_name == "data-u-0.parquet"
     assert (meta.row_count, meta.delete_row_count) == (3, 1)
     assert (meta.min_sequence_number, meta.max_sequence_number) == (10, 12)
-    assert meta.min_key == encode_row([1], [bigint]) and meta.max_key == encode_row([3], [bigint])
+    assert meta.min_key == encode_row([1], [bigint])
+    assert meta.max_key == encode_row([3], [bigint])
     assert decode_row(meta.key_stats.max_values, [bigint]) == (3,)
     assert meta.value_stats.null_counts == (0, 1, 1, 2)
     assert meta.value_stats_cols is None
@@ -258,7 +260,7 @@ def test_meta_of_append_file(tmp_path):
     assert decode_row(meta.value_stats.min_values, [f.type for f in schema.fields]) == (1, "x")
 
 
-# --- ORC and Avro ----------------------------------------------------------------------------------
+# --- ORC and Avro ---------------------------------------------------------------------------------
 
 
 def test_orc_round_trip(tmp_path):
@@ -283,12 +285,14 @@ def test_avro_schema_follows_paimon_conventions(tmp_path):
         codec = reader.metadata["avro.codec"]
     assert codec == "zstandard"
     # a plain top-level record, as Paimon 1.x writes (0.9 wrapped it in ["null", record])
-    assert isinstance(raw, dict) and raw["type"] == "record"
+    assert isinstance(raw, dict)
+    assert raw["type"] == "record"
     record = raw
     assert record["name"].endswith("org.apache.paimon.avro.generated.record")
     fields = {f["name"]: f for f in record["fields"]}
     assert list(fields) == physical_schema(PK).names
-    assert fields["_KEY_id"]["type"] == "long" and "default" not in fields["_KEY_id"]
+    assert fields["_KEY_id"]["type"] == "long"
+    assert "default" not in fields["_KEY_id"]
     assert fields["_VALUE_KIND"]["type"] == "int"
     assert fields["name"] == {"name": "name", "type": ["null", "string"], "default": None}
     assert fields["ts"]["type"][1] == {"type": "long", "logicalType": "timestamp-millis"}
@@ -349,7 +353,7 @@ def test_avro_nested_values(tmp_path):
     assert records[1] == dict.fromkeys(records[1])
 
 
-# --- read back through paimon_sql ------------------------------------------------------------------
+# --- read back through paimon_sql -----------------------------------------------------------------
 
 
 def _commit_by_hand(root: str, schema: TableSchema, metas, partition=EMPTY_ROW) -> None:

@@ -132,7 +132,8 @@ def test_java_hashmap_iteration_order():
 def test_max_buckets_overflow_reuses_existing_buckets():
     options = DynamicBucketOptions(target_row_num=1, max_buckets=2)
     mapping, _ = run([10, 11, 12, 13, 12], {}, options)
-    assert mapping[10] == 0 and mapping[11] == 1
+    assert mapping[10] == 0
+    assert mapping[11] == 1
     assert {mapping[12], mapping[13]} <= {0, 1}
 
 
@@ -173,10 +174,12 @@ def test_only_known_hashes_write_no_index_file():
 
 
 def test_index_files_keep_old_hashes_then_add_the_new_ones():
-    # Java writes a bucket's hashes in its hash set's iteration order: readers take no order from it.
+    # Java writes a bucket's hashes in its hash set's iteration order: readers take no order from
+    # it.
     existing = {0: encode_hashes([5])}
     mapping, files = run([9, 8, 5, 7], existing, DynamicBucketOptions(target_row_num=3))
     assert mapping == {9: 0, 8: 0, 5: 0, 7: 1}
     old, *new = decode_hashes(files[0])
-    assert old == 5 and sorted(new) == [8, 9]
+    assert old == 5
+    assert sorted(new) == [8, 9]
     assert decode_hashes(files[1]) == (7,)

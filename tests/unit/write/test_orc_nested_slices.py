@@ -1,5 +1,6 @@
 """ORC data files written from sliced Arrow data keep each row's nested values (pyarrow's ORC writer alone
-shifts a sliced struct's fields onto other rows; the writer's pieces are slices of DuckDB's batches)."""
+shifts a sliced struct's fields onto other rows; the writer's pieces are slices of DuckDB's
+batches)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ import pytest
 from paimon_sql.write.data_file import _orc_bytes
 
 ROWS = {
-    "rw": pa.array([{"a": 1, "b": "x"}, None, {"a": 3, "b": "z"}, {"a": None, "b": None}, {"a": 5, "b": "v"}]),
+    "rw": pa.array(
+        [{"a": 1, "b": "x"}, None, {"a": 3, "b": "z"}, {"a": None, "b": None}, {"a": 5, "b": "v"}]
+    ),
     "nest": pa.array([[{"x": 1}], None, [{"x": 3}, None], [], [{"x": None}]]),
-    "mp": pa.array([[("k", 1)], None, [("k", 3)], [], [("z", None)]], pa.map_(pa.string(), pa.int32())),
+    "mp": pa.array(
+        [[("k", 1)], None, [("k", 3)], [], [("z", None)]], pa.map_(pa.string(), pa.int32())
+    ),
 }
 
 

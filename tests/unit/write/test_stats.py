@@ -96,7 +96,7 @@ def test_value_stats_of_every_ordered_type():
         ltz="TIMESTAMP(6) WITH LOCAL TIME ZONE",
         s="STRING",
     )
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     table = pa.table(
         {
             "b": [True, False, None],

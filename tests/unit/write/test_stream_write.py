@@ -33,7 +33,9 @@ def _create(session, engine, extra=""):
 def test_a_key_twice_in_one_statement_keeps_the_engines_version(session, engine, extra, expected):
     _create(session, engine, extra)
     session.sql("INSERT INTO db.t VALUES (0, 'x', 0)")
-    count = session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (1, 'b', 9), (2, 'z', 0), (1, 'c', 5)")
+    count = session.sql(
+        "INSERT INTO db.t VALUES (1, 'a', 1), (1, 'b', 9), (2, 'z', 0), (1, 'c', 5)"
+    )
     assert count.fetchall() == [(2,)]  # rows written: each key once
     assert session.sql("SELECT v FROM db.t WHERE id = 1").fetchall() == [(expected,)]
     assert sorted(session.sql("SELECT id FROM db.t").fetchall()) == [(0,), (1,), (2,)]
@@ -49,7 +51,8 @@ def test_streamed_write_numbers_above_earlier_writes_and_later_statements_win(se
     ).fetchall()
     first = [f for f in files if f[1] < 100]
     second = [f for f in files if f[0] >= 100]
-    assert sum(f[2] for f in first) == 100 and sum(f[2] for f in second) == 50
+    assert sum(f[2] for f in first) == 100
+    assert sum(f[2] for f in second) == 50
     assert min(f[0] for f in second) > max(f[1] for f in first)
     rows = dict(session.sql("SELECT id, v FROM db.t").fetchall())
     assert rows == {i: ("new" if i % 2 == 0 else "old") for i in range(100)}
@@ -60,7 +63,9 @@ def test_null_key_in_a_streamed_write_is_an_error_and_leaves_nothing(session, tm
     session.sql("INSERT INTO db.t VALUES (1, 'a', 0)")
     before = sorted(p.name for p in (tmp_path / "wh" / "db.db" / "t").rglob("*") if p.is_file())
     with pytest.raises(paimon_sql.errors.SchemaError, match="id"):
-        session.sql("INSERT INTO db.t SELECT CASE WHEN i = 500 THEN NULL ELSE i END, 'b', 0 FROM range(1000) t(i)")
+        session.sql(
+            "INSERT INTO db.t SELECT CASE WHEN i = 500 THEN NULL ELSE i END, 'b', 0 FROM range(1000) t(i)"
+        )
     after = sorted(p.name for p in (tmp_path / "wh" / "db.db" / "t").rglob("*") if p.is_file())
     assert after == before
     assert session.sql("SELECT * FROM db.t").fetchall() == [(1, "a", 0)]
