@@ -101,11 +101,7 @@ REVIEWED = {
     ): "parses only the constant templates (an unknown name is a KeyError, never parsed)",
     (
         "write/writer.py",
-        'this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(inner))',
-    ): "`source` is the statement's AST (a str only from direct API callers writing their own query)",
-    (
-        "write/writer.py",
-        'this=exp.maybe_parse(source, dialect="duckdb"), alias=exp.TableAlias(this=exp.to_identifier("__paimon_in"))',
+        'this=exp.maybe_parse(source, dialect="duckdb"),',
     ): "`source` is the statement's AST (a str only from direct API callers writing their own query)",
     (
         "write/bucket.py",
