@@ -26,7 +26,7 @@ def table_node(*parts: str, alias: str | None = None) -> exp.Table:
     r"""``"db"."table"`` (or ``"table"``) as a node, optionally aliased.
 
     >>> table_node("d", "t'x", alias="s").sql("duckdb")
-    '"d"."t\\'x" AS "s"'
+    '"d"."t\'x" AS "s"'
     """
     if not 1 <= len(parts) <= 2:
         raise ValueError(f"expected (table) or (database, table), got {parts!r}")

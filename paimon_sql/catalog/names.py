@@ -99,7 +99,7 @@ def _problem(kind: str, name: str) -> str | None:
 def validate_name(kind: str, name: object) -> str:
     r"""`name` if it is a valid `kind` name (``database``, ``table``, ``branch`` or ``tag``).
 
-    A name is an identifier, never a path: not empty or blank, no ``/``, ``\\``, ``:``, ``..``,
+    A name is an identifier, never a path: not empty or blank, no ``/``, ``\``, ``:``, ``..``,
     NUL or other control characters, at most `max_name_bytes` UTF-8 bytes; database and table names
     have no ``.`` either (``db.table`` is how they are written), table names no ``$`` (system
     tables).
@@ -108,10 +108,10 @@ def validate_name(kind: str, name: object) -> str:
     >>> validate_name("database", "sales_2024")
     'sales_2024'
     >>> try:
-    ...     validate_name("database", "a\\x00b")
+    ...     validate_name("database", "a\x00b")
     ... except InvalidNameError as err:
     ...     print(str(err)[:58])
-    invalid database name 'a\\x00b': it contains the control ch
+    invalid database name 'a\x00b': it contains the control ch
     """
     if kind not in _AFFIX:
         raise ValueError(f"kind must be one of {', '.join(_AFFIX)}, got {kind!r}")

@@ -236,7 +236,7 @@ def report(error: BaseException, stream: TextIO, *, debug: bool, where: str | No
     >>> stream = io.StringIO()
     >>> report(KeyError("k"), stream, debug=False, where="q.sql:3")
     >>> stream.getvalue()
-    "Error: internal error: KeyError: 'k' (q.sql:3) (run with --debug for the traceback)\\n"
+    "Error: internal error: KeyError: 'k' (q.sql:3) (run with --debug for the traceback)\n"
     """
     if debug:
         traceback.print_exception(error, file=stream)

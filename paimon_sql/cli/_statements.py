@@ -33,9 +33,9 @@ def split_statements(text: str) -> list[Statement]:
     Raises:
         sqlglot.errors.TokenError: an unterminated string or comment.
 
-    >>> [s.text for s in split_statements("SELECT 'a;b'; -- c;\\nSELECT 2")]
-    ["SELECT 'a;b'", '-- c;\\nSELECT 2']
-    >>> split_statements("  ;\\n-- only a comment\\n")
+    >>> [s.text for s in split_statements("SELECT 'a;b'; -- c;\nSELECT 2")]
+    ["SELECT 'a;b'", '-- c;\nSELECT 2']
+    >>> split_statements("  ;\n-- only a comment\n")
     []
     """
     statements: list[Statement] = []

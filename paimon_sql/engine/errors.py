@@ -7,7 +7,7 @@ DuckDB's messages name those and echo the rewritten text (``LINE 1: MERGE INTO (
 
 >>> clean('Binder Error: table "__paimon_src" has 1 columns available but 3 columns specified')
 'Binder Error: the statement gives 1 values per row but the table takes 3 columns'
->>> clean('Catalog Error: Table "__paimon_7" has no column "x"\\n\\nLINE 1: SELECT x FROM …',
+>>> clean('Catalog Error: Table "__paimon_7" has no column "x"\n\nLINE 1: SELECT x FROM …',
 ...       {"__paimon_7": "db.t"})
 'Catalog Error: Table "db.t" has no column "x"'
 """

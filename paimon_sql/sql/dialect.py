@@ -341,7 +341,7 @@ class Paimon(Dialect):
 
         def tokenize(self, sql: str) -> list[Token]:
             r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
-            strings, ``\\`` escapes), as Paimon's procedures are Spark's.
+            strings, ``\`` escapes), as Paimon's procedures are Spark's.
             """
             try:
                 found = super().tokenize(sql)

@@ -125,9 +125,9 @@ def _next_code_point(cp: int) -> int | None:
 def truncate_max(value: str, length: int) -> str | None:
     r"""An upper bound of `value` at most `length` code points long, or None if there is none.
 
-    >>> truncate_max("abcdef", 3), truncate_max("ab", 3), truncate_max("a\\U0010ffffz", 2)
+    >>> truncate_max("abcdef", 3), truncate_max("ab", 3), truncate_max("a\U0010ffffz", 2)
     ('abd', 'ab', 'b')
-    >>> truncate_max("\\U0010ffff\\U0010ffffz", 2) is None
+    >>> truncate_max("\U0010ffff\U0010ffffz", 2) is None
     True
     """
     if len(value) <= length:
@@ -169,6 +169,7 @@ def _min_max(column: pa.ChunkedArray | pa.Array, t: DataType) -> tuple[Any, Any]
 def column_stats(column: pa.ChunkedArray | pa.Array, t: DataType, mode: StatsMode) -> ColumnStats:
     """The statistics of one column under `mode`.
 
+    >>> import pyarrow as pa
     >>> from paimon_sql.types import parse_type
     >>> column_stats(pa.array([3, None, 1]), parse_type("INT"), StatsMode("full"))
     ColumnStats(min=1, max=3, null_count=1)
@@ -230,6 +231,7 @@ def key_stats(
     """``_KEY_STATS``: the key columns at ``truncate(128)``; `names` are their columns in `table` (default the
     field names). An append table (no key fields) gets the empty stats.
 
+    >>> import pyarrow as pa
     >>> key_stats(pa.table({}), []) == EMPTY_STATS
     True
     """
