@@ -28,6 +28,7 @@ lint: $(STAMP)
 	echo "== ruff check"; $(VENV)/bin/ruff check --output-format concise . || status=1; \
 	echo "== mypy (.ci/mypy_gate.py)"; $(PY) .ci/mypy_gate.py || status=1; \
 	echo "== lint-imports"; PYTHONPATH=.ci $(VENV)/bin/lint-imports || status=1; \
+	echo "== import drawing (ARCHITECTURE.md)"; $(PY) .ci/import_graph.py --check ARCHITECTURE.md || status=1; \
 	exit $$status
 
 # The whole suite, interop (Apache Paimon through PySpark) included, after the gates: CI runs exactly this.
