@@ -109,11 +109,11 @@ def written(tmp_path_factory):
 def test_spark_reads_many_file_writes(written, name):
     session, expected, spark = written
     files = session.sql(
-        f"SELECT partition, bucket, count(*) AS n FROM db.`{name}$files` GROUP BY ALL ORDER BY n DESC"
+        f"SELECT partition, bucket, count(*) AS n FROM db.`{name}$files` "
+        "GROUP BY ALL ORDER BY n DESC"
     ).fetchall()
-    if (
-        TABLES[name][2] != "first-row"
-    ):  # its writes are compacted at once, into files of the target size
+    # first-row: its writes are compacted at once, into files of the target size
+    if TABLES[name][2] != "first-row":
         assert files[0][2] >= 2, f"the writes must be cut into several files per bucket: {files}"
     assert spark_columns(spark, f"db.{name}") == ["id", "dt", "v", "n"]
     theirs = sorted((r["id"], r["dt"], r["v"], r["n"]) for r in spark_rows(spark, f"db.{name}"))

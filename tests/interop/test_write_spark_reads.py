@@ -307,15 +307,16 @@ SECOND_OPINION_GAPS: dict[tuple[str, str], str] = {
 SECOND_OPINION_SKIPPED_COLUMNS = {
     ("pypaimon-rust", "avro"): (
         "rw",
-        "pypaimon-rust 0.4.0 reads some nested ROW values of our Avro files (Paimon 1.x's plain top-level "
-        "record) as a ROW of NULLs, e.g. {'a': 31, 'b': 'v231'} as {'a': None, 'b': None}; Apache Paimon "
-        "0.9 (test_spark_reads_what_we_wrote) and 1.3.1 (tests/interop/flink) read the same files correctly",
+        "pypaimon-rust 0.4.0 reads some nested ROW values of our Avro files (Paimon 1.x's plain "
+        "top-level record) as a ROW of NULLs, e.g. {'a': 31, 'b': 'v231'} as {'a': None, "
+        "'b': None}; Apache Paimon 0.9 (test_spark_reads_what_we_wrote) and 1.3.1 "
+        "(tests/interop/flink) read the same files correctly",
     ),
     ("pypaimon-rust", "orc"): (
         "ts3",
-        "pypaimon-rust 0.4.0's ORC decoder overflows on pre-1970 timestamps with a fraction ('Overflow while "
-        "decoding timestamp (seconds=0, nanoseconds=18446744072710551616)'); Java's ORC reader reads the same "
-        "files correctly (test_spark_reads_what_we_wrote)",
+        "pypaimon-rust 0.4.0's ORC decoder overflows on pre-1970 timestamps with a fraction "
+        "('Overflow while decoding timestamp (seconds=0, nanoseconds=18446744072710551616)'); "
+        "Java's ORC reader reads the same files correctly (test_spark_reads_what_we_wrote)",
     ),
 }
 # Parquet cannot tell a NULL ROW from a ROW whose fields are all NULL apart in the way Paimon 0.9

@@ -65,7 +65,8 @@ def test_format_paimon_appends_upserts_and_overwrites(spark, tmp_path):
     session = paimon_sql.connect(wh, create=True)
     session.sql("CREATE DATABASE db")
     session.sql(
-        "CREATE TABLE db.pk (id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED)"
+        "CREATE TABLE db.pk (id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, "
+        "PRIMARY KEY (id, dt) NOT ENFORCED)"
         " PARTITIONED BY (dt) WITH ('bucket' = '2')"
     )
     session.sql("CREATE TABLE db.log (id BIGINT, v STRING)")

@@ -328,11 +328,13 @@ def test_dynamic_partition_overwrite(lake):
         ("id bigint, dt string, v string, n int, amount decimal(8,2), day date", "column 'ts'"),
         (SPARK_SCHEMA + ", extra int", "DataFrame column 'extra'"),
         (
-            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, ts timestamp_ntz",
+            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, "
+            "ts timestamp_ntz",
             "column 'amount'",
         ),
         (
-            "id string, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz",
+            "id string, dt string, v string, n int, amount decimal(8,2), day date, "
+            "ts timestamp_ntz",
             "column 'id'",
         ),
         (
