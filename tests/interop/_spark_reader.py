@@ -1,4 +1,5 @@
-"""Apache Paimon (Java, through PySpark) reads tables and prints them as JSON: the oracle for our writer.
+"""Apache Paimon (Java, through PySpark) reads tables and prints them as JSON: the oracle for our
+writer.
 
 Runs in the cached ``spark`` virtualenv (tests.second_opinion._venv) as ``python _spark_reader.py
 <jar> <warehouse> <out.json> db.table ...``; imports nothing from the repository.

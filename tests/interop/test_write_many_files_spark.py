@@ -52,7 +52,10 @@ def _dt(i: int) -> str:
 
 
 def _write(session: paimon_sql.Session, name: str, pk: bool, engine: str | None) -> list[tuple]:
-    """Two statements (a load and an overlapping one) and a DELETE; returns the rows Java must read."""
+    """Two statements (a load and an overlapping one) and a DELETE.
+
+    Returns the rows Java must read.
+    """
     load = (
         f"SELECT i, 'd' || (i % 3), 'load-' || i || repeat('x', i % 17), i FROM range({ROWS}) t(i)"
     )

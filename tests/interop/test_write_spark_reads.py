@@ -1,4 +1,5 @@
-"""paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back identically.
+"""paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back
+identically.
 
 The matrix: {append with unaware buckets, append with fixed buckets and a bucket key, primary key
 with fixed buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet,
@@ -92,7 +93,9 @@ def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
 
 
 def _ddl(name: str, schema: TableSchema, *, spark_form: bool) -> str:
-    """The table as a user creates it: Flink's WITH form, or Spark's USING paimon TBLPROPERTIES form."""
+    """The table as a user creates it: Flink's WITH form, or Spark's USING paimon TBLPROPERTIES
+    form.
+    """
     columns = [f"{f.name} {t}" for f, (_, t) in zip(schema.fields, COLUMNS, strict=True)]
     options = dict(schema.options)
     if spark_form:
@@ -102,7 +105,10 @@ def _ddl(name: str, schema: TableSchema, *, spark_form: bool) -> str:
         parted = (
             f" PARTITIONED BY ({', '.join(schema.partition_keys)})" if schema.partition_keys else ""
         )
-        return f"CREATE TABLE {name} ({', '.join(columns)}) USING paimon{parted} TBLPROPERTIES ({props})"
+        return (
+            f"CREATE TABLE {name} ({', '.join(columns)}) USING paimon{parted} "
+            f"TBLPROPERTIES ({props})"
+        )
     if schema.primary_keys:
         columns.append(f"PRIMARY KEY ({', '.join(schema.primary_keys)}) NOT ENFORCED")
     parted = (
@@ -212,8 +218,9 @@ def _write(session: paimon_sql.Session, name: str, kind: str) -> list[tuple]:
 
 
 def _plain(value: object) -> object:
-    """One spelling for every reader: Spark (JSON of Python values, bytes as hex, rows as dicts), DuckDB
-    (maps and structs as dicts, TIMESTAMP_LTZ aware) and pyarrow (maps as lists of pairs)."""
+    """One spelling for every reader: Spark (JSON of Python values, bytes as hex, rows as dicts),
+    DuckDB (maps and structs as dicts, TIMESTAMP_LTZ aware) and pyarrow (maps as lists of pairs).
+    """
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, datetime.datetime) and value.tzinfo is not None:
@@ -244,7 +251,9 @@ def _norm(rows: list) -> list[str]:
 
 
 def _spark_structs(rows: list[list]) -> list[list]:
-    """Spark's JSON spells a ROW as the list of its field values (a pyspark Row is a tuple): name them."""
+    """Spark's JSON spells a ROW as the list of its field values (a pyspark Row is a tuple): name
+    them.
+    """
     at = {c: i for i, (c, _) in enumerate(COLUMNS)}
     out = []
     for r in rows:
@@ -260,8 +269,9 @@ def _spark_structs(rows: list[list]) -> list[list]:
 
 
 def _java_view(rows: list[tuple], fmt: str) -> list[tuple]:
-    """The oracle as Java reads it back: in Parquet a ROW whose fields are all NULL reads as NULL (the
-    format cannot tell the two apart; Paimon 0.9's reader picks NULL)."""
+    """The oracle as Java reads it back: in Parquet a ROW whose fields are all NULL reads as NULL
+    (the format cannot tell the two apart; Paimon 0.9's reader picks NULL).
+    """
     if fmt != "parquet":
         return rows
     at = [c for c, _ in COLUMNS].index("rw")

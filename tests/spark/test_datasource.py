@@ -1,4 +1,5 @@
-"""`paimon_sql.spark.register` on PySpark 4: ``df.write.format("paimon")`` writes without a Paimon jar.
+"""`paimon_sql.spark.register` on PySpark 4: ``df.write.format("paimon")`` writes without a Paimon
+jar.
 
 Needs PySpark >= 4.0 (its Python Data Source API); the project's venv has 3.5, where `register` must
 refuse with `UnsupportedFeatureError` (checked here too). Run it in a PySpark 4 virtualenv with

@@ -1,4 +1,5 @@
-"""`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9 read it.
+"""`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9
+read it.
 
 One SparkSession for the module (``local[2,2]``: two cores, a failed task is tried twice), started
 without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or
@@ -47,7 +48,10 @@ SPARK_SCHEMA = (
     "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz"
 )
 COLUMNS = ["id", "dt", "v", "n", "amount", "day", "ts"]
-TABLE_COLUMNS = "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP(6)"
+TABLE_COLUMNS = (
+    "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, "
+    "ts TIMESTAMP(6)"
+)
 PK_KINDS = {
     # name -> (WITH options, partitioned, merge rule)
     "pk_dedup": ("'bucket' = '2'", True, "last"),
@@ -180,7 +184,7 @@ def _dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
 
 
 class Lake:
-    """The module's warehouse: every write is read back by paimon-sql and recorded for the oracle."""
+    """The module's warehouse: paimon-sql reads every write back, recorded for the oracle."""
 
     def __init__(self, warehouse: Path, spark) -> None:
         self.warehouse = warehouse
@@ -421,8 +425,9 @@ def test_task_failing_once_is_retried_without_duplicates(lake):
 
 
 def test_speculative_duplicate_only_the_winner_is_committed(lake):
-    """Two attempts of one task (as speculation runs them) write the same rows; the driver commits the
-    winner's messages and deletes the loser's files."""
+    """Two attempts of one task (as speculation runs them) write the same rows; the driver commits
+    the winner's messages and deletes the loser's files.
+    """
     from paimon_sql.spark._task import messages_of, payloads_of
 
     lake.create("speculative", "'bucket' = '1'", partitioned=False)

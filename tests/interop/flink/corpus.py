@@ -1,4 +1,5 @@
-"""The Flink-written corpus: Paimon 1.3.1 tables made with Flink SQL only, and Flink's reads of them.
+"""The Flink-written corpus: Paimon 1.3.1 tables made with Flink SQL only, and Flink's reads of
+them.
 
 Each `FlinkTable` is a list of Flink SQL steps (``{t}`` is the table's name in database ``db``,
 ``{id}`` its ``db.name`` for procedure arguments). `ensure_corpus` builds them all once into
