@@ -184,7 +184,7 @@ def _dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
 
 
 class Lake:
-    """The module's warehouse: paimon-sql reads every write back, recorded for the oracle."""
+    """The module's warehouse: each write is read back by paimon-sql and recorded for the oracle."""
 
     def __init__(self, warehouse: Path, spark) -> None:
         self.warehouse = warehouse
