@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the statements are fixed test inputs on our own table names
 """Larger writes cut into many files per bucket, read back by Apache Paimon through Spark.
 
 `test_write_spark_reads.py` covers every type on small tables, where each statement writes one file

@@ -1,8 +1,9 @@
+# ruff: noqa: S608 - the statements are test inputs built from our own names and values
 """paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back
 identically.
 
 The matrix: {append with unaware buckets, append with fixed buckets and a bucket key, primary key
-with fixed buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet,
+with fixed buckets, primary key with dynamic buckets} x {unpartitioned, partitioned} x {parquet,
 orc, avro}, every table with every primitive type Spark can read (TIME is the one it cannot: Paimon
 0.9's Spark type mapping has none) and nested ARRAY, MAP, ROW and ARRAY<ROW<.., ARRAY>>; with
 inserts, upserts inside one statement and across statements, DELETE and UPDATE. Spark's rows are
@@ -202,7 +203,7 @@ def _write(session: paimon_sql.Session, name: str, kind: str) -> list[tuple]:
     """Run the statements; return the rows the table must hold (the oracle)."""
     first = [_row(i, "a" if i % 2 else "b", "v1") for i in range(1, 41)]
     again = [_row(i, "a" if i % 2 else "b", "v2") for i in range(30, 61)]
-    session.sql(f"INSERT INTO {name} VALUES {_values(first + [_row(1, 'a', 'dup')])}")
+    session.sql(f"INSERT INTO {name} VALUES {_values([*first, _row(1, 'a', 'dup')])}")
     session.sql(f"INSERT INTO {name} VALUES {_values(again)}")
     session.sql(f"DELETE FROM {name} WHERE id % 9 = 0")
     session.sql(f"UPDATE {name} SET name = 'updated', n = -1 WHERE id BETWEEN 10 AND 12")

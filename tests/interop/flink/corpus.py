@@ -121,7 +121,7 @@ _SCALARS = (
     "(" + ", ".join(f"`{n}` {t}" for n, t in zip(_SCALAR_NAMES, _SCALAR_TYPES, strict=True)) + ")"
 )
 _SCALAR_ROWS = (
-    "INSERT INTO {t} VALUES "
+    "INSERT INTO {t} VALUES "  # noqa: S608 - a fixed corpus statement
     "(1, TRUE, CAST(127 AS TINYINT), CAST(32767 AS SMALLINT), 2147483647, 9223372036854775807, "
     "CAST(1.1 AS FLOAT), 3.141592653589793, CAST(1234567.89 AS DECIMAL(9, 2)), "
     "CAST('1234567890123456789012345678.0123456789' AS DECIMAL(38, 10)), 'héllo wörld ☃', 'vc', "
