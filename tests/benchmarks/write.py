@@ -46,7 +46,10 @@ WRITERS = ("paimon-sql", "pypaimon-rust", "pypaimon")
 
 
 def _paimon_sql_write(case: str, commits: list[pa.Table]) -> list[float]:
-    """paimon-sql: one ``INSERT INTO bench.<case> SELECT * FROM <arrow>`` per commit, timed in-process."""
+    """paimon-sql: one ``INSERT INTO bench.<case> SELECT * FROM <arrow>`` per commit.
+
+    Timed in-process.
+    """
     import time
     from types import MappingProxyType
 

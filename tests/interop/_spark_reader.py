@@ -1,4 +1,5 @@
-"""Apache Paimon (Java, through PySpark) reads tables and prints them as JSON: the oracle for our writer.
+"""Apache Paimon (Java, through PySpark) reads tables and prints them as JSON: the oracle for our
+writer.
 
 Runs in the cached ``spark`` virtualenv (tests.second_opinion._venv) as ``python _spark_reader.py
 <jar> <warehouse> <out.json> db.table ...``; imports nothing from the repository.
@@ -49,7 +50,7 @@ def main(argv):
     spark.sparkContext.setLogLevel("ERROR")
     result = {}
     for table in tables:
-        frame = spark.sql(f"SELECT * FROM paimon.{table}")
+        frame = spark.sql(f"SELECT * FROM paimon.{table}")  # noqa: S608 - the test's table names
         result[table] = {
             "columns": frame.columns,
             "rows": [[_plain(v) for v in row] for row in frame.collect()],

@@ -66,7 +66,7 @@ def _compare(spark, ours, ident: str, label: str, version: int | str | None) -> 
     expected = spark_rows(spark, ident, version=version)
     try:
         columns, actual = _read(ours, ident, version)
-    except Exception as err:  # report every version, not just the first failure
+    except Exception as err:  # noqa: BLE001 - report every version, not just the first failure
         return f"{label}: paimon-sql raised {type(err).__name__}: {err}"
     if columns != expected_columns:
         return f"{label}: columns {columns} != Spark's {expected_columns}"
@@ -94,7 +94,7 @@ def test_expired_snapshots_are_gone_for_both(corpus, spark, ours):
     checked = 0
     for entry in corpus.tables.values():
         for snapshot_id in entry["expired_snapshots"][-1:]:
-            with pytest.raises(Exception):  # noqa: B017 - Spark's error is a Py4J wrapper
+            with pytest.raises(Exception):  # noqa: B017, PT011 - Spark's error is a Py4J wrapper
                 spark_rows(spark, entry["identifier"], version=snapshot_id)
             with pytest.raises(paimon_sql.errors.PaimonSqlError):
                 _read(ours, entry["identifier"], snapshot_id)

@@ -215,7 +215,7 @@ def compare_table(spark, session, table: str) -> tuple[list[str], int]:
                 columns, rows = _our_read(session, sql)
                 assert columns == expected_columns, f"columns {columns} != {expected_columns}"
                 assert_rows_equal(rows, expected, context="rows")
-            except Exception as err:  # report every case, not just the first failure
+            except Exception as err:  # noqa: BLE001 - report every case, not just the first failure
                 failures.append(f"{table} {label}: {sql}\n  ({spark_sql})\n  {err}")
     return failures, reads
 
@@ -238,7 +238,7 @@ def check_errors(spark, session, table: str) -> list[str]:
         spark_sql = _spark_sql(table, kind, value)
         try:
             rows = spark.sql(spark_sql).collect()
-        except Exception:  # Py4J wraps Spark's failure: refused, as expected
+        except Exception:  # noqa: BLE001 - Py4J wraps Spark's failure: refused, as expected
             pass
         else:
             if kind != "ts":  # the timestamp is checked by spark_ignores_seed_003

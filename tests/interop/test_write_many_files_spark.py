@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the statements are fixed test inputs on our own table names
 """Larger writes cut into many files per bucket, read back by Apache Paimon through Spark.
 
 `test_write_spark_reads.py` covers every type on small tables, where each statement writes one file
@@ -52,7 +53,10 @@ def _dt(i: int) -> str:
 
 
 def _write(session: paimon_sql.Session, name: str, pk: bool, engine: str | None) -> list[tuple]:
-    """Two statements (a load and an overlapping one) and a DELETE; returns the rows Java must read."""
+    """Two statements (a load and an overlapping one) and a DELETE.
+
+    Returns the rows Java must read.
+    """
     load = (
         f"SELECT i, 'd' || (i % 3), 'load-' || i || repeat('x', i % 17), i FROM range({ROWS}) t(i)"
     )
@@ -109,11 +113,11 @@ def written(tmp_path_factory):
 def test_spark_reads_many_file_writes(written, name):
     session, expected, spark = written
     files = session.sql(
-        f"SELECT partition, bucket, count(*) AS n FROM db.`{name}$files` GROUP BY ALL ORDER BY n DESC"
+        f"SELECT partition, bucket, count(*) AS n FROM db.`{name}$files` "
+        "GROUP BY ALL ORDER BY n DESC"
     ).fetchall()
-    if (
-        TABLES[name][2] != "first-row"
-    ):  # its writes are compacted at once, into files of the target size
+    # first-row: its writes are compacted at once, into files of the target size
+    if TABLES[name][2] != "first-row":
         assert files[0][2] >= 2, f"the writes must be cut into several files per bucket: {files}"
     assert spark_columns(spark, f"db.{name}") == ["id", "dt", "v", "n"]
     theirs = sorted((r["id"], r["dt"], r["v"], r["n"]) for r in spark_rows(spark, f"db.{name}"))

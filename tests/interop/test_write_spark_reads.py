@@ -1,7 +1,9 @@
-"""paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back identically.
+# ruff: noqa: S608 - the statements are test inputs built from our own names and values
+"""paimon-sql writes, Apache Paimon (Java, through Spark) reads: the tables must read back
+identically.
 
 The matrix: {append with unaware buckets, append with fixed buckets and a bucket key, primary key
-with fixed buckets, primary key with dynamic buckets} × {unpartitioned, partitioned} × {parquet,
+with fixed buckets, primary key with dynamic buckets} x {unpartitioned, partitioned} x {parquet,
 orc, avro}, every table with every primitive type Spark can read (TIME is the one it cannot: Paimon
 0.9's Spark type mapping has none) and nested ARRAY, MAP, ROW and ARRAY<ROW<.., ARRAY>>; with
 inserts, upserts inside one statement and across statements, DELETE and UPDATE. Spark's rows are
@@ -92,7 +94,9 @@ def _schema(kind: str, layout: str, fmt: str) -> TableSchema:
 
 
 def _ddl(name: str, schema: TableSchema, *, spark_form: bool) -> str:
-    """The table as a user creates it: Flink's WITH form, or Spark's USING paimon TBLPROPERTIES form."""
+    """The table as a user creates it: Flink's WITH form, or Spark's USING paimon TBLPROPERTIES
+    form.
+    """
     columns = [f"{f.name} {t}" for f, (_, t) in zip(schema.fields, COLUMNS, strict=True)]
     options = dict(schema.options)
     if spark_form:
@@ -102,7 +106,10 @@ def _ddl(name: str, schema: TableSchema, *, spark_form: bool) -> str:
         parted = (
             f" PARTITIONED BY ({', '.join(schema.partition_keys)})" if schema.partition_keys else ""
         )
-        return f"CREATE TABLE {name} ({', '.join(columns)}) USING paimon{parted} TBLPROPERTIES ({props})"
+        return (
+            f"CREATE TABLE {name} ({', '.join(columns)}) USING paimon{parted} "
+            f"TBLPROPERTIES ({props})"
+        )
     if schema.primary_keys:
         columns.append(f"PRIMARY KEY ({', '.join(schema.primary_keys)}) NOT ENFORCED")
     parted = (
@@ -196,7 +203,7 @@ def _write(session: paimon_sql.Session, name: str, kind: str) -> list[tuple]:
     """Run the statements; return the rows the table must hold (the oracle)."""
     first = [_row(i, "a" if i % 2 else "b", "v1") for i in range(1, 41)]
     again = [_row(i, "a" if i % 2 else "b", "v2") for i in range(30, 61)]
-    session.sql(f"INSERT INTO {name} VALUES {_values(first + [_row(1, 'a', 'dup')])}")
+    session.sql(f"INSERT INTO {name} VALUES {_values([*first, _row(1, 'a', 'dup')])}")
     session.sql(f"INSERT INTO {name} VALUES {_values(again)}")
     session.sql(f"DELETE FROM {name} WHERE id % 9 = 0")
     session.sql(f"UPDATE {name} SET name = 'updated', n = -1 WHERE id BETWEEN 10 AND 12")
@@ -212,8 +219,9 @@ def _write(session: paimon_sql.Session, name: str, kind: str) -> list[tuple]:
 
 
 def _plain(value: object) -> object:
-    """One spelling for every reader: Spark (JSON of Python values, bytes as hex, rows as dicts), DuckDB
-    (maps and structs as dicts, TIMESTAMP_LTZ aware) and pyarrow (maps as lists of pairs)."""
+    """One spelling for every reader: Spark (JSON of Python values, bytes as hex, rows as dicts),
+    DuckDB (maps and structs as dicts, TIMESTAMP_LTZ aware) and pyarrow (maps as lists of pairs).
+    """
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, datetime.datetime) and value.tzinfo is not None:
@@ -244,7 +252,9 @@ def _norm(rows: list) -> list[str]:
 
 
 def _spark_structs(rows: list[list]) -> list[list]:
-    """Spark's JSON spells a ROW as the list of its field values (a pyspark Row is a tuple): name them."""
+    """Spark's JSON spells a ROW as the list of its field values (a pyspark Row is a tuple): name
+    them.
+    """
     at = {c: i for i, (c, _) in enumerate(COLUMNS)}
     out = []
     for r in rows:
@@ -260,8 +270,9 @@ def _spark_structs(rows: list[list]) -> list[list]:
 
 
 def _java_view(rows: list[tuple], fmt: str) -> list[tuple]:
-    """The oracle as Java reads it back: in Parquet a ROW whose fields are all NULL reads as NULL (the
-    format cannot tell the two apart; Paimon 0.9's reader picks NULL)."""
+    """The oracle as Java reads it back: in Parquet a ROW whose fields are all NULL reads as NULL
+    (the format cannot tell the two apart; Paimon 0.9's reader picks NULL).
+    """
     if fmt != "parquet":
         return rows
     at = [c for c, _ in COLUMNS].index("rw")
@@ -307,15 +318,16 @@ SECOND_OPINION_GAPS: dict[tuple[str, str], str] = {
 SECOND_OPINION_SKIPPED_COLUMNS = {
     ("pypaimon-rust", "avro"): (
         "rw",
-        "pypaimon-rust 0.4.0 reads some nested ROW values of our Avro files (Paimon 1.x's plain top-level "
-        "record) as a ROW of NULLs, e.g. {'a': 31, 'b': 'v231'} as {'a': None, 'b': None}; Apache Paimon "
-        "0.9 (test_spark_reads_what_we_wrote) and 1.3.1 (tests/interop/flink) read the same files correctly",
+        "pypaimon-rust 0.4.0 reads some nested ROW values of our Avro files (Paimon 1.x's plain "
+        "top-level record) as a ROW of NULLs, e.g. {'a': 31, 'b': 'v231'} as {'a': None, "
+        "'b': None}; Apache Paimon 0.9 (test_spark_reads_what_we_wrote) and 1.3.1 "
+        "(tests/interop/flink) read the same files correctly",
     ),
     ("pypaimon-rust", "orc"): (
         "ts3",
-        "pypaimon-rust 0.4.0's ORC decoder overflows on pre-1970 timestamps with a fraction ('Overflow while "
-        "decoding timestamp (seconds=0, nanoseconds=18446744072710551616)'); Java's ORC reader reads the same "
-        "files correctly (test_spark_reads_what_we_wrote)",
+        "pypaimon-rust 0.4.0's ORC decoder overflows on pre-1970 timestamps with a fraction "
+        "('Overflow while decoding timestamp (seconds=0, nanoseconds=18446744072710551616)'); "
+        "Java's ORC reader reads the same files correctly (test_spark_reads_what_we_wrote)",
     ),
 }
 # Parquet cannot tell a NULL ROW from a ROW whose fields are all NULL apart in the way Paimon 0.9

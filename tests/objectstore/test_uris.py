@@ -59,8 +59,8 @@ def test_a_filesystem_without_create_if_absent_refuses_commits_unless_single_wri
     (tmp_path / "wh").mkdir()
     remote_like = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
     s = paimon_sql.connect("wh", filesystem=remote_like)
+    s.sql("CREATE DATABASE d")
     with pytest.raises(StorageError, match="single_writer"):
-        s.sql("CREATE DATABASE d")
         s.sql("CREATE TABLE d.t (x INT)")
     s.close()
     s = paimon_sql.connect("wh", filesystem=remote_like, storage_options={"single_writer": "true"})

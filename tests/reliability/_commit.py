@@ -234,7 +234,7 @@ def _read_versions(session: Any, name: str, versions: list[str], found: Audit, w
         query = f"SELECT count(*), sum(id) FROM {name} VERSION AS OF {version}"  # noqa: S608
         try:
             session.sql(query).fetchall()
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - every unreadable version is a problem to report
             found.problems.append(
                 f"{when}version {version} unreadable: {type(err).__name__}: {err}"
             )

@@ -1,5 +1,5 @@
-"""Helpers of the corruption suite (`test_corruption.py`): a warehouse of healthy tables, the files each
-version of a table reads, byte-level damage, and the oracle a damaged read is held to.
+"""Helpers of the corruption suite (`test_corruption.py`): a warehouse of healthy tables, the files
+each version of a table reads, byte-level damage, and the oracle a damaged read is held to.
 
 The oracle: after damaging one file of one table, `paimon_sql.connect` and ``SHOW TABLES`` still
 work, every other table reads its rows, and every read of the damaged table either returns exactly
@@ -45,7 +45,9 @@ JAVA_TABLES = ("pk_dv", "append_tags", "pk_dedup")
 
 
 def build_warehouse(root: Path) -> Path:
-    """A warehouse with tables written by paimon-sql (database ``db``) and by Java 0.9 (database ``java``)."""
+    """A warehouse with tables written by paimon-sql (database ``db``) and by Java 0.9 (database
+    ``java``).
+    """
     wh = root / "wh"
     session = paimon_sql.connect(wh, create=True)
     session.sql("CREATE DATABASE db")
@@ -92,7 +94,9 @@ class Version:
 
 @dataclass
 class TableFacts:
-    """What the healthy table looks like: rows per version and the metadata files each version reads."""
+    """What the healthy table looks like: rows per version and the metadata files each version
+    reads.
+    """
 
     database: str
     name: str
@@ -330,7 +334,8 @@ HINT_DAMAGE: dict[str, Damage] = {
 class Outcome:
     """What one probe saw."""
 
-    kind: str  # "equal" (healthy rows), "named" (paimon error naming the file), or a failure description
+    # "equal" (healthy rows), "named" (paimon error naming the file), or a failure description
+    kind: str
     detail: str = ""
 
 
@@ -374,7 +379,9 @@ def metadata_files(facts: TableFacts, folder: str, prefix: str) -> list[Path]:
 
 
 def all_files(root: Path) -> dict[str, bytes]:
-    """Every file under `root` with its bytes (to prove the probes leave the warehouse as they found it)."""
+    """Every file under `root` with its bytes (to prove the probes leave the warehouse as they found
+    it).
+    """
     out = {}
     for folder, _, names in os.walk(root):
         for name in names:
@@ -391,7 +398,9 @@ def avro_damage(
     edit: Callable[[list[dict[str, object]]], object],
     schema_edit: Callable[[dict], None] | None = None,
 ) -> Damage:
-    """Damage that decodes an Avro metadata file, edits its records (and optionally its schema), re-encodes."""
+    """Damage that decodes an Avro metadata file, edits its records (and optionally its schema),
+    re-encodes.
+    """
 
     def damage(data: bytes) -> bytes:
         reader = fastavro.reader(io.BytesIO(data))
@@ -561,7 +570,9 @@ def _dv_entries(data: bytes) -> list[tuple[int, bytes]]:
 
 
 def _dv_rewrite(change: Callable[[bytes], bytes]) -> Damage:
-    """Each vector's body changed, its size and CRC recomputed: a well-formed file with other content."""
+    """Each vector's body changed, its size and CRC recomputed: a well-formed file with other
+    content.
+    """
 
     def damage(data: bytes) -> bytes:
         parts = [data[:1]]

@@ -129,7 +129,7 @@ def test_tagging_an_expired_snapshot_while_its_last_tag_is_deleted(
 
     session = _session(tmp_path)
     for i in range(3):
-        session.sql(f"INSERT INTO db.t VALUES ({i}, {i}, {i})")
+        session.sql(f"INSERT INTO db.t VALUES ({i}, {i}, {i})")  # noqa: S608 - ints
     session.sql("CALL sys.create_tag(table => 'db.t', tag => 'a', snapshot => 1)")
     session.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1)")
     table = session.catalog.load_table(Identifier("db", "t"))

@@ -77,7 +77,7 @@ def test_stale_commit_resumed_after_others_committed_and_expired(
     def run() -> None:
         try:
             stale.sql(_commit.insert_sql("db.t", 2, 0))
-        except BaseException as err:
+        except BaseException as err:  # noqa: BLE001 - the thread hands any failure to the test
             errors.append(err)
 
     thread = threading.Thread(target=run, name="stale")

@@ -77,7 +77,8 @@ def _select(facts: d.TableFacts, selector: str) -> Path:
 
 
 def _probe(warehouse, key: str, selector: str, damage: d.Damage, expect=None) -> list[d.Outcome]:
-    """Damage the selected file, check containment, judge every read of the table that uses the file.
+    """Damage the selected file, check containment, judge every read of the table that uses the
+    file.
 
     `expect` overrides the healthy rows of some versions (damage that legitimately changes what is
     read).
@@ -138,7 +139,9 @@ def _named(outcomes: list[d.Outcome]) -> bool:
 
 
 def _fast(names, fast: set[str]) -> list:
-    """`names` as parameters; all but the `fast` ones are `slow` (the full matrix runs in the full CI run)."""
+    """`names` as parameters; all but the `fast` ones are `slow` (the full matrix runs in the full
+    CI run).
+    """
     return [n if n in fast else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
 
 
@@ -172,7 +175,9 @@ def test_snapshot_damage_is_named(warehouse, key, damage):
 
 
 def _no_change(facts: d.TableFacts, selector: str, damage: d.Damage) -> bool:
-    """Whether the damage leaves the JSON content as it was (e.g. renaming a key the file does not have)."""
+    """Whether the damage leaves the JSON content as it was (e.g. renaming a key the file does not
+    have).
+    """
     original = _select(facts, selector).read_bytes()
     new = damage(original)
     try:
@@ -234,7 +239,9 @@ _HARMLESS_TAG = {"tagCreateTime-garbage", "tagCreateTime-huge", "tagTimeRetained
 @pytest.mark.parametrize("hint", ["LATEST", "EARLIEST"])
 @pytest.mark.parametrize("damage", _fast(d.HINT_DAMAGE, {"not-a-number", "superscript-digit"}))
 def test_hint_damage_falls_back_to_listing(warehouse, key, hint, damage):
-    """Hints are hints (paimon-format.md §1.2): a damaged one is ignored, every read gives the healthy rows."""
+    """Hints are hints (paimon-format.md §1.2): a damaged one is ignored, every read gives the
+    healthy rows.
+    """
     path = warehouse[1][key].path / "snapshot" / hint
     if not path.exists():
         pytest.skip(f"{key} has no {hint} hint")
@@ -313,8 +320,9 @@ def test_data_file_damage_is_named(warehouse, key, damage):
 
 @pytest.mark.parametrize("kind", ["snapshot", "schema"])
 def test_shell_starts_and_reports_the_damaged_table(warehouse, capsys, kind):
-    """One truncated snapshot or schema file: the shell starts, SHOW TABLES and other tables work, and the
-    damaged table's error names the file (exit code 1, no traceback)."""
+    """One truncated snapshot or schema file: the shell starts, SHOW TABLES and other tables work,
+    and the damaged table's error names the file (exit code 1, no traceback).
+    """
     from paimon_sql.cli.main import main
 
     wh, facts = warehouse
@@ -343,7 +351,9 @@ def test_shell_starts_and_reports_the_damaged_table(warehouse, capsys, kind):
 
 
 def test_install_exposes_damaged_tables_as_failing_views(warehouse):
-    """On a plain DuckDB connection the damaged table is a view whose read fails naming the file; the others read."""
+    """On a plain DuckDB connection the damaged table is a view whose read fails naming the file;
+    the others read.
+    """
     wh, facts = warehouse
     path = _select(facts["jdv"], "snapshot:latest")
     with d.damaged(path, d.BYTE_DAMAGE["empty"]):
@@ -358,7 +368,9 @@ def test_install_exposes_damaged_tables_as_failing_views(warehouse):
 
 
 def test_every_table_damaged_at_once_still_connects(warehouse):
-    """Each table but the bystanders has its latest snapshot emptied: connect() and SHOW TABLES still work."""
+    """Each table but the bystanders has its latest snapshot emptied: connect() and SHOW TABLES
+    still work.
+    """
     wh, facts = warehouse
     paths = [_select(facts[key], "snapshot:latest") for key in TABLES]
     with contextlib.ExitStack() as stack:

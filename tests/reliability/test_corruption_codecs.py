@@ -1,6 +1,7 @@
-"""Damage at the codec level: every metadata decoder, fed damaged or random input, either decodes or raises a
-`paimon_sql.errors` error (no UnicodeDecodeError, KeyError, json, fastavro or pyroaring errors
-escape)."""
+"""Damage at the codec level: every metadata decoder, fed damaged or random input, either decodes or
+raises a `paimon_sql.errors` error (no UnicodeDecodeError, KeyError, json, fastavro or pyroaring
+errors escape).
+"""
 
 from __future__ import annotations
 

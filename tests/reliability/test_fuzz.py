@@ -307,13 +307,16 @@ def test_names_through_sql(sandbox: Sandbox) -> None:
                 table_safe and name not in ("t", "a", "alt"),
                 f"DROP TABLE IF EXISTS d.{quote_ident(name)}",
             ),
-            "select": (table_safe, f"SELECT * FROM d.{quote_ident(name)}"),
+            "select": (table_safe, f"SELECT * FROM d.{quote_ident(name)}"),  # noqa: S608 - fuzzed
             "describe": (table_safe, f"DESCRIBE d.{quote_ident(name)}"),
             "tag": (
                 True,
                 f"CALL sys.create_tag(table => 'd.t', tag => {quote_str(name)}, snapshot => 1)",
             ),
-            "branch": (table_safe, f"SELECT * FROM d.{quote_ident('t$branch_' + name)}"),
+            "branch": (
+                table_safe,
+                f"SELECT * FROM d.{quote_ident('t$branch_' + name)}",  # noqa: S608 - fuzzed
+            ),
         }
         safe, text = statements[kind]
         if safe:

@@ -262,7 +262,7 @@ def rows_digest(table):
 
 
 def _sorted_rows(table):
-    """`table` (canonical columns: all sortable) with its rows in ascending order of every column."""
+    """`table` (canonical columns: all sortable), its rows in ascending order of every column."""
     order = pc.sort_indices(table, sort_keys=[(n, "ascending") for n in table.column_names])
     return table.take(order)
 

@@ -1,4 +1,5 @@
-"""Apache Paimon 0.9 (Java, through Spark with the Paimon jar) reads tables our jar-free writer wrote.
+"""Apache Paimon 0.9 (Java, through Spark with the Paimon jar) reads tables our jar-free writer
+wrote.
 
 Run as ``python -m tests.spark._oracle <warehouse> <out.json> db.t@<snapshot id> ...`` (its
 own process: the writer's Spark must run without the Paimon jar, and one process holds one JVM).

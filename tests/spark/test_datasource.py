@@ -1,4 +1,5 @@
-"""`paimon_sql.spark.register` on PySpark 4: ``df.write.format("paimon")`` writes without a Paimon jar.
+"""`paimon_sql.spark.register` on PySpark 4: ``df.write.format("paimon")`` writes without a Paimon
+jar.
 
 Needs PySpark >= 4.0 (its Python Data Source API); the project's venv has 3.5, where `register` must
 refuse with `UnsupportedFeatureError` (checked here too). Run it in a PySpark 4 virtualenv with
@@ -65,7 +66,8 @@ def test_format_paimon_appends_upserts_and_overwrites(spark, tmp_path):
     session = paimon_sql.connect(wh, create=True)
     session.sql("CREATE DATABASE db")
     session.sql(
-        "CREATE TABLE db.pk (id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED)"
+        "CREATE TABLE db.pk (id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, "
+        "PRIMARY KEY (id, dt) NOT ENFORCED)"
         " PARTITIONED BY (dt) WITH ('bucket' = '2')"
     )
     session.sql("CREATE TABLE db.log (id BIGINT, v STRING)")

@@ -1,4 +1,5 @@
-"""`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9 read it.
+"""`paimon_sql.spark.write` on PySpark 3.5 without the Paimon jar; paimon-sql and Apache Paimon 0.9
+read it.
 
 One SparkSession for the module (``local[2,2]``: two cores, a failed task is tried twice), started
 without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or
@@ -47,7 +48,10 @@ SPARK_SCHEMA = (
     "id bigint, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz"
 )
 COLUMNS = ["id", "dt", "v", "n", "amount", "day", "ts"]
-TABLE_COLUMNS = "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP(6)"
+TABLE_COLUMNS = (
+    "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING, n BIGINT, amount DECIMAL(10, 2), day DATE, "
+    "ts TIMESTAMP(6)"
+)
 PK_KINDS = {
     # name -> (WITH options, partitioned, merge rule)
     "pk_dedup": ("'bucket' = '2'", True, "last"),
@@ -92,7 +96,8 @@ def _run_in_child() -> None:
         f"the Spark writer tests failed in their own process:\n{proc.stdout[-8000:]}"
     )
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
-    assert "passed" in summary and "skipped" not in summary, proc.stdout[-8000:]
+    assert "passed" in summary, proc.stdout[-8000:]
+    assert "skipped" not in summary, proc.stdout[-8000:]
     pytest.skip(
         f"ran in a child process, which has no JVM with the Paimon jar: {summary} "
         "(this process's JVM already has the jar)"
@@ -180,7 +185,7 @@ def _dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
 
 
 class Lake:
-    """The module's warehouse: every write is read back by paimon-sql and recorded for the oracle."""
+    """The module's warehouse: each write is read back by paimon-sql and recorded for the oracle."""
 
     def __init__(self, warehouse: Path, spark) -> None:
         self.warehouse = warehouse
@@ -328,11 +333,13 @@ def test_dynamic_partition_overwrite(lake):
         ("id bigint, dt string, v string, n int, amount decimal(8,2), day date", "column 'ts'"),
         (SPARK_SCHEMA + ", extra int", "DataFrame column 'extra'"),
         (
-            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, ts timestamp_ntz",
+            "id bigint, dt string, v string, n int, amount decimal(12,2), day date, "
+            "ts timestamp_ntz",
             "column 'amount'",
         ),
         (
-            "id string, dt string, v string, n int, amount decimal(8,2), day date, ts timestamp_ntz",
+            "id string, dt string, v string, n int, amount decimal(8,2), day date, "
+            "ts timestamp_ntz",
             "column 'id'",
         ),
         (
@@ -419,8 +426,9 @@ def test_task_failing_once_is_retried_without_duplicates(lake):
 
 
 def test_speculative_duplicate_only_the_winner_is_committed(lake):
-    """Two attempts of one task (as speculation runs them) write the same rows; the driver commits the
-    winner's messages and deletes the loser's files."""
+    """Two attempts of one task (as speculation runs them) write the same rows; the driver commits
+    the winner's messages and deletes the loser's files.
+    """
     from paimon_sql.spark._task import messages_of, payloads_of
 
     lake.create("speculative", "'bucket' = '1'", partitioned=False)

@@ -1,5 +1,7 @@
-"""The wheel a user installs works on its own: built from this checkout, installed into a fresh virtualenv
-outside the repository (dependencies from the package index), and used the way the README says."""
+"""The wheel a user installs works on its own: built from this checkout, installed into a fresh
+virtualenv outside the repository (dependencies from the package index), and used the way the README
+says.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +40,9 @@ _SCRIPT = textwrap.dedent(
 
 
 def test_package_list_matches_the_folders() -> None:
-    """pyproject lists the packages by hand (to map functions/ into the wheel): it must not miss one."""
+    """pyproject lists the packages by hand (to map functions/ into the wheel): it must not miss
+    one.
+    """
     listed = set(
         tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     )

@@ -1,4 +1,5 @@
-"""The Flink-written corpus: Paimon 1.3.1 tables made with Flink SQL only, and Flink's reads of them.
+"""The Flink-written corpus: Paimon 1.3.1 tables made with Flink SQL only, and Flink's reads of
+them.
 
 Each `FlinkTable` is a list of Flink SQL steps (``{t}`` is the table's name in database ``db``,
 ``{id}`` its ``db.name`` for procedure arguments). `ensure_corpus` builds them all once into
@@ -120,24 +121,29 @@ _SCALARS = (
     "(" + ", ".join(f"`{n}` {t}" for n, t in zip(_SCALAR_NAMES, _SCALAR_TYPES, strict=True)) + ")"
 )
 _SCALAR_ROWS = (
-    "INSERT INTO {t} VALUES "
+    "INSERT INTO {t} VALUES "  # noqa: S608 - a fixed corpus statement
     "(1, TRUE, CAST(127 AS TINYINT), CAST(32767 AS SMALLINT), 2147483647, 9223372036854775807, "
     "CAST(1.1 AS FLOAT), 3.141592653589793, CAST(1234567.89 AS DECIMAL(9, 2)), "
     "CAST('1234567890123456789012345678.0123456789' AS DECIMAL(38, 10)), 'héllo wörld ☃', 'vc', "
     "X'00FF10', X'0102', DATE '2024-02-29', TIMESTAMP '2024-02-29 12:34:56', "
     "TIMESTAMP '2024-02-29 12:34:56.123', TIMESTAMP '2024-02-29 12:34:56.123456', "
     "CAST(TIMESTAMP '2024-02-29 12:34:56.789' AS TIMESTAMP_LTZ(3)), "
-    "CAST(TIMESTAMP '1969-12-31 23:59:59.999999' AS TIMESTAMP_LTZ(6)), ARRAY[1, CAST(NULL AS INT), 3], "
-    "ARRAY['a', '', CAST(NULL AS STRING)], MAP['a', 1, 'b', CAST(NULL AS INT)], MAP[1, 'one', 2, 'two'], "
+    "CAST(TIMESTAMP '1969-12-31 23:59:59.999999' AS TIMESTAMP_LTZ(6)), "
+    "ARRAY[1, CAST(NULL AS INT), 3], "
+    "ARRAY['a', '', CAST(NULL AS STRING)], MAP['a', 1, 'b', CAST(NULL AS INT)], "
+    "MAP[1, 'one', 2, 'two'], "
     "ROW(1, 'why'), ROW(ROW(0.5, ARRAY[DATE '1970-01-01']), ARRAY[ROW('k1', CAST(7 AS BIGINT))])), "
     "(2, FALSE, CAST(-128 AS TINYINT), CAST(-32768 AS SMALLINT), -2147483648, "
     "-9223372036854775807 - 1, CAST(-3.4E38 AS FLOAT), CAST(-1.0E-300 AS DOUBLE), "
     "CAST(-0.01 AS DECIMAL(9, 2)), CAST('-0.0000000001' AS DECIMAL(38, 10)), '', '', X'', X'', "
     "DATE '1969-12-31', TIMESTAMP '1900-01-01 00:00:00', TIMESTAMP '1969-12-31 23:59:59.999', "
-    "TIMESTAMP '2262-04-11 23:47:16.854775', CAST(TIMESTAMP '1970-01-01 00:00:00' AS TIMESTAMP_LTZ(3)), "
+    "TIMESTAMP '2262-04-11 23:47:16.854775', "
+    "CAST(TIMESTAMP '1970-01-01 00:00:00' AS TIMESTAMP_LTZ(3)), "
     "CAST(TIMESTAMP '2038-01-19 03:14:08' AS TIMESTAMP_LTZ(6)), CAST(ARRAY[0] AS ARRAY<INT>), "
-    "CAST(ARRAY['z'] AS ARRAY<STRING>), MAP['k', 7], MAP[-1, 'neg'], ROW(CAST(NULL AS INT), 'y-only'), "
-    "ROW(ROW(-0.5, ARRAY[DATE '2024-01-01', CAST(NULL AS DATE)]), ARRAY[ROW('a', CAST(NULL AS BIGINT))])), "
+    "CAST(ARRAY['z'] AS ARRAY<STRING>), MAP['k', 7], MAP[-1, 'neg'], "
+    "ROW(CAST(NULL AS INT), 'y-only'), "
+    "ROW(ROW(-0.5, ARRAY[DATE '2024-01-01', CAST(NULL AS DATE)]), "
+    "ARRAY[ROW('a', CAST(NULL AS BIGINT))])), "
     "(3, " + ", ".join(f"CAST(NULL AS {t})" for t in _SCALAR_TYPES[1:]) + ")"
 )
 
@@ -165,7 +171,8 @@ def _format_tables(fmt: str) -> list[FlinkTable]:
             "timestamp-9",
             "(id INT, ts7 TIMESTAMP(7), ts9 TIMESTAMP(9))",
             "INSERT INTO {t} VALUES (1, TIMESTAMP '2024-01-01 12:00:00.1234567', "
-            "TIMESTAMP '2024-01-01 12:00:00.123456789'), (2, TIMESTAMP '1969-12-31 23:59:59.9999999', "
+            "TIMESTAMP '2024-01-01 12:00:00.123456789'), "
+            "(2, TIMESTAMP '1969-12-31 23:59:59.9999999', "
             "TIMESTAMP '1900-01-01 00:00:00.000000001'), "
             "(3, CAST(NULL AS TIMESTAMP(7)), CAST(NULL AS TIMESTAMP(9)))",
         ),
@@ -174,7 +181,8 @@ def _format_tables(fmt: str) -> list[FlinkTable]:
             fmt,
             "timestamp-ltz-9",
             "(id INT, ltz9 TIMESTAMP_LTZ(9))",
-            "INSERT INTO {t} VALUES (1, CAST(TIMESTAMP '2024-01-01 12:00:00.123456789' AS TIMESTAMP_LTZ(9))), "
+            "INSERT INTO {t} VALUES "
+            "(1, CAST(TIMESTAMP '2024-01-01 12:00:00.123456789' AS TIMESTAMP_LTZ(9))), "
             "(2, CAST(TIMESTAMP '1969-12-31 23:59:59.999999999' AS TIMESTAMP_LTZ(9))), "
             "(3, CAST(NULL AS TIMESTAMP_LTZ(9)))",
         ),
@@ -193,7 +201,8 @@ def _format_tables(fmt: str) -> list[FlinkTable]:
             "time",
             "(id INT, t0 TIME, t3 TIME(3))",
             "INSERT INTO {t} VALUES (1, TIME '12:34:56', TIME '12:34:56.789'), "
-            "(2, TIME '00:00:00', TIME '23:59:59.999'), (3, CAST(NULL AS TIME), CAST(NULL AS TIME(3)))",
+            "(2, TIME '00:00:00', TIME '23:59:59.999'), "
+            "(3, CAST(NULL AS TIME), CAST(NULL AS TIME(3)))",
         ),
         _typed(
             "nullrow",
@@ -202,7 +211,8 @@ def _format_tables(fmt: str) -> list[FlinkTable]:
             "(id INT, r ROW<a INT, b STRING>, n ROW<x ROW<p INT, q STRING>, y INT>)",
             "INSERT INTO {t} VALUES (1, ROW(CAST(NULL AS INT), CAST(NULL AS STRING)), "
             "ROW(ROW(CAST(NULL AS INT), CAST(NULL AS STRING)), CAST(NULL AS INT))), "
-            "(2, CAST(NULL AS ROW<a INT, b STRING>), CAST(NULL AS ROW<x ROW<p INT, q STRING>, y INT>)), "
+            "(2, CAST(NULL AS ROW<a INT, b STRING>), "
+            "CAST(NULL AS ROW<x ROW<p INT, q STRING>, y INT>)), "
             "(3, ROW(1, 'b'), ROW(CAST(NULL AS ROW<p INT, q STRING>), 5))",
         ),
     ]
@@ -356,12 +366,15 @@ TABLES: list[FlinkTable] = [
         "'fields.s.aggregate-function' = 'sum', 'fields.mx.aggregate-function' = 'max', "
         "'fields.mn.aggregate-function' = 'min', 'fields.lv.aggregate-function' = 'last_value', "
         "'fields.lnn.aggregate-function' = 'last_non_null_value', "
-        "'fields.fv.aggregate-function' = 'first_value', 'fields.la.aggregate-function' = 'listagg', "
-        "'fields.band.aggregate-function' = 'bool_and', 'fields.bor.aggregate-function' = 'bool_or', "
+        "'fields.fv.aggregate-function' = 'first_value', "
+        "'fields.la.aggregate-function' = 'listagg', "
+        "'fields.band.aggregate-function' = 'bool_and', "
+        "'fields.bor.aggregate-function' = 'bool_or', "
         "'fields.prod.aggregate-function' = 'product')",  # 1.3 has no 'count' function
         "INSERT INTO {t} VALUES (1, 10, 5, 1.5, 'x', 'y', 'first', 'p', TRUE, FALSE, 2.0), "
         "(2, 1, 1, 1.0, 'a', 'b', 'c', 'd', FALSE, TRUE, 3.0)",
-        "INSERT INTO {t} VALUES (1, 5, 9, 0.5, CAST(NULL AS STRING), CAST(NULL AS STRING), 'second', "
+        "INSERT INTO {t} VALUES (1, 5, 9, 0.5, CAST(NULL AS STRING), CAST(NULL AS STRING), "
+        "'second', "
         "'q', FALSE, TRUE, 4.0)",
         COMPACT,
         "INSERT INTO {t} VALUES (1, 1, 1, 9.0, 'z', 'w', 'third', 'r', TRUE, FALSE, 0.5)",

@@ -84,7 +84,7 @@ def compare(session: paimon_sql.Session, ident: str, read: dict[str, Any]) -> st
     label = read["label"]
     try:
         columns, rows = read_ours(session, ident, read["snapshot"], read["tag"])
-    except Exception as err:  # report every version, not just the first failure
+    except Exception as err:  # noqa: BLE001 - report every version, not just the first failure
         return f"{label}: paimon-sql raised {type(err).__name__}: {err}"
     if columns != read["columns"]:
         return f"{label}: columns {columns} != Flink's {read['columns']}"
