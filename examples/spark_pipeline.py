@@ -43,7 +43,8 @@ def main() -> None:
     session.sql("CREATE DATABASE shop")
     session.sql(
         "CREATE TABLE shop.orders (id BIGINT NOT NULL, dt STRING NOT NULL, customer STRING, "
-        "amount DECIMAL(10, 2), PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '4')"
+        "amount DECIMAL(10, 2), PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) "
+        "WITH ('bucket' = '4')"
     )
     spark = spark_session()
     from pyspark.sql import functions as F
@@ -80,7 +81,8 @@ def show(title: str, session: paimon_sql.Session) -> None:
     print(f"\n-- {title}")
     print(
         session.sql(
-            "SELECT dt, count(*) AS orders, sum(amount) AS total FROM shop.orders GROUP BY dt ORDER BY dt"
+            "SELECT dt, count(*) AS orders, sum(amount) AS total "
+            "FROM shop.orders GROUP BY dt ORDER BY dt"
         )
     )
 

@@ -1,4 +1,7 @@
-"""Manifests are merged from manifest.merge-min-count on, and the table still reads the same (ours and Spark's)."""
+"""Manifests are merged from manifest.merge-min-count on.
+
+The table still reads the same afterwards (ours and Spark's).
+"""
 
 from __future__ import annotations
 

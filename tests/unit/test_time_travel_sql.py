@@ -1,4 +1,7 @@
-"""Time travel in Spark, DuckDB and Flink syntax on a Java-written table with tags (append_tags: 3 snapshots)."""
+"""Time travel in Spark, DuckDB and Flink syntax.
+
+On a Java-written table with tags (append_tags: 3 snapshots).
+"""
 
 from __future__ import annotations
 

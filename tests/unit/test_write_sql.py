@@ -1,4 +1,7 @@
-"""INSERT / DELETE / UPDATE / INSERT OVERWRITE through session.sql, bad input, and concurrent writers."""
+"""INSERT / DELETE / UPDATE / INSERT OVERWRITE through session.sql.
+
+Also bad input, and concurrent writers.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deletion-vector tables read as one multi-file scan anti-joined with the deleted (file, row) pairs.
+"""Deletion-vector tables: one multi-file scan anti-joined with the deleted (file, row) pairs.
 
 The anti-join uses DuckDB's virtual ``file_index`` / ``file_row_number`` columns; a table with a
 column of one of those names falls back to positional keep-flags per file. Both are checked against
