@@ -12,13 +12,17 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import paimon_sql
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 WAREHOUSE = Path.cwd() / "spark_warehouse"
 
 
-def spark_session():
+def spark_session() -> SparkSession:
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
