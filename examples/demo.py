@@ -71,7 +71,8 @@ def main() -> None:
         "PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')"
     )
     session.sql(
-        "INSERT INTO mine.orders VALUES (1, '2024-05-14', 9.99), (2, '2024-05-14', 5), (3, '2024-05-15', 7)"
+        "INSERT INTO mine.orders VALUES "
+        "(1, '2024-05-14', 9.99), (2, '2024-05-14', 5), (3, '2024-05-15', 7)"
     )
     session.sql("UPDATE mine.orders SET amount = amount * 2 WHERE id = 2")
     session.sql("DELETE FROM mine.orders WHERE id = 3")
@@ -82,7 +83,8 @@ def main() -> None:
     show(
         "its history",
         session.sql(
-            'SELECT snapshot_id, commit_kind, total_record_count FROM "mine"."orders$snapshots" ORDER BY 1'
+            "SELECT snapshot_id, commit_kind, total_record_count "
+            'FROM "mine"."orders$snapshots" ORDER BY 1'
         ),
     )
     show(

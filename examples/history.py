@@ -1,4 +1,4 @@
-"""A table's history, end to end: create, write, tag, time travel, roll back, expire, compact, inspect.
+"""A table's history: create, write, tag, time travel, roll back, expire, compact, inspect.
 
 Run with `.venv/bin/python examples/history.py` (`make demo` runs it after the demo). It works in
 ./warehouse/history.db, which it recreates each time, and prints what a person debugging a
@@ -26,7 +26,8 @@ def build(session: paimon_sql.Session) -> None:
     session.sql(
         "CREATE TABLE history.accounts (id BIGINT, region STRING, balance DECIMAL(12, 2), "
         "PRIMARY KEY (id, region) NOT ENFORCED) PARTITIONED BY (region) "
-        "WITH ('bucket' = '2', 'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '100')"
+        "WITH ('bucket' = '2', 'snapshot.num-retained.min' = '1', "
+        "'snapshot.num-retained.max' = '100')"
     )
     session.sql("INSERT INTO history.accounts VALUES (1, 'eu', 100), (2, 'eu', 250), (3, 'us', 75)")
     session.sql("INSERT INTO history.accounts VALUES (4, 'us', 10), (2, 'eu', 300)")
@@ -71,7 +72,8 @@ def main() -> None:
     show(
         "the files of partition eu today (level 0: not compacted yet)",
         session.sql(
-            'SELECT partition, bucket, file_path, level, record_count FROM "history"."accounts$files" '
+            "SELECT partition, bucket, file_path, level, record_count "
+            'FROM "history"."accounts$files" '
             "WHERE partition = '[eu]' ORDER BY level, file_path"
         ),
     )
@@ -94,13 +96,15 @@ def main() -> None:
     show(
         "one sorted run per bucket, at the top level",
         session.sql(
-            'SELECT partition, bucket, level, record_count FROM "history"."accounts$files" ORDER BY partition'
+            "SELECT partition, bucket, level, record_count "
+            'FROM "history"."accounts$files" ORDER BY partition'
         ),
     )
     show(
         "what remains",
         session.sql(
-            'SELECT snapshot_id, commit_kind FROM "history"."accounts$snapshots" ORDER BY snapshot_id'
+            'SELECT snapshot_id, commit_kind FROM "history"."accounts$snapshots" '
+            "ORDER BY snapshot_id"
         ),
     )
     show(

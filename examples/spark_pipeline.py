@@ -12,13 +12,17 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import paimon_sql
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 WAREHOUSE = Path.cwd() / "spark_warehouse"
 
 
-def spark_session():
+def spark_session() -> SparkSession:
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -43,7 +47,8 @@ def main() -> None:
     session.sql("CREATE DATABASE shop")
     session.sql(
         "CREATE TABLE shop.orders (id BIGINT NOT NULL, dt STRING NOT NULL, customer STRING, "
-        "amount DECIMAL(10, 2), PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '4')"
+        "amount DECIMAL(10, 2), PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) "
+        "WITH ('bucket' = '4')"
     )
     spark = spark_session()
     from pyspark.sql import functions as F
@@ -80,7 +85,8 @@ def show(title: str, session: paimon_sql.Session) -> None:
     print(f"\n-- {title}")
     print(
         session.sql(
-            "SELECT dt, count(*) AS orders, sum(amount) AS total FROM shop.orders GROUP BY dt ORDER BY dt"
+            "SELECT dt, count(*) AS orders, sum(amount) AS total "
+            "FROM shop.orders GROUP BY dt ORDER BY dt"
         )
     )
 

@@ -1,4 +1,7 @@
-"""Catalog statements through session.sql: both CREATE TABLE forms, CTAS, ALTER, SHOW CREATE, DROP, TRUNCATE."""
+"""Catalog statements through session.sql.
+
+Both CREATE TABLE forms, CTAS, ALTER, SHOW CREATE, DROP, TRUNCATE.
+"""
 
 from __future__ import annotations
 

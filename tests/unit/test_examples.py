@@ -1,4 +1,7 @@
-"""examples/ run as a smoke test: each script runs to the end in a fresh folder and prints what it promises."""
+"""examples/ run as a smoke test.
+
+Each script runs to the end in a fresh folder and prints what it promises.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Manifests are merged from manifest.merge-min-count on, and the table still reads the same (ours and Spark's)."""
+"""Manifests are merged from manifest.merge-min-count on.
+
+The table still reads the same afterwards (ours and Spark's).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ def test_many_commits_merge_manifests(tmp_path):
         "WITH ('bucket' = '2', 'manifest.merge-min-count' = '5')"
     )
     for i in range(12):
-        session.sql(f"INSERT INTO db.t VALUES ({i}, {i}), ({i % 3}, {100 + i})")
+        session.sql(f"INSERT INTO db.t VALUES ({i}, {i}), ({i % 3}, {100 + i})")  # noqa: S608 - fixed test SQL
     table = session.table("db.t")
     latest = table.latest_snapshot()
     base = table.manifest_list(latest.base_manifest_list)

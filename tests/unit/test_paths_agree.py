@@ -29,7 +29,7 @@ CASES = [
 
 @pytest.mark.parametrize(("warehouse", "table"), CASES, ids=[f"{w.name}-{t}" for w, t in CASES])
 def test_inlined_and_streamed_agree(warehouse, table):
-    query = f"SELECT * FROM {table}"
+    query = f"SELECT * FROM {table}"  # noqa: S608 - fixed test SQL
     inlined = paimon_sql.connect(warehouse).sql(query).fetchall()
     con = duckdb.connect()
     paimon_sql.install(con, warehouse)
@@ -39,11 +39,13 @@ def test_inlined_and_streamed_agree(warehouse, table):
 
 @pytest.mark.parametrize(("warehouse", "table"), CASES, ids=[f"{w.name}-{t}" for w, t in CASES])
 def test_early_stopping_stream_reads_the_same_rows(warehouse, table):
-    """``LIMIT n`` streams each split as several queries (first rows before any join): with an n above the
-    row count it must return exactly the full read's rows."""
+    """``LIMIT n`` streams each split as several queries (first rows before any join).
+
+    With an n above the row count it must return exactly the full read's rows.
+    """
     session = paimon_sql.connect(warehouse)
-    full = session.sql(f"SELECT * FROM {table}").fetchall()
-    limited = session.sql(f"SELECT * FROM {table} LIMIT 100000000").fetchall()
+    full = session.sql(f"SELECT * FROM {table}").fetchall()  # noqa: S608 - fixed test SQL
+    limited = session.sql(f"SELECT * FROM {table} LIMIT 100000000").fetchall()  # noqa: S608 - fixed test SQL
     assert sorted(map(repr, limited)) == sorted(map(repr, full))
 
 

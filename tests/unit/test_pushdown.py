@@ -116,6 +116,7 @@ def test_non_key_filter_is_applied_after_the_merge(path):
     # pk_table_with_mor: key (0,0,0,0) was 'apple' v0=10.0 and became v0=110.0; a filter on the old
     # value must not resurrect the old version. (Latest schema: v0 is INT, the apple column is s1.)
     session = path(PARQUET)
-    t = '"pk_table_with_mor"."pk_table_with_mor"'
-    assert session.sql(f"SELECT * FROM {t} WHERE v0 = 10").fetchall() == []
-    assert session.sql(f"SELECT s1 FROM {t} WHERE v0 = 110").fetchall() == [("apple",)]
+    old = 'SELECT * FROM "pk_table_with_mor"."pk_table_with_mor" WHERE v0 = 10'
+    new = 'SELECT s1 FROM "pk_table_with_mor"."pk_table_with_mor" WHERE v0 = 110'
+    assert session.sql(old).fetchall() == []
+    assert session.sql(new).fetchall() == [("apple",)]

@@ -1,4 +1,4 @@
-"""System tables through SQL: ``"db"."t$snapshots"``, at a version, and the global ``sys`` tables."""
+"""System tables through SQL: ``"db"."t$snapshots"``, at a version, and the ``sys`` tables."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Time travel in Spark, DuckDB and Flink syntax on a Java-written table with tags (append_tags: 3 snapshots)."""
+"""Time travel in Spark, DuckDB and Flink syntax.
+
+On a Java-written table with tags (append_tags: 3 snapshots).
+"""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ def session():
     ],
 )
 def test_forms_select_snapshot_one(session, clause):
-    rows = session.sql(f"SELECT * FROM db.append_tags {clause} ORDER BY id").fetchall()
+    rows = session.sql(f"SELECT * FROM db.append_tags {clause} ORDER BY id").fetchall()  # noqa: S608 - fixed test SQL
     assert rows == SNAPSHOT_1
 
 
@@ -36,7 +39,8 @@ def test_timestamp_as_of_picks_the_snapshot_committed_before(session):
     table = session.table("db.append_tags")
     second = table.snapshot(2)
     rows = session.sql(
-        f"SELECT count(*) FROM db.append_tags /*+ OPTIONS('scan.timestamp-millis'='{second.time_millis}') */"
+        "SELECT count(*) FROM db.append_tags "  # noqa: S608 - fixed test SQL
+        f"/*+ OPTIONS('scan.timestamp-millis'='{second.time_millis}') */"
     ).fetchall()
     assert rows == [(second.total_record_count,)]
 
@@ -64,10 +68,10 @@ def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
     s.sql("CREATE DATABASE db")
     s.sql("CREATE TABLE db.t (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')")
     for i in (1, 2, 3):
-        s.sql(f"INSERT INTO db.t VALUES ({i})")
+        s.sql(f"INSERT INTO db.t VALUES ({i})")  # noqa: S608 - fixed test SQL
     s.sql("CALL sys.create_tag(table => 'db.t', tag => '2', snapshot => 1)")
     by_version = [
-        s.sql(f"SELECT count(*) FROM db.t {clause}").fetchall()[0][0]
+        s.sql(f"SELECT count(*) FROM db.t {clause}").fetchall()[0][0]  # noqa: S608 - fixed test SQL
         for clause in ("VERSION AS OF 2", "VERSION AS OF '2'", "AT (VERSION => 2)")
     ]
     assert by_version == [1, 1, 1]

@@ -1,4 +1,7 @@
-"""INSERT / DELETE / UPDATE / INSERT OVERWRITE through session.sql, bad input, and concurrent writers."""
+"""INSERT / DELETE / UPDATE / INSERT OVERWRITE through session.sql.
+
+Also bad input, and concurrent writers.
+"""
 
 from __future__ import annotations
 
@@ -105,7 +108,7 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(session, statement, error
 def _insert_many(warehouse: str, worker: int, count: int) -> None:
     session = paimon_sql.connect(warehouse)
     for i in range(count):
-        session.sql(f"INSERT INTO db.t VALUES ({worker * 1000 + i}, 'a', {i})")
+        session.sql(f"INSERT INTO db.t VALUES ({worker * 1000 + i}, 'a', {i})")  # noqa: S608 - fixed test SQL
 
 
 @pytest.mark.slow

@@ -1,4 +1,7 @@
-"""The engine layer's boundaries, checked from the source (until import-linter contracts gate them)."""
+"""The engine layer's boundaries, checked from the source.
+
+(Until import-linter contracts gate them.)
+"""
 
 from __future__ import annotations
 

@@ -37,16 +37,17 @@ def refused(options, *fragments, **kw):
 
 
 def test_registry_covers_the_seed_and_format_options():
-    wanted = """bucket bucket-key merge-engine changelog-producer sequence.field sequence.field.sort-order
-    deletion-vectors.enabled deletion-vectors.bitmap64 deletion-vectors.merge-on-read file.format
-    file.compression file.compression.zstd-level manifest.format manifest.compression
-    manifest.target-file-size manifest.merge-min-count target-file-size write-buffer-size page-size
-    num-sorted-run.compaction-trigger num-sorted-run.stop-trigger num-levels
-    compaction.max-size-amplification-percent compaction.size-ratio snapshot.num-retained.min
-    snapshot.num-retained.max snapshot.time-retained snapshot.expire.limit changelog.num-retained.min
-    changelog.num-retained.max changelog.time-retained tag.automatic-creation tag.creation-period
-    tag.creation-delay tag.num-retained-max tag.default-time-retained ignore-delete
-    first-row.ignore-delete partial-update.ignore-delete aggregation.remove-record-on-delete
+    wanted = """bucket bucket-key merge-engine changelog-producer sequence.field
+    sequence.field.sort-order deletion-vectors.enabled deletion-vectors.bitmap64
+    deletion-vectors.merge-on-read file.format file.compression file.compression.zstd-level
+    manifest.format manifest.compression manifest.target-file-size manifest.merge-min-count
+    target-file-size write-buffer-size page-size num-sorted-run.compaction-trigger
+    num-sorted-run.stop-trigger num-levels compaction.max-size-amplification-percent
+    compaction.size-ratio snapshot.num-retained.min snapshot.num-retained.max snapshot.time-retained
+    snapshot.expire.limit changelog.num-retained.min changelog.num-retained.max
+    changelog.time-retained tag.automatic-creation tag.creation-period tag.creation-delay
+    tag.num-retained-max tag.default-time-retained ignore-delete first-row.ignore-delete
+    partial-update.ignore-delete aggregation.remove-record-on-delete
     fields.default-aggregate-function metadata.stats-mode metadata.stats-dense-store
     dynamic-bucket.target-row-num dynamic-bucket.initial-buckets dynamic-bucket.max-buckets
     partition.default-name partition.legacy-name data-file.prefix changelog-file.prefix
@@ -64,7 +65,8 @@ def test_registry_covers_the_seed_and_format_options():
      ("snapshot.num-retained.min", "10"), ("snapshot.time-retained", "1 h"),
      ("snapshot.expire.limit", "50"), ("metadata.stats-mode", "truncate(16)"),
      ("partition.default-name", "__DEFAULT_PARTITION__"), ("commit.max-retries", "10"),
-     ("write-buffer-size", "256 mb"), ("page-size", "64 kb"), ("dynamic-bucket.target-row-num", "2000000")],
+     ("write-buffer-size", "256 mb"), ("page-size", "64 kb"),
+     ("dynamic-bucket.target-row-num", "2000000")],
 )  # fmt: skip
 def test_defaults_follow_paimon_format_section_11(key, default):
     assert OPTIONS[key].default == default
@@ -90,8 +92,9 @@ def test_memory_and_duration():
 
 @pytest.mark.parametrize(
     ("key", "suggestion"),
-    [("buckets", "'bucket'"), ("merge_engine", "'merge-engine'"), ("Merge-Engine", "'merge-engine'"),
-     ("changelog-produce", "'changelog-producer'"), ("deletion-vector.enabled", "'deletion-vectors.enabled'"),
+    [("buckets", "'bucket'"), ("merge_engine", "'merge-engine'"),
+     ("Merge-Engine", "'merge-engine'"), ("changelog-produce", "'changelog-producer'"),
+     ("deletion-vector.enabled", "'deletion-vectors.enabled'"),
      ("snapshot.num-retain.min", "'snapshot.num-retained.min'"), ("file.fromat", "'file.format'")],
 )  # fmt: skip
 def test_unknown_keys_suggest_the_nearest(key, suggestion):
@@ -112,7 +115,8 @@ def test_unknown_column_in_options_suggests_columns():
     [({"bucket": "0"}, ["'0'", "'bucket'", "N > 0", "-1", "-2"]),
      ({"bucket": "-3"}, ["'-3'", "[-2, inf]"]),
      ({"bucket": "four"}, ["'four'", "integer"]),
-     ({"merge-engine": "dedup"}, ["'dedup'", "deduplicate, partial-update, aggregation, first-row"]),
+     ({"merge-engine": "dedup"},
+      ["'dedup'", "deduplicate, partial-update, aggregation, first-row"]),
      ({"write-only": "yes"}, ["'yes'", "true or false"]),
      ({"write-buffer-size": "big"}, ["'big'", "memory size"]),
      ({"snapshot.time-retained": "1 fortnight"}, ["duration"]),

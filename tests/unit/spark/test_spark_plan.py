@@ -96,8 +96,9 @@ def test_dataframe_check_accepts_lossless_widening(tmp_path):
     from paimon_sql.spark._schema import check_columns
 
     ddl = (
-        "CREATE TABLE db.t (id BIGINT, f DOUBLE, amount DECIMAL(10, 2), tags ARRAY<INT>, m MAP<STRING, BIGINT>,"
-        " ts TIMESTAMP(6), lz TIMESTAMP_LTZ(6), dt STRING) PARTITIONED BY (dt)"
+        "CREATE TABLE db.t (id BIGINT, f DOUBLE, amount DECIMAL(10, 2), tags ARRAY<INT>, "
+        "m MAP<STRING, BIGINT>, ts TIMESTAMP(6), lz TIMESTAMP_LTZ(6), dt STRING) "
+        "PARTITIONED BY (dt)"
     )
     _, table = _table_schema(tmp_path, ddl)
     spark_schema = T.StructType(
@@ -144,7 +145,8 @@ def test_versions_of_a_key_across_batches(engine, keep_all, expected):
 def test_task_writes_files_and_the_driver_commits_one_snapshot(tmp_path):
     session, table = _table_schema(
         tmp_path,
-        "CREATE TABLE db.t (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')",
+        "CREATE TABLE db.t (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2')",
     )
     session.sql("INSERT INTO db.t VALUES (1, 'old'), (2, 'old')")
     writer = TableWriter(None, table)

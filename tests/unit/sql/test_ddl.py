@@ -115,7 +115,8 @@ def test_column_level_primary_key_and_ctas():
      ("TIMESTAMP_NTZ", "TIMESTAMP(6)"), ("ARRAY<INT>", "ARRAY<INT>"),
      ("ARRAY<INT NOT NULL>", "ARRAY<INT NOT NULL>"), ("MAP<STRING, BIGINT>", "MAP<STRING, BIGINT>"),
      ("MULTISET<STRING>", "MULTISET<STRING>"), ("ROW<a INT, b STRING>", "ROW<`a` INT, `b` STRING>"),
-     ("ROW(a INT NOT NULL)", "ROW<`a` INT NOT NULL>"), ("STRUCT<a: INT, b: STRING>", "ROW<`a` INT, `b` STRING>"),
+     ("ROW(a INT NOT NULL)", "ROW<`a` INT NOT NULL>"),
+     ("STRUCT<a: INT, b: STRING>", "ROW<`a` INT, `b` STRING>"),
      ("INT NOT NULL", "INT NOT NULL"), ("VARIANT", "VARIANT")],
 )  # fmt: skip
 def test_every_paimon_type(sql_type, paimon):
@@ -139,7 +140,8 @@ def test_nested_field_comments_and_ids():
 
 def test_primary_key_nullable_option():
     t = parse_create_table(
-        "CREATE TABLE t (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('primary-key.nullable' = 'true')"
+        "CREATE TABLE t (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('primary-key.nullable' = 'true')"
     )
     assert t.fields[0].type.nullable
 
@@ -167,13 +169,17 @@ def test_unknown_type_lists_valid_types():
     ("sql", "error", "fragment"),
     [("CREATE TABLE t (a INT, a INT)", SchemaError, "duplicate column"),
      ("CREATE TABLE t (a INT, PRIMARY KEY (b) NOT ENFORCED)", SchemaError, "'b' is not a column"),
-     ("CREATE TABLE t (ident INT, PRIMARY KEY (idnet) NOT ENFORCED)", SchemaError, "did you mean 'ident'"),
+     ("CREATE TABLE t (ident INT, PRIMARY KEY (idnet) NOT ENFORCED)", SchemaError,
+      "did you mean 'ident'"),
      ("CREATE TABLE t (a INT, b INT) PARTITIONED BY (c)", SchemaError, "'c' is not a column"),
      ("CREATE TABLE t (a ARRAY<INT>, PRIMARY KEY (a) NOT ENFORCED)", SchemaError, "nested type"),
-     ("CREATE TABLE t (a INT, b INT, PRIMARY KEY (a) NOT ENFORCED) PARTITIONED BY (a)", SchemaError, "only partition"),
+     ("CREATE TABLE t (a INT, b INT, PRIMARY KEY (a) NOT ENFORCED) PARTITIONED BY (a)", SchemaError,
+      "only partition"),
      ("CREATE TABLE t (_KEY_a INT)", SchemaError, "reserved"),
-     ("CREATE TABLE t (a INT PRIMARY KEY NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)", SchemaError, "two primary keys"),
-     ("CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED) WITH ('primary-key' = 'b')", OptionError, "given twice"),
+     ("CREATE TABLE t (a INT PRIMARY KEY NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)", SchemaError,
+      "two primary keys"),
+     ("CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED) WITH ('primary-key' = 'b')",
+      OptionError, "given twice"),
      ("CREATE TABLE t (a INT) WITH ('buckets' = '2')", OptionError, "did you mean 'bucket'"),
      ("CREATE TABLE t (a INT) USING delta", UnsupportedFeatureError, "USING delta"),
      ("CREATE OR REPLACE TABLE t (a INT)", UnsupportedFeatureError, "OR REPLACE"),
@@ -188,15 +194,29 @@ def test_create_errors(sql, error, fragment):
 # --------------------------------------------------------------------- golden: Java's schema-0
 
 
+_TS = "append_with_multiple_ts_precision_and_timezone"
 GOLDEN = {
-    JAVA09 / "pk_dedup": "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')",
-    JAVA09 / "pk_agg": (
-        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', "
-        "'fields.name.aggregate-function' = 'listagg', 'fields.v.aggregate-function' = 'sum', 'merge-engine' = 'aggregation')"
+    JAVA09 / "pk_dedup": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1')"
     ),
-    JAVA09 / "pk_avro": "CREATE TABLE t (id INT, name STRING, v BIGINT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'file.format' = 'avro')",
-    JAVA09 / "pk_changelog_input": "CREATE TABLE t (id INT PRIMARY KEY NOT ENFORCED, name STRING, v BIGINT) WITH ('bucket' = '1', 'changelog-producer' = 'input')",
-    JAVA09 / "pk_dv": "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'deletion-vectors.enabled' = 'true')",
+    JAVA09 / "pk_agg": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'fields.name.aggregate-function' = 'listagg', "
+        "'fields.v.aggregate-function' = 'sum', 'merge-engine' = 'aggregation')"
+    ),
+    JAVA09 / "pk_avro": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT) TBLPROPERTIES ('primary-key' = 'id', "
+        "'bucket' = '1', 'file.format' = 'avro')"
+    ),
+    JAVA09 / "pk_changelog_input": (
+        "CREATE TABLE t (id INT PRIMARY KEY NOT ENFORCED, name STRING, v BIGINT) "
+        "WITH ('bucket' = '1', 'changelog-producer' = 'input')"
+    ),
+    JAVA09 / "pk_dv": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'deletion-vectors.enabled' = 'true')"
+    ),
     JAVA09 / "pk_dv_rowkind_delete": (
         "CREATE TABLE t (id INT, name STRING, op STRING, PRIMARY KEY (id) NOT ENFORCED) "
         "WITH ('bucket' = '1', 'rowkind.field' = 'op', 'deletion-vectors.enabled' = 'true')"
@@ -205,73 +225,97 @@ GOLDEN = {
         "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
         "WITH ('bucket' = '1', 'changelog-producer' = 'lookup', 'merge-engine' = 'first-row')"
     ),
-    JAVA09 / "pk_orc_2b": "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2', 'file.format' = 'orc')",
+    JAVA09 / "pk_orc_2b": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2', 'file.format' = 'orc')"
+    ),
     JAVA09 / "pk_part_dv": (
         "CREATE TABLE t (id INT, name STRING, dt STRING) USING paimon PARTITIONED BY (dt) "
-        "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2', 'deletion-vectors.enabled' = 'true')"
+        "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2', "
+        "'deletion-vectors.enabled' = 'true')"
     ),
-    JAVA09 / "pk_pu": "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'partial-update')",
-    JAVA09 / "pk_seq": "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'sequence.field' = 'v')",
+    JAVA09 / "pk_pu": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'merge-engine' = 'partial-update')"
+    ),
+    JAVA09 / "pk_seq": (
+        "CREATE TABLE t (id INT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'sequence.field' = 'v')"
+    ),
     JAVA09 / "append_tags": "CREATE TABLE t (id INT, name STRING, v BIGINT)",
     CPP / "pk_table_nested_type.db/pk_table_nested_type": (
-        "CREATE TABLE t (shopId INT, dt STRING, hr INT, col0 INT, col1 ROW<f0 STRING, f1 INT, f2 ARRAY<INT>>, "
-        "col2 MAP<INT, INT>, PRIMARY KEY (shopId, dt, hr) NOT ENFORCED) PARTITIONED BY (dt, hr) "
-        "WITH ('bucket' = '2', 'bucket-key' = 'shopId', 'manifest.format' = 'orc', 'file.format' = 'parquet')"
+        "CREATE TABLE t (shopId INT, dt STRING, hr INT, col0 INT, "
+        "col1 ROW<f0 STRING, f1 INT, f2 ARRAY<INT>>, col2 MAP<INT, INT>, "
+        "PRIMARY KEY (shopId, dt, hr) NOT ENFORCED) PARTITIONED BY (dt, hr) WITH ('bucket' = '2', "
+        "'bucket-key' = 'shopId', 'manifest.format' = 'orc', 'file.format' = 'parquet')"
     ),
     CPP / "append_complex_data.db/append_complex_data": (
-        "CREATE TABLE t (f1 INT, f2 INT, f3 DATE, f4 TIMESTAMP(9), f5 DECIMAL(23, 5), f6 BYTES) PARTITIONED BY (f1) "
-        "WITH ('bucket' = '2', 'bucket-key' = 'f2', 'manifest.format' = 'avro', 'parquet.use-native' = 'false', "
+        "CREATE TABLE t (f1 INT, f2 INT, f3 DATE, f4 TIMESTAMP(9), f5 DECIMAL(23, 5), f6 BYTES) "
+        "PARTITIONED BY (f1) WITH ('bucket' = '2', 'bucket-key' = 'f2', "
+        "'manifest.format' = 'avro', 'parquet.use-native' = 'false', 'file.format' = 'parquet')"
+    ),
+    CPP / f"{_TS}.db/{_TS}": (
+        "CREATE TABLE t (ts_sec TIMESTAMP(0), ts_milli TIMESTAMP(3), ts_micro TIMESTAMP(6), "
+        "ts_nano TIMESTAMP(9), ts_tz_sec TIMESTAMP_LTZ(0), "
+        "ts_tz_milli TIMESTAMP(3) WITH LOCAL TIME ZONE, ts_tz_micro TIMESTAMP_LTZ(6), "
+        "ts_tz_nano TIMESTAMP_LTZ(9)) WITH ('bucket' = '-1', 'manifest.format' = 'avro', "
         "'file.format' = 'parquet')"
     ),
-    CPP / "append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone": (
-        "CREATE TABLE t (ts_sec TIMESTAMP(0), ts_milli TIMESTAMP(3), ts_micro TIMESTAMP(6), ts_nano TIMESTAMP(9), "
-        "ts_tz_sec TIMESTAMP_LTZ(0), ts_tz_milli TIMESTAMP(3) WITH LOCAL TIME ZONE, ts_tz_micro TIMESTAMP_LTZ(6), "
-        "ts_tz_nano TIMESTAMP_LTZ(9)) WITH ('bucket' = '-1', 'manifest.format' = 'avro', 'file.format' = 'parquet')"
-    ),
     CPP / "append_table_with_alter_table.db/append_table_with_alter_table": (
-        "CREATE TABLE t (key0 INT, key1 INT, a INT, b INT, c INT, d INT, k INT) PARTITIONED BY (key0, key1) "
-        "WITH ('manifest.format' = 'avro', 'file.format' = 'parquet')"
+        "CREATE TABLE t (key0 INT, key1 INT, a INT, b INT, c INT, d INT, k INT) "
+        "PARTITIONED BY (key0, key1) WITH ('manifest.format' = 'avro', 'file.format' = 'parquet')"
     ),
     CPP / "pk_table_with_alter_table.db/pk_table_with_alter_table": (
         "CREATE TABLE t (key0 INT, key1 INT, key2 INT, a INT, b INT, c INT, d INT, k STRING, "
-        "PRIMARY KEY (key0, key1, key2) NOT ENFORCED) PARTITIONED BY (key0, key1) WITH ('bucket' = '1', "
-        "'manifest.format' = 'avro', 'file.format' = 'parquet', 'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true')"
+        "PRIMARY KEY (key0, key1, key2) NOT ENFORCED) PARTITIONED BY (key0, key1) "
+        "WITH ('bucket' = '1', 'manifest.format' = 'avro', 'file.format' = 'parquet', "
+        "'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true')"
     ),
     CPP / "pk_table_with_mor.db/pk_table_with_mor": (
-        "CREATE TABLE t (k0 INT, k1 INT, p0 INT, p1 INT, s0 STRING, s1 STRING, v0 DOUBLE, v1 BOOLEAN, "
-        "PRIMARY KEY (k0, k1, p0, p1) NOT ENFORCED) PARTITIONED BY (p0, p1) WITH ('bucket' = '1', "
-        "'manifest.format' = 'avro', 'file.format' = 'parquet', 'sequence.field' = 's0,s1')"
+        "CREATE TABLE t (k0 INT, k1 INT, p0 INT, p1 INT, s0 STRING, s1 STRING, v0 DOUBLE, "
+        "v1 BOOLEAN, PRIMARY KEY (k0, k1, p0, p1) NOT ENFORCED) PARTITIONED BY (p0, p1) "
+        "WITH ('bucket' = '1', 'manifest.format' = 'avro', 'file.format' = 'parquet', "
+        "'sequence.field' = 's0,s1')"
     ),
     CPP / "pk_table_partial_update.db/pk_table_partial_update": (
-        "CREATE TABLE t (k0 INT, k1 INT, v0 DOUBLE, v1 BOOLEAN, v2 STRING, PRIMARY KEY (k0, k1) NOT ENFORCED) "
-        "WITH ('bucket' = '1', 'manifest.format' = 'avro', 'file.format' = 'parquet', 'merge-engine' = 'partial-update', 'ignore-delete' = 'true')"
+        "CREATE TABLE t (k0 INT, k1 INT, v0 DOUBLE, v1 BOOLEAN, v2 STRING, "
+        "PRIMARY KEY (k0, k1) NOT ENFORCED) WITH ('bucket' = '1', 'manifest.format' = 'avro', "
+        "'file.format' = 'parquet', 'merge-engine' = 'partial-update', 'ignore-delete' = 'true')"
     ),
     CPP / "pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row": (
-        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) "
-        "WITH ('bucket' = '2', 'merge-engine' = 'first-row', 'ignore-delete' = 'true', 'bucket-key' = 'f2', "
+        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, "
+        "PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) WITH ('bucket' = '2', "
+        "'merge-engine' = 'first-row', 'ignore-delete' = 'true', 'bucket-key' = 'f2', "
         "'manifest.format' = 'avro', 'file.format' = 'parquet')"
     ),
     CPP / "pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality": (
-        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) "
-        "WITH ('bucket' = '2', 'fields.f3.stats-mode' = 'none', 'bucket-key' = 'f2', 'manifest.format' = 'avro', "
-        "'file.format' = 'parquet', 'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true', "
-        "'metadata.stats-dense-store' = 'true')"
+        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, "
+        "PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) WITH ('bucket' = '2', "
+        "'fields.f3.stats-mode' = 'none', 'bucket-key' = 'f2', 'manifest.format' = 'avro', "
+        "'file.format' = 'parquet', 'deletion-vectors.enabled' = 'true', "
+        "'commit.force-compact' = 'true', 'metadata.stats-dense-store' = 'true')"
     ),
     CPP / "pk_with_bitmap_dv.db/pk_with_bitmap_dv": (
-        "CREATE TABLE t (`key` INT, f0 STRING, f1 INT, f2 INT, f3 DOUBLE, PRIMARY KEY (`key`) NOT ENFORCED) "
-        "WITH ('bucket' = '1', 'file-index.in-manifest-threshold' = '1B', 'file-index.bitmap.columns' = 'f0,f1,f2', "
-        "'manifest.format' = 'avro', 'file-index.read.enabled' = 'true', 'file.format' = 'parquet', "
-        "'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true')"
+        "CREATE TABLE t (`key` INT, f0 STRING, f1 INT, f2 INT, f3 DOUBLE, "
+        "PRIMARY KEY (`key`) NOT ENFORCED) WITH ('bucket' = '1', "
+        "'file-index.in-manifest-threshold' = '1B', 'file-index.bitmap.columns' = 'f0,f1,f2', "
+        "'manifest.format' = 'avro', 'file-index.read.enabled' = 'true', "
+        "'file.format' = 'parquet', 'deletion-vectors.enabled' = 'true', "
+        "'commit.force-compact' = 'true')"
     ),
     CPP / "pk_dv_index_in_data_with_external.db/pk_dv_index_in_data_with_external": (
-        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) "
-        "WITH ('bucket' = '2', 'data-file.external-paths' = 'FILE:///tmp/external', 'bucket-key' = 'f2', "
-        "'manifest.format' = 'avro', 'file.format' = 'parquet', 'data-file.external-paths.strategy' = 'round-robin', "
-        "'index-file-in-data-file-dir' = 'true', 'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true')"
+        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, "
+        "PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) WITH ('bucket' = '2', "
+        "'data-file.external-paths' = 'FILE:///tmp/external', 'bucket-key' = 'f2', "
+        "'manifest.format' = 'avro', 'file.format' = 'parquet', "
+        "'data-file.external-paths.strategy' = 'round-robin', "
+        "'index-file-in-data-file-dir' = 'true', 'deletion-vectors.enabled' = 'true', "
+        "'commit.force-compact' = 'true')"
     ),
     CPP / "pk_09.db/pk_09": (
-        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) "
-        "WITH ('bucket' = '2', 'bucket-key' = 'f2', 'manifest.format' = 'avro', 'file.format' = 'parquet', "
+        "CREATE TABLE t (f0 STRING, f1 INT, f2 INT, f3 DOUBLE, "
+        "PRIMARY KEY (f0, f1, f2) NOT ENFORCED) PARTITIONED BY (f1) WITH ('bucket' = '2', "
+        "'bucket-key' = 'f2', 'manifest.format' = 'avro', 'file.format' = 'parquet', "
         "'deletion-vectors.enabled' = 'true', 'commit.force-compact' = 'true')"
     ),
 }  # fmt: skip
@@ -338,8 +382,9 @@ def _same(ours, java: dict) -> None:
 def test_append_table_alter_sequence_matches_java_schema_1():
     table = CPP / "append_table_with_alter_table.db/append_table_with_alter_table"
     ours = _evolve(table, ["""ALTER TABLE t DROP a""", "ALTER TABLE t DROP c",
-        "ALTER TABLE t RENAME b TO c", "ALTER TABLE t RENAME d TO a", "ALTER TABLE t ALTER COLUMN k AFTER key1",
-        "ALTER TABLE t ADD d INT COMMENT '' AFTER c", "ALTER TABLE t ADD COLUMN e INT"])  # fmt: skip
+        "ALTER TABLE t RENAME b TO c", "ALTER TABLE t RENAME d TO a",
+        "ALTER TABLE t ALTER COLUMN k AFTER key1", "ALTER TABLE t ADD d INT COMMENT '' AFTER c",
+        "ALTER TABLE t ADD COLUMN e INT"])  # fmt: skip
     _same(ours, _schema_file(table, 1))
 
 
@@ -353,8 +398,9 @@ def test_several_changes_of_one_kind_in_one_statement():
 @needs_fixtures
 def test_pk_table_alter_sequence_matches_java_schema_1():
     table = CPP / "pk_table_with_alter_table.db/pk_table_with_alter_table"
-    ours = _evolve(table, ["ALTER TABLE t DROP a", "ALTER TABLE t DROP c", "ALTER TABLE t RENAME b TO c",
-        "ALTER TABLE t RENAME d TO a", "ALTER TABLE t RENAME COLUMN key2 TO key_2",
+    ours = _evolve(table, ["ALTER TABLE t DROP a", "ALTER TABLE t DROP c",
+        "ALTER TABLE t RENAME b TO c", "ALTER TABLE t RENAME d TO a",
+        "ALTER TABLE t RENAME COLUMN key2 TO key_2",
         "ALTER TABLE t ALTER COLUMN key0 AFTER a", "ALTER TABLE t ALTER COLUMN k AFTER key1",
         "ALTER TABLE t ADD d INT COMMENT '' AFTER c", "ALTER TABLE t ADD e INT"])  # fmt: skip
     _same(ours, _schema_file(table, 1))
@@ -399,8 +445,9 @@ def _alter(*statements: str):
 
 @pytest.mark.parametrize(
     ("column", "new"),
-    [("v", "BIGINT"), ("v", "DOUBLE"), ("v", "DECIMAL(12, 0)"), ("f", "DOUBLE"), ("d", "DECIMAL(12, 2)"),
-     ("d", "DECIMAL(14, 4)"), ("s", "VARCHAR(20)"), ("s", "STRING"), ("ts", "TIMESTAMP(6)")],
+    [("v", "BIGINT"), ("v", "DOUBLE"), ("v", "DECIMAL(12, 0)"), ("f", "DOUBLE"),
+     ("d", "DECIMAL(12, 2)"), ("d", "DECIMAL(14, 4)"), ("s", "VARCHAR(20)"), ("s", "STRING"),
+     ("ts", "TIMESTAMP(6)")],
 )  # fmt: skip
 def test_widening_type_changes_keep_ids(column, new):
     before = _base()
@@ -411,8 +458,9 @@ def test_widening_type_changes_keep_ids(column, new):
 
 @pytest.mark.parametrize(
     ("column", "new"),
-    [("v", "SMALLINT"), ("v", "FLOAT"), ("f", "INT"), ("d", "DECIMAL(9, 2)"), ("d", "DECIMAL(10, 3)"),
-     ("s", "VARCHAR(5)"), ("ts", "TIMESTAMP(0)"), ("v", "STRING"), ("r", "ROW<a BIGINT>")],
+    [("v", "SMALLINT"), ("v", "FLOAT"), ("f", "INT"), ("d", "DECIMAL(9, 2)"),
+     ("d", "DECIMAL(10, 3)"), ("s", "VARCHAR(5)"), ("ts", "TIMESTAMP(0)"), ("v", "STRING"),
+     ("r", "ROW<a BIGINT>")],
 )  # fmt: skip
 def test_narrowing_type_changes_are_refused(column, new):
     with pytest.raises(SchemaError, match=f"cannot change column '{column}'"):

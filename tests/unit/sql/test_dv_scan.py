@@ -1,4 +1,4 @@
-"""Deletion-vector tables read as one multi-file scan anti-joined with the deleted (file, row) pairs.
+"""Deletion-vector tables: one multi-file scan anti-joined with the deleted (file, row) pairs.
 
 The anti-join uses DuckDB's virtual ``file_index`` / ``file_row_number`` columns; a table with a
 column of one of those names falls back to positional keep-flags per file. Both are checked against
@@ -23,7 +23,7 @@ def _write_history(session, column):
     for round_ in range(4):
         rows = [(i, i * 10 + round_, f"r{round_}") for i in range(round_ * 50, round_ * 50 + 120)]
         values = ", ".join(f"({i}, {c}, '{v}')" for i, c, v in rows)
-        session.sql(f"INSERT INTO db.t VALUES {values}")
+        session.sql(f"INSERT INTO db.t VALUES {values}")  # noqa: S608 - fixed test SQL
         oracle.update({i: (i, c, v) for i, c, v in rows})
     session.sql("DELETE FROM db.t WHERE id % 7 = 0")
     oracle = {k: v for k, v in oracle.items() if k % 7 != 0}
@@ -46,7 +46,7 @@ def test_dv_scan_matches_oracle_and_stream(tmp_path, column):
 
     got = sorted(session.sql("SELECT * FROM db.t").fetchall())
     assert got == sorted(oracle.values())
-    query = f"SELECT id, \"{column}\" FROM db.t WHERE v = 'r1' AND id > 60"
+    query = f"SELECT id, \"{column}\" FROM db.t WHERE v = 'r1' AND id > 60"  # noqa: S608 - fixed test SQL
     filtered = sorted(session.sql(query).fetchall())
     assert filtered == sorted((i, c) for i, c, v in oracle.values() if v == "r1" and i > 60)
 

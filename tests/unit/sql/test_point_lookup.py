@@ -40,5 +40,5 @@ def session(tmp_path):
     ],
 )
 def test_filtered_reads_see_the_latest_version(session, where, expected):
-    rows = session.sql(f"SELECT id, v FROM db.t WHERE {where} ORDER BY id").fetchall()
+    rows = session.sql(f"SELECT id, v FROM db.t WHERE {where} ORDER BY id").fetchall()  # noqa: S608 - fixed test SQL
     assert rows == expected

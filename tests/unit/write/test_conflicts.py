@@ -1,4 +1,6 @@
-"""Java's commit conflict checks (ConflictDetection / noConflictsOrFail, paimon-format.md §1.3), end to end.
+"""Java's commit conflict checks, end to end.
+
+(ConflictDetection / noConflictsOrFail, paimon-format.md §1.3.)
 
 Two writers prepare their commits on the same snapshot; the first one commits; the second must fail
 with a `CommitConflictError` and leave no snapshot when its files would break the table: files it
@@ -37,7 +39,8 @@ def session(tmp_path):
 
 def _pk_table(session):
     session.sql(
-        "CREATE TABLE db.t (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')"
+        "CREATE TABLE db.t (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1')"
     )
     session.sql(
         "INSERT INTO db.t SELECT range::INT, 'x' || range FROM range(1, 11)"
@@ -60,7 +63,7 @@ def _live(table) -> list[ManifestEntry]:
 
 
 def _rewrite(table, entry: ManifestEntry, level: int) -> CommitMessage:
-    """A compaction of one file: its rows (sequence numbers and kinds kept) into a new file on `level`."""
+    """A compaction of one file: its rows (sequence numbers, kinds kept) into a file on `level`."""
     rows = pq.read_table(table.sub("bucket-0", entry.file.file_name))
     rows = rows.select(["id", "v", "_SEQUENCE_NUMBER", "_VALUE_KIND"])
     path = table.sub(
@@ -110,7 +113,8 @@ def test_a_compaction_of_files_another_commit_replaced_fails(session, tmp_path):
 
 def test_a_changed_bucket_count_needs_insert_overwrite(session, tmp_path):
     session.sql(
-        "CREATE TABLE db.t (id INT NOT NULL, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')"
+        "CREATE TABLE db.t (id INT NOT NULL, v INT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2')"
     )
     session.sql("INSERT INTO db.t SELECT range::INT, range::INT FROM range(20)")
     table = session.catalog.load_table(Identifier.parse("db.t"))
@@ -209,10 +213,14 @@ def _compact_many(warehouse: str, count: int, queue) -> None:
 
 @pytest.mark.slow
 def test_overwrites_racing_compactions_in_two_processes(session, tmp_path):
-    """Every INSERT OVERWRITE lands; a compaction whose input an overwrite replaced fails with a clear
-    conflict (never a table holding two generations of rows); snapshot ids stay continuous."""
+    """Every INSERT OVERWRITE lands; snapshot ids stay continuous.
+
+    A compaction whose input an overwrite replaced fails with a clear conflict (never a table
+    holding two generations of rows).
+    """
     session.sql(
-        "CREATE TABLE db.t (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')"
+        "CREATE TABLE db.t (id INT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2')"
     )
     session.sql("INSERT INTO db.t SELECT range::INT, 'start' FROM range(50)")
     warehouse = str(tmp_path / "wh")

@@ -1,4 +1,7 @@
-"""Data files we write: physical layout against Java's files, read back by pyarrow/fastavro and by paimon_sql."""
+"""Data files we write: physical layout against Java's files.
+
+Read back by pyarrow/fastavro and by paimon_sql.
+"""
 
 from __future__ import annotations
 
@@ -174,9 +177,12 @@ def test_decimal_and_timestamp_physical_types(tmp_path):
         "optional int32 field_id=0 d9 (Decimal(precision=9, scale=2));",
         "optional int64 field_id=1 d18 (Decimal(precision=18, scale=2));",
         "optional fixed_len_byte_array(16) field_id=2 d38 (Decimal(precision=38, scale=2));",
-        "optional int64 field_id=3 t3 (Timestamp(isAdjustedToUTC=false, timeUnit=milliseconds, is_from_converted_type=false, force_set_converted_type=false));",
-        "optional int64 field_id=4 t6 (Timestamp(isAdjustedToUTC=false, timeUnit=microseconds, is_from_converted_type=false, force_set_converted_type=false));",
-        "optional int64 field_id=5 l3 (Timestamp(isAdjustedToUTC=true, timeUnit=milliseconds, is_from_converted_type=false, force_set_converted_type=false));",
+        "optional int64 field_id=3 t3 (Timestamp(isAdjustedToUTC=false, timeUnit=milliseconds, "
+        "is_from_converted_type=false, force_set_converted_type=false));",
+        "optional int64 field_id=4 t6 (Timestamp(isAdjustedToUTC=false, timeUnit=microseconds, "
+        "is_from_converted_type=false, force_set_converted_type=false));",
+        "optional int64 field_id=5 l3 (Timestamp(isAdjustedToUTC=true, timeUnit=milliseconds, "
+        "is_from_converted_type=false, force_set_converted_type=false));",
         "optional int32 field_id=6 i8 (Int(bitWidth=8, isSigned=true));",
         "optional int32 field_id=7 i16 (Int(bitWidth=16, isSigned=true));",
         # parquet-mr's TIME_MILLIS reads as isAdjustedToUTC=true; pyarrow cannot set it (readers

@@ -72,7 +72,7 @@ def _writer_schema(data: bytes) -> dict[str, Any]:
 
 
 def _normalized(schema: Any) -> Any:
-    """Resolve names to full names and drop fastavro's bookkeeping, so two spellings compare equal."""
+    """Resolve names to full names, drop fastavro's bookkeeping: two spellings compare equal."""
     parsed = fastavro.parse_schema(schema, _write_hint=False)
     return _strip(parsed)
 
@@ -113,7 +113,7 @@ def test_java_fields_are_a_prefix_of_ours(path):
 
 
 def _assert_prefix(java: Any, ours: Any) -> None:
-    """Java's type is ours, except that its records may stop early (fields added by later releases)."""
+    """Java's type is ours, except that its records may stop early (later releases add fields)."""
     if isinstance(java, dict) and java.get("type") == "record":
         assert java["name"] == ours["name"]
         assert len(java["fields"]) <= len(ours["fields"])
@@ -155,7 +155,7 @@ def test_writer_schema_equals_java(kind):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_record_bytes_equal_java(kind):
-    """The decompressed data blocks of our file are byte-identical to Java's for the same records."""
+    """Our file's decompressed data blocks are byte-identical to Java's for the same records."""
     path = _newest(kind)
     schema, decode, encode = KINDS[kind]
     data = path.read_bytes()

@@ -1,6 +1,8 @@
-"""ORC data files written from sliced Arrow data keep each row's nested values (pyarrow's ORC writer alone
-shifts a sliced struct's fields onto other rows; the writer's pieces are slices of DuckDB's
-batches)."""
+"""ORC data files written from sliced Arrow data keep each row's nested values.
+
+(pyarrow's ORC writer alone shifts a sliced struct's fields onto other rows; the writer's pieces
+are slices of DuckDB's batches.)
+"""
 
 from __future__ import annotations
 

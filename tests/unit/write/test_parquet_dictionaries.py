@@ -1,4 +1,4 @@
-"""Which Parquet columns get a dictionary, and DuckDB reads `IS NULL` right on the files we write."""
+"""Which Parquet columns get a dictionary; DuckDB reads `IS NULL` right on the files we write."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Statistics of Arrow data: hand-computed cases, truncation edges, and Java's bytes for the fixture data files."""
+"""Statistics of Arrow data.
+
+Hand-computed cases, truncation edges, and Java's bytes for the fixture data files.
+"""
 
 from __future__ import annotations
 
@@ -232,7 +235,10 @@ def test_impossible_max_nulls_min_too():
 def test_truncation_bytes_equal_java():
     """The 16-character truncated max Java wrote in the fixtures: 'Two roads diverh'."""
     fields = _fields(f0="STRING")
-    text = "Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference."
+    text = (
+        "Two roads diverged in a wood, and I took the one less traveled by, "
+        "And that has made all the difference."
+    )
     stats, _ = value_stats(pa.table({"f0": ["Alice", text]}), fields, {})
     assert stats.max_values.hex() == (
         "00000001" + "00" * 8 + "1000000010000000" + b"Two roads diverh".hex()

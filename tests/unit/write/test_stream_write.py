@@ -64,7 +64,8 @@ def test_null_key_in_a_streamed_write_is_an_error_and_leaves_nothing(session, tm
     before = sorted(p.name for p in (tmp_path / "wh" / "db.db" / "t").rglob("*") if p.is_file())
     with pytest.raises(paimon_sql.errors.SchemaError, match="id"):
         session.sql(
-            "INSERT INTO db.t SELECT CASE WHEN i = 500 THEN NULL ELSE i END, 'b', 0 FROM range(1000) t(i)"
+            "INSERT INTO db.t SELECT CASE WHEN i = 500 THEN NULL ELSE i END, 'b', 0 "
+            "FROM range(1000) t(i)"
         )
     after = sorted(p.name for p in (tmp_path / "wh" / "db.db" / "t").rglob("*") if p.is_file())
     assert after == before
