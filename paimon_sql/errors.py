@@ -123,8 +123,10 @@ class CorruptFileError(SpecViolationError):
 
 
 class StorageError(PaimonSqlError, OSError):
-    """An object store (or remote filesystem) request failed: unreachable endpoint, a store that
-    cannot do what a write needs (conditional puts) ... The message names the URI.
+    """An object store (or remote filesystem) request failed.
+
+    Unreachable endpoint, a store that cannot do what a write needs (conditional puts) ... The
+    message names the URI.
     """
 
 

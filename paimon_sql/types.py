@@ -115,7 +115,10 @@ class DataField:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataType:
-    """A Paimon type. `root` is the type name (``INT``, ``VARCHAR``, ``TIMESTAMP_LTZ``, ``ROW``, ...)."""
+    """A Paimon type.
+
+    `root` is the type name (``INT``, ``VARCHAR``, ``TIMESTAMP_LTZ``, ``ROW``, ...).
+    """
 
     root: str
     nullable: bool = True
@@ -416,8 +419,9 @@ def _type_node(t: DataType) -> exp.DataType:
 
 
 def duckdb_type_node(t: DataType) -> exp.DataType:
-    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``); names stay
-    identifiers, whatever characters they hold.
+    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``).
+
+    Names stay identifiers, whatever characters they hold.
 
     >>> row = {"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "DECIMAL(5, 2)"}]}
     >>> duckdb_type_node(parse_type(row)).sql("duckdb")
@@ -452,8 +456,9 @@ def arrow_time_unit(t: DataType) -> str:
 
 
 def arrow_atomic_type(t: DataType) -> pa.DataType | None:
-    """The Arrow type of an atomic Paimon type; None for nested types and those Arrow has no
-    type for (VARIANT, BLOB).
+    """The Arrow type of an atomic Paimon type.
+
+    None for nested types and those Arrow has no type for (VARIANT, BLOB).
 
     >>> arrow_atomic_type(parse_type("TIMESTAMP(3) WITH LOCAL TIME ZONE"))
     TimestampType(timestamp[ms, tz=UTC])
@@ -523,8 +528,9 @@ def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) 
 
 
 def from_duckdb_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
-    """The Paimon type of a DuckDB type (`kind.id` and `kind.children`); ROW fields take their ids
-    from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.
+    """The Paimon type of a DuckDB type (`kind.id` and `kind.children`).
+
+    ROW fields take their ids from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.
     """
     children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
     if kind.id == "decimal":

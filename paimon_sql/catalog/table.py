@@ -1,4 +1,6 @@
-"""`Table`: one table folder's metadata: schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
+"""`Table`: one table folder's metadata.
+
+Schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
 
 Metadata files have unique names and never change, so decoded manifests are cached per table.
 
@@ -311,8 +313,9 @@ class Table:
         return snap
 
     def _decode_snapshot(self, path: str) -> Snapshot:
-        """A snapshot or tag file, checked: valid JSON of the right types, its schema exists; the manifest lists
-        it names are remembered with their sizes, to be checked when read.
+        """A snapshot or tag file, checked: valid JSON of the right types, its schema exists.
+
+        The manifest lists it names are remembered with their sizes, to be checked when read.
         """
         try:
             snap = snapshot_from_json(self.fileio.read_bytes(path))
@@ -603,7 +606,10 @@ class Table:
 
 
 def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:
-    """§4.4: a full listing of live index files: ADD entries, each file once, each data file's vector once."""
+    """§4.4: a full listing of live index files.
+
+    ADD entries, each file once, each data file's vector once.
+    """
     if any(e.kind is not FileKind.ADD for e in entries):
         raise CorruptFileError(
             path, "an index manifest lists the live index files: ADD entries only"

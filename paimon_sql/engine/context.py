@@ -142,6 +142,7 @@ class Engine:
         first_rows: bool = False,
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
+
         `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
         rows fast.
         """
@@ -185,8 +186,10 @@ class Engine:
         return None if known is None else known[0]
 
     def bucket_reader(self) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
-        """What compaction reads a plan with: its rows merged (with the system columns and in key
-        order for primary-key tables), run on ``con``.
+        """What compaction reads a plan with.
+
+        Its rows merged (with the system columns and in key order for primary-key tables), run on
+        ``con``.
         """
         reader = SplitReader(self.con)
 
@@ -272,8 +275,9 @@ class Engine:
         return self.relation(lambda con: con.sql(sql))
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
-        """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors
-        translated.
+        """A `Relation` from a function making a DuckDB relation on ``con``.
+
+        DuckDB's errors translated.
         """
         try:
             return Relation(make(self.con), self.log)

@@ -68,8 +68,9 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
-    """`data_file_path`, checked to exist where that is cheap (local files): a missing file is an error
-    naming it and the snapshot that lists it, not a DuckDB I/O error.
+    """`data_file_path`, checked to exist where that is cheap (local files).
+
+    A missing file is an error naming it and the snapshot that lists it, not a DuckDB I/O error.
     """
     path = data_file_path(plan, split, f)
     fileio = plan.table.fileio
@@ -117,7 +118,10 @@ def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[st
 
 
 def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
-    """Java writes TIMESTAMP(p > 6) as Parquet INT96, which DuckDB reads as microseconds: let pyarrow read it."""
+    """Java writes TIMESTAMP(p > 6) as Parquet INT96, which DuckDB reads as microseconds.
+
+    Let pyarrow read it.
+    """
     return any(
         fld.type.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and (fld.type.precision or 0) > 6
         for fld in plan.table.schema(f.schema_id).fields
@@ -245,7 +249,10 @@ class SplitReader:
     def _table(
         self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest
     ) -> pa.Table | None:
-        """The columns of `f` the query reads, as Arrow; None for a local Parquet file (DuckDB reads it)."""
+        """The columns of `f` the query reads, as Arrow.
+
+        None for a local Parquet file (DuckDB reads it).
+        """
         fileio = plan.table.fileio
         path = _listed_path(plan, split, f)
         columns = physical_columns(plan, f, request)
@@ -363,8 +370,10 @@ class _LazySources(Mapping[str, FileSource]):
 
 
 class _Deletions:
-    """`paimon_sql.read.build.Deletions` for one inlined query: deleted rows decoded once per deletion vector
-    (cached by the reader across queries: index files never change) and registered on `con`.
+    """`paimon_sql.read.build.Deletions` for one inlined query.
+
+    Deleted rows decoded once per deletion vector (cached by the reader across queries: index files
+    never change) and registered on `con`.
     """
 
     def __init__(

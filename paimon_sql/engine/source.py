@@ -117,7 +117,8 @@ class PaimonSource(ArrowScanSource):
         pinned: bool = False,
         first_rows: bool = False,
     ) -> None:
-        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow;
+        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow.
+
         `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`).
         """
         super().__init__(None)
@@ -606,8 +607,9 @@ def install_sources(
     catalog_schemas: Mapping[str, pa.Schema],
     audit_log_schema: Callable[[Table], pa.Schema],
 ) -> dict[str, tuple[Callable[..., str], list[str]]]:
-    """Register the routing sources on `con`; their bind UDFs (function, DuckDB parameter types) by name,
-    for the caller to create.
+    """Register the routing sources on `con`.
+
+    Their bind UDFs (function, DuckDB parameter types) by name, for the caller to create.
 
     `schemas`: each table system table's columns (``t$<kind>``), `catalog_schemas` each global
     ``sys`` table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table.

@@ -153,8 +153,9 @@ class CoreOptions:
 
     @property
     def top_level(self) -> int:
-        """The highest LSM level, where full compaction writes: ``num-levels`` - 1; num-levels
-        defaults to ``num-sorted-run.compaction-trigger`` + 1 (§7, §11).
+        """The highest LSM level, where full compaction writes: ``num-levels`` - 1.
+
+        Num-levels defaults to ``num-sorted-run.compaction-trigger`` + 1 (§7, §11).
 
         >>> CoreOptions({"num-levels": "3"}).top_level, CoreOptions({}).top_level
         (2, 5)
@@ -174,8 +175,10 @@ class CoreOptions:
 
     @property
     def snapshot_expire_limit(self) -> int:
-        """``snapshot.expire.limit`` as the committer applies it: unset, 10, as Paimon 0.9's
-        committer does (the registry documents the 1.x default, 50, paimon-format.md §11).
+        """``snapshot.expire.limit`` as the committer applies it.
+
+        Unset, 10, as Paimon 0.9's committer does (the registry documents the 1.x default, 50,
+        paimon-format.md §11).
 
         >>> CoreOptions({}).snapshot_expire_limit
         10

@@ -558,9 +558,10 @@ class _SplitQuery:
         return final
 
     def queries(self) -> Iterator[exp.Select]:
-        """The split as queries run one after the other, whose results concatenate to `build`'s: one per
-        section, and one per file of an anti-join chain. A stream that stops early (``LIMIT``) then
-        reads the first section's winning file without building any join.
+        """The split as queries run one after the other, whose results concatenate to `build`'s.
+
+        One per section, and one per file of an anti-join chain. A stream that stops early
+        (``LIMIT``) then reads the first section's winning file without building any join.
         """
         if self.pk and self.request.key_order:
             yield self.build()
@@ -697,7 +698,9 @@ def _plain_group(
     paths: Mapping[str, str],
     deletions: Deletions,
 ) -> list[exp.Select]:
-    """Files that need no merge, of one schema and partition: one scan, anti-joined with their deleted rows.
+    """Files that need no merge, of one schema and partition.
+
+    One scan, anti-joined with their deleted rows.
 
     A table with a column named ``file_index`` or ``file_row_number`` hides DuckDB's virtual
     columns, so there the files without deletion vectors share one scan and each file with one is

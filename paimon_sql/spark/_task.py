@@ -256,7 +256,9 @@ def _sequence(
 def write_task(
     job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
 ) -> Iterator[pa.RecordBatch]:
-    """Write the rows of one task into level-0 data files; yields the task's pickled `CommitMessage`s.
+    """Write the rows of one task into level-0 data files.
+
+    Yields the task's pickled `CommitMessage`s.
 
     `batches` carry the table's columns (Spark types), ``__paimon_bucket`` (absent: bucket 0) and,
     for primary-key tables, ``__paimon_ord`` (arrival), sorted as the module doc says. `attempt` is

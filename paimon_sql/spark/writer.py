@@ -1,4 +1,6 @@
-"""`write`: a PySpark DataFrame into a Paimon table; executors write the files, the driver commits once.
+"""`write`: a PySpark DataFrame into a Paimon table.
+
+Executors write the files, the driver commits once.
 
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
@@ -182,10 +184,11 @@ def finish(
     dynamic_overwrite: bool = False,
     extra_files: TableWriter | None = None,
 ) -> Snapshot | None:
-    """The driver's side after the tasks: commit `messages` as one snapshot, delete the files of the
-    job's attempts it does not reference, compact deletion-vector / first-row tables. When the
-    commit fails, every file of the job (and those `extra_files` wrote on the driver) is deleted and
-    it raises.
+    """The driver's side after the tasks.
+
+    Commit `messages` as one snapshot, delete the files of the job's attempts it does not reference,
+    compact deletion-vector / first-row tables. When the commit fails, every file of the job (and
+    those `extra_files` wrote on the driver) is deleted and it raises.
     """
     table = job.load()
     schema = table.latest_schema
@@ -334,9 +337,11 @@ def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa
 
 
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:
-    """Java's HashBucketAssigner on the driver: the distinct (partition, key hash)s of the DataFrame are
-    collected, each partition's are assigned buckets (known keys keep theirs) and the new HASH index
-    files written by `writer` (committed with the write, deleted if it fails).
+    """Java's HashBucketAssigner on the driver.
+
+    The distinct (partition, key hash)s of the DataFrame are collected, each partition's are
+    assigned buckets (known keys keep theirs) and the new HASH index files written by `writer`
+    (committed with the write, deleted if it fails).
     """
     import duckdb
 
@@ -443,8 +448,9 @@ def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
 
 
 def _translated(err: BaseException, table: str) -> BaseException:
-    """A paimon_sql error raised in a task comes back from Spark as text: rebuild it; other Spark
-    failures become a `PaimonSqlError` saying nothing was committed.
+    """A paimon_sql error raised in a task comes back from Spark as text: rebuild it.
+
+    Other Spark failures become a `PaimonSqlError` saying nothing was committed.
     """
     if isinstance(err, (PaimonSqlError, ValueError, KeyboardInterrupt)) or not isinstance(
         err, Exception

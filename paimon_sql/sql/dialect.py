@@ -110,8 +110,9 @@ class Call(exp.Expression):
 
 
 class TableOptions(exp.Expression):
-    """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``: `expressions` are
-    `exp.Property` nodes (key and value string literals), in the order written.
+    """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``.
+
+    `expressions` are `exp.Property` nodes (key and value string literals), in the order written.
     """
 
     arg_types = {"expressions": True}  # noqa: RUF012
@@ -618,9 +619,10 @@ def parse_call(text: str) -> Call | None:
 
 
 def parse_show(text: str) -> exp.Show | None:
-    """The ``SHOW`` forms paimon-sql answers itself, as an `exp.Show`: ``SHOW DATABASES`` /
-    ``SCHEMAS`` (`this` the word), ``SHOW TABLES [FROM|IN db]`` (`db`), ``SHOW CREATE TABLE db.t``
-    (`target`); None for any other text (DuckDB runs it).
+    """The ``SHOW`` forms paimon-sql answers itself, as an `exp.Show`.
+
+    ``SHOW DATABASES`` / ``SCHEMAS`` (`this` the word), ``SHOW TABLES [FROM|IN db]`` (`db`), ``SHOW
+    CREATE TABLE db.t`` (`target`); None for any other text (DuckDB runs it).
 
     >>> parse_show("SHOW TABLES FROM `shop`").args["db"].name
     'shop'
@@ -715,8 +717,10 @@ def create_table_database(text: str) -> str | None:
 
 
 def names_paimon_options(text: str) -> bool:
-    """Whether a CREATE TABLE has Paimon's clauses: ``WITH (…)``, ``TBLPROPERTIES`` or ``USING
-    paimon`` (then it is meant for the warehouse, never for DuckDB).
+    """Whether a CREATE TABLE has Paimon's clauses.
+
+    ``WITH (…)``, ``TBLPROPERTIES`` or ``USING paimon`` (then it is meant for the warehouse, never
+    for DuckDB).
 
     >>> names_paimon_options("CREATE TABLE t (id INT) USING paimon")
     True

@@ -192,7 +192,9 @@ class Session:
     # --- queries ----------------------------------------------------------------------------------
 
     def sql(self, text: str) -> Relation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
+        """Run SQL; Paimon tables are ``"db"."table"``.
+
+        Returns a DuckDB relation (`Relation` proxy).
 
         Several statements run in order; the relation of the last one is returned. Every failure is
         a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.

@@ -79,8 +79,9 @@ def _lit(value: int) -> exp.Expression:
 
 
 def _cast(e: exp.Expression, to: str | exp.DataType) -> exp.Expression:
-    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here); `to` is a
-    constant type name or a type node.
+    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here).
+
+    `to` is a constant type name or a type node.
     """
     node = _data_type(to) if isinstance(to, str) else to
     if isinstance(e, exp.Cast) and e.to == node:
@@ -202,8 +203,10 @@ def _fmix_once(x: exp.Expression) -> exp.Expression:
 
 
 def _typed(body: exp.Expression) -> exp.Expression:
-    """`body` with its integer literals cast to UBIGINT: inside a lambda DuckDB does not fold the
-    casts of untyped literals, which makes the loop about a third slower.
+    """`body` with its integer literals cast to UBIGINT.
+
+    Inside a lambda DuckDB does not fold the casts of untyped literals, which makes the loop about a
+    third slower.
     """
 
     def cast(node: exp.Expression) -> exp.Expression:
@@ -231,9 +234,10 @@ def _reduce_words(h: Word, words: Sequence[Word]) -> exp.Expression:
 
 
 def _fold(items: Sequence[Word | _Var]) -> Word:
-    """Fold the row's words into the murmur state: the first `_UNROLL` rounds inline, the rest in
-    ``list_reduce`` calls, which keeps the expression shallow for wide keys; string chunks inline
-    as far as `_UNROLL_CHUNKS` (see `_fold_var`).
+    """Fold the row's words into the murmur state.
+
+    The first `_UNROLL` rounds inline, the rest in ``list_reduce`` calls, which keeps the expression
+    shallow for wide keys; string chunks inline as far as `_UNROLL_CHUNKS` (see `_fold_var`).
     """
     h: Word = _SEED
     rounds = 0
@@ -253,8 +257,10 @@ def _fold(items: Sequence[Word | _Var]) -> Word:
 
 
 def _step2(h: Word, chunk: exp.Expression) -> Word:
-    """Two rounds over a big-endian chunk; both words byte-swapped at once (12 operations, not
-    21, at the price of reading the chunk 8 times, which DuckDB computes once at the top level).
+    """Two rounds over a big-endian chunk.
+
+    Both words byte-swapped at once (12 operations, not 21, at the price of reading the chunk 8
+    times, which DuckDB computes once at the top level).
     """
     c = exp.Paren(this=chunk)
     odd, even = 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF

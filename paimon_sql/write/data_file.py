@@ -258,12 +258,13 @@ _DICTIONARY_SAMPLE = 4096
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
-    """The columns of a large file worth a dictionary: at most 1 distinct value in 4 (or a single one) on
-    a sample of the first rows. Small files (at most the sample) get one for every column, as Java's
-    parquet-mr writes them, so their sizes (which Java's compaction picking compares) stay alike.
-    pyarrow otherwise builds a dictionary for every column and falls back page by page, which makes
-    a high-cardinality column (keys, ids, random values) cost ~3x its plain encoding. Readers handle
-    both.
+    """The columns of a large file worth a dictionary.
+
+    At most 1 distinct value in 4 (or a single one) on a sample of the first rows. Small files (at
+    most the sample) get one for every column, as Java's parquet-mr writes them, so their sizes
+    (which Java's compaction picking compares) stay alike. pyarrow otherwise builds a dictionary for
+    every column and falls back page by page, which makes a high-cardinality column (keys, ids,
+    random values) cost ~3x its plain encoding. Readers handle both.
     """
     sample = table.slice(0, _DICTIONARY_SAMPLE)
     out = []
@@ -280,8 +281,10 @@ def _dictionary_columns(table: pa.Table) -> list[str]:
 
 
 def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A nested column without array offsets: pyarrow's ORC writer ignores a sliced struct's offset in its
-    children, so the fields of one row land on another (found by the Spark interop matrix).
+    """A nested column without array offsets.
+
+    Pyarrow's ORC writer ignores a sliced struct's offset in its children, so the fields of one row
+    land on another (found by the Spark interop matrix).
     """
     if not pa.types.is_nested(column.type) or all(chunk.offset == 0 for chunk in column.chunks):
         return column
@@ -388,7 +391,10 @@ def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
 
 
 def _avro_value(value: Any, t: DataType) -> Any:
-    """A nested Python value (from Arrow) as fastavro expects it: maps become dicts or key/value records."""
+    """A nested Python value (from Arrow) as fastavro expects it.
+
+    Maps become dicts or key/value records.
+    """
     if value is None:
         return None
     if t.root == "ARRAY":

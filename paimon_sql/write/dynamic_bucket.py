@@ -79,6 +79,7 @@ class DynamicBucketOptions:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DynamicAssignment:
     """`assignment`: one row (hash INT32, bucket INT32) per distinct input hash, to join rows on.
+
     `index_files`: the complete new HASH file of every bucket that gained hashes.
     """
 
@@ -220,10 +221,11 @@ def _run(
 
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
-    """Old HASH file content plus the bucket's new hashes. Java writes a bucket's hashes in the iteration
-    order of its hash set, so readers take no order from the file; the new ones are grouped by a
-    stable counting sort on the bucket (fast: few distinct values) and keep the query's order within
-    it.
+    """Old HASH file content plus the bucket's new hashes.
+
+    Java writes a bucket's hashes in the iteration order of its hash set, so readers take no order
+    from the file; the new ones are grouped by a stable counting sort on the bucket (fast: few
+    distinct values) and keep the query's order within it.
     """
     if fresh.num_rows == 0:
         return {}

@@ -91,9 +91,10 @@ class TableWriter:
     def __init__(
         self, con: duckdb.DuckDBPyConnection | None, table: Table, *, file_id: str | None = None
     ) -> None:
-        """`con` runs the input query (it may read Paimon tables registered on it); None for a writer fed
-        only through `write_pieces` (a Spark task). `file_id` is the unique part of the new files'
-        names (``data-<file_id>-<n>``; a fresh UUID by default).
+        """`con` runs the input query (it may read Paimon tables registered on it).
+
+        None for a writer fed only through `write_pieces` (a Spark task). `file_id` is the unique
+        part of the new files' names (``data-<file_id>-<n>``; a fresh UUID by default).
         """
         self.con = con
         self.table = table
@@ -149,7 +150,10 @@ class TableWriter:
         return exp.Literal.number(0)
 
     def _generation(self) -> exp.Expression:
-        """0 for the version a file keeps; >0 for further versions of a key in this statement (own files)."""
+        """0 for the version a file keeps.
+
+        >0 for further versions of a key in this statement (own files).
+        """
         engine = self.options.merge_engine
         order: list[exp.Expression] = [
             exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)
@@ -209,9 +213,11 @@ class TableWriter:
         return True
 
     def _heavy(self, run: Callable[[], _T]) -> _T:
-        """Run a statement over all staged rows under the cap. DuckDB's sort keeps a little memory per row
-        pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above
-        the connection's own limit) and the statement runs again; nothing was written yet.
+        """Run a statement over all staged rows under the cap.
+
+        DuckDB's sort keeps a little memory per row pinned, so past some rows per MiB of cap it
+        cannot finish: then the cap doubles (never above the connection's own limit) and the
+        statement runs again; nothing was written yet.
         """
         while True:
             try:
@@ -302,7 +308,10 @@ class TableWriter:
         return name
 
     def _assign_dynamic(self, staged: str) -> None:
-        """Java's HashBucketAssigner per partition: known keys keep their bucket, new ones fill buckets."""
+        """Java's HashBucketAssigner per partition.
+
+        Known keys keep their bucket, new ones fill buckets.
+        """
         table = table_node(staged)
         options = DynamicBucketOptions.from_options(self.schema.options)
         existing = self.hash_index()
@@ -552,11 +561,12 @@ class TableWriter:
     # --- append tables: straight from the query ---------------------------------------------------
 
     def streams(self) -> bool:
-        """Whether `write_stream` can write this table: append tables, and fixed-bucket primary-key tables
-        whose engine keeps one version per key (deduplicate, first-row). Dynamic buckets need every
-        key hash before the first row is placed, and the other engines keep several versions of a
-        key in one
-        statement (separate files): those are staged (`stage` / `write`).
+        """Whether `write_stream` can write this table.
+
+        Append tables, and fixed-bucket primary-key tables whose engine keeps one version per key
+        (deduplicate, first-row). Dynamic buckets need every key hash before the first row is
+        placed, and the other engines keep several versions of a key in one statement (separate
+        files): those are staged (`stage` / `write`).
         """
         if not self.pk:
             return True
@@ -566,7 +576,9 @@ class TableWriter:
     def write_stream(
         self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT
     ) -> tuple[list[CommitMessage], int]:
-        """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
+        """Write the rows of the query `source` straight into files (no staging copy).
+
+        See `streams`.
 
         One query sorts the rows by partition, bucket and key (append tables: by partition and
         bucket, and only when there is more than one); a primary-key table's repeated keys are
@@ -716,8 +728,10 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
 
 
 class RepeatedKeys(Exception):
-    """A primary key occurs twice in one statement's rows: `TableWriter.write_stream` cannot tell which
-    version arrived last, so the statement goes through `stage` (which numbers arrivals).
+    """A primary key occurs twice in one statement's rows.
+
+    `TableWriter.write_stream` cannot tell which version arrived last, so the statement goes through
+    `stage` (which numbers arrivals).
     """
 
 
@@ -739,8 +753,10 @@ def _unique_keys(
 
 
 def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.RecordBatch]:
-    """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order. Every key occurs once in the
-    statement, so only the numbers' place above all earlier ones matters, not their order (§7).
+    """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order.
+
+    Every key occurs once in the statement, so only the numbers' place above all earlier ones
+    matters, not their order (§7).
     """
     start = base
     for batch in batches:

@@ -37,7 +37,10 @@ class Procedure:
     doc: str = ""
 
     def signature(self) -> str:
-        """``name(table => ..., [snapshot => ...])``: required parameters bare, optional ones in brackets."""
+        """``name(table => ..., [snapshot => ...])``.
+
+        Required parameters bare, optional ones in brackets.
+        """
         shown = [p.name if p.required else f"[{p.name}]" for p in self.params]
         return f"{self.name}({', '.join(shown)})"
 

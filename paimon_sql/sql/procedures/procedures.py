@@ -57,7 +57,10 @@ def _literal(node: exp.Expression, procedure: str) -> Any:
 
 
 def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
-    """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments); None if not a CALL."""
+    """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments).
+
+    None if not a CALL.
+    """
     call = dialect.parse_call(text)  # the dialect checks the form: sys namespace, argument order
     if call is None:
         return None

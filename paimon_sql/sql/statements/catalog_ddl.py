@@ -1,5 +1,7 @@
-"""Catalog statements on Paimon objects: CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE,
-ALTER TABLE (each change a new ``schema-N``), SHOW CREATE TABLE.
+"""Catalog statements on Paimon objects.
+
+CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE, ALTER TABLE (each change a new
+``schema-N``), SHOW CREATE TABLE.
 
 A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP
 DATABASE and SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``)
@@ -90,8 +92,10 @@ def create_table(ctx: Context, text: str) -> Relation | None:
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
-    """CTAS without a column list: the columns and types come from the query (as values: the query's
-    column names and the options never become SQL text).
+    """CTAS without a column list.
+
+    The columns and types come from the query (as values: the query's column names and the options
+    never become SQL text).
     """
     assert create.as_select is not None
     query = create.as_select

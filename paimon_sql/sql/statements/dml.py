@@ -1,4 +1,6 @@
-"""INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables: a DuckDB query feeds `TableWriter`, `Committer` commits.
+"""INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables.
+
+A DuckDB query feeds `TableWriter`, `Committer` commits.
 
 * INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others
   NULL); each value cast to the column type, a value that does not fit is an error naming the
@@ -153,8 +155,10 @@ _BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.O
 def _write_files(
     writer: TableWriter, source: exp.Expression, kind: RowKind
 ) -> tuple[list[CommitMessage], int]:
-    """The data files of the rows of `source`: streamed straight from the query where the table allows
-    it, else (and when a key occurs twice in the statement) staged once first.
+    """The data files of the rows of `source`.
+
+    Streamed straight from the query where the table allows it, else (and when a key occurs twice in
+    the statement) staged once first.
     """
     if writer.streams():
         try:
@@ -220,8 +224,10 @@ def _width(ctx: Context, source: exp.Expression) -> int:
 def _check_width(
     ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None
 ) -> None:
-    """The query must give exactly one value per target column: DuckDB would silently drop extra
-    ones (and an extra value once landed in the partition column of a static PARTITION insert).
+    """The query must give exactly one value per target column.
+
+    DuckDB would silently drop extra ones (and an extra value once landed in the partition column of
+    a static PARTITION insert).
     """
     targets = columns if columns is not None else list(table.latest_schema.field_names)
     width = _width(ctx, source)
@@ -520,8 +526,9 @@ def _live_files(table: Table) -> set[tuple[Any, ...]]:
 def _pinned_overwrite(
     table: Table, pinned: set[tuple[Any, ...]], touched: set[bytes] | None
 ) -> Callable[[ManifestEntry], bool]:
-    """Select the live files of the touched partitions at commit time; a file there that the statement
-    did not read means a concurrent commit changed that partition.
+    """Select the live files of the touched partitions at commit time.
+
+    A file there that the statement did not read means a concurrent commit changed that partition.
     """
 
     def replaced(entry: ManifestEntry) -> bool:
