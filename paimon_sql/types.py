@@ -1,6 +1,7 @@
-"""Paimon's data types: the model, their JSON form (schema files), and the ONE mapping to and
-from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the
-sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
+"""Paimon's data types: the model, their JSON form (schema files), the mappings.
+
+The ONE mapping to and from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`,
+`from_duckdb_type`); the sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
 
 Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET,
 MAP and ROW are JSON objects (paimon-format.md §2).

@@ -355,8 +355,10 @@ def _has_link_below(path: str, roots: list[str]) -> bool:
 
 
 def external_path(path: str, options: Mapping[str, str], *, what: str) -> str:
-    """A data or index file's external path from a manifest, checked to lie inside one of the roots
-    ``data-file.external-paths`` configures (lexically: the roots may live on other filesystems).
+    """A data or index file's external path from a manifest.
+
+    Checked to lie inside one of the roots ``data-file.external-paths`` configures (lexically: the
+    roots may live on other filesystems).
 
     >>> external_path("FILE:/tmp/ext/b-0/f", {"data-file.external-paths": "file:///tmp/ext"},
     ...               what="data file")
@@ -382,8 +384,10 @@ def names_of(items: Iterable[str], kind: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class TableName:
-    """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL
-    dialect reads them through `table_name`; Java's ``Identifier`` splits them the same way).
+    """A table name's parts.
+
+    ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL dialect reads them
+    through `table_name`; Java's ``Identifier`` splits them the same way).
     """
 
     table: str

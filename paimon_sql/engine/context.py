@@ -165,8 +165,9 @@ class Engine:
         return hidden
 
     def register_arrow(self, content: pa.Table, shown: str) -> str:
-        """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may
-        read it.
+        """Register an Arrow table on ``con`` under a hidden name (returned).
+
+        Kept while queries may read it.
         """
         hidden = hidden_name("__paimon_sys_")
         self.con.register(hidden, content)

@@ -99,7 +99,10 @@ def orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) ->
 
 
 def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
-    """The `columns` of Avro data file `f` of `plan`'s table at `path`, typed from the file's schema."""
+    """The `columns` of Avro data file `f` of `plan`'s table at `path`.
+
+    Typed from the file's schema.
+    """
     schema = plan.table.schema(f.schema_id)
     fields = []
     for name in columns:
@@ -320,8 +323,9 @@ class SplitReader:
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
 
     def positions(self, plan: ScanPlan, ref: DvRef, blobs: dict[str, bytes]) -> pa.Array:
-        """The deleted row positions of one deletion vector (int64, ascending), decoded once and cached;
-        `blobs` holds the index files read so far for this query.
+        """The deleted row positions of one deletion vector (int64, ascending).
+
+        Decoded once and cached; `blobs` holds the index files read so far for this query.
         """
 
         def decode() -> pa.Array:

@@ -116,8 +116,9 @@ class CoreOptions:
         return int(self._required(key))
 
     def optional_memory(self, key: str) -> int | None:
-        """A memory size in bytes (read leniently, `memory_size`), else the registry's default or
-        None.
+        """A memory size in bytes (read leniently, `memory_size`).
+
+        Else the registry's default or None.
         """
         value = self._set(key)
         return None if value is None else memory_size(value)
@@ -136,8 +137,9 @@ class CoreOptions:
         return parse_duration(self._required(key))
 
     def flag(self, key: str) -> bool:
-        """A boolean option (``'true'`` in any case, surrounding blanks ignored), else the
-        registry's default.
+        """A boolean option (``'true'`` in any case, surrounding blanks ignored).
+
+        Else the registry's default.
 
         >>> CoreOptions({"write-only": " TRUE "}).flag("write-only")
         True

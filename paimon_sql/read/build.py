@@ -216,8 +216,9 @@ def _all_null(node: exp.Expression, t: DataType) -> exp.Expression:
 
 
 def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
-    """Structs (also nested, and as array elements) whose fields are all NULL become NULL, as Java's
-    Parquet reader returns them.
+    """Structs (also nested, and as array elements) whose fields are all NULL become NULL.
+
+    As Java's Parquet reader returns them.
     """
     if t.root == "ROW":
         fields = [
@@ -647,7 +648,10 @@ class Deletions(Protocol):
         """
 
     def mask(self, f: DataFileMeta) -> str | None:
-        """A registered one-column keep-flag table in `f`'s row order, or None without a deletion vector."""
+        """A registered one-column keep-flag table in `f`'s row order.
+
+        Or None without a deletion vector.
+        """
 
 
 def _plain_scan(

@@ -159,7 +159,10 @@ def _assigned(
     parts: Sequence[str],
     part_types: Sequence[DataType],
 ) -> pa.Array:
-    """The driver-assigned bucket of each row (dynamic bucket tables), looked up by partition and key hash."""
+    """The driver-assigned bucket of each row (dynamic bucket tables).
+
+    Looked up by partition and key hash.
+    """
     from paimon_sql.format.binary_row import encode_row
 
     columns = [rows.column(p).to_pylist() for p in parts]

@@ -227,7 +227,10 @@ def finish(
 def _static_partition(
     schema: TableSchema, partition: Mapping[str, Any], table: str
 ) -> dict[str, Any]:
-    """The fixed partition values, typed as their columns (``"2024-05-14"`` for a DATE becomes a date)."""
+    """The fixed partition values.
+
+    Typed as their columns (``"2024-05-14"`` for a DATE becomes a date).
+    """
     out = {}
     for key, value in partition.items():
         if key not in schema.partition_keys:

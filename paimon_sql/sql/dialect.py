@@ -127,8 +127,9 @@ _NAME_GLUE = frozenset({TokenType.VAR, TokenType.NUMBER, TokenType.DASH})
 
 
 class _PaimonParser(parser.Parser):
-    """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms, ``CALL`` and
-    the ``SHOW`` forms paimon-sql answers itself.
+    """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms.
+
+    ``CALL`` and the ``SHOW`` forms paimon-sql answers itself.
     """
 
     STATEMENT_PARSERS = {  # noqa: RUF012
@@ -699,8 +700,9 @@ def is_alter_table(text: str) -> bool:
 
 
 def create_table_database(text: str) -> str | None:
-    """The database of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] db.t …``, also when the rest
-    of the statement cannot be read; None without one.
+    """The database of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] db.t …``.
+
+    Also when the rest of the statement cannot be read; None without one.
 
     >>> create_table_database("CREATE TABLE IF NOT EXISTS `my-db`.t (id NOPE)")
     'my-db'

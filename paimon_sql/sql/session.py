@@ -417,8 +417,9 @@ class Session:
 
 
 def _parse(text: str) -> exp.Expression | None:
-    """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses
-    it.
+    """One statement as a sqlglot AST (DuckDB dialect, else Spark's).
+
+    Or None when neither parses it.
     """
     for dialect in ("duckdb", "spark"):
         try:

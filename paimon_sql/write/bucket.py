@@ -193,9 +193,10 @@ def _let(value: exp.Expression, body: Callable[[exp.Expression], exp.Expression]
 
 
 def _fmix_once(x: exp.Expression) -> exp.Expression:
-    """`_fmix` reading `x` once: each xor-shift, which reads its input twice, is bound by `_let`
-    (inside a lambda DuckDB does not share repeated subexpressions: one lambda would compute the
-    first steps 8 times).
+    """`_fmix` reading `x` once.
+
+    Each xor-shift, which reads its input twice, is bound by `_let` (inside a lambda DuckDB does not
+    share repeated subexpressions: one lambda would compute the first steps 8 times).
     """
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 16)), _F1), _M))
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 13)), _F2), _M))
@@ -270,14 +271,16 @@ def _step2(h: Word, chunk: exp.Expression) -> Word:
 
 
 def _fold_var(h: Word, var: _Var, inline: int) -> exp.Expression:
-    """Fold a string's chunks: the first `inline` ones inline, the state after chunk j being NULL
-    when the string has fewer chunks (``COALESCE`` takes the last state that is not), the rest by
-    ``list_reduce``. DuckDB computes the repeated subexpressions (each state, each chunk read
-    eight times) once when the expression sits in a SELECT list or an aggregate, so the inline
-    part costs the plain arithmetic, about five times less than the same in a lambda. The
-    ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only a key with one
-    var part folds inline (with an earlier one the copies would repeat its loop, which DuckDB does
-    not share, and the SQL would grow geometrically with the strings).
+    """Fold a string's chunks.
+
+    The first `inline` ones inline, the state after chunk j being NULL when the string has fewer
+    chunks (``COALESCE`` takes the last state that is not), the rest by ``list_reduce``. DuckDB
+    computes the repeated subexpressions (each state, each chunk read eight times) once when the
+    expression sits in a SELECT list or an aggregate, so the inline part costs the plain arithmetic,
+    about five times less than the same in a lambda. The ``COALESCE`` repeats the state before the
+    string ``inline + 1`` times, so only a key with one var part folds inline (with an earlier one
+    the copies would repeat its loop, which DuckDB does not share, and the SQL would grow
+    geometrically with the strings).
     """
     states: list[Word] = [h]
     for j in range(inline):

@@ -1,9 +1,10 @@
-"""Writing one data file in Paimon's physical layout, and its `DataFileMeta` (paimon-format.md §1, §7).
+"""Writing one data file in Paimon's physical layout, and its `DataFileMeta`.
+
+See paimon-format.md §1, §7.
 
 Columns (§7, §13 item 2): primary-key tables ``_KEY_<k>`` per trimmed primary-key column (field id =
-        id +
-1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT NOT
-NULL, id 2147483645), then every table column; append tables just the table columns. With
+id + 1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT
+NOT NULL, id 2147483645), then every table column; append tables just the table columns. With
 ``data-file.thin-mode=true`` the ``_KEY_`` copies are left out.
 
 Formats, as Java writes them:

@@ -426,10 +426,11 @@ class TableWriter:
         return out
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
-        """All staged rows in one stream sorted by (partition, bucket, generation, key), with the group columns. PK rows carry ``base - 1 + input position`` as
-        their sequence number (rising in arrival order in every bucket; gaps are fine for readers,
-        §7). Dynamic-bucket rows take their bucket from the assignment table (joined on hash and
-        partition).
+        """All staged rows in one stream sorted by (partition, bucket, generation, key).
+
+        With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
+        (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
+        rows take their bucket from the assignment table (joined on hash and partition).
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
@@ -482,7 +483,7 @@ class TableWriter:
         )
 
     def write(self, staged: str) -> tuple[list[CommitMessage], int]:
-        """Write the staged rows: one commit message per (partition, bucket), and the number of rows.
+        """Write the staged rows: one commit message per (partition, bucket), and the row count.
 
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted
         stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
