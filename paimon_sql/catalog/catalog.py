@@ -349,7 +349,8 @@ class Catalog:
             ):  # listed as a table (it has schema/) but it cannot be read
                 raise CorruptFileError(
                     schema_dir,
-                    f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder",
+                    f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema "
+                    "folder",
                 )
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"

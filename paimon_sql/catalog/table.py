@@ -305,7 +305,8 @@ class Table:
             ids = self.snapshot_ids()
             have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
             raise SnapshotNotFoundError(
-                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it has {have})"
+                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it "
+                f"has {have})"
             )
         snap = self._decode_snapshot(path)
         if snap.id != snapshot_id:

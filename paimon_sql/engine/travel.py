@@ -53,7 +53,8 @@ def parse_timestamp_ms(text: str) -> int:
         moment = datetime.datetime.fromisoformat(text)
     except ValueError as err:
         raise SqlError(
-            f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds"
+            f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch "
+            "milliseconds"
         ) from err
     try:
         if moment.tzinfo is None:

@@ -254,7 +254,8 @@ class GroupedMerge:
         if name not in _RETRACTABLE and not ignore:
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
             message = (
-                f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of column "
+                f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of "
+                "column "
                 f"{column!r}, which cannot retract; set 'fields.{column}.ignore-retract'='true'"
             )
             value = exp.If(this=retracted, true=_fail(message), false=value)
@@ -315,8 +316,10 @@ class GroupedMerge:
         condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
-                f"table {self.table}: partial-update received a retraction (-U/-D); Java fails here too. "
-                "Read with 'ignore-delete'='true' or 'partial-update.remove-record-on-delete'='true'"
+                f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
+                "here too. "
+                "Read with 'ignore-delete'='true' or "
+                "'partial-update.remove-record-on-delete'='true'"
             )
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(

@@ -124,7 +124,8 @@ def check_columns(
             if f.name in fixed:
                 continue
             raise SchemaError(
-                f"column {f.name!r} ({type_sql(f.type)}) of table {table} is missing from the DataFrame; "
+                f"column {f.name!r} ({type_sql(f.type)}) of table {table} is missing from the "
+                "DataFrame; "
                 f"add it (F.lit(None).cast(...) for NULLs)"
             )
         dtype = given[f.name]

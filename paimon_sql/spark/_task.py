@@ -80,7 +80,8 @@ class WriteJob:
         table = Catalog(self.warehouse).load_table(self.table)
         if table.latest_schema.id != self.schema_id:
             raise SchemaError(
-                f"the schema of {self.table} changed while writing (planned with schema {self.schema_id}, "
+                f"the schema of {self.table} changed while writing (planned with schema "
+                f"{self.schema_id}, "
                 f"now {table.latest_schema.id}); run the write again"
             )
         return table
@@ -172,8 +173,10 @@ def _assigned(
         bucket = assignment.get((part, h))
         if bucket is None:
             raise PaimonSqlError(
-                "a row's key was not seen by the bucket assignment job: the DataFrame gave other rows the "
-                "second time Spark computed it (nondeterministic input); cache() or checkpoint() it first"
+                "a row's key was not seen by the bucket assignment job: the DataFrame gave other "
+                "rows the "
+                "second time Spark computed it (nondeterministic input); cache() or checkpoint() "
+                "it first"
             )
         out.append(bucket)
     return pa.array(out, pa.int32())

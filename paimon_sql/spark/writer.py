@@ -352,7 +352,8 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
 
     if not set(writer.parts) <= set(writer.schema.primary_keys):
         raise UnsupportedFeatureError(
-            f"writing cross-partition primary-key tables (bucket=-1, primary key without the partition "
+            "writing cross-partition primary-key tables (bucket=-1, primary key without the "
+            "partition "
             f"keys) is not supported yet (table {writer.table.name})"
         )
     pairs = df.mapInArrow(

@@ -110,7 +110,8 @@ class TableWriter:
         self.dynamic = self.pk and self.schema.bucket == -1
         if self.dynamic and not set(self.parts) <= set(self.schema.primary_keys):
             raise UnsupportedFeatureError(
-                f"writing cross-partition primary-key tables (bucket=-1, primary key without the partition "
+                "writing cross-partition primary-key tables (bucket=-1, primary key without the "
+                "partition "
                 f"keys) is not supported yet (table {self.table.name})"
             )
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
@@ -137,7 +138,8 @@ class TableWriter:
             keys = self.schema.bucket_keys
             if not keys:
                 raise SchemaError(
-                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' (append tables)"
+                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' "
+                    "(append tables)"
                 )
             cols = [(_q(k), self.schema.field(k).type) for k in keys]
             return bucket_expression(cols, n)
@@ -506,7 +508,8 @@ class TableWriter:
         files, written = self.write_pieces(pieces, base, {})
         if written != expected:
             raise PaimonSqlError(
-                f"internal error writing {self.table.name}: {expected} rows staged but {written} written "
+                f"internal error writing {self.table.name}: {expected} rows staged but {written} "
+                "written "
                 "(a row without a bucket); nothing was committed"
             )
         return self.commit_messages(files), written

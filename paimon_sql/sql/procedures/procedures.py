@@ -82,7 +82,8 @@ def bind(
     names = [p.name for p in procedure.params]
     if len(positional) > len(names):
         raise SqlError(
-            f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got {len(positional)}"
+            f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got "
+            f"{len(positional)}"
         )
     args: dict[str, Any] = dict(zip(names, positional))
     for key, value in named.items():
@@ -90,7 +91,8 @@ def bind(
             close = difflib.get_close_matches(key, names, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise SqlError(
-                f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes {procedure.signature()}"
+                f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes "
+                f"{procedure.signature()}"
             )
         if key in args:
             raise SqlError(f"CALL sys.{procedure.name}: parameter {key!r} is given twice")
@@ -99,7 +101,8 @@ def bind(
     missing = [p.name for p in procedure.params if p.required and p.name not in args]
     if missing:
         raise SqlError(
-            f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes {procedure.signature()}"
+            f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes "
+            f"{procedure.signature()}"
         )
     return args
 

@@ -68,7 +68,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     if not _paimon_db(ctx, database):
         if names_paimon_options(text):
             raise SqlError(
-                f"database {database!r} does not exist in the warehouse; CREATE DATABASE {database} first"
+                f"database {database!r} does not exist in the warehouse; CREATE DATABASE "
+                f"{database} first"
                 if database
                 else "name the Paimon table with its database: CREATE TABLE db.table ..."
             )

@@ -110,7 +110,8 @@ def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> 
             name = output.alias
             column_type = table.latest_schema.field(name).type
             return SchemaError(
-                f"value {bad[0][0]!r} does not fit column {name!r} ({type_sql(column_type)}) of table "
+                f"value {bad[0][0]!r} does not fit column {name!r} ({type_sql(column_type)}) of "
+                "table "
                 f"{table.name}; cast it or fix the data"
             )
     return SchemaError(f"cannot write to table {table.name}: {str(err).splitlines()[0]}")
@@ -384,7 +385,8 @@ def _row_level_supported(table: Table, operation: str) -> None:
     else:
         hint = "first-row tables keep the first row of each key"
     raise UnsupportedFeatureError(
-        f"{operation} on {table.name}: merge engine {engine.value} cannot apply it ({hint}); Java refuses it too"
+        f"{operation} on {table.name}: merge engine {engine.value} cannot apply it ({hint}); Java "
+        "refuses it too"
     )
 
 
@@ -414,7 +416,8 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         name = eq.this.name
         if name not in schema.field_names:
             raise SchemaError(
-                f"unknown column {name!r} in UPDATE of {table.name}; columns: {', '.join(schema.field_names)}"
+                f"unknown column {name!r} in UPDATE of {table.name}; columns: "
+                f"{', '.join(schema.field_names)}"
             )
         if name in schema.primary_keys or name in schema.partition_keys:
             raise SchemaError(
@@ -535,7 +538,8 @@ def _pinned_overwrite(
         hit = touched is None or entry.partition in touched
         if hit and entry.identifier not in pinned:
             raise CommitConflictError(
-                f"a concurrent commit changed {table.name} (file {entry.file.file_name}) while this "
+                f"a concurrent commit changed {table.name} (file {entry.file.file_name}) while "
+                "this "
                 "DELETE/UPDATE rewrote its partition; no snapshot was made, run the statement again"
             )
         return hit
