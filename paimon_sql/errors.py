@@ -106,7 +106,9 @@ class PathEscapeError(PaimonSqlError):
 
 
 class CorruptFileError(SpecViolationError):
-    """A metadata or data file is damaged (truncated, altered, inconsistent with what references it).
+    """A metadata or data file is damaged.
+
+    Truncated, altered, inconsistent with what references it.
 
     `path` names the file. The message says what is wrong and how to get past it.
 

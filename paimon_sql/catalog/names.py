@@ -401,8 +401,9 @@ _BRANCH_PREFIX = "branch_"
 
 
 def table_name(name: str) -> TableName:
-    """The parts of a table name as Paimon's Java ``Identifier`` splits it (the system table
-    name lower case).
+    """The parts of a table name as Paimon's Java ``Identifier`` splits it.
+
+    The system table name lower case.
 
     Raises:
         InvalidNameError: more than a branch and a system table after the name.

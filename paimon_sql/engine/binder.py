@@ -189,8 +189,9 @@ class Binder:
         return rows
 
     def scan(self, table: Table, travel: TimeTravel) -> Relation:
-        """A relation over `table` at the snapshot `travel` selects (the latest when it selects
-        none).
+        """A relation over `table` at the snapshot `travel` selects.
+
+        The latest when it selects none.
         """
         chosen = select_travel(table, travel)
         source = self.engine.source(table, chosen, pinned=True)

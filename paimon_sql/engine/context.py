@@ -66,8 +66,9 @@ def _close_all() -> None:
 
 
 def hidden_name(prefix: str = "__paimon_") -> str:
-    """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the
-    `ErrorLog`).
+    """A fresh name for a hidden relation.
+
+    DuckDB's errors naming it are mapped back by the `ErrorLog`.
     """
     return f"{prefix}{next(_counter)}"
 
@@ -294,8 +295,9 @@ class Engine:
         return self.con.sql(query.sql("duckdb")).fetchall()
 
     def translate(self, err: duckdb.Error) -> PaimonSqlError:
-        """The paimon-sql error for a DuckDB error (a source's recorded original, else
-        `ExecutionError`).
+        """The paimon-sql error for a DuckDB error.
+
+        A source's recorded original, else `ExecutionError`.
         """
         return self.log.translate(err)
 
@@ -308,8 +310,9 @@ class Engine:
 
 
 def private_duckdb() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
-    ``./.tmp`` under the current directory, which a write would litter).
+    """An in-memory DuckDB that spills to the system's temporary folder.
+
+    DuckDB's own default is ``./.tmp`` under the current directory, which a write would litter.
     """
     con = duckdb.connect()
     spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")

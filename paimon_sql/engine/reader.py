@@ -116,7 +116,10 @@ def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -
 
 
 def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
-    """Through pyarrow: range requests on an object store (footer, then the projected column chunks)."""
+    """Through pyarrow: range requests on an object store.
+
+    Footer, then the projected column chunks.
+    """
     return read_parquet(plan.table.fileio, path, columns, size=f.file_size)
 
 
@@ -193,7 +196,10 @@ class SplitReader:
         split: Split,
         registered: list[str],
     ) -> dict[str, str]:
-        """Register each file's deleted positions (for the anti-join of merged sections and of streams)."""
+        """Register each file's deleted positions.
+
+        For the anti-join of merged sections and of streams.
+        """
         out: dict[str, str] = {}
         blobs: dict[str, bytes] = {}
         for file_name, ref in split.deletion_vectors:

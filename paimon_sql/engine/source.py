@@ -1,4 +1,6 @@
-"""The one module that touches DuckDB's underscore-named source protocol (``duckdb._sources``, duckdb pinned).
+"""The one module that touches DuckDB's underscore-named source protocol.
+
+That is ``duckdb._sources`` (duckdb pinned).
 
 A `PaimonSource` is a lazily planned table: DuckDB asks it for its schema when binding, offers it
 filter predicates (`accepts`), then asks for a stream of the chosen columns with the accepted
@@ -247,8 +249,9 @@ def register(con: duckdb.DuckDBPyConnection, name: str, source: PaimonSource) ->
 
 
 class Engine(Protocol):
-    """What the routing sources need of `paimon_sql.engine.context.Engine` (a protocol, so that this
-    module does not import the one that registers its sources).
+    """What the routing sources need of `paimon_sql.engine.context.Engine`.
+
+    A protocol, so that this module does not import the one that registers its sources.
     """
 
     @property

@@ -243,7 +243,10 @@ def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
-    """Cast a column written as `old` to `new` as Java's schema evolution does (float to int truncates)."""
+    """Cast a column written as `old` to `new` as Java's schema evolution does.
+
+    Float to int truncates.
+    """
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     return cast(node, new)
@@ -380,8 +383,9 @@ class _SplitQuery:
     def section_queries(
         self, files: Sequence[DataFileMeta], merge: bool, names: list[str]
     ) -> Iterable[exp.Select]:
-        """The section's rows as queries whose results concatenate to it (several only for an anti-join
-        chain, one per file, built as they are asked for).
+        """The section's rows as queries whose results concatenate to it.
+
+        Several only for an anti-join chain, one per file, built as they are asked for.
         """
         kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
@@ -414,7 +418,9 @@ class _SplitQuery:
         names: list[str],
         kind_filter: exp.Expression,
     ) -> Iterator[exp.Select] | None:
-        """Merge without a window when the files' sequence ranges do not overlap (None when they do).
+        """Merge without a window when the files' sequence ranges do not overlap.
+
+        None when they do.
 
         Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row
         in the winning file: newest first for deduplicate, oldest first for first-row. Each file

@@ -1,4 +1,6 @@
-"""`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s (paimon-format.md §6, §7).
+"""`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s.
+
+See paimon-format.md §6, §7.
 
 DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition
 and the sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes
@@ -129,9 +131,10 @@ class TableWriter:
     # --- staging ----------------------------------------------------------------------------------
 
     def bucket_column(self) -> exp.Expression:
-        """The bucket of a row as a DuckDB expression over the table's columns (fixed buckets: Java's
-        hash of the bucket key; append tables without buckets: 0; dynamic buckets: NULL, assigned
-        later).
+        """The bucket of a row as a DuckDB expression over the table's columns.
+
+        Fixed buckets: Java's hash of the bucket key; append tables without buckets: 0; dynamic
+        buckets: NULL, assigned later.
         """
         n = self.schema.bucket
         if n > 0:
@@ -362,7 +365,10 @@ class TableWriter:
             self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
     def hash_index(self) -> dict[tuple[bytes, int], bytes]:
-        """(partition, bucket) -> the content of its current HASH index file (dynamic bucket tables)."""
+        """(partition, bucket) -> the content of its current HASH index file.
+
+        Dynamic bucket tables.
+        """
         return on_latest(self.table, self._hash_index_of)
 
     def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], bytes]:
@@ -709,7 +715,9 @@ def _changes(column: pa.Array) -> pa.Array:
 
 
 def row_changes(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.Array:
-    """Where row i+1 of `batch` differs from row i in any of `columns` (a batch of two rows or more).
+    """Where row i+1 of `batch` differs from row i in any of `columns`.
+
+    A batch of two rows or more.
 
     >>> row_changes(pa.table({"k": [1, 1, 2]}), ["k"]).to_pylist()
     [False, True]

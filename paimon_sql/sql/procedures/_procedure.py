@@ -1,4 +1,7 @@
-"""The shape of a ``CALL sys.…`` procedure (`paimon_sql.sql.procedures.procedures` runs them; families list them)."""
+"""The shape of a ``CALL sys.…`` procedure.
+
+`paimon_sql.sql.procedures.procedures` runs them; families list them.
+"""
 
 from __future__ import annotations
 

@@ -160,8 +160,10 @@ def _text(value: str) -> str:
 
 
 def show_create_table(ctx: Context, ident: Identifier) -> Relation:
-    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
-    values quoted so that it parses back as the same table).
+    """The Flink-form DDL of a table's latest schema.
+
+    For reading, not re-parsed by us; names and values quoted so that it parses back as the same
+    table.
     """
     schema = ctx.table(ident).latest_schema
     lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]

@@ -119,7 +119,10 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
 
 
 def dispatch_text(ctx: Context, text: str) -> Relation | None:
-    """Statements recognised from their text before any dialect parses them (Paimon's DDL forms, CALL)."""
+    """Statements recognised from their text before any dialect parses them.
+
+    Paimon's DDL forms, CALL.
+    """
     output = procedures.call(ctx, text)
     if output is not None:
         return _rows(ctx, output)

@@ -359,7 +359,9 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
 
 
 def _row_level_supported(table: Table, operation: str) -> None:
-    """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records (Flink's checks).
+    """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records.
+
+    These are Flink's checks.
 
     Without it a DELETE on partial-update or aggregation (``max``...) commits a retraction that
     every later read and compaction fails on, and one on first-row is reported but has no effect.
