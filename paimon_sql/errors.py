@@ -100,8 +100,10 @@ class InvalidNameError(ArgumentError):
 
 
 class PathEscapeError(PaimonSqlError):
-    """A path from an option or metadata would leave the table folder (or a configured external
-    root), or leads out of the warehouse through a symbolic link: refused, never followed.
+    """A path from an option or metadata leads out of where it belongs: refused, never followed.
+
+    It would leave the table folder (or a configured external root), or leads out of the
+    warehouse through a symbolic link.
     """
 
 

@@ -246,7 +246,7 @@ def parse_type(value: Any) -> DataType:
 
 
 def parse_field(value: dict[str, Any]) -> DataField:
-    """A `DataField` from its JSON object (paimon-format.md §2: an integer id >= 0, a name, a type)."""
+    """A `DataField` from its JSON object (paimon-format.md §2: an int id >= 0, a name, a type)."""
     if not isinstance(value, dict):
         raise SpecViolationError(f"a field must be a JSON object, not {value!r}")
     field_id, name = value.get("id"), value.get("name")
@@ -521,8 +521,10 @@ _FROM_DUCKDB = {
 
 
 def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
-    """The Paimon column of a DuckDB query column (its id first, then its nested fields' ids, as
-    Java); `UnsupportedFeatureError` when Paimon has no type for it.
+    """The Paimon column of a DuckDB query column.
+
+    Its id first, then its nested fields' ids, as Java; `UnsupportedFeatureError` when Paimon has
+    no type for it.
     """
     field_id = next(ids)
     return DataField(id=field_id, name=name, type=from_duckdb_type(kind, ids))

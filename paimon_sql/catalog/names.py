@@ -244,9 +244,11 @@ def path_directory(options: Mapping[str, str]) -> str | None:
 
 
 def check_path_options(options: Mapping[str, str]) -> None:
-    """`OptionError` if a path option (`PREFIX_OPTIONS`, `DIRECTORY_OPTIONS`, external paths) would
+    """Check the path and branch options of a schema; called when one is created or altered.
+
+    `OptionError` if a path option (`PREFIX_OPTIONS`, `DIRECTORY_OPTIONS`, external paths) would
     leave the table folder, `InvalidNameError` for a ``scan.fallback-branch`` that is not a branch
-    name; called when a schema is created or altered.
+    name.
 
     >>> check_path_options({"data-file.prefix": "x-", "data-file.path-directory": "d/e"})
     >>> try:

@@ -429,12 +429,16 @@ class Table:
         return found
 
     def _what_exists(self, tagged: dict[str, Snapshot]) -> str:
-        """``the earliest snapshot is snapshot 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``."""
+        """What the table has, for an error message.
+
+        ``the earliest snapshot is snapshot 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``.
+        """
         earliest = self.earliest_snapshot_id()
         if earliest is None:
             text = "it has no snapshots"
         else:
-            text = f"the earliest snapshot is snapshot {earliest} ({_when(self.snapshot(earliest).time_millis)})"
+            when = _when(self.snapshot(earliest).time_millis)
+            text = f"the earliest snapshot is snapshot {earliest} ({when})"
         tags = [f"{name} (snapshot {t.id}, {_when(t.time_millis)})" for name, t in tagged.items()]
         return text + ("; tags: " + ", ".join(tags) if tags else "; no tags")
 
@@ -584,7 +588,10 @@ class Table:
         return cached
 
     def _read(self, name: str, what: str, decode: Callable[[dict[str, Any]], _T]) -> list[_T]:
-        """Decode a metadata file of ``manifest/``, checked against the size its referrer recorded."""
+        """Decode a metadata file of ``manifest/``.
+
+        It is checked against the size its referrer recorded.
+        """
         path = self.manifest_path(name)
         referrer = self._referrers.get(name)
         try:

@@ -193,8 +193,9 @@ class CoreOptions:
 
     @property
     def watermark_time_zone(self) -> str:
-        """``sink.watermark-time-zone`` (a Flink sink option the registry passes through, so its
-        default lives here): the zone of watermark-based tag times, UTC when unset.
+        """``sink.watermark-time-zone``: the zone of watermark-based tag times, UTC when unset.
+
+        A Flink sink option the registry passes through, so its default lives here.
         """
         return self.options.get("sink.watermark-time-zone", "UTC")
 

@@ -254,7 +254,7 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRequest:
-    """What the engine asked for: output columns (read-schema names, in order) and accepted filters."""
+    """What the engine asked for: output columns (read-schema names, in order), accepted filters."""
 
     columns: tuple[str, ...]
     filters: tuple[Predicate, ...] = ()
@@ -454,7 +454,7 @@ class _SplitQuery:
         winners_first: list[int],
         adds_only: bool,
     ) -> Iterator[exp.Select]:
-        """The anti-join chain's pieces, built one at a time (a stream that stops early builds one)."""
+        """The anti-join chain's pieces, built one at a time (an early-stopping stream builds one)."""
         for position, i in enumerate(winners_first):
             rel = exp.select(exp.Star()).from_(parts[i].subquery("f"))
             if adds_only:
@@ -483,7 +483,7 @@ class _SplitQuery:
             yield piece.where(kind_filter.copy(), copy=False)
 
     def _pins_keys(self) -> bool:
-        """Whether the filters below the merge fix every key column to a value or a list of values."""
+        """Whether the filters below the merge fix every key column to a value or list of values."""
         pinned = {
             p.path[0]
             for p in self.pre
@@ -586,7 +586,7 @@ def split_query(
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
 ) -> exp.Select:
-    """The SQL that reads one split: sections merged as needed, DVs applied, filters placed safely."""
+    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely."""
     return _SplitQuery(plan, split, request, sources, dv_tables).build()
 
 
@@ -645,12 +645,13 @@ VIRTUAL = frozenset({FILE_INDEX, POS})
 
 
 class Deletions(Protocol):
-    """Registers deleted rows of files that need no merge, for `plan_query` (which only builds SQL)."""
+    """Registers deleted rows of files that need no merge, for `plan_query` (which builds SQL)."""
 
     def positions(self, files: Sequence[DataFileMeta]) -> str | None:
-        """A registered table ``(file_index UBIGINT, file_row_number BIGINT)`` of the deleted rows of `files`,
-        where ``file_index`` is a file's position in `files`; None when none of them has a deletion
-        vector.
+        """A registered table of the deleted rows of `files`; None when none has a deletion vector.
+
+        Its columns are ``(file_index UBIGINT, file_row_number BIGINT)``, where ``file_index`` is a
+        file's position in `files`.
         """
 
     def mask(self, f: DataFileMeta) -> str | None:

@@ -72,7 +72,7 @@ class WriteJob:
     assignment: Mapping[tuple[bytes, int], int] | None = None
 
     def file_id(self, attempt: int) -> str:
-        """The unique part of the names of the files one task attempt writes: ``<job>-<attempt>``."""
+        """The unique part of the names of the files a task attempt writes: ``<job>-<attempt>``."""
         return f"{self.job_id}-{attempt}"
 
     def load(self) -> Table:
@@ -93,9 +93,11 @@ def table_arrow_schema(schema: TableSchema) -> pa.Schema:
 
 
 def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any]) -> pa.Table:
-    """The table columns of a Spark batch cast to their Paimon types (the driver checked that every cast is
-    lossless, except timestamps, which are truncated to the column's precision as Java does); a
-    partition column fixed by `static` must hold its value in every row.
+    """The table columns of a Spark batch cast to their Paimon types.
+
+    The driver checked that every cast is lossless, except timestamps, which are truncated to the
+    column's precision as Java does; a partition column fixed by `static` must hold its value in
+    every row.
     """
     target = table_arrow_schema(schema)
     columns = []
@@ -122,8 +124,9 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
 
 
 def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Append ``__paimon_bucket`` (Java's bucket function; dynamic buckets: the driver's assignment) to each
-    batch; the other columns pass through unchanged.
+    """Append ``__paimon_bucket`` to each batch; the other columns pass through unchanged.
+
+    The bucket is Java's bucket function; for dynamic buckets, the driver's assignment.
     """
     import duckdb
 
@@ -199,11 +202,12 @@ def exp_column(name: str) -> Any:
 def _generations(
     tables: Iterable[pa.Table], keys: list[str], engine: MergeEngine, keep_all: bool
 ) -> Iterator[pa.Table]:
-    """Number the versions of each key in the sorted stream (``__paimon_gen``; 0 for a key's first
-    version in this job). With `keep_all` every version is kept (each generation goes to files of
-    its own); else first-row keeps the first version and deduplicate the last. A key whose versions
-    straddle two Spark batches may keep two versions then (the later numbered above): the reader
-    merges them.
+    """Number the versions of each key in the sorted stream (``__paimon_gen``).
+
+    0 is a key's first version in this job. With `keep_all` every version is kept (each generation
+    goes to files of its own); else first-row keeps the first version and deduplicate the last. A
+    key whose versions straddle two Spark batches may keep two versions then (the later numbered
+    above): the reader merges them.
     """
     last: tuple[Any, ...] | None = None
     carried = 0
@@ -247,7 +251,7 @@ def _sequence(
     starts: Mapping[tuple[bytes, int], int],
     part_types: list[Any],
 ) -> Iterator[pa.Table]:
-    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver-side counter."""
+    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver's counter."""
     from paimon_sql.format.binary_row import encode_row
 
     counters: dict[tuple[bytes, int], int] = {}

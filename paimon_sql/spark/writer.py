@@ -115,7 +115,8 @@ def write(
     Example (needs a SparkSession; see examples/spark_pipeline.py)::
 
         from paimon_sql.spark import write
-        write(df, "db.orders", warehouse="/lake/wh", mode="overwrite", partition={"dt": "2024-05-14"})
+        write(df, "db.orders", warehouse="/lake/wh", mode="overwrite",
+              partition={"dt": "2024-05-14"})
     """
     return run(df, table, warehouse=warehouse, mode=mode, partition=partition)
 
@@ -130,8 +131,10 @@ def run(
     task: Task = write_task,
     dynamic_overwrite: bool | None = None,
 ) -> Snapshot | None:
-    """`write` with its seams: `task` is what each Spark task runs (`_task.write_task` or a wrapper of
-    it); `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``.
+    """`write` with its seams.
+
+    `task` is what each Spark task runs (`_task.write_task` or a wrapper of it);
+    `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``.
     """
     if mode not in ("append", "overwrite"):
         raise ValueError(f"mode must be 'append' or 'overwrite', not {mode!r}")
@@ -432,9 +435,10 @@ def _committed(table: Table, job: WriteJob) -> bool:
 
 
 def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
-    """Delete the data files of this job's task attempts that are not in `keep` (failed attempts,
-    speculative losers, or everything when the job failed). Walks the table's partition/bucket
-    folders.
+    """Delete the data files of this job's task attempts that are not in `keep`.
+
+    Those are failed attempts, speculative losers, or everything when the job failed. Walks the
+    table's partition/bucket folders.
     """
     fileio = table.fileio
 

@@ -206,8 +206,9 @@ class _PaimonParser(parser.Parser):
         return self._parse_as_command(start)
 
     def _paimon_name(self) -> exp.Identifier | None:
-        """A quoted name, or the tokens of an unquoted one written without spaces between them
-        (``my-db``, ``1st``, ``t$snapshots``); None when no name is next.
+        """A quoted name, or the tokens of an unquoted one written without spaces between them.
+
+        For example ``my-db``, ``1st``, ``t$snapshots``; None when no name is next.
         """
         name, end = _name_at(self._tokens, self._index)
         if name is not None:
@@ -342,8 +343,9 @@ class Paimon(Dialect):
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # SHOW is parsed (`exp.Show`)
 
         def tokenize(self, sql: str) -> list[Token]:
-            r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
-            strings, ``\`` escapes), as Paimon's procedures are Spark's.
+            r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules.
+
+            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's.
             """
             try:
                 found = super().tokenize(sql)
@@ -643,9 +645,10 @@ def parse_show(text: str) -> exp.Show | None:
 
 
 def parse_hint(comment: str) -> TableOptions | None:
-    """A table's ``/*+ OPTIONS('k' = 'v', …) */`` hint from the text of a comment sqlglot kept
-    (``+ OPTIONS(…)``, or ``OPTIONS(…)`` where the dialect dropped the ``+``); None for any
-    other comment.
+    """A table's ``/*+ OPTIONS('k' = 'v', …) */`` hint from the text of a comment sqlglot kept.
+
+    The text is ``+ OPTIONS(…)``, or ``OPTIONS(…)`` where the dialect dropped the ``+``; None for
+    any other comment.
 
     Raises:
         SqlError: an OPTIONS hint whose keys and values are not quoted strings.

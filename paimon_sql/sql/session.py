@@ -1,5 +1,6 @@
-"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view
-``"db"."table"``.
+"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view.
+
+The view of a table is ``"db"."table"``.
 
 A thin facade: `paimon_sql.engine.context.Engine` owns the connections and views,
 `paimon_sql.engine.binder.Binder` binds table references, and the handlers in

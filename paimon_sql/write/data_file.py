@@ -136,7 +136,10 @@ def _thin(options: Mapping[str, str]) -> bool:
 def physical_fields(
     schema: TableSchema, options: Mapping[str, str] | None = None
 ) -> list[tuple[str, DataType, int]]:
-    """(name, type, field id) of each column of a data file of `schema`'s table, in file order (§7)."""
+    """(name, type, field id) of each column of a data file of `schema`'s table, in file order.
+
+    See paimon-format.md §7.
+    """
     opts = {**schema.options, **(options or {})}
     out: list[tuple[str, DataType, int]] = []
     if schema.primary_keys:
@@ -153,8 +156,10 @@ def physical_schema(schema: TableSchema, options: Mapping[str, str] | None = Non
     """The Arrow schema of a data file of `schema`'s table (§7), with field ids.
 
     >>> from paimon_sql.format.schema import schema_from_json
-    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> import json
+    >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
+    ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> physical_schema(s).names
     ['_KEY_k', '_SEQUENCE_NUMBER', '_VALUE_KIND', 'k', 'v']
     """
@@ -194,8 +199,9 @@ def physical_table(
     first_sequence_number: int | None = None,
     options: Mapping[str, str] | None = None,
 ) -> pa.Table:
-    """`table` (table columns by name, optionally ``_SEQUENCE_NUMBER``/``_VALUE_KIND``) in the file layout.
+    """`table` in the file layout.
 
+    `table` holds the table columns by name, optionally ``_SEQUENCE_NUMBER``/``_VALUE_KIND``;
     ``_KEY_<k>`` columns are copies of the key columns.
     """
     target = physical_schema(schema, options)
@@ -250,7 +256,8 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
         use_dictionary=True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table),
-        write_page_checksum=True,  # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
+        # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
+        write_page_checksum=True,
     )
     return out.getvalue().to_pybytes()
 
@@ -416,7 +423,10 @@ def _avro_value(value: Any, t: DataType) -> Any:
 
 
 def _avro_column(column: pa.ChunkedArray, t: DataType) -> list[Any]:
-    """Python values of a column; dates, times and timestamps as the ints Avro stores (vectorised)."""
+    """Python values of a column; dates, times and timestamps as the ints Avro stores.
+
+    Vectorised.
+    """
     typ = column.type
     if pa.types.is_date32(typ) or pa.types.is_time32(typ):
         return column.cast(pa.int32()).to_pylist()
@@ -456,7 +466,10 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
 def encode_data_file(
     physical: pa.Table, fmt: str, schema: TableSchema, options: Mapping[str, str] | None = None
 ) -> bytes:
-    """The bytes of a data file in format `fmt` (``parquet``, ``orc`` or ``avro``) of a `physical_table`."""
+    """The bytes of a data file of a `physical_table` in format `fmt`.
+
+    `fmt` is ``parquet``, ``orc`` or ``avro``.
+    """
     opts = {**schema.options, **(options or {})}
     if fmt == "parquet":
         return _parquet_bytes(physical, opts)
@@ -469,7 +482,10 @@ def encode_data_file(
 
 
 def local_millis_now() -> int:
-    """``_CREATION_TIME`` as Java records it: the local wall-clock time, as if it were UTC (§4.3)."""
+    """``_CREATION_TIME`` as Java records it: the local wall-clock time, as if it were UTC.
+
+    See paimon-format.md §4.3.
+    """
     now = datetime.datetime.now()
     delta = now - datetime.datetime(1970, 1, 1)
     return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
@@ -496,7 +512,10 @@ def data_file_meta(
     options: Mapping[str, str] | None = None,
     creation_time: int | None = None,
 ) -> DataFileMeta:
-    """The `DataFileMeta` of a written `physical_table` (rows already in key order for PK tables)."""
+    """The `DataFileMeta` of a written `physical_table`.
+
+    Its rows are already in key order for primary-key tables.
+    """
     opts = {**schema.options, **(options or {})}
     rows = physical.num_rows
     values, cols = value_stats(physical, schema.fields, opts)
@@ -572,13 +591,16 @@ def write_data_file(
     >>> import tempfile, os
     >>> from paimon_sql.format.schema import schema_from_json
     >>> from paimon_sql.io.fileio import file_io
-    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> import json
+    >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
+    ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> root = tempfile.mkdtemp()
     >>> path = os.path.join(root, "bucket-0", data_file_name("u", 0, "parquet"))
-    >>> meta = write_data_file(file_io(root), path, pa.table({"k": [1, 2], "v": ["a", None]}), schema=s,
-    ...                        first_sequence_number=5)
-    >>> meta.row_count, meta.min_sequence_number, meta.max_sequence_number, meta.file_size == os.path.getsize(path)
+    >>> rows = pa.table({"k": [1, 2], "v": ["a", None]})
+    >>> meta = write_data_file(file_io(root), path, rows, schema=s, first_sequence_number=5)
+    >>> size = os.path.getsize(path)
+    >>> meta.row_count, meta.min_sequence_number, meta.max_sequence_number, meta.file_size == size
     (2, 5, 6, True)
     """
     opts = {**schema.options, **(options or {})}

@@ -210,7 +210,10 @@ def to_simple_stats(stats: Sequence[ColumnStats], types: Sequence[DataType]) -> 
 def value_stats(
     table: pa.Table, fields: Sequence[DataField], options: Mapping[str, str]
 ) -> tuple[SimpleStats, tuple[str, ...] | None]:
-    """``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` of `table`'s columns `fields` under the table `options`."""
+    """``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` of `table`'s columns `fields`.
+
+    The stats modes come from the table `options`.
+    """
     modes = tuple(
         StatsMode("none") if f.type.root in _NO_STATS else m
         for f, m in zip(fields, column_modes(options, [f.name for f in fields]), strict=True)

@@ -178,9 +178,11 @@ class TableWriter:
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
     def stage(self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT) -> str:
-        """Materialise the input (`source`: a query over the table's columns, in any order) with the write
-        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped
-        here. Primary-key tables only (append tables always stream: `write_stream`).
+        """Materialise the input with the write columns; returns the staging table name.
+
+        `source` is a query over the table's columns, in any order. Rows a deduplicating engine
+        would drop are dropped here. Primary-key tables only (append tables always stream:
+        `write_stream`).
         """
         if not self.pk:
             raise ValueError(f"append table {self.table.name} is written by write_stream()")
@@ -192,9 +194,10 @@ class TableWriter:
             raise
 
     def _bound_memory(self) -> None:
-        """Cap DuckDB at ``write-buffer-size`` (at least 64 MiB, below which its sort cannot work) until `drop`.
-        DuckDB spills the staged rows, the sort and the aggregates to its ``temp_directory`` beyond
-        it.
+        """Cap DuckDB's memory at ``write-buffer-size`` until `drop`.
+
+        The cap is at least 64 MiB, below which its sort cannot work. DuckDB spills the staged rows,
+        the sort and the aggregates to its ``temp_directory`` beyond it.
         """
         if self._saved_limit is not None:
             return
@@ -282,8 +285,10 @@ class TableWriter:
         self.con.execute(add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb"))
 
     def _generations(self, staged: str) -> str:
-        """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
-        first-row drop the others, which never reach a file). Skipped when every key is written
+        """Number the versions of a key within the statement.
+
+        GEN 0 is the one a file keeps; deduplicate and first-row drop the others, which never reach
+        a file. Skipped when every key is written
         once.
         """
         table = table_node(staged)
@@ -530,8 +535,10 @@ class TableWriter:
         base: int,
         starts: dict[tuple[bytes, int], int],
     ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
-        """Encode (partition values, bucket, rows) pieces into files on two threads (pyarrow releases the
-        GIL), at most two in flight besides the one being cut. Primary-key rows carry their sequence
+        """Encode (partition values, bucket, rows) pieces into files on two threads.
+
+        Pyarrow releases the GIL; at most two pieces are in flight besides the one being cut.
+        Primary-key rows carry their sequence
         numbers (`base` is only a floor); an append file numbers its rows on from its bucket's
         counter in `starts`. Returns the files per (partition, bucket) and the number of rows.
         """
@@ -683,7 +690,7 @@ class TableWriter:
         return self.options.target_file_size(self.pk)
 
     def abort(self) -> None:
-        """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
+        """Delete every data file this writer wrote: a failed statement leaves nothing referenced."""
         self._delete_since(0)
 
     def _delete_since(self, mark: int) -> None:
@@ -750,7 +757,7 @@ class RepeatedKeys(Exception):
 def _unique_keys(
     batches: Iterable[pa.RecordBatch], columns: Sequence[str]
 ) -> Iterator[pa.RecordBatch]:
-    """Pass a stream sorted by `columns` through, raising `RepeatedKeys` at two equal adjacent rows."""
+    """Pass a stream sorted by `columns` through; `RepeatedKeys` at two equal adjacent rows."""
     last: tuple[Any, ...] | None = None
     for batch in batches:
         n = batch.num_rows
@@ -781,7 +788,7 @@ def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.Recor
 def cut_groups(
     batches: Iterable[pa.RecordBatch], schema: pa.Schema, columns: Sequence[str], budget: int
 ) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
-    """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
+    """Cut a stream ordered by `columns` into (group values, rows) pieces of ~`budget` Arrow bytes.
 
     At most two budgets of rows are held: past that, a budget's worth is cut off; at the end of a
     group the rest is cut into one or two equal pieces, so no piece is a small tail (pieces hold 1/2

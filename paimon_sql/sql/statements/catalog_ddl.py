@@ -53,14 +53,19 @@ def _paimon_db(ctx: Context, database: str | None) -> bool:
 
 
 def create_table(ctx: Context, text: str) -> Relation | None:
-    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT]."""
+    """A CREATE TABLE in Paimon's forms.
+
+    ``CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...)
+    [AS SELECT]``.
+    """
     if not is_create_table(text):
         return None
     try:
         create = parse_create_table(text)
     except SqlError:
         if _paimon_db(ctx, create_table_database(text)):
-            raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            raise
         if not names_paimon_options(text):
             return None  # DuckDB's own CREATE TABLE
         raise

@@ -450,7 +450,7 @@ def _copy_on_write(
     where: exp.Where | None,
     sets: dict[str, exp.Expression] | None,
 ) -> int:
-    """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
+    """Append tables: rewrite the affected partitions without the deleted or with updated rows.
 
     The files live before the statement reads are pinned: if a concurrent commit adds or replaces a
     file in a partition this statement rewrites, the commit fails (Java's conflict on files it did
