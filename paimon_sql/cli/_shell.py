@@ -93,7 +93,7 @@ class Shell:
                 self.execute(statement.text)
             except BrokenPipeError:
                 raise  # the reader of our output left (head, less): main ends quietly
-            except Exception as err:  # the CLI boundary: report, keep the shell alive
+            except Exception as err:  # noqa: BLE001 - the CLI boundary: report, keep the shell alive
                 failed = not self.fail(err, where=where)
                 break
         if failed:
@@ -127,7 +127,7 @@ class Shell:
         def run() -> None:
             try:
                 work()
-            except BaseException as err:  # handed to the main thread, which raises it
+            except BaseException as err:  # noqa: BLE001 - handed to the main thread, which raises it
                 failure.append(err)
 
         worker = threading.Thread(target=run, name="paimon-sql-statement", daemon=True)

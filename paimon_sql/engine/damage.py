@@ -129,6 +129,6 @@ def _parquet_reads(path: str) -> bool:
 
     try:
         pq.ParquetFile(path, page_checksum_verification=True).read()
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to read the file means it is damaged
         return False
     return True

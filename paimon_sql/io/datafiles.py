@@ -169,7 +169,7 @@ def read_orc(
 
 
 def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
-    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3):
+    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3).
 
     * CHAR(n): ORC's reader drops the padding (Java returns ``'ab'`` from an ORC CHAR(5), while
       Parquet and Avro keep ``'ab   '``);

@@ -454,7 +454,7 @@ class _SplitQuery:
         winners_first: list[int],
         adds_only: bool,
     ) -> Iterator[exp.Select]:
-        """The anti-join chain's pieces, built one at a time (an early-stopping stream builds one)."""
+        """The anti-join chain's pieces, one at a time (an early-stopping stream builds one)."""
         for position, i in enumerate(winners_first):
             rel = exp.select(exp.Star()).from_(parts[i].subquery("f"))
             if adds_only:

@@ -158,7 +158,8 @@ def physical_schema(schema: TableSchema, options: Mapping[str, str] | None = Non
     >>> from paimon_sql.format.schema import schema_from_json
     >>> import json
     >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
-    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"},
+    ...     {"id": 1, "name": "v", "type": "STRING"}],
     ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> physical_schema(s).names
     ['_KEY_k', '_SEQUENCE_NUMBER', '_VALUE_KIND', 'k', 'v']
@@ -593,7 +594,8 @@ def write_data_file(
     >>> from paimon_sql.io.fileio import file_io
     >>> import json
     >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
-    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"}],
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"},
+    ...     {"id": 1, "name": "v", "type": "STRING"}],
     ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> root = tempfile.mkdtemp()
     >>> path = os.path.join(root, "bucket-0", data_file_name("u", 0, "parquet"))

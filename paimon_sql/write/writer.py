@@ -340,7 +340,8 @@ class TableWriter:
                     .from_(table.copy())
                     .where(exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)))
                 )
-                data = self._heavy(lambda q=rows.sql("duckdb"): self.con.sql(q).arrow().read_all())
+                sql = rows.sql("duckdb")
+                data = self._heavy(lambda q=sql: self.con.sql(q).arrow().read_all())
                 part_bytes = encode_row(
                     tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types
                 )
@@ -690,7 +691,7 @@ class TableWriter:
         return self.options.target_file_size(self.pk)
 
     def abort(self) -> None:
-        """Delete every data file this writer wrote: a failed statement leaves nothing referenced."""
+        """Delete every data file this writer wrote; a failed statement leaves none referenced."""
         self._delete_since(0)
 
     def _delete_since(self, mark: int) -> None:

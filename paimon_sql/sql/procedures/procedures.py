@@ -85,7 +85,7 @@ def bind(
             f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got "
             f"{len(positional)}"
         )
-    args: dict[str, Any] = dict(zip(names, positional))
+    args: dict[str, Any] = dict(zip(names, positional, strict=False))  # fewer arguments than names
     for key, value in named.items():
         if key not in names:
             close = difflib.get_close_matches(key, names, n=1)

@@ -56,6 +56,7 @@ ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
 def count(ctx: Context, n: int) -> Relation:
+    """The one-row result of a DML statement: ``count``, the number of rows it changed."""
     return ctx.engine.rows(pa.table({"count": pa.array([n], pa.int64())}))
 
 
@@ -104,7 +105,7 @@ def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> 
         )
         try:
             bad = ctx.engine.con.sql(probe.sql("duckdb")).fetchall()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a best-effort probe for a better message; none if it fails
             continue
         if bad:
             name = output.alias
