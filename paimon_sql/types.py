@@ -21,7 +21,7 @@ import enum
 import functools
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 from sqlglot import exp
@@ -29,9 +29,7 @@ from sqlglot import exp
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-
-    import duckdb
+    from collections.abc import Iterable, Iterator, Sequence
 
 MAX_LENGTH = 2147483647
 
@@ -520,7 +518,23 @@ _FROM_DUCKDB = {
 }
 
 
-def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
+class DuckType(Protocol):
+    """What `from_duckdb_type` reads of a DuckDB type (a ``duckdb.DuckDBPyType``).
+
+    A protocol, so that this module stays free of duckdb (only ``engine/``, ``write/`` and ``sql/``
+    import it).
+    """
+
+    @property
+    def id(self) -> str:
+        """DuckDB's type id: ``decimal``, ``list``, ``struct``, ``integer`` ..."""
+
+    @property
+    def children(self) -> Sequence[tuple[str, Any]]:
+        """The (name, value) parameters of a type: field types, element type, precision ..."""
+
+
+def from_duckdb_field(name: str, kind: DuckType, ids: Iterator[int]) -> DataField:
     """The Paimon column of a DuckDB query column.
 
     Its id first, then its nested fields' ids, as Java; `UnsupportedFeatureError` when Paimon has
@@ -530,7 +544,7 @@ def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) 
     return DataField(id=field_id, name=name, type=from_duckdb_type(kind, ids))
 
 
-def from_duckdb_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
+def from_duckdb_type(kind: DuckType, ids: Iterator[int]) -> DataType:
     """The Paimon type of a DuckDB type (`kind.id` and `kind.children`).
 
     ROW fields take their ids from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.

@@ -128,9 +128,7 @@ def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.Recor
 
     The bucket is Java's bucket function; for dynamic buckets, the driver's assignment.
     """
-    import duckdb
-
-    from paimon_sql.write.bucket import hash_expression
+    from paimon_sql.write.bucket import hash_expression, row_values
 
     table = job.load()
     schema = table.latest_schema
@@ -141,19 +139,13 @@ def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.Recor
     else:
         expression = writer.bucket_column()
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    con = duckdb.connect()
-    try:
+    with row_values(expression) as evaluate:
         for batch in batches:
             rows = conform(batch, schema, job.static)
-            con.register("__paimon_rows", rows)
-            query = select_rows(expression)
-            values = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-            con.unregister("__paimon_rows")
+            values = evaluate(rows)
             if job.assignment is not None:
                 values = _assigned(job.assignment, rows, values, schema.partition_keys, part_types)
             yield batch.append_column(BUCKET, values)
-    finally:
-        con.close()
 
 
 def _assigned(
@@ -183,13 +175,6 @@ def _assigned(
             )
         out.append(bucket)
     return pa.array(out, pa.int32())
-
-
-def select_rows(expression: Any) -> str:
-    """``SELECT <expression> FROM __paimon_rows`` (the registered batch), built with sqlglot."""
-    from sqlglot import exp
-
-    return exp.select(expression.copy()).from_(exp.to_table("__paimon_rows")).sql("duckdb")
 
 
 def exp_column(name: str) -> Any:

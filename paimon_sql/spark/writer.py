@@ -47,7 +47,6 @@ from paimon_sql.spark._task import (
     exp_column,
     messages_of,
     route,
-    select_rows,
     write_task,
 )
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
@@ -315,22 +314,16 @@ def _run_tasks(df: DataFrame, job: WriteJob, task: Task) -> list[bytes]:
 
 def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """(partition bytes, key hash) of each row: the input of the driver's bucket assignment."""
-    import duckdb
-
     from paimon_sql.format.binary_row import encode_row
-    from paimon_sql.write.bucket import hash_expression
+    from paimon_sql.write.bucket import hash_expression, row_values
 
     schema = job.load().latest_schema
     keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
-    query = select_rows(hash_expression(keys))
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    con = duckdb.connect()
-    try:
+    with row_values(hash_expression(keys)) as evaluate:
         for batch in batches:
             rows = conform(batch, schema, job.static)
-            con.register("__paimon_rows", rows)
-            hashes = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-            con.unregister("__paimon_rows")
+            hashes = evaluate(rows)
             columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
             parts = [
                 encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)
@@ -338,8 +331,6 @@ def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa
             yield pa.RecordBatch.from_arrays(
                 [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
             )
-    finally:
-        con.close()
 
 
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:
@@ -349,9 +340,7 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     assigned buckets (known keys keep theirs) and the new HASH index files written by `writer`
     (committed with the write, deleted if it fails).
     """
-    import duckdb
-
-    from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
+    from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_partitions
 
     if not set(writer.parts) <= set(writer.schema.primary_keys):
         raise UnsupportedFeatureError(
@@ -368,20 +357,14 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     options = DynamicBucketOptions.from_options(writer.schema.options)
     existing = writer.hash_index()
     out: dict[tuple[bytes, int], int] = {}
-    con = duckdb.connect()
-    try:
-        for part, hashes in sorted(by_part.items()):
-            known = {b: blob for (pb, b), blob in existing.items() if pb == part}
-            result = assign_buckets(con, pa.array(sorted(hashes), pa.int32()), known, options)
-            table = result.assignment
-            for h, b in zip(
-                table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
-            ):
-                out[(part, h)] = b
-            for bucket, blob in result.index_files.items():
-                writer.write_index(part, bucket, blob)
-    finally:
-        con.close()
+    for part, result in assign_partitions(by_part, existing, options):
+        table = result.assignment
+        for h, b in zip(
+            table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
+        ):
+            out[(part, h)] = b
+        for bucket, blob in result.index_files.items():
+            writer.write_index(part, bucket, blob)
     return out
 
 

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.plan.scan import ScanPlan
 
+#: The exception plain SQL (what DuckDB runs itself) fails with, ``duckdb.Error``: re-exported for
+#: the layers above (the CLI), which do not import duckdb.
+DuckDBError = duckdb.Error
+
 #: The SQL layer's system tables, as the binder gets them.
 SYSTEM_TABLES = SystemTables(
     split_name=split_system_name,

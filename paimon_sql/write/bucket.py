@@ -25,10 +25,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
+import duckdb
+import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
@@ -42,7 +45,7 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.types import DataType
 
@@ -620,3 +623,35 @@ def bucket_expression(
     if num_buckets <= 0:
         raise ValueError(f"num_buckets must be positive, got {num_buckets}")
     return exp.Abs(this=_bin(exp.Mod, hash_expression(columns), _lit(num_buckets)))
+
+
+#: The name of the rows in `row_values`'s query.
+ROWS = "__paimon_rows"
+
+
+@contextlib.contextmanager
+def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array]]:
+    """Evaluate a bucket or key-hash `expression` over Arrow tables, as INT32, on a private DuckDB.
+
+    For callers that run no DuckDB themselves (the Spark tasks): each call registers its rows as
+    ``__paimon_rows``, the table the expression's columns refer to.
+
+    >>> from paimon_sql.types import parse_type
+    >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
+    >>> with row_values(bucket_expression(key, 4)) as buckets:
+    ...     buckets(pa.table({"id": [1, 2, 3]})).to_pylist()
+    [2, 0, 1]
+    """
+    query = exp.select(expression.copy()).from_(exp.to_table(ROWS)).sql("duckdb")
+    con = duckdb.connect()
+
+    def evaluate(rows: pa.Table) -> pa.Array:
+        con.register(ROWS, rows)
+        values = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
+        con.unregister(ROWS)
+        return values
+
+    try:
+        yield evaluate
+    finally:
+        con.close()

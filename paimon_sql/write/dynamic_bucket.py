@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import sqlglot
@@ -38,8 +39,6 @@ from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
-
-    import duckdb
 
 #: Java's MAX_DYNAMIC_BUCKETS: bucket ids are stored as shorts.
 MAX_DYNAMIC_BUCKETS = 32767
@@ -293,3 +292,28 @@ def assign_buckets(
     parts.append(fresh.select(["hash", "bucket"]))
     assignment = pa.concat_tables([p.cast(parts[0].schema) for p in parts])
     return DynamicAssignment(assignment=assignment, index_files=_new_files(existing, fresh))
+
+
+def assign_partitions(
+    hashes: Mapping[bytes, Sequence[int]],
+    existing: Mapping[tuple[bytes, int], bytes],
+    options: DynamicBucketOptions,
+) -> Iterator[tuple[bytes, DynamicAssignment]]:
+    """`assign_buckets` for each partition's distinct key hashes, on a private DuckDB.
+
+    For callers that run no DuckDB themselves (the Spark driver). `hashes` maps a partition (its
+    BinaryRow bytes) to its key hashes, `existing` (partition, bucket) to the bucket's current HASH
+    index file; the partitions come out in sorted order, each with its hashes sorted.
+
+    >>> out = dict(assign_partitions({b"p": [2, 1]}, {}, DynamicBucketOptions()))
+    >>> out[b"p"].assignment.column("bucket").to_pylist(), list(out[b"p"].index_files)
+    ([0, 0], [0])
+    """
+    con = duckdb.connect()
+    try:
+        for part, part_hashes in sorted(hashes.items()):
+            known = {b: blob for (pb, b), blob in existing.items() if pb == part}
+            ordered = pa.array(sorted(part_hashes), pa.int32())
+            yield part, assign_buckets(con, ordered, known, options)
+    finally:
+        con.close()
