@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import duckdb
 import pyarrow as pa
@@ -630,7 +630,7 @@ ROWS = "__paimon_rows"
 
 
 @contextlib.contextmanager
-def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array]]:
+def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array[Any]]]:
     """Evaluate a bucket or key-hash `expression` over Arrow tables, as INT32, on a private DuckDB.
 
     For callers that run no DuckDB themselves (the Spark tasks): each call registers its rows as
@@ -645,9 +645,11 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
     query = exp.select(expression.copy()).from_(exp.to_table(ROWS)).sql("duckdb")
     con = duckdb.connect()
 
-    def evaluate(rows: pa.Table) -> pa.Array:
+    def evaluate(rows: pa.Table) -> pa.Array[Any]:
         con.register(ROWS, rows)
-        values = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
+        values: pa.Array[Any] = (
+            con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
+        )
         con.unregister(ROWS)
         return values
 
