@@ -642,7 +642,8 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
     ...     buckets(pa.table({"id": [1, 2, 3]})).to_pylist()
     [2, 0, 1]
     """
-    query = exp.select(expression.copy()).from_(exp.to_table(ROWS)).sql("duckdb")
+    rows_table = exp.Table(this=exp.to_identifier(ROWS))
+    query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
     con = duckdb.connect()
 
     def evaluate(rows: pa.Table) -> pa.Array[Any]:
