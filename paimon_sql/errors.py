@@ -100,13 +100,17 @@ class InvalidNameError(ArgumentError):
 
 
 class PathEscapeError(PaimonSqlError):
-    """A path from an option or metadata would leave the table folder (or a configured external
-    root), or leads out of the warehouse through a symbolic link: refused, never followed.
+    """A path from an option or metadata leads out of where it belongs: refused, never followed.
+
+    It would leave the table folder (or a configured external root), or leads out of the
+    warehouse through a symbolic link.
     """
 
 
 class CorruptFileError(SpecViolationError):
-    """A metadata or data file is damaged (truncated, altered, inconsistent with what references it).
+    """A metadata or data file is damaged.
+
+    Truncated, altered, inconsistent with what references it.
 
     `path` names the file. The message says what is wrong and how to get past it.
 
@@ -123,8 +127,10 @@ class CorruptFileError(SpecViolationError):
 
 
 class StorageError(PaimonSqlError, OSError):
-    """An object store (or remote filesystem) request failed: unreachable endpoint, a store that
-    cannot do what a write needs (conditional puts) ... The message names the URI.
+    """An object store (or remote filesystem) request failed.
+
+    Unreachable endpoint, a store that cannot do what a write needs (conditional puts) ... The
+    message names the URI.
     """
 
 

@@ -1,6 +1,7 @@
-"""Paimon's data types: the model, their JSON form (schema files), and the ONE mapping to and
-from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`, `from_duckdb_type`); the
-sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
+"""Paimon's data types: the model, their JSON form (schema files), the mappings.
+
+The ONE mapping to and from Arrow and DuckDB (`arrow_type`, `duckdb_type`, `duckdb_type_node`,
+`from_duckdb_type`); the sets of type roots (`INTEGER_ROOTS` …) and the `RowKind` of a change row.
 
 Atomic types are JSON strings such as ``"INT NOT NULL"`` or ``"DECIMAL(10, 2)"``; ARRAY, MULTISET,
 MAP and ROW are JSON objects (paimon-format.md §2).
@@ -20,7 +21,7 @@ import enum
 import functools
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 from sqlglot import exp
@@ -28,9 +29,7 @@ from sqlglot import exp
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-
-    import duckdb
+    from collections.abc import Iterable, Iterator, Sequence
 
 MAX_LENGTH = 2147483647
 
@@ -115,7 +114,10 @@ class DataField:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataType:
-    """A Paimon type. `root` is the type name (``INT``, ``VARCHAR``, ``TIMESTAMP_LTZ``, ``ROW``, ...)."""
+    """A Paimon type.
+
+    `root` is the type name (``INT``, ``VARCHAR``, ``TIMESTAMP_LTZ``, ``ROW``, ...).
+    """
 
     root: str
     nullable: bool = True
@@ -242,7 +244,7 @@ def parse_type(value: Any) -> DataType:
 
 
 def parse_field(value: dict[str, Any]) -> DataField:
-    """A `DataField` from its JSON object (paimon-format.md §2: an integer id >= 0, a name, a type)."""
+    """A `DataField` from its JSON object (paimon-format.md §2: an int id >= 0, a name, a type)."""
     if not isinstance(value, dict):
         raise SpecViolationError(f"a field must be a JSON object, not {value!r}")
     field_id, name = value.get("id"), value.get("name")
@@ -416,8 +418,9 @@ def _type_node(t: DataType) -> exp.DataType:
 
 
 def duckdb_type_node(t: DataType) -> exp.DataType:
-    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``); names stay
-    identifiers, whatever characters they hold.
+    """`duckdb_type` as a sqlglot node (a fresh copy, for ``exp.Cast(to=...)``).
+
+    Names stay identifiers, whatever characters they hold.
 
     >>> row = {"type": "ROW", "fields": [{"id": 0, "name": 'a"b', "type": "DECIMAL(5, 2)"}]}
     >>> duckdb_type_node(parse_type(row)).sql("duckdb")
@@ -452,8 +455,9 @@ def arrow_time_unit(t: DataType) -> str:
 
 
 def arrow_atomic_type(t: DataType) -> pa.DataType | None:
-    """The Arrow type of an atomic Paimon type; None for nested types and those Arrow has no
-    type for (VARIANT, BLOB).
+    """The Arrow type of an atomic Paimon type.
+
+    None for nested types and those Arrow has no type for (VARIANT, BLOB).
 
     >>> arrow_atomic_type(parse_type("TIMESTAMP(3) WITH LOCAL TIME ZONE"))
     TimestampType(timestamp[ms, tz=UTC])
@@ -514,17 +518,36 @@ _FROM_DUCKDB = {
 }
 
 
-def from_duckdb_field(name: str, kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataField:
-    """The Paimon column of a DuckDB query column (its id first, then its nested fields' ids, as
-    Java); `UnsupportedFeatureError` when Paimon has no type for it.
+class DuckType(Protocol):
+    """What `from_duckdb_type` reads of a DuckDB type (a ``duckdb.DuckDBPyType``).
+
+    A protocol, so that this module stays free of duckdb (only ``engine/``, ``write/`` and ``sql/``
+    import it).
+    """
+
+    @property
+    def id(self) -> str:
+        """DuckDB's type id: ``decimal``, ``list``, ``struct``, ``integer`` ..."""
+
+    @property
+    def children(self) -> Sequence[tuple[str, Any]]:
+        """The (name, value) parameters of a type: field types, element type, precision ..."""
+
+
+def from_duckdb_field(name: str, kind: DuckType, ids: Iterator[int]) -> DataField:
+    """The Paimon column of a DuckDB query column.
+
+    Its id first, then its nested fields' ids, as Java; `UnsupportedFeatureError` when Paimon has
+    no type for it.
     """
     field_id = next(ids)
     return DataField(id=field_id, name=name, type=from_duckdb_type(kind, ids))
 
 
-def from_duckdb_type(kind: duckdb.DuckDBPyType, ids: Iterator[int]) -> DataType:
-    """The Paimon type of a DuckDB type (`kind.id` and `kind.children`); ROW fields take their ids
-    from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.
+def from_duckdb_type(kind: DuckType, ids: Iterator[int]) -> DataType:
+    """The Paimon type of a DuckDB type (`kind.id` and `kind.children`).
+
+    ROW fields take their ids from `ids`. `UnsupportedFeatureError` when Paimon has no type for it.
     """
     children = kind.children if kind.id in ("decimal", "list", "array", "map", "struct") else []
     if kind.id == "decimal":

@@ -89,10 +89,10 @@ class Identifier:
             Identifier(database='db', table='t')
             >>> Identifier.parse("t", default_database="sales")
             Identifier(database='sales', table='t')
-            >>> Identifier.parse("a.b.c")
+            >>> Identifier.parse("a.b.c")  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            paimon_sql.errors.InvalidNameError: a table name is 'db.table' or 'table', got 'a.b.c'...
+            paimon_sql.errors.InvalidNameError: a table name is 'db.table' or 'table', got ...
         """
         if not isinstance(text, str):
             raise InvalidNameError(f"a table name is text 'db.table', got {text!r}")
@@ -233,8 +233,10 @@ class Catalog:
             return False
 
     def _contained(self, path: str, what: str, *, table: bool = False) -> bool:
-        """Whether a listed folder (with a `table`'s metadata folders) stays inside the warehouse
-        without following a link out; a warning names one that does not, and it is not listed.
+        """Whether a listed folder stays inside the warehouse without following a link out.
+
+        The folder is checked with a `table`'s metadata folders; a warning names one that does
+        not, and it is not listed.
         """
         if not self.fileio.local:
             return True
@@ -349,7 +351,8 @@ class Catalog:
             ):  # listed as a table (it has schema/) but it cannot be read
                 raise CorruptFileError(
                     schema_dir,
-                    f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema folder",
+                    f"table {ident} has no schema file (schema-0, schema-1, ...) in its schema "
+                    "folder",
                 )
             raise TableNotFoundError(
                 f"table {ident} not found (no schema files under {path})"

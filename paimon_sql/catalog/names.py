@@ -244,9 +244,11 @@ def path_directory(options: Mapping[str, str]) -> str | None:
 
 
 def check_path_options(options: Mapping[str, str]) -> None:
-    """`OptionError` if a path option (`PREFIX_OPTIONS`, `DIRECTORY_OPTIONS`, external paths) would
+    """Check the path and branch options of a schema; called when one is created or altered.
+
+    `OptionError` if a path option (`PREFIX_OPTIONS`, `DIRECTORY_OPTIONS`, external paths) would
     leave the table folder, `InvalidNameError` for a ``scan.fallback-branch`` that is not a branch
-    name; called when a schema is created or altered.
+    name.
 
     >>> check_path_options({"data-file.prefix": "x-", "data-file.path-directory": "d/e"})
     >>> try:
@@ -355,8 +357,10 @@ def _has_link_below(path: str, roots: list[str]) -> bool:
 
 
 def external_path(path: str, options: Mapping[str, str], *, what: str) -> str:
-    """A data or index file's external path from a manifest, checked to lie inside one of the roots
-    ``data-file.external-paths`` configures (lexically: the roots may live on other filesystems).
+    """A data or index file's external path from a manifest.
+
+    Checked to lie inside one of the roots ``data-file.external-paths`` configures (lexically: the
+    roots may live on other filesystems).
 
     >>> external_path("FILE:/tmp/ext/b-0/f", {"data-file.external-paths": "file:///tmp/ext"},
     ...               what="data file")
@@ -382,8 +386,10 @@ def names_of(items: Iterable[str], kind: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class TableName:
-    """A table name's parts: ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL
-    dialect reads them through `table_name`; Java's ``Identifier`` splits them the same way).
+    """A table name's parts.
+
+    ``t``, ``t$snapshots``, ``t$branch_b``, ``t$branch_b$files`` (the SQL dialect reads them
+    through `table_name`; Java's ``Identifier`` splits them the same way).
     """
 
     table: str
@@ -397,8 +403,9 @@ _BRANCH_PREFIX = "branch_"
 
 
 def table_name(name: str) -> TableName:
-    """The parts of a table name as Paimon's Java ``Identifier`` splits it (the system table
-    name lower case).
+    """The parts of a table name as Paimon's Java ``Identifier`` splits it.
+
+    The system table name lower case.
 
     Raises:
         InvalidNameError: more than a branch and a system table after the name.

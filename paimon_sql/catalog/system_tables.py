@@ -74,7 +74,7 @@ _DV_RANGE = pa.struct(
         pa.field("_CARDINALITY", pa.int64(), True),
     ]
 )
-_TYPES = {
+_TYPES: dict[str, pa.DataType] = {
     "BIGINT": pa.int64(),
     "INT": pa.int32(),
     "STRING": pa.string(),

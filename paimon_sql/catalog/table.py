@@ -1,4 +1,6 @@
-"""`Table`: one table folder's metadata: schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
+"""`Table`: one table folder's metadata.
+
+Schemas, snapshots (with the LATEST/EARLIEST hints), tags, manifests.
 
 Metadata files have unique names and never change, so decoded manifests are cached per table.
 
@@ -303,7 +305,8 @@ class Table:
             ids = self.snapshot_ids()
             have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
             raise SnapshotNotFoundError(
-                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it has {have})"
+                f"snapshot {snapshot_id} of table {self.name} does not exist (no file {path}; it "
+                f"has {have})"
             )
         snap = self._decode_snapshot(path)
         if snap.id != snapshot_id:
@@ -311,8 +314,9 @@ class Table:
         return snap
 
     def _decode_snapshot(self, path: str) -> Snapshot:
-        """A snapshot or tag file, checked: valid JSON of the right types, its schema exists; the manifest lists
-        it names are remembered with their sizes, to be checked when read.
+        """A snapshot or tag file, checked: valid JSON of the right types, its schema exists.
+
+        The manifest lists it names are remembered with their sizes, to be checked when read.
         """
         try:
             snap = snapshot_from_json(self.fileio.read_bytes(path))
@@ -425,12 +429,16 @@ class Table:
         return found
 
     def _what_exists(self, tagged: dict[str, Snapshot]) -> str:
-        """``the earliest snapshot is snapshot 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``."""
+        """What the table has, for an error message.
+
+        ``the earliest snapshot is snapshot 6 (2024-05-14 10:00:00.000); tags: t1 (snapshot 2, …)``.
+        """
         earliest = self.earliest_snapshot_id()
         if earliest is None:
             text = "it has no snapshots"
         else:
-            text = f"the earliest snapshot is snapshot {earliest} ({_when(self.snapshot(earliest).time_millis)})"
+            when = _when(self.snapshot(earliest).time_millis)
+            text = f"the earliest snapshot is snapshot {earliest} ({when})"
         tags = [f"{name} (snapshot {t.id}, {_when(t.time_millis)})" for name, t in tagged.items()]
         return text + ("; tags: " + ", ".join(tags) if tags else "; no tags")
 
@@ -580,7 +588,10 @@ class Table:
         return cached
 
     def _read(self, name: str, what: str, decode: Callable[[dict[str, Any]], _T]) -> list[_T]:
-        """Decode a metadata file of ``manifest/``, checked against the size its referrer recorded."""
+        """Decode a metadata file of ``manifest/``.
+
+        It is checked against the size its referrer recorded.
+        """
         path = self.manifest_path(name)
         referrer = self._referrers.get(name)
         try:
@@ -603,7 +614,10 @@ class Table:
 
 
 def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:
-    """§4.4: a full listing of live index files: ADD entries, each file once, each data file's vector once."""
+    """§4.4: a full listing of live index files.
+
+    ADD entries, each file once, each data file's vector once.
+    """
     if any(e.kind is not FileKind.ADD for e in entries):
         raise CorruptFileError(
             path, "an index manifest lists the live index files: ADD entries only"

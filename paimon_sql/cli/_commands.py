@@ -49,7 +49,7 @@ def dot_command(shell: Shell, line: str) -> bool:
         return _error(shell, f"unknown command {name} (.help lists the commands)")
     try:
         message = handler(shell, args)
-    except Exception as err:  # the CLI boundary (a missing database, an unwritable file ...)
+    except Exception as err:  # noqa: BLE001 - the CLI boundary (a missing database, an unwritable file ...)
         shell.fail(err)
         return True
     if message is not None:

@@ -17,7 +17,6 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 import sqlglot.errors
 
@@ -25,6 +24,7 @@ from paimon_sql.cli import output
 from paimon_sql.cli._spinner import Spinner
 from paimon_sql.cli._statements import split_statements
 from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.sql.session import DuckDBError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from paimon_sql import Relation, Session
 
 MODES = ("table", "csv", "json", "parquet")
-# duckdb is imported here only for its exception class: plain SQL fails with duckdb.Error.
-USER_ERRORS = (PaimonSqlError, duckdb.Error, sqlglot.errors.SqlglotError, OSError)
+# Plain SQL fails with DuckDB's error (duckdb.Error, re-exported by the sql layer).
+USER_ERRORS = (PaimonSqlError, DuckDBError, sqlglot.errors.SqlglotError, OSError)
 _BATCH_ROWS = 10_000
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -93,7 +93,7 @@ class Shell:
                 self.execute(statement.text)
             except BrokenPipeError:
                 raise  # the reader of our output left (head, less): main ends quietly
-            except Exception as err:  # the CLI boundary: report, keep the shell alive
+            except Exception as err:  # noqa: BLE001 - the CLI boundary: report, keep the shell alive
                 failed = not self.fail(err, where=where)
                 break
         if failed:
@@ -127,7 +127,7 @@ class Shell:
         def run() -> None:
             try:
                 work()
-            except BaseException as err:  # handed to the main thread, which raises it
+            except BaseException as err:  # noqa: BLE001 - handed to the main thread, which raises it
                 failure.append(err)
 
         worker = threading.Thread(target=run, name="paimon-sql-statement", daemon=True)

@@ -1,4 +1,5 @@
-"""The DuckDB execution layer: connections and views (`context`), table references bound to sources or
-inlined SQL (`binder`), split reading (`reader`) and the one user of DuckDB's source protocol
-(`source`).
+"""The DuckDB execution layer.
+
+Connections and views (`context`), table references bound to sources or inlined SQL (`binder`),
+split reading (`reader`) and the one user of DuckDB's source protocol (`source`).
 """

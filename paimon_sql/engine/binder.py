@@ -48,16 +48,18 @@ class Binder:
         system: SystemTables,
         hints: Callable[[str], Mapping[str, str] | None],
     ) -> None:
-        """Bind on `engine`'s connection; metadata tables come from `system`; `hints` reads a
-        table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect).
+        """Bind on `engine`'s connection; metadata tables come from `system`.
+
+        `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect).
         """
         self.engine = engine
         self.system = system
         self.hints = hints
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
-        """Replace each Paimon table `statement` names by its planned scan, in place; whether any
-        was.
+        """Replace each Paimon table `statement` names by its planned scan, in place.
+
+        Whether any was.
 
         `inline`: a local Parquet table may become the merge SQL itself (a view outlives the
         statement, so it must re-plan on every read: it gets streaming sources).
@@ -88,8 +90,9 @@ class Binder:
         return changed
 
     def _system(self, node: exp.Table) -> bool:
-        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``: metadata as Arrow
-        tables.
+        """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.
+
+        Metadata as Arrow tables.
         """
         catalog = self.engine.catalog
         if node.db == "sys" and "$" not in node.name:
@@ -158,8 +161,9 @@ class Binder:
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
 
     def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:
-        """EXPLAIN lines (scope, property, value) of a query over Paimon tables; None if it reads
-        none.
+        """EXPLAIN lines (scope, property, value) of a query over Paimon tables.
+
+        None if it reads none.
         """
         engine = self.engine
         before = dict(engine.last)
@@ -185,8 +189,9 @@ class Binder:
         return rows
 
     def scan(self, table: Table, travel: TimeTravel) -> Relation:
-        """A relation over `table` at the snapshot `travel` selects (the latest when it selects
-        none).
+        """A relation over `table` at the snapshot `travel` selects.
+
+        The latest when it selects none.
         """
         chosen = select_travel(table, travel)
         source = self.engine.source(table, chosen, pinned=True)
@@ -195,8 +200,9 @@ class Binder:
 
 
 def early_stop(node: exp.Table) -> bool:
-    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``: the streaming source stops after the first
-    splits.
+    """A plain ``SELECT … FROM t [WHERE …] LIMIT n``.
+
+    The streaming source stops after the first splits.
     """
     select = node.parent_select
     if select is None or select.args.get("limit") is None:

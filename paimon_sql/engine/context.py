@@ -66,8 +66,9 @@ def _close_all() -> None:
 
 
 def hidden_name(prefix: str = "__paimon_") -> str:
-    """A fresh name for a hidden relation (DuckDB's errors naming it are mapped back by the
-    `ErrorLog`).
+    """A fresh name for a hidden relation.
+
+    DuckDB's errors naming it are mapped back by the `ErrorLog`.
     """
     return f"{prefix}{next(_counter)}"
 
@@ -142,6 +143,7 @@ class Engine:
         first_rows: bool = False,
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
+
         `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
         rows fast.
         """
@@ -164,8 +166,9 @@ class Engine:
         return hidden
 
     def register_arrow(self, content: pa.Table, shown: str) -> str:
-        """Register an Arrow table on ``con`` under a hidden name (returned), kept while queries may
-        read it.
+        """Register an Arrow table on ``con`` under a hidden name (returned).
+
+        Kept while queries may read it.
         """
         hidden = hidden_name("__paimon_sys_")
         self.con.register(hidden, content)
@@ -185,8 +188,10 @@ class Engine:
         return None if known is None else known[0]
 
     def bucket_reader(self) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
-        """What compaction reads a plan with: its rows merged (with the system columns and in key
-        order for primary-key tables), run on ``con``.
+        """What compaction reads a plan with.
+
+        Its rows merged (with the system columns and in key order for primary-key tables), run on
+        ``con``.
         """
         reader = SplitReader(self.con)
 
@@ -272,8 +277,9 @@ class Engine:
         return self.relation(lambda con: con.sql(sql))
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
-        """A `Relation` from a function making a DuckDB relation on ``con``; DuckDB's errors
-        translated.
+        """A `Relation` from a function making a DuckDB relation on ``con``.
+
+        DuckDB's errors translated.
         """
         try:
             return Relation(make(self.con), self.log)
@@ -289,8 +295,9 @@ class Engine:
         return self.con.sql(query.sql("duckdb")).fetchall()
 
     def translate(self, err: duckdb.Error) -> PaimonSqlError:
-        """The paimon-sql error for a DuckDB error (a source's recorded original, else
-        `ExecutionError`).
+        """The paimon-sql error for a DuckDB error.
+
+        A source's recorded original, else `ExecutionError`.
         """
         return self.log.translate(err)
 
@@ -303,8 +310,9 @@ class Engine:
 
 
 def private_duckdb() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB that spills to the system's temporary folder (DuckDB's own default is
-    ``./.tmp`` under the current directory, which a write would litter).
+    """An in-memory DuckDB that spills to the system's temporary folder.
+
+    DuckDB's own default is ``./.tmp`` under the current directory, which a write would litter.
     """
     con = duckdb.connect()
     spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")

@@ -38,18 +38,20 @@ _NOT_ABOUT_FILES = (
 
 
 def damaged_view(con: duckdb.DuckDBPyConnection, ident: Identifier, error: PaimonSqlError) -> None:
-    """Make ``"db"."table"`` a view that fails with `error`'s message (a string literal node) when read.
+    """Make ``"db"."table"`` a view that fails with `error`'s message when read.
+
+    The message is a string literal node.
 
     >>> import duckdb
     >>> from paimon_sql.catalog import Identifier
     >>> from paimon_sql.errors import CorruptFileError
     >>> con = duckdb.connect()
-    >>> damaged_view(con, Identifier("db", "t"), CorruptFileError("/wh/db.db/t/snapshot/snapshot-1", "empty"))
+    >>> damaged_view(con, Identifier("db", "t"), CorruptFileError("/wh/t/snapshot-1", "empty"))
     >>> try:
     ...     con.sql('SELECT * FROM "db"."t"').fetchall()
     ... except duckdb.Error as err:
     ...     print(str(err).splitlines()[0])
-    Invalid Input Error: table db.t cannot be read: damaged file /wh/db.db/t/snapshot/snapshot-1: empty
+    Invalid Input Error: table db.t cannot be read: damaged file /wh/t/snapshot-1: empty
     """
     message = f"table {ident} cannot be read: {error}"
     schema = exp.to_identifier(ident.database, quoted=True)
@@ -73,7 +75,8 @@ def data_file_error(error: BaseException, plans: Sequence[ScanPlan] = ()) -> Pai
     it does not (``TProtocolException: Invalid data``), the Parquet files of the latest `plans` are
     checked with pyarrow (page checksums verified) to find the damaged one.
 
-    >>> err = data_file_error(ValueError("Invalid Input Error: File '/x/data-1.parquet' too small to be a Parquet file"))
+    >>> message = "Invalid Input Error: File '/x/data-1.parquet' too small to be a Parquet file"
+    >>> err = data_file_error(ValueError(message))
     >>> type(err).__name__, "/x/data-1.parquet" in str(err)
     ('DataFileNotFoundError', True)
     """
@@ -118,11 +121,14 @@ def _parquet_files(plans: Sequence[ScanPlan]) -> list[str]:
 
 
 def _parquet_reads(path: str) -> bool:
-    """Whether pyarrow reads the whole file, page checksums verified where the writer stored them."""
+    """Whether pyarrow reads the whole file.
+
+    Page checksums are verified where the writer stored them.
+    """
     import pyarrow.parquet as pq
 
     try:
         pq.ParquetFile(path, page_checksum_verification=True).read()
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to read the file means it is damaged
         return False
     return True

@@ -6,9 +6,11 @@ comparing one of its columns with a constant, and only when no outer join could 
 table (pruning rows there changes results).
 
 >>> import sqlglot
->>> q = sqlglot.parse_one("SELECT * FROM db.t WHERE dt = '2024-01-01' AND v > 3 AND f(v) = 1", read="duckdb")
->>> table_predicate(q.find(exp.Table), {"dt", "v"})
-And(children=(Compare(path=('dt',), op='=', value='2024-01-01'), Compare(path=('v',), op='>', value=3)))
+>>> sql = "SELECT * FROM db.t WHERE dt = '2024-01-01' AND v > 3 AND f(v) = 1"
+>>> q = sqlglot.parse_one(sql, read="duckdb")
+>>> p = table_predicate(q.find(exp.Table), {"dt", "v"})
+>>> type(p).__name__, p.children
+('And', (Compare(path=('dt',), op='=', value='2024-01-01'), Compare(path=('v',), op='>', value=3)))
 """
 
 from __future__ import annotations

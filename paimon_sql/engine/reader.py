@@ -68,8 +68,9 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
-    """`data_file_path`, checked to exist where that is cheap (local files): a missing file is an error
-    naming it and the snapshot that lists it, not a DuckDB I/O error.
+    """`data_file_path`, checked to exist where that is cheap (local files).
+
+    A missing file is an error naming it and the snapshot that lists it, not a DuckDB I/O error.
     """
     path = data_file_path(plan, split, f)
     fileio = plan.table.fileio
@@ -98,7 +99,10 @@ def orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) ->
 
 
 def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
-    """The `columns` of Avro data file `f` of `plan`'s table at `path`, typed from the file's schema."""
+    """The `columns` of Avro data file `f` of `plan`'s table at `path`.
+
+    Typed from the file's schema.
+    """
     schema = plan.table.schema(f.schema_id)
     fields = []
     for name in columns:
@@ -112,12 +116,18 @@ def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -
 
 
 def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
-    """Through pyarrow: range requests on an object store (footer, then the projected column chunks)."""
+    """Through pyarrow: range requests on an object store.
+
+    Footer, then the projected column chunks.
+    """
     return read_parquet(plan.table.fileio, path, columns, size=f.file_size)
 
 
 def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
-    """Java writes TIMESTAMP(p > 6) as Parquet INT96, which DuckDB reads as microseconds: let pyarrow read it."""
+    """Java writes TIMESTAMP(p > 6) as Parquet INT96, which DuckDB reads as microseconds.
+
+    Let pyarrow read it.
+    """
     return any(
         fld.type.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and (fld.type.precision or 0) > 6
         for fld in plan.table.schema(f.schema_id).fields
@@ -186,7 +196,10 @@ class SplitReader:
         split: Split,
         registered: list[str],
     ) -> dict[str, str]:
-        """Register each file's deleted positions (for the anti-join of merged sections and of streams)."""
+        """Register each file's deleted positions.
+
+        For the anti-join of merged sections and of streams.
+        """
         out: dict[str, str] = {}
         blobs: dict[str, bytes] = {}
         for file_name, ref in split.deletion_vectors:
@@ -245,7 +258,10 @@ class SplitReader:
     def _table(
         self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest
     ) -> pa.Table | None:
-        """The columns of `f` the query reads, as Arrow; None for a local Parquet file (DuckDB reads it)."""
+        """The columns of `f` the query reads, as Arrow.
+
+        None for a local Parquet file (DuckDB reads it).
+        """
         fileio = plan.table.fileio
         path = _listed_path(plan, split, f)
         columns = physical_columns(plan, f, request)
@@ -313,8 +329,9 @@ class SplitReader:
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
 
     def positions(self, plan: ScanPlan, ref: DvRef, blobs: dict[str, bytes]) -> pa.Array:
-        """The deleted row positions of one deletion vector (int64, ascending), decoded once and cached;
-        `blobs` holds the index files read so far for this query.
+        """The deleted row positions of one deletion vector (int64, ascending).
+
+        Decoded once and cached; `blobs` holds the index files read so far for this query.
         """
 
         def decode() -> pa.Array:
@@ -363,8 +380,10 @@ class _LazySources(Mapping[str, FileSource]):
 
 
 class _Deletions:
-    """`paimon_sql.read.build.Deletions` for one inlined query: deleted rows decoded once per deletion vector
-    (cached by the reader across queries: index files never change) and registered on `con`.
+    """`paimon_sql.read.build.Deletions` for one inlined query.
+
+    Deleted rows decoded once per deletion vector (cached by the reader across queries: index files
+    never change) and registered on `con`.
     """
 
     def __init__(

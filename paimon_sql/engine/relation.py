@@ -49,7 +49,10 @@ class ErrorLog:
                 del self._names[next(iter(self._names))]
 
     def reading(self, plan: ScanPlan) -> None:
-        """Remember a plan being read: a DuckDB error about an unnamed damaged file is traced to its files."""
+        """Remember a plan being read.
+
+        A DuckDB error about an unnamed damaged file is traced to its files.
+        """
         with self._lock:
             self._plans.append(plan)
 

@@ -1,4 +1,6 @@
-"""The one module that touches DuckDB's underscore-named source protocol (``duckdb._sources``, duckdb pinned).
+"""The one module that touches DuckDB's underscore-named source protocol.
+
+That is ``duckdb._sources`` (duckdb pinned).
 
 A `PaimonSource` is a lazily planned table: DuckDB asks it for its schema when binding, offers it
 filter predicates (`accepts`), then asks for a stream of the chosen columns with the accepted
@@ -117,7 +119,8 @@ class PaimonSource(ArrowScanSource):
         pinned: bool = False,
         first_rows: bool = False,
     ) -> None:
-        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow;
+        """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow.
+
         `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`).
         """
         super().__init__(None)
@@ -246,8 +249,9 @@ def register(con: duckdb.DuckDBPyConnection, name: str, source: PaimonSource) ->
 
 
 class Engine(Protocol):
-    """What the routing sources need of `paimon_sql.engine.context.Engine` (a protocol, so that this
-    module does not import the one that registers its sources).
+    """What the routing sources need of `paimon_sql.engine.context.Engine`.
+
+    A protocol, so that this module does not import the one that registers its sources.
     """
 
     @property
@@ -606,8 +610,9 @@ def install_sources(
     catalog_schemas: Mapping[str, pa.Schema],
     audit_log_schema: Callable[[Table], pa.Schema],
 ) -> dict[str, tuple[Callable[..., str], list[str]]]:
-    """Register the routing sources on `con`; their bind UDFs (function, DuckDB parameter types) by name,
-    for the caller to create.
+    """Register the routing sources on `con`.
+
+    Their bind UDFs (function, DuckDB parameter types) by name, for the caller to create.
 
     `schemas`: each table system table's columns (``t$<kind>``), `catalog_schemas` each global
     ``sys`` table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table.

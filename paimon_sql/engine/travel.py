@@ -7,7 +7,8 @@
 * the table name suffixes ``t$snapshots`` … (system tables) and ``t$branch_<name>``.
 
 >>> import sqlglot
->>> table = sqlglot.parse_one("SELECT * FROM db.t VERSION AS OF 'tag1'", read="duckdb").find(exp.Table)
+>>> sql = "SELECT * FROM db.t VERSION AS OF 'tag1'"
+>>> table = sqlglot.parse_one(sql, read="duckdb").find(exp.Table)
 >>> travel_of(table, hints=lambda comment: None)
 TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
 """
@@ -41,7 +42,9 @@ class TimeTravel:
 
 
 def parse_timestamp_ms(text: str) -> int:
-    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` (local time, as Paimon's Java) or of digits.
+    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` or of digits.
+
+    The timestamp is local time, as Paimon's Java reads it.
 
     >>> parse_timestamp_ms("1700000000000")
     1700000000000
@@ -53,7 +56,8 @@ def parse_timestamp_ms(text: str) -> int:
         moment = datetime.datetime.fromisoformat(text)
     except ValueError as err:
         raise SqlError(
-            f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds"
+            f"cannot read {text!r} as a timestamp; write 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch "
+            "milliseconds"
         ) from err
     try:
         if moment.tzinfo is None:

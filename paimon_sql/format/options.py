@@ -116,8 +116,9 @@ class CoreOptions:
         return int(self._required(key))
 
     def optional_memory(self, key: str) -> int | None:
-        """A memory size in bytes (read leniently, `memory_size`), else the registry's default or
-        None.
+        """A memory size in bytes (read leniently, `memory_size`).
+
+        Else the registry's default or None.
         """
         value = self._set(key)
         return None if value is None else memory_size(value)
@@ -136,8 +137,9 @@ class CoreOptions:
         return parse_duration(self._required(key))
 
     def flag(self, key: str) -> bool:
-        """A boolean option (``'true'`` in any case, surrounding blanks ignored), else the
-        registry's default.
+        """A boolean option (``'true'`` in any case, surrounding blanks ignored).
+
+        Else the registry's default.
 
         >>> CoreOptions({"write-only": " TRUE "}).flag("write-only")
         True
@@ -153,8 +155,9 @@ class CoreOptions:
 
     @property
     def top_level(self) -> int:
-        """The highest LSM level, where full compaction writes: ``num-levels`` - 1; num-levels
-        defaults to ``num-sorted-run.compaction-trigger`` + 1 (§7, §11).
+        """The highest LSM level, where full compaction writes: ``num-levels`` - 1.
+
+        Num-levels defaults to ``num-sorted-run.compaction-trigger`` + 1 (§7, §11).
 
         >>> CoreOptions({"num-levels": "3"}).top_level, CoreOptions({}).top_level
         (2, 5)
@@ -174,8 +177,10 @@ class CoreOptions:
 
     @property
     def snapshot_expire_limit(self) -> int:
-        """``snapshot.expire.limit`` as the committer applies it: unset, 10, as Paimon 0.9's
-        committer does (the registry documents the 1.x default, 50, paimon-format.md §11).
+        """``snapshot.expire.limit`` as the committer applies it.
+
+        Unset, 10, as Paimon 0.9's committer does (the registry documents the 1.x default, 50,
+        paimon-format.md §11).
 
         >>> CoreOptions({}).snapshot_expire_limit
         10
@@ -188,8 +193,9 @@ class CoreOptions:
 
     @property
     def watermark_time_zone(self) -> str:
-        """``sink.watermark-time-zone`` (a Flink sink option the registry passes through, so its
-        default lives here): the zone of watermark-based tag times, UTC when unset.
+        """``sink.watermark-time-zone``: the zone of watermark-based tag times, UTC when unset.
+
+        A Flink sink option the registry passes through, so its default lives here.
         """
         return self.options.get("sink.watermark-time-zone", "UTC")
 

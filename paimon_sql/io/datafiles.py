@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import io
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
@@ -169,7 +169,7 @@ def read_orc(
 
 
 def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
-    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3):
+    """Top-level ORC columns as Java reads them (issue 14, checked against Paimon 1.3).
 
     * CHAR(n): ORC's reader drops the padding (Java returns ``'ab'`` from an ORC CHAR(5), while
       Parquet and Avro keep ``'ab   '``);
@@ -207,7 +207,8 @@ def read_avro(fileio: Any, path: str, schema: pa.Schema) -> pa.Table:
 
     data = fileio.read_bytes(path)
     try:
-        records = list(fastavro.reader(io.BytesIO(data)))
+        # a data file's schema is a record: every datum is a dict
+        records = cast("list[dict[str, Any]]", list(fastavro.reader(io.BytesIO(data))))
     except Exception as err:
         raise SpecViolationError(f"corrupt Avro data file {path}: {err}") from err
     columns = {fld.name: [r.get(fld.name) for r in records] for fld in schema}

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def read_optimized_filter(plan: ScanPlan) -> ScanPlan:
-    """The plan of ``t$ro``: for merge-read primary-key tables keep only top-level files, one section each.
+    """The plan of ``t$ro``: for merge-read primary-key tables keep only top-level files.
+
+    One section each.
 
     Top-level files have disjoint key ranges, so no section merges two files; a file that still
     carries retractions (``_DELETE_ROW_COUNT`` > 0) is read with a merge of itself, which drops

@@ -216,8 +216,9 @@ def _all_null(node: exp.Expression, t: DataType) -> exp.Expression:
 
 
 def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
-    """Structs (also nested, and as array elements) whose fields are all NULL become NULL, as Java's
-    Parquet reader returns them.
+    """Structs (also nested, and as array elements) whose fields are all NULL become NULL.
+
+    As Java's Parquet reader returns them.
     """
     if t.root == "ROW":
         fields = [
@@ -242,7 +243,10 @@ def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
-    """Cast a column written as `old` to `new` as Java's schema evolution does (float to int truncates)."""
+    """Cast a column written as `old` to `new` as Java's schema evolution does.
+
+    Float to int truncates.
+    """
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     return cast(node, new)
@@ -250,7 +254,7 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRequest:
-    """What the engine asked for: output columns (read-schema names, in order) and accepted filters."""
+    """What the engine asked for: output columns (read-schema names, in order), accepted filters."""
 
     columns: tuple[str, ...]
     filters: tuple[Predicate, ...] = ()
@@ -379,8 +383,9 @@ class _SplitQuery:
     def section_queries(
         self, files: Sequence[DataFileMeta], merge: bool, names: list[str]
     ) -> Iterable[exp.Select]:
-        """The section's rows as queries whose results concatenate to it (several only for an anti-join
-        chain, one per file, built as they are asked for).
+        """The section's rows as queries whose results concatenate to it.
+
+        Several only for an anti-join chain, one per file, built as they are asked for.
         """
         kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
@@ -413,7 +418,9 @@ class _SplitQuery:
         names: list[str],
         kind_filter: exp.Expression,
     ) -> Iterator[exp.Select] | None:
-        """Merge without a window when the files' sequence ranges do not overlap (None when they do).
+        """Merge without a window when the files' sequence ranges do not overlap.
+
+        None when they do.
 
         Keys are unique within a file, so with disjoint ranges the winner of a key is simply its row
         in the winning file: newest first for deduplicate, oldest first for first-row. Each file
@@ -447,7 +454,7 @@ class _SplitQuery:
         winners_first: list[int],
         adds_only: bool,
     ) -> Iterator[exp.Select]:
-        """The anti-join chain's pieces, built one at a time (a stream that stops early builds one)."""
+        """The anti-join chain's pieces, one at a time (an early-stopping stream builds one)."""
         for position, i in enumerate(winners_first):
             rel = exp.select(exp.Star()).from_(parts[i].subquery("f"))
             if adds_only:
@@ -476,7 +483,7 @@ class _SplitQuery:
             yield piece.where(kind_filter.copy(), copy=False)
 
     def _pins_keys(self) -> bool:
-        """Whether the filters below the merge fix every key column to a value or a list of values."""
+        """Whether the filters below the merge fix every key column to a value or list of values."""
         pinned = {
             p.path[0]
             for p in self.pre
@@ -558,9 +565,10 @@ class _SplitQuery:
         return final
 
     def queries(self) -> Iterator[exp.Select]:
-        """The split as queries run one after the other, whose results concatenate to `build`'s: one per
-        section, and one per file of an anti-join chain. A stream that stops early (``LIMIT``) then
-        reads the first section's winning file without building any join.
+        """The split as queries run one after the other, whose results concatenate to `build`'s.
+
+        One per section, and one per file of an anti-join chain. A stream that stops early
+        (``LIMIT``) then reads the first section's winning file without building any join.
         """
         if self.pk and self.request.key_order:
             yield self.build()
@@ -578,7 +586,7 @@ def split_query(
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
 ) -> exp.Select:
-    """The SQL that reads one split: sections merged as needed, DVs applied, filters placed safely."""
+    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely."""
     return _SplitQuery(plan, split, request, sources, dv_tables).build()
 
 
@@ -637,16 +645,20 @@ VIRTUAL = frozenset({FILE_INDEX, POS})
 
 
 class Deletions(Protocol):
-    """Registers deleted rows of files that need no merge, for `plan_query` (which only builds SQL)."""
+    """Registers deleted rows of files that need no merge, for `plan_query` (which builds SQL)."""
 
     def positions(self, files: Sequence[DataFileMeta]) -> str | None:
-        """A registered table ``(file_index UBIGINT, file_row_number BIGINT)`` of the deleted rows of `files`,
-        where ``file_index`` is a file's position in `files`; None when none of them has a deletion
-        vector.
+        """A registered table of the deleted rows of `files`; None when none has a deletion vector.
+
+        Its columns are ``(file_index UBIGINT, file_row_number BIGINT)``, where ``file_index`` is a
+        file's position in `files`.
         """
 
     def mask(self, f: DataFileMeta) -> str | None:
-        """A registered one-column keep-flag table in `f`'s row order, or None without a deletion vector."""
+        """A registered one-column keep-flag table in `f`'s row order.
+
+        Or None without a deletion vector.
+        """
 
 
 def _plain_scan(
@@ -697,7 +709,9 @@ def _plain_group(
     paths: Mapping[str, str],
     deletions: Deletions,
 ) -> list[exp.Select]:
-    """Files that need no merge, of one schema and partition: one scan, anti-joined with their deleted rows.
+    """Files that need no merge, of one schema and partition.
+
+    One scan, anti-joined with their deleted rows.
 
     A table with a column named ``file_index`` or ``file_row_number`` hides DuckDB's virtual
     columns, so there the files without deletion vectors share one scan and each file with one is

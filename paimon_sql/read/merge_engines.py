@@ -46,7 +46,10 @@ _TEMPLATES = {
     "bool_or": "BOOL_OR(:x) FILTER (WHERE :add)",
     "listagg": "STRING_AGG(:x, :d ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
     "collect": "FLATTEN(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add))",
-    "merge_map": "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), (a, b) -> MAP_CONCAT(a, b))",
+    "merge_map": (
+        "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), "
+        "(a, b) -> MAP_CONCAT(a, b))"
+    ),
 }
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
@@ -109,8 +112,10 @@ def aggregate_function(
 
 
 def check_columns(options: CoreOptions, columns: Collection[str], table: str) -> None:
-    """Every column an option names (``sequence.field``, ``fields.<a,b>.sequence-group``) is one of
-    `columns`, else an `OptionError` naming the option, the column and the table.
+    """Check that every column an option names is one of `columns`.
+
+    The options are ``sequence.field`` and ``fields.<a,b>.sequence-group``; else an `OptionError`
+    naming the option, the column and the table.
     """
     named: list[tuple[str, str]] = [("sequence.field", c) for c in options.sequence_fields]
     for key, value in options.options.items():
@@ -198,9 +203,10 @@ class GroupedMerge:
         return aggregate_function(self.options.options, key, self.table)
 
     def _grouped(self, column: str) -> exp.Expression:
-        """A sequence-group column: the value of the row with the highest group sequence (later rows win
-        ties); rows whose group sequence is all NULL leave the group alone. Aggregated columns
-        aggregate over those rows.
+        """A sequence-group column: the value of the row with the highest group sequence.
+
+        Later rows win ties; rows whose group sequence is all NULL leave the group alone.
+        Aggregated columns aggregate over those rows.
         """
         seq = self.groups[column]
         present = exp.and_(
@@ -254,7 +260,8 @@ class GroupedMerge:
         if name not in _RETRACTABLE and not ignore:
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
             message = (
-                f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of column "
+                f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of "
+                "column "
                 f"{column!r}, which cannot retract; set 'fields.{column}.ignore-retract'='true'"
             )
             value = exp.If(this=retracted, true=_fail(message), false=value)
@@ -315,8 +322,10 @@ class GroupedMerge:
         condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
-                f"table {self.table}: partial-update received a retraction (-U/-D); Java fails here too. "
-                "Read with 'ignore-delete'='true' or 'partial-update.remove-record-on-delete'='true'"
+                f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
+                "here too. "
+                "Read with 'ignore-delete'='true' or "
+                "'partial-update.remove-record-on-delete'='true'"
             )
             retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(

@@ -1,4 +1,6 @@
-"""PySpark bulk writes into Paimon tables without a Paimon jar: executors write files, the driver commits.
+"""PySpark bulk writes into Paimon tables without a Paimon jar.
+
+Executors write files, the driver commits.
 
 >>> from paimon_sql.spark import write  # importing needs no pyspark; calling write() does
 >>> callable(write)

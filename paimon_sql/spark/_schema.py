@@ -102,7 +102,9 @@ def fits(dtype: Any, target: DataType) -> bool:
 def check_columns(
     spark_schema: Any, schema: TableSchema, table: str, fixed: Collection[str] = ()
 ) -> None:
-    """Raise `SchemaError` naming the first column that is missing, extra, or of a type that does not fit.
+    """Raise `SchemaError` naming the first column that does not fit.
+
+    That is a column missing, extra, or of a type that does not fit.
 
     `spark_schema` is the DataFrame's ``StructType``; `fixed` are the partition columns the write
     fixes (they may be absent from the DataFrame).
@@ -122,7 +124,8 @@ def check_columns(
             if f.name in fixed:
                 continue
             raise SchemaError(
-                f"column {f.name!r} ({type_sql(f.type)}) of table {table} is missing from the DataFrame; "
+                f"column {f.name!r} ({type_sql(f.type)}) of table {table} is missing from the "
+                "DataFrame; "
                 f"add it (F.lit(None).cast(...) for NULLs)"
             )
         dtype = given[f.name]

@@ -72,7 +72,7 @@ class WriteJob:
     assignment: Mapping[tuple[bytes, int], int] | None = None
 
     def file_id(self, attempt: int) -> str:
-        """The unique part of the names of the files one task attempt writes: ``<job>-<attempt>``."""
+        """The unique part of the names of the files a task attempt writes: ``<job>-<attempt>``."""
         return f"{self.job_id}-{attempt}"
 
     def load(self) -> Table:
@@ -80,7 +80,8 @@ class WriteJob:
         table = Catalog(self.warehouse).load_table(self.table)
         if table.latest_schema.id != self.schema_id:
             raise SchemaError(
-                f"the schema of {self.table} changed while writing (planned with schema {self.schema_id}, "
+                f"the schema of {self.table} changed while writing (planned with schema "
+                f"{self.schema_id}, "
                 f"now {table.latest_schema.id}); run the write again"
             )
         return table
@@ -92,9 +93,11 @@ def table_arrow_schema(schema: TableSchema) -> pa.Schema:
 
 
 def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any]) -> pa.Table:
-    """The table columns of a Spark batch cast to their Paimon types (the driver checked that every cast is
-    lossless, except timestamps, which are truncated to the column's precision as Java does); a
-    partition column fixed by `static` must hold its value in every row.
+    """The table columns of a Spark batch cast to their Paimon types.
+
+    The driver checked that every cast is lossless, except timestamps, which are truncated to the
+    column's precision as Java does; a partition column fixed by `static` must hold its value in
+    every row.
     """
     target = table_arrow_schema(schema)
     columns = []
@@ -121,12 +124,11 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
 
 
 def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Append ``__paimon_bucket`` (Java's bucket function; dynamic buckets: the driver's assignment) to each
-    batch; the other columns pass through unchanged.
-    """
-    import duckdb
+    """Append ``__paimon_bucket`` to each batch; the other columns pass through unchanged.
 
-    from paimon_sql.write.bucket import hash_expression
+    The bucket is Java's bucket function; for dynamic buckets, the driver's assignment.
+    """
+    from paimon_sql.write.bucket import hash_expression, row_values
 
     table = job.load()
     schema = table.latest_schema
@@ -137,19 +139,13 @@ def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.Recor
     else:
         expression = writer.bucket_column()
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    con = duckdb.connect()
-    try:
+    with row_values(expression) as evaluate:
         for batch in batches:
             rows = conform(batch, schema, job.static)
-            con.register("__paimon_rows", rows)
-            query = select_rows(expression)
-            values = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-            con.unregister("__paimon_rows")
+            values = evaluate(rows)
             if job.assignment is not None:
                 values = _assigned(job.assignment, rows, values, schema.partition_keys, part_types)
             yield batch.append_column(BUCKET, values)
-    finally:
-        con.close()
 
 
 def _assigned(
@@ -159,7 +155,10 @@ def _assigned(
     parts: Sequence[str],
     part_types: Sequence[DataType],
 ) -> pa.Array:
-    """The driver-assigned bucket of each row (dynamic bucket tables), looked up by partition and key hash."""
+    """The driver-assigned bucket of each row (dynamic bucket tables).
+
+    Looked up by partition and key hash.
+    """
     from paimon_sql.format.binary_row import encode_row
 
     columns = [rows.column(p).to_pylist() for p in parts]
@@ -169,18 +168,13 @@ def _assigned(
         bucket = assignment.get((part, h))
         if bucket is None:
             raise PaimonSqlError(
-                "a row's key was not seen by the bucket assignment job: the DataFrame gave other rows the "
-                "second time Spark computed it (nondeterministic input); cache() or checkpoint() it first"
+                "a row's key was not seen by the bucket assignment job: the DataFrame gave other "
+                "rows the "
+                "second time Spark computed it (nondeterministic input); cache() or checkpoint() "
+                "it first"
             )
         out.append(bucket)
     return pa.array(out, pa.int32())
-
-
-def select_rows(expression: Any) -> str:
-    """``SELECT <expression> FROM __paimon_rows`` (the registered batch), built with sqlglot."""
-    from sqlglot import exp
-
-    return exp.select(expression.copy()).from_(exp.to_table("__paimon_rows")).sql("duckdb")
 
 
 def exp_column(name: str) -> Any:
@@ -193,11 +187,12 @@ def exp_column(name: str) -> Any:
 def _generations(
     tables: Iterable[pa.Table], keys: list[str], engine: MergeEngine, keep_all: bool
 ) -> Iterator[pa.Table]:
-    """Number the versions of each key in the sorted stream (``__paimon_gen``; 0 for a key's first
-    version in this job). With `keep_all` every version is kept (each generation goes to files of
-    its own); else first-row keeps the first version and deduplicate the last. A key whose versions
-    straddle two Spark batches may keep two versions then (the later numbered above): the reader
-    merges them.
+    """Number the versions of each key in the sorted stream (``__paimon_gen``).
+
+    0 is a key's first version in this job. With `keep_all` every version is kept (each generation
+    goes to files of its own); else first-row keeps the first version and deduplicate the last. A
+    key whose versions straddle two Spark batches may keep two versions then (the later numbered
+    above): the reader merges them.
     """
     last: tuple[Any, ...] | None = None
     carried = 0
@@ -241,7 +236,7 @@ def _sequence(
     starts: Mapping[tuple[bytes, int], int],
     part_types: list[Any],
 ) -> Iterator[pa.Table]:
-    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver-side counter."""
+    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver's counter."""
     from paimon_sql.format.binary_row import encode_row
 
     counters: dict[tuple[bytes, int], int] = {}
@@ -256,7 +251,9 @@ def _sequence(
 def write_task(
     job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
 ) -> Iterator[pa.RecordBatch]:
-    """Write the rows of one task into level-0 data files; yields the task's pickled `CommitMessage`s.
+    """Write the rows of one task into level-0 data files.
+
+    Yields the task's pickled `CommitMessage`s.
 
     `batches` carry the table's columns (Spark types), ``__paimon_bucket`` (absent: bucket 0) and,
     for primary-key tables, ``__paimon_ord`` (arrival), sorted as the module doc says. `attempt` is

@@ -79,7 +79,8 @@ class PaimonDataSource(DataSource):
         table_schema = table.latest_schema
         if table_schema.bucket == -2 or (table_schema.bucket == -1 and table_schema.primary_keys):
             raise UnsupportedFeatureError(
-                f"format('paimon') cannot write {table.name} (bucket={table_schema.bucket}: the buckets are "
+                f"format('paimon') cannot write {table.name} (bucket={table_schema.bucket}: the "
+                "buckets are "
                 "assigned by a job of their own); use paimon_sql.spark.write(df, ...)"
             )
         check_columns(schema, table_schema, table.name)

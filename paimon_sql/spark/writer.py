@@ -1,4 +1,6 @@
-"""`write`: a PySpark DataFrame into a Paimon table; executors write the files, the driver commits once.
+"""`write`: a PySpark DataFrame into a Paimon table.
+
+Executors write the files, the driver commits once.
 
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
@@ -45,7 +47,6 @@ from paimon_sql.spark._task import (
     exp_column,
     messages_of,
     route,
-    select_rows,
     write_task,
 )
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
@@ -113,7 +114,8 @@ def write(
     Example (needs a SparkSession; see examples/spark_pipeline.py)::
 
         from paimon_sql.spark import write
-        write(df, "db.orders", warehouse="/lake/wh", mode="overwrite", partition={"dt": "2024-05-14"})
+        write(df, "db.orders", warehouse="/lake/wh", mode="overwrite",
+              partition={"dt": "2024-05-14"})
     """
     return run(df, table, warehouse=warehouse, mode=mode, partition=partition)
 
@@ -128,8 +130,10 @@ def run(
     task: Task = write_task,
     dynamic_overwrite: bool | None = None,
 ) -> Snapshot | None:
-    """`write` with its seams: `task` is what each Spark task runs (`_task.write_task` or a wrapper of
-    it); `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``.
+    """`write` with its seams.
+
+    `task` is what each Spark task runs (`_task.write_task` or a wrapper of it);
+    `dynamic_overwrite` overrides Spark's ``partitionOverwriteMode``.
     """
     if mode not in ("append", "overwrite"):
         raise ValueError(f"mode must be 'append' or 'overwrite', not {mode!r}")
@@ -182,10 +186,11 @@ def finish(
     dynamic_overwrite: bool = False,
     extra_files: TableWriter | None = None,
 ) -> Snapshot | None:
-    """The driver's side after the tasks: commit `messages` as one snapshot, delete the files of the
-    job's attempts it does not reference, compact deletion-vector / first-row tables. When the
-    commit fails, every file of the job (and those `extra_files` wrote on the driver) is deleted and
-    it raises.
+    """The driver's side after the tasks.
+
+    Commit `messages` as one snapshot, delete the files of the job's attempts it does not reference,
+    compact deletion-vector / first-row tables. When the commit fails, every file of the job (and
+    those `extra_files` wrote on the driver) is deleted and it raises.
     """
     table = job.load()
     schema = table.latest_schema
@@ -224,7 +229,10 @@ def finish(
 def _static_partition(
     schema: TableSchema, partition: Mapping[str, Any], table: str
 ) -> dict[str, Any]:
-    """The fixed partition values, typed as their columns (``"2024-05-14"`` for a DATE becomes a date)."""
+    """The fixed partition values.
+
+    Typed as their columns (``"2024-05-14"`` for a DATE becomes a date).
+    """
     out = {}
     for key, value in partition.items():
         if key not in schema.partition_keys:
@@ -306,22 +314,16 @@ def _run_tasks(df: DataFrame, job: WriteJob, task: Task) -> list[bytes]:
 
 def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """(partition bytes, key hash) of each row: the input of the driver's bucket assignment."""
-    import duckdb
-
     from paimon_sql.format.binary_row import encode_row
-    from paimon_sql.write.bucket import hash_expression
+    from paimon_sql.write.bucket import hash_expression, row_values
 
     schema = job.load().latest_schema
     keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
-    query = select_rows(hash_expression(keys))
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    con = duckdb.connect()
-    try:
+    with row_values(hash_expression(keys)) as evaluate:
         for batch in batches:
             rows = conform(batch, schema, job.static)
-            con.register("__paimon_rows", rows)
-            hashes = con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-            con.unregister("__paimon_rows")
+            hashes = evaluate(rows)
             columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
             parts = [
                 encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)
@@ -329,22 +331,21 @@ def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa
             yield pa.RecordBatch.from_arrays(
                 [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
             )
-    finally:
-        con.close()
 
 
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:
-    """Java's HashBucketAssigner on the driver: the distinct (partition, key hash)s of the DataFrame are
-    collected, each partition's are assigned buckets (known keys keep theirs) and the new HASH index
-    files written by `writer` (committed with the write, deleted if it fails).
-    """
-    import duckdb
+    """Java's HashBucketAssigner on the driver.
 
-    from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
+    The distinct (partition, key hash)s of the DataFrame are collected, each partition's are
+    assigned buckets (known keys keep theirs) and the new HASH index files written by `writer`
+    (committed with the write, deleted if it fails).
+    """
+    from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_partitions
 
     if not set(writer.parts) <= set(writer.schema.primary_keys):
         raise UnsupportedFeatureError(
-            f"writing cross-partition primary-key tables (bucket=-1, primary key without the partition "
+            "writing cross-partition primary-key tables (bucket=-1, primary key without the "
+            "partition "
             f"keys) is not supported yet (table {writer.table.name})"
         )
     pairs = df.mapInArrow(
@@ -356,20 +357,14 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     options = DynamicBucketOptions.from_options(writer.schema.options)
     existing = writer.hash_index()
     out: dict[tuple[bytes, int], int] = {}
-    con = duckdb.connect()
-    try:
-        for part, hashes in sorted(by_part.items()):
-            known = {b: blob for (pb, b), blob in existing.items() if pb == part}
-            result = assign_buckets(con, pa.array(sorted(hashes), pa.int32()), known, options)
-            table = result.assignment
-            for h, b in zip(
-                table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
-            ):
-                out[(part, h)] = b
-            for bucket, blob in result.index_files.items():
-                writer.write_index(part, bucket, blob)
-    finally:
-        con.close()
+    for part, result in assign_partitions(by_part, existing, options):
+        table = result.assignment
+        for h, b in zip(
+            table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
+        ):
+            out[(part, h)] = b
+        for bucket, blob in result.index_files.items():
+            writer.write_index(part, bucket, blob)
     return out
 
 
@@ -423,9 +418,10 @@ def _committed(table: Table, job: WriteJob) -> bool:
 
 
 def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
-    """Delete the data files of this job's task attempts that are not in `keep` (failed attempts,
-    speculative losers, or everything when the job failed). Walks the table's partition/bucket
-    folders.
+    """Delete the data files of this job's task attempts that are not in `keep`.
+
+    Those are failed attempts, speculative losers, or everything when the job failed. Walks the
+    table's partition/bucket folders.
     """
     fileio = table.fileio
 
@@ -443,8 +439,9 @@ def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
 
 
 def _translated(err: BaseException, table: str) -> BaseException:
-    """A paimon_sql error raised in a task comes back from Spark as text: rebuild it; other Spark
-    failures become a `PaimonSqlError` saying nothing was committed.
+    """A paimon_sql error raised in a task comes back from Spark as text: rebuild it.
+
+    Other Spark failures become a `PaimonSqlError` saying nothing was committed.
     """
     if isinstance(err, (PaimonSqlError, ValueError, KeyboardInterrupt)) or not isinstance(
         err, Exception

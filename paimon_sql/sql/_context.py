@@ -1,5 +1,6 @@
-"""`Context`: what a statement handler or procedure may use (a leaf module: handlers never import
-the session).
+"""`Context`: what a statement handler or procedure may use.
+
+A leaf module: handlers never import the session.
 
 `paimon_sql.sql.session.Session` implements it; a handler reads tables through `table`, plans the
 Paimon tables of a query it runs with `bind`, reports a change with `changed`, and runs DuckDB work

@@ -248,8 +248,10 @@ def _build_create(**kw: object) -> CreateTable:
 
 
 def with_fields(create: CreateTable, fields: Sequence[DataField]) -> CreateTable:
-    """A CTAS without a column list (`create`) given the columns its query yields, validated like a
-    CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text is involved.
+    """A CTAS without a column list (`create`) given the columns its query yields.
+
+    Validated like a CREATE TABLE that lists them (keys, options, non-null primary key); no SQL text
+    is involved.
     """
     return _build_create(
         identifier=create.identifier,

@@ -110,8 +110,9 @@ class Call(exp.Expression):
 
 
 class TableOptions(exp.Expression):
-    """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``: `expressions` are
-    `exp.Property` nodes (key and value string literals), in the order written.
+    """Flink's dynamic table options hint ``/*+ OPTIONS('k' = 'v', …) */``.
+
+    `expressions` are `exp.Property` nodes (key and value string literals), in the order written.
     """
 
     arg_types = {"expressions": True}  # noqa: RUF012
@@ -126,8 +127,9 @@ _NAME_GLUE = frozenset({TokenType.VAR, TokenType.NUMBER, TokenType.DASH})
 
 
 class _PaimonParser(parser.Parser):
-    """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms, ``CALL`` and
-    the ``SHOW`` forms paimon-sql answers itself.
+    """The default parser plus Flink's nested types, Flink/Spark ALTER TABLE forms.
+
+    ``CALL`` and the ``SHOW`` forms paimon-sql answers itself.
     """
 
     STATEMENT_PARSERS = {  # noqa: RUF012
@@ -204,8 +206,9 @@ class _PaimonParser(parser.Parser):
         return self._parse_as_command(start)
 
     def _paimon_name(self) -> exp.Identifier | None:
-        """A quoted name, or the tokens of an unquoted one written without spaces between them
-        (``my-db``, ``1st``, ``t$snapshots``); None when no name is next.
+        """A quoted name, or the tokens of an unquoted one written without spaces between them.
+
+        For example ``my-db``, ``1st``, ``t$snapshots``; None when no name is next.
         """
         name, end = _name_at(self._tokens, self._index)
         if name is not None:
@@ -340,8 +343,9 @@ class Paimon(Dialect):
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # SHOW is parsed (`exp.Show`)
 
         def tokenize(self, sql: str) -> list[Token]:
-            r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules (``"…"`` and ``'…'`` are
-            strings, ``\`` escapes), as Paimon's procedures are Spark's.
+            r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules.
+
+            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's.
             """
             try:
                 found = super().tokenize(sql)
@@ -618,9 +622,10 @@ def parse_call(text: str) -> Call | None:
 
 
 def parse_show(text: str) -> exp.Show | None:
-    """The ``SHOW`` forms paimon-sql answers itself, as an `exp.Show`: ``SHOW DATABASES`` /
-    ``SCHEMAS`` (`this` the word), ``SHOW TABLES [FROM|IN db]`` (`db`), ``SHOW CREATE TABLE db.t``
-    (`target`); None for any other text (DuckDB runs it).
+    """The ``SHOW`` forms paimon-sql answers itself, as an `exp.Show`.
+
+    ``SHOW DATABASES`` / ``SCHEMAS`` (`this` the word), ``SHOW TABLES [FROM|IN db]`` (`db`), ``SHOW
+    CREATE TABLE db.t`` (`target`); None for any other text (DuckDB runs it).
 
     >>> parse_show("SHOW TABLES FROM `shop`").args["db"].name
     'shop'
@@ -640,9 +645,10 @@ def parse_show(text: str) -> exp.Show | None:
 
 
 def parse_hint(comment: str) -> TableOptions | None:
-    """A table's ``/*+ OPTIONS('k' = 'v', …) */`` hint from the text of a comment sqlglot kept
-    (``+ OPTIONS(…)``, or ``OPTIONS(…)`` where the dialect dropped the ``+``); None for any
-    other comment.
+    """A table's ``/*+ OPTIONS('k' = 'v', …) */`` hint from the text of a comment sqlglot kept.
+
+    The text is ``+ OPTIONS(…)``, or ``OPTIONS(…)`` where the dialect dropped the ``+``; None for
+    any other comment.
 
     Raises:
         SqlError: an OPTIONS hint whose keys and values are not quoted strings.
@@ -697,8 +703,9 @@ def is_alter_table(text: str) -> bool:
 
 
 def create_table_database(text: str) -> str | None:
-    """The database of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] db.t …``, also when the rest
-    of the statement cannot be read; None without one.
+    """The database of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] db.t …``.
+
+    Also when the rest of the statement cannot be read; None without one.
 
     >>> create_table_database("CREATE TABLE IF NOT EXISTS `my-db`.t (id NOPE)")
     'my-db'
@@ -715,8 +722,10 @@ def create_table_database(text: str) -> str | None:
 
 
 def names_paimon_options(text: str) -> bool:
-    """Whether a CREATE TABLE has Paimon's clauses: ``WITH (…)``, ``TBLPROPERTIES`` or ``USING
-    paimon`` (then it is meant for the warehouse, never for DuckDB).
+    """Whether a CREATE TABLE has Paimon's clauses.
+
+    ``WITH (…)``, ``TBLPROPERTIES`` or ``USING paimon`` (then it is meant for the warehouse, never
+    for DuckDB).
 
     >>> names_paimon_options("CREATE TABLE t (id INT) USING paimon")
     True

@@ -1,5 +1,6 @@
-"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view
-``"db"."table"``.
+"""`Session`: a DuckDB connection where every Paimon table of a warehouse is a view.
+
+The view of a table is ``"db"."table"``.
 
 A thin facade: `paimon_sql.engine.context.Engine` owns the connections and views,
 `paimon_sql.engine.binder.Binder` binds table references, and the handlers in
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
     from paimon_sql.engine.source import PaimonSource
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.plan.scan import ScanPlan
+
+#: The exception plain SQL (what DuckDB runs itself) fails with, ``duckdb.Error``: re-exported for
+#: the layers above (the CLI), which do not import duckdb.
+DuckDBError = duckdb.Error
 
 #: The SQL layer's system tables, as the binder gets them.
 SYSTEM_TABLES = SystemTables(
@@ -192,7 +197,9 @@ class Session:
     # --- queries ----------------------------------------------------------------------------------
 
     def sql(self, text: str) -> Relation:
-        """Run SQL; Paimon tables are ``"db"."table"``. Returns a DuckDB relation (`Relation` proxy).
+        """Run SQL; Paimon tables are ``"db"."table"``.
+
+        Returns a DuckDB relation (`Relation` proxy).
 
         Several statements run in order; the relation of the last one is returned. Every failure is
         a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
@@ -415,8 +422,9 @@ class Session:
 
 
 def _parse(text: str) -> exp.Expression | None:
-    """One statement as a sqlglot AST (DuckDB dialect, else Spark's), or None when neither parses
-    it.
+    """One statement as a sqlglot AST (DuckDB dialect, else Spark's).
+
+    Or None when neither parses it.
     """
     for dialect in ("duckdb", "spark"):
         try:

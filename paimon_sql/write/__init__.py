@@ -1,1 +1,4 @@
-"""write layer: bucket assignment, sequence numbers, data files (`data_file`) and their statistics (`stats`)."""
+"""The write layer.
+
+Bucket assignment, sequence numbers, data files (`data_file`) and their statistics (`stats`).
+"""

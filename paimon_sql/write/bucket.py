@@ -25,10 +25,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+import duckdb
+import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
@@ -42,7 +45,7 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.types import DataType
 
@@ -79,8 +82,9 @@ def _lit(value: int) -> exp.Expression:
 
 
 def _cast(e: exp.Expression, to: str | exp.DataType) -> exp.Expression:
-    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here); `to` is a
-    constant type name or a type node.
+    """``CAST(e AS to)`` around `e` itself (``exp.cast`` copies its operand: quadratic here).
+
+    `to` is a constant type name or a type node.
     """
     node = _data_type(to) if isinstance(to, str) else to
     if isinstance(e, exp.Cast) and e.to == node:
@@ -192,9 +196,10 @@ def _let(value: exp.Expression, body: Callable[[exp.Expression], exp.Expression]
 
 
 def _fmix_once(x: exp.Expression) -> exp.Expression:
-    """`_fmix` reading `x` once: each xor-shift, which reads its input twice, is bound by `_let`
-    (inside a lambda DuckDB does not share repeated subexpressions: one lambda would compute the
-    first steps 8 times).
+    """`_fmix` reading `x` once.
+
+    Each xor-shift, which reads its input twice, is bound by `_let` (inside a lambda DuckDB does not
+    share repeated subexpressions: one lambda would compute the first steps 8 times).
     """
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 16)), _F1), _M))
     x = _let(x, lambda z: _and(_mul(_xor(z, _shr(z, 13)), _F2), _M))
@@ -202,8 +207,10 @@ def _fmix_once(x: exp.Expression) -> exp.Expression:
 
 
 def _typed(body: exp.Expression) -> exp.Expression:
-    """`body` with its integer literals cast to UBIGINT: inside a lambda DuckDB does not fold the
-    casts of untyped literals, which makes the loop about a third slower.
+    """`body` with its integer literals cast to UBIGINT.
+
+    Inside a lambda DuckDB does not fold the casts of untyped literals, which makes the loop about a
+    third slower.
     """
 
     def cast(node: exp.Expression) -> exp.Expression:
@@ -231,9 +238,10 @@ def _reduce_words(h: Word, words: Sequence[Word]) -> exp.Expression:
 
 
 def _fold(items: Sequence[Word | _Var]) -> Word:
-    """Fold the row's words into the murmur state: the first `_UNROLL` rounds inline, the rest in
-    ``list_reduce`` calls, which keeps the expression shallow for wide keys; string chunks inline
-    as far as `_UNROLL_CHUNKS` (see `_fold_var`).
+    """Fold the row's words into the murmur state.
+
+    The first `_UNROLL` rounds inline, the rest in ``list_reduce`` calls, which keeps the expression
+    shallow for wide keys; string chunks inline as far as `_UNROLL_CHUNKS` (see `_fold_var`).
     """
     h: Word = _SEED
     rounds = 0
@@ -253,8 +261,10 @@ def _fold(items: Sequence[Word | _Var]) -> Word:
 
 
 def _step2(h: Word, chunk: exp.Expression) -> Word:
-    """Two rounds over a big-endian chunk; both words byte-swapped at once (12 operations, not
-    21, at the price of reading the chunk 8 times, which DuckDB computes once at the top level).
+    """Two rounds over a big-endian chunk.
+
+    Both words byte-swapped at once (12 operations, not 21, at the price of reading the chunk 8
+    times, which DuckDB computes once at the top level).
     """
     c = exp.Paren(this=chunk)
     odd, even = 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF
@@ -264,14 +274,16 @@ def _step2(h: Word, chunk: exp.Expression) -> Word:
 
 
 def _fold_var(h: Word, var: _Var, inline: int) -> exp.Expression:
-    """Fold a string's chunks: the first `inline` ones inline, the state after chunk j being NULL
-    when the string has fewer chunks (``COALESCE`` takes the last state that is not), the rest by
-    ``list_reduce``. DuckDB computes the repeated subexpressions (each state, each chunk read
-    eight times) once when the expression sits in a SELECT list or an aggregate, so the inline
-    part costs the plain arithmetic, about five times less than the same in a lambda. The
-    ``COALESCE`` repeats the state before the string ``inline + 1`` times, so only a key with one
-    var part folds inline (with an earlier one the copies would repeat its loop, which DuckDB does
-    not share, and the SQL would grow geometrically with the strings).
+    """Fold a string's chunks.
+
+    The first `inline` ones inline, the state after chunk j being NULL when the string has fewer
+    chunks (``COALESCE`` takes the last state that is not), the rest by ``list_reduce``. DuckDB
+    computes the repeated subexpressions (each state, each chunk read eight times) once when the
+    expression sits in a SELECT list or an aggregate, so the inline part costs the plain arithmetic,
+    about five times less than the same in a lambda. The ``COALESCE`` repeats the state before the
+    string ``inline + 1`` times, so only a key with one var part folds inline (with an earlier one
+    the copies would repeat its loop, which DuckDB does not share, and the SQL would grow
+    geometrically with the strings).
     """
     states: list[Word] = [h]
     for j in range(inline):
@@ -611,3 +623,38 @@ def bucket_expression(
     if num_buckets <= 0:
         raise ValueError(f"num_buckets must be positive, got {num_buckets}")
     return exp.Abs(this=_bin(exp.Mod, hash_expression(columns), _lit(num_buckets)))
+
+
+#: The name of the rows in `row_values`'s query.
+ROWS = "__paimon_rows"
+
+
+@contextlib.contextmanager
+def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array[Any]]]:
+    """Evaluate a bucket or key-hash `expression` over Arrow tables, as INT32, on a private DuckDB.
+
+    For callers that run no DuckDB themselves (the Spark tasks): each call registers its rows as
+    ``__paimon_rows``, the table the expression's columns refer to.
+
+    >>> from paimon_sql.types import parse_type
+    >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
+    >>> with row_values(bucket_expression(key, 4)) as buckets:
+    ...     buckets(pa.table({"id": [1, 2, 3]})).to_pylist()
+    [2, 0, 1]
+    """
+    rows_table = exp.Table(this=exp.to_identifier(ROWS))
+    query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
+    con = duckdb.connect()
+
+    def evaluate(rows: pa.Table) -> pa.Array[Any]:
+        con.register(ROWS, rows)
+        values: pa.Array[Any] = (
+            con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
+        )
+        con.unregister(ROWS)
+        return values
+
+    try:
+        yield evaluate
+    finally:
+        con.close()

@@ -1,9 +1,10 @@
-"""Writing one data file in Paimon's physical layout, and its `DataFileMeta` (paimon-format.md §1, §7).
+"""Writing one data file in Paimon's physical layout, and its `DataFileMeta`.
+
+See paimon-format.md §1, §7.
 
 Columns (§7, §13 item 2): primary-key tables ``_KEY_<k>`` per trimmed primary-key column (field id =
-        id +
-1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT NOT
-NULL, id 2147483645), then every table column; append tables just the table columns. With
+id + 1073741823), ``_SEQUENCE_NUMBER`` (BIGINT NOT NULL, id 2147483646), ``_VALUE_KIND`` (TINYINT
+NOT NULL, id 2147483645), then every table column; append tables just the table columns. With
 ``data-file.thin-mode=true`` the ``_KEY_`` copies are left out.
 
 Formats, as Java writes them:
@@ -135,7 +136,10 @@ def _thin(options: Mapping[str, str]) -> bool:
 def physical_fields(
     schema: TableSchema, options: Mapping[str, str] | None = None
 ) -> list[tuple[str, DataType, int]]:
-    """(name, type, field id) of each column of a data file of `schema`'s table, in file order (§7)."""
+    """(name, type, field id) of each column of a data file of `schema`'s table, in file order.
+
+    See paimon-format.md §7.
+    """
     opts = {**schema.options, **(options or {})}
     out: list[tuple[str, DataType, int]] = []
     if schema.primary_keys:
@@ -152,8 +156,11 @@ def physical_schema(schema: TableSchema, options: Mapping[str, str] | None = Non
     """The Arrow schema of a data file of `schema`'s table (§7), with field ids.
 
     >>> from paimon_sql.format.schema import schema_from_json
-    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> import json
+    >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"},
+    ...     {"id": 1, "name": "v", "type": "STRING"}],
+    ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> physical_schema(s).names
     ['_KEY_k', '_SEQUENCE_NUMBER', '_VALUE_KIND', 'k', 'v']
     """
@@ -193,8 +200,9 @@ def physical_table(
     first_sequence_number: int | None = None,
     options: Mapping[str, str] | None = None,
 ) -> pa.Table:
-    """`table` (table columns by name, optionally ``_SEQUENCE_NUMBER``/``_VALUE_KIND``) in the file layout.
+    """`table` in the file layout.
 
+    `table` holds the table columns by name, optionally ``_SEQUENCE_NUMBER``/``_VALUE_KIND``;
     ``_KEY_<k>`` columns are copies of the key columns.
     """
     target = physical_schema(schema, options)
@@ -249,7 +257,8 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
         use_dictionary=True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table),
-        write_page_checksum=True,  # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
+        # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
+        write_page_checksum=True,
     )
     return out.getvalue().to_pybytes()
 
@@ -258,12 +267,13 @@ _DICTIONARY_SAMPLE = 4096
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
-    """The columns of a large file worth a dictionary: at most 1 distinct value in 4 (or a single one) on
-    a sample of the first rows. Small files (at most the sample) get one for every column, as Java's
-    parquet-mr writes them, so their sizes (which Java's compaction picking compares) stay alike.
-    pyarrow otherwise builds a dictionary for every column and falls back page by page, which makes
-    a high-cardinality column (keys, ids, random values) cost ~3x its plain encoding. Readers handle
-    both.
+    """The columns of a large file worth a dictionary.
+
+    At most 1 distinct value in 4 (or a single one) on a sample of the first rows. Small files (at
+    most the sample) get one for every column, as Java's parquet-mr writes them, so their sizes
+    (which Java's compaction picking compares) stay alike. pyarrow otherwise builds a dictionary for
+    every column and falls back page by page, which makes a high-cardinality column (keys, ids,
+    random values) cost ~3x its plain encoding. Readers handle both.
     """
     sample = table.slice(0, _DICTIONARY_SAMPLE)
     out = []
@@ -280,8 +290,10 @@ def _dictionary_columns(table: pa.Table) -> list[str]:
 
 
 def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A nested column without array offsets: pyarrow's ORC writer ignores a sliced struct's offset in its
-    children, so the fields of one row land on another (found by the Spark interop matrix).
+    """A nested column without array offsets.
+
+    Pyarrow's ORC writer ignores a sliced struct's offset in its children, so the fields of one row
+    land on another (found by the Spark interop matrix).
     """
     if not pa.types.is_nested(column.type) or all(chunk.offset == 0 for chunk in column.chunks):
         return column
@@ -388,7 +400,10 @@ def _avro_map(t: DataType, record_name: str) -> dict[str, Any]:
 
 
 def _avro_value(value: Any, t: DataType) -> Any:
-    """A nested Python value (from Arrow) as fastavro expects it: maps become dicts or key/value records."""
+    """A nested Python value (from Arrow) as fastavro expects it.
+
+    Maps become dicts or key/value records.
+    """
     if value is None:
         return None
     if t.root == "ARRAY":
@@ -409,7 +424,10 @@ def _avro_value(value: Any, t: DataType) -> Any:
 
 
 def _avro_column(column: pa.ChunkedArray, t: DataType) -> list[Any]:
-    """Python values of a column; dates, times and timestamps as the ints Avro stores (vectorised)."""
+    """Python values of a column; dates, times and timestamps as the ints Avro stores.
+
+    Vectorised.
+    """
     typ = column.type
     if pa.types.is_date32(typ) or pa.types.is_time32(typ):
         return column.cast(pa.int32()).to_pylist()
@@ -449,7 +467,10 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
 def encode_data_file(
     physical: pa.Table, fmt: str, schema: TableSchema, options: Mapping[str, str] | None = None
 ) -> bytes:
-    """The bytes of a data file in format `fmt` (``parquet``, ``orc`` or ``avro``) of a `physical_table`."""
+    """The bytes of a data file of a `physical_table` in format `fmt`.
+
+    `fmt` is ``parquet``, ``orc`` or ``avro``.
+    """
     opts = {**schema.options, **(options or {})}
     if fmt == "parquet":
         return _parquet_bytes(physical, opts)
@@ -462,7 +483,10 @@ def encode_data_file(
 
 
 def local_millis_now() -> int:
-    """``_CREATION_TIME`` as Java records it: the local wall-clock time, as if it were UTC (§4.3)."""
+    """``_CREATION_TIME`` as Java records it: the local wall-clock time, as if it were UTC.
+
+    See paimon-format.md §4.3.
+    """
     now = datetime.datetime.now()
     delta = now - datetime.datetime(1970, 1, 1)
     return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
@@ -489,7 +513,10 @@ def data_file_meta(
     options: Mapping[str, str] | None = None,
     creation_time: int | None = None,
 ) -> DataFileMeta:
-    """The `DataFileMeta` of a written `physical_table` (rows already in key order for PK tables)."""
+    """The `DataFileMeta` of a written `physical_table`.
+
+    Its rows are already in key order for primary-key tables.
+    """
     opts = {**schema.options, **(options or {})}
     rows = physical.num_rows
     values, cols = value_stats(physical, schema.fields, opts)
@@ -565,13 +592,17 @@ def write_data_file(
     >>> import tempfile, os
     >>> from paimon_sql.format.schema import schema_from_json
     >>> from paimon_sql.io.fileio import file_io
-    >>> s = schema_from_json('{"version": 3, "id": 0, "fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"},'
-    ...     '{"id": 1, "name": "v", "type": "STRING"}], "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}')
+    >>> import json
+    >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...     {"id": 0, "name": "k", "type": "INT NOT NULL"},
+    ...     {"id": 1, "name": "v", "type": "STRING"}],
+    ...     "highestFieldId": 1, "primaryKeys": ["k"], "options": {}}))
     >>> root = tempfile.mkdtemp()
     >>> path = os.path.join(root, "bucket-0", data_file_name("u", 0, "parquet"))
-    >>> meta = write_data_file(file_io(root), path, pa.table({"k": [1, 2], "v": ["a", None]}), schema=s,
-    ...                        first_sequence_number=5)
-    >>> meta.row_count, meta.min_sequence_number, meta.max_sequence_number, meta.file_size == os.path.getsize(path)
+    >>> rows = pa.table({"k": [1, 2], "v": ["a", None]})
+    >>> meta = write_data_file(file_io(root), path, rows, schema=s, first_sequence_number=5)
+    >>> size = os.path.getsize(path)
+    >>> meta.row_count, meta.min_sequence_number, meta.max_sequence_number, meta.file_size == size
     (2, 5, 6, True)
     """
     opts = {**schema.options, **(options or {})}

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import sqlglot
@@ -38,8 +39,6 @@ from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
-
-    import duckdb
 
 #: Java's MAX_DYNAMIC_BUCKETS: bucket ids are stored as shorts.
 MAX_DYNAMIC_BUCKETS = 32767
@@ -79,6 +78,7 @@ class DynamicBucketOptions:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DynamicAssignment:
     """`assignment`: one row (hash INT32, bucket INT32) per distinct input hash, to join rows on.
+
     `index_files`: the complete new HASH file of every bucket that gained hashes.
     """
 
@@ -220,10 +220,11 @@ def _run(
 
 
 def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
-    """Old HASH file content plus the bucket's new hashes. Java writes a bucket's hashes in the iteration
-    order of its hash set, so readers take no order from the file; the new ones are grouped by a
-    stable counting sort on the bucket (fast: few distinct values) and keep the query's order within
-    it.
+    """Old HASH file content plus the bucket's new hashes.
+
+    Java writes a bucket's hashes in the iteration order of its hash set, so readers take no order
+    from the file; the new ones are grouped by a stable counting sort on the bucket (fast: few
+    distinct values) and keep the query's order within it.
     """
     if fresh.num_rows == 0:
         return {}
@@ -291,3 +292,28 @@ def assign_buckets(
     parts.append(fresh.select(["hash", "bucket"]))
     assignment = pa.concat_tables([p.cast(parts[0].schema) for p in parts])
     return DynamicAssignment(assignment=assignment, index_files=_new_files(existing, fresh))
+
+
+def assign_partitions(
+    hashes: Mapping[bytes, Sequence[int]],
+    existing: Mapping[tuple[bytes, int], bytes],
+    options: DynamicBucketOptions,
+) -> Iterator[tuple[bytes, DynamicAssignment]]:
+    """`assign_buckets` for each partition's distinct key hashes, on a private DuckDB.
+
+    For callers that run no DuckDB themselves (the Spark driver). `hashes` maps a partition (its
+    BinaryRow bytes) to its key hashes, `existing` (partition, bucket) to the bucket's current HASH
+    index file; the partitions come out in sorted order, each with its hashes sorted.
+
+    >>> out = dict(assign_partitions({b"p": [2, 1]}, {}, DynamicBucketOptions()))
+    >>> out[b"p"].assignment.column("bucket").to_pylist(), list(out[b"p"].index_files)
+    ([0, 0], [0])
+    """
+    con = duckdb.connect()
+    try:
+        for part, part_hashes in sorted(hashes.items()):
+            known = {b: blob for (pb, b), blob in existing.items() if pb == part}
+            ordered = pa.array(sorted(part_hashes), pa.int32())
+            yield part, assign_buckets(con, ordered, known, options)
+    finally:
+        con.close()

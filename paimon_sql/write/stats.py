@@ -210,7 +210,10 @@ def to_simple_stats(stats: Sequence[ColumnStats], types: Sequence[DataType]) -> 
 def value_stats(
     table: pa.Table, fields: Sequence[DataField], options: Mapping[str, str]
 ) -> tuple[SimpleStats, tuple[str, ...] | None]:
-    """``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` of `table`'s columns `fields` under the table `options`."""
+    """``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` of `table`'s columns `fields`.
+
+    The stats modes come from the table `options`.
+    """
     modes = tuple(
         StatsMode("none") if f.type.root in _NO_STATS else m
         for f, m in zip(fields, column_modes(options, [f.name for f in fields]), strict=True)
@@ -228,8 +231,10 @@ def value_stats(
 def key_stats(
     table: pa.Table, fields: Sequence[DataField], names: Sequence[str] | None = None
 ) -> SimpleStats:
-    """``_KEY_STATS``: the key columns at ``truncate(128)``; `names` are their columns in `table` (default the
-    field names). An append table (no key fields) gets the empty stats.
+    """``_KEY_STATS``: the key columns at ``truncate(128)``.
+
+    `names` are their columns in `table` (default the field names). An append table (no key fields)
+    gets the empty stats.
 
     >>> import pyarrow as pa
     >>> key_stats(pa.table({}), []) == EMPTY_STATS
@@ -246,7 +251,9 @@ def key_stats(
 
 
 def row_stats(rows: Sequence[Sequence[Any]], types: Sequence[DataType]) -> SimpleStats:
-    """Full stats over a few rows of Python values, e.g. ``_PARTITION_STATS`` over a manifest's partitions.
+    """Full stats over a few rows of Python values.
+
+    For example ``_PARTITION_STATS`` over a manifest's partitions.
 
     >>> from paimon_sql.types import parse_type
     >>> from paimon_sql.format.binary_row import decode_row

@@ -1,4 +1,6 @@
-"""`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s (paimon-format.md §6, §7).
+"""`TableWriter`: rows of a DuckDB query → Paimon data files → `CommitMessage`s.
+
+See paimon-format.md §6, §7.
 
 DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition
 and the sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes
@@ -91,9 +93,10 @@ class TableWriter:
     def __init__(
         self, con: duckdb.DuckDBPyConnection | None, table: Table, *, file_id: str | None = None
     ) -> None:
-        """`con` runs the input query (it may read Paimon tables registered on it); None for a writer fed
-        only through `write_pieces` (a Spark task). `file_id` is the unique part of the new files'
-        names (``data-<file_id>-<n>``; a fresh UUID by default).
+        """`con` runs the input query (it may read Paimon tables registered on it).
+
+        None for a writer fed only through `write_pieces` (a Spark task). `file_id` is the unique
+        part of the new files' names (``data-<file_id>-<n>``; a fresh UUID by default).
         """
         self.con = con
         self.table = table
@@ -109,7 +112,8 @@ class TableWriter:
         self.dynamic = self.pk and self.schema.bucket == -1
         if self.dynamic and not set(self.parts) <= set(self.schema.primary_keys):
             raise UnsupportedFeatureError(
-                f"writing cross-partition primary-key tables (bucket=-1, primary key without the partition "
+                "writing cross-partition primary-key tables (bucket=-1, primary key without the "
+                "partition "
                 f"keys) is not supported yet (table {self.table.name})"
             )
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
@@ -127,16 +131,18 @@ class TableWriter:
     # --- staging ----------------------------------------------------------------------------------
 
     def bucket_column(self) -> exp.Expression:
-        """The bucket of a row as a DuckDB expression over the table's columns (fixed buckets: Java's
-        hash of the bucket key; append tables without buckets: 0; dynamic buckets: NULL, assigned
-        later).
+        """The bucket of a row as a DuckDB expression over the table's columns.
+
+        Fixed buckets: Java's hash of the bucket key; append tables without buckets: 0; dynamic
+        buckets: NULL, assigned later.
         """
         n = self.schema.bucket
         if n > 0:
             keys = self.schema.bucket_keys
             if not keys:
                 raise SchemaError(
-                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' (append tables)"
+                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' "
+                    "(append tables)"
                 )
             cols = [(_q(k), self.schema.field(k).type) for k in keys]
             return bucket_expression(cols, n)
@@ -149,7 +155,10 @@ class TableWriter:
         return exp.Literal.number(0)
 
     def _generation(self) -> exp.Expression:
-        """0 for the version a file keeps; >0 for further versions of a key in this statement (own files)."""
+        """0 for the version a file keeps.
+
+        >0 for further versions of a key in this statement (own files).
+        """
         engine = self.options.merge_engine
         order: list[exp.Expression] = [
             exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)
@@ -169,9 +178,11 @@ class TableWriter:
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
     def stage(self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT) -> str:
-        """Materialise the input (`source`: a query over the table's columns, in any order) with the write
-        columns; returns the staging table name. Rows a deduplicating engine would drop are dropped
-        here. Primary-key tables only (append tables always stream: `write_stream`).
+        """Materialise the input with the write columns; returns the staging table name.
+
+        `source` is a query over the table's columns, in any order. Rows a deduplicating engine
+        would drop are dropped here. Primary-key tables only (append tables always stream:
+        `write_stream`).
         """
         if not self.pk:
             raise ValueError(f"append table {self.table.name} is written by write_stream()")
@@ -183,9 +194,10 @@ class TableWriter:
             raise
 
     def _bound_memory(self) -> None:
-        """Cap DuckDB at ``write-buffer-size`` (at least 64 MiB, below which its sort cannot work) until `drop`.
-        DuckDB spills the staged rows, the sort and the aggregates to its ``temp_directory`` beyond
-        it.
+        """Cap DuckDB's memory at ``write-buffer-size`` until `drop`.
+
+        The cap is at least 64 MiB, below which its sort cannot work. DuckDB spills the staged rows,
+        the sort and the aggregates to its ``temp_directory`` beyond it.
         """
         if self._saved_limit is not None:
             return
@@ -209,9 +221,11 @@ class TableWriter:
         return True
 
     def _heavy(self, run: Callable[[], _T]) -> _T:
-        """Run a statement over all staged rows under the cap. DuckDB's sort keeps a little memory per row
-        pinned, so past some rows per MiB of cap it cannot finish: then the cap doubles (never above
-        the connection's own limit) and the statement runs again; nothing was written yet.
+        """Run a statement over all staged rows under the cap.
+
+        DuckDB's sort keeps a little memory per row pinned, so past some rows per MiB of cap it
+        cannot finish: then the cap doubles (never above the connection's own limit) and the
+        statement runs again; nothing was written yet.
         """
         while True:
             try:
@@ -271,8 +285,10 @@ class TableWriter:
         self.con.execute(add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb"))
 
     def _generations(self, staged: str) -> str:
-        """Number the versions of a key within the statement (GEN 0 is the one a file keeps; deduplicate and
-        first-row drop the others, which never reach a file). Skipped when every key is written
+        """Number the versions of a key within the statement.
+
+        GEN 0 is the one a file keeps; deduplicate and first-row drop the others, which never reach
+        a file. Skipped when every key is written
         once.
         """
         table = table_node(staged)
@@ -302,7 +318,10 @@ class TableWriter:
         return name
 
     def _assign_dynamic(self, staged: str) -> None:
-        """Java's HashBucketAssigner per partition: known keys keep their bucket, new ones fill buckets."""
+        """Java's HashBucketAssigner per partition.
+
+        Known keys keep their bucket, new ones fill buckets.
+        """
         table = table_node(staged)
         options = DynamicBucketOptions.from_options(self.schema.options)
         existing = self.hash_index()
@@ -321,7 +340,8 @@ class TableWriter:
                     .from_(table.copy())
                     .where(exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)))
                 )
-                data = self._heavy(lambda q=rows.sql("duckdb"): self.con.sql(q).arrow().read_all())
+                sql = rows.sql("duckdb")
+                data = self._heavy(lambda q=sql: self.con.sql(q).arrow().read_all())
                 part_bytes = encode_row(
                     tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types
                 )
@@ -351,7 +371,10 @@ class TableWriter:
             self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
 
     def hash_index(self) -> dict[tuple[bytes, int], bytes]:
-        """(partition, bucket) -> the content of its current HASH index file (dynamic bucket tables)."""
+        """(partition, bucket) -> the content of its current HASH index file.
+
+        Dynamic bucket tables.
+        """
         return on_latest(self.table, self._hash_index_of)
 
     def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], bytes]:
@@ -417,10 +440,11 @@ class TableWriter:
         return out
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
-        """All staged rows in one stream sorted by (partition, bucket, generation, key), with the group columns. PK rows carry ``base - 1 + input position`` as
-        their sequence number (rising in arrival order in every bucket; gaps are fine for readers,
-        §7). Dynamic-bucket rows take their bucket from the assignment table (joined on hash and
-        partition).
+        """All staged rows in one stream sorted by (partition, bucket, generation, key).
+
+        With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
+        (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
+        rows take their bucket from the assignment table (joined on hash and partition).
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
@@ -473,7 +497,7 @@ class TableWriter:
         )
 
     def write(self, staged: str) -> tuple[list[CommitMessage], int]:
-        """Write the staged rows: one commit message per (partition, bucket), and the number of rows.
+        """Write the staged rows: one commit message per (partition, bucket), and the row count.
 
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted
         stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
@@ -496,7 +520,8 @@ class TableWriter:
         files, written = self.write_pieces(pieces, base, {})
         if written != expected:
             raise PaimonSqlError(
-                f"internal error writing {self.table.name}: {expected} rows staged but {written} written "
+                f"internal error writing {self.table.name}: {expected} rows staged but {written} "
+                "written "
                 "(a row without a bucket); nothing was committed"
             )
         return self.commit_messages(files), written
@@ -511,8 +536,10 @@ class TableWriter:
         base: int,
         starts: dict[tuple[bytes, int], int],
     ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
-        """Encode (partition values, bucket, rows) pieces into files on two threads (pyarrow releases the
-        GIL), at most two in flight besides the one being cut. Primary-key rows carry their sequence
+        """Encode (partition values, bucket, rows) pieces into files on two threads.
+
+        Pyarrow releases the GIL; at most two pieces are in flight besides the one being cut.
+        Primary-key rows carry their sequence
         numbers (`base` is only a floor); an append file numbers its rows on from its bucket's
         counter in `starts`. Returns the files per (partition, bucket) and the number of rows.
         """
@@ -552,11 +579,12 @@ class TableWriter:
     # --- append tables: straight from the query ---------------------------------------------------
 
     def streams(self) -> bool:
-        """Whether `write_stream` can write this table: append tables, and fixed-bucket primary-key tables
-        whose engine keeps one version per key (deduplicate, first-row). Dynamic buckets need every
-        key hash before the first row is placed, and the other engines keep several versions of a
-        key in one
-        statement (separate files): those are staged (`stage` / `write`).
+        """Whether `write_stream` can write this table.
+
+        Append tables, and fixed-bucket primary-key tables whose engine keeps one version per key
+        (deduplicate, first-row). Dynamic buckets need every key hash before the first row is
+        placed, and the other engines keep several versions of a key in one statement (separate
+        files): those are staged (`stage` / `write`).
         """
         if not self.pk:
             return True
@@ -566,7 +594,9 @@ class TableWriter:
     def write_stream(
         self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT
     ) -> tuple[list[CommitMessage], int]:
-        """Write the rows of the query `source` straight into files (no staging copy); see `streams`.
+        """Write the rows of the query `source` straight into files (no staging copy).
+
+        See `streams`.
 
         One query sorts the rows by partition, bucket and key (append tables: by partition and
         bucket, and only when there is more than one); a primary-key table's repeated keys are
@@ -661,7 +691,7 @@ class TableWriter:
         return self.options.target_file_size(self.pk)
 
     def abort(self) -> None:
-        """Delete every data file this writer wrote (a failed statement leaves nothing referenced)."""
+        """Delete every data file this writer wrote; a failed statement leaves none referenced."""
         self._delete_since(0)
 
     def _delete_since(self, mark: int) -> None:
@@ -693,7 +723,9 @@ def _changes(column: pa.Array) -> pa.Array:
 
 
 def row_changes(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.Array:
-    """Where row i+1 of `batch` differs from row i in any of `columns` (a batch of two rows or more).
+    """Where row i+1 of `batch` differs from row i in any of `columns`.
+
+    A batch of two rows or more.
 
     >>> row_changes(pa.table({"k": [1, 1, 2]}), ["k"]).to_pylist()
     [False, True]
@@ -716,15 +748,17 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
 
 
 class RepeatedKeys(Exception):
-    """A primary key occurs twice in one statement's rows: `TableWriter.write_stream` cannot tell which
-    version arrived last, so the statement goes through `stage` (which numbers arrivals).
+    """A primary key occurs twice in one statement's rows.
+
+    `TableWriter.write_stream` cannot tell which version arrived last, so the statement goes through
+    `stage` (which numbers arrivals).
     """
 
 
 def _unique_keys(
     batches: Iterable[pa.RecordBatch], columns: Sequence[str]
 ) -> Iterator[pa.RecordBatch]:
-    """Pass a stream sorted by `columns` through, raising `RepeatedKeys` at two equal adjacent rows."""
+    """Pass a stream sorted by `columns` through; `RepeatedKeys` at two equal adjacent rows."""
     last: tuple[Any, ...] | None = None
     for batch in batches:
         n = batch.num_rows
@@ -739,8 +773,10 @@ def _unique_keys(
 
 
 def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.RecordBatch]:
-    """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order. Every key occurs once in the
-    statement, so only the numbers' place above all earlier ones matters, not their order (§7).
+    """Append ``_SEQUENCE_NUMBER`` = `base`, `base` + 1, … in stream order.
+
+    Every key occurs once in the statement, so only the numbers' place above all earlier ones
+    matters, not their order (§7).
     """
     start = base
     for batch in batches:
@@ -753,7 +789,7 @@ def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.Recor
 def cut_groups(
     batches: Iterable[pa.RecordBatch], schema: pa.Schema, columns: Sequence[str], budget: int
 ) -> Iterator[tuple[tuple[Any, ...], pa.Table]]:
-    """Cut a stream ordered by `columns` into (group values, rows) pieces of about `budget` Arrow bytes.
+    """Cut a stream ordered by `columns` into (group values, rows) pieces of ~`budget` Arrow bytes.
 
     At most two budgets of rows are held: past that, a budget's worth is cut off; at the end of a
     group the rest is cut into one or two equal pieces, so no piece is a small tail (pieces hold 1/2

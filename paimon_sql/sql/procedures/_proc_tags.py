@@ -1,5 +1,6 @@
-"""Tag procedures: create_tag, delete_tag, rename_tag, replace_tag, create_tag_from_timestamp,
-expire_tags.
+"""Tag procedures.
+
+create_tag, delete_tag, rename_tag, replace_tag, create_tag_from_timestamp, expire_tags.
 
 Spark's names, parameter order and output columns (paimon-spark ``CreateTagProcedure`` and
 friends). Paimon 0.9 has create_tag, create_tag_from_timestamp and delete_tag; rename_tag,

@@ -1,4 +1,7 @@
-"""The shape of a ``CALL sys.…`` procedure (`paimon_sql.sql.procedures.procedures` runs them; families list them)."""
+"""The shape of a ``CALL sys.…`` procedure.
+
+`paimon_sql.sql.procedures.procedures` runs them; families list them.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,10 @@ class Procedure:
     doc: str = ""
 
     def signature(self) -> str:
-        """``name(table => ..., [snapshot => ...])``: required parameters bare, optional ones in brackets."""
+        """``name(table => ..., [snapshot => ...])``.
+
+        Required parameters bare, optional ones in brackets.
+        """
         shown = [p.name if p.required else f"[{p.name}]" for p in self.params]
         return f"{self.name}({', '.join(shown)})"
 

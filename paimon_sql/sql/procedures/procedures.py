@@ -57,7 +57,10 @@ def _literal(node: exp.Expression, procedure: str) -> Any:
 
 
 def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]] | None:
-    """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments); None if not a CALL."""
+    """``CALL [sys.]name(args)`` as (name, positional arguments, named arguments).
+
+    None if not a CALL.
+    """
     call = dialect.parse_call(text)  # the dialect checks the form: sys namespace, argument order
     if call is None:
         return None
@@ -79,15 +82,17 @@ def bind(
     names = [p.name for p in procedure.params]
     if len(positional) > len(names):
         raise SqlError(
-            f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got {len(positional)}"
+            f"CALL sys.{procedure.signature()} takes at most {len(names)} arguments, got "
+            f"{len(positional)}"
         )
-    args: dict[str, Any] = dict(zip(names, positional))
+    args: dict[str, Any] = dict(zip(names, positional, strict=False))  # fewer arguments than names
     for key, value in named.items():
         if key not in names:
             close = difflib.get_close_matches(key, names, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise SqlError(
-                f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes {procedure.signature()}"
+                f"CALL sys.{procedure.name} has no parameter {key!r}; {hint}it takes "
+                f"{procedure.signature()}"
             )
         if key in args:
             raise SqlError(f"CALL sys.{procedure.name}: parameter {key!r} is given twice")
@@ -96,7 +101,8 @@ def bind(
     missing = [p.name for p in procedure.params if p.required and p.name not in args]
     if missing:
         raise SqlError(
-            f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes {procedure.signature()}"
+            f"CALL sys.{procedure.name} needs {', '.join(missing)}; it takes "
+            f"{procedure.signature()}"
         )
     return args
 

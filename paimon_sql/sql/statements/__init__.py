@@ -1,3 +1,4 @@
-"""Statement handlers: `dispatch` routes, `dml` writes, `catalog_ddl` changes the catalog; each takes a
-`paimon_sql.sql._context.Context`.
+"""Statement handlers: `dispatch` routes, `dml` writes, `catalog_ddl` changes the catalog.
+
+Each takes a `paimon_sql.sql._context.Context`.
 """

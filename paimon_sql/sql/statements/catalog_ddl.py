@@ -1,5 +1,7 @@
-"""Catalog statements on Paimon objects: CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE,
-ALTER TABLE (each change a new ``schema-N``), SHOW CREATE TABLE.
+"""Catalog statements on Paimon objects.
+
+CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE, ALTER TABLE (each change a new
+``schema-N``), SHOW CREATE TABLE.
 
 A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP
 DATABASE and SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``)
@@ -51,14 +53,19 @@ def _paimon_db(ctx: Context, database: str | None) -> bool:
 
 
 def create_table(ctx: Context, text: str) -> Relation | None:
-    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT]."""
+    """A CREATE TABLE in Paimon's forms.
+
+    ``CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...)
+    [AS SELECT]``.
+    """
     if not is_create_table(text):
         return None
     try:
         create = parse_create_table(text)
     except SqlError:
         if _paimon_db(ctx, create_table_database(text)):
-            raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            raise
         if not names_paimon_options(text):
             return None  # DuckDB's own CREATE TABLE
         raise
@@ -66,7 +73,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     if not _paimon_db(ctx, database):
         if names_paimon_options(text):
             raise SqlError(
-                f"database {database!r} does not exist in the warehouse; CREATE DATABASE {database} first"
+                f"database {database!r} does not exist in the warehouse; CREATE DATABASE "
+                f"{database} first"
                 if database
                 else "name the Paimon table with its database: CREATE TABLE db.table ..."
             )
@@ -90,8 +98,10 @@ def create_table(ctx: Context, text: str) -> Relation | None:
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
-    """CTAS without a column list: the columns and types come from the query (as values: the query's
-    column names and the options never become SQL text).
+    """CTAS without a column list.
+
+    The columns and types come from the query (as values: the query's column names and the options
+    never become SQL text).
     """
     assert create.as_select is not None
     query = create.as_select
@@ -155,8 +165,10 @@ def _text(value: str) -> str:
 
 
 def show_create_table(ctx: Context, ident: Identifier) -> Relation:
-    """The Flink-form DDL of a table's latest schema (for reading, not re-parsed by us; names and
-    values quoted so that it parses back as the same table).
+    """The Flink-form DDL of a table's latest schema.
+
+    For reading, not re-parsed by us; names and values quoted so that it parses back as the same
+    table.
     """
     schema = ctx.table(ident).latest_schema
     lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]

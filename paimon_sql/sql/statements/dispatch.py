@@ -1,4 +1,6 @@
-"""Statements paimon-sql executes itself (catalog DDL, SHOW, DESCRIBE); everything else goes to DuckDB.
+"""Statements paimon-sql executes itself (catalog DDL, SHOW, DESCRIBE).
+
+Everything else goes to DuckDB.
 
 `dispatch` returns None for a statement that is not about Paimon objects, so DuckDB runs it
 unchanged.
@@ -60,7 +62,10 @@ def _describe(ctx: Context, ident: Identifier) -> Relation:
 
 
 def _explain(ctx: Context, query: str) -> Relation | None:
-    """EXPLAIN of a statement reading Paimon tables: per table what planning kept and pruned, then DuckDB's plan."""
+    """EXPLAIN of a statement reading Paimon tables.
+
+    Per table what planning kept and pruned, then DuckDB's plan.
+    """
     rows = ctx.explain(query)
     if rows is None:
         return None
@@ -114,7 +119,10 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
 
 
 def dispatch_text(ctx: Context, text: str) -> Relation | None:
-    """Statements recognised from their text before any dialect parses them (Paimon's DDL forms, CALL)."""
+    """Statements recognised from their text before any dialect parses them.
+
+    Paimon's DDL forms, CALL.
+    """
     output = procedures.call(ctx, text)
     if output is not None:
         return _rows(ctx, output)

@@ -1,4 +1,6 @@
-"""INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables: a DuckDB query feeds `TableWriter`, `Committer` commits.
+"""INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables.
+
+A DuckDB query feeds `TableWriter`, `Committer` commits.
 
 * INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others
   NULL); each value cast to the column type, a value that does not fit is an error naming the
@@ -54,6 +56,7 @@ ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
 def count(ctx: Context, n: int) -> Relation:
+    """The one-row result of a DML statement: ``count``, the number of rows it changed."""
     return ctx.engine.rows(pa.table({"count": pa.array([n], pa.int64())}))
 
 
@@ -102,13 +105,14 @@ def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> 
         )
         try:
             bad = ctx.engine.con.sql(probe.sql("duckdb")).fetchall()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a best-effort probe for a better message; none if it fails
             continue
         if bad:
             name = output.alias
             column_type = table.latest_schema.field(name).type
             return SchemaError(
-                f"value {bad[0][0]!r} does not fit column {name!r} ({type_sql(column_type)}) of table "
+                f"value {bad[0][0]!r} does not fit column {name!r} ({type_sql(column_type)}) of "
+                "table "
                 f"{table.name}; cast it or fix the data"
             )
     return SchemaError(f"cannot write to table {table.name}: {str(err).splitlines()[0]}")
@@ -153,8 +157,10 @@ _BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.O
 def _write_files(
     writer: TableWriter, source: exp.Expression, kind: RowKind
 ) -> tuple[list[CommitMessage], int]:
-    """The data files of the rows of `source`: streamed straight from the query where the table allows
-    it, else (and when a key occurs twice in the statement) staged once first.
+    """The data files of the rows of `source`.
+
+    Streamed straight from the query where the table allows it, else (and when a key occurs twice in
+    the statement) staged once first.
     """
     if writer.streams():
         try:
@@ -220,8 +226,10 @@ def _width(ctx: Context, source: exp.Expression) -> int:
 def _check_width(
     ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None
 ) -> None:
-    """The query must give exactly one value per target column: DuckDB would silently drop extra
-    ones (and an extra value once landed in the partition column of a static PARTITION insert).
+    """The query must give exactly one value per target column.
+
+    DuckDB would silently drop extra ones (and an extra value once landed in the partition column of
+    a static PARTITION insert).
     """
     targets = columns if columns is not None else list(table.latest_schema.field_names)
     width = _width(ctx, source)
@@ -352,7 +360,9 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
 
 
 def _row_level_supported(table: Table, operation: str) -> None:
-    """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records (Flink's checks).
+    """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records.
+
+    These are Flink's checks.
 
     Without it a DELETE on partial-update or aggregation (``max``...) commits a retraction that
     every later read and compaction fails on, and one on first-row is reported but has no effect.
@@ -378,7 +388,8 @@ def _row_level_supported(table: Table, operation: str) -> None:
     else:
         hint = "first-row tables keep the first row of each key"
     raise UnsupportedFeatureError(
-        f"{operation} on {table.name}: merge engine {engine.value} cannot apply it ({hint}); Java refuses it too"
+        f"{operation} on {table.name}: merge engine {engine.value} cannot apply it ({hint}); Java "
+        "refuses it too"
     )
 
 
@@ -408,7 +419,8 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         name = eq.this.name
         if name not in schema.field_names:
             raise SchemaError(
-                f"unknown column {name!r} in UPDATE of {table.name}; columns: {', '.join(schema.field_names)}"
+                f"unknown column {name!r} in UPDATE of {table.name}; columns: "
+                f"{', '.join(schema.field_names)}"
             )
         if name in schema.primary_keys or name in schema.partition_keys:
             raise SchemaError(
@@ -439,7 +451,7 @@ def _copy_on_write(
     where: exp.Where | None,
     sets: dict[str, exp.Expression] | None,
 ) -> int:
-    """Append tables: rewrite the affected partitions without (DELETE) or with changed (UPDATE) rows.
+    """Append tables: rewrite the affected partitions without the deleted or with updated rows.
 
     The files live before the statement reads are pinned: if a concurrent commit adds or replaces a
     file in a partition this statement rewrites, the commit fails (Java's conflict on files it did
@@ -520,15 +532,17 @@ def _live_files(table: Table) -> set[tuple[Any, ...]]:
 def _pinned_overwrite(
     table: Table, pinned: set[tuple[Any, ...]], touched: set[bytes] | None
 ) -> Callable[[ManifestEntry], bool]:
-    """Select the live files of the touched partitions at commit time; a file there that the statement
-    did not read means a concurrent commit changed that partition.
+    """Select the live files of the touched partitions at commit time.
+
+    A file there that the statement did not read means a concurrent commit changed that partition.
     """
 
     def replaced(entry: ManifestEntry) -> bool:
         hit = touched is None or entry.partition in touched
         if hit and entry.identifier not in pinned:
             raise CommitConflictError(
-                f"a concurrent commit changed {table.name} (file {entry.file.file_name}) while this "
+                f"a concurrent commit changed {table.name} (file {entry.file.file_name}) while "
+                "this "
                 "DELETE/UPDATE rewrote its partition; no snapshot was made, run the statement again"
             )
         return hit
