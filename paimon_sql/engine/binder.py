@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import select_all, table_node
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
@@ -29,6 +28,7 @@ from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, tr
 from paimon_sql.errors import DatabaseNotFoundError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
+from paimon_sql.sqlnodes import select_all, table_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

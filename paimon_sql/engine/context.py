@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import (
+from paimon_sql.catalog import Identifier
+from paimon_sql.engine.damage import damaged_view
+from paimon_sql.engine.reader import SplitReader
+from paimon_sql.engine.relation import ErrorLog, Relation
+from paimon_sql.engine.source import PaimonSource, register
+from paimon_sql.errors import PaimonSqlError
+from paimon_sql.read.build import ReadRequest
+from paimon_sql.sqlnodes import (
     create_schema,
     create_view,
     drop,
@@ -36,13 +43,6 @@ from paimon_sql._sqlnodes import (
     set_setting,
     table_node,
 )
-from paimon_sql.catalog import Identifier
-from paimon_sql.engine.damage import damaged_view
-from paimon_sql.engine.reader import SplitReader
-from paimon_sql.engine.relation import ErrorLog, Relation
-from paimon_sql.engine.source import PaimonSource, register
-from paimon_sql.errors import PaimonSqlError
-from paimon_sql.read.build import ReadRequest
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:

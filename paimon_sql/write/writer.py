@@ -34,7 +34,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.catalog import names
 from paimon_sql.commit.plan import CommitMessage, fold
 from paimon_sql.commit.retry import on_latest
@@ -45,6 +44,7 @@ from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.io.arrays import arange
+from paimon_sql.sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.types import RowKind
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.data_file import data_file_name, write_data_file

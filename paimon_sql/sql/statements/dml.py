@@ -29,7 +29,6 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from paimon_sql._sqlnodes import table_node
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
@@ -39,6 +38,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import literal
+from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
