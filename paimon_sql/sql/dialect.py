@@ -23,6 +23,7 @@ No regular expression routes a statement: everything here goes through sqlglot's
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import sqlglot
@@ -38,6 +39,8 @@ from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.types import MAX_LENGTH, DataField, DataType
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sqlglot.tokens import Token
 
 __all__ = [
@@ -385,7 +388,7 @@ def _is_call(token: Token) -> bool:
     return token.token_type == TokenType.VAR and token.text.upper() == "CALL"
 
 
-def _starts_with_call(found: list[Token]) -> bool:
+def _starts_with_call(found: Sequence[Token]) -> bool:
     """A CALL with something after it (a bare ``CALL`` is DuckDB's to report)."""
     return len(found) > 1 and _is_call(found[0])
 
@@ -396,7 +399,7 @@ def _rest_of(sql: str, start: Token) -> str:
     return rest[:-1].rstrip() if rest.endswith(";") else rest
 
 
-def _name_at(found: list[Token], i: int) -> tuple[exp.Identifier | None, int]:
+def _name_at(found: Sequence[Token], i: int) -> tuple[exp.Identifier | None, int]:
     """The name starting at token `i` (see `_PaimonParser._paimon_name`) and the index after it."""
     if i < len(found) and found[i].token_type == TokenType.IDENTIFIER:
         return exp.to_identifier(found[i].text, quoted=True), i + 1
@@ -735,13 +738,17 @@ def names_paimon_options(text: str) -> bool:
     return "TBLPROPERTIES" in words or ("WITH", "(") in follows or ("USING", "PAIMON") in follows
 
 
-def _tokens(text: str) -> list[Token]:
-    """The tokens of `text`; when it cannot be read to its end, those before the problem."""
+@functools.lru_cache(maxsize=16)
+def _tokens(text: str) -> tuple[Token, ...]:
+    """The tokens of `text`; when it cannot be read to its end, those before the problem.
+
+    Cached: routing asks several questions of the same statement (CALL? SHOW? CREATE TABLE?).
+    """
     tokenizer = Paimon.Tokenizer(dialect=Paimon)
     try:
-        return tokenizer.tokenize(text)
+        return tuple(tokenizer.tokenize(text))
     except TokenError:
-        return list(tokenizer.tokens)
+        return tuple(tokenizer.tokens)
 
 
 def _word(token: Token) -> str | None:
@@ -751,7 +758,7 @@ def _word(token: Token) -> str | None:
     return token.text.upper()
 
 
-def _after_create_table(found: list[Token]) -> int | None:
+def _after_create_table(found: Sequence[Token]) -> int | None:
     words = [_word(t) for t in found[:4]]
     if words[:2] == ["CREATE", "TABLE"]:
         return 2
