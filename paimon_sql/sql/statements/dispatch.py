@@ -16,6 +16,7 @@ from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
 from paimon_sql.sql.dialect import parse_show
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml
+from paimon_sql.sql.statements.names import database_of, refuse_in_transaction
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
@@ -101,16 +102,26 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
 
 def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
-    if not isinstance(table, exp.Table) or not table.db:
+    if not isinstance(table, exp.Table):
         return None
-    if not ctx.catalog.has_database(table.db):
+    database = database_of(ctx, table)
+    if database is None:
         return None
-    ident = Identifier(table.db, table.name)
+    ident = Identifier(database, table.name)
     try:
         ctx.catalog.load_table(ident)
     except DatabaseNotFoundError:
         return None
     return ident
+
+
+def _use(ctx: Context, statement: exp.Use) -> None:
+    """``USE db`` of a Paimon database without tables yet (made by another session): its DuckDB
+    schema first, so that DuckDB's USE finds it.
+    """
+    target = statement.this
+    if isinstance(target, exp.Table) and not target.db and ctx.catalog.has_database(target.name):
+        ctx.engine.expose_database(target.name)
 
 
 def dispatch_text(ctx: Context, text: str) -> Relation | None:
@@ -136,15 +147,19 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         return _command(ctx, statement)
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
         return catalog_ddl.database_statement(ctx, statement)
-    if isinstance(statement, exp.Insert):
+    if isinstance(statement, exp.Use):
+        _use(ctx, statement)
+        return None
+    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
         ident = _target(ctx, statement.this)
-        return None if ident is None else dml.insert(ctx, ident, statement)
-    if isinstance(statement, exp.Delete):
-        ident = _target(ctx, statement.this)
-        return None if ident is None else dml.delete(ctx, ident, statement)
-    if isinstance(statement, exp.Update):
-        ident = _target(ctx, statement.this)
-        return None if ident is None else dml.update(ctx, ident, statement)
+        if ident is None:
+            return None
+        refuse_in_transaction(ctx, f"{statement.key.upper()} on table {ident}")
+        if isinstance(statement, exp.Insert):
+            return dml.insert(ctx, ident, statement)
+        if isinstance(statement, exp.Delete):
+            return dml.delete(ctx, ident, statement)
+        return dml.update(ctx, ident, statement)
     if isinstance(statement, exp.Merge) and _target(ctx, statement.this) is not None:
         raise UnsupportedFeatureError(
             f"MERGE INTO a Paimon table ({statement.this.sql('duckdb')}) is not supported yet; "
