@@ -34,7 +34,7 @@ from paimon_sql.sql.dialect import (
     names_paimon_options,
 )
 from paimon_sql.sql.statements import dml
-from paimon_sql.sql.statements.names import (
+from paimon_sql.sql.names import (
     current_database,
     database_of,
     refuse_in_transaction,
