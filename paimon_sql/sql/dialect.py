@@ -500,7 +500,8 @@ _ALTERNATIVES = {
     "INTERVAL": "BIGINT (a count of the unit you need)", "BIT": "BYTES",
     "TIMESTAMPTZ": "TIMESTAMP_LTZ", "TIMETZ": "TIME", "UNION": "ROW<…>",
     "TIMESTAMP_S": "TIMESTAMP(0)", "TIMESTAMP_MS": "TIMESTAMP(3)", "TIMESTAMP_NS": "TIMESTAMP(9)",
-    "GEOMETRY": "BYTES (well-known binary)",
+    "GEOMETRY": "BYTES (well-known binary)", "VARINT": "DECIMAL(38, 0)",
+    "UINTEGER": "BIGINT",
 }  # fmt: skip
 #: sqlglot's names of DuckDB types, as the user wrote them.
 _DUCKDB_NAMES = {
@@ -538,6 +539,10 @@ def _user_defined(node: exp.DataType, ids: _Ids) -> DataType:
     if kind == "MULTISET":
         (element,) = _inner(node, 1, "MULTISET<T>")
         return DataType(root="MULTISET", element=_convert(element, ids))
+    duckdb_name = {v: k for k, v in _DUCKDB_NAMES.items()}.get(kind, kind)
+    instead = _ALTERNATIVES.get(duckdb_name) or _ALTERNATIVES.get(kind)
+    if instead is not None:
+        raise SqlError(f"type {kind} is not a Paimon type; use {instead} instead")
     raise SqlError(f"unknown type {kind or node.sql()!r}; valid types: {VALID_TYPES}")
 
 
@@ -566,12 +571,16 @@ def _convert(node: exp.Expr, ids: _Ids) -> DataType:
     if name == "STRUCT":
         fields = tuple(_column(c, ids) for c in node.expressions)
         return DataType(root="ROW", fields=fields, nullable=nullable)
-    atomic = _atomic(name, _params(node))
-    if atomic is None:
-        instead = _ALTERNATIVES.get(name)
+    instead = _ALTERNATIVES.get(name)
+    if instead is not None:
         shown = _DUCKDB_NAMES.get(name, name)
-        if instead is not None:
-            raise SqlError(f"type {shown} is not a Paimon type; use {instead} instead")
+        raise SqlError(f"type {shown} is not a Paimon type; use {instead} instead")
+    try:
+        params = _params(node)
+    except ValueError as err:
+        raise SqlError(f"type {node.sql()!r}: its parameters must be integers") from err
+    atomic = _atomic(name, params)
+    if atomic is None:
         raise SqlError(f"type {node.sql()!r} is not a Paimon type; valid types: {VALID_TYPES}")
     return atomic.with_nullable(nullable)
 

@@ -107,6 +107,8 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     database = database_of(ctx, table)
     if database is None:
         return None
+    if not table.db and table.name not in ctx.catalog.tables(database):
+        return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
     ident = Identifier(database, table.name)
     try:
         ctx.catalog.load_table(ident)
