@@ -294,6 +294,30 @@ def test_on_conflict_do_update_on_a_merging_engine_is_refused(s):
     )
 
 
+def test_on_conflict_do_update_with_a_subquery(s):
+    s.sql("INSERT INTO d.app VALUES (5, 'sub')")
+    s.sql(
+        "INSERT INTO d.pk VALUES (1, 'x', 0) "
+        "ON CONFLICT DO UPDATE SET v = (SELECT max(y) FROM d.app) || v, n = excluded.n"
+    )
+    assert rows(s, "SELECT * FROM d.pk WHERE k = 1") == [(1, "suba", 0)]
+
+
+def test_insert_or_replace_on_a_merging_engine_is_refused(s):
+    s.sql(
+        "CREATE TABLE d.agg (k INT, n INT, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum')"
+    )
+    s.sql("INSERT INTO d.agg VALUES (1, 1)")
+    refused(s, "INSERT OR REPLACE INTO d.agg VALUES (1, 5)", UnsupportedFeatureError, table="d.agg")
+    assert rows(s, "SELECT * FROM d.agg") == [(1, 1)]
+
+
+def test_an_error_in_returning_writes_nothing(s):
+    refused(s, "INSERT INTO d.pk VALUES (3, 'c', 30) RETURNING nope", ExecutionError)
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(2,)]
+
+
 def test_on_conflict_do_update_cannot_change_the_key(s):
     refused(
         s,

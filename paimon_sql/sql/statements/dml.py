@@ -211,10 +211,10 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     rows = _materialise(ctx, table, typed)
     if conflict is not None:
         rows = conflict.resolve(ctx, table, rows)
+    # RETURNING is computed before the write: an error in it leaves the table untouched
+    returned = None if returning is None else _returning(ctx, table, rows, returning)
     written = write_rows(ctx, table, _select_rows(ctx, table, rows), overwrite=overwrite)
-    if returning is None:
-        return count(ctx, written)
-    return _returning(ctx, table, rows, returning)
+    return count(ctx, written) if returned is None else ctx.engine.rows(returned)
 
 
 def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
@@ -240,14 +240,17 @@ def _select_rows(ctx: Context, table: Table, rows: pa.Table) -> exp.Select:
     return exp.select(*[exp.column(n, quoted=True) for n in names]).from_(node)
 
 
-def _returning(ctx: Context, table: Table, rows: pa.Table, returning: exp.Returning) -> Relation:
+def _returning(ctx: Context, table: Table, rows: pa.Table, returning: exp.Returning) -> pa.Table:
     """``RETURNING <expressions>`` over the rows the statement wrote (named as the table)."""
     if returning.args.get("into"):
         raise UnsupportedFeatureError("RETURNING … INTO is not supported")
     name = Identifier.parse(table.name).table
     node = _rows_node(ctx, table, rows, name)
     query = exp.select(*[e.copy() for e in returning.expressions]).from_(node)
-    return ctx.engine.run(query.sql("duckdb"))
+    try:
+        return ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
+    except duckdb.Error as err:
+        raise ctx.engine.translate(err) from err
 
 
 def _by_name(ctx: Context, table: Table, source: exp.Expression) -> list[str]:
@@ -376,15 +379,16 @@ class _Conflict:
 
 def _existing(expression: exp.Expression, old_name: str) -> exp.Expression:
     """A SET/WHERE expression of DO UPDATE with its bare (or table-qualified) columns naming the
-    existing row; ``excluded.c`` stays the proposed row.
+    existing row; ``excluded.c`` stays the proposed row, and subqueries keep their own columns.
     """
-
-    def qualify(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and node.table.lower() != "excluded":
-            return exp.column(node.name, table=old_name, quoted=True)
-        return node
-
-    return expression.copy().transform(qualify)
+    copied = expression.copy()
+    for column in list(copied.find_all(exp.Column)):
+        if column.find_ancestor(exp.Query) is not None:
+            continue  # a column of a subquery
+        if column.table.lower() == "excluded":
+            continue
+        column.replace(exp.column(column.name, table=old_name, quoted=True))
+    return copied
 
 
 def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
@@ -404,10 +408,16 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
             f"Binder Error: There are no UNIQUE/PRIMARY KEY constraints on table {table.name} "
             f"(a Paimon append table): {what} is a no-op; define a primary key or leave it out"
         )
+    engine = CoreOptions(schema.options).merge_engine
     if clause is None:
         if alternative == "IGNORE":
             return _Conflict(table, None, None)
-        return None  # REPLACE: a primary-key table upserts anyway
+        if engine is not MergeEngine.DEDUPLICATE:
+            raise UnsupportedFeatureError(
+                f"INSERT OR REPLACE into {table.name}: merge engine {engine.value} merges the "
+                "new row into the existing one instead of replacing it; write a plain INSERT"
+            )
+        return None  # REPLACE: a deduplicate primary-key table upserts anyway
     if clause.args.get("duplicate"):
         raise UnsupportedFeatureError("ON DUPLICATE KEY UPDATE is not supported; write ON CONFLICT")
     if clause.args.get("constraint") is not None:
@@ -425,7 +435,6 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
         return _Conflict(table, None, None)
     if action_text != "DO UPDATE":
         raise SqlError("ON CONFLICT needs DO NOTHING or DO UPDATE SET …")
-    engine = CoreOptions(schema.options).merge_engine
     if engine is not MergeEngine.DEDUPLICATE:
         raise UnsupportedFeatureError(
             f"ON CONFLICT DO UPDATE on {table.name}: merge engine {engine.value} would merge the "
