@@ -1137,11 +1137,11 @@ UNIMPLEMENTED: Mapping[str, tuple[str, str]] = {
 }
 
 
-def refuse_unimplemented(options: Mapping[str, str], what: str) -> None:
+def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
     """An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
-    not implement (`UNIMPLEMENTED`); `what` is the statement (``CREATE TABLE db.t``).
+    not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
-    >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE db.t")
+    >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
     Traceback (most recent call last):
     ...
     paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = 'lookup' is not supported: paimon-sql writes no changelog files yet; ...
@@ -1152,19 +1152,19 @@ def refuse_unimplemented(options: Mapping[str, str], what: str) -> None:
         if value is not None and value.strip().lower() != default:
             problems.append(f"option {key!r} = {value!r} is not supported: {why}")
     if problems:
-        raise UnsupportedFeatureError(f"{what}: " + "; ".join(problems))
+        raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
 
 
 def refuse_cross_partition(
-    primary_keys: Sequence[str], partition_keys: Sequence[str], options: Mapping[str, str], what: str
+    primary_keys: Sequence[str], partition_keys: Sequence[str], options: Mapping[str, str], table: object
 ) -> None:
     """A primary-key table whose key leaves out partition keys (bucket -1: cross-partition
     upserts) cannot be written by paimon-sql yet: refused at CREATE rather than at every INSERT.
 
-    >>> refuse_cross_partition(["id"], ["dt"], {}, "CREATE TABLE db.t")
+    >>> refuse_cross_partition(["id"], ["dt"], {}, "db.t")
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves out partition column(s) ['dt'] ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves out partition column(s) ['dt']: ...
     """
     missing = [p for p in partition_keys if p not in primary_keys]
     if not primary_keys or not missing:
@@ -1172,7 +1172,7 @@ def refuse_cross_partition(
     if options.get("bucket", "-1").strip() != "-1":
         return  # a fixed bucket count: validate_options already explains the problem
     raise UnsupportedFeatureError(
-        f"{what}: the primary key {list(primary_keys)} leaves out partition column(s) {missing}: "
+        f"CREATE TABLE {table}: the primary key {list(primary_keys)} leaves out partition column(s) {missing}: "
         "such a table needs cross-partition upserts, which paimon-sql cannot write yet; add "
         f"{', '.join(missing)} to the primary key"
     )

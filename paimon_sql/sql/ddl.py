@@ -37,12 +37,7 @@ from paimon_sql.catalog.schema_change import (
     UpdateColumnType,
 )
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import (
-    refuse_cross_partition,
-    refuse_unimplemented,
-    split_key_options,
-    validate_options,
-)
+from paimon_sql.format.option_registry import split_key_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION, TableSchema
 from paimon_sql.sql.dialect import (
@@ -244,9 +239,6 @@ def _build_create(**kw: object) -> CreateTable:
         primary_keys=draft.primary_keys,
         partition_keys=draft.partition_keys,
     )
-    what = "CREATE TABLE " + ".".join(p for p in draft.identifier if p)
-    refuse_unimplemented(options, what)
-    refuse_cross_partition(draft.primary_keys, draft.partition_keys, options, what)
     if not CoreOptions(options).flag("primary-key.nullable"):
         fields = tuple(
             replace(f, type=f.type.with_nullable(False)) if f.name in draft.primary_keys else f

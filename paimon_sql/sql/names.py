@@ -37,13 +37,13 @@ def current_database(ctx: Context) -> str | None:
     return schema if schema is not None and ctx.catalog.has_database(schema) else None
 
 
-def refuse_in_transaction(ctx: Context, what: str) -> None:
+def refuse_in_transaction(ctx: Context, statement: str, target: object) -> None:
     """A Paimon write commits at once: inside ``BEGIN`` … ``COMMIT`` a later ``ROLLBACK`` could
-    not undo it, so it is refused (nothing is written).
+    not undo it, so `statement` (``INSERT`` ...) on `target` is refused (nothing is written).
     """
     if ctx.engine.in_transaction():
         raise UnsupportedFeatureError(
-            f"{what} inside a transaction: writes to Paimon tables commit per statement and a "
+            f"{statement} {target} inside a transaction: writes to Paimon tables commit per statement and a "
             "ROLLBACK could not undo them; COMMIT or ROLLBACK the transaction first, then run it "
             "on its own"
         )

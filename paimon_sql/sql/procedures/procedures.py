@@ -128,7 +128,7 @@ def call(ctx: Context, text: str) -> pa.Table | None:
         return None
     name, positional, named = parsed
     procedure = lookup(name)
-    refuse_in_transaction(ctx, f"CALL sys.{name}")
+    refuse_in_transaction(ctx, "CALL", f"sys.{name}")
     return procedure.run(ctx, bind(procedure, positional, named))
 
 

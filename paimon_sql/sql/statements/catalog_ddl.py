@@ -20,7 +20,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.schema_change import RenameTable, SetOptions, apply_alter
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import refuse_unimplemented
+from paimon_sql.format.option_registry import refuse_cross_partition, refuse_unimplemented
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
     parse_alter_table,
@@ -102,7 +102,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     if bare:
         create = replace(create, identifier=(database, name))
     ident = Identifier(database, name)
-    refuse_in_transaction(ctx, f"CREATE TABLE {ident}")
+    refuse_in_transaction(ctx, "CREATE TABLE", ident)
+    _refuse_unwritable(create, ident)
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
@@ -114,6 +115,15 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         rows = dml.write_rows(ctx, table, dml.typed_select(table, create.as_select, None))
         return dml.count(ctx, rows)
     return _status(ctx, f"created table {ident}")
+
+
+def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
+    """Options paimon-sql does not implement, and primary keys it cannot write, are refused when
+    the table is created rather than ignored, or failing at every INSERT (tables made by Flink or
+    Spark with them stay readable).
+    """
+    refuse_unimplemented(create.options, "CREATE TABLE", ident)
+    refuse_cross_partition(create.primary_keys, create.partition_keys, create.options, ident)
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
@@ -150,10 +160,10 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
         return None
     assert database is not None
     ident = Identifier(database, name)
-    refuse_in_transaction(ctx, f"ALTER TABLE {ident}")
+    refuse_in_transaction(ctx, "ALTER TABLE", ident)
     for change in alter.changes:
         if isinstance(change, SetOptions):
-            refuse_unimplemented(change.options, f"ALTER TABLE {ident}")
+            refuse_unimplemented(change.options, "ALTER TABLE", ident)
     table = ctx.table(ident)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):
@@ -213,7 +223,7 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
     kind = str(statement.args.get("kind") or "").upper()
     if isinstance(statement, exp.Create) and kind in ("DATABASE", "SCHEMA"):
         name = statement.this.name
-        refuse_in_transaction(ctx, f"CREATE DATABASE {name}")
+        refuse_in_transaction(ctx, "CREATE DATABASE", name)
         ctx.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
         ctx.engine.expose_database(name)
         return _status(ctx, f"created database {name}")
@@ -221,7 +231,7 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
         name = (statement.this or (statement.args.get("tables") or [None])[0]).name
         if name not in ctx.catalog.databases() and name in ("main", "temp"):
             return None
-        refuse_in_transaction(ctx, f"DROP DATABASE {name}")
+        refuse_in_transaction(ctx, "DROP DATABASE", name)
         ctx.catalog.drop_database(
             name,
             ignore_if_missing=bool(statement.args.get("exists")),
@@ -238,7 +248,7 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
         ]
         if not targets:
             return None
-        refuse_in_transaction(ctx, "DROP TABLE " + ", ".join(map(str, targets)))
+        refuse_in_transaction(ctx, "DROP TABLE", ", ".join(map(str, targets)))
         for ident in targets:
             ctx.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
             ctx.engine.forget(ident)
@@ -248,7 +258,7 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
         database = database_of(ctx, node) if isinstance(node, exp.Table) else None
         if database is None:
             return None
-        refuse_in_transaction(ctx, f"TRUNCATE TABLE {database}.{node.name}")
+        refuse_in_transaction(ctx, "TRUNCATE TABLE", Identifier(database, node.name))
         table = ctx.table(Identifier(database, node.name))
         Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
         return _status(ctx, f"truncated table {table.name}")

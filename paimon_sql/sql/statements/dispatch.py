@@ -156,7 +156,7 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         ident = _target(ctx, statement.this)
         if ident is None:
             return None
-        refuse_in_transaction(ctx, f"{statement.key.upper()} on table {ident}")
+        refuse_in_transaction(ctx, statement.key.upper(), ident)
         if isinstance(statement, exp.Insert):
             return dml.insert(ctx, ident, statement)
         if isinstance(statement, exp.Delete):

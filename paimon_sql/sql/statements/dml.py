@@ -402,11 +402,12 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
             raise UnsupportedFeatureError(f"INSERT OR {alternative} is not supported")
         return None
     schema = table.latest_schema
-    what = f"INSERT OR {alternative}" if clause is None else "ON CONFLICT"
     if not schema.primary_keys:
         raise ExecutionError(
             f"Binder Error: There are no UNIQUE/PRIMARY KEY constraints on table {table.name} "
-            f"(a Paimon append table): {what} is a no-op; define a primary key or leave it out"
+            f"(a Paimon append table): "
+            f"{'ON CONFLICT' if clause is not None else 'INSERT OR ' + alternative} is a no-op; "
+            "define a primary key or leave it out"
         )
     engine = CoreOptions(schema.options).merge_engine
     if clause is None:
