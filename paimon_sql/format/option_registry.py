@@ -1144,7 +1144,7 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
     >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = 'lookup' is not supported: paimon-sql writes no changelog files yet; ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = ...
     """
     problems = []
     for key, (default, why) in UNIMPLEMENTED.items():
@@ -1156,7 +1156,10 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
 
 
 def refuse_cross_partition(
-    primary_keys: Sequence[str], partition_keys: Sequence[str], options: Mapping[str, str], table: object
+    primary_keys: Sequence[str],
+    partition_keys: Sequence[str],
+    options: Mapping[str, str],
+    table: object,
 ) -> None:
     """A primary-key table whose key leaves out partition keys (bucket -1: cross-partition
     upserts) cannot be written by paimon-sql yet: refused at CREATE rather than at every INSERT.
@@ -1164,7 +1167,7 @@ def refuse_cross_partition(
     >>> refuse_cross_partition(["id"], ["dt"], {}, "db.t")
     Traceback (most recent call last):
     ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves out partition column(s) ['dt']: ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves ...
     """
     missing = [p for p in partition_keys if p not in primary_keys]
     if not primary_keys or not missing:
@@ -1172,7 +1175,8 @@ def refuse_cross_partition(
     if options.get("bucket", "-1").strip() != "-1":
         return  # a fixed bucket count: validate_options already explains the problem
     raise UnsupportedFeatureError(
-        f"CREATE TABLE {table}: the primary key {list(primary_keys)} leaves out partition column(s) {missing}: "
+        f"CREATE TABLE {table}: the primary key {list(primary_keys)} leaves out partition "
+        f"column(s) {missing}: "
         "such a table needs cross-partition upserts, which paimon-sql cannot write yet; add "
         f"{', '.join(missing)} to the primary key"
     )

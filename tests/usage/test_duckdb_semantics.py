@@ -266,7 +266,9 @@ def test_on_conflict_on_an_append_table_is_refused(s):
 
 
 def test_on_conflict_target_must_be_the_primary_key(s):
-    err = refused(s, "INSERT INTO d.pk VALUES (1, 'a', 0) ON CONFLICT (v) DO NOTHING", ExecutionError)
+    err = refused(
+        s, "INSERT INTO d.pk VALUES (1, 'a', 0) ON CONFLICT (v) DO NOTHING", ExecutionError
+    )
     assert "conflict target" in str(err)
 
 
@@ -342,7 +344,8 @@ def test_insert_on_conflict_returning_gives_the_rows_written(s):
     )
     assert result == [(3, "c")]
     result = rows(
-        s, "INSERT INTO d.pk VALUES (2, 'B', 0) ON CONFLICT DO UPDATE SET v = excluded.v RETURNING *"
+        s,
+        "INSERT INTO d.pk VALUES (2, 'B', 0) ON CONFLICT DO UPDATE SET v = excluded.v RETURNING *",
     )
     assert result == [(2, "B", 20)]
 
@@ -456,7 +459,8 @@ def _shell(wh, command):
 
 def test_shell_use_create_insert_by_name(s, wh):
     done = _shell(
-        wh, "USE d; CREATE TABLE t (x INT, y VARCHAR); INSERT INTO t BY NAME SELECT 'b' AS y, 2 AS x;"
+        wh,
+        "USE d; CREATE TABLE t (x INT, y VARCHAR); INSERT INTO t BY NAME SELECT 'b' AS y, 2 AS x;",
     )
     assert done.returncode == 0, done.stderr
     other = paimon_sql.connect(wh)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.schema_change import RenameTable, SetOptions, apply_alter
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import refuse_cross_partition, refuse_unimplemented
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
@@ -33,12 +33,12 @@ from paimon_sql.sql.dialect import (
     is_create_table,
     names_paimon_options,
 )
-from paimon_sql.sql.statements import dml
 from paimon_sql.sql.names import (
     current_database,
     database_of,
     refuse_in_transaction,
 )
+from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
 from paimon_sql.sql.dialect import parse_show
+from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml
-from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:

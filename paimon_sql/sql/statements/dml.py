@@ -28,11 +28,11 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql._sqlnodes import table_node
+from paimon_sql.catalog import Identifier
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.compact.after_write import check_writable, compact_after_write
-from paimon_sql.catalog import Identifier
 from paimon_sql.errors import (
     CommitConflictError,
     ExecutionError,
@@ -329,9 +329,7 @@ class _Conflict:
                 ),
                 expression=exp.Literal.number(1),
             )
-            outputs = [
-                exp.column(f, table="excluded", quoted=True) for f in schema.field_names
-            ]
+            outputs = [exp.column(f, table="excluded", quoted=True) for f in schema.field_names]
             query = (
                 exp.select(*outputs)
                 .from_(new)
@@ -346,7 +344,9 @@ class _Conflict:
                 proposed = exp.column(f.name, table="excluded", quoted=True)
                 kept: exp.Expression = exp.column(f.name, table=old_name, quoted=True)
                 if f.name in self.sets:
-                    kept = exp.cast(_existing(self.sets[f.name], old_name), duckdb_type_node(f.type))
+                    kept = exp.cast(
+                        _existing(self.sets[f.name], old_name), duckdb_type_node(f.type)
+                    )
                 outputs.append(
                     exp.alias_(
                         exp.If(this=missing.copy(), true=proposed, false=kept), f.name, quoted=True
@@ -411,14 +411,7 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
         )
     engine = CoreOptions(schema.options).merge_engine
     if clause is None:
-        if alternative == "IGNORE":
-            return _Conflict(table, None, None)
-        if engine is not MergeEngine.DEDUPLICATE:
-            raise UnsupportedFeatureError(
-                f"INSERT OR REPLACE into {table.name}: merge engine {engine.value} merges the "
-                "new row into the existing one instead of replacing it; write a plain INSERT"
-            )
-        return None  # REPLACE: a deduplicate primary-key table upserts anyway
+        return _or_ignore_replace(table, alternative, engine)
     if clause.args.get("duplicate"):
         raise UnsupportedFeatureError("ON DUPLICATE KEY UPDATE is not supported; write ON CONFLICT")
     if clause.args.get("constraint") is not None:
@@ -441,6 +434,26 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
             f"ON CONFLICT DO UPDATE on {table.name}: merge engine {engine.value} would merge the "
             "updated row instead of replacing it; only deduplicate tables support it"
         )
+    return _Conflict(table, *_do_update(table, clause))
+
+
+def _or_ignore_replace(table: Table, alternative: str, engine: MergeEngine) -> _Conflict | None:
+    """``INSERT OR IGNORE`` (DO NOTHING) and ``INSERT OR REPLACE`` (a deduplicate upsert)."""
+    if alternative == "IGNORE":
+        return _Conflict(table, None, None)
+    if engine is not MergeEngine.DEDUPLICATE:
+        raise UnsupportedFeatureError(
+            f"INSERT OR REPLACE into {table.name}: merge engine {engine.value} merges the "
+            "new row into the existing one instead of replacing it; write a plain INSERT"
+        )
+    return None  # a deduplicate primary-key table upserts anyway
+
+
+def _do_update(
+    table: Table, clause: exp.OnConflict
+) -> tuple[dict[str, exp.Expression], exp.Expression | None]:
+    """The SET assignments and WHERE condition of ``ON CONFLICT DO UPDATE``."""
+    schema = table.latest_schema
     sets: dict[str, exp.Expression] = {}
     for eq in clause.expressions:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
@@ -454,7 +467,7 @@ def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
     if not sets:
         raise SqlError("ON CONFLICT DO UPDATE needs SET column = value")
     where = clause.args.get("where")
-    return _Conflict(table, sets, where.this if isinstance(where, exp.Where) else where)
+    return sets, where.this if isinstance(where, exp.Where) else where
 
 
 def _field_named(table: Table, name: str) -> str:
@@ -512,7 +525,7 @@ def _check_width(
             "were supplied"
         )
     raise ExecutionError(
-        f'Binder Error: Column name/value mismatch for insert on "{table.name}": expected '
+        f'Binder Error: Column name/value mismatch for insert on "{table.name}": expected '  # noqa: S608 - a message
         f"{len(targets)} columns but {width} values were supplied"
     )
 
@@ -690,9 +703,7 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     table = ctx.table(ident)
     schema = table.latest_schema
     if not statement.expressions:
-        raise SqlError(
-            f"syntax error in UPDATE {table.name}: SET needs at least one column = value"
-        )
+        raise SqlError(f"syntax error: {table.name} is updated without SET column = value")
     _refuse_returning(statement, "UPDATE")
     sets = {}
     for eq in statement.expressions:

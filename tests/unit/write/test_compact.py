@@ -15,12 +15,12 @@ import sqlglot
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.sql.ddl import parse_create_table
 from paimon_sql.commit.plan import fold
 from paimon_sql.errors import PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.sql.ddl import parse_create_table
 from paimon_sql.sql.statements.dml import DELETE, write_rows
 from tests.fixtures import FIXTURES
 

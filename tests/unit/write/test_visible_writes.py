@@ -10,8 +10,8 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.sql.ddl import parse_create_table
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.sql.ddl import parse_create_table
 
 
 @pytest.fixture
