@@ -177,6 +177,13 @@ class Engine:
         self.hold([hidden])
         return hidden
 
+    def release(self, names: list[str]) -> None:
+        """Drop registered helper tables at once (a statement's scratch rows, no longer read)."""
+        for name in names:
+            if name in self._keep:
+                self._keep.remove(name)
+                self.con.unregister(name)
+
     def hold(self, names: list[str]) -> None:
         """Keep registered helper tables alive (the oldest beyond `KEEP_REGISTERED` are dropped)."""
         self._keep.extend(names)

@@ -208,49 +208,63 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
         overwrite = _overwrite_filter(table, statement)
     if conflict is None and returning is None:
         return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite))
-    rows = _materialise(ctx, table, typed)
-    if conflict is not None:
-        rows = conflict.resolve(ctx, table, rows)
-    # RETURNING is computed before the write: an error in it leaves the table untouched
-    returned = None if returning is None else _returning(ctx, table, rows, returning)
-    written = write_rows(ctx, table, _select_rows(ctx, table, rows), overwrite=overwrite)
+    scratch: list[str] = []  # the rows registered for this statement, dropped after it
+    try:
+        rows = _materialise(ctx, table, typed)
+        if conflict is not None:
+            rows = conflict.resolve(ctx, table, rows, scratch)
+        # RETURNING is computed before the write: an error in it leaves the table untouched
+        returned = None if returning is None else _returning(ctx, table, rows, returning, scratch)
+        select = _select_rows(ctx, table, rows, scratch)
+        written = write_rows(ctx, table, select, overwrite=overwrite)
+    finally:
+        ctx.engine.release(scratch)
     return count(ctx, written) if returned is None else ctx.engine.rows(returned)
 
 
 def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
     """The rows of `typed` as Arrow (ON CONFLICT and RETURNING work on the rows to write)."""
     try:
-        return ctx.engine.con.sql(typed.sql("duckdb")).to_arrow_table()
+        rows: pa.Table = ctx.engine.con.sql(typed.sql("duckdb")).to_arrow_table()
     except _BAD_VALUE as err:
         raise _diagnose(ctx, table, typed, err) from err
+    return rows
 
 
-def _rows_node(ctx: Context, table: Table, rows: pa.Table, alias: str) -> exp.Table:
-    """`rows` registered on the connection, as a table node aliased `alias`."""
+def _rows_node(
+    ctx: Context, table: Table, rows: pa.Table, alias: str, scratch: list[str]
+) -> exp.Table:
+    """`rows` registered on the connection (its name added to `scratch`), as a table node aliased
+    `alias`.
+    """
     hidden = ctx.engine.register_arrow(rows, table.name)
+    scratch.append(hidden)
     node = exp.Table(this=exp.to_identifier(hidden, quoted=True))
     node.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
     return node
 
 
-def _select_rows(ctx: Context, table: Table, rows: pa.Table) -> exp.Select:
+def _select_rows(ctx: Context, table: Table, rows: pa.Table, scratch: list[str]) -> exp.Select:
     """A query over materialised `rows` with the table's columns."""
     names = table.latest_schema.field_names
-    node = _rows_node(ctx, table, rows, "rows")
+    node = _rows_node(ctx, table, rows, "rows", scratch)
     return exp.select(*[exp.column(n, quoted=True) for n in names]).from_(node)
 
 
-def _returning(ctx: Context, table: Table, rows: pa.Table, returning: exp.Returning) -> pa.Table:
+def _returning(
+    ctx: Context, table: Table, rows: pa.Table, returning: exp.Returning, scratch: list[str]
+) -> pa.Table:
     """``RETURNING <expressions>`` over the rows the statement wrote (named as the table)."""
     if returning.args.get("into"):
         raise UnsupportedFeatureError("RETURNING … INTO is not supported")
     name = Identifier.parse(table.name).table
-    node = _rows_node(ctx, table, rows, name)
+    node = _rows_node(ctx, table, rows, name, scratch)
     query = exp.select(*[e.copy() for e in returning.expressions]).from_(node)
     try:
-        return ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
+        result: pa.Table = ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
     except duckdb.Error as err:
         raise ctx.engine.translate(err) from err
+    return result
 
 
 def _by_name(ctx: Context, table: Table, source: exp.Expression) -> list[str]:
@@ -296,7 +310,7 @@ class _Conflict:
         self.sets = sets
         self.where = where
 
-    def resolve(self, ctx: Context, table: Table, rows: pa.Table) -> pa.Table:
+    def resolve(self, ctx: Context, table: Table, rows: pa.Table, scratch: list[str]) -> pa.Table:
         """The rows to write instead of `rows`."""
         schema = table.latest_schema
         ident = Identifier.parse(table.name)
@@ -304,7 +318,7 @@ class _Conflict:
         keys = [exp.column(k, table="excluded", quoted=True) for k in self.keys]
         if self.sets is None:
             rows = rows.append_column("__arrival", pa.array(range(rows.num_rows), pa.int64()))
-        new = _rows_node(ctx, table, rows, "excluded")
+        new = _rows_node(ctx, table, rows, "excluded", scratch)
         old = table_node(ident.database, ident.table, alias=old_name)
         on = exp.and_(
             *[
@@ -338,8 +352,8 @@ class _Conflict:
                 .qualify(first)
             )
         else:
-            self._check_repeats(ctx, table, rows)
-            outputs = []
+            self._check_repeats(ctx, table, rows, scratch)
+            outputs: list[exp.Expression] = []
             for f in schema.fields:
                 proposed = exp.column(f.name, table="excluded", quoted=True)
                 kept: exp.Expression = exp.column(f.name, table=old_name, quoted=True)
@@ -356,11 +370,13 @@ class _Conflict:
             if self.where is not None:
                 query = query.where(exp.or_(missing.copy(), _existing(self.where, old_name)))
         ctx.bind(query)
-        result = ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
+        result: pa.Table = ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
         return result.select(list(schema.field_names))
 
-    def _check_repeats(self, ctx: Context, table: Table, rows: pa.Table) -> None:
-        node = _rows_node(ctx, table, rows, "rows")
+    def _check_repeats(
+        self, ctx: Context, table: Table, rows: pa.Table, scratch: list[str]
+    ) -> None:
+        node = _rows_node(ctx, table, rows, "rows", scratch)
         keys = [exp.column(k, quoted=True) for k in self.keys]
         probe = (
             exp.select(exp.Literal.number(1))

@@ -605,6 +605,7 @@ def _create_as_flink(session, ddl):
     """A table made by Flink/Spark with an option paimon-sql's CREATE TABLE refuses
     ('changelog-producer' = 'lookup'): created through the catalog, as another engine would."""
     create = parse_create_table(ddl)
-    ident = Identifier(*create.identifier)
+    database, name = create.identifier
+    ident = Identifier(database or "db", name)
     session.catalog.create_table(ident, create.to_schema())
     session.refresh()
