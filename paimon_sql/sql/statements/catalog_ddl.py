@@ -1,9 +1,12 @@
 """Catalog statements on Paimon objects: CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE,
 ALTER TABLE (each change a new ``schema-N``), SHOW CREATE TABLE.
 
-A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP
-DATABASE and SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``)
-stays DuckDB's.
+A statement is Paimon's when it names a database of the warehouse (``db.table``, or a bare
+``table`` after ``USE db``): then CREATE TABLE makes a Paimon table with or without WITH options;
+CREATE/DROP DATABASE and SCHEMA always act on the warehouse. Anything else (``memory.main.t``, a
+TEMP table, a bare name while DuckDB's ``main`` is current) stays DuckDB's. Options paimon-sql does
+not implement, and primary keys needing cross-partition upserts, are refused at CREATE/ALTER; every
+write is refused inside an explicit transaction.
 """
 
 from __future__ import annotations

@@ -1,8 +1,15 @@
 """INSERT [OVERWRITE], DELETE and UPDATE on Paimon tables: a DuckDB query feeds `TableWriter`, `Committer` commits.
 
-* INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others
-  NULL); each value cast to the column type, a value that does not fit is an error naming the
-  column.
+* INSERT INTO t [(cols) | BY NAME] <query | VALUES>: columns by position, or by name when listed
+  or with BY NAME (others NULL); each value cast to the column type, a value that does not fit is
+  an error naming the column; a value count that does not match is DuckDB's error, in its words.
+* ... ON CONFLICT [(pk)] DO NOTHING | DO UPDATE SET … [WHERE …] (and INSERT OR IGNORE / OR
+  REPLACE) on primary-key tables, with DuckDB's meaning (`_Conflict`); refused on append tables.
+  The existing keys are those of the latest snapshot when the statement starts (a concurrent
+  writer committing the same key before this statement commits is not detected).
+* ... RETURNING <expressions>: the rows written (computed before the commit: an error in it
+  writes nothing). UPDATE/DELETE … RETURNING, UPDATE … FROM and DELETE … USING are refused.
+* A write inside an explicit transaction is refused before it starts (`refuse_in_transaction`).
 * INSERT OVERWRITE t [PARTITION (k = v, ...)] <query>: the whole table, the static partition, or
   (partitioned table, no PARTITION clause) the partitions the query writes (Spark's dynamic
   overwrite).
