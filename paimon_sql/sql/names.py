@@ -1,5 +1,6 @@
-"""Which Paimon database a statement's table name is in: ``db.t``, ``memory.db.t``, or a bare ``t``
-after ``USE db`` (DuckDB's current schema), as DuckDB itself resolves it.
+"""Which Paimon database a statement's table name is in, as DuckDB itself resolves it.
+
+``db.t``, ``memory.db.t``, or a bare ``t`` after ``USE db`` (DuckDB's current schema).
 
 A name in any other schema or catalog (``memory.main.t``, ``temp.t``, a bare name while ``main``
 is current) is DuckDB's own table.
@@ -38,13 +39,15 @@ def current_database(ctx: Context) -> str | None:
 
 
 def refuse_in_transaction(ctx: Context, statement: str, target: object) -> None:
-    """A Paimon write commits at once: inside ``BEGIN`` … ``COMMIT`` a later ``ROLLBACK`` could
-    not undo it, so `statement` (``INSERT`` ...) on `target` is refused (nothing is written).
+    """Refuse `statement` (``INSERT`` ...) on `target` inside an explicit transaction.
+
+    A Paimon write commits at once: inside ``BEGIN`` … ``COMMIT`` a later ``ROLLBACK`` could not
+    undo it, so nothing is written.
     """
     if ctx.engine.in_transaction():
         raise UnsupportedFeatureError(
-            f"{statement} {target} inside a transaction: writes to Paimon tables commit per statement and a "
-            "ROLLBACK could not undo them; COMMIT or ROLLBACK the transaction first, then run it "
+            f"{statement} {target} inside a transaction: writes to Paimon tables commit per "
+            "statement and a ROLLBACK could not undo them; COMMIT or ROLLBACK the transaction first, then run it "
             "on its own"
         )
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
+from paimon_sql.errors import DatabaseNotFoundError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.dialect import parse_show
 from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
@@ -118,8 +118,9 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
 
 
 def _use(ctx: Context, statement: exp.Use) -> None:
-    """``USE db`` of a Paimon database without tables yet (made by another session): its DuckDB
-    schema first, so that DuckDB's USE finds it.
+    """``USE db`` of a Paimon database made by another session: its DuckDB schema first.
+
+    Then DuckDB's own USE finds it, also before the database's first table.
     """
     target = statement.this
     if isinstance(target, exp.Table) and not target.db and ctx.catalog.has_database(target.name):
@@ -152,6 +153,10 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
     if isinstance(statement, exp.Use):
         _use(ctx, statement)
         return None
+    if isinstance(statement, exp.Delete) and not isinstance(statement.this, exp.Table):
+        tables = statement.args.get("tables") or []
+        if any(isinstance(t, exp.Table) and database_of(ctx, t) for t in tables):
+            raise SqlError("syntax error: write DELETE FROM db.table [WHERE …]")
     if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
         ident = _target(ctx, statement.this)
         if ident is None:
