@@ -47,8 +47,8 @@ def refuse_in_transaction(ctx: Context, statement: str, target: object) -> None:
     if ctx.engine.in_transaction():
         raise UnsupportedFeatureError(
             f"{statement} {target} inside a transaction: writes to Paimon tables commit per "
-            "statement and a ROLLBACK could not undo them; COMMIT or ROLLBACK the transaction first, then run it "
-            "on its own"
+            "statement and a ROLLBACK could not undo them; COMMIT or ROLLBACK the transaction "
+            "first, then run it on its own"
         )
 
 
