@@ -85,6 +85,10 @@ class Engine:
         """Expose `catalog`'s tables on `connection` (a new in-memory DuckDB when omitted)."""
         self.catalog = catalog
         self.con = connection if connection is not None else private_duckdb()
+        #: The DuckDB catalog the views live in (the connection's default database).
+        ((self.home,),) = self.con.sql(
+            exp.select(exp.func("current_database")).sql("duckdb")
+        ).fetchall()
         #: The private database split queries run on (streamed reads).
         self.private = private_duckdb()
         self.reader = SplitReader(self.private)
@@ -176,6 +180,13 @@ class Engine:
         self.hold([hidden])
         return hidden
 
+    def release(self, names: list[str]) -> None:
+        """Drop registered helper tables at once (a statement's scratch rows, no longer read)."""
+        for name in names:
+            if name in self._keep:
+                self._keep.remove(name)
+                self.con.unregister(name)
+
     def hold(self, names: list[str]) -> None:
         """Keep registered helper tables alive (the oldest beyond `KEEP_REGISTERED` are dropped)."""
         self._keep.extend(names)
@@ -218,6 +229,7 @@ class Engine:
         the damaged file when it is read (`paimon_sql.engine.damage`).
         """
         for database in self.catalog.databases():
+            self.expose_database(database)
             for name in self.catalog.tables(database):
                 ident = Identifier(database, name)
                 try:
@@ -245,6 +257,28 @@ class Engine:
             view = create_view(target, select_all(table_node(hidden)))
             self.con.execute(view.sql("duckdb"))
             self._views[ident] = (source, schema_id)
+
+    def expose_database(self, database: str) -> None:
+        """Make the DuckDB schema of a Paimon database (so that ``USE db`` works before its first
+        table).
+        """
+        self.con.execute(create_schema(database).sql("duckdb"))
+
+    def current_schema(self) -> str | None:
+        """The schema ``USE`` selected on ``con`` (None when a catalog other than the one the
+        views live in is current).
+        """
+        query = exp.select(exp.func("current_database"), exp.func("current_schema"))
+        ((catalog, schema),) = self.con.sql(query.sql("duckdb")).fetchall()
+        return schema if catalog == self.home else None
+
+    def in_transaction(self) -> bool:
+        """Whether ``con`` is inside an explicit transaction (``BEGIN`` ... ``COMMIT``/``ROLLBACK``):
+        outside one every query is its own transaction with a new id.
+        """
+        query = exp.select(exp.func("txid_current")).sql("duckdb")
+        first = self.con.sql(query).fetchall()
+        return bool(first == self.con.sql(query).fetchall())
 
     def reexpose(self, ident: Identifier) -> None:
         """(Re)expose a table as a view after DDL."""

@@ -1124,3 +1124,59 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_aggregation,
     _check_sequence_groups,
 )
+
+
+#: Options whose behaviour paimon-sql does not implement: a value other than the default would be
+#: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
+UNIMPLEMENTED: Mapping[str, tuple[str, str]] = {
+    "changelog-producer": (
+        "none",
+        "paimon-sql writes no changelog files yet; create the table with Flink or Spark, or "
+        "leave 'changelog-producer' out ('none')",
+    ),
+}
+
+
+def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
+    """An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
+    not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
+
+    >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = ...
+    """
+    problems = []
+    for key, (default, why) in UNIMPLEMENTED.items():
+        value = options.get(key)
+        if value is not None and value.strip().lower() != default:
+            problems.append(f"option {key!r} = {value!r} is not supported: {why}")
+    if problems:
+        raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
+
+
+def refuse_cross_partition(
+    primary_keys: Sequence[str],
+    partition_keys: Sequence[str],
+    options: Mapping[str, str],
+    table: object,
+) -> None:
+    """A primary-key table whose key leaves out partition keys (bucket -1: cross-partition
+    upserts) cannot be written by paimon-sql yet: refused at CREATE rather than at every INSERT.
+
+    >>> refuse_cross_partition(["id"], ["dt"], {}, "db.t")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves ...
+    """
+    missing = [p for p in partition_keys if p not in primary_keys]
+    if not primary_keys or not missing:
+        return
+    if options.get("bucket", "-1").strip() != "-1":
+        return  # a fixed bucket count: validate_options already explains the problem
+    raise UnsupportedFeatureError(
+        f"CREATE TABLE {table}: the primary key {list(primary_keys)} leaves out partition "
+        f"column(s) {missing}: "
+        "such a table needs cross-partition upserts, which paimon-sql cannot write yet; add "
+        f"{', '.join(missing)} to the primary key"
+    )

@@ -3,8 +3,9 @@
 Both spellings Paimon users write are accepted: Flink's ``(…, PRIMARY KEY (…) NOT ENFORCED)
 PARTITIONED BY (…) WITH ('k' = 'v')`` and Spark's ``USING paimon … TBLPROPERTIES ('k' = 'v')``.
 They give identical schemas. Types follow Paimon/Flink: TIMESTAMP is without time zone in both forms
-(Spark users write TIMESTAMP_LTZ for a local-time-zone instant), VARCHAR and VARBINARY need a length
-(or write STRING / BYTES).
+(Spark users write TIMESTAMP_LTZ for a local-time-zone instant); VARCHAR and VARBINARY without a
+length are STRING and BYTES, as in DuckDB. DuckDB types Paimon lacks (UUID, HUGEINT, JSON ...) are
+refused naming the column and the Paimon type to use.
 
 >>> t = parse_create_table("CREATE TABLE db.t (id BIGINT, dt STRING, n ROW<a INT>, "
 ...     "PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '4')")

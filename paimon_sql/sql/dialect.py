@@ -51,6 +51,7 @@ __all__ = [
     "TableName",
     "TableOptions",
     "create_table_database",
+    "create_table_name",
     "is_alter_table",
     "is_create_table",
     "names_paimon_options",
@@ -498,6 +499,24 @@ _SIMPLE = {
 }  # fmt: skip
 
 
+#: DuckDB types Paimon has no type for (sqlglot's names), and what to declare instead.
+_ALTERNATIVES = {
+    "UUID": "STRING (or CHAR(36))", "INT128": "DECIMAL(38, 0)", "UINT128": "DECIMAL(38, 0)",
+    "BIGNUM": "DECIMAL(38, 0)", "UBIGINT": "DECIMAL(20, 0)", "UINT": "BIGINT",
+    "USMALLINT": "INT", "UTINYINT": "SMALLINT", "JSON": "STRING", "ENUM": "STRING",
+    "INTERVAL": "BIGINT (a count of the unit you need)", "BIT": "BYTES",
+    "TIMESTAMPTZ": "TIMESTAMP_LTZ", "TIMETZ": "TIME", "UNION": "ROW<…>",
+    "TIMESTAMP_S": "TIMESTAMP(0)", "TIMESTAMP_MS": "TIMESTAMP(3)", "TIMESTAMP_NS": "TIMESTAMP(9)",
+    "GEOMETRY": "BYTES (well-known binary)", "VARINT": "DECIMAL(38, 0)",
+    "UINTEGER": "BIGINT",
+}  # fmt: skip
+#: sqlglot's names of DuckDB types, as the user wrote them.
+_DUCKDB_NAMES = {
+    "INT128": "HUGEINT", "UINT128": "UHUGEINT", "UINT": "UINTEGER",
+    "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "TIMETZ": "TIME WITH TIME ZONE",
+}  # fmt: skip
+
+
 def _atomic(name: str, params: list[int]) -> DataType | None:
     if name in _SIMPLE:
         return DataType(root=_SIMPLE[name])
@@ -505,8 +524,8 @@ def _atomic(name: str, params: list[int]) -> DataType | None:
         return DataType(root="VARCHAR", length=MAX_LENGTH)
     if name in ("CHAR", "BINARY"):
         return _sized(name, params, 1, 1, 255 if name == "CHAR" else MAX_LENGTH)
-    if name in ("VARCHAR", "VARBINARY"):
-        return _sized(name, params, None, 1, MAX_LENGTH)
+    if name in ("VARCHAR", "VARBINARY"):  # without a length: STRING / BYTES, as in DuckDB
+        return _sized(name, params, MAX_LENGTH, 1, MAX_LENGTH)
     if name == "DECIMAL":
         return _decimal(params)
     if name == "TIME":
@@ -527,6 +546,10 @@ def _user_defined(node: exp.DataType, ids: _Ids) -> DataType:
     if kind == "MULTISET":
         (element,) = _inner(node, 1, "MULTISET<T>")
         return DataType(root="MULTISET", element=_convert(element, ids))
+    duckdb_name = {v: k for k, v in _DUCKDB_NAMES.items()}.get(kind, kind)
+    instead = _ALTERNATIVES.get(duckdb_name) or _ALTERNATIVES.get(kind)
+    if instead is not None:
+        raise SqlError(f"type {kind} is not a Paimon type; use {instead} instead")
     raise SqlError(f"unknown type {kind or node.sql()!r}; valid types: {VALID_TYPES}")
 
 
@@ -555,7 +578,15 @@ def _convert(node: exp.Expr, ids: _Ids) -> DataType:
     if name == "STRUCT":
         fields = tuple(_column(c, ids) for c in node.expressions)
         return DataType(root="ROW", fields=fields, nullable=nullable)
-    atomic = _atomic(name, _params(node))
+    instead = _ALTERNATIVES.get(name)
+    if instead is not None:
+        shown = _DUCKDB_NAMES.get(name, name)
+        raise SqlError(f"type {shown} is not a Paimon type; use {instead} instead")
+    try:
+        params = _params(node)
+    except ValueError as err:
+        raise SqlError(f"type {node.sql()!r}: its parameters must be integers") from err
+    atomic = _atomic(name, params)
     if atomic is None:
         raise SqlError(f"type {node.sql()!r} is not a Paimon type; valid types: {VALID_TYPES}")
     return atomic.with_nullable(nullable)
@@ -566,7 +597,10 @@ def _column(node: exp.Expr, ids: _Ids) -> DataField:
     if not isinstance(node, exp.ColumnDef) or node.args.get("kind") is None:
         raise SqlError(f"expected 'name TYPE', got {node.sql()!r}")
     field_id = ids.take()
-    data_type = _convert(node.args["kind"], ids)
+    try:
+        data_type = _convert(node.args["kind"], ids)
+    except SqlError as err:
+        raise SqlError(f"column {node.name!r}: {err}") from err
     comment = None
     for constraint in node.args.get("constraints") or ():
         kind = constraint.args.get("kind")
@@ -722,6 +756,31 @@ def create_table_database(text: str) -> str | None:
     name, end = _name_at(found, i)
     dotted = end < len(found) and found[end].token_type == TokenType.DOT
     return name.name if name is not None and dotted else None
+
+
+def create_table_name(text: str) -> list[str]:
+    """The dotted name of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] <name> …`` as its parts
+    (``[catalog, db, table]``, ``[db, table]`` or ``[table]``), also when the rest cannot be read;
+    empty when `text` is not a CREATE TABLE.
+
+    >>> create_table_name("CREATE TABLE memory.main.t (x INT)"), create_table_name("CREATE TABLE t")
+    (['memory', 'main', 't'], ['t'])
+    """
+    found = _tokens(text)
+    i = _after_create_table(found)
+    if i is None:
+        return []
+    if [_word(t) for t in found[i : i + 3]] == ["IF", "NOT", "EXISTS"]:
+        i += 3
+    parts: list[str] = []
+    while True:
+        name, i = _name_at(found, i)
+        if name is None:
+            return parts
+        parts.append(name.name)
+        if i >= len(found) or found[i].token_type != TokenType.DOT:
+            return parts
+        i += 1
 
 
 def names_paimon_options(text: str) -> bool:

@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import SqlError
 from paimon_sql.sql import dialect
+from paimon_sql.sql.names import refuse_in_transaction
 from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
 from paimon_sql.sql.procedures._procedure import Param, Procedure
 
@@ -133,6 +134,7 @@ def call(ctx: Context, text: str) -> pa.Table | None:
         return None
     name, positional, named = parsed
     procedure = lookup(name)
+    refuse_in_transaction(ctx, "CALL", f"sys.{name}")
     return procedure.run(ctx, bind(procedure, positional, named))
 
 

@@ -3,24 +3,29 @@
 CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE, ALTER TABLE (each change a new
 ``schema-N``), SHOW CREATE TABLE.
 
-A statement is Paimon's when it names a database of the warehouse (``db.table``); CREATE/DROP
-DATABASE and SCHEMA always act on the warehouse. Anything else (an unqualified ``CREATE TABLE t``)
-stays DuckDB's.
+A statement is Paimon's when it names a database of the warehouse (``db.table``, or a bare
+``table`` after ``USE db``): then CREATE TABLE makes a Paimon table with or without WITH options;
+CREATE/DROP DATABASE and SCHEMA always act on the warehouse. Anything else (``memory.main.t``, a
+TEMP table, a bare name while DuckDB's ``main`` is current) stays DuckDB's. Options paimon-sql does
+not implement, and primary keys needing cross-partition upserts, are refused at CREATE/ALTER; every
+write is refused inside an explicit transaction.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.catalog.schema_change import RenameTable, apply_alter
+from paimon_sql.catalog.schema_change import RenameTable, SetOptions, apply_alter
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import AlreadyExistsError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import SqlError, UnsupportedFeatureError
+from paimon_sql.format.option_registry import refuse_cross_partition, refuse_unimplemented
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
     parse_alter_table,
@@ -28,10 +33,15 @@ from paimon_sql.sql.ddl import (
     with_fields,
 )
 from paimon_sql.sql.dialect import (
-    create_table_database,
+    create_table_name,
     is_alter_table,
     is_create_table,
     names_paimon_options,
+)
+from paimon_sql.sql.names import (
+    current_database,
+    database_of,
+    refuse_in_transaction,
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
@@ -52,42 +62,57 @@ def _paimon_db(ctx: Context, database: str | None) -> bool:
     return database is not None and database in ctx.catalog.databases()
 
 
-def create_table(ctx: Context, text: str) -> Relation | None:
-    """A CREATE TABLE in Paimon's forms.
+def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
+    """The Paimon database a CREATE TABLE is for (None: DuckDB's own table) and whether the
+    name left it out (a bare name after ``USE db``).
+    """
+    parts = create_table_name(text)
+    if len(parts) == 3:
+        if parts[0] != ctx.engine.home:
+            return None, False
+        parts = parts[1:]
+    if len(parts) == 2:
+        return (parts[0] if _paimon_db(ctx, parts[0]) else None), False
+    return current_database(ctx), True
 
-    ``CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...)
-    [AS SELECT]``.
+
+def create_table(ctx: Context, text: str) -> Relation | None:
+    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT].
+
+    Inside a Paimon database (``db.t``, or ``t`` after ``USE db``) the table is a Paimon table
+    with or without options; DuckDB's own tables are made elsewhere (``memory.main.t``,
+    ``CREATE TEMP TABLE``).
     """
     if not is_create_table(text):
         return None
+    database, bare = _create_database(ctx, text)
     try:
         create = parse_create_table(text)
     except SqlError:
-        if _paimon_db(ctx, create_table_database(text)):
-            # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
-            raise
+        if database is not None:
+            raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
         if not names_paimon_options(text):
             return None  # DuckDB's own CREATE TABLE
         raise
-    database, name = create.identifier
-    if not _paimon_db(ctx, database):
+    if database is None:
         if names_paimon_options(text):
+            named = create.identifier[0]
             raise SqlError(
-                f"database {database!r} does not exist in the warehouse; CREATE DATABASE "
-                f"{database} first"
-                if database
+                f"database {named!r} does not exist in the warehouse; CREATE DATABASE {named} first"
+                if named
                 else "name the Paimon table with its database: CREATE TABLE db.table ..."
             )
         return None
-    assert database is not None
+    name = create.identifier[1]
+    if bare:
+        create = replace(create, identifier=(database, name))
     ident = Identifier(database, name)
+    refuse_in_transaction(ctx, "CREATE TABLE", ident)
+    _refuse_unwritable(create, ident)
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
-    try:
-        ctx.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
-    except AlreadyExistsError:
-        raise
+    ctx.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
     ctx.engine.reexpose(ident)
     if create.as_select is not None:
         table = ctx.table(ident)
@@ -95,6 +120,15 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         rows = dml.write_rows(ctx, table, dml.typed_select(table, create.as_select, None))
         return dml.count(ctx, rows)
     return _status(ctx, f"created table {ident}")
+
+
+def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
+    """Options paimon-sql does not implement, and primary keys it cannot write, are refused when
+    the table is created rather than ignored, or failing at every INSERT (tables made by Flink or
+    Spark with them stay readable).
+    """
+    refuse_unimplemented(create.options, "CREATE TABLE", ident)
+    refuse_cross_partition(create.primary_keys, create.partition_keys, create.options, ident)
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
@@ -127,10 +161,16 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
         return None
     alter = parse_alter_table(text)
     database, name = alter.identifier
+    if database is None:
+        database = current_database(ctx)
     if not _paimon_db(ctx, database):
         return None
     assert database is not None
     ident = Identifier(database, name)
+    refuse_in_transaction(ctx, "ALTER TABLE", ident)
+    for change in alter.changes:
+        if isinstance(change, SetOptions):
+            refuse_unimplemented(change.options, "ALTER TABLE", ident)
     table = ctx.table(ident)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):
@@ -192,12 +232,15 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
     kind = str(statement.args.get("kind") or "").upper()
     if isinstance(statement, exp.Create) and kind in ("DATABASE", "SCHEMA"):
         name = statement.this.name
+        refuse_in_transaction(ctx, "CREATE DATABASE", name)
         ctx.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
+        ctx.engine.expose_database(name)
         return _status(ctx, f"created database {name}")
     if isinstance(statement, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
         name = (statement.this or (statement.args.get("tables") or [None])[0]).name
         if name not in ctx.catalog.databases() and name in ("main", "temp"):
             return None
+        refuse_in_transaction(ctx, "DROP DATABASE", name)
         ctx.catalog.drop_database(
             name,
             ignore_if_missing=bool(statement.args.get("exists")),
@@ -207,19 +250,25 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
         return _status(ctx, f"dropped database {name}")
     if isinstance(statement, exp.Drop) and kind == "TABLE":
         nodes = statement.args.get("tables") or [statement.this]
-        targets = [n for n in nodes if isinstance(n, exp.Table) and _paimon_db(ctx, n.db)]
+        targets = [
+            Identifier(database, n.name)
+            for n in nodes
+            if isinstance(n, exp.Table) and (database := database_of(ctx, n)) is not None
+        ]
         if not targets:
             return None
-        for node in targets:
-            ident = Identifier(node.db, node.name)
+        refuse_in_transaction(ctx, "DROP TABLE", ", ".join(map(str, targets)))
+        for ident in targets:
             ctx.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
             ctx.engine.forget(ident)
-        return _status(ctx, "dropped table " + ", ".join(f"{n.db}.{n.name}" for n in targets))
+        return _status(ctx, "dropped table " + ", ".join(map(str, targets)))
     if isinstance(statement, exp.TruncateTable):
         node = statement.expressions[0] if statement.expressions else statement.this
-        if not isinstance(node, exp.Table) or not _paimon_db(ctx, node.db):
+        database = database_of(ctx, node) if isinstance(node, exp.Table) else None
+        if database is None:
             return None
-        table = ctx.table(Identifier(node.db, node.name))
+        refuse_in_transaction(ctx, "TRUNCATE TABLE", Identifier(database, node.name))
+        table = ctx.table(Identifier(database, node.name))
         Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
         return _status(ctx, f"truncated table {table.name}")
     return None

@@ -14,8 +14,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import DatabaseNotFoundError, UnsupportedFeatureError
+from paimon_sql.errors import DatabaseNotFoundError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.dialect import parse_show
+from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml
 from paimon_sql.types import type_sql
@@ -106,16 +107,29 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
 
 def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
-    if not isinstance(table, exp.Table) or not table.db:
+    if not isinstance(table, exp.Table):
         return None
-    if not ctx.catalog.has_database(table.db):
+    database = database_of(ctx, table)
+    if database is None:
         return None
-    ident = Identifier(table.db, table.name)
+    if not table.db and table.name not in ctx.catalog.tables(database):
+        return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
+    ident = Identifier(database, table.name)
     try:
         ctx.catalog.load_table(ident)
     except DatabaseNotFoundError:
         return None
     return ident
+
+
+def _use(ctx: Context, statement: exp.Use) -> None:
+    """``USE db`` of a Paimon database made by another session: its DuckDB schema first.
+
+    Then DuckDB's own USE finds it, also before the database's first table.
+    """
+    target = statement.this
+    if isinstance(target, exp.Table) and not target.db and ctx.catalog.has_database(target.name):
+        ctx.engine.expose_database(target.name)
 
 
 def dispatch_text(ctx: Context, text: str) -> Relation | None:
@@ -144,15 +158,23 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         return _command(ctx, statement)
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
         return catalog_ddl.database_statement(ctx, statement)
-    if isinstance(statement, exp.Insert):
+    if isinstance(statement, exp.Use):
+        _use(ctx, statement)
+        return None
+    if isinstance(statement, exp.Delete) and not isinstance(statement.this, exp.Table):
+        tables = statement.args.get("tables") or []
+        if any(isinstance(t, exp.Table) and database_of(ctx, t) for t in tables):
+            raise SqlError("syntax error: write DELETE FROM db.table [WHERE …]")
+    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
         ident = _target(ctx, statement.this)
-        return None if ident is None else dml.insert(ctx, ident, statement)
-    if isinstance(statement, exp.Delete):
-        ident = _target(ctx, statement.this)
-        return None if ident is None else dml.delete(ctx, ident, statement)
-    if isinstance(statement, exp.Update):
-        ident = _target(ctx, statement.this)
-        return None if ident is None else dml.update(ctx, ident, statement)
+        if ident is None:
+            return None
+        refuse_in_transaction(ctx, statement.key.upper(), ident)
+        if isinstance(statement, exp.Insert):
+            return dml.insert(ctx, ident, statement)
+        if isinstance(statement, exp.Delete):
+            return dml.delete(ctx, ident, statement)
+        return dml.update(ctx, ident, statement)
     if isinstance(statement, exp.Merge) and _target(ctx, statement.this) is not None:
         raise UnsupportedFeatureError(
             f"MERGE INTO a Paimon table ({statement.this.sql('duckdb')}) is not supported yet; "

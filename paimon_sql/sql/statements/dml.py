@@ -2,9 +2,16 @@
 
 A DuckDB query feeds `TableWriter`, `Committer` commits.
 
-* INSERT INTO t [(cols)] <query | VALUES>: columns by position, or by name when listed (others
-  NULL); each value cast to the column type, a value that does not fit is an error naming the
-  column.
+* INSERT INTO t [(cols) | BY NAME] <query | VALUES>: columns by position, or by name when listed
+  or with BY NAME (others NULL); each value cast to the column type, a value that does not fit is
+  an error naming the column; a value count that does not match is DuckDB's error, in its words.
+* ... ON CONFLICT [(pk)] DO NOTHING | DO UPDATE SET … [WHERE …] (and INSERT OR IGNORE / OR
+  REPLACE) on primary-key tables, with DuckDB's meaning (`_Conflict`); refused on append tables.
+  The existing keys are those of the latest snapshot when the statement starts (a concurrent
+  writer committing the same key before this statement commits is not detected).
+* ... RETURNING <expressions>: the rows written (computed before the commit: an error in it
+  writes nothing). UPDATE/DELETE … RETURNING, UPDATE … FROM and DELETE … USING are refused.
+* A write inside an explicit transaction is refused before it starts (`refuse_in_transaction`).
 * INSERT OVERWRITE t [PARTITION (k = v, ...)] <query>: the whole table, the static partition, or
   (partitioned table, no PARTITION clause) the partitions the query writes (Spark's dynamic
   overwrite).
@@ -29,11 +36,18 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from paimon_sql.catalog import Identifier
 from paimon_sql.commit.plan import fold
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.compact.after_write import check_writable, compact_after_write
-from paimon_sql.errors import CommitConflictError, SchemaError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import (
+    CommitConflictError,
+    ExecutionError,
+    SchemaError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
@@ -45,7 +59,7 @@ from paimon_sql.write.writer import RepeatedKeys, TableWriter
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from paimon_sql.catalog import Identifier, Table
+    from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
@@ -175,7 +189,7 @@ def _write_files(
 
 
 def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
-    """INSERT INTO / INSERT OVERWRITE."""
+    """INSERT INTO / INSERT OVERWRITE [BY NAME] [ON CONFLICT …] [RETURNING …]."""
     table = ctx.table(ident)
     target = statement.this
     columns = None
@@ -184,7 +198,13 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     source = statement.expression
     if source is None:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
+    conflict = _conflict(table, statement)
+    returning = statement.args.get("returning")
     ctx.bind(source)
+    if statement.args.get("by_name"):
+        if columns is not None:
+            raise SqlError("INSERT … BY NAME cannot be combined with an explicit column list")
+        columns = _by_name(ctx, table, source)
     static = _static_partition(table, statement)
     check_static = False
     if static:
@@ -196,8 +216,297 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
         _check_static_rows(ctx, table, typed, static)
     overwrite = None
     if statement.args.get("overwrite"):
+        if conflict is not None:
+            raise SqlError("INSERT OVERWRITE replaces rows: it cannot have ON CONFLICT")
         overwrite = _overwrite_filter(table, statement)
-    return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite))
+    if conflict is None and returning is None:
+        return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite))
+    scratch: list[str] = []  # the rows registered for this statement, dropped after it
+    try:
+        rows = _materialise(ctx, table, typed)
+        if conflict is not None:
+            rows = conflict.resolve(ctx, table, rows, scratch)
+        # RETURNING is computed before the write: an error in it leaves the table untouched
+        returned = None if returning is None else _returning(ctx, table, rows, returning, scratch)
+        select = _select_rows(ctx, table, rows, scratch)
+        written = write_rows(ctx, table, select, overwrite=overwrite)
+    finally:
+        ctx.engine.release(scratch)
+    return count(ctx, written) if returned is None else ctx.engine.rows(returned)
+
+
+def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
+    """The rows of `typed` as Arrow (ON CONFLICT and RETURNING work on the rows to write)."""
+    try:
+        rows: pa.Table = ctx.engine.con.sql(typed.sql("duckdb")).to_arrow_table()
+    except _BAD_VALUE as err:
+        raise _diagnose(ctx, table, typed, err) from err
+    return rows
+
+
+def _rows_node(
+    ctx: Context, table: Table, rows: pa.Table, alias: str, scratch: list[str]
+) -> exp.Table:
+    """`rows` registered on the connection (its name added to `scratch`), as a table node aliased
+    `alias`.
+    """
+    hidden = ctx.engine.register_arrow(rows, table.name)
+    scratch.append(hidden)
+    node = exp.Table(this=exp.to_identifier(hidden, quoted=True))
+    node.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    return node
+
+
+def _select_rows(ctx: Context, table: Table, rows: pa.Table, scratch: list[str]) -> exp.Select:
+    """A query over materialised `rows` with the table's columns."""
+    names = table.latest_schema.field_names
+    node = _rows_node(ctx, table, rows, "rows", scratch)
+    return exp.select(*[exp.column(n, quoted=True) for n in names]).from_(node)
+
+
+def _returning(
+    ctx: Context, table: Table, rows: pa.Table, returning: exp.Returning, scratch: list[str]
+) -> pa.Table:
+    """``RETURNING <expressions>`` over the rows the statement wrote (named as the table)."""
+    if returning.args.get("into"):
+        raise UnsupportedFeatureError("RETURNING … INTO is not supported")
+    name = Identifier.parse(table.name).table
+    node = _rows_node(ctx, table, rows, name, scratch)
+    query = exp.select(*[e.copy() for e in returning.expressions]).from_(node)
+    try:
+        result: pa.Table = ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
+    except duckdb.Error as err:
+        raise ctx.engine.translate(err) from err
+    return result
+
+
+def _by_name(ctx: Context, table: Table, source: exp.Expression) -> list[str]:
+    """``INSERT … BY NAME``: the source's column names are the target columns (DuckDB's rule: each
+    must be a column of the table; the others are NULL).
+    """
+    names = _columns_of(ctx, source)
+    fields = list(table.latest_schema.field_names)
+    by_lower = {f.lower(): f for f in fields}
+    out = []
+    for name in names:
+        column = by_lower.get(name.lower())
+        if column is None:
+            raise ExecutionError(
+                f'Binder Error: Table "{table.name}" does not have a column with name "{name}"'
+            )
+        if column in out:
+            raise ExecutionError(
+                f'Binder Error: Column "{name}" is specified more than once in the BY NAME insert'
+            )
+        out.append(column)
+    return out
+
+
+class _Conflict:
+    """``ON CONFLICT [(keys)] DO NOTHING | DO UPDATE SET … [WHERE …]`` (also ``INSERT OR IGNORE`` /
+    ``INSERT OR REPLACE``) on a primary-key table, applied to the rows before they are written.
+
+    DO NOTHING keeps the existing row of every key that exists (and the first row of a key the
+    statement repeats); DO UPDATE writes the existing row with the SET expressions applied
+    (``excluded.c`` is the proposed value, a bare ``c`` the existing one) where the WHERE holds,
+    and the proposed row for a new key. The existing keys are read at the latest snapshot when the
+    statement starts.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        sets: dict[str, exp.Expression] | None,
+        where: exp.Expression | None,
+    ) -> None:
+        self.keys = list(table.latest_schema.primary_keys)
+        self.sets = sets
+        self.where = where
+
+    def resolve(self, ctx: Context, table: Table, rows: pa.Table, scratch: list[str]) -> pa.Table:
+        """The rows to write instead of `rows`."""
+        schema = table.latest_schema
+        ident = Identifier.parse(table.name)
+        old_name = ident.table
+        keys = [exp.column(k, table="excluded", quoted=True) for k in self.keys]
+        if self.sets is None:
+            rows = rows.append_column("__arrival", pa.array(range(rows.num_rows), pa.int64()))
+        new = _rows_node(ctx, table, rows, "excluded", scratch)
+        old = table_node(ident.database, ident.table, alias=old_name)
+        on = exp.and_(
+            *[
+                exp.EQ(
+                    this=exp.column(k, table=old_name, quoted=True),
+                    expression=exp.column(k, table="excluded", quoted=True),
+                )
+                for k in self.keys
+            ]
+        )
+        missing = exp.Is(
+            this=exp.column(self.keys[0], table=old_name, quoted=True), expression=exp.null()
+        )
+        if self.sets is None:
+            first = exp.EQ(
+                this=exp.Window(
+                    this=exp.func("row_number"),
+                    partition_by=[k.copy() for k in keys],
+                    order=exp.Order(
+                        expressions=[exp.Ordered(this=exp.column("__arrival", table="excluded"))]
+                    ),
+                ),
+                expression=exp.Literal.number(1),
+            )
+            outputs = [exp.column(f, table="excluded", quoted=True) for f in schema.field_names]
+            query = (
+                exp.select(*outputs)
+                .from_(new)
+                .join(old, on=on, join_type="LEFT")
+                .where(missing)
+                .qualify(first)
+            )
+        else:
+            self._check_repeats(ctx, table, rows, scratch)
+            outputs: list[exp.Expression] = []
+            for f in schema.fields:
+                proposed = exp.column(f.name, table="excluded", quoted=True)
+                kept: exp.Expression = exp.column(f.name, table=old_name, quoted=True)
+                if f.name in self.sets:
+                    kept = exp.cast(
+                        _existing(self.sets[f.name], old_name), duckdb_type_node(f.type)
+                    )
+                outputs.append(
+                    exp.alias_(
+                        exp.If(this=missing.copy(), true=proposed, false=kept), f.name, quoted=True
+                    )
+                )
+            query = exp.select(*outputs).from_(new).join(old, on=on, join_type="LEFT")
+            if self.where is not None:
+                query = query.where(exp.or_(missing.copy(), _existing(self.where, old_name)))
+        ctx.bind(query)
+        result: pa.Table = ctx.engine.con.sql(query.sql("duckdb")).to_arrow_table()
+        return result.select(list(schema.field_names))
+
+    def _check_repeats(
+        self, ctx: Context, table: Table, rows: pa.Table, scratch: list[str]
+    ) -> None:
+        node = _rows_node(ctx, table, rows, "rows", scratch)
+        keys = [exp.column(k, quoted=True) for k in self.keys]
+        probe = (
+            exp.select(exp.Literal.number(1))
+            .from_(node)
+            .group_by(*keys)
+            .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+            .limit(1)
+        )
+        if ctx.engine.con.sql(probe.sql("duckdb")).fetchall():
+            raise ExecutionError(
+                "Invalid Input Error: ON CONFLICT DO UPDATE can not update the same row twice in "
+                "the same command. Ensure that no rows proposed for insertion within the same "
+                "command have duplicate constrained values"
+            )
+
+
+def _existing(expression: exp.Expression, old_name: str) -> exp.Expression:
+    """A SET/WHERE expression of DO UPDATE with its bare (or table-qualified) columns naming the
+    existing row; ``excluded.c`` stays the proposed row, and subqueries keep their own columns.
+    """
+    copied = expression.copy()
+    for column in list(copied.find_all(exp.Column)):
+        if column.find_ancestor(exp.Query) is not None:
+            continue  # a column of a subquery
+        if column.table.lower() == "excluded":
+            continue
+        column.replace(exp.column(column.name, table=old_name, quoted=True))
+    return copied
+
+
+def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
+    """The ON CONFLICT clause (or ``INSERT OR IGNORE/REPLACE``) of `statement`; refused on tables
+    without a primary key and on merge engines where it would not mean what it says.
+    """
+    clause = statement.args.get("conflict")
+    alternative = str(statement.args.get("alternative") or "").upper()
+    if clause is None and alternative not in ("IGNORE", "REPLACE"):
+        if alternative:
+            raise UnsupportedFeatureError(f"INSERT OR {alternative} is not supported")
+        return None
+    schema = table.latest_schema
+    if not schema.primary_keys:
+        raise ExecutionError(
+            f"Binder Error: There are no UNIQUE/PRIMARY KEY constraints on table {table.name} "
+            f"(a Paimon append table): "
+            f"{'ON CONFLICT' if clause is not None else 'INSERT OR ' + alternative} is a no-op; "
+            "define a primary key or leave it out"
+        )
+    engine = CoreOptions(schema.options).merge_engine
+    if clause is None:
+        return _or_ignore_replace(table, alternative, engine)
+    if clause.args.get("duplicate"):
+        raise UnsupportedFeatureError("ON DUPLICATE KEY UPDATE is not supported; write ON CONFLICT")
+    if clause.args.get("constraint") is not None:
+        raise UnsupportedFeatureError("ON CONFLICT ON CONSTRAINT is not supported")
+    named = [c.name for c in clause.args.get("conflict_keys") or ()]
+    if named and {n.lower() for n in named} != {k.lower() for k in schema.primary_keys}:
+        raise ExecutionError(
+            "Binder Error: The specified columns as conflict target are not referenced by a "
+            f"UNIQUE/PRIMARY KEY CONSTRAINT or INDEX (the primary key of {table.name} is "
+            f"{', '.join(schema.primary_keys)})"
+        )
+    action = clause.args.get("action")
+    action_text = action.name.upper() if action is not None else ""
+    if action_text == "DO NOTHING":
+        return _Conflict(table, None, None)
+    if action_text != "DO UPDATE":
+        raise SqlError("ON CONFLICT needs DO NOTHING or DO UPDATE SET …")
+    if engine is not MergeEngine.DEDUPLICATE:
+        raise UnsupportedFeatureError(
+            f"ON CONFLICT DO UPDATE on {table.name}: merge engine {engine.value} would merge the "
+            "updated row instead of replacing it; only deduplicate tables support it"
+        )
+    return _Conflict(table, *_do_update(table, clause))
+
+
+def _or_ignore_replace(table: Table, alternative: str, engine: MergeEngine) -> _Conflict | None:
+    """``INSERT OR IGNORE`` (DO NOTHING) and ``INSERT OR REPLACE`` (a deduplicate upsert)."""
+    if alternative == "IGNORE":
+        return _Conflict(table, None, None)
+    if engine is not MergeEngine.DEDUPLICATE:
+        raise UnsupportedFeatureError(
+            f"INSERT OR REPLACE into {table.name}: merge engine {engine.value} merges the "
+            "new row into the existing one instead of replacing it; write a plain INSERT"
+        )
+    return None  # a deduplicate primary-key table upserts anyway
+
+
+def _do_update(
+    table: Table, clause: exp.OnConflict
+) -> tuple[dict[str, exp.Expression], exp.Expression | None]:
+    """The SET assignments and WHERE condition of ``ON CONFLICT DO UPDATE``."""
+    schema = table.latest_schema
+    sets: dict[str, exp.Expression] = {}
+    for eq in clause.expressions:
+        if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
+            raise SqlError(f"ON CONFLICT DO UPDATE SET expects column = value, got {eq.sql()!r}")
+        name = _field_named(table, eq.this.name)
+        if name in schema.primary_keys:
+            raise SchemaError(
+                f"ON CONFLICT DO UPDATE cannot change primary-key column {name!r} of {table.name}"
+            )
+        sets[name] = eq.expression
+    if not sets:
+        raise SqlError("ON CONFLICT DO UPDATE needs SET column = value")
+    where = clause.args.get("where")
+    return sets, where.this if isinstance(where, exp.Where) else where
+
+
+def _field_named(table: Table, name: str) -> str:
+    for f in table.latest_schema.field_names:
+        if f.lower() == name.lower():
+            return f
+    raise SchemaError(
+        f"unknown column {name!r} of {table.name}; columns: "
+        f"{', '.join(table.latest_schema.field_names)}"
+    )
 
 
 def _partition_value(node: exp.Expression) -> Any:
@@ -216,28 +525,38 @@ def _not_constant(node: exp.Expression) -> SqlError:
     return SqlError(f"PARTITION value {node.sql('duckdb')} is not a constant; write k = 'value'")
 
 
-def _width(ctx: Context, source: exp.Expression) -> int:
-    """How many columns the query gives (bound, not run)."""
+def _columns_of(ctx: Context, source: exp.Expression) -> list[str]:
+    """The column names the query gives (bound, not run)."""
     alias = exp.TableAlias(this=exp.to_identifier("__paimon_w"))
     probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=alias)).limit(0)
-    return len(ctx.engine.con.sql(probe.sql("duckdb")).columns)
+    return list(ctx.engine.con.sql(probe.sql("duckdb")).columns)
+
+
+def _width(ctx: Context, source: exp.Expression) -> int:
+    """How many columns the query gives (bound, not run)."""
+    return len(_columns_of(ctx, source))
 
 
 def _check_width(
     ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None
 ) -> None:
-    """The query must give exactly one value per target column.
-
-    DuckDB would silently drop extra ones (and an extra value once landed in the partition column of
-    a static PARTITION insert).
+    """The query must give exactly one value per target column (DuckDB's check and wording):
+    DuckDB would silently drop extra ones (and an extra value once landed in the partition column
+    of a static PARTITION insert).
     """
     targets = columns if columns is not None else list(table.latest_schema.field_names)
     width = _width(ctx, source)
-    if width != len(targets):
-        raise SqlError(
-            f"INSERT into {table.name}: the query gives {width} column(s), the table takes "
-            f"{len(targets)} ({', '.join(targets)})"
+    if width == len(targets):
+        return
+    if columns is None:
+        raise ExecutionError(
+            f'Binder Error: table "{table.name}" has {len(targets)} columns but {width} values '
+            "were supplied"
         )
+    raise ExecutionError(
+        f'Binder Error: Column name/value mismatch for insert on "{table.name}": expected '  # noqa: S608 - a message
+        f"{len(targets)} columns but {width} values were supplied"
+    )
 
 
 def _with_static(
@@ -395,6 +714,7 @@ def _row_level_supported(table: Table, operation: str) -> None:
 
 def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
+    _refuse_returning(statement, "DELETE")
     table = ctx.table(ident)
     schema = table.latest_schema
     where = statement.args.get("where")
@@ -414,6 +734,9 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     """UPDATE t SET c = expr, … [WHERE …]."""
     table = ctx.table(ident)
     schema = table.latest_schema
+    if not statement.expressions:
+        raise SqlError(f"syntax error: {table.name} is updated without SET column = value")
+    _refuse_returning(statement, "UPDATE")
     sets = {}
     for eq in statement.expressions:
         name = eq.this.name
@@ -442,6 +765,19 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         select = select.where(where.this)
     ctx.bind(select)
     return count(ctx, write_rows(ctx, table, select, kind=UPDATE_AFTER))
+
+
+def _refuse_returning(statement: exp.Expression, what: str) -> None:
+    if statement.args.get("returning") is not None:
+        raise UnsupportedFeatureError(
+            f"{what} … RETURNING on a Paimon table is not supported (INSERT … RETURNING is); "
+            f"run a SELECT of the rows before the {what}"
+        )
+    if statement.args.get("using") or statement.args.get("from_"):
+        raise UnsupportedFeatureError(
+            f"{what} … {'USING' if what == 'DELETE' else 'FROM'} on a Paimon table is not "
+            "supported; use a subquery in WHERE (… WHERE k IN (SELECT …))"
+        )
 
 
 def _copy_on_write(

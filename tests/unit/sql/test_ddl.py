@@ -159,8 +159,8 @@ def test_parse_error_has_position():
 def test_unknown_type_lists_valid_types():
     with pytest.raises(SqlError, match="valid types: BOOLEAN, TINYINT"):
         parse_create_table("CREATE TABLE t (a FOO)")
-    with pytest.raises(SchemaError, match="VARCHAR needs a length: write VARCHAR\\(n\\) or STRING"):
-        parse_create_table("CREATE TABLE t (a VARCHAR)")
+    # VARCHAR without a length is STRING, as in DuckDB (issue 16)
+    assert type_sql(parse_create_table("CREATE TABLE t (a VARCHAR)").fields[0].type) == "STRING"
     with pytest.raises(SchemaError, match="DECIMAL\\(40, 2\\)"):
         parse_create_table("CREATE TABLE t (a DECIMAL(40, 2))")
 

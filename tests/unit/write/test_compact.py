@@ -14,11 +14,13 @@ import pytest
 import sqlglot
 
 import paimon_sql
+from paimon_sql.catalog import Identifier
 from paimon_sql.commit.plan import fold
 from paimon_sql.errors import PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, FileSource
 from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.sql.ddl import parse_create_table
 from paimon_sql.sql.statements.dml import DELETE, write_rows
 from tests.fixtures import FIXTURES
 
@@ -245,9 +247,10 @@ def test_java_written_tables(tmp_path, name):
 
 
 def test_lookup_changelog_table_is_refused_when_level_0_files_need_a_changelog(tmp_path, session):
-    session.sql(
+    _create_as_flink(
+        session,
         "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
-        "'changelog-producer' = 'lookup')"
+        "'changelog-producer' = 'lookup')",
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a')")
     with pytest.raises(UnsupportedFeatureError, match="changelog-producer"):
@@ -596,3 +599,13 @@ def test_random_histories_read_the_same_after_every_compaction(session, engine, 
     _compact(session)
     assert _rows(session) == before
     assert {e.file.level for e in _live(table)} == {5}
+
+
+def _create_as_flink(session, ddl):
+    """A table made by Flink/Spark with an option paimon-sql's CREATE TABLE refuses
+    ('changelog-producer' = 'lookup'): created through the catalog, as another engine would."""
+    create = parse_create_table(ddl)
+    database, name = create.identifier
+    ident = Identifier(database or "db", name)
+    session.catalog.create_table(ident, create.to_schema())
+    session.refresh()

@@ -9,7 +9,9 @@ import os
 import pytest
 
 import paimon_sql
+from paimon_sql.catalog import Identifier
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.sql.ddl import parse_create_table
 
 
 @pytest.fixture
@@ -41,10 +43,14 @@ BUCKETS = {"fixed1": "1", "fixed2": "2", "dynamic": "-1"}
 def _create(session, engine, bucket, partitioned, name="t", extra=""):
     part = "PARTITIONED BY (p)" if partitioned else ""
     key = "p, id" if partitioned else "id"
-    session.sql(
+    ddl = (
         f"CREATE TABLE db.{name} (p STRING, id INT, v STRING, PRIMARY KEY ({key}) NOT ENFORCED) "
         f"{part} WITH ('bucket' = '{BUCKETS[bucket]}', {ENGINES[engine]}{extra})"
     )
+    if "changelog-producer" in ddl and "'none'" not in ddl:
+        _create_as_flink(session, ddl)
+    else:
+        session.sql(ddl)
 
 
 @pytest.mark.parametrize("partitioned", [False, True], ids=["flat", "partitioned"])
@@ -149,9 +155,10 @@ def test_plain_primary_key_tables_are_not_compacted(session):
 
 
 def test_lookup_changelog_without_hidden_level_0_stays_an_append(session):
-    session.sql(
+    _create_as_flink(
+        session,
         "CREATE TABLE db.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
-        "('bucket' = '1', 'changelog-producer' = 'lookup')"
+        "('bucket' = '1', 'changelog-producer' = 'lookup')",
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a')")
     assert _rows(session) == [(1, "a")]
@@ -304,3 +311,13 @@ def test_a_delete_marks_the_old_row_and_writes_no_file(session):
     assert len(_rows(session)) == 39
     assert _rows(session, "SELECT * FROM db.t WHERE id = 3") == []
     assert _kinds(session) == ["APPEND", "COMPACT"] * 2
+
+
+def _create_as_flink(session, ddl):
+    """A table made by Flink/Spark with an option paimon-sql's CREATE TABLE refuses
+    ('changelog-producer' = 'lookup'): created through the catalog, as another engine would."""
+    create = parse_create_table(ddl)
+    database, name = create.identifier
+    ident = Identifier(database or "db", name)
+    session.catalog.create_table(ident, create.to_schema())
+    session.refresh()

@@ -1,0 +1,486 @@
+"""Statements over Paimon tables behave as in DuckDB, or are refused with a clear error: never a
+silent no-op, a different meaning or a commit the user did not ask for (issue 16, item 3).
+
+Each case runs through `paimon_sql.connect` as a new user would; a few run the shell as a process.
+Every refusal checks the error type, that its message names no internal relation, and that nothing
+was written (no new snapshot, schema or table).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+import paimon_sql
+from paimon_sql.errors import (
+    ExecutionError,
+    PaimonSqlError,
+    SchemaError,
+    SqlError,
+    UnsupportedFeatureError,
+)
+
+
+@pytest.fixture
+def wh(tmp_path):
+    return tmp_path / "wh"
+
+
+@pytest.fixture
+def s(wh):
+    session = paimon_sql.connect(wh, create=True)
+    session.sql("CREATE DATABASE d")
+    session.sql("CREATE TABLE d.pk (k INT, v STRING, n INT, PRIMARY KEY (k) NOT ENFORCED)")
+    session.sql("CREATE TABLE d.app (x INT, y STRING)")
+    session.sql("INSERT INTO d.pk VALUES (1, 'a', 10), (2, 'b', 20)")
+    yield session
+    session.close()
+
+
+def snapshots(s, name):
+    return s.table(name).snapshot_ids()
+
+
+def rows(s, query):
+    return s.sql(query).fetchall()
+
+
+def refused(s, statement, error, *, table="d.pk", match=None):
+    """Run `statement`, expect `error`; nothing may have been committed to `table`."""
+    before = snapshots(s, table) if table else None
+    schema = s.table(table).latest_schema.id if table else None
+    with pytest.raises(error, match=match) as caught:
+        s.sql(statement)
+    assert "__paimon" not in str(caught.value)
+    assert "__c_" not in str(caught.value)
+    if table:
+        fresh = paimon_sql.connect(s.catalog.warehouse)
+        try:
+            assert fresh.table(table).snapshot_ids() == before
+            assert fresh.table(table).latest_schema.id == schema
+        finally:
+            fresh.close()
+    return caught.value
+
+
+# --------------------------------------------------------------------- CREATE TABLE in a database
+
+
+def test_use_database_then_create_table_makes_a_paimon_table(s, wh):
+    s.sql("USE d")
+    assert rows(s, "CREATE TABLE t (x INT, y VARCHAR)") == [("created table d.t",)]
+    assert rows(s, "INSERT INTO t VALUES (1, 'one')") == [(1,)]
+    assert rows(s, "SELECT * FROM t") == [(1, "one")]
+    other = paimon_sql.connect(wh)
+    assert rows(other, "SELECT * FROM d.t") == [(1, "one")]
+    assert "t" in other.catalog.tables("d")
+    other.close()
+
+
+def test_create_table_in_a_database_without_options_is_paimon(s, wh):
+    s.sql("CREATE TABLE d.plain (id BIGINT, name VARCHAR)")
+    s.sql("INSERT INTO d.plain VALUES (1, 'x')")
+    other = paimon_sql.connect(wh)
+    assert rows(other, "SELECT * FROM d.plain") == [(1, "x")]
+    assert rows(other, "DESCRIBE d.plain")[1][:2] == ("name", "STRING")
+    other.close()
+
+
+def test_use_a_database_made_by_another_session_before_its_first_table(s, wh):
+    other = paimon_sql.connect(wh)
+    other.sql("CREATE DATABASE fresh")
+    s.sql("USE fresh")
+    s.sql("CREATE TABLE t (x INT)")
+    assert "t" in s.catalog.tables("fresh")
+    other.close()
+
+
+def test_duckdb_tables_stay_available_under_memory_and_temp(s):
+    s.sql("USE d")
+    s.sql("CREATE TABLE memory.main.m (id UUID)")
+    s.sql("CREATE TEMP TABLE scratch (x HUGEINT)")
+    s.sql("INSERT INTO memory.main.m SELECT gen_random_uuid()")
+    s.sql("INSERT INTO scratch VALUES (1)")
+    assert rows(s, "SELECT count(*) FROM memory.main.m") == [(1,)]
+    assert rows(s, "SELECT x FROM scratch") == [(1,)]
+    assert sorted(s.catalog.tables("d")) == ["app", "pk"]
+
+
+def test_create_table_outside_paimon_databases_stays_duckdb(s):
+    s.sql("CREATE TABLE loose (x INT)")  # `main` is current: DuckDB's table, as in DuckDB
+    s.sql("INSERT INTO loose VALUES (1)")
+    assert rows(s, "SELECT * FROM loose") == [(1,)]
+    assert sorted(s.catalog.tables("d")) == ["app", "pk"]
+
+
+def test_varchar_without_length_is_string(s):
+    s.sql("CREATE TABLE d.v (a VARCHAR, b VARCHAR(10))")
+    fields = s.table("d.v").latest_schema.fields
+    assert [paimon_sql.types.type_sql(f.type) for f in fields] == ["STRING", "VARCHAR(10)"]
+
+
+@pytest.mark.parametrize(
+    ("column_type", "alternative"),
+    [
+        ("UUID", "STRING"),
+        ("HUGEINT", "DECIMAL(38, 0)"),
+        ("JSON", "STRING"),
+        ("UTINYINT", "SMALLINT"),
+        ("UBIGINT", "DECIMAL(20, 0)"),
+        ("TIMESTAMPTZ", "TIMESTAMP_LTZ"),
+        ("INTERVAL", "BIGINT"),
+    ],
+)
+def test_unsupported_types_are_refused_naming_column_and_alternative(s, column_type, alternative):
+    err = refused(s, f"CREATE TABLE d.bad (id INT, payload {column_type})", SqlError, table=None)
+    assert "'payload'" in str(err)
+    assert f"use {alternative}" in str(err)
+    assert "bad" not in s.catalog.tables("d")
+
+
+def test_unsupported_type_refused_after_use_too(s):
+    s.sql("USE d")
+    with pytest.raises(SqlError, match=r"column 'u'.*use STRING"):
+        s.sql("CREATE TABLE bad (u UUID)")
+    assert "bad" not in s.catalog.tables("d")
+
+
+# ------------------------------------------------------------------------------- options and keys
+
+
+@pytest.mark.parametrize("producer", ["lookup", "full-compaction", "input"])
+def test_unimplemented_changelog_producer_refused_at_create(s, producer):
+    ddl = (
+        "CREATE TABLE d.cl (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) "
+        f"WITH ('changelog-producer' = '{producer}')"
+    )
+    err = refused(s, ddl, UnsupportedFeatureError, table=None)
+    assert "'changelog-producer'" in str(err)
+    assert "cl" not in s.catalog.tables("d")
+
+
+def test_unimplemented_option_refused_at_alter(s):
+    err = refused(
+        s, "ALTER TABLE d.pk SET ('changelog-producer' = 'lookup')", UnsupportedFeatureError
+    )
+    assert "'changelog-producer'" in str(err)
+    s.sql("ALTER TABLE d.pk SET ('changelog-producer' = 'none')")  # the default is fine
+
+
+def test_cross_partition_primary_key_refused_at_create(s):
+    ddl = (
+        "CREATE TABLE d.cp (k INT, dt STRING, hr INT, PRIMARY KEY (k, hr) NOT ENFORCED) "
+        "PARTITIONED BY (dt, hr)"
+    )
+    err = refused(s, ddl, UnsupportedFeatureError, table=None)
+    assert "['dt']" in str(err)
+    assert "cross-partition" in str(err)
+    assert "cp" not in s.catalog.tables("d")
+    s.sql(
+        "CREATE TABLE d.cp (k INT, dt STRING, PRIMARY KEY (k, dt) NOT ENFORCED) PARTITIONED BY (dt)"
+    )
+    s.sql("INSERT INTO d.cp VALUES (1, 'x')")
+    assert rows(s, "SELECT * FROM d.cp") == [(1, "x")]
+
+
+# ------------------------------------------------------------------------------------------ INSERT
+
+
+def test_insert_by_name_matches_columns_by_name(s):
+    s.sql("INSERT INTO d.app BY NAME SELECT 'one' AS y, 1 AS x")
+    s.sql("INSERT INTO d.app BY NAME SELECT 'only y' AS y")
+    assert rows(s, "SELECT * FROM d.app ORDER BY y") == [(1, "one"), (None, "only y")]
+
+
+def test_insert_by_name_unknown_column_is_refused(s):
+    err = refused(s, "INSERT INTO d.app BY NAME SELECT 1 AS z", ExecutionError, table="d.app")
+    assert 'does not have a column with name "z"' in str(err)
+
+
+def test_insert_column_list_fills_the_rest_with_null(s):
+    s.sql("INSERT INTO d.app (y) VALUES ('no x')")
+    s.sql("INSERT INTO d.app (y, x) VALUES ('swapped', 7)")
+    assert rows(s, "SELECT * FROM d.app ORDER BY y") == [(None, "no x"), (7, "swapped")]
+
+
+def test_value_count_mismatch_uses_duckdbs_message(s):
+    err = refused(s, "INSERT INTO d.app VALUES (1, 'a', 3)", ExecutionError, table="d.app")
+    assert "has 2 columns but 3 values were supplied" in str(err)
+    err = refused(s, "INSERT INTO d.app VALUES (1)", ExecutionError, table="d.app")
+    assert "has 2 columns but 1 values were supplied" in str(err)
+    err = refused(s, "INSERT INTO d.app (x) VALUES (1, 'a')", ExecutionError, table="d.app")
+    assert "expected 1 columns but 2 values were supplied" in str(err)
+    con = duckdb.connect()  # the same words as DuckDB's own tables
+    con.execute("CREATE TABLE app (x INT, y VARCHAR)")
+    with pytest.raises(duckdb.BinderException, match="has 2 columns but 3 values were supplied"):
+        con.execute("INSERT INTO app VALUES (1, 'a', 3)")
+
+
+def test_on_conflict_do_nothing_keeps_existing_rows(s):
+    result = rows(s, "INSERT INTO d.pk VALUES (1, 'new', 0), (3, 'c', 30) ON CONFLICT DO NOTHING")
+    assert result == [(1,)]
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "a", 10), (2, "b", 20), (3, "c", 30)]
+
+
+def test_on_conflict_do_nothing_keeps_the_first_of_a_repeated_key(s):
+    s.sql("INSERT INTO d.pk VALUES (5, 'first', 0), (5, 'second', 0) ON CONFLICT (k) DO NOTHING")
+    assert rows(s, "SELECT v FROM d.pk WHERE k = 5") == [("first",)]
+
+
+def test_insert_or_ignore_with_every_key_present_writes_no_snapshot(s):
+    before = snapshots(s, "d.pk")
+    assert rows(s, "INSERT OR IGNORE INTO d.pk VALUES (1, 'x', 0), (2, 'y', 0)") == [(0,)]
+    assert snapshots(s, "d.pk") == before
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "a", 10), (2, "b", 20)]
+
+
+def test_on_conflict_do_update_applies_the_update_to_existing_keys(s):
+    s.sql(
+        "INSERT INTO d.pk VALUES (1, 'z', 1), (4, 'd', 40) "
+        "ON CONFLICT (k) DO UPDATE SET v = excluded.v || v, n = n + excluded.n"
+    )
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "za", 11), (2, "b", 20), (4, "d", 40)]
+
+
+def test_on_conflict_do_update_where_false_keeps_the_row(s):
+    s.sql(
+        "INSERT INTO d.pk VALUES (1, 'z', 1), (2, 'y', 2) "
+        "ON CONFLICT DO UPDATE SET v = excluded.v WHERE n > 15"
+    )
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "a", 10), (2, "y", 20)]
+
+
+def test_insert_or_replace_upserts(s):
+    s.sql("INSERT OR REPLACE INTO d.pk VALUES (1, 'r', 0)")
+    assert rows(s, "SELECT * FROM d.pk WHERE k = 1") == [(1, "r", 0)]
+
+
+def test_on_conflict_on_an_append_table_is_refused(s):
+    err = refused(
+        s, "INSERT INTO d.app VALUES (1, 'a') ON CONFLICT DO NOTHING", ExecutionError, table="d.app"
+    )
+    assert "PRIMARY KEY" in str(err)
+
+
+def test_on_conflict_target_must_be_the_primary_key(s):
+    err = refused(
+        s, "INSERT INTO d.pk VALUES (1, 'a', 0) ON CONFLICT (v) DO NOTHING", ExecutionError
+    )
+    assert "conflict target" in str(err)
+
+
+def test_on_conflict_do_update_of_a_key_twice_is_refused(s):
+    refused(
+        s,
+        "INSERT INTO d.pk VALUES (1, 'x', 0), (1, 'y', 0) ON CONFLICT DO UPDATE SET v = excluded.v",
+        ExecutionError,
+        match="same row twice",
+    )
+
+
+def test_on_conflict_do_update_on_a_merging_engine_is_refused(s):
+    s.sql(
+        "CREATE TABLE d.pu (k INT, v STRING, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('merge-engine' = 'partial-update')"
+    )
+    s.sql("INSERT INTO d.pu VALUES (1, 'a')")
+    refused(
+        s,
+        "INSERT INTO d.pu VALUES (1, 'b') ON CONFLICT DO UPDATE SET v = excluded.v",
+        UnsupportedFeatureError,
+        table="d.pu",
+        match="partial-update",
+    )
+
+
+def test_on_conflict_do_update_with_a_subquery(s):
+    s.sql("INSERT INTO d.app VALUES (5, 'sub')")
+    s.sql(
+        "INSERT INTO d.pk VALUES (1, 'x', 0) "
+        "ON CONFLICT DO UPDATE SET v = (SELECT max(y) FROM d.app) || v, n = excluded.n"
+    )
+    assert rows(s, "SELECT * FROM d.pk WHERE k = 1") == [(1, "suba", 0)]
+
+
+def test_insert_or_replace_on_a_merging_engine_is_refused(s):
+    s.sql(
+        "CREATE TABLE d.agg (k INT, n INT, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum')"
+    )
+    s.sql("INSERT INTO d.agg VALUES (1, 1)")
+    refused(s, "INSERT OR REPLACE INTO d.agg VALUES (1, 5)", UnsupportedFeatureError, table="d.agg")
+    assert rows(s, "SELECT * FROM d.agg") == [(1, 1)]
+
+
+def test_an_error_in_returning_writes_nothing(s):
+    refused(s, "INSERT INTO d.pk VALUES (3, 'c', 30) RETURNING nope", ExecutionError)
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(2,)]
+
+
+def test_on_conflict_do_update_cannot_change_the_key(s):
+    refused(
+        s,
+        "INSERT INTO d.pk VALUES (1, 'x', 0) ON CONFLICT DO UPDATE SET k = 9",
+        SchemaError,
+        match="primary-key column 'k'",
+    )
+
+
+def test_insert_returning_gives_the_inserted_rows(s):
+    result = rows(s, "INSERT INTO d.app VALUES (1, 'a'), (2, 'b') RETURNING *")
+    assert sorted(result) == [(1, "a"), (2, "b")]
+    result = rows(s, "INSERT INTO d.app (y) VALUES ('c') RETURNING x IS NULL AS no_x, upper(y)")
+    assert result == [(True, "C")]
+    assert rows(s, "SELECT count(*) FROM d.app") == [(3,)]
+
+
+def test_insert_on_conflict_returning_gives_the_rows_written(s):
+    result = rows(
+        s,
+        "INSERT INTO d.pk VALUES (1, 'x', 0), (3, 'c', 30) ON CONFLICT DO NOTHING RETURNING k, v",
+    )
+    assert result == [(3, "c")]
+    result = rows(
+        s,
+        "INSERT INTO d.pk VALUES (2, 'B', 0) ON CONFLICT DO UPDATE SET v = excluded.v RETURNING *",
+    )
+    assert result == [(2, "B", 20)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["UPDATE d.pk SET v = 'q' RETURNING *", "DELETE FROM d.pk WHERE k = 1 RETURNING k"],
+)
+def test_update_and_delete_returning_are_refused(s, statement):
+    refused(s, statement, UnsupportedFeatureError, match="RETURNING")
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "a", 10), (2, "b", 20)]
+
+
+def test_update_from_and_delete_using_are_refused(s):
+    s.sql("CREATE TABLE memory.main.src AS SELECT 1 AS k")
+    refused(s, "UPDATE d.pk SET v = 'q' FROM src WHERE src.k = d.pk.k", UnsupportedFeatureError)
+    refused(s, "DELETE FROM d.pk USING src WHERE src.k = d.pk.k", UnsupportedFeatureError)
+
+
+# ------------------------------------------------------------------------------- malformed DML
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE d.pk SET WHERE k = 1",
+        "UPDATE d.pk SET",
+        "DELETE FROM d.pk WHERE",
+        "DELETE d.pk WHERE k = 1",
+        "INSERT INTO d.pk VALUES",
+        "INSERT INTO d.pk",
+    ],
+)
+def test_malformed_dml_is_an_error_and_writes_nothing(s, statement):
+    refused(s, statement, SqlError)
+
+
+# ----------------------------------------------------------------------------------- transactions
+
+
+def test_write_inside_a_transaction_is_refused(s):
+    s.sql("BEGIN")
+    refused(s, "INSERT INTO d.pk VALUES (3, 'c', 30)", UnsupportedFeatureError, match="transaction")
+    s.sql("ROLLBACK")
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(2,)]
+    s.sql("INSERT INTO d.pk VALUES (3, 'c', 30)")  # outside a transaction: written
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(3,)]
+
+
+def test_transaction_in_one_text_is_refused_and_rolls_nothing_in(s):
+    with pytest.raises(UnsupportedFeatureError, match="commit per statement"):
+        s.sql("BEGIN; INSERT INTO d.pk VALUES (3, 'c', 30); ROLLBACK")
+    s.con.rollback()
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(2,)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE d.pk SET v = 'q'",
+        "DELETE FROM d.pk",
+        "TRUNCATE TABLE d.pk",
+        "ALTER TABLE d.pk ADD COLUMN extra INT",
+        "DROP TABLE d.pk",
+        "CALL sys.create_tag(`table` => 'd.pk', tag => 'v1')",
+    ],
+)
+def test_other_paimon_writes_inside_a_transaction_are_refused(s, statement):
+    s.con.begin()  # a transaction begun on the connection counts too
+    refused(s, statement, UnsupportedFeatureError, match="transaction")
+    s.con.rollback()
+    assert "pk" in s.catalog.tables("d")
+    assert s.table("d.pk").tag_names() == []
+
+
+def test_create_table_inside_a_transaction_is_refused(s):
+    s.sql("BEGIN TRANSACTION")
+    with pytest.raises(UnsupportedFeatureError, match="transaction"):
+        s.sql("CREATE TABLE d.tx (x INT)")
+    s.sql("ROLLBACK")
+    assert "tx" not in s.catalog.tables("d")
+
+
+def test_reads_inside_a_transaction_work(s):
+    s.sql("BEGIN")
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(2,)]
+    s.sql("COMMIT")
+
+
+def test_every_error_is_a_paimon_sql_error(s):
+    for statement in (
+        "INSERT INTO d.app VALUES (1, 'a', 3)",
+        "INSERT INTO d.app BY NAME SELECT 1 AS nope",
+        "UPDATE d.pk SET WHERE k = 1",
+    ):
+        with pytest.raises(PaimonSqlError):
+            s.sql(statement)
+
+
+# -------------------------------------------------------------------------------- the shell
+
+
+def _shell(wh, command):
+    return subprocess.run(
+        [sys.executable, "-m", "paimon_sql.cli", str(wh), "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_shell_use_create_insert_by_name(s, wh):
+    done = _shell(
+        wh,
+        "USE d; CREATE TABLE t (x INT, y VARCHAR); INSERT INTO t BY NAME SELECT 'b' AS y, 2 AS x;",
+    )
+    assert done.returncode == 0, done.stderr
+    other = paimon_sql.connect(wh)
+    assert rows(other, "SELECT * FROM d.t") == [(2, "b")]
+    other.close()
+
+
+def test_shell_transaction_is_refused_and_nothing_commits(s, wh):
+    before = snapshots(s, "d.pk")
+    done = _shell(wh, "BEGIN; INSERT INTO d.pk VALUES (9, 'z', 0); ROLLBACK;")
+    assert done.returncode == 1
+    assert "inside a transaction" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert paimon_sql.connect(wh).table("d.pk").snapshot_ids() == before
+
+
+def test_shell_unsupported_type_names_the_column(s, wh):
+    done = _shell(wh, "CREATE TABLE d.u (id INT, tag UUID);")
+    assert done.returncode == 1
+    assert "column 'tag'" in done.stderr
+    assert "use STRING" in done.stderr
+    assert "u" not in paimon_sql.connect(wh).catalog.tables("d")
