@@ -263,6 +263,41 @@ def next_index_manifest(
     return list(entries.values()) if changed else None
 
 
+def without_removed_vectors(
+    entries: Sequence[IndexManifestEntry], delta: Sequence[ManifestEntry]
+) -> list[IndexManifestEntry] | None:
+    """`entries` without the deletion-vector files of data files this commit removes.
+
+    None when nothing is dropped. An overwrite (or any commit that deletes files) must not leave
+    their vectors behind: Java drops the index files of what it replaces, and a vector of a file no
+    snapshot lists is damage to a reader (§8). A DV file is dropped when every data file it covers
+    is removed.
+
+    >>> without_removed_vectors([], []) is None
+    True
+    """
+    removed: dict[tuple[bytes, int], set[str]] = defaultdict(set)
+    for e in delta:
+        if e.kind is FileKind.DELETE:
+            removed[(e.partition, e.bucket)].add(e.file.file_name)
+    for e in delta:
+        if e.kind is FileKind.ADD:
+            removed[(e.partition, e.bucket)].discard(e.file.file_name)
+
+    def covers_only_removed(entry: IndexManifestEntry) -> bool:
+        gone = removed.get((entry.partition, entry.bucket))
+        ranges = entry.index_file.dv_ranges or ()
+        return (
+            entry.index_file.index_type == "DELETION_VECTORS"
+            and bool(gone)
+            and bool(ranges)
+            and all(r.data_file_name in gone for r in ranges)
+        )
+
+    kept = [e for e in entries if not covers_only_removed(e)]
+    return kept if len(kept) != len(entries) else None
+
+
 def _index_conflict(name: str, bucket: int) -> CommitConflictError:
     return CommitConflictError(
         f"the deletion vectors of bucket {bucket} were changed by a concurrent commit (index "

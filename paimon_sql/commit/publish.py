@@ -39,6 +39,7 @@ from paimon_sql.commit.plan import (
     next_index_manifest,
     overwrite_entries,
     record_counts,
+    without_removed_vectors,
 )
 from paimon_sql.errors import (
     CommitConflictError,
@@ -315,6 +316,11 @@ class Committer:
             else table.index_manifest(latest.index_manifest)
         )
         index_entries = next_index_manifest(base_index, messages)
+        pruned = without_removed_vectors(
+            base_index if index_entries is None else index_entries, delta
+        )
+        if pruned is not None:
+            index_entries = pruned
         index_name = latest.index_manifest if latest is not None else None
         if index_entries is not None:
             index_name = self._write_index(attempt, index_entries) if index_entries else None
