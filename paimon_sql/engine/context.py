@@ -259,22 +259,26 @@ class Engine:
             self._views[ident] = (source, schema_id)
 
     def expose_database(self, database: str) -> None:
-        """Make the DuckDB schema of a Paimon database (so that ``USE db`` works before its first
-        table).
+        """Make the DuckDB schema of a Paimon database.
+
+        So that ``USE db`` works before its first table.
         """
         self.con.execute(create_schema(database).sql("duckdb"))
 
     def current_schema(self) -> str | None:
-        """The schema ``USE`` selected on ``con`` (None when a catalog other than the one the
-        views live in is current).
+        """The schema ``USE`` selected on ``con``.
+
+        None when a catalog other than the one the views live in is current.
         """
         query = exp.select(exp.func("current_database"), exp.func("current_schema"))
         ((catalog, schema),) = self.con.sql(query.sql("duckdb")).fetchall()
         return schema if catalog == self.home else None
 
     def in_transaction(self) -> bool:
-        """Whether ``con`` is inside an explicit transaction (``BEGIN`` ... ``COMMIT``/``ROLLBACK``):
-        outside one every query is its own transaction with a new id.
+        """Whether ``con`` is inside an explicit transaction.
+
+        That is ``BEGIN`` ... ``COMMIT``/``ROLLBACK``: outside one every query is its own
+        transaction with a new id.
         """
         query = exp.select(exp.func("txid_current")).sql("duckdb")
         first = self.con.sql(query).fetchall()

@@ -1138,7 +1138,9 @@ UNIMPLEMENTED: Mapping[str, tuple[str, str]] = {
 
 
 def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
-    """An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
+    """Refuse options whose behaviour paimon-sql does not implement.
+
+    An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
     not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
     >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
@@ -1161,8 +1163,10 @@ def refuse_cross_partition(
     options: Mapping[str, str],
     table: object,
 ) -> None:
-    """A primary-key table whose key leaves out partition keys (bucket -1: cross-partition
-    upserts) cannot be written by paimon-sql yet: refused at CREATE rather than at every INSERT.
+    """Refuse a primary-key table whose key leaves out partition keys.
+
+    Such a table (bucket -1: cross-partition upserts) cannot be written by paimon-sql yet: it is
+    refused at CREATE rather than at every INSERT.
 
     >>> refuse_cross_partition(["id"], ["dt"], {}, "db.t")
     Traceback (most recent call last):

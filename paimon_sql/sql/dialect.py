@@ -759,9 +759,10 @@ def create_table_database(text: str) -> str | None:
 
 
 def create_table_name(text: str) -> list[str]:
-    """The dotted name of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] <name> …`` as its parts
-    (``[catalog, db, table]``, ``[db, table]`` or ``[table]``), also when the rest cannot be read;
-    empty when `text` is not a CREATE TABLE.
+    """The dotted name of ``CREATE [OR REPLACE] TABLE [IF NOT EXISTS] <name> …`` as its parts.
+
+    The parts are ``[catalog, db, table]``, ``[db, table]`` or ``[table]``, also when the rest
+    cannot be read; empty when `text` is not a CREATE TABLE.
 
     >>> create_table_name("CREATE TABLE memory.main.t (x INT)"), create_table_name("CREATE TABLE t")
     (['memory', 'main', 't'], ['t'])

@@ -63,8 +63,10 @@ def _paimon_db(ctx: Context, database: str | None) -> bool:
 
 
 def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
-    """The Paimon database a CREATE TABLE is for (None: DuckDB's own table) and whether the
-    name left it out (a bare name after ``USE db``).
+    """The Paimon database a CREATE TABLE is for, and whether the name left it out.
+
+    The database is None for DuckDB's own table; a name leaves it out when it is a bare name after
+    ``USE db``.
     """
     parts = create_table_name(text)
     if len(parts) == 3:
@@ -77,7 +79,9 @@ def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
 
 
 def create_table(ctx: Context, text: str) -> Relation | None:
-    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon TBLPROPERTIES (...) [AS SELECT].
+    """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon ... [AS SELECT].
+
+    The USING form takes its options from ``TBLPROPERTIES (...)``.
 
     Inside a Paimon database (``db.t``, or ``t`` after ``USE db``) the table is a Paimon table
     with or without options; DuckDB's own tables are made elsewhere (``memory.main.t``,
@@ -90,7 +94,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         create = parse_create_table(text)
     except SqlError:
         if database is not None:
-            raise  # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            # a table in a Paimon database: our DDL's error (an unknown type ...), not DuckDB's
+            raise
         if not names_paimon_options(text):
             return None  # DuckDB's own CREATE TABLE
         raise
@@ -123,9 +128,11 @@ def create_table(ctx: Context, text: str) -> Relation | None:
 
 
 def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
-    """Options paimon-sql does not implement, and primary keys it cannot write, are refused when
-    the table is created rather than ignored, or failing at every INSERT (tables made by Flink or
-    Spark with them stay readable).
+    """Refuse, when the table is created, options and primary keys paimon-sql cannot write.
+
+    Options paimon-sql does not implement, and primary keys it cannot write, are refused here
+    rather than ignored, or failing at every INSERT (tables made by Flink or Spark with them stay
+    readable).
     """
     refuse_unimplemented(create.options, "CREATE TABLE", ident)
     refuse_cross_partition(create.primary_keys, create.partition_keys, create.options, ident)

@@ -247,8 +247,9 @@ def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
 def _rows_node(
     ctx: Context, table: Table, rows: pa.Table, alias: str, scratch: list[str]
 ) -> exp.Table:
-    """`rows` registered on the connection (its name added to `scratch`), as a table node aliased
-    `alias`.
+    """`rows` registered on the connection, as a table node aliased `alias`.
+
+    The registered name is added to `scratch`.
     """
     hidden = ctx.engine.register_arrow(rows, table.name)
     scratch.append(hidden)
@@ -281,8 +282,9 @@ def _returning(
 
 
 def _by_name(ctx: Context, table: Table, source: exp.Expression) -> list[str]:
-    """``INSERT … BY NAME``: the source's column names are the target columns (DuckDB's rule: each
-    must be a column of the table; the others are NULL).
+    """``INSERT … BY NAME``: the source's column names are the target columns.
+
+    DuckDB's rule: each must be a column of the table; the others are NULL.
     """
     names = _columns_of(ctx, source)
     fields = list(table.latest_schema.field_names)
@@ -303,8 +305,9 @@ def _by_name(ctx: Context, table: Table, source: exp.Expression) -> list[str]:
 
 
 class _Conflict:
-    """``ON CONFLICT [(keys)] DO NOTHING | DO UPDATE SET … [WHERE …]`` (also ``INSERT OR IGNORE`` /
-    ``INSERT OR REPLACE``) on a primary-key table, applied to the rows before they are written.
+    """``ON CONFLICT [(keys)] DO NOTHING | DO UPDATE SET … [WHERE …]`` on a primary-key table.
+
+    Also ``INSERT OR IGNORE`` / ``INSERT OR REPLACE``; applied to the rows before they are written.
 
     DO NOTHING keeps the existing row of every key that exists (and the first row of a key the
     statement repeats); DO UPDATE writes the existing row with the SET expressions applied
@@ -329,6 +332,7 @@ class _Conflict:
         ident = Identifier.parse(table.name)
         old_name = ident.table
         keys = [exp.column(k, table="excluded", quoted=True) for k in self.keys]
+        outputs: list[exp.Expr]
         if self.sets is None:
             rows = rows.append_column("__arrival", pa.array(range(rows.num_rows), pa.int64()))
         new = _rows_node(ctx, table, rows, "excluded", scratch)
@@ -366,7 +370,7 @@ class _Conflict:
             )
         else:
             self._check_repeats(ctx, table, rows, scratch)
-            outputs: list[exp.Expression] = []
+            outputs = []
             for f in schema.fields:
                 proposed = exp.column(f.name, table="excluded", quoted=True)
                 kept: exp.Expression = exp.column(f.name, table=old_name, quoted=True)
@@ -407,8 +411,10 @@ class _Conflict:
 
 
 def _existing(expression: exp.Expression, old_name: str) -> exp.Expression:
-    """A SET/WHERE expression of DO UPDATE with its bare (or table-qualified) columns naming the
-    existing row; ``excluded.c`` stays the proposed row, and subqueries keep their own columns.
+    """A SET/WHERE expression of DO UPDATE with its columns naming the existing row.
+
+    Bare (or table-qualified) columns name the existing row; ``excluded.c`` stays the proposed
+    row, and subqueries keep their own columns.
     """
     copied = expression.copy()
     for column in list(copied.find_all(exp.Column)):
@@ -421,8 +427,10 @@ def _existing(expression: exp.Expression, old_name: str) -> exp.Expression:
 
 
 def _conflict(table: Table, statement: exp.Insert) -> _Conflict | None:
-    """The ON CONFLICT clause (or ``INSERT OR IGNORE/REPLACE``) of `statement`; refused on tables
-    without a primary key and on merge engines where it would not mean what it says.
+    """The ON CONFLICT clause (or ``INSERT OR IGNORE/REPLACE``) of `statement`.
+
+    Refused on tables without a primary key and on merge engines where it would not mean what it
+    says.
     """
     clause = statement.args.get("conflict")
     alternative = str(statement.args.get("alternative") or "").upper()
@@ -540,7 +548,8 @@ def _width(ctx: Context, source: exp.Expression) -> int:
 def _check_width(
     ctx: Context, table: Table, source: exp.Expression, columns: list[str] | None
 ) -> None:
-    """The query must give exactly one value per target column (DuckDB's check and wording):
+    """The query must give exactly one value per target column (DuckDB's check and wording).
+
     DuckDB would silently drop extra ones (and an extra value once landed in the partition column
     of a static PARTITION insert).
     """
