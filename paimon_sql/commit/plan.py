@@ -285,7 +285,7 @@ def without_removed_vectors(
             removed[(e.partition, e.bucket)].discard(e.file.file_name)
 
     def covers_only_removed(entry: IndexManifestEntry) -> bool:
-        gone = removed.get((entry.partition, entry.bucket))
+        gone = removed.get((entry.partition, entry.bucket), set())
         ranges = entry.index_file.dv_ranges or ()
         return (
             entry.index_file.index_type == "DELETION_VECTORS"
