@@ -92,6 +92,23 @@ ADD_KINDS = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 RETRACT_KINDS = (RowKind.UPDATE_BEFORE, RowKind.DELETE)
 
 
+class FieldIds:
+    """One counter for field ids: a column, then its nested ROW fields (paimon-format §2).
+
+    >>> ids = FieldIds(3)
+    >>> ids.take(), ids.take(), ids.next_id
+    (3, 4, 5)
+    """
+
+    def __init__(self, start: int = 0) -> None:
+        self.next_id = start
+
+    def take(self) -> int:
+        """The next id."""
+        taken, self.next_id = self.next_id, self.next_id + 1
+        return taken
+
+
 def row_kind_in(column: exp.Expression, kinds: Iterable[RowKind]) -> exp.In:
     """``column IN (…)`` over the bytes of `kinds`, as a sqlglot node.
 

@@ -29,7 +29,7 @@ from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, type_sql
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, FieldIds, type_sql
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -154,17 +154,6 @@ class AlterTable:
 # ------------------------------------------------------------------------- schema evolution
 
 
-class _Ids:
-    """One counter for field ids: a column, then its nested ROW fields (paimon-format §2)."""
-
-    def __init__(self, start: int = 0) -> None:
-        self.next_id = start
-
-    def take(self) -> int:
-        taken, self.next_id = self.next_id, self.next_id + 1
-        return taken
-
-
 #: Options that name columns (comma lists): renames follow them, drops are refused while they do.
 _COLUMN_OPTIONS = (
     "bucket-key", "sequence.field", "rowkind.field", "record-level.time-field",
@@ -242,7 +231,7 @@ def _rename_in_options(options: dict[str, str], old: str, new: str) -> dict[str,
     return out
 
 
-def _reassign(t: DataType, ids: _Ids) -> DataType:
+def _reassign(t: DataType, ids: FieldIds) -> DataType:
     """The same type with fresh ids for its nested ROW fields."""
     return replace(
         t,
@@ -317,7 +306,7 @@ def _add_column(d: _Draft, change: AddColumn) -> None:
         raise SchemaError(
             f"new column {change.name!r} cannot be NOT NULL: existing rows have no value"
         )
-    ids = _Ids(d.highest + 1)
+    ids = FieldIds(d.highest + 1)
     column_id = ids.take()
     column = DataField(
         id=column_id,

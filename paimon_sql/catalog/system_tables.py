@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
 
-SYSTEM_TABLE_SPLITTER = "$"
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
@@ -188,7 +187,7 @@ def split_system_name(name: str) -> tuple[str, str | None]:
     Traceback (most recent call last):
     paimon_sql.errors.TableNotFoundError: unknown system table 'nope' ...
     """
-    base, sep, suffix = name.partition(SYSTEM_TABLE_SPLITTER)
+    base, sep, suffix = name.partition(names.SYSTEM_TABLE_SPLITTER)
     if not sep:
         return name, None
     _check(suffix.lower(), SYSTEM_TABLES)

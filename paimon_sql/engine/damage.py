@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import duckdb
 from sqlglot import exp
 
-from paimon_sql.engine.reader import data_file_path
 from paimon_sql.errors import CorruptFileError, DataFileNotFoundError
+from paimon_sql.plan.scan import data_file_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
-from paimon_sql.catalog import names
 from paimon_sql.errors import (
     CorruptFileError,
     DataFileNotFoundError,
@@ -28,7 +27,7 @@ from paimon_sql.errors import (
 )
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import orc_logical, read_avro, read_orc, read_parquet
-from paimon_sql.plan.scan import read_vector
+from paimon_sql.plan.scan import data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
@@ -57,14 +56,6 @@ if TYPE_CHECKING:
     )
 
 _names = itertools.count()
-
-
-def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
-    """Where a data file lives: its external path, else the derived bucket path (§1)."""
-    if f.external_path:
-        what = f"data file {f.file_name} of table {plan.table.name}"
-        return names.external_path(f.external_path, plan.options.options, what=what)
-    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:

@@ -46,14 +46,13 @@ from paimon_sql.sql.dialect import (
     _column,
     _convert,
     _DropColumns,
-    _Ids,
     _ModifyColumn,
     _MoveColumn,
     _parse_one,
     _ResetOptions,
     parse_sql_type,
 )
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, type_sql  # noqa: F401 - doctests
+from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, FieldIds, type_sql  # noqa: F401 - doctests
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -165,7 +164,7 @@ def _properties(create: exp.Create) -> _CreateParts:
     return parts
 
 
-def _columns_and_pk(schema: exp.Expr, ids: _Ids) -> tuple[list[DataField], tuple[str, ...]]:
+def _columns_and_pk(schema: exp.Expr, ids: FieldIds) -> tuple[list[DataField], tuple[str, ...]]:
     fields: list[DataField] = []
     pk: tuple[str, ...] = ()
     for node in schema.expressions if isinstance(schema, exp.Schema) else ():
@@ -205,7 +204,7 @@ def parse_create_table(sql: str) -> CreateTable:
             "CREATE OR REPLACE TABLE is not supported; drop the table first"
         )
     target = create.this
-    ids = _Ids()
+    ids = FieldIds()
     fields, pk = _columns_and_pk(target, ids)
     parts = _properties(create)
     partition = []
@@ -330,7 +329,7 @@ def _option_pairs(items: Sequence[exp.Expr]) -> dict[str, str]:
 
 
 def _modify(column: exp.ColumnDef) -> list[SchemaChange]:
-    data_type = _column(column, _Ids()).type
+    data_type = _column(column, FieldIds()).type
     changes: list[SchemaChange] = [UpdateColumnType(column.name, data_type)]
     comment = _comment_of(column)
     if comment is not None:
@@ -344,7 +343,7 @@ def _modify(column: exp.ColumnDef) -> list[SchemaChange]:
 def _alter_column(action: exp.AlterColumn) -> SchemaChange:
     name = action.this.name
     if action.args.get("dtype") is not None:
-        return UpdateColumnType(name, _convert(action.args["dtype"], _Ids()))
+        return UpdateColumnType(name, _convert(action.args["dtype"], FieldIds()))
     if action.args.get("comment") is not None:
         return UpdateColumnComment(name, _literal(action.args["comment"]))
     raise UnsupportedFeatureError(f"ALTER COLUMN {action.sql()!r} is not supported")
@@ -356,7 +355,7 @@ def _changes(action: exp.Expr) -> list[SchemaChange]:
     if isinstance(action, _ResetOptions):
         return [ResetOptions(tuple(_literal(k) for k in action.expressions))]
     if isinstance(action, exp.ColumnDef):
-        data_type = _column(action, _Ids()).type
+        data_type = _column(action, FieldIds()).type
         add = AddColumn(
             action.name, data_type, _comment_of(action), _position(action.args.get("position"))
         )

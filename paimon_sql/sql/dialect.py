@@ -36,7 +36,7 @@ from sqlglot.tokens import TokenType
 from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, TableName, table_name
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
-from paimon_sql.types import MAX_LENGTH, DataField, DataType
+from paimon_sql.types import MAX_LENGTH, DataField, DataType, FieldIds
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -454,17 +454,6 @@ def _parse_one(sql: str) -> exp.Expr:
 # ------------------------------------------------------------------------------------- types
 
 
-class _Ids:
-    """One counter for field ids: a column, then its nested ROW fields (paimon-format §2)."""
-
-    def __init__(self, start: int = 0) -> None:
-        self.next_id = start
-
-    def take(self) -> int:
-        taken, self.next_id = self.next_id, self.next_id + 1
-        return taken
-
-
 def _params(node: exp.DataType) -> list[int]:
     out = []
     for param in node.expressions:
@@ -537,7 +526,7 @@ def _atomic(name: str, params: list[int]) -> DataType | None:
     return None
 
 
-def _user_defined(node: exp.DataType, ids: _Ids) -> DataType:
+def _user_defined(node: exp.DataType, ids: FieldIds) -> DataType:
     kind = str(node.args.get("kind") or "").upper()
     if kind == "BYTES":
         return DataType(root="VARBINARY", length=MAX_LENGTH)
@@ -561,7 +550,7 @@ def _inner(node: exp.DataType, count: int, form: str) -> list[exp.Expr]:
     return inner
 
 
-def _convert(node: exp.Expr, ids: _Ids) -> DataType:
+def _convert(node: exp.Expr, ids: FieldIds) -> DataType:
     """A Paimon `DataType` from a sqlglot type; nested ROW fields take ids from `ids`."""
     if not isinstance(node, exp.DataType):
         raise SqlError(f"expected a type, got {node.sql()!r}; valid types: {VALID_TYPES}")
@@ -592,7 +581,7 @@ def _convert(node: exp.Expr, ids: _Ids) -> DataType:
     return atomic.with_nullable(nullable)
 
 
-def _column(node: exp.Expr, ids: _Ids) -> DataField:
+def _column(node: exp.Expr, ids: FieldIds) -> DataField:
     """A `DataField` from a ColumnDef: its id first, then ids of nested fields (Java's order)."""
     if not isinstance(node, exp.ColumnDef) or node.args.get("kind") is None:
         raise SqlError(f"expected 'name TYPE', got {node.sql()!r}")
@@ -630,7 +619,7 @@ def parse_sql_type(text: str) -> DataType:
     extra = [k for k, v in statement.args.items() if v and k not in ("this", "kind")]
     if len(columns) != 1 or extra:
         raise SqlError(f"expected one type, got {text!r}; valid types: {VALID_TYPES}")
-    return _column(columns[0], _Ids()).type
+    return _column(columns[0], FieldIds()).type
 
 
 # ------------------------------------------------------------------- statements the session routes

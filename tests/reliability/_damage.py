@@ -28,9 +28,8 @@ from pyroaring import BitMap
 from sqlglot import exp
 
 import paimon_sql
-from paimon_sql.engine.reader import data_file_path
 from paimon_sql.errors import PaimonSqlError
-from paimon_sql.plan.scan import plan_scan
+from paimon_sql.plan.scan import data_file_path, plan_scan
 from tests.fixtures import FIXTURES
 
 if TYPE_CHECKING:

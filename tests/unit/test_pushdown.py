@@ -97,8 +97,7 @@ def test_limit_reads_only_the_first_split(tmp_path):
     installed = Installed(warehouse)
     session = installed.session
     table = session.table("pk_table_with_mor.pk_table_with_mor")
-    from paimon_sql.engine.reader import data_file_path
-    from paimon_sql.plan.scan import plan_scan
+    from paimon_sql.plan.scan import data_file_path, plan_scan
 
     plan = plan_scan(table, table.latest_snapshot())
     assert len(plan.splits) >= 3
