@@ -165,12 +165,16 @@ class _Checker:
         ids = table.snapshot_ids()
         for low, high in itertools.pairwise(ids):
             if high != low + 1:
-                missing = f"{low + 1}" if high == low + 2 else f"{low + 1}..{high - 1}"
+                missing = (
+                    f"snapshot {low + 1} is"
+                    if high == low + 2
+                    else f"snapshots {low + 1}..{high - 1} are"
+                )
                 self.report(
                     "chain",
                     table.meta("snapshot", f"snapshot-{low + 1}"),
                     None,
-                    f"snapshot(s) {missing} are missing between snapshot {low} and {high}: "
+                    f"{missing} missing between snapshot {low} and {high}: "
                     f"snapshots up to {low} are cut off from the table's history",
                 )
         for hint in ("EARLIEST", "LATEST"):
