@@ -294,11 +294,15 @@ TABLE, SNAPSHOT, TAG, TIMESTAMP = (
     "__paimon_tag",
     "__paimon_timestamp",
 )
+FROM, TO, KEY = "__paimon_from", "__paimon_to", "__paimon_key"
 _HIDDEN_TYPES = {
     TABLE: pa.string(),
     SNAPSHOT: pa.int64(),
     TAG: pa.string(),
     TIMESTAMP: pa.timestamp("us"),
+    FROM: pa.string(),
+    TO: pa.string(),
+    KEY: pa.string(),
 }
 #: The system tables whose content depends on a snapshot (``$files`` at snapshot 2 or a tag ...).
 PER_SNAPSHOT = ("files", "manifests", "partitions", "buckets", "table_indexes")
@@ -598,6 +602,79 @@ class _DataSystemRouter(ArrowScanSource):
         return data.to_reader().__arrow_c_stream__(), False
 
 
+# --- table functions computed in Python (paimon_diff, paimon_explain_key) ----------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableFunction:
+    """A ``paimon_<name>(table_name, ...)`` function whose rows are computed in Python.
+
+    Its arguments are the hidden columns (`hidden`, all VARCHAR but the table), passed to the
+    bind UDF ``__paimon_<name>_bind`` and again as routing filters; `schema` gives the result's
+    columns for the arguments and `content` the rows (materialized: these are debugging reads).
+    """
+
+    name: str
+    hidden: tuple[str, ...]
+    schema: Callable[[Engine, Mapping[str, Any]], pa.Schema]
+    content: Callable[[Engine, Mapping[str, Any]], pa.Table]
+
+
+class _FunctionRouter(ArrowScanSource):
+    """``__paimon_<name>`` for a `TableFunction`: the schema per call, as for `_ScanRouter`."""
+
+    schema_is_stable = False
+
+    def __init__(self, engine: Engine, function: TableFunction) -> None:
+        super().__init__(None)
+        self.engine = engine
+        self.function = function
+        self._bound = threading.local()
+
+    def bind(self, *arguments: Any) -> str:
+        """The scalar UDF ``__paimon_<name>_bind``: check the arguments, keep the schema."""
+        routing = dict(zip(self.function.hidden, arguments, strict=True))
+        _identifier(routing.get(TABLE), "paimon_" + self.function.name)
+        schema = self.function.schema(self.engine, routing)
+        self._bound.schema = _with_hidden(schema, self.function.hidden)
+        return "__paimon_" + self.function.name
+
+    def __arrow_c_schema__(self) -> object:
+        """The schema `bind` resolved on this thread."""
+        hidden = self.function.hidden
+        schema = getattr(self._bound, "schema", None) or _with_hidden(pa.schema([]), hidden)
+        return schema.__arrow_c_schema__()
+
+    def accepts(self, predicate: Node) -> bool:
+        """Only routing filters; DuckDB filters the (small) content itself."""
+        name = _hidden_of(predicate)
+        return name is not None and name in self.function.hidden
+
+    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+        """The function's rows for the call's arguments, every column."""
+        routing, _ = _split(filters)
+        label = "paimon_" + self.function.name
+        if TABLE not in routing:
+            raise _not_pushed(label)
+        schema = self.function.schema(self.engine, routing)
+        if columns is not None and any(c >= len(schema) for c in columns):
+            raise _not_pushed(label)
+        data = self.function.content(self.engine, routing).cast(schema)
+        data = _append_hidden(data, self.function.hidden, routing)
+        return data.to_reader().__arrow_c_stream__(), False
+
+
+def _fixed_arity(bind: Callable[..., str], count: int) -> Callable[..., str]:
+    """`bind` with `count` named parameters: DuckDB's UDFs count the parameters they declare."""
+    if count == 3:
+
+        def three(a: Any, b: Any, c: Any) -> str:
+            return bind(a, b, c)
+
+        return three
+    raise ValueError(f"no bind wrapper for {count} arguments")
+
+
 # --- install ------------------------------------------------------------------------------
 
 
@@ -609,6 +686,7 @@ def install_sources(
     schemas: Mapping[str, pa.Schema],
     catalog_schemas: Mapping[str, pa.Schema],
     audit_log_schema: Callable[[Table], pa.Schema],
+    functions: Sequence[TableFunction] = (),
 ) -> dict[str, tuple[Callable[..., str], list[str]]]:
     """Register the routing sources on `con`.
 
@@ -634,4 +712,11 @@ def install_sources(
         router = _DataSystemRouter(engine, system, kind, audit_log_schema)
         con._register_arrow_source("__paimon_" + kind, router)
         binds[f"__paimon_{kind}_bind"] = (router.bind, ["VARCHAR"])
+    for function in functions:
+        routed = _FunctionRouter(engine, function)
+        con._register_arrow_source("__paimon_" + function.name, routed)
+        binds[f"__paimon_{function.name}_bind"] = (
+            _fixed_arity(routed.bind, len(function.hidden)),
+            ["VARCHAR"] * len(function.hidden),
+        )
     return binds

@@ -24,43 +24,17 @@ table or snapshot.
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
-from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
-from paimon_sql.engine.source import install_sources
-from paimon_sql.sql.data_tables import audit_log_schema
+from paimon_sql.sql.functions import functions_dir, install_functions
 from paimon_sql.sql.session import SYSTEM_TABLES, Session
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Callable
 
-#: functions/ beside the package (a source checkout) or inside it (an installed wheel).
-_CANDIDATES = (
-    Path(__file__).resolve().parents[2] / "functions",
-    Path(__file__).resolve().parents[1] / "functions",
-)
+    import duckdb
 
-
-def functions_dir() -> Path:
-    """The folder holding the ``*.sql`` function families."""
-    for candidate in _CANDIDATES:
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("paimon-sql's functions/ folder is missing from this installation")
-
-
-def _function(
-    con: duckdb.DuckDBPyConnection, name: str, function: Callable[..., str], parameters: list[str]
-) -> None:
-    """A bind-time scalar UDF (NULLs passed through; folded once per call, never per row)."""
-    with contextlib.suppress(duckdb.Error):
-        con.remove_function(name)  # a second install() on the same connection
-    con.create_function(name, function, parameters, "VARCHAR", null_handling="special")
+__all__ = ["functions_dir", "install"]
 
 
 def install(
@@ -92,16 +66,5 @@ def install(
     session = Session(
         warehouse, connection=con, filesystem=filesystem, storage_options=storage_options
     )
-    binds = install_sources(
-        con,
-        session.engine,
-        SYSTEM_TABLES,
-        schemas=SCHEMAS,
-        catalog_schemas=CATALOG_SCHEMAS,
-        audit_log_schema=audit_log_schema,
-    )
-    for name, (function, parameters) in binds.items():
-        _function(con, name, function, parameters)
-    for path in sorted(functions_dir().glob("*.sql")):
-        con.execute(path.read_text(encoding="utf-8"))
+    install_functions(con, session.engine, SYSTEM_TABLES)
     return session

@@ -34,6 +34,7 @@ from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
+from paimon_sql.sql.functions import install_functions
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 
 if TYPE_CHECKING:
@@ -100,6 +101,9 @@ class Session:
         catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self._engine = Engine(catalog, connection)
         self._binder = Binder(self._engine, SYSTEM_TABLES, hint_options)
+        # the paimon_* SQL functions: install() puts them on a caller's connection itself; a
+        # session's own connection gets them on first use (they cost ~70 ms to register)
+        self._functions_pending = connection is None
         self.refresh()
 
     @property
@@ -217,6 +221,9 @@ class Session:
             ...
             paimon_sql.errors.TableNotFoundError: table db.missing not found ...
         """
+        if self._functions_pending and "paimon_" in text.lower():
+            self._functions_pending = False
+            install_functions(self._engine.con, self._engine, SYSTEM_TABLES)
         try:
             pieces = [st.query for st in self.con.extract_statements(text)]
         except duckdb.Error:

@@ -19,6 +19,12 @@ EXPECT = {
         "a table we wrote: upserted, updated, deleted",
         "what planning did for a partition filter",
     ],
+    "debug_a_lake.py": [
+        "why order 42 reads as it does",
+        "deleted by deletion vector",
+        "the data file is missing",
+        "check_table found the damage",
+    ],
     "history.py": ["the tag still reads as it did", "month_end", "the plan of a pruned query"],
     "spark_pipeline.py": [
         "after upserting 100 corrections",

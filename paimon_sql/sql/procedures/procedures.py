@@ -21,7 +21,7 @@ from sqlglot import exp
 from paimon_sql.errors import SqlError
 from paimon_sql.sql import dialect
 from paimon_sql.sql.names import refuse_in_transaction
-from paimon_sql.sql.procedures import _proc_compact, _proc_lifecycle, _proc_tags
+from paimon_sql.sql.procedures import _proc_check, _proc_compact, _proc_lifecycle, _proc_tags
 from paimon_sql.sql.procedures._procedure import Param, Procedure
 
 if TYPE_CHECKING:
@@ -111,7 +111,13 @@ def bind(
 def registry() -> dict[str, Procedure]:
     """Every procedure by name (each family module lists its own)."""
     found: dict[str, Procedure] = {}
-    for family in (_proc_tags.PROCEDURES, _proc_lifecycle.PROCEDURES, _proc_compact.PROCEDURES):
+    families = (
+        _proc_tags.PROCEDURES,
+        _proc_lifecycle.PROCEDURES,
+        _proc_compact.PROCEDURES,
+        _proc_check.PROCEDURES,
+    )
+    for family in families:
         for procedure in family:
             found[procedure.name] = procedure
     return found
