@@ -269,7 +269,7 @@ class _Checker:
                     "manifest",
                     manifest,
                     label,
-                    f"it holds {added} ADD and {deleted} DELETE entries, manifest list {name} "
+                    f"it holds {added} added and {deleted} deleted entries, manifest list {name} "
                     f"says {meta.num_added_files} and {meta.num_deleted_files}",
                 )
         return entries if complete else None

@@ -204,6 +204,7 @@ _ops = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
