@@ -18,7 +18,7 @@ from paimon_sql.errors import DatabaseNotFoundError, SqlError, UnsupportedFeatur
 from paimon_sql.sql.dialect import parse_show
 from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
-from paimon_sql.sql.statements import catalog_ddl, dml
+from paimon_sql.sql.statements import catalog_ddl, dml, merge
 from paimon_sql.types import type_sql
 
 if TYPE_CHECKING:
@@ -175,11 +175,12 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         if isinstance(statement, exp.Delete):
             return dml.delete(ctx, ident, statement)
         return dml.update(ctx, ident, statement)
-    if isinstance(statement, exp.Merge) and _target(ctx, statement.this) is not None:
-        raise UnsupportedFeatureError(
-            f"MERGE INTO a Paimon table ({statement.this.sql('duckdb')}) is not supported yet; "
-            "write it as INSERT, UPDATE and DELETE statements"
-        )
+    if isinstance(statement, exp.Merge):
+        ident = _target(ctx, statement.this)
+        if ident is None:
+            return None
+        refuse_in_transaction(ctx, "MERGE INTO", ident)
+        return merge.merge(ctx, ident, statement)
     if isinstance(statement, exp.Describe) and isinstance(statement.this, exp.Table):
         ident = _is_paimon(ctx, statement.this)
         return None if ident is None else _describe(ctx, ident)
