@@ -89,6 +89,57 @@ class Binder:
             changed = True
         return changed
 
+    def replace_variables(
+        self, statement: exp.Expression, lookup: Callable[[str], object | None]
+    ) -> bool:
+        """DuckDB's replacement scans, for the caller's variables: whether any was replaced.
+
+        A bare name in ``FROM`` / ``JOIN`` / ``MERGE … USING`` that names no table, view or CTE
+        (Paimon's through ``USE`` included: as in DuckDB, a table wins over a variable) and that
+        `lookup` resolves to a pandas or polars DataFrame or an Arrow table, batch, reader or
+        dataset, is registered under a hidden name (errors name the variable) and read from there.
+        `lookup` sees the caller's frame: statements are rewritten and run from paimon-sql's
+        frames, where DuckDB's own replacement scan would look.
+        """
+        ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
+        changed = False
+        for node in list(statement.find_all(exp.Table)):
+            if node.args.get("db") or node.args.get("catalog"):
+                continue
+            if not isinstance(node.this, exp.Identifier) or not _scanned(node):
+                continue
+            name = node.name
+            if name.lower() in ctes:
+                continue
+            value = lookup(name)
+            if value is None or not scannable(value) or self._known(name):
+                continue
+            hidden = self.engine.register_arrow(value, name)
+            alias = node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(name, quoted=True)
+            )
+            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            changed = True
+        return changed
+
+    def _known(self, name: str) -> bool:
+        """Whether `name` is a table or view DuckDB (or ``USE``'s Paimon database) resolves."""
+        schema = self.engine.current_schema()
+        if schema is not None and self.engine.catalog.has_database(schema):
+            if name in self.engine.catalog.tables(schema):
+                return True
+        same = exp.EQ(
+            this=exp.func("lower", exp.column("table_name")),
+            expression=exp.Literal.string(name.lower()),
+        )
+        views = exp.EQ(
+            this=exp.func("lower", exp.column("view_name")),
+            expression=exp.Literal.string(name.lower()),
+        )
+        tables = exp.select(exp.Literal.number(1)).from_("duckdb_tables()").where(same)
+        known_views = exp.select(exp.Literal.number(1)).from_("duckdb_views()").where(views)
+        return bool(self.engine.fetch(exp.union(tables, known_views).limit(1)))
+
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.
 
@@ -199,6 +250,40 @@ class Binder:
         return self.engine.run(select_all(table_node(hidden)).sql("duckdb"))
 
 
+#: (module, class) of the Python objects DuckDB scans (what ``con.register`` accepts).
+_SCANNABLE = {
+    ("pandas", "DataFrame"),
+    ("polars", "DataFrame"),
+    ("polars", "LazyFrame"),
+    ("pyarrow", "Table"),
+    ("pyarrow", "RecordBatch"),
+    ("pyarrow", "RecordBatchReader"),
+    ("pyarrow", "Dataset"),
+    ("pyarrow", "FileSystemDataset"),
+    ("pyarrow", "UnionDataset"),
+    ("pyarrow", "InMemoryDataset"),
+}
+
+
+def scannable(value: object) -> bool:
+    """Whether DuckDB can scan `value` as a table (a DataFrame, an Arrow table ...).
+
+    >>> import pyarrow as pa
+    >>> scannable(pa.table({"x": [1]})), scannable([1, 2])
+    (True, False)
+    """
+    kind = type(value)
+    return (kind.__module__.split(".")[0], kind.__name__) in _SCANNABLE
+
+
+def _scanned(node: exp.Table) -> bool:
+    """Whether `node` is read (FROM, JOIN, MERGE USING), not written or created."""
+    parent = node.parent
+    if isinstance(parent, (exp.From, exp.Join)):
+        return True
+    return isinstance(parent, exp.Merge) and parent.args.get("using") is node
+
+
 def early_stop(node: exp.Table) -> bool:
     """A plain ``SELECT … FROM t [WHERE …] LIMIT n``.
 
@@ -213,4 +298,4 @@ def early_stop(node: exp.Table) -> bool:
     return not any(select.find_all(exp.AggFunc, exp.Window))
 
 
-__all__ = ["Binder", "SystemTables", "TimeTravel", "early_stop"]
+__all__ = ["Binder", "SystemTables", "TimeTravel", "early_stop", "scannable"]

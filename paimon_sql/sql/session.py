@@ -16,8 +16,11 @@ session's `Context` side.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import logging
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -26,21 +29,25 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Catalog
 from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
-from paimon_sql.engine.binder import Binder
+from paimon_sql.engine.binder import Binder, scannable
 from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
-from paimon_sql.errors import SqlError
+from paimon_sql.catalog import Identifier
+from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
+from paimon_sql.sql.names import current_database, refuse_in_transaction
+from paimon_sql.sql.params import bind_parameters
+from paimon_sql.sql.statements import dml
+from paimon_sql.sqlnodes import table_node
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 
 if TYPE_CHECKING:
-    import os
     from collections.abc import Callable
 
-    from paimon_sql.catalog import Identifier, Table
+    from paimon_sql.catalog import Table
     from paimon_sql.engine.relation import Relation
     from paimon_sql.engine.source import PaimonSource
     from paimon_sql.format.snapshot import Snapshot
@@ -196,7 +203,7 @@ class Session:
 
     # --- queries ----------------------------------------------------------------------------------
 
-    def sql(self, text: str) -> Relation:
+    def sql(self, text: str, params: Any = None) -> Relation:
         """Run SQL; Paimon tables are ``"db"."table"``.
 
         Returns a DuckDB relation (`Relation` proxy).
@@ -204,27 +211,46 @@ class Session:
         Several statements run in order; the relation of the last one is returned. Every failure is
         a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
 
+        As in DuckDB, `params` binds the statement's ``?`` / ``$1`` (a list or tuple) or ``$name``
+        (a dict) parameters, in queries and in INSERT, UPDATE, DELETE and MERGE; and a pandas or
+        polars DataFrame or Arrow table in the caller's variables can be read by its name
+        (``FROM df``; a table or view of that name wins).
+
         Examples:
             >>> session = connect(warehouse)
             >>> session.sql("INSERT INTO db.t VALUES (3, 'c')").fetchall()
             [(1,)]
             >>> session.sql("SELECT name FROM db.t WHERE id >= 2 ORDER BY id").fetchall()
             [('B',), ('c',)]
+            >>> session.sql("SELECT name FROM db.t WHERE id = ?", params=[3]).fetchall()
+            [('c',)]
+            >>> import pyarrow as pa
+            >>> more = pa.table({"id": [4], "name": ["d"]})
+            >>> session.sql("INSERT INTO db.t SELECT * FROM more").fetchall()
+            [(1,)]
             >>> session.sql('SELECT snapshot_id, commit_kind FROM "db"."t$snapshots"').fetchall()
-            [(1, 'APPEND'), (2, 'APPEND'), (3, 'APPEND')]
+            [(1, 'APPEND'), (2, 'APPEND'), (3, 'APPEND'), (4, 'APPEND')]
             >>> session.sql("SELECT * FROM db.missing")
             Traceback (most recent call last):
             ...
             paimon_sql.errors.TableNotFoundError: table db.missing not found ...
         """
+        lookup = _caller_variables()
         try:
-            pieces = [st.query for st in self.con.extract_statements(text)]
+            pieces = [st for st in self.con.extract_statements(text)]
         except duckdb.Error:
-            pieces = [text]  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
+            pieces = []  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
+        if params is not None and len(pieces) > 1:
+            raise ArgumentError(
+                "parameters bind one statement: run the statements one by one with their own "
+                "params"
+            )
         result: Relation | None = None
-        for piece in pieces or [text]:
+        for piece in pieces or [None]:
+            query = text if piece is None else piece.query
+            expected = set() if piece is None else set(piece.named_parameters)
             try:
-                result = self._statement(piece)
+                result = self._statement(query, params, expected, lookup)
             except duckdb.Error as err:
                 raise self._engine.translate(err) from err
             except sqlglot.errors.SqlglotError as err:
@@ -232,13 +258,91 @@ class Session:
         assert result is not None
         return result
 
-    def _statement(self, text: str) -> Relation:
+    def execute(self, text: str, params: Any = None) -> Relation:
+        """Run SQL with optional parameters, as DuckDB's ``con.execute(query, params)``.
+
+        The same as `sql`; the result's ``fetchall()``, ``fetchone()``, ``df()``, ``arrow()`` ...
+        read its rows.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.execute("INSERT INTO db.t VALUES (?, ?)", [5, "e"]).fetchall()
+            [(1,)]
+            >>> session.execute("SELECT name FROM db.t WHERE id = $id", {"id": 5}).fetchone()
+            ('e',)
+        """
+        lookup = _caller_variables()
+        token = _LOOKUP.set(lookup or _NOTHING)
+        try:
+            return self.sql(text, params)
+        finally:
+            _LOOKUP.reset(token)
+
+    def write(self, table: str | Identifier, data: Any, *, mode: str = "append") -> int:
+        """Write a pandas or polars DataFrame or an Arrow table into a Paimon table; the row count.
+
+        Columns are matched by name (as ``INSERT … BY NAME``; a column the data lacks is NULL, one
+        the table lacks is an error). `mode` ``"append"`` inserts (a primary-key table upserts),
+        ``"overwrite"`` replaces the table (a partitioned table: the partitions the data writes,
+        as ``INSERT OVERWRITE``). One snapshot, or none when an error occurs.
+
+        Raises:
+            ArgumentError: for an unknown `mode` or data DuckDB cannot scan.
+
+        Examples:
+            >>> import pyarrow as pa
+            >>> session = connect(warehouse)
+            >>> session.write("db.t", pa.table({"name": ["w"], "id": [7]}))
+            1
+            >>> session.sql("SELECT * FROM db.t WHERE id = 7").fetchall()
+            [(7, 'w')]
+        """
+        if mode not in ("append", "overwrite"):
+            raise ArgumentError(f"mode must be 'append' or 'overwrite', not {mode!r}")
+        if not scannable(data):
+            raise ArgumentError(
+                f"cannot write a {type(data).__name__}: pass a pandas or polars DataFrame or an "
+                "Arrow table, record batch, reader or dataset"
+            )
+        ident = Identifier.parse(table) if isinstance(table, str) else table
+        self.table(ident)  # TableNotFoundError naming it
+        hidden = self._engine.register_arrow(data, "the data")
+        insert = exp.Insert(
+            this=table_node(ident.database, ident.table),
+            expression=exp.select(exp.Star()).from_(table_node(hidden)),
+            overwrite=mode == "overwrite",
+            by_name=True,
+        )
+        try:
+            refuse_in_transaction(self, "INSERT", ident)
+            result = dml.insert(self, ident, insert)
+        except duckdb.Error as err:
+            raise self._engine.translate(err) from err
+        finally:
+            self._engine.release([hidden])
+        ((count,),) = result.fetchall()
+        return int(count)
+
+    def _statement(
+        self,
+        text: str,
+        params: Any = None,
+        expected: set[str] | None = None,
+        lookup: Callable[[str], object | None] | None = None,
+    ) -> Relation:
+        native = None  # DuckDB binds the parameters itself when nothing else rewrites the text
+        if params is not None or lookup is not None:
+            prepared = self._prepare(text, params, expected or set(), lookup)
+            if prepared is None:
+                native = text
+            else:
+                text = prepared
         handled = dispatch_text(self, text)
         if handled is not None:
             return handled
         statement = _parse(text)
         if statement is None:
-            return self._engine.run(text)
+            return self._plain(text, native, params)
         handled = dispatch(self, statement)
         if handled is not None:
             return handled
@@ -249,8 +353,54 @@ class Session:
             and str(statement.args.get("kind", "")).upper() == "VIEW"
         )
         if self._binder.bind(statement, inline=not view):
-            text = statement.sql("duckdb")
-        return self._engine.run(text)
+            return self._engine.run(statement.sql("duckdb"))
+        return self._plain(text, native, params)
+
+    def _plain(self, text: str, native: str | None, params: Any) -> Relation:
+        """A statement DuckDB runs as it is: the user's text and parameters when they were kept."""
+        if native is not None and params is not None:
+            return self._engine.relation(lambda con: con.sql(native, params=params))
+        try:
+            return self._engine.run(text)
+        except PaimonSqlError as err:
+            if "Can only merge into base tables" in str(err):
+                raise UnsupportedFeatureError(
+                    "this MERGE INTO a Paimon table is not supported (paimon-sql runs WHEN … THEN "
+                    "UPDATE, DELETE, INSERT and DO NOTHING; not THEN ERROR): write the "
+                    "condition as a check before the MERGE"
+                ) from err
+            raise
+
+    def _prepare(
+        self,
+        text: str,
+        params: Any,
+        expected: set[str],
+        lookup: Callable[[str], object | None] | None,
+    ) -> str | None:
+        """`text` with parameters bound and the caller's variables replaced; None: unchanged."""
+        statement = _parse(text)
+        if statement is None:
+            return None  # DuckDB binds the parameters (and reports what is wrong)
+        replaced = lookup is not None and self._binder.replace_variables(statement, lookup)
+        if params is None:
+            return statement.sql("duckdb") if replaced else None
+        if not replaced and not self._rewritten(statement):
+            return None
+        bind_parameters(statement, params, expected)
+        return statement.sql("duckdb")
+
+    def _rewritten(self, statement: exp.Expression) -> bool:
+        """Whether paimon-sql (not DuckDB alone) runs `statement`: it names a Paimon table."""
+        if isinstance(statement, exp.Command):
+            return True
+        for node in statement.find_all(exp.Table):
+            if node.db and (self.catalog.has_database(node.db) or node.db == "sys"):
+                return True
+            if not node.db and current_database(self) is not None:
+                if node.name in self.catalog.tables(current_database(self) or ""):
+                    return True
+        return False
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
         """A `Relation` from a function making a DuckDB relation on this session's connection.
@@ -419,6 +569,43 @@ class Session:
             paimon_sql.errors.ExecutionError: Connection Error: Connection has already been closed
         """
         self._engine.close()
+
+
+#: The variables a statement may read (`Session.execute` passes its caller's to `Session.sql`).
+_LOOKUP: contextvars.ContextVar[Callable[[str], object | None] | None] = contextvars.ContextVar(
+    "paimon_sql_lookup", default=None
+)
+_NOTHING: Callable[[str], object | None] = lambda _name: None  # noqa: E731 - a constant
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller_variables() -> Callable[[str], object | None] | None:
+    """A lookup of the variables of the first caller outside paimon-sql.
+
+    DuckDB's replacement scan reads the frame that calls it: here that is paimon-sql's, not the
+    user's. Its locals, then its globals, as DuckDB. None when that frame holds nothing DuckDB
+    could scan (the statement is then not searched for variables at all).
+    """
+    given = _LOOKUP.get()
+    if given is not None:
+        return given
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return None
+    local_vars, global_vars = frame.f_locals, frame.f_globals
+    del frame
+    if not any(scannable(v) for scope in (local_vars, global_vars) for v in list(scope.values())):
+        return None
+
+    def lookup(name: str) -> object | None:
+        for scope in (local_vars, global_vars):
+            if name in scope:
+                return scope[name]
+        return None
+
+    return lookup
 
 
 def _parse(text: str) -> exp.Expression | None:

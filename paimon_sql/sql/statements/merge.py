@@ -93,9 +93,8 @@ class _Merge:
         self.alias = target.alias or ident.table
         self.ident = ident
         using = statement.args["using"]
-        self.source_alias = using.alias_or_name
-        if not self.source_alias:
-            raise SqlError("MERGE INTO … USING (query) needs an alias: USING (SELECT …) AS s")
+        # DuckDB's name for a subquery without an alias
+        self.source_alias = using.alias_or_name or "unnamed_subquery"
         if self.source_alias.lower() == self.alias.lower():
             raise SqlError(
                 f"MERGE INTO {table.name}: the target and the source are both named "
@@ -120,7 +119,7 @@ class _Merge:
 
     def _condition(self, statement: exp.Merge) -> exp.Expression:
         on = statement.args.get("on")
-        if on is not None:
+        if isinstance(on, exp.Expression):
             return self._qualified(on)
         names = statement.args.get("using_cond") or []
         if not names:
