@@ -337,7 +337,8 @@ class Session:
                 native = text
             else:
                 text = prepared
-        handled = dispatch_text(self, text)
+        with _quiet_sqlglot():
+            handled = dispatch_text(self, text)
         if handled is not None:
             return handled
         statement = _parse(text)
