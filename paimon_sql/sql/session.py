@@ -24,6 +24,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
@@ -258,11 +259,11 @@ class Session:
         assert result is not None
         return result
 
-    def execute(self, text: str, params: Any = None) -> Relation:
+    def execute(self, text: str, params: Any = None) -> Cursor:
         """Run SQL with optional parameters, as DuckDB's ``con.execute(query, params)``.
 
-        The same as `sql`; the result's ``fetchall()``, ``fetchone()``, ``df()``, ``arrow()`` ...
-        read its rows.
+        The statement runs now; the returned `Cursor` reads its rows as DuckDB's does
+        (``fetchone()``, ``fetchmany(n)``, ``fetchall()``, ``df()``, ``arrow()``).
 
         Examples:
             >>> session = connect(warehouse)
@@ -274,7 +275,7 @@ class Session:
         lookup = _caller_variables()
         token = _LOOKUP.set(lookup or _NOTHING)
         try:
-            return self.sql(text, params)
+            return Cursor(self.sql(text, params))
         finally:
             _LOOKUP.reset(token)
 
@@ -580,6 +581,73 @@ _NOTHING: Callable[[str], object | None] = lambda _name: None  # noqa: E731 - a 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+class Cursor:
+    """The rows of a statement run by `Session.execute`, read as from DuckDB's cursor.
+
+    Examples:
+        >>> cursor = connect(warehouse).execute("SELECT id FROM db.t ORDER BY id")
+        >>> cursor.description[0][0], cursor.fetchone(), cursor.fetchall(), cursor.fetchone()
+        ('id', (1,), [(2,)], None)
+    """
+
+    def __init__(self, relation: Relation) -> None:
+        """Start reading `relation` (its errors are already paimon-sql errors)."""
+        self._relation = relation
+        self.description = relation.description
+        self._reader: pa.RecordBatchReader = relation.to_arrow_reader()
+        self._schema = self._reader.schema
+        self._rows: list[tuple[Any, ...]] = []
+
+    def _next_batch(self) -> bool:
+        try:
+            batch = self._reader.read_next_batch()
+        except StopIteration:
+            return False
+        except duckdb.Error as err:
+            raise self._relation._log.translate(err) from err  # noqa: SLF001 - same package
+        columns = [c.to_pylist() for c in batch.columns]
+        self._rows.extend(zip(*columns, strict=True))
+        return True
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        """The next row, or None after the last."""
+        while not self._rows:
+            if not self._next_batch():
+                return None
+        return self._rows.pop(0)
+
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+        """Up to `size` next rows."""
+        while len(self._rows) < size and self._next_batch():
+            pass
+        taken, self._rows = self._rows[:size], self._rows[size:]
+        return taken
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        """Every remaining row."""
+        while self._next_batch():
+            pass
+        taken, self._rows = self._rows, []
+        return taken
+
+    def arrow(self) -> pa.Table:
+        """The remaining rows as an Arrow table."""
+        rows = self.fetchall()
+        columns = list(zip(*rows, strict=True)) if rows else [[] for _ in self._schema]
+        return pa.Table.from_arrays(
+            [pa.array(list(c), f.type) for c, f in zip(columns, self._schema, strict=True)],
+            schema=self._schema,
+        )
+
+    fetch_arrow_table = arrow
+
+    def df(self) -> Any:
+        """The remaining rows as a pandas DataFrame."""
+        return self.arrow().to_pandas()
+
+    fetchdf = df
+
+
 def _caller_variables() -> Callable[[str], object | None] | None:
     """A lookup of the variables of the first caller outside paimon-sql.
 
@@ -692,4 +760,4 @@ def connect(
     )
 
 
-__all__ = ["Session", "SqlError", "connect"]
+__all__ = ["Cursor", "Session", "SqlError", "connect"]
