@@ -279,6 +279,53 @@ class Session:
         finally:
             _LOOKUP.reset(token)
 
+    def executemany(self, text: str, params: Any) -> Cursor:
+        """Run one statement once per parameter set, as DuckDB's ``con.executemany``.
+
+        ``INSERT INTO <Paimon table> … VALUES (?, …)`` writes every row in one statement (one
+        snapshot); any other statement runs once per parameter set, each its own commit.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> rows = [(8, "h"), (9, "i")]
+            >>> session.executemany("INSERT INTO db.t VALUES (?, ?)", rows).fetchall()
+            [(2,)]
+            >>> session.table("db.t").snapshot_ids()
+            [1, 2, 3]
+        """
+        lookup = _caller_variables()
+        token = _LOOKUP.set(lookup or _NOTHING)
+        try:
+            sets = list(params)
+            batched = self._batched_values(text, sets)
+            if batched is not None:
+                return Cursor(self.sql(batched))
+            result = None
+            for values in sets:
+                result = self.sql(text, values)
+            if result is None:
+                raise ArgumentError("executemany needs at least one parameter set")
+            return Cursor(result)
+        finally:
+            _LOOKUP.reset(token)
+
+    def _batched_values(self, text: str, sets: list[Any]) -> str | None:
+        """``INSERT … VALUES (?, …)`` into a Paimon table with every set bound: one statement."""
+        statement = _parse(text)
+        if not sets or not isinstance(statement, exp.Insert) or not self._rewritten(statement):
+            return None
+        values = statement.expression
+        if not isinstance(values, exp.Values) or len(values.expressions) != 1:
+            return None
+        try:
+            pieces = self.con.extract_statements(text)
+        except duckdb.Error:
+            return None
+        expected = set(pieces[0].named_parameters) if len(pieces) == 1 else set()
+        rows = [bind_parameters(values.expressions[0].copy(), v, expected) for v in sets]
+        values.set("expressions", rows)
+        return statement.sql("duckdb")
+
     def write(self, table: str | Identifier, data: Any, *, mode: str = "append") -> int:
         """Write a pandas or polars DataFrame or an Arrow table into a Paimon table; the row count.
 
