@@ -114,7 +114,7 @@ class Binder:
             value = lookup(name)
             if value is None or not scannable(value) or self._known(name):
                 continue
-            hidden = self.engine.register_arrow(value, name)
+            hidden = self.engine.register_arrow(value, name)  # type: ignore[arg-type]
             alias = node.args.get("alias") or exp.TableAlias(
                 this=exp.to_identifier(name, quoted=True)
             )
@@ -125,9 +125,9 @@ class Binder:
     def _known(self, name: str) -> bool:
         """Whether `name` is a table or view DuckDB (or ``USE``'s Paimon database) resolves."""
         schema = self.engine.current_schema()
-        if schema is not None and self.engine.catalog.has_database(schema):
-            if name in self.engine.catalog.tables(schema):
-                return True
+        catalog = self.engine.catalog
+        if schema is not None and catalog.has_database(schema) and name in catalog.tables(schema):
+            return True
         same = exp.EQ(
             this=exp.func("lower", exp.column("table_name")),
             expression=exp.Literal.string(name.lower()),

@@ -49,7 +49,7 @@ def _constant(value: Any) -> exp.Expression:
         node = exp.Literal.number(text) if math.isfinite(value) else exp.Literal.string(text)
         return exp.cast(node, "DOUBLE")
     if isinstance(value, decimal.Decimal):
-        sign, digits, exponent = value.as_tuple()
+        _sign, digits, exponent = value.as_tuple()
         scale = max(0, -int(exponent))
         precision = max(len(digits), scale + 1)
         to = exp.DataType.build(f"DECIMAL({min(precision, 38)}, {scale})")

@@ -28,24 +28,24 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.catalog import Catalog
+from paimon_sql.catalog import Catalog, Identifier
 from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
 from paimon_sql.engine.binder import Binder, scannable
 from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
-from paimon_sql.catalog import Identifier
 from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters
 from paimon_sql.sql.statements import dml
-from paimon_sql.sqlnodes import table_node
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
+from paimon_sql.sqlnodes import table_node
 
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from paimon_sql.catalog import Table
@@ -238,18 +238,18 @@ class Session:
         """
         lookup = _caller_variables()
         try:
-            pieces = [st for st in self.con.extract_statements(text)]
+            pieces = list(self.con.extract_statements(text))
         except duckdb.Error:
             pieces = []  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
         if params is not None and len(pieces) > 1:
             raise ArgumentError(
-                "parameters bind one statement: run the statements one by one with their own "
-                "params"
+                "parameters bind one statement: run the statements one by one with their own params"
             )
         result: Relation | None = None
-        for piece in pieces or [None]:
-            query = text if piece is None else piece.query
-            expected = set() if piece is None else set(piece.named_parameters)
+        units: list[tuple[str, set[str]]] = [
+            (piece.query, set(piece.named_parameters)) for piece in pieces
+        ] or [(text, set())]
+        for query, expected in units:
             try:
                 result = self._statement(query, params, expected, lookup)
             except duckdb.Error as err:
@@ -446,9 +446,9 @@ class Session:
         for node in statement.find_all(exp.Table):
             if node.db and (self.catalog.has_database(node.db) or node.db == "sys"):
                 return True
-            if not node.db and current_database(self) is not None:
-                if node.name in self.catalog.tables(current_database(self) or ""):
-                    return True
+            current = None if node.db else current_database(self)
+            if current is not None and node.name in self.catalog.tables(current):
+                return True
         return False
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
@@ -651,7 +651,7 @@ class Cursor:
         except StopIteration:
             return False
         except duckdb.Error as err:
-            raise self._relation._log.translate(err) from err  # noqa: SLF001 - same package
+            raise self._relation._log.translate(err) from err
         columns = [c.to_pylist() for c in batch.columns]
         self._rows.extend(zip(*columns, strict=True))
         return True
@@ -680,7 +680,7 @@ class Cursor:
     def arrow(self) -> pa.Table:
         """The remaining rows as an Arrow table."""
         rows = self.fetchall()
-        columns = list(zip(*rows, strict=True)) if rows else [[] for _ in self._schema]
+        columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * len(self._schema)
         return pa.Table.from_arrays(
             [pa.array(list(c), f.type) for c, f in zip(columns, self._schema, strict=True)],
             schema=self._schema,
@@ -705,9 +705,9 @@ def _caller_variables() -> Callable[[str], object | None] | None:
     given = _LOOKUP.get()
     if given is not None:
         return given
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None:
         return None
     local_vars, global_vars = frame.f_locals, frame.f_globals
@@ -718,7 +718,8 @@ def _caller_variables() -> Callable[[str], object | None] | None:
     def lookup(name: str) -> object | None:
         for scope in (local_vars, global_vars):
             if name in scope:
-                return scope[name]
+                found: object = scope[name]
+                return found
         return None
 
     return lookup

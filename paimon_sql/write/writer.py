@@ -177,7 +177,9 @@ class TableWriter:
         )
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
-    def stage(self, source: exp.Expression | str, kind: RowKind | exp.Expression = RowKind.INSERT) -> str:
+    def stage(
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression = RowKind.INSERT
+    ) -> str:
         """Materialise the input with the write columns; returns the staging table name.
 
         `source` is a query over the table's columns, in any order. Rows a deduplicating engine
@@ -624,7 +626,9 @@ class TableWriter:
         finally:
             self._restore_memory()
 
-    def _stream_query(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> exp.Select:
+    def _stream_query(
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression
+    ) -> exp.Select:
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),

@@ -7,6 +7,7 @@ Cases: a primary-key table (fixed buckets, partitioned), a deletion-vector prima
 partitioned append table (copy-on-write of the touched partitions).
 """
 
+# ruff: noqa: S608 - the statements are test inputs built from our own names and values
 from __future__ import annotations
 
 import pytest
@@ -39,36 +40,36 @@ MERGES = [
     "WHEN MATCHED AND s.n > 200 THEN DELETE "
     "WHEN MATCHED THEN UPDATE SET v = s.v, n = t.n + s.n "
     "WHEN NOT MATCHED THEN INSERT (k, v, n, dt) VALUES (s.k, s.v, s.n, s.dt)",
-    "MERGE INTO {t} AS t USING (SELECT k + 1 AS k, v, dt FROM db.src) AS s "
+    "MERGE INTO {t} AS t USING (SELECT k + 1 AS k, v, n, dt FROM db.src) AS s "
     "ON t.k = s.k AND t.dt = s.dt "
     "WHEN MATCHED THEN UPDATE SET v = concat(t.v, '+', s.v) "
     "WHEN NOT MATCHED AND s.k > 6 THEN INSERT (k, v, n, dt) VALUES (s.k, s.v, 0, s.dt)",
 ]
 
 
-def _model() -> list[dict]:
+def _model() -> list[dict[str, object]]:
     """The rows the two MERGEs leave, computed in Python (a row per (k, dt))."""
-    rows = {(k, dt): [k, v, n, dt] for k, v, n, dt in START}
+    rows: dict[tuple[int, str], tuple[int, str, int, str]] = {(r[0], r[3]): r for r in START}
     for k, v, n, dt in SOURCE:  # the first MERGE
-        if (k, dt) in rows:
-            if n > 200:
-                del rows[k, dt]
-            else:
-                rows[k, dt][1] = v
-                rows[k, dt][2] += n
+        old = rows.get((k, dt))
+        if old is None:
+            rows[k, dt] = (k, v, n, dt)
+        elif n > 200:
+            del rows[k, dt]
         else:
-            rows[k, dt] = [k, v, n, dt]
+            rows[k, dt] = (k, v, old[2] + n, dt)
     for k0, v, _n, dt in SOURCE:  # the second: keys shifted by one
         k = k0 + 1
-        if (k, dt) in rows:
-            rows[k, dt][1] = rows[k, dt][1] + "+" + v
+        old = rows.get((k, dt))
+        if old is not None:
+            rows[k, dt] = (k, old[1] + "+" + v, old[2], dt)
         elif k > 6:
-            rows[k, dt] = [k, v, 0, dt]
+            rows[k, dt] = (k, v, 0, dt)
     return [dict(zip(("k", "v", "n", "dt"), r, strict=True)) for r in rows.values()]
 
 
 def _ours(session, table, version=None):
-    query = f"SELECT * FROM {table}" + (f" VERSION AS OF {version}" if version else "")  # noqa: S608
+    query = f"SELECT * FROM {table}" + (f" VERSION AS OF {version}" if version else "")
     rel = session.sql(query)
     return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
 
@@ -97,7 +98,9 @@ def test_spark_reads_our_merge_like_its_own(tmp_path, case):
     merged = []
     for statement in MERGES:
         session.sql(statement.format(t=ours))
-        merged.append(session.table(ours).latest_snapshot().id)
+        latest = session.table(ours).latest_snapshot()
+        assert latest is not None
+        merged.append(latest.id)
         spark_sql(spark, statement.format(t=twin))
 
     expected = _model()

@@ -17,7 +17,7 @@ import datetime
 import decimal
 
 import duckdb
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]
 import pyarrow as pa
 import pytest
 
@@ -95,8 +95,7 @@ def test_parameters_in_writes(s, wh):
 
 def test_parameter_order_follows_the_text_as_in_duckdb(s):
     query = (
-        "WITH c AS (SELECT ? AS a) SELECT c.a, '?' AS q, k FROM c, {t} WHERE k = ? "
-        "LIMIT ? OFFSET ?"
+        "WITH c AS (SELECT ? AS a) SELECT c.a, '?' AS q, k FROM c, {t} WHERE k = ? LIMIT ? OFFSET ?"
     )
     params = [7, 2, 5, 0]
     con = duckdb.connect()
@@ -132,6 +131,16 @@ def test_parameter_values_keep_duckdbs_types(s, wh):
     # a float parameter is a DOUBLE, as in DuckDB (not the DECIMAL a literal 0.1 would be)
     assert rows(s, "SELECT typeof(?)", [0.1]) == [("DOUBLE",)]
     assert rows(s, "SELECT typeof(?) FROM d.pk LIMIT 1", [0.1]) == [("DOUBLE",)]
+
+
+def test_executemany_inserts_every_row_in_one_snapshot(s, wh):
+    before = len(s.table("d.pk").snapshot_ids())
+    rows_in = [(10, "j", 1), (11, "k", None), (12, "it's", 3)]
+    assert s.executemany("INSERT INTO d.pk VALUES (?, ?, ?)", rows_in).fetchall() == [(3,)]
+    assert len(s.table("d.pk").snapshot_ids()) == before + 1
+    assert fresh_rows(wh, "SELECT * FROM d.pk WHERE k >= 10 ORDER BY k") == rows_in
+    s.executemany("DELETE FROM d.pk WHERE k = ?", [[10], [11]])  # one statement per set
+    assert fresh_rows(wh, "SELECT k FROM d.pk WHERE k >= 10") == [(12,)]
 
 
 def test_parameters_in_plain_duckdb_statements_reach_duckdb(s):
@@ -172,7 +181,7 @@ def test_a_missing_parameter_in_a_plain_duckdb_statement_is_duckdbs_error(s):
 
 
 def test_a_local_pandas_dataframe_in_from_and_insert(s, wh):
-    df = pd.DataFrame({"k": [7, 8], "v": ["g", "h"], "n": [70, 80]})
+    df = pd.DataFrame({"k": [7, 8], "v": ["g", "h"], "n": [70, 80]})  # noqa: F841 - read by SQL
     # as DuckDB, the frame that calls sql() is searched (not a helper's caller)
     assert s.sql("SELECT count(*), sum(n) FROM df").fetchall() == [(2, 150)]
     assert s.sql("INSERT INTO d.pk SELECT * FROM df").fetchall() == [(2,)]
@@ -183,7 +192,7 @@ def test_a_local_pandas_dataframe_in_from_and_insert(s, wh):
 
 
 def _helper_reading(s):
-    local_table = pa.table({"k": [2, 3], "v": ["from arrow", "too"]})
+    local_table = pa.table({"k": [2, 3], "v": ["from arrow", "too"]})  # noqa: F841 - read by SQL
     return s.sql(
         "SELECT p.k, p.v, t.v FROM d.pk AS p JOIN local_table AS t ON p.k = t.k ORDER BY p.k"
     ).fetchall()
@@ -194,7 +203,7 @@ def test_an_arrow_table_local_to_a_function_joins_a_paimon_table(s):
 
 
 def test_a_dataframe_as_merge_source_and_in_a_subquery(s, wh):
-    changes = pa.table({"k": [1, 9], "v": ["A", "new"]})
+    changes = pa.table({"k": [1, 9], "v": ["A", "new"]})  # noqa: F841 - read by SQL
     s.sql(
         "MERGE INTO d.pk USING changes AS c ON pk.k = c.k WHEN MATCHED THEN UPDATE SET v = c.v "
         "WHEN NOT MATCHED THEN INSERT (k, v) VALUES (c.k, c.v)"
@@ -208,10 +217,8 @@ def test_a_dataframe_as_merge_source_and_in_a_subquery(s, wh):
 
 
 def test_execute_sees_the_callers_variables_too(s):
-    wanted = pd.DataFrame({"k": [3]})
-    assert s.execute("SELECT v FROM d.pk WHERE k IN (SELECT k FROM wanted)").fetchall() == [
-        ("c",)
-    ]
+    wanted = pd.DataFrame({"k": [3]})  # noqa: F841 - read by SQL
+    assert s.execute("SELECT v FROM d.pk WHERE k IN (SELECT k FROM wanted)").fetchall() == [("c",)]
 
 
 def test_tables_win_over_variables_as_in_duckdb(s):
@@ -292,7 +299,14 @@ def test_show_all_tables_gives_paimon_types(s):
     s.sql("CREATE TABLE memory.main.mine (x HUGEINT, u UUID)")
     s.sql("SELECT * FROM d.pk").fetchall()
     result = s.sql("SHOW ALL TABLES")
-    assert result.columns == ["database", "schema", "name", "column_names", "column_types", "temporary"]
+    assert result.columns == [
+        "database",
+        "schema",
+        "name",
+        "column_names",
+        "column_types",
+        "temporary",
+    ]
     found = {(r[1], r[2]): (r[3], r[4]) for r in result.fetchall()}
     assert set(found) == {("d", "pk"), ("d", "part"), ("main", "mine")}
     assert found["d", "pk"] == (["k", "v", "n"], ["INT NOT NULL", "STRING", "INT"])
@@ -322,7 +336,10 @@ def test_summarize_gives_duckdbs_statistics_with_paimon_types(s):
     theirs = con.sql("SUMMARIZE pk")
     ours = s.sql("SUMMARIZE d.pk")
     assert ours.columns == theirs.columns
-    expected = [(r[0], t, *r[2:]) for r, t in zip(theirs.fetchall(), ["INT NOT NULL", "STRING", "INT"])]
+    expected = [
+        (r[0], t, *r[2:])
+        for r, t in zip(theirs.fetchall(), ["INT NOT NULL", "STRING", "INT"], strict=True)
+    ]
     assert ours.fetchall() == expected
     s.sql("USE d")
     assert rows(s, "SUMMARIZE pk") == expected
@@ -340,8 +357,16 @@ def test_describe_or_summarize_of_a_missing_table_names_no_path(s, wh, statement
 def test_uuid_hugeint_json_columns_are_duckdbs_or_refused_clearly(s):
     s.sql("CREATE TABLE memory.main.m (id UUID, h HUGEINT, j JSON)")
     s.sql("INSERT INTO memory.main.m VALUES (uuid(), 1, '{}')")
-    assert [r[:2] for r in rows(s, "DESCRIBE m")] == [("id", "UUID"), ("h", "HUGEINT"), ("j", "JSON")]
-    assert [r[:2] for r in rows(s, "SUMMARIZE m")] == [("id", "UUID"), ("h", "HUGEINT"), ("j", "JSON")]
+    assert [r[:2] for r in rows(s, "DESCRIBE m")] == [
+        ("id", "UUID"),
+        ("h", "HUGEINT"),
+        ("j", "JSON"),
+    ]
+    assert [r[:2] for r in rows(s, "SUMMARIZE m")] == [
+        ("id", "UUID"),
+        ("h", "HUGEINT"),
+        ("j", "JSON"),
+    ]
     with pytest.raises(SqlError, match=r"column 'id'.*UUID.*STRING"):
         s.sql("CREATE TABLE d.copy AS SELECT * FROM m")
     assert "copy" not in s.catalog.tables("d")
@@ -371,7 +396,12 @@ def test_install_session_writes_and_the_connection_sees_them(s, wh):
     session = paimon_sql.install(con, wh)
     assert session.sql("INSERT INTO d.pk VALUES (4, 'd', 40)").fetchall() == [(1,)]
     session.execute("UPDATE d.pk SET v = ? WHERE k = ?", ["A", 1])
-    assert con.sql('SELECT v FROM "d"."pk" ORDER BY k').fetchall() == [("A",), ("b",), ("c",), ("d",)]
+    assert con.sql('SELECT v FROM "d"."pk" ORDER BY k').fetchall() == [
+        ("A",),
+        ("b",),
+        ("c",),
+        ("d",),
+    ]
     assert con.sql("SELECT count(*) FROM paimon_scan('d.pk')").fetchall() == [(4,)]
     assert fresh_rows(wh, "SELECT count(*) FROM d.pk") == [(4,)]
 
@@ -422,7 +452,10 @@ BAD_STATEMENTS = [
     ("UPDATE d.pk SET nope = 1", None),
     ("UPDATE d.pk SET v = nope", None),
     ("DELETE FROM d.pk WHERE nope = 1", None),
-    ("MERGE INTO d.pk USING d.part AS s ON pk.k = s.k WHEN MATCHED THEN UPDATE SET v = s.nope", None),
+    (
+        "MERGE INTO d.pk USING d.part AS s ON pk.k = s.k WHEN MATCHED THEN UPDATE SET v = s.nope",
+        None,
+    ),
     ("MERGE INTO d.pk USING d.part AS s ON pk.nope = s.k WHEN MATCHED THEN DELETE", None),
     (
         "MERGE INTO d.pk USING (SELECT 1 AS k UNION ALL SELECT 1) AS s ON pk.k = s.k "

@@ -147,7 +147,9 @@ def test_merge_source_may_be_a_paimon_table_and_the_target_itself(s):
     s.sql(statement)
     expected = sorted(ref.sql("SELECT * FROM d.t").fetchall(), key=repr)
     assert sorted(s.sql("SELECT * FROM d.t").fetchall(), key=repr) == expected
-    s.sql("MERGE INTO d.t AS a USING d.t AS b ON a.k = b.k WHEN MATCHED THEN UPDATE SET n = b.n * 2")
+    s.sql(
+        "MERGE INTO d.t AS a USING d.t AS b ON a.k = b.k WHEN MATCHED THEN UPDATE SET n = b.n * 2"
+    )
     ref.execute("UPDATE d.t SET n = n * 2")
     expected = sorted(ref.sql("SELECT * FROM d.t").fetchall(), key=repr)
     assert sorted(s.sql("SELECT * FROM d.t").fetchall(), key=repr) == expected
@@ -178,7 +180,8 @@ def test_merge_with_parameters(s):
     _target(s, "pk")
     s.execute(
         "MERGE INTO d.t USING (SELECT ? AS k, ? AS v) AS s ON t.k = s.k "
-        "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v)",
+        "WHEN MATCHED THEN UPDATE SET v = s.v "
+        "WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v)",
         [2, "param"],
     )
     assert s.sql("SELECT v FROM d.t WHERE k = 2").fetchall() == [("param",)]

@@ -99,9 +99,7 @@ def _known_table(ctx: Context, ident: Identifier) -> None:
     if ident.table in ctx.catalog.tables(ident.database):
         return
     tables = ", ".join(ctx.catalog.tables(ident.database)) or "none"
-    raise TableNotFoundError(
-        f"table {ident} not found; database {ident.database} has: {tables}"
-    )
+    raise TableNotFoundError(f"table {ident} not found; database {ident.database} has: {tables}")
 
 
 def _show_tables(ctx: Context, everything: bool) -> Relation:
@@ -269,9 +267,11 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
 
 def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
     """SHOW [ALL] TABLES, DESCRIBE / SUMMARIZE of a Paimon table, CREATE VIEW in a Paimon db."""
-    if isinstance(statement, exp.Show) and statement.name.upper() in ("TABLES", "ALL TABLES"):
-        if not any(statement.args.get(k) for k in ("db", "like", "target", "where", "full")):
-            return _show_tables(ctx, statement.name.upper() == "ALL TABLES")
+    kind = statement.name.upper() if isinstance(statement, exp.Show) else ""
+    if kind in ("TABLES", "ALL TABLES") and not any(
+        statement.args.get(k) for k in ("db", "like", "target", "where", "full")
+    ):
+        return _show_tables(ctx, kind == "ALL TABLES")
     if isinstance(statement, (exp.Describe, exp.Summarize)) and isinstance(
         statement.this, exp.Table
     ):

@@ -43,8 +43,8 @@ from sqlglot import exp
 from paimon_sql.engine.context import hidden_name
 from paimon_sql.errors import ExecutionError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
-from paimon_sql.sqlnodes import create_temp_table, drop, table_node
 from paimon_sql.sql.statements import dml
+from paimon_sql.sqlnodes import create_temp_table, drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 
 if TYPE_CHECKING:
@@ -75,11 +75,11 @@ class _Clause:
     """One WHEN clause: which rows it sees, its condition and what it does."""
 
     side: str  # "matched", "not_matched" (by target), "by_source"
-    condition: exp.Expression | None
+    condition: exp.Expr | None
     action: str  # "update", "delete", "insert", "nothing"
-    values: dict[str, exp.Expression] = dataclasses.field(default_factory=dict)
+    values: dict[str, exp.Expr] = dataclasses.field(default_factory=dict)
     #: SET * columns that must keep their value (key and partition columns)
-    pinned: dict[str, exp.Expression] = dataclasses.field(default_factory=dict)
+    pinned: dict[str, exp.Expr] = dataclasses.field(default_factory=dict)
 
 
 class _Merge:
@@ -108,18 +108,18 @@ class _Merge:
 
     # --- reading the statement --------------------------------------------------------------------
 
-    def _qualified(self, node: exp.Expression) -> exp.Expression:
+    def _qualified(self, node: exp.Expr) -> exp.Expr:
         """`node` with ``db.table.col`` of the target (no alias given) as ``table.col``."""
         copied = node.copy()
         for column in list(copied.find_all(exp.Column)):
-            if column.args.get("db") is not None and column.db == self.ident.database:
-                if column.table == self.ident.table:
-                    column.replace(exp.column(column.name, table=self.alias, quoted=True))
+            named = column.args.get("db") is not None and column.db == self.ident.database
+            if named and column.table == self.ident.table:
+                column.replace(exp.column(column.name, table=self.alias, quoted=True))
         return copied
 
-    def _condition(self, statement: exp.Merge) -> exp.Expression:
+    def _condition(self, statement: exp.Merge) -> exp.Expr:
         on = statement.args.get("on")
-        if isinstance(on, exp.Expression):
+        if isinstance(on, exp.Expr):
             return self._qualified(on)
         names = statement.args.get("using_cond") or []
         if not names:
@@ -154,8 +154,10 @@ class _Merge:
         )
 
     def _clause(self, when: exp.When) -> _Clause:
-        side = "by_source" if when.args.get("source") else (
-            "matched" if when.args.get("matched") else "not_matched"
+        side = (
+            "by_source"
+            if when.args.get("source")
+            else ("matched" if when.args.get("matched") else "not_matched")
         )
         condition = when.args.get("condition")
         condition = None if condition is None else self._qualified(condition)
@@ -179,7 +181,7 @@ class _Merge:
     def _source(self, name: str) -> exp.Column:
         return exp.column(name, table=self.source_alias, quoted=True)
 
-    def _positional(self, what: str) -> dict[str, exp.Expression]:
+    def _positional(self, what: str) -> dict[str, exp.Expr]:
         """``INSERT *`` / ``UPDATE SET *``: the source's columns by position (DuckDB's reading)."""
         fields = list(self.schema.field_names)
         source = self.source_columns
@@ -194,20 +196,23 @@ class _Merge:
             f.lower() for f in fields
         ]:
             raise SqlError(
-                f"MERGE … {what}: the source has the columns of {self.table.name} in another "
+                f"MERGE … {what}: the source has the columns of {self.table.name} in another "  # noqa: S608 - a message
                 f"order ({', '.join(source)}); DuckDB takes them by position, Spark by name. "
                 "Write INSERT BY NAME, or list the columns (INSERT (a, b) VALUES (s.a, s.b), "
                 "UPDATE SET a = s.a)"
             )
-        return {f: self._source(c) for f, c in zip(fields, source, strict=True)}
+        out: dict[str, exp.Expr] = {}
+        for f, c in zip(fields, source, strict=True):
+            out[f] = self._source(c)
+        return out
 
-    def _insert(self, then: exp.Insert) -> dict[str, exp.Expression]:
+    def _insert(self, then: exp.Insert) -> dict[str, exp.Expr]:
         columns = then.this
         values = then.args.get("expression")
         if isinstance(columns, exp.Star) or (columns is None and not values):
             return self._positional("INSERT *")
         if isinstance(columns, exp.Tuple) and _is_by_name(columns):
-            out = {}
+            out: dict[str, exp.Expr] = {}
             for c in self.source_columns:
                 out[self._field(c)] = self._source(c)
             return out
@@ -219,14 +224,14 @@ class _Merge:
         given = values.expressions if isinstance(values, exp.Tuple) else []
         if len(given) != len(names):
             raise ExecutionError(
-                f'Binder Error: Column name/value mismatch for insert on "{self.table.name}": '
+                f'Binder Error: Column name/value mismatch for insert on "{self.table.name}": '  # noqa: S608 - a message
                 f"expected {len(names)} columns but {len(given)} values were supplied"
             )
         if len(set(names)) != len(names):
             raise SqlError(f"MERGE … INSERT names a column twice: {', '.join(names)}")
         return {n: self._qualified(v) for n, v in zip(names, given, strict=True)}
 
-    def _update(self, side: str, condition: exp.Expression | None, then: exp.Update) -> _Clause:
+    def _update(self, side: str, condition: exp.Expr | None, then: exp.Update) -> _Clause:
         assignments = then.expressions
         fixed = set(self.schema.primary_keys) | set(self.schema.partition_keys)
         if not assignments or any(isinstance(a, exp.Star) for a in assignments):
@@ -249,7 +254,7 @@ class _Merge:
 
     # --- the joined rows --------------------------------------------------------------------------
 
-    def _present(self, side: str) -> exp.Expression:
+    def _present(self, side: str) -> exp.Expr:
         t = exp.column(_T, table=self.alias, quoted=True)
         s = exp.column(_S, table=self.source_alias, quoted=True)
         if side == "matched":
@@ -258,14 +263,14 @@ class _Merge:
             return exp.and_(s, exp.Is(this=t, expression=exp.null()))
         return exp.and_(t, exp.Is(this=s, expression=exp.null()))
 
-    def _when(self, clause: _Clause) -> exp.Expression:
+    def _when(self, clause: _Clause) -> exp.Expr:
         present = self._present(clause.side)
         if clause.condition is None:
             return present
         return exp.and_(present, exp.func("COALESCE", clause.condition.copy(), exp.false()))
 
     def joined(self) -> exp.Select:
-        """Every (target, source) pair of the full outer join, with the acting clause and its row."""
+        """Every (target, source) pair of the full outer join, the acting clause and its row."""
         target_rows = exp.select(
             exp.Star(),
             exp.alias_(exp.true(), _T, quoted=True),
@@ -276,12 +281,9 @@ class _Merge:
         )
         whens = [self._when(c) for c in self.clauses]
         action = exp.Case(
-            ifs=[
-                exp.If(this=w.copy(), true=exp.Literal.number(i + 1))
-                for i, w in enumerate(whens)
-            ]
+            ifs=[exp.If(this=w.copy(), true=exp.Literal.number(i + 1)) for i, w in enumerate(whens)]
         )
-        outputs: list[exp.Expression] = [
+        outputs: list[exp.Expr] = [
             exp.alias_(action, _ACTION, quoted=True),
             exp.column(_RID, table=self.alias, quoted=True),
             exp.column(_T, table=self.alias, quoted=True),
@@ -290,7 +292,7 @@ class _Merge:
         for f in self.schema.fields:
             kept = exp.column(f.name, table=self.alias, quoted=True)
             values = [self._value(c, f.name) for c in self.clauses]
-            column: exp.Expression = kept
+            column: exp.Expr = kept
             if any(v is not None for v in values):
                 # the first clause that holds decides, also for a column it leaves as it is
                 to = duckdb_type_node(f.type)
@@ -328,7 +330,7 @@ class _Merge:
             query.set("with_", self.with_.copy())
         return query
 
-    def _value(self, clause: _Clause, name: str) -> exp.Expression | None:
+    def _value(self, clause: _Clause, name: str) -> exp.Expr | None:
         """The value `clause` gives column `name` (None: the target row's own)."""
         if clause.action == "insert":
             return clause.values[name].copy() if name in clause.values else exp.null()
@@ -346,7 +348,7 @@ class _Merge:
 
 
 def _is_by_name(columns: exp.Tuple) -> bool:
-    """sqlglot reads DuckDB's ``INSERT BY NAME`` as ``INSERT ("BY" AS NAME)``."""
+    """Sqlglot reads DuckDB's ``INSERT BY NAME`` as ``INSERT ("BY" AS NAME)``."""
     items = columns.expressions
     return (
         len(items) == 1
@@ -357,16 +359,18 @@ def _is_by_name(columns: exp.Tuple) -> bool:
 
 
 def _side_words(side: str) -> str:
-    return {"matched": "MATCHED", "not_matched": "NOT MATCHED", "by_source": "NOT MATCHED BY SOURCE"}[
-        side
-    ]
+    return {
+        "matched": "MATCHED",
+        "not_matched": "NOT MATCHED",
+        "by_source": "NOT MATCHED BY SOURCE",
+    }[side]
 
 
 def _quoted(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
-def _in(column: str, values: list[int]) -> exp.Expression:
+def _in(column: str, values: list[int]) -> exp.Expr:
     if not values:
         return exp.false()
     return exp.In(
@@ -444,7 +448,9 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         )
         if ctx.engine.fetch(probe):
             raise ExecutionError(_CARDINALITY.format(table=plan.table.name))
-    moved = exp.select(exp.Literal.number(1)).from_(name.copy()).where(exp.column(_MOVED, quoted=True))
+    moved = (
+        exp.select(exp.Literal.number(1)).from_(name.copy()).where(exp.column(_MOVED, quoted=True))
+    )
     if ctx.engine.fetch(moved.limit(1)):
         fixed = [*plan.schema.primary_keys, *plan.schema.partition_keys]
         raise SchemaError(
@@ -467,9 +473,7 @@ def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         default=exp.Literal.number(int(RowKind.UPDATE_AFTER)),
     )
     keys = [exp.column(k, quoted=True) for k in plan.schema.primary_keys]
-    upserted = exp.Window(
-        this=exp.func("bool_or", exp.not_(is_delete.copy())), partition_by=keys
-    )
+    upserted = exp.Window(this=exp.func("bool_or", exp.not_(is_delete.copy())), partition_by=keys)
     select = (
         exp.select(
             *[exp.column(f, quoted=True) for f in plan.schema.field_names],
@@ -498,7 +502,7 @@ def _write_copy(ctx: Context, plan: _Merge, name: exp.Table, pinned: Any) -> Non
     )
     touched: set[bytes] | None = None
     rewrite = False
-    where: exp.Expression = _in(_ACTION, written)
+    where: exp.Expr = _in(_ACTION, written)
     if changing:
         changed_rows = exp.select(exp.Literal.number(1)).from_(name.copy())
         rewrite = bool(ctx.engine.fetch(changed_rows.where(_in(_ACTION, changing)).limit(1)))
