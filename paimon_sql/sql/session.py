@@ -379,6 +379,10 @@ class Session:
         lookup: Callable[[str], object | None] | None = None,
     ) -> Relation:
         native = None  # DuckDB binds the parameters itself when nothing else rewrites the text
+        if params is not None and not expected and isinstance(params, (list, tuple, dict)):
+            if params:
+                bind_parameters(exp.select("1"), params, set())  # the count error
+            params = None  # no parameters and no values: the statement as it is
         if params is not None or lookup is not None:
             prepared = self._prepare(text, params, expected or set(), lookup)
             if prepared is None:
@@ -392,7 +396,8 @@ class Session:
         statement = _parse(text)
         if statement is None:
             return self._plain(text, native, params)
-        handled = dispatch(self, statement)
+        with _quiet_sqlglot():
+            handled = dispatch(self, statement)
         if handled is not None:
             return handled
         # A view outlives this statement: it must re-plan on every read, so it gets streaming

@@ -345,6 +345,14 @@ def test_summarize_gives_duckdbs_statistics_with_paimon_types(s):
     assert rows(s, "SUMMARIZE pk") == expected
 
 
+def test_show_table_is_describe_and_system_tables_describe_as_duckdb(s):
+    assert rows(s, "SHOW d.pk") == rows(s, "DESCRIBE d.pk")
+    described = rows(s, 'DESCRIBE "d"."pk$snapshots"')
+    assert [r[0] for r in described[:2]] == ["snapshot_id", "schema_id"]
+    summary = rows(s, 'SUMMARIZE "d"."pk$snapshots"')
+    assert summary[0][:4] == ("snapshot_id", "BIGINT", "1", "1")
+
+
 @pytest.mark.parametrize("statement", ["DESCRIBE d.nope", "SUMMARIZE d.nope"])
 def test_describe_or_summarize_of_a_missing_table_names_no_path(s, wh, statement):
     with pytest.raises(TableNotFoundError) as caught:

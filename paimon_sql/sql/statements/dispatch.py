@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
+import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
@@ -173,7 +174,7 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
         return _explain(ctx, rest_text)
     show = parse_show(f"{statement.this} {rest_text}")
     if show is None:
-        return None
+        return _show_table(ctx, statement, rest_text)
     if show.this in ("DATABASES", "SCHEMAS"):
         return _rows(ctx, pa.table({"database_name": ctx.catalog.databases()}))
     target = show.args.get("target")
@@ -183,6 +184,17 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     if database is not None:
         return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(database.name)}))
     return None
+
+
+def _show_table(ctx: Context, statement: exp.Command, rest: str) -> Relation | None:
+    """DuckDB's ``SHOW t`` (``DESCRIBE t``) of a Paimon table."""
+    if str(statement.this).upper() != "SHOW" or not rest.strip():
+        return None
+    try:
+        node = exp.to_table(rest.strip(), dialect="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    return _inspect(ctx, exp.Describe(this=node))
 
 
 def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
@@ -277,8 +289,12 @@ def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
     ):
         node = statement.this
         database = database_of(ctx, node)
-        if database is None or "$" in node.name:
+        if database is None:
             return None
+        if "$" in node.name:  # a system table: DuckDB describes (summarizes) its rows
+            query = exp.select(exp.Star()).from_(node.copy())
+            ctx.bind(query)
+            return ctx.engine.run(type(statement)(this=query).sql("duckdb"))
         if not node.db and node.name not in ctx.catalog.tables(database):
             return None  # a bare name of no Paimon table: DuckDB resolves it
         ident = Identifier(database, node.name)

@@ -19,6 +19,10 @@ materialised once, checked, then written as one commit:
   their rows are kept), plus the inserted rows; a concurrent commit to those partitions fails the
   statement instead of losing rows.
 
+The target rows are those of the latest snapshot when the statement starts, as for UPDATE and
+DELETE: a concurrent commit to a partition an append-table MERGE rewrites fails the MERGE (no
+snapshot); on a primary-key table the MERGE's rows are written over a concurrent commit's.
+
 Decisions where DuckDB and Spark differ or are silent:
 
 * A target row matched by several source rows is an error when a MATCHED clause updates or deletes
