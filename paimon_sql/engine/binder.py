@@ -128,17 +128,39 @@ class Binder:
         catalog = self.engine.catalog
         if schema is not None and catalog.has_database(schema) and name in catalog.tables(schema):
             return True
-        same = exp.EQ(
-            this=exp.func("lower", exp.column("table_name")),
-            expression=exp.Literal.string(name.lower()),
+        # a bare name resolves in the schemas of DuckDB's search path (``d.orders`` does not hide
+        # a DataFrame ``orders``)
+        searched = exp.and_(
+            exp.In(
+                this=exp.column("schema_name"),
+                query=exp.select(
+                    exp.Unnest(expressions=[exp.func("current_schemas", exp.true())])
+                ).subquery(),
+            ),
+            exp.In(
+                this=exp.column("database_name"),
+                expressions=[
+                    exp.func("current_database"),
+                    exp.Literal.string("temp"),
+                    exp.Literal.string("system"),
+                ],
+            ),
         )
-        views = exp.EQ(
-            this=exp.func("lower", exp.column("view_name")),
-            expression=exp.Literal.string(name.lower()),
+
+        def named(column: str) -> exp.Expression:
+            return exp.and_(
+                exp.EQ(
+                    this=exp.func("lower", exp.column(column)),
+                    expression=exp.Literal.string(name.lower()),
+                ),
+                searched.copy(),
+            )
+
+        tables = (
+            exp.select(exp.Literal.number(1)).from_("duckdb_tables()").where(named("table_name"))
         )
-        tables = exp.select(exp.Literal.number(1)).from_("duckdb_tables()").where(same)
-        known_views = exp.select(exp.Literal.number(1)).from_("duckdb_views()").where(views)
-        return bool(self.engine.fetch(exp.union(tables, known_views).limit(1)))
+        views = exp.select(exp.Literal.number(1)).from_("duckdb_views()").where(named("view_name"))
+        return bool(self.engine.fetch(exp.union(tables, views).limit(1)))
 
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.

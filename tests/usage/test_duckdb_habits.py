@@ -231,6 +231,13 @@ def test_tables_win_over_variables_as_in_duckdb(s):
     assert s.sql("SELECT * FROM loose").fetchall() == [(1,)]
 
 
+def test_a_dataframe_named_as_a_paimon_table_of_another_database(s, wh):
+    pk = pd.DataFrame({"k": [50], "v": ["df"], "n": [5]})  # noqa: F841 - read by SQL
+    # d.pk is not on the search path (main is current): the bare name is the DataFrame
+    assert s.sql("INSERT INTO d.pk SELECT * FROM pk").fetchall() == [(1,)]
+    assert fresh_rows(wh, "SELECT v FROM d.pk WHERE k = 50") == [("df",)]
+
+
 def test_a_variable_that_is_no_table_is_not_scanned(s):
     not_a_frame = [1, 2, 3]  # noqa: F841 - DuckDB would not scan it either
     with pytest.raises(ExecutionError, match="not_a_frame"):

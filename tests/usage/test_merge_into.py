@@ -9,6 +9,9 @@ internal name, and write nothing. Spark reading a MERGE's result back is in
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import duckdb
 import pytest
 
@@ -342,3 +345,32 @@ def test_merge_inside_a_transaction_is_refused(s):
         match="transaction",
     )
     s.sql("ROLLBACK")
+
+
+def test_merge_through_the_shell(tmp_path):
+    wh = tmp_path / "shell"
+    session = paimon_sql.connect(wh, create=True)
+    session.sql("CREATE DATABASE d")
+    session.sql("CREATE TABLE d.t (k INT, v STRING, PRIMARY KEY (k) NOT ENFORCED)")
+    session.sql("INSERT INTO d.t VALUES (1, 'a'), (2, 'b')")
+    session.close()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "paimon_sql.cli",
+            str(wh),
+            "-c",
+            "MERGE INTO d.t USING (SELECT 2 AS k, 'B' AS v UNION ALL SELECT 3, 'c') AS s "
+            "ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *;",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    fresh = paimon_sql.connect(wh)
+    assert fresh.sql("SELECT * FROM d.t ORDER BY k").fetchall() == [(1, "a"), (2, "B"), (3, "c")]
+    assert len(fresh.table("d.t").snapshot_ids()) == 2
+    fresh.close()
