@@ -147,7 +147,7 @@ class Binder:
             ),
         )
 
-        def named(column: str) -> exp.Expression:
+        def named(column: str) -> exp.Expr:
             return exp.and_(
                 exp.EQ(
                     this=exp.func("lower", exp.column(column)),
