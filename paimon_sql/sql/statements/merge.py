@@ -275,10 +275,17 @@ class _Merge:
 
     def joined(self) -> exp.Select:
         """Every (target, source) pair of the full outer join, the acting clause and its row."""
+        # an append table's rows are told apart by their number; a primary-key table's by the key
+        # (no window over the whole table)
+        rid: exp.Expr = (
+            exp.cast(exp.null(), "BIGINT")
+            if self.schema.primary_keys
+            else exp.Window(this=exp.RowNumber())
+        )
         target_rows = exp.select(
             exp.Star(),
             exp.alias_(exp.true(), _T, quoted=True),
-            exp.alias_(exp.Window(this=exp.RowNumber()), _RID, quoted=True),
+            exp.alias_(rid, _RID, quoted=True),
         ).from_(table_node(self.ident.database, self.ident.table))
         source_rows = exp.select(exp.Star(), exp.alias_(exp.true(), _S, quoted=True)).from_(
             self.using.copy()
@@ -436,12 +443,13 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
     """A target row changed by several source rows, or a ``SET *`` moving a key: refused."""
     changing = plan.indexes("update", "delete", sides=("matched",))
     if changing:
-        rid = exp.column(_RID, quoted=True)
+        keys = plan.schema.primary_keys  # (a MERGE never changes them)
+        rows = [exp.column(k, quoted=True) for k in keys] or [exp.column(_RID, quoted=True)]
         probe = (
             exp.select(exp.Literal.number(1))
             .from_(name.copy())
             .where(exp.and_(exp.column(_T, quoted=True), exp.column(_S, quoted=True)))
-            .group_by(rid)
+            .group_by(*rows)
             .having(
                 exp.and_(
                     exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)),
