@@ -407,9 +407,12 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
     joined = plan.joined()
     ctx.bind(joined)
     acting = plan.indexes("update", "delete", "insert")
+    # kept: the pairs a clause acts on, the matched pairs (the cardinality check) and, for an
+    # append table's copy-on-write, every target row
+    target = exp.column(_T, quoted=True)
     keep = exp.or_(
         exp.not_(exp.Is(this=exp.column(_ACTION, quoted=True), expression=exp.null())),
-        exp.column(_T, quoted=True),
+        exp.and_(target, exp.column(_S, quoted=True)) if pk else target,
     )
     staged = hidden_name("__paimon_merge_")
     name = exp.Table(this=_quoted(staged))
