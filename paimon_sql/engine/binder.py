@@ -89,6 +89,79 @@ class Binder:
             changed = True
         return changed
 
+    def replace_variables(
+        self, statement: exp.Expression, lookup: Callable[[str], object | None]
+    ) -> bool:
+        """DuckDB's replacement scans, for the caller's variables: whether any was replaced.
+
+        A bare name in ``FROM`` / ``JOIN`` / ``MERGE … USING`` that names no table, view or CTE
+        (Paimon's through ``USE`` included: as in DuckDB, a table wins over a variable) and that
+        `lookup` resolves to a pandas or polars DataFrame or an Arrow table, batch, reader or
+        dataset, is registered under a hidden name (errors name the variable) and read from there.
+        `lookup` sees the caller's frame: statements are rewritten and run from paimon-sql's
+        frames, where DuckDB's own replacement scan would look.
+        """
+        ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
+        changed = False
+        for node in list(statement.find_all(exp.Table)):
+            if node.args.get("db") or node.args.get("catalog"):
+                continue
+            if not isinstance(node.this, exp.Identifier) or not _scanned(node):
+                continue
+            name = node.name
+            if name.lower() in ctes:
+                continue
+            value = lookup(name)
+            if value is None or not scannable(value) or self._known(name):
+                continue
+            hidden = self.engine.register_arrow(value, name)  # type: ignore[arg-type]
+            alias = node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(name, quoted=True)
+            )
+            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            changed = True
+        return changed
+
+    def _known(self, name: str) -> bool:
+        """Whether `name` is a table or view DuckDB (or ``USE``'s Paimon database) resolves."""
+        schema = self.engine.current_schema()
+        catalog = self.engine.catalog
+        if schema is not None and catalog.has_database(schema) and name in catalog.tables(schema):
+            return True
+        # a bare name resolves in the schemas of DuckDB's search path (``d.orders`` does not hide
+        # a DataFrame ``orders``)
+        searched = exp.and_(
+            exp.In(
+                this=exp.column("schema_name"),
+                query=exp.select(
+                    exp.Unnest(expressions=[exp.func("current_schemas", exp.true())])
+                ).subquery(),
+            ),
+            exp.In(
+                this=exp.column("database_name"),
+                expressions=[
+                    exp.func("current_database"),
+                    exp.Literal.string("temp"),
+                    exp.Literal.string("system"),
+                ],
+            ),
+        )
+
+        def named(column: str) -> exp.Expr:
+            return exp.and_(
+                exp.EQ(
+                    this=exp.func("lower", exp.column(column)),
+                    expression=exp.Literal.string(name.lower()),
+                ),
+                searched.copy(),
+            )
+
+        tables = (
+            exp.select(exp.Literal.number(1)).from_("duckdb_tables()").where(named("table_name"))
+        )
+        views = exp.select(exp.Literal.number(1)).from_("duckdb_views()").where(named("view_name"))
+        return bool(self.engine.fetch(exp.union(tables, views).limit(1)))
+
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.
 
@@ -199,6 +272,40 @@ class Binder:
         return self.engine.run(select_all(table_node(hidden)).sql("duckdb"))
 
 
+#: (module, class) of the Python objects DuckDB scans (what ``con.register`` accepts).
+_SCANNABLE = {
+    ("pandas", "DataFrame"),
+    ("polars", "DataFrame"),
+    ("polars", "LazyFrame"),
+    ("pyarrow", "Table"),
+    ("pyarrow", "RecordBatch"),
+    ("pyarrow", "RecordBatchReader"),
+    ("pyarrow", "Dataset"),
+    ("pyarrow", "FileSystemDataset"),
+    ("pyarrow", "UnionDataset"),
+    ("pyarrow", "InMemoryDataset"),
+}
+
+
+def scannable(value: object) -> bool:
+    """Whether DuckDB can scan `value` as a table (a DataFrame, an Arrow table ...).
+
+    >>> import pyarrow as pa
+    >>> scannable(pa.table({"x": [1]})), scannable([1, 2])
+    (True, False)
+    """
+    kind = type(value)
+    return (kind.__module__.split(".")[0], kind.__name__) in _SCANNABLE
+
+
+def _scanned(node: exp.Table) -> bool:
+    """Whether `node` is read (FROM, JOIN, MERGE USING), not written or created."""
+    parent = node.parent
+    if isinstance(parent, (exp.From, exp.Join)):
+        return True
+    return isinstance(parent, exp.Merge) and parent.args.get("using") is node
+
+
 def early_stop(node: exp.Table) -> bool:
     """A plain ``SELECT … FROM t [WHERE …] LIMIT n``.
 
@@ -213,4 +320,4 @@ def early_stop(node: exp.Table) -> bool:
     return not any(select.find_all(exp.AggFunc, exp.Window))
 
 
-__all__ = ["Binder", "SystemTables", "TimeTravel", "early_stop"]
+__all__ = ["Binder", "SystemTables", "TimeTravel", "early_stop", "scannable"]

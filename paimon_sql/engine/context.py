@@ -65,7 +65,11 @@ def _close_all() -> None:
         engine.close()
 
 
-def hidden_name(prefix: str = "__paimon_") -> str:
+#: Every hidden relation's name starts with it (SHOW TABLES leaves them out).
+HIDDEN_PREFIX = "__paimon_"
+
+
+def hidden_name(prefix: str = HIDDEN_PREFIX) -> str:
     """A fresh name for a hidden relation.
 
     DuckDB's errors naming it are mapped back by the `ErrorLog`.
@@ -358,4 +362,4 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     return con
 
 
-__all__ = ["Engine", "hidden_name", "private_duckdb"]
+__all__ = ["HIDDEN_PREFIX", "Engine", "hidden_name", "private_duckdb"]

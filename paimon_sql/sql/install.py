@@ -46,6 +46,11 @@ def install(
 ) -> Session:
     """Expose `warehouse`'s tables as ``"db"."table"`` views on `con` and create the SQL functions.
 
+    Returns the `Session` over `con`: writes (INSERT, UPDATE, DELETE, MERGE, CALL, DDL) go through
+    its ``sql`` / ``execute``, and `con` sees their result at once. The same statements run on `con`
+    itself reach DuckDB's views, which DuckDB refuses to write ("Can only update base table"):
+    DuckDB has no hook through which paimon-sql could run them, and nothing is written.
+
     >>> import duckdb, paimon_sql, tempfile
     >>> con = duckdb.connect()
     >>> _ = paimon_sql.install(con, tempfile.mkdtemp())
@@ -62,6 +67,14 @@ def install(
     [(1, 'a'), (2, 'B')]
     >>> con.sql("SELECT * FROM paimon_scan('db.t', tag := 'v1') ORDER BY id").fetchall()
     [(1, 'a'), (2, 'b')]
+
+    Writing through the returned session:
+
+    >>> session = paimon_sql.install(con, warehouse)
+    >>> session.sql("INSERT INTO db.t VALUES (3, 'c')").fetchall()
+    [(1,)]
+    >>> con.sql('SELECT count(*) FROM "db"."t"').fetchall()
+    [(3,)]
     """
     session = Session(
         warehouse, connection=con, filesystem=filesystem, storage_options=storage_options

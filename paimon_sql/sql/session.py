@@ -16,32 +16,40 @@ session's `Context` side.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import logging
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.catalog import Catalog
+from paimon_sql.catalog import Catalog, Identifier
 from paimon_sql.catalog.system_tables import catalog_table, split_system_name, system_table
-from paimon_sql.engine.binder import Binder
+from paimon_sql.engine.binder import Binder, scannable
 from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
-from paimon_sql.errors import SqlError
+from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
 from paimon_sql.sql.functions import install_functions
+from paimon_sql.sql.names import current_database, refuse_in_transaction
+from paimon_sql.sql.params import bind_parameters
+from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
+from paimon_sql.sqlnodes import table_node
 
 if TYPE_CHECKING:
-    import os
+    import types
     from collections.abc import Callable
 
-    from paimon_sql.catalog import Identifier, Table
+    from paimon_sql.catalog import Table
     from paimon_sql.engine.relation import Relation
     from paimon_sql.engine.source import PaimonSource
     from paimon_sql.format.snapshot import Snapshot
@@ -200,7 +208,7 @@ class Session:
 
     # --- queries ----------------------------------------------------------------------------------
 
-    def sql(self, text: str) -> Relation:
+    def sql(self, text: str, params: Any = None) -> Relation:
         """Run SQL; Paimon tables are ``"db"."table"``.
 
         Returns a DuckDB relation (`Relation` proxy).
@@ -208,14 +216,25 @@ class Session:
         Several statements run in order; the relation of the last one is returned. Every failure is
         a `paimon_sql.errors` error: DuckDB's become `ExecutionError`, sqlglot's `SqlError`.
 
+        As in DuckDB, `params` binds the statement's ``?`` / ``$1`` (a list or tuple) or ``$name``
+        (a dict) parameters, in queries and in INSERT, UPDATE, DELETE and MERGE; and a pandas or
+        polars DataFrame or Arrow table in the caller's variables can be read by its name
+        (``FROM df``; a table or view of that name wins).
+
         Examples:
             >>> session = connect(warehouse)
             >>> session.sql("INSERT INTO db.t VALUES (3, 'c')").fetchall()
             [(1,)]
             >>> session.sql("SELECT name FROM db.t WHERE id >= 2 ORDER BY id").fetchall()
             [('B',), ('c',)]
+            >>> session.sql("SELECT name FROM db.t WHERE id = ?", params=[3]).fetchall()
+            [('c',)]
+            >>> import pyarrow as pa
+            >>> more = pa.table({"id": [4], "name": ["d"]})
+            >>> session.sql("INSERT INTO db.t SELECT * FROM more").fetchall()
+            [(1,)]
             >>> session.sql('SELECT snapshot_id, commit_kind FROM "db"."t$snapshots"').fetchall()
-            [(1, 'APPEND'), (2, 'APPEND'), (3, 'APPEND')]
+            [(1, 'APPEND'), (2, 'APPEND'), (3, 'APPEND'), (4, 'APPEND')]
             >>> session.sql("SELECT * FROM db.missing")
             Traceback (most recent call last):
             ...
@@ -224,14 +243,22 @@ class Session:
         if self._functions_pending and "paimon_" in text.lower():
             self._functions_pending = False
             install_functions(self._engine.con, self._engine, SYSTEM_TABLES)
+        lookup = _caller_variables()
         try:
-            pieces = [st.query for st in self.con.extract_statements(text)]
+            pieces = list(self.con.extract_statements(text))
         except duckdb.Error:
-            pieces = [text]  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
+            pieces = []  # DuckDB's parser rejects it; sqlglot may still know it (Spark forms)
+        if params is not None and len(pieces) > 1:
+            raise ArgumentError(
+                "parameters bind one statement: run the statements one by one with their own params"
+            )
         result: Relation | None = None
-        for piece in pieces or [text]:
+        units: list[tuple[str, set[str]]] = [
+            (piece.query, set(piece.named_parameters)) for piece in pieces
+        ] or [(text, set())]
+        for query, expected in units:
             try:
-                result = self._statement(piece)
+                result = self._statement(query, params, expected, lookup)
             except duckdb.Error as err:
                 raise self._engine.translate(err) from err
             except sqlglot.errors.SqlglotError as err:
@@ -239,14 +266,145 @@ class Session:
         assert result is not None
         return result
 
-    def _statement(self, text: str) -> Relation:
-        handled = dispatch_text(self, text)
+    def execute(self, text: str, params: Any = None) -> Cursor:
+        """Run SQL with optional parameters, as DuckDB's ``con.execute(query, params)``.
+
+        The statement runs now; the returned `Cursor` reads its rows as DuckDB's does
+        (``fetchone()``, ``fetchmany(n)``, ``fetchall()``, ``df()``, ``arrow()``).
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> session.execute("INSERT INTO db.t VALUES (?, ?)", [5, "e"]).fetchall()
+            [(1,)]
+            >>> session.execute("SELECT name FROM db.t WHERE id = $id", {"id": 5}).fetchone()
+            ('e',)
+        """
+        lookup = _caller_variables()
+        token = _LOOKUP.set(lookup or _NOTHING)
+        try:
+            return Cursor(self.sql(text, params))
+        finally:
+            _LOOKUP.reset(token)
+
+    def executemany(self, text: str, params: Any) -> Cursor:
+        """Run one statement once per parameter set, as DuckDB's ``con.executemany``.
+
+        ``INSERT INTO <Paimon table> … VALUES (?, …)`` writes every row in one statement (one
+        snapshot); any other statement runs once per parameter set, each its own commit.
+
+        Examples:
+            >>> session = connect(warehouse)
+            >>> rows = [(8, "h"), (9, "i")]
+            >>> session.executemany("INSERT INTO db.t VALUES (?, ?)", rows).fetchall()
+            [(2,)]
+            >>> session.table("db.t").snapshot_ids()
+            [1, 2, 3]
+        """
+        lookup = _caller_variables()
+        token = _LOOKUP.set(lookup or _NOTHING)
+        try:
+            sets = list(params)
+            batched = self._batched_values(text, sets)
+            if batched is not None:
+                return Cursor(self.sql(batched))
+            result = None
+            for values in sets:
+                result = self.sql(text, values)
+            if result is None:
+                raise ArgumentError("executemany needs at least one parameter set")
+            return Cursor(result)
+        finally:
+            _LOOKUP.reset(token)
+
+    def _batched_values(self, text: str, sets: list[Any]) -> str | None:
+        """``INSERT … VALUES (?, …)`` into a Paimon table with every set bound: one statement."""
+        statement = _parse(text)
+        if not sets or not isinstance(statement, exp.Insert) or not self._rewritten(statement):
+            return None
+        values = statement.expression
+        if not isinstance(values, exp.Values) or len(values.expressions) != 1:
+            return None
+        try:
+            pieces = self.con.extract_statements(text)
+        except duckdb.Error:
+            return None
+        expected = set(pieces[0].named_parameters) if len(pieces) == 1 else set()
+        rows = [bind_parameters(values.expressions[0].copy(), v, expected) for v in sets]
+        values.set("expressions", rows)
+        return statement.sql("duckdb")
+
+    def write(self, table: str | Identifier, data: Any, *, mode: str = "append") -> int:
+        """Write a pandas or polars DataFrame or an Arrow table into a Paimon table; the row count.
+
+        Columns are matched by name (as ``INSERT … BY NAME``; a column the data lacks is NULL, one
+        the table lacks is an error). `mode` ``"append"`` inserts (a primary-key table upserts),
+        ``"overwrite"`` replaces the table (a partitioned table: the partitions the data writes,
+        as ``INSERT OVERWRITE``). One snapshot, or none when an error occurs.
+
+        Raises:
+            ArgumentError: for an unknown `mode` or data DuckDB cannot scan.
+
+        Examples:
+            >>> import pyarrow as pa
+            >>> session = connect(warehouse)
+            >>> session.write("db.t", pa.table({"name": ["w"], "id": [7]}))
+            1
+            >>> session.sql("SELECT * FROM db.t WHERE id = 7").fetchall()
+            [(7, 'w')]
+        """
+        if mode not in ("append", "overwrite"):
+            raise ArgumentError(f"mode must be 'append' or 'overwrite', not {mode!r}")
+        if not scannable(data):
+            raise ArgumentError(
+                f"cannot write a {type(data).__name__}: pass a pandas or polars DataFrame or an "
+                "Arrow table, record batch, reader or dataset"
+            )
+        ident = Identifier.parse(table) if isinstance(table, str) else table
+        self.table(ident)  # TableNotFoundError naming it
+        hidden = self._engine.register_arrow(data, "the data")
+        insert = exp.Insert(
+            this=table_node(ident.database, ident.table),
+            expression=exp.select(exp.Star()).from_(table_node(hidden)),
+            overwrite=mode == "overwrite",
+            by_name=True,
+        )
+        try:
+            refuse_in_transaction(self, "INSERT", ident)
+            result = dml.insert(self, ident, insert)
+        except duckdb.Error as err:
+            raise self._engine.translate(err) from err
+        finally:
+            self._engine.release([hidden])
+        ((count,),) = result.fetchall()
+        return int(count)
+
+    def _statement(
+        self,
+        text: str,
+        params: Any = None,
+        expected: set[str] | None = None,
+        lookup: Callable[[str], object | None] | None = None,
+    ) -> Relation:
+        native = None  # DuckDB binds the parameters itself when nothing else rewrites the text
+        if params is not None and not expected and isinstance(params, (list, tuple, dict)):
+            if params:
+                bind_parameters(exp.select("1"), params, set())  # the count error
+            params = None  # no parameters and no values: the statement as it is
+        if params is not None or lookup is not None:
+            prepared = self._prepare(text, params, expected or set(), lookup)
+            if prepared is None:
+                native = text
+            else:
+                text = prepared
+        with _quiet_sqlglot():
+            handled = dispatch_text(self, text)
         if handled is not None:
             return handled
         statement = _parse(text)
         if statement is None:
-            return self._engine.run(text)
-        handled = dispatch(self, statement)
+            return self._plain(text, native, params)
+        with _quiet_sqlglot():
+            handled = dispatch(self, statement)
         if handled is not None:
             return handled
         # A view outlives this statement: it must re-plan on every read, so it gets streaming
@@ -256,8 +414,54 @@ class Session:
             and str(statement.args.get("kind", "")).upper() == "VIEW"
         )
         if self._binder.bind(statement, inline=not view):
-            text = statement.sql("duckdb")
-        return self._engine.run(text)
+            return self._engine.run(statement.sql("duckdb"))
+        return self._plain(text, native, params)
+
+    def _plain(self, text: str, native: str | None, params: Any) -> Relation:
+        """A statement DuckDB runs as it is: the user's text and parameters when they were kept."""
+        if native is not None and params is not None:
+            return self._engine.relation(lambda con: con.sql(native, params=params))
+        try:
+            return self._engine.run(text)
+        except PaimonSqlError as err:
+            if "Can only merge into base tables" in str(err):
+                raise UnsupportedFeatureError(
+                    "this MERGE INTO a Paimon table is not supported (paimon-sql runs WHEN … THEN "
+                    "UPDATE, DELETE, INSERT and DO NOTHING; not THEN ERROR): write the "
+                    "condition as a check before the MERGE"
+                ) from err
+            raise
+
+    def _prepare(
+        self,
+        text: str,
+        params: Any,
+        expected: set[str],
+        lookup: Callable[[str], object | None] | None,
+    ) -> str | None:
+        """`text` with parameters bound and the caller's variables replaced; None: unchanged."""
+        statement = _parse(text)
+        if statement is None:
+            return None  # DuckDB binds the parameters (and reports what is wrong)
+        replaced = lookup is not None and self._binder.replace_variables(statement, lookup)
+        if params is None:
+            return statement.sql("duckdb") if replaced else None
+        if not replaced and not self._rewritten(statement):
+            return None
+        bind_parameters(statement, params, expected)
+        return statement.sql("duckdb")
+
+    def _rewritten(self, statement: exp.Expression) -> bool:
+        """Whether paimon-sql (not DuckDB alone) runs `statement`: it names a Paimon table."""
+        if isinstance(statement, exp.Command):
+            return True
+        for node in statement.find_all(exp.Table):
+            if node.db and (self.catalog.has_database(node.db) or node.db == "sys"):
+                return True
+            current = None if node.db else current_database(self)
+            if current is not None and node.name in self.catalog.tables(current):
+                return True
+        return False
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:
         """A `Relation` from a function making a DuckDB relation on this session's connection.
@@ -428,6 +632,111 @@ class Session:
         self._engine.close()
 
 
+#: The variables a statement may read (`Session.execute` passes its caller's to `Session.sql`).
+_LOOKUP: contextvars.ContextVar[Callable[[str], object | None] | None] = contextvars.ContextVar(
+    "paimon_sql_lookup", default=None
+)
+_NOTHING: Callable[[str], object | None] = lambda _name: None  # noqa: E731 - a constant
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Cursor:
+    """The rows of a statement run by `Session.execute`, read as from DuckDB's cursor.
+
+    Examples:
+        >>> cursor = connect(warehouse).execute("SELECT id FROM db.t ORDER BY id")
+        >>> cursor.description[0][0], cursor.fetchone(), cursor.fetchall(), cursor.fetchone()
+        ('id', (1,), [(2,)], None)
+    """
+
+    def __init__(self, relation: Relation) -> None:
+        """Start reading `relation` (its errors are already paimon-sql errors)."""
+        self._relation = relation
+        self.description = relation.description
+        self._reader: pa.RecordBatchReader = relation.to_arrow_reader()
+        self._schema = self._reader.schema
+        self._rows: list[tuple[Any, ...]] = []
+
+    def _next_batch(self) -> bool:
+        try:
+            batch = self._reader.read_next_batch()
+        except StopIteration:
+            return False
+        except duckdb.Error as err:
+            raise self._relation._log.translate(err) from err
+        columns = [c.to_pylist() for c in batch.columns]
+        self._rows.extend(zip(*columns, strict=True))
+        return True
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        """The next row, or None after the last."""
+        while not self._rows:
+            if not self._next_batch():
+                return None
+        return self._rows.pop(0)
+
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+        """Up to `size` next rows."""
+        while len(self._rows) < size and self._next_batch():
+            pass
+        taken, self._rows = self._rows[:size], self._rows[size:]
+        return taken
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        """Every remaining row."""
+        while self._next_batch():
+            pass
+        taken, self._rows = self._rows, []
+        return taken
+
+    def arrow(self) -> pa.Table:
+        """The remaining rows as an Arrow table."""
+        rows = self.fetchall()
+        columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * len(self._schema)
+        return pa.Table.from_arrays(
+            [pa.array(list(c), f.type) for c, f in zip(columns, self._schema, strict=True)],
+            schema=self._schema,
+        )
+
+    fetch_arrow_table = arrow
+
+    def df(self) -> Any:
+        """The remaining rows as a pandas DataFrame."""
+        return self.arrow().to_pandas()
+
+    fetchdf = df
+
+
+def _caller_variables() -> Callable[[str], object | None] | None:
+    """A lookup of the variables of the first caller outside paimon-sql.
+
+    DuckDB's replacement scan reads the frame that calls it: here that is paimon-sql's, not the
+    user's. Its locals, then its globals, as DuckDB. None when that frame holds nothing DuckDB
+    could scan (the statement is then not searched for variables at all).
+    """
+    given = _LOOKUP.get()
+    if given is not None:
+        return given
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    local_vars, global_vars = frame.f_locals, frame.f_globals
+    del frame
+    if not any(scannable(v) for scope in (local_vars, global_vars) for v in list(scope.values())):
+        return None
+
+    def lookup(name: str) -> object | None:
+        for scope in (local_vars, global_vars):
+            if name in scope:
+                found: object = scope[name]
+                return found
+        return None
+
+    return lookup
+
+
 def _parse(text: str) -> exp.Expression | None:
     """One statement as a sqlglot AST (DuckDB dialect, else Spark's).
 
@@ -511,4 +820,4 @@ def connect(
     )
 
 
-__all__ = ["Session", "SqlError", "connect"]
+__all__ = ["Cursor", "Session", "SqlError", "connect"]

@@ -177,7 +177,9 @@ class TableWriter:
         )
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
-    def stage(self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT) -> str:
+    def stage(
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression = RowKind.INSERT
+    ) -> str:
         """Materialise the input with the write columns; returns the staging table name.
 
         `source` is a query over the table's columns, in any order. Rows a deduplicating engine
@@ -239,7 +241,7 @@ class TableWriter:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
 
-    def _stage(self, source: exp.Expression | str, kind: RowKind) -> str:
+    def _stage(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
@@ -264,7 +266,7 @@ class TableWriter:
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-            exp.alias_(exp.Literal.number(int(kind)), KIND, quoted=True),
+            exp.alias_(kind_node(kind), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
             copy=False,
@@ -592,7 +594,7 @@ class TableWriter:
         return self.schema.bucket > 0 and engine in (MergeEngine.DEDUPLICATE, MergeEngine.FIRST_ROW)
 
     def write_stream(
-        self, source: exp.Expression | str, kind: RowKind = RowKind.INSERT
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression = RowKind.INSERT
     ) -> tuple[list[CommitMessage], int]:
         """Write the rows of the query `source` straight into files (no staging copy).
 
@@ -624,7 +626,9 @@ class TableWriter:
         finally:
             self._restore_memory()
 
-    def _stream_query(self, source: exp.Expression | str, kind: RowKind) -> exp.Select:
+    def _stream_query(
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression
+    ) -> exp.Select:
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
@@ -641,7 +645,7 @@ class TableWriter:
             return select
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
-            exp.alias_(exp.cast(exp.Literal.number(int(kind)), "TINYINT"), KIND, quoted=True),
+            exp.alias_(exp.cast(kind_node(kind), "TINYINT"), KIND, quoted=True),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
@@ -650,7 +654,7 @@ class TableWriter:
         return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
 
     def _stream(
-        self, source: exp.Expression | str, kind: RowKind
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression
     ) -> tuple[list[CommitMessage], int]:
         starts = self.next_sequence()
         base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
@@ -709,6 +713,19 @@ class TableWriter:
                 self._assignment = None
         finally:
             self._restore_memory()
+
+
+def kind_node(kind: RowKind | exp.Expression) -> exp.Expression:
+    """The ``_VALUE_KIND`` of the rows: one `RowKind`, or an expression over the input's columns.
+
+    (MERGE INTO writes upserts and deletions in one statement: a per-row kind.)
+
+    >>> kind_node(RowKind.DELETE).sql()
+    '3'
+    """
+    if isinstance(kind, exp.Expression):
+        return kind.copy()
+    return exp.Literal.number(int(kind))
 
 
 def _changes(column: pa.Array) -> pa.Array:

@@ -149,11 +149,15 @@ def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> R
     ctx.bind(query)
     relation = ctx.engine.con.sql(query.sql("duckdb"))  # binds the query, runs nothing
     ids = itertools.count()
-    columns = zip(relation.columns, relation.types, strict=True)
-    try:
-        fields = [from_duckdb_field(name, kind, ids) for name, kind in columns]
-    except UnsupportedFeatureError as err:
-        raise SqlError(f"CREATE TABLE … AS SELECT: {err}") from err
+    fields = []
+    for name, kind in zip(relation.columns, relation.types, strict=True):
+        try:
+            fields.append(from_duckdb_field(name, kind, ids))
+        except UnsupportedFeatureError as err:
+            raise SqlError(
+                f"CREATE TABLE {ident} AS SELECT: column {name!r}: {err} in the query "
+                f"(CAST({name} AS <a Paimon type>); a UUID as STRING)"
+            ) from err
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
     ctx.catalog.create_table(ident, schema, ignore_if_exists=False)
     ctx.engine.reexpose(ident)

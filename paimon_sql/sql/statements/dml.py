@@ -137,10 +137,13 @@ def write_rows(
     table: Table,
     typed: exp.Select,
     *,
-    kind: RowKind = ADD,
+    kind: RowKind | exp.Expression = ADD,
     overwrite: Any = None,
 ) -> int:
-    """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
+    """Write the rows of `typed` (the table's columns) and commit; the number of rows written.
+
+    `kind`: the rows' `RowKind`, or an expression over `typed`'s columns giving each row's.
+    """
     check_writable(table)
     writer = TableWriter(ctx.engine.con, table)
     committer = Committer(table)
@@ -149,7 +152,7 @@ def write_rows(
         if overwrite is not None:
             overwrite = overwrite(messages)
         written = committer.commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
-    except _BAD_VALUE as err:
+    except BAD_VALUE as err:
         writer.abort()
         raise _diagnose(ctx, table, typed, err) from err
     except BaseException:
@@ -165,11 +168,11 @@ def write_rows(
 
 
 #: DuckDB's errors for a value that does not fit its column (`_diagnose` names the column).
-_BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException)
+BAD_VALUE = (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.OutOfRangeException)
 
 
 def _write_files(
-    writer: TableWriter, source: exp.Expression, kind: RowKind
+    writer: TableWriter, source: exp.Expression, kind: RowKind | exp.Expression
 ) -> tuple[list[CommitMessage], int]:
     """The data files of the rows of `source`.
 
@@ -239,7 +242,7 @@ def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
     """The rows of `typed` as Arrow (ON CONFLICT and RETURNING work on the rows to write)."""
     try:
         rows: pa.Table = ctx.engine.con.sql(typed.sql("duckdb")).to_arrow_table()
-    except _BAD_VALUE as err:
+    except BAD_VALUE as err:
         raise _diagnose(ctx, table, typed, err) from err
     return rows
 
@@ -687,7 +690,7 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
     return dynamic
 
 
-def _row_level_supported(table: Table, operation: str) -> None:
+def row_level_supported(table: Table, operation: str) -> None:
     """Refuse DELETE/UPDATE where the merge engine cannot apply ``-D``/``+U`` records.
 
     These are Flink's checks.
@@ -729,7 +732,7 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     where = statement.args.get("where")
     if not schema.primary_keys:
         return count(ctx, _copy_on_write(ctx, ident, table, where, None))
-    _row_level_supported(table, "DELETE")
+    row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
         table_node(ident.database, ident.table)
     )
@@ -762,7 +765,7 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     where = statement.args.get("where")
     if not schema.primary_keys:
         return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
-    _row_level_supported(table, "UPDATE")
+    row_level_supported(table, "UPDATE")
     outputs = [
         exp.alias_(exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), f.name, quoted=True)
         if f.name in sets
@@ -802,7 +805,7 @@ def _copy_on_write(
     file in a partition this statement rewrites, the commit fails (Java's conflict on files it did
     not read) instead of overwriting rows it never saw.
     """
-    pinned = _live_files(table)
+    pinned = live_files(table)
     schema = table.latest_schema
     name = table_node(ident.database, ident.table)
     cond = where.this if where is not None else exp.true()
@@ -855,16 +858,16 @@ def _copy_on_write(
         )
         values = ctx.engine.con.sql(query.sql("duckdb")).fetchall()
         options = [
-            exp.Tuple(expressions=[_lit(v) for v in row]) if len(parts) > 1 else _lit(row[0])
+            exp.Tuple(expressions=[lit(v) for v in row]) if len(parts) > 1 else lit(row[0])
             for row in values
         ]
         kept = kept.where(exp.In(this=in_touched, expressions=options))
     ctx.bind(kept)
-    write_rows(ctx, table, kept, overwrite=lambda _m: _pinned_overwrite(table, pinned, touched))
+    write_rows(ctx, table, kept, overwrite=lambda _m: pinned_overwrite(table, pinned, touched))
     return int(count)
 
 
-def _live_files(table: Table) -> set[tuple[Any, ...]]:
+def live_files(table: Table) -> set[tuple[Any, ...]]:
     """Identifiers of the latest snapshot's live data files."""
 
     def live(snapshot: Snapshot | None) -> set[tuple[Any, ...]]:
@@ -874,7 +877,7 @@ def _live_files(table: Table) -> set[tuple[Any, ...]]:
     return on_latest(table, live)
 
 
-def _pinned_overwrite(
+def pinned_overwrite(
     table: Table, pinned: set[tuple[Any, ...]], touched: set[bytes] | None
 ) -> Callable[[ManifestEntry], bool]:
     """Select the live files of the touched partitions at commit time.
@@ -895,5 +898,6 @@ def _pinned_overwrite(
     return replaced
 
 
-def _lit(value: Any) -> exp.Expression:
+def lit(value: Any) -> exp.Expression:
+    """A SQL constant for a partition value."""
     return literal(value)

@@ -1,0 +1,499 @@
+"""DuckDB's habits on Paimon tables (issue 16, item 4), as a new user meets them.
+
+* ``session.sql(q, params=…)`` / ``session.execute(q, params)`` with ``?``, ``$1`` and ``$name``,
+  in reads and writes (DuckDB itself is the oracle for what a parameter means);
+* the caller's pandas DataFrames and Arrow tables in ``FROM df`` (DuckDB's replacement scans), also
+  in INSERT … SELECT and MERGE … USING, and ``session.write(table, data, mode=)``;
+* ``SHOW TABLES``, ``SHOW ALL TABLES``, ``DESCRIBE``, ``SUMMARIZE`` with Paimon names and types
+  (DuckDB's columns and statistics, compared with DuckDB on the same rows);
+* ``install(con, wh)``: writes go through the session it returns; DuckDB refuses them on the bare
+  connection, and nothing is written;
+* no error message quotes an internal name, rewritten SQL or a storage path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import duckdb
+import pandas as pd  # type: ignore[import-untyped]
+import pyarrow as pa
+import pytest
+
+import paimon_sql
+from paimon_sql.errors import (
+    ArgumentError,
+    ExecutionError,
+    PaimonSqlError,
+    SqlError,
+    TableNotFoundError,
+    UnsupportedFeatureError,
+)
+
+
+@pytest.fixture
+def wh(tmp_path):
+    return tmp_path / "wh"
+
+
+@pytest.fixture
+def s(wh):
+    session = paimon_sql.connect(wh, create=True)
+    session.sql("CREATE DATABASE d")
+    session.sql("CREATE TABLE d.pk (k INT, v STRING, n INT, PRIMARY KEY (k) NOT ENFORCED)")
+    session.sql("CREATE TABLE d.part (k INT, dt STRING) PARTITIONED BY (dt)")
+    session.sql("INSERT INTO d.pk VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)")
+    session.sql("INSERT INTO d.part VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+    yield session
+    session.close()
+
+
+def rows(s, query, params=None):
+    return s.sql(query, params=params).fetchall()
+
+
+def fresh_rows(wh, query):
+    other = paimon_sql.connect(wh)
+    try:
+        return other.sql(query).fetchall()
+    finally:
+        other.close()
+
+
+# ------------------------------------------------------------------------------------ parameters
+
+
+def test_parameters_in_reads(s):
+    assert rows(s, "SELECT v FROM d.pk WHERE k = ?", [2]) == [("b",)]
+    assert rows(s, "SELECT v FROM d.pk WHERE k = $1 OR n = $2 ORDER BY k", (1, 30)) == [
+        ("a",),
+        ("c",),
+    ]
+    assert rows(s, "SELECT v FROM d.pk WHERE k = $key", {"key": 3}) == [("c",)]
+    assert s.execute("SELECT v FROM d.pk WHERE v = ?", ["a"]).fetchone() == ("a",)
+
+
+def test_parameters_prune_partitions(s):
+    assert rows(s, "SELECT k FROM d.part WHERE dt = ?", ["y"]) == [(2,)]
+    plan = s.last_plan("d.part")
+    assert len(plan.splits) == 1  # the parameter is a constant while planning: one partition read
+
+
+def test_parameters_in_writes(s, wh):
+    assert s.execute("INSERT INTO d.pk VALUES (?, ?, ?)", [4, "d", 40]).fetchall() == [(1,)]
+    s.execute("INSERT INTO d.pk VALUES ($k, $v, $n)", {"k": 5, "v": "it's", "n": None})
+    s.execute("UPDATE d.pk SET v = ? WHERE k = ?", ["B", 2])
+    s.execute("DELETE FROM d.pk WHERE k = ?", [1])
+    assert fresh_rows(wh, "SELECT * FROM d.pk ORDER BY k") == [
+        (2, "B", 20),
+        (3, "c", 30),
+        (4, "d", 40),
+        (5, "it's", None),
+    ]
+
+
+def test_parameter_order_follows_the_text_as_in_duckdb(s):
+    query = (
+        "WITH c AS (SELECT ? AS a) SELECT c.a, '?' AS q, k FROM c, {t} WHERE k = ? LIMIT ? OFFSET ?"
+    )
+    params = [7, 2, 5, 0]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE pk AS SELECT * FROM (VALUES (1), (2), (3)) v(k)")
+    expected = con.execute(query.format(t="pk"), params).fetchall()
+    assert rows(s, query.format(t="d.pk"), params) == expected == [(7, "?", 2)]
+
+
+def test_parameter_values_keep_duckdbs_types(s, wh):
+    s.sql(
+        "CREATE TABLE d.typed (i BIGINT, f DOUBLE, m DECIMAL(10, 3), t STRING, b BYTES, "
+        "dd DATE, ts TIMESTAMP(6), ok BOOLEAN)"
+    )
+    values = [
+        2**40,
+        0.1,
+        decimal.Decimal("12.345"),
+        "x'y",
+        b"\x00\xff",
+        datetime.date(2024, 2, 29),
+        datetime.datetime(2024, 2, 29, 13, 14, 15, 123456),
+        True,
+    ]
+    s.execute("INSERT INTO d.typed VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+    con = duckdb.connect()  # DuckDB binding the same values natively
+    con.execute(
+        "CREATE TABLE typed (i BIGINT, f DOUBLE, m DECIMAL(10, 3), t VARCHAR, b BLOB, dd DATE, "
+        "ts TIMESTAMP, ok BOOLEAN)"
+    )
+    con.execute("INSERT INTO typed VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+    expected = con.sql("SELECT * FROM typed").fetchall()
+    assert fresh_rows(wh, "SELECT * FROM d.typed") == expected
+    # a float parameter is a DOUBLE, as in DuckDB (not the DECIMAL a literal 0.1 would be)
+    assert rows(s, "SELECT typeof(?)", [0.1]) == [("DOUBLE",)]
+    assert rows(s, "SELECT typeof(?) FROM d.pk LIMIT 1", [0.1]) == [("DOUBLE",)]
+
+
+def test_executemany_inserts_every_row_in_one_snapshot(s, wh):
+    before = len(s.table("d.pk").snapshot_ids())
+    rows_in = [(10, "j", 1), (11, "k", None), (12, "it's", 3)]
+    assert s.executemany("INSERT INTO d.pk VALUES (?, ?, ?)", rows_in).fetchall() == [(3,)]
+    assert len(s.table("d.pk").snapshot_ids()) == before + 1
+    assert fresh_rows(wh, "SELECT * FROM d.pk WHERE k >= 10 ORDER BY k") == rows_in
+    s.executemany("DELETE FROM d.pk WHERE k = ?", [[10], [11]])  # one statement per set
+    assert fresh_rows(wh, "SELECT k FROM d.pk WHERE k >= 10") == [(12,)]
+
+
+def test_parameters_in_plain_duckdb_statements_reach_duckdb(s):
+    assert rows(s, "SELECT ? + 1, $1", [41]) == [(42, 41)]
+    s.execute("CREATE TABLE memory.main.x AS SELECT ? AS a", ["kept"])
+    assert rows(s, "SELECT a FROM memory.main.x") == [("kept",)]
+
+
+@pytest.mark.parametrize(
+    ("statement", "params", "match"),
+    [
+        ("INSERT INTO d.pk VALUES (?, ?, ?)", [9, "z"], "3 parameter"),
+        ("INSERT INTO d.pk VALUES (?, ?, ?)", [9, "z", 1, 2], "4 value"),
+        ("DELETE FROM d.pk WHERE k = $key", {"other": 1}, "parameter"),
+        ("DELETE FROM d.pk WHERE k = ?", 1, "list or tuple"),
+        ("DELETE FROM d.pk WHERE k = ?", [object()], "cannot be bound"),
+        ("INSERT INTO d.pk VALUES (9, 'z', 0); DELETE FROM d.pk WHERE k = ?", [1], "one statement"),
+        ("CALL sys.create_tag('d.pk', ?)", ["t1"], "write the value"),
+    ],
+)
+def test_bad_parameters_are_refused_and_write_nothing(s, wh, statement, params, match):
+    before = s.table("d.pk").snapshot_ids()
+    with pytest.raises(ArgumentError, match=match) as caught:
+        s.sql(statement, params=params)
+    assert "paimonparam" not in str(caught.value)
+    other = paimon_sql.connect(wh)
+    assert other.table("d.pk").snapshot_ids() == before
+    assert other.table("d.pk").tag_names() == []
+    other.close()
+
+
+def test_a_missing_parameter_in_a_plain_duckdb_statement_is_duckdbs_error(s):
+    with pytest.raises(ExecutionError):
+        s.sql("SELECT ? + ?", params=[1])
+
+
+# ------------------------------------------------------------------ the caller's DataFrames
+
+
+def test_a_local_pandas_dataframe_in_from_and_insert(s, wh):
+    df = pd.DataFrame({"k": [7, 8], "v": ["g", "h"], "n": [70, 80]})  # noqa: F841 - read by SQL
+    # as DuckDB, the frame that calls sql() is searched (not a helper's caller)
+    assert s.sql("SELECT count(*), sum(n) FROM df").fetchall() == [(2, 150)]
+    assert s.sql("INSERT INTO d.pk SELECT * FROM df").fetchall() == [(2,)]
+    assert fresh_rows(wh, "SELECT * FROM d.pk WHERE k > 5 ORDER BY k") == [
+        (7, "g", 70),
+        (8, "h", 80),
+    ]
+
+
+def _helper_reading(s):
+    local_table = pa.table({"k": [2, 3], "v": ["from arrow", "too"]})  # noqa: F841 - read by SQL
+    return s.sql(
+        "SELECT p.k, p.v, t.v FROM d.pk AS p JOIN local_table AS t ON p.k = t.k ORDER BY p.k"
+    ).fetchall()
+
+
+def test_an_arrow_table_local_to_a_function_joins_a_paimon_table(s):
+    assert _helper_reading(s) == [(2, "b", "from arrow"), (3, "c", "too")]
+
+
+def test_a_dataframe_as_merge_source_and_in_a_subquery(s, wh):
+    changes = pa.table({"k": [1, 9], "v": ["A", "new"]})  # noqa: F841 - read by SQL
+    s.sql(
+        "MERGE INTO d.pk USING changes AS c ON pk.k = c.k WHEN MATCHED THEN UPDATE SET v = c.v "
+        "WHEN NOT MATCHED THEN INSERT (k, v) VALUES (c.k, c.v)"
+    )
+    assert fresh_rows(wh, "SELECT k, v FROM d.pk WHERE k IN (1, 9) ORDER BY k") == [
+        (1, "A"),
+        (9, "new"),
+    ]
+    assert s.sql("DELETE FROM d.pk WHERE k IN (SELECT k FROM changes)").fetchall() == [(2,)]
+    assert rows(s, "SELECT k FROM d.pk ORDER BY k") == [(2,), (3,)]
+
+
+def test_execute_sees_the_callers_variables_too(s):
+    wanted = pd.DataFrame({"k": [3]})  # noqa: F841 - read by SQL
+    assert s.execute("SELECT v FROM d.pk WHERE k IN (SELECT k FROM wanted)").fetchall() == [("c",)]
+
+
+def test_tables_win_over_variables_as_in_duckdb(s):
+    pk = pd.DataFrame({"k": [99]})  # noqa: F841 - the variable the statement must not read
+    s.sql("USE d")
+    assert s.sql("SELECT count(*) FROM pk").fetchall() == [(3,)]
+    s.sql("CREATE TABLE memory.main.loose AS SELECT 1 AS one")
+    s.sql("USE memory.main")
+    loose = pa.table({"one": [5, 6]})  # noqa: F841 - DuckDB's table of that name wins
+    assert s.sql("SELECT * FROM loose").fetchall() == [(1,)]
+
+
+def test_a_dataframe_named_as_a_paimon_table_of_another_database(s, wh):
+    pk = pd.DataFrame({"k": [50], "v": ["df"], "n": [5]})  # noqa: F841 - read by SQL
+    # d.pk is not on the search path (main is current): the bare name is the DataFrame
+    assert s.sql("INSERT INTO d.pk SELECT * FROM pk").fetchall() == [(1,)]
+    assert fresh_rows(wh, "SELECT v FROM d.pk WHERE k = 50") == [("df",)]
+
+
+def test_a_variable_that_is_no_table_is_not_scanned(s):
+    not_a_frame = [1, 2, 3]  # noqa: F841 - DuckDB would not scan it either
+    with pytest.raises(ExecutionError, match="not_a_frame"):
+        s.sql("SELECT * FROM not_a_frame")
+
+
+def test_an_error_about_a_dataframe_names_the_variable(s):
+    df = pd.DataFrame({"a": [1]})  # noqa: F841 - read by the statement
+    with pytest.raises(ExecutionError) as caught:
+        s.sql("SELECT nope FROM df")
+    assert "__paimon" not in str(caught.value)
+    with pytest.raises(ExecutionError) as caught:
+        s.sql("INSERT INTO d.pk SELECT * FROM df")
+    assert "has 3 columns but 1 values" in str(caught.value)
+    assert "__paimon" not in str(caught.value)
+
+
+# ---------------------------------------------------------------------------- session.write
+
+
+def test_write_appends_by_name_and_overwrites(s, wh):
+    frame = pd.DataFrame({"v": ["p", "q"], "k": [10, 11], "n": [1, 2]})  # columns out of order
+    before = len(s.table("d.pk").snapshot_ids())
+    assert s.write("d.pk", frame) == 2
+    assert len(s.table("d.pk").snapshot_ids()) == before + 1
+    assert fresh_rows(wh, "SELECT * FROM d.pk WHERE k >= 10 ORDER BY k") == [
+        (10, "p", 1),
+        (11, "q", 2),
+    ]
+    assert s.write("d.pk", pa.table({"k": [1], "v": ["only"]}), mode="overwrite") == 1
+    assert fresh_rows(wh, "SELECT * FROM d.pk") == [(1, "only", None)]
+
+
+def test_write_overwrite_of_a_partitioned_table_replaces_the_written_partitions(s, wh):
+    s.write("d.part", pa.table({"k": [20], "dt": ["y"]}), mode="overwrite")
+    assert fresh_rows(wh, "SELECT * FROM d.part ORDER BY k") == [(1, "x"), (3, "z"), (20, "y")]
+
+
+def test_write_refusals(s, wh):
+    before = s.table("d.pk").snapshot_ids()
+    with pytest.raises(ArgumentError, match="mode"):
+        s.write("d.pk", pa.table({"k": [1]}), mode="upsert")
+    with pytest.raises(ArgumentError, match="DataFrame"):
+        s.write("d.pk", [{"k": 1}])
+    with pytest.raises(TableNotFoundError):
+        s.write("d.missing", pa.table({"k": [1]}))
+    with pytest.raises(ExecutionError, match='does not have a column with name "nope"'):
+        s.write("d.pk", pa.table({"k": [1], "nope": [2]}))
+    with pytest.raises(PaimonSqlError, match="k"):
+        s.write("d.pk", pa.table({"v": ["no key"]}))
+    assert paimon_sql.connect(wh).table("d.pk").snapshot_ids() == before
+
+
+# ------------------------------------------------------------- SHOW, DESCRIBE, SUMMARIZE
+
+
+def test_show_tables_lists_no_hidden_relations(s):
+    s.sql("CREATE TABLE memory.main.mine (x INT)")
+    s.sql("SELECT * FROM d.pk JOIN d.part USING (k)").fetchall()  # registers hidden sources
+    assert rows(s, "SHOW TABLES") == [("mine",)]
+    s.sql("USE d")  # DuckDB's SHOW TABLES then lists d's tables and main's
+    assert sorted(rows(s, "SHOW TABLES")) == [("mine",), ("part",), ("pk",)]
+
+
+def test_show_all_tables_gives_paimon_types(s):
+    s.sql("CREATE TABLE memory.main.mine (x HUGEINT, u UUID)")
+    s.sql("SELECT * FROM d.pk").fetchall()
+    result = s.sql("SHOW ALL TABLES")
+    assert result.columns == [
+        "database",
+        "schema",
+        "name",
+        "column_names",
+        "column_types",
+        "temporary",
+    ]
+    found = {(r[1], r[2]): (r[3], r[4]) for r in result.fetchall()}
+    assert set(found) == {("d", "pk"), ("d", "part"), ("main", "mine")}
+    assert found["d", "pk"] == (["k", "v", "n"], ["INT NOT NULL", "STRING", "INT"])
+    assert found["main", "mine"] == (["x", "u"], ["HUGEINT", "UUID"])
+
+
+def test_describe_has_duckdbs_columns_and_paimon_types(s):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (k INT)")
+    duckdb_columns = con.sql("DESCRIBE t").columns
+    result = s.sql("DESCRIBE d.pk")
+    assert result.columns[: len(duckdb_columns)] == duckdb_columns
+    assert [r[:4] for r in result.fetchall()] == [
+        ("k", "INT NOT NULL", "NO", "PRI"),
+        ("v", "STRING", "YES", None),
+        ("n", "INT", "YES", None),
+    ]
+    s.sql("USE d")
+    assert [r[:2] for r in rows(s, "DESCRIBE part")] == [("k", "INT"), ("dt", "STRING")]
+    assert rows(s, "DESCRIBE part")[1][3] == "PART"
+
+
+def test_summarize_gives_duckdbs_statistics_with_paimon_types(s):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE pk (k INT, v VARCHAR, n INT)")
+    con.execute("INSERT INTO pk VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)")
+    theirs = con.sql("SUMMARIZE pk")
+    ours = s.sql("SUMMARIZE d.pk")
+    assert ours.columns == theirs.columns
+    expected = [
+        (r[0], t, *r[2:])
+        for r, t in zip(theirs.fetchall(), ["INT NOT NULL", "STRING", "INT"], strict=True)
+    ]
+    assert ours.fetchall() == expected
+    s.sql("USE d")
+    assert rows(s, "SUMMARIZE pk") == expected
+
+
+def test_show_table_is_describe_and_system_tables_describe_as_duckdb(s):
+    assert rows(s, "SHOW d.pk") == rows(s, "DESCRIBE d.pk")
+    described = rows(s, 'DESCRIBE "d"."pk$snapshots"')
+    assert [r[0] for r in described[:2]] == ["snapshot_id", "schema_id"]
+    summary = rows(s, 'SUMMARIZE "d"."pk$snapshots"')
+    assert summary[0][:4] == ("snapshot_id", "BIGINT", "1", "1")
+
+
+@pytest.mark.parametrize("statement", ["DESCRIBE d.nope", "SUMMARIZE d.nope"])
+def test_describe_or_summarize_of_a_missing_table_names_no_path(s, wh, statement):
+    with pytest.raises(TableNotFoundError) as caught:
+        s.sql(statement)
+    assert "d.nope" in str(caught.value)
+    assert "pk" in str(caught.value)  # the tables the database has
+    assert str(wh) not in str(caught.value)
+
+
+def test_uuid_hugeint_json_columns_are_duckdbs_or_refused_clearly(s):
+    s.sql("CREATE TABLE memory.main.m (id UUID, h HUGEINT, j JSON)")
+    s.sql("INSERT INTO memory.main.m VALUES (uuid(), 1, '{}')")
+    assert [r[:2] for r in rows(s, "DESCRIBE m")] == [
+        ("id", "UUID"),
+        ("h", "HUGEINT"),
+        ("j", "JSON"),
+    ]
+    assert [r[:2] for r in rows(s, "SUMMARIZE m")] == [
+        ("id", "UUID"),
+        ("h", "HUGEINT"),
+        ("j", "JSON"),
+    ]
+    with pytest.raises(SqlError, match=r"column 'id'.*UUID.*STRING"):
+        s.sql("CREATE TABLE d.copy AS SELECT * FROM m")
+    assert "copy" not in s.catalog.tables("d")
+    with pytest.raises(SqlError, match=r"column 'h'.*use DECIMAL\(38, 0\)"):
+        s.sql("CREATE TABLE d.copy (h HUGEINT)")
+    # the alternatives the refusals name work
+    s.sql("CREATE TABLE d.copy AS SELECT CAST(id AS STRING) AS id, h, j FROM m")
+    assert [r[:2] for r in rows(s, "DESCRIBE d.copy")] == [
+        ("id", "STRING"),
+        ("h", "DECIMAL(38, 0)"),
+        ("j", "STRING"),
+    ]
+
+
+def test_create_view_in_a_paimon_database_is_refused_by_name(s):
+    with pytest.raises(UnsupportedFeatureError, match="does not store views"):
+        s.sql("CREATE VIEW d.v AS SELECT 1 AS one")
+    s.sql("CREATE VIEW memory.main.v AS SELECT * FROM d.pk")
+    assert rows(s, "SELECT count(*) FROM memory.main.v") == [(3,)]
+
+
+# ---------------------------------------------------------------------------------- install()
+
+
+def test_install_session_writes_and_the_connection_sees_them(s, wh):
+    con = duckdb.connect()
+    session = paimon_sql.install(con, wh)
+    assert session.sql("INSERT INTO d.pk VALUES (4, 'd', 40)").fetchall() == [(1,)]
+    session.execute("UPDATE d.pk SET v = ? WHERE k = ?", ["A", 1])
+    assert con.sql('SELECT v FROM "d"."pk" ORDER BY k').fetchall() == [
+        ("A",),
+        ("b",),
+        ("c",),
+        ("d",),
+    ]
+    assert con.sql("SELECT count(*) FROM paimon_scan('d.pk')").fetchall() == [(4,)]
+    assert fresh_rows(wh, "SELECT count(*) FROM d.pk") == [(4,)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO d.pk VALUES (9, 'z', 0)",
+        "UPDATE d.pk SET v = 'z'",
+        "DELETE FROM d.pk",
+        "MERGE INTO d.pk USING (SELECT 1 AS k) s ON pk.k = s.k WHEN MATCHED THEN DELETE",
+    ],
+)
+def test_writes_on_the_bare_connection_are_refused_by_duckdb(s, wh, statement):
+    con = duckdb.connect()
+    paimon_sql.install(con, wh)
+    before = s.table("d.pk").snapshot_ids()
+    with pytest.raises(duckdb.Error):
+        con.sql(statement)
+    assert paimon_sql.connect(wh).table("d.pk").snapshot_ids() == before
+
+
+# ---------------------------------------------------------------------- no internal names
+
+
+INTERNAL = ("__paimon", "__c_", "paimonparam", "read_parquet", "LINE 1:", "CAST(NULL", "_KEY_")
+#: The data files' folders: a message may name the warehouse (a missing table's folder), never a
+#: data file the rewritten SQL reads.
+FILES = ("bucket-", ".parquet", "manifest-")
+
+BAD_STATEMENTS = [
+    ("SELECT nope FROM d.pk", None),
+    ("SELECT * FROM d.pk WHERE k = 'abc'", None),
+    ("SELECT sum(v) FROM d.pk", None),
+    ("SELECT * FROM d.pk JOIN d.part ON pk.nope = part.k", None),
+    ("SELECT * FROM d.pk VERSION AS OF 99", None),
+    ('SELECT * FROM "d"."pk$nope"', None),
+    ("SELECT * FROM d.nope", None),
+    ("INSERT INTO d.pk VALUES (1, 2, 3, 4)", None),
+    ("INSERT INTO d.pk (k, nope) VALUES (1, 2)", None),
+    ("INSERT INTO d.pk VALUES ('x', 'a', 1)", None),
+    ("INSERT INTO d.pk SELECT * FROM d.part", None),
+    ("INSERT INTO d.pk BY NAME SELECT 1 AS nope", None),
+    ("INSERT INTO d.pk VALUES (NULL, 'a', 1)", None),
+    ("INSERT INTO d.pk SELECT k, v, n / 0 FROM d.pk", None),
+    ("INSERT INTO d.pk SELECT k, v, n FROM d.pk WHERE nope", None),
+    ("UPDATE d.pk SET n = 'x' WHERE k = 1", None),
+    ("UPDATE d.pk SET nope = 1", None),
+    ("UPDATE d.pk SET v = nope", None),
+    ("DELETE FROM d.pk WHERE nope = 1", None),
+    (
+        "MERGE INTO d.pk USING d.part AS s ON pk.k = s.k WHEN MATCHED THEN UPDATE SET v = s.nope",
+        None,
+    ),
+    ("MERGE INTO d.pk USING d.part AS s ON pk.nope = s.k WHEN MATCHED THEN DELETE", None),
+    (
+        "MERGE INTO d.pk USING (SELECT 1 AS k UNION ALL SELECT 1) AS s ON pk.k = s.k "
+        "WHEN MATCHED THEN DELETE",
+        None,
+    ),
+    ("SELECT * FROM d.pk WHERE k = ?", []),
+    ("SELECT * FROM d.pk WHERE k = ?", [1, 2]),
+    ("SUMMARIZE d.nope", None),
+    ("DESCRIBE d.nope", None),
+    ("CREATE TABLE d.u AS SELECT uuid() AS u", None),
+    ("CREATE TABLE d.pk (x INT)", None),
+    ("SELECT * FROM d.pk WHERE", None),
+    ("SELECT 'open FROM d.pk", None),
+    ("INSERT INTO d.part PARTITION (dt = 'x') VALUES (1, 2, 3)", None),
+]
+
+
+@pytest.mark.parametrize(("statement", "params"), BAD_STATEMENTS)
+def test_error_messages_quote_no_internal_name_or_path(s, wh, statement, params):
+    with pytest.raises(PaimonSqlError) as caught:
+        s.sql(statement, params=params).fetchall()
+    message = str(caught.value)
+    assert message.strip()
+    for internal in (*INTERNAL, *FILES):
+        assert internal not in message, message
