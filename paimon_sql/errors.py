@@ -5,9 +5,9 @@ too, so ``except LookupError`` keeps working.
 
 DuckDB's and sqlglot's errors do not escape a `Session`: ``Session.sql`` and the relations it
 returns raise `ExecutionError` with DuckDB's message (internal names replaced by the user's, a
-syntax error's line and column appended), and sqlglot's become `SqlError`. On a plain DuckDB connection
-that `paimon_sql.install` set up, DuckDB is the API: its statements raise ``duckdb.Error`` as
-always, with the paimon-sql message inside.
+syntax error's line and column appended), and sqlglot's become `SqlError`. On a plain DuckDB
+connection that `paimon_sql.install` set up, DuckDB is the API: its statements raise
+``duckdb.Error`` as always, with the paimon-sql message inside.
 
 >>> issubclass(TableNotFoundError, (Error, LookupError)), Error is PaimonSqlError
 (True, True)

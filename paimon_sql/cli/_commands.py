@@ -31,6 +31,7 @@ class Settings:
     max_rows: int = 1000  # rows a text table shows (0: all)
     max_width: int = 40  # columns a text table cell shows (0: all)
     progress: bool = False  # the elapsed time and percentage done, on stderr
+    progress_delay: float = 1.0  # seconds a statement runs before the progress shows
     interactive: bool = False
     debug: bool = False
 

@@ -114,7 +114,10 @@ class Shell:
         started = time.perf_counter()
         watch = WriteWatch(self.session, text)
         with Spinner(
-            self.stderr, enabled=self.settings.progress, progress=self._progress
+            self.stderr,
+            enabled=self.settings.progress,
+            delay=self.settings.progress_delay,
+            progress=self._progress,
         ) as spinner:
             self._interruptible(lambda: self._show(self.session.sql(text), spinner), watch)
         if self.settings.timer:

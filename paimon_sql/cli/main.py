@@ -12,7 +12,8 @@ Usage::
 Scripts (``-c``, ``-f``, stdin) may hold dot-commands (``.tables``, ``.mode csv`` ...) between
 statements, one a line. A statement that runs longer than a second shows its elapsed time and, when
 DuckDB can tell, its percentage done on stderr; by default only when stderr is a terminal
-(``--progress on|off``, or ``$PAIMON_SQL_PROGRESS``). Ctrl-C stops the statement and says whether it
+(``--progress on|off``, or ``$PAIMON_SQL_PROGRESS``; ``$PAIMON_SQL_PROGRESS_DELAY`` changes the
+second). Ctrl-C stops the statement and says whether it
 had committed a snapshot (exit code 130).
 
 Without WAREHOUSE the shell opens ``./warehouse``, creating it when absent; a named warehouse
@@ -145,6 +146,7 @@ def _run(args: argparse.Namespace) -> int:
         max_rows=args.max_rows,
         max_width=args.max_width,
         progress=_progress(args.progress),
+        progress_delay=_delay(os.environ.get("PAIMON_SQL_PROGRESS_DELAY")),
         interactive=interactive,
         debug=args.debug,
     )
@@ -171,6 +173,15 @@ def _progress(choice: str) -> bool:
             f"--progress / $PAIMON_SQL_PROGRESS: expected auto, on or off, got {choice!r}"
         )
     return sys.stderr.isatty() if choice == "auto" else choice == "on"
+
+
+def _delay(text: str | None) -> float:
+    if not text:
+        return 1.0
+    try:
+        return max(0.0, float(text))
+    except ValueError as err:
+        raise ArgumentError(f"$PAIMON_SQL_PROGRESS_DELAY: expected seconds, got {text!r}") from err
 
 
 def _connect(warehouse: str | None, *, create: bool) -> Session:
