@@ -96,11 +96,32 @@ class SqlError(PaimonSqlError):
 
     def __init__(self, message: str, *, line: int | None = None, col: int | None = None) -> None:
         """Keep the position sqlglot or DuckDB reported."""
+        self.problem = message
         if line is not None:
             message += f" (line {line})" if col is None else f" (line {line}, column {col})"
         super().__init__(message)
         self.line = line
         self.col = col
+
+    def shifted(self, lines: int, columns: int = 0) -> SqlError:
+        """This error where it is in a script that the statement was cut from.
+
+        The statement began `columns` characters into line ``lines + 1`` of the script.
+
+        >>> str(SqlError("syntax error", line=1, col=5).shifted(3, 10))
+        'syntax error (line 4, column 15)'
+        >>> str(SqlError("syntax error", line=2, col=5).shifted(3, 10))
+        'syntax error (line 5, column 5)'
+        """
+        if self.line is None or (lines, columns) == (0, 0):
+            return self
+        col = self.col
+        if col is not None and self.line == 1:
+            col += columns
+        moved = type(self).__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        SqlError.__init__(moved, self.problem, line=self.line + lines, col=col)
+        return moved
 
 
 class ArgumentError(PaimonSqlError, ValueError):

@@ -96,6 +96,8 @@ class Shell:
             except (BrokenPipeError, KeyboardInterrupt):
                 raise  # the reader of our output left (head, less), or Ctrl-C: main ends
             except Exception as err:  # noqa: BLE001 - the CLI boundary: report, keep the shell alive
+                if isinstance(err, SqlError):  # its position in the script, not in the statement
+                    err = err.shifted(item.shift, item.indent)
                 failed = not self.fail(err, where=where)
                 break
         if failed:

@@ -30,6 +30,8 @@ class Statement:
     text: str
     line: int
     command: bool = False  # a dot-command line (``.tables``), not SQL
+    shift: int = 0  # lines of the script before `text` begins (`split_script` sets it)
+    indent: int = 0  # characters before `text` on the line it begins on
 
 
 def split_statements(text: str) -> list[Statement]:
@@ -90,7 +92,9 @@ def split_script(text: str) -> list[Statement]:
         tokens = _DIALECT.tokenize(piece)
         if tokens:
             first = text.count("\n", 0, position) + tokens[0].line
-            items.append(_statement(piece, first))
+            begins = position + len(piece) - len(piece.lstrip())
+            shift, indent = text.count("\n", 0, begins), begins - text.rfind("\n", 0, begins) - 1
+            items.append(Statement(text=piece.strip(), line=first, shift=shift, indent=indent))
         position = after
 
 
