@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from paimon_sql.engine.source import DUCKDB_RANGE
 from tests.fixtures import FIXTURES, REPO
 from tests.second_opinion._venv import cache_dir
 
@@ -63,8 +64,10 @@ def test_every_dependency_has_a_tested_lower_bound_and_duckdb_a_range():
     pins = _lower_bounds()
     assert all("==" in p for p in pins)
     (duckdb,) = [d for d in DEPENDENCIES if d.startswith("duckdb")]
-    # the private source API (paimon_sql/engine/source.py) is tested on this range only
+    # the private source API (paimon_sql/engine/source.py) is tested on this range only, and the
+    # error for another DuckDB names it
     assert re.fullmatch(r"duckdb>=[\d.]+,\s*<[\d.]+", duckdb), duckdb
+    assert duckdb == f"duckdb{DUCKDB_RANGE}"
 
 
 def test_every_import_of_the_package_is_a_declared_dependency():
@@ -178,6 +181,33 @@ def _release(version: str) -> tuple[int, ...]:
     while numbers and numbers[-1] == 0:
         numbers.pop()
     return tuple(numbers)
+
+
+#: The newest DuckDB before the source protocol (duckdb._sources) came in 2.0.
+OLD_DUCKDB = "duckdb==1.5.6"
+
+
+def test_a_duckdb_without_the_source_protocol_is_refused_by_name(dist, tmp_path):
+    pins = [p for p in _lower_bounds() if not p.startswith("duckdb")] + [OLD_DUCKDB]
+    deps = [d for d in DEPENDENCIES if not d.startswith("duckdb")] + [OLD_DUCKDB]
+    python = _cached_venv("old-duckdb", deps, pins)
+    _run(python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", dist["wheel"],
+         env=_pip_env())  # fmt: skip
+    done = subprocess.run(
+        [python, "-c", "import paimon_sql"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_pip_env(),
+        check=False,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        "paimon_sql.errors.MissingDependencyError: paimon-sql needs DuckDB's Python source "
+        "protocol (duckdb._sources), which duckdb 1.5.6 does not have: "
+        f"pip install 'duckdb{DUCKDB_RANGE}'"
+    )
 
 
 @pytest.fixture(scope="module")
