@@ -13,7 +13,9 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from paimon_sql.catalog import Identifier
 from paimon_sql.cli.output import MODES
+from paimon_sql.sql.statements.catalog_ddl import show_create_table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -68,6 +70,7 @@ SQL statements end with ';' and may span lines. Paimon tables are "db"."table".
 Dot-commands take one line (or end at ';'), at the prompt and in -c, -f and .read scripts.
 .help                     this text
 .tables [DB]              the Paimon tables of the warehouse (of database DB)
+.schema [DB | DB.TABLE]   the CREATE TABLE statement of each table (of DB, or one)
 .mode [table|csv|json|parquet]
                           show or set the result format (json: one object per line;
                           parquet needs .output FILE and replaces FILE on every result)
@@ -145,6 +148,21 @@ def _tables(shell: Console, args: list[str]) -> str | None:
     return None
 
 
+def _schema(shell: Console, args: list[str]) -> str | None:
+    if len(args) > 1:
+        return "usage: .schema [DB | DB.TABLE]"
+    catalog = shell.session.catalog
+    if args and "." in args[0]:
+        names = [Identifier.parse(args[0])]
+    else:
+        databases = args or catalog.databases()
+        names = [Identifier(database=d, table=t) for d in databases for t in catalog.tables(d)]
+    for ident in names:
+        ((statement,),) = show_create_table(shell.session, ident).fetchall()
+        shell.stdout.write(f"{statement};\n")
+    return None
+
+
 def _mode(shell: Console, args: list[str]) -> str | None:
     if not args:
         shell.stdout.write(shell.settings.mode + "\n")
@@ -190,6 +208,7 @@ def _read(shell: Console, args: list[str]) -> str | None:
 _COMMANDS: dict[str, Callable[[Console, list[str]], str | None]] = {
     ".help": _help,
     ".tables": _tables,
+    ".schema": _schema,
     ".mode": _mode,
     ".output": _output,
     ".timer": _timer,

@@ -215,7 +215,7 @@ def newest(dist, tmp_path_factory) -> Path:
     """A fresh virtualenv with the wheel and the newest dependencies the ranges allow."""
     venv = tmp_path_factory.mktemp("newest") / "venv"
     _run(sys.executable, "-m", "venv", venv)
-    python = venv / "bin" / "python"
+    python: Path = venv / "bin" / "python"
     _run(python, "-m", "pip", "install", "-q", dist["wheel"], env=_pip_env())
     return python
 

@@ -74,6 +74,18 @@ def test_dot_commands_in_c(wh):
     assert done.stdout == 'v\na\nb\nd.t\n{"n": 1}\n'
 
 
+def test_schema_shows_the_create_statement_that_makes_the_table_again(wh, tmp_path):
+    done = _shell(wh.parent, wh, "-c", ".schema d.t")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("CREATE TABLE `d`.`t` (\n  `id` BIGINT NOT NULL,")
+    again = _shell(
+        tmp_path, tmp_path / "copy", "--create", "-c", "CREATE DATABASE d;\n" + done.stdout
+    )
+    assert again.returncode == 0, again.stderr
+    same = _shell(tmp_path, tmp_path / "copy", "-c", ".schema d")
+    assert same.stdout == done.stdout
+
+
 def test_dot_commands_in_a_file_and_the_failing_line(wh, tmp_path):
     script = tmp_path / "report.sql"
     script.write_text(
@@ -138,6 +150,7 @@ class _Running:
         self._reader.start()
 
     def _read(self):
+        assert self.process.stderr is not None
         while chunk := os.read(self.process.stderr.fileno(), 4096):
             self.stderr += chunk
 
