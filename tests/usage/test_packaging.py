@@ -26,6 +26,7 @@ import tomllib
 from typing import TYPE_CHECKING
 
 import pytest
+from packaging.requirements import Requirement
 
 from paimon_sql.engine.source import DUCKDB_RANGE
 from tests.fixtures import FIXTURES, REPO
@@ -40,7 +41,6 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 DEPENDENCIES: list[str] = PYPROJECT["project"]["dependencies"]
 #: What the package is built from: nothing else of the checkout reaches an sdist.
 SOURCES = ("pyproject.toml", "README.md", "paimon_sql", "functions")
-_SPEC = re.compile(r"^([A-Za-z0-9_.\-]+)\s*([^;]*?)\s*(;.*)?$")
 #: Names under which the package imports a dependency, where they differ from the distribution's.
 _IMPORT_NAMES = {"backports.zstd": "backports", "pyroaring": "pyroaring"}
 #: Optional dependencies, imported lazily where they are used (extras; `MissingDependencyError`).
@@ -48,15 +48,15 @@ _OPTIONAL_IMPORTS = {"pyspark", "pandas", "obstore", "polars", "readline"}
 
 
 def _lower_bounds() -> list[str]:
-    """``name==lowest`` for every dependency, its environment marker kept."""
+    """``name==lowest`` for every dependency that applies to this Python."""
     pins = []
     for dependency in DEPENDENCIES:
-        match = _SPEC.match(dependency)
-        assert match is not None, dependency
-        name, spec, marker = match.groups()
-        lowest = re.search(r">=\s*([\w.]+)", spec)
-        assert lowest is not None, f"{dependency}: every dependency needs a lower bound (>=)"
-        pins.append(f"{name}=={lowest[1]}{marker or ''}")
+        requirement = Requirement(dependency)
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        lowest = [s.version for s in requirement.specifier if s.operator == ">="]
+        assert len(lowest) == 1, f"{dependency}: every dependency needs one lower bound (>=)"
+        pins.append(f"{requirement.name}=={lowest[0]}")
     return pins
 
 
@@ -71,7 +71,7 @@ def test_every_dependency_has_a_tested_lower_bound_and_duckdb_a_range():
 
 
 def test_every_import_of_the_package_is_a_declared_dependency():
-    declared = {_IMPORT_NAMES.get(n, n) for n in (_SPEC.match(d)[1] for d in DEPENDENCIES)}  # type: ignore[index]
+    declared = {_IMPORT_NAMES.get(n, n) for n in (Requirement(d).name for d in DEPENDENCIES)}
     imported = set()
     for path in (REPO / "paimon_sql").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -170,7 +170,7 @@ def test_lowest_declared_versions(dist, tmp_path):
     _run(python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", dist["sdist"],
          env=_pip_env())  # fmt: skip
     versions = _smoke(python, tmp_path / "work")
-    lowest = dict(p.split(";")[0].split("==") for p in pins)
+    lowest = dict(p.split("==") for p in pins)
     ran = {n: _release(v) for n, v in versions.items() if n in lowest}
     assert ran == {n: _release(v) for n, v in lowest.items() if n in versions}
 
@@ -222,7 +222,7 @@ def newest(dist, tmp_path_factory) -> Path:
 
 def test_newest_versions(newest, tmp_path):
     versions = _smoke(newest, tmp_path / "work")
-    lowest = dict(p.split(";")[0].split("==") for p in _lower_bounds())
+    lowest = dict(p.split("==") for p in _lower_bounds())
     assert _release(versions["duckdb"]) >= _release(lowest["duckdb"])
 
 
