@@ -19,6 +19,7 @@ from sqlglot import exp
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.sql.dialect import parse_call
+from paimon_sql.sql.session import DuckDBError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -67,8 +68,8 @@ def _latest(session: Session, ident: Identifier) -> int | None:
     try:
         table: Table = session.catalog.load_table(ident)
         return table.latest_snapshot_id()
-    except PaimonSqlError:
-        return None  # not there (yet: CREATE TABLE … AS)
+    except (PaimonSqlError, OSError):
+        return None  # not there (yet: CREATE TABLE … AS), or storage failed: nothing to say
 
 
 def _target(session: Session, text: str) -> Identifier | None:
@@ -84,7 +85,7 @@ def _target(session: Session, text: str) -> Identifier | None:
         ident = Identifier.parse(name, default)
         if not session.catalog.has_database(ident.database):
             return None
-    except (PaimonSqlError, sqlglot.errors.SqlglotError):
+    except (PaimonSqlError, sqlglot.errors.SqlglotError, DuckDBError, OSError):
         return None  # not a Paimon table (a DuckDB one), or the statement itself is wrong
     return ident
 
