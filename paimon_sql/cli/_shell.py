@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 # Plain SQL fails with DuckDB's error (duckdb.Error, re-exported by the sql layer).
 USER_ERRORS = (PaimonSqlError, DuckDBError, sqlglot.errors.SqlglotError, OSError)
 _BATCH_ROWS = 10_000
+_SETTLE_TRIES = 50
+_PROBE = "SELECT 1"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -153,7 +155,7 @@ class Shell:
             self.session.con.interrupt()  # a Paimon commit in progress still finishes
             _finish(worker, self.session.con.interrupt)
             failure.clear()  # nothing to report; its DuckDB objects are collected right away
-            gc.collect()
+            self._settle()
             raise Interrupted(watch.outcome()) from None
         if failure:
             raise failure[0]
@@ -241,6 +243,21 @@ class Shell:
         if self.settings.interactive:
             rows = "1 row" if table.num_rows == 1 else f"{table.num_rows} rows"
             self.stderr.write(f"({rows} written to {self.output_path})\n")
+
+    def _settle(self) -> None:
+        """Wait (a few seconds at most) until DuckDB has let go of the interrupted query.
+
+        Its result may still hold the connection until collected: the next statement, and closing
+        the session, would find the connection busy.
+        """
+        for _ in range(_SETTLE_TRIES):
+            gc.collect()
+            try:
+                self.session.con.execute(_PROBE)
+            except DuckDBError:
+                time.sleep(0.1)
+            else:
+                return
 
 
 def _finish(worker: threading.Thread, interrupt: Callable[[], None]) -> None:
