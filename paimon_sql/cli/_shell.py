@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 # Plain SQL fails with DuckDB's error (duckdb.Error, re-exported by the sql layer).
 USER_ERRORS = (PaimonSqlError, DuckDBError, sqlglot.errors.SqlglotError, OSError)
 _BATCH_ROWS = 10_000
-_SETTLE_TRIES = 50
-_PROBE = "SELECT 1"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -139,24 +137,32 @@ class Shell:
 
     def _interruptible(self, work: Callable[[], None], watch: WriteWatch) -> None:
         failure: list[BaseException] = []
+        # Its own event, not Thread.join: on Python 3.11 a Ctrl-C inside join() can mark a thread
+        # that still runs as stopped (CPython gh-90882), and the shell would go on while the
+        # statement still holds the connection.
+        done = threading.Event()
 
         def run() -> None:
             try:
                 work()
             except BaseException as err:  # noqa: BLE001 - handed to the main thread, which raises it
                 failure.append(err)
+            finally:
+                done.set()
 
-        worker = threading.Thread(target=run, name="paimon-sql-statement", daemon=True)
-        worker.start()
+        threading.Thread(target=run, name="paimon-sql-statement", daemon=True).start()
+        interrupted = False
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            while not done.wait(0.1):
+                pass
         except KeyboardInterrupt:
+            interrupted = True
+        if interrupted:  # out of the except block: no traceback of it keeps DuckDB objects alive
             self.session.con.interrupt()  # a Paimon commit in progress still finishes
-            _finish(worker, self.session.con.interrupt)
+            _finish(done, self.session.con.interrupt)
             failure.clear()  # nothing to report; its DuckDB objects are collected right away
-            self._settle()
-            raise Interrupted(watch.outcome()) from None
+            gc.collect()
+            raise Interrupted(watch.outcome())
         if failure:
             raise failure[0]
 
@@ -244,27 +250,12 @@ class Shell:
             rows = "1 row" if table.num_rows == 1 else f"{table.num_rows} rows"
             self.stderr.write(f"({rows} written to {self.output_path})\n")
 
-    def _settle(self) -> None:
-        """Wait (a few seconds at most) until DuckDB has let go of the interrupted query.
 
-        Its result may still hold the connection until collected: the next statement, and closing
-        the session, would find the connection busy.
-        """
-        for _ in range(_SETTLE_TRIES):
-            gc.collect()
-            try:
-                self.session.con.execute(_PROBE)
-            except DuckDBError:
-                time.sleep(0.1)
-            else:
-                return
-
-
-def _finish(worker: threading.Thread, interrupt: Callable[[], None]) -> None:
-    """Wait for `worker`: leaving while it commits would not stop the commit, only hide it."""
-    while worker.is_alive():
+def _finish(done: threading.Event, interrupt: Callable[[], None]) -> None:
+    """Wait for the statement: leaving while it commits would not stop the commit, only hide it."""
+    while not done.is_set():
         try:
-            worker.join()
+            done.wait(0.1)
         except KeyboardInterrupt:
             interrupt()
 

@@ -25,10 +25,8 @@ Exit codes: 0 success, 1 a statement or file failed, 2 bad options.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
-import time
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +36,6 @@ from paimon_sql.cli._interrupt import Interrupted
 from paimon_sql.cli._shell import MODES, Settings, Shell, report
 from paimon_sql.cli.repl import repl
 from paimon_sql.errors import ArgumentError, WarehouseNotFoundError
-from paimon_sql.sql.session import DuckDBError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,7 +43,6 @@ if TYPE_CHECKING:
     from paimon_sql import Session
 
 DEFAULT_WAREHOUSE = "warehouse"
-_CLOSE_TRIES = 50
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -168,20 +164,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0 if shell.run(sys.stdin.read(), origin="<stdin>") else 1
     finally:
         shell.close()
-        _close(session)
-
-
-def _close(session: Session) -> None:
-    """Close `session`; after Ctrl-C, DuckDB may still be tearing the interrupted query down."""
-    for _ in range(_CLOSE_TRIES):
-        try:
-            session.close()
-        except DuckDBError:
-            gc.collect()  # an interrupted result nobody holds any more releases the connection
-            time.sleep(0.1)
-        else:
-            return
-    session.close()
+        session.close()
 
 
 def _progress(choice: str) -> bool:

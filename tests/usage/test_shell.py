@@ -165,7 +165,11 @@ class _Running:
         self.process.send_signal(signal.SIGINT)
         code = self.process.wait(timeout=120)
         self._reader.join(timeout=10)
-        return code, re.split(r"\r\x1b\[K|\n", self.stderr.decode())
+        lines = re.split(r"\r\x1b\[K|\n", self.stderr.decode())
+        # nothing but the spinner and the message: no error, traceback or binding leak report
+        # (the statement's thread still held DuckDB objects at exit when it went unwaited)
+        assert not [x for x in lines if re.search("Error|Traceback|leaked", x)], lines
+        return code, lines
 
 
 def _snapshots(wh):
