@@ -5,7 +5,15 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo lint test test-fast bench venv clean clean-cache
+# The one cache of the tests and benchmarks (README "Two commands"): Spark/Paimon jars and Maven's
+# downloads, the second-opinion, Flink, lowest-versions and packaging virtualenvs with pip's
+# downloads, benchmark tables. `make clean-cache` removes it.
+CACHE ?= $(or $(PAIMON_SQL_CACHE),$(HOME)/.cache/paimon-sql)
+export PAIMON_SQL_CACHE := $(CACHE)
+export PIP_CACHE_DIR ?= $(CACHE)/pip
+export MAVEN_OPTS += -Dmaven.repo.local=$(CACHE)/m2
+
+.PHONY: demo lint test test-fast test-packaging bench venv clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +43,11 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest -q -rs -p no:cacheprovider
 
+# The package as users install it (part of `make test`): sdist and wheel, the lowest and the newest
+# declared dependency versions, the README's examples (tests/usage/test_packaging.py).
+test-packaging: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider tests/usage/test_packaging.py
+
 # Unit, golden and fixture tests only: no JVM, no second-opinion virtualenvs.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not interop and not second_opinion and not slow"
@@ -45,7 +58,5 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) .venv-* warehouse
 
-# The tests' and benchmarks' one cache (Spark/Paimon jars, second-opinion virtualenvs, benchmark tables).
-CACHE ?= $(or $(PAIMON_SQL_CACHE),$(HOME)/.cache/paimon-sql)
 clean-cache:
 	rm -rf "$(CACHE)"

@@ -1,9 +1,16 @@
-"""Every exception paimon-sql raises; `PaimonSqlError` is the one root.
+"""Every exception paimon-sql raises; `Error` (also named `PaimonSqlError`) is the one root.
 
-Where a builtin fits, the error subclasses it too, so ``except LookupError`` keeps working.
+A caller catches ``paimon_sql.errors.Error`` once. Where a builtin fits, the error subclasses it
+too, so ``except LookupError`` keeps working.
 
->>> issubclass(TableNotFoundError, (PaimonSqlError, LookupError))
-True
+DuckDB's and sqlglot's errors do not escape a `Session`: ``Session.sql`` and the relations it
+returns raise `ExecutionError` with DuckDB's message (internal names replaced by the user's, a
+syntax error's line and column appended), and sqlglot's become `SqlError`. On a plain DuckDB
+connection that `paimon_sql.install` set up, DuckDB is the API: its statements raise
+``duckdb.Error`` as always, with the paimon-sql message inside.
+
+>>> issubclass(TableNotFoundError, (Error, LookupError)), Error is PaimonSqlError
+(True, True)
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ class PaimonSqlError(Exception):
         ...     print(type(err).__name__, isinstance(err, LookupError))
         TableNotFoundError True
     """
+
+
+#: The root under its short name: ``except paimon_sql.errors.Error`` catches every paimon-sql error.
+Error = PaimonSqlError
 
 
 class NotFoundError(PaimonSqlError, LookupError):
@@ -74,13 +85,43 @@ class CommitStateUnknownError(PaimonSqlError):
 
 
 class SqlError(PaimonSqlError):
-    """A statement that does not parse or cannot be executed, with its position when known."""
+    """A statement that does not parse or cannot be executed, with its position when known.
+
+    The message ends with the position (1-based), which `line` and `col` also hold:
+
+    >>> err = SqlError("syntax error at or near '+'", line=2, col=5)
+    >>> str(err), err.line, err.col
+    ("syntax error at or near '+' (line 2, column 5)", 2, 5)
+    """
 
     def __init__(self, message: str, *, line: int | None = None, col: int | None = None) -> None:
-        """Keep the position sqlglot reported."""
+        """Keep the position sqlglot or DuckDB reported."""
+        self.problem = message
+        if line is not None:
+            message += f" (line {line})" if col is None else f" (line {line}, column {col})"
         super().__init__(message)
         self.line = line
         self.col = col
+
+    def shifted(self, lines: int, columns: int = 0) -> SqlError:
+        """This error where it is in a script that the statement was cut from.
+
+        The statement began `columns` characters into line ``lines + 1`` of the script.
+
+        >>> str(SqlError("syntax error", line=1, col=5).shifted(3, 10))
+        'syntax error (line 4, column 15)'
+        >>> str(SqlError("syntax error", line=2, col=5).shifted(3, 10))
+        'syntax error (line 5, column 5)'
+        """
+        if self.line is None or (lines, columns) == (0, 0):
+            return self
+        col = self.col
+        if col is not None and self.line == 1:
+            col += columns
+        moved = type(self).__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        SqlError.__init__(moved, self.problem, line=self.line + lines, col=col)
+        return moved
 
 
 class ArgumentError(PaimonSqlError, ValueError):

@@ -7,7 +7,6 @@ else is a bug and says so (with the traceback under ``--debug``).
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import re
 import sys
@@ -21,8 +20,12 @@ import pyarrow as pa
 import sqlglot.errors
 
 from paimon_sql.cli import output
+from paimon_sql.cli._commands import Done, Settings, run_command
+from paimon_sql.cli._interrupt import Interrupted, WriteWatch
 from paimon_sql.cli._spinner import Spinner
-from paimon_sql.cli._statements import split_statements
+from paimon_sql.cli._statements import split_script
+from paimon_sql.cli.output import MODES
+from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import PaimonSqlError, SqlError
 from paimon_sql.sql.session import DuckDBError
 
@@ -32,24 +35,10 @@ if TYPE_CHECKING:
 
     from paimon_sql import Relation, Session
 
-MODES = ("table", "csv", "json", "parquet")
 # Plain SQL fails with DuckDB's error (duckdb.Error, re-exported by the sql layer).
 USER_ERRORS = (PaimonSqlError, DuckDBError, sqlglot.errors.SqlglotError, OSError)
 _BATCH_ROWS = 10_000
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-@dataclasses.dataclass(slots=True, kw_only=True)
-class Settings:
-    """What the dot-commands and options change."""
-
-    mode: str = "table"
-    timer: bool = False
-    max_rows: int = 1000  # rows a text table shows (0: all)
-    max_width: int = 40  # columns a text table cell shows (0: all)
-    progress: bool = False  # the elapsed-time spinner on stderr
-    interactive: bool = False
-    debug: bool = False
 
 
 class Shell:
@@ -71,29 +60,44 @@ class Shell:
         self.output_path: Path | None = None
         self._file: TextIO | None = None
         self._tables = 0  # text tables written so far
-        # This shell draws its own progress (the spinner); DuckDB's bar would overwrite it.
-        session.sql("SET enable_progress_bar = false")
+        # This shell draws its own progress (the spinner, with DuckDB's percentage done when it
+        # knows one); DuckDB's own bar would overwrite it.
+        if settings.progress:
+            session.sql("SET enable_progress_bar = true")
+            session.sql("SET enable_progress_bar_print = false")
+            session.sql("SET progress_bar_time = 0")
+        else:
+            session.sql("SET enable_progress_bar = false")
 
     # --- running ----------------------------------------------------------------------------------
 
     def run(self, text: str, *, origin: str | None = None) -> bool:
-        """Run every statement of `text` in order, stopping at the first failure; True when all ran.
+        """Run the statements and dot-commands of `text` in order; True when all ran.
 
-        `origin` (a file name) is added to error messages with the statement's line.
+        It stops at the first failure (reported on stderr) or at ``.quit``. `origin` (a file
+        name) is added to error messages with the statement's line.
         """
         self._tables = 0
         try:
-            statements = split_statements(text)
+            items = split_script(text)
         except sqlglot.errors.TokenError as err:
-            return self.fail(err)
+            return self.fail(from_sqlglot(err, text=text))
         failed = False
-        for statement in statements:
-            where = None if origin is None else f"{origin}:{statement.line}"
+        for item in items:
+            where = None if origin is None else f"{origin}:{item.line}"
+            if item.command:
+                done = run_command(self, item.text, where=where)
+                if done is Done.OK:
+                    continue
+                failed = done is Done.FAILED
+                break
             try:
-                self.execute(statement.text)
-            except BrokenPipeError:
-                raise  # the reader of our output left (head, less): main ends quietly
+                self.execute(item.text)
+            except (BrokenPipeError, KeyboardInterrupt):
+                raise  # the reader of our output left (head, less), or Ctrl-C: main ends
             except Exception as err:  # noqa: BLE001 - the CLI boundary: report, keep the shell alive
+                if isinstance(err, SqlError):  # its position in the script, not in the statement
+                    err = err.shifted(item.shift, item.indent)
                 failed = not self.fail(err, where=where)
                 break
         if failed:
@@ -110,8 +114,14 @@ class Shell:
         only the main thread) can interrupt DuckDB's query and come back at once.
         """
         started = time.perf_counter()
-        with Spinner(self.stderr, enabled=self.settings.progress) as spinner:
-            self._interruptible(lambda: self._show(self.session.sql(text), spinner))
+        watch = WriteWatch(self.session, text)
+        with Spinner(
+            self.stderr,
+            enabled=self.settings.progress,
+            delay=self.settings.progress_delay,
+            progress=self._progress,
+        ) as spinner:
+            self._interruptible(lambda: self._show(self.session.sql(text), spinner), watch)
         if self.settings.timer:
             self.stderr.write(f"Run Time: {time.perf_counter() - started:.3f} s\n")
             self.stderr.flush()
@@ -121,26 +131,38 @@ class Shell:
         report(error, self.stderr, debug=self.settings.debug, where=where)
         return False
 
-    def _interruptible(self, work: Callable[[], None]) -> None:
+    def _progress(self) -> float:
+        """DuckDB's percentage done of the query running now (-1: unknown)."""
+        return float(self.session.con.query_progress())
+
+    def _interruptible(self, work: Callable[[], None], watch: WriteWatch) -> None:
         failure: list[BaseException] = []
+        # Its own event, not Thread.join: on Python 3.11 a Ctrl-C inside join() can mark a thread
+        # that still runs as stopped (CPython gh-90882), and the shell would go on while the
+        # statement still holds the connection.
+        done = threading.Event()
 
         def run() -> None:
             try:
                 work()
             except BaseException as err:  # noqa: BLE001 - handed to the main thread, which raises it
                 failure.append(err)
+            finally:
+                done.set()
 
-        worker = threading.Thread(target=run, name="paimon-sql-statement", daemon=True)
-        worker.start()
+        threading.Thread(target=run, name="paimon-sql-statement", daemon=True).start()
+        interrupted = False
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            while not done.wait(0.1):
+                pass
         except KeyboardInterrupt:
+            interrupted = True
+        if interrupted:  # out of the except block: no traceback of it keeps DuckDB objects alive
             self.session.con.interrupt()  # a Paimon commit in progress still finishes
-            worker.join()
+            _finish(done, self.session.con.interrupt)
             failure.clear()  # nothing to report; its DuckDB objects are collected right away
             gc.collect()
-            raise
+            raise Interrupted(watch.outcome())
         if failure:
             raise failure[0]
 
@@ -229,6 +251,15 @@ class Shell:
             self.stderr.write(f"({rows} written to {self.output_path})\n")
 
 
+def _finish(done: threading.Event, interrupt: Callable[[], None]) -> None:
+    """Wait for the statement: leaving while it commits would not stop the commit, only hide it."""
+    while not done.is_set():
+        try:
+            done.wait(0.1)
+        except KeyboardInterrupt:
+            interrupt()
+
+
 def report(error: BaseException, stream: TextIO, *, debug: bool, where: str | None = None) -> None:
     r"""Write ``Error: <message>`` to `stream`; a bug says so, with its traceback when `debug`.
 
@@ -288,3 +319,6 @@ def _one_line(message: str) -> str:
         if line.strip():
             lines.append(line.strip())
     return " ".join(lines) or message.strip()
+
+
+__all__ = ["MODES", "USER_ERRORS", "Settings", "Shell", "describe", "report"]

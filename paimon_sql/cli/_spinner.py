@@ -1,4 +1,4 @@
-"""An elapsed-time spinner on a terminal while a statement runs (a daemon thread)."""
+"""A spinner on stderr while a statement runs: elapsed time, and the percentage done when known."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import TracebackType
     from typing import TextIO
 
@@ -15,7 +16,10 @@ _CLEAR = "\r\033[K"
 
 
 class Spinner:
-    """After `delay` seconds, redraw ``| 1.3s`` on `stream` until `stop`, then erase it.
+    """After `delay` seconds, redraw ``| 1.3s 42%`` on `stream` until `stop`, then erase it.
+
+    The percentage is what `progress` returns (DuckDB's ``query_progress``: the running query's
+    share of its input read), left out while it is negative (no query, or none measurable).
 
     A disabled spinner does nothing, so callers need no ``if``:
 
@@ -25,10 +29,17 @@ class Spinner:
     """
 
     def __init__(
-        self, stream: TextIO, *, enabled: bool, delay: float = 1.0, interval: float = 0.1
+        self,
+        stream: TextIO,
+        *,
+        enabled: bool,
+        delay: float = 1.0,
+        interval: float = 0.1,
+        progress: Callable[[], float] | None = None,
     ) -> None:
         """Prepare a spinner writing to `stream` (start it with ``with``)."""
         self._stream = stream
+        self._progress = progress
         self._enabled = enabled
         self._delay = delay
         self._interval = interval
@@ -66,8 +77,18 @@ class Spinner:
         frame = 0
         while not self._done.is_set():
             elapsed = time.monotonic() - started
-            self._stream.write(f"\r{_FRAMES[frame % len(_FRAMES)]} {elapsed:.1f}s")
+            done = self._percent()
+            self._stream.write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {elapsed:.1f}s{done}")
             self._stream.flush()
             self._drawn = True
             frame += 1
             self._done.wait(self._interval)
+
+    def _percent(self) -> str:
+        if self._progress is None:
+            return ""
+        try:
+            value = self._progress()
+        except Exception:  # noqa: BLE001 - a closed connection at the very end: no percentage
+            return ""
+        return f" {min(value, 100.0):.0f}%" if value >= 0 else ""

@@ -7,6 +7,14 @@ Usage::
     paimon-sql WAREHOUSE -f script.sql     run a script, stop at the first failing statement
     paimon-sql WAREHOUSE --format csv|json|table -c ...
     paimon-sql WAREHOUSE --format parquet --output out.parquet -c "SELECT ..."
+    paimon-sql --version
+
+Scripts (``-c``, ``-f``, stdin) may hold dot-commands (``.tables``, ``.mode csv`` ...) between
+statements, one a line. A statement that runs longer than a second shows its elapsed time and, when
+DuckDB can tell, its percentage done on stderr; by default only when stderr is a terminal
+(``--progress on|off``, or ``$PAIMON_SQL_PROGRESS``; ``$PAIMON_SQL_PROGRESS_DELAY`` changes the
+second). Ctrl-C stops the statement and says whether it
+had committed a snapshot (exit code 130).
 
 Without WAREHOUSE the shell opens ``./warehouse``, creating it when absent; a named warehouse
 must exist unless ``--create`` is given (a typo should not make an empty warehouse). With
@@ -24,9 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paimon_sql import connect
+from paimon_sql.cli._interrupt import Interrupted
 from paimon_sql.cli._shell import MODES, Settings, Shell, report
 from paimon_sql.cli.repl import repl
-from paimon_sql.errors import WarehouseNotFoundError
+from paimon_sql.errors import ArgumentError, WarehouseNotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--format parquet needs --output FILE")
     try:
         return _run(args)
+    except Interrupted as err:
+        sys.stderr.write(f"{err.message}\n")
+        return 130
     except KeyboardInterrupt:
         sys.stderr.write("Interrupted\n")
         return 130
@@ -96,8 +108,33 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-width", type=int, default=40, metavar="N", help="cell width in a table (0: all)"
     )
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "on", "off"),
+        default=os.environ.get("PAIMON_SQL_PROGRESS") or "auto",
+        help="elapsed time and percentage done of long statements on stderr (default: auto, "
+        "when stderr is a terminal; $PAIMON_SQL_PROGRESS sets the default)",
+    )
     parser.add_argument("--debug", action="store_true", help="print tracebacks of errors")
+    parser.add_argument("--version", action="version", version=version())
     return parser
+
+
+def version() -> str:
+    """``paimon-sql X (duckdb Y, python Z)``: what ``--version`` prints.
+
+    >>> version().startswith("paimon-sql ")
+    True
+    """
+    python = ".".join(map(str, sys.version_info[:3]))
+    return f"paimon-sql {_installed('paimon-sql')} (duckdb {_installed('duckdb')}, python {python})"
+
+
+def _installed(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "(source)"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -108,7 +145,8 @@ def _run(args: argparse.Namespace) -> int:
         timer=args.timer,
         max_rows=args.max_rows,
         max_width=args.max_width,
-        progress=interactive and sys.stderr.isatty(),
+        progress=_progress(args.progress),
+        progress_delay=_delay(os.environ.get("PAIMON_SQL_PROGRESS_DELAY")),
         interactive=interactive,
         debug=args.debug,
     )
@@ -129,6 +167,23 @@ def _run(args: argparse.Namespace) -> int:
         session.close()
 
 
+def _progress(choice: str) -> bool:
+    if choice not in ("auto", "on", "off"):
+        raise ArgumentError(
+            f"--progress / $PAIMON_SQL_PROGRESS: expected auto, on or off, got {choice!r}"
+        )
+    return sys.stderr.isatty() if choice == "auto" else choice == "on"
+
+
+def _delay(text: str | None) -> float:
+    if not text:
+        return 1.0
+    try:
+        return max(0.0, float(text))
+    except ValueError as err:
+        raise ArgumentError(f"$PAIMON_SQL_PROGRESS_DELAY: expected seconds, got {text!r}") from err
+
+
 def _connect(warehouse: str | None, *, create: bool) -> Session:
     if warehouse is None:
         return connect(DEFAULT_WAREHOUSE, create=True)
@@ -141,12 +196,8 @@ def _connect(warehouse: str | None, *, create: bool) -> Session:
 
 
 def _banner(session: Session) -> str:
-    try:
-        version = metadata.version("paimon-sql")
-    except metadata.PackageNotFoundError:
-        version = "(source)"
     return (
-        f"paimon-sql {version} on warehouse {session.catalog.warehouse}\n"
+        f"paimon-sql {_installed('paimon-sql')} on warehouse {session.catalog.warehouse}\n"
         'Tables are "db"."table"; end statements with ";". Enter .help for the commands.\n'
     )
 

@@ -34,6 +34,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+#: The result formats (``--format``, ``.mode``), one renderer each.
+MODES = ("table", "csv", "json", "parquet")
 NULL = "NULL"
 ELLIPSIS = "…"
 _ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.cli._commands import dot_command
+from paimon_sql.cli._interrupt import Interrupted
 from paimon_sql.cli._statements import is_complete
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ def repl(shell: Shell, banner: str) -> int:
 def _run(shell: Shell, text: str) -> None:
     try:
         shell.run(text)
+    except Interrupted as err:
+        shell.stderr.write(f"{err.message}\n")
     except KeyboardInterrupt:
         shell.stderr.write("Interrupted\n")
 

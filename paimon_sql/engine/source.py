@@ -1,6 +1,8 @@
 """The one module that touches DuckDB's underscore-named source protocol.
 
-That is ``duckdb._sources`` (duckdb pinned).
+That is ``duckdb._sources``, which DuckDB 2.0 introduced: pyproject declares the tested range
+(`DUCKDB_RANGE`), and a DuckDB without the protocol makes ``import paimon_sql`` fail with a
+`MissingDependencyError` that names the installed version and the range to install.
 
 A `PaimonSource` is a lazily planned table: DuckDB asks it for its schema when binding, offers it
 filter predicates (`accepts`), then asks for a stream of the chosen columns with the accepted
@@ -23,21 +25,32 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+import duckdb
 import pyarrow as pa
-from duckdb._sources import ArrowScanSource
-from duckdb._sources.nodes import Binary, Col, In, Lit, Postfix, Unary
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.travel import TimeTravel, select_travel
-from paimon_sql.errors import PaimonSqlError, SqlError
+from paimon_sql.errors import MissingDependencyError, PaimonSqlError, SqlError
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, and_all
 from paimon_sql.plan.scan import plan_scan
 from paimon_sql.read.build import ReadRequest
 
+#: The DuckDB releases whose source protocol this module is tested with (pyproject's requirement;
+#: tests/usage/test_packaging.py checks the two agree and runs both ends).
+DUCKDB_RANGE = ">=2.0.0,<2.1"
+
+try:
+    from duckdb._sources import ArrowScanSource
+    from duckdb._sources.nodes import Binary, Col, In, Lit, Postfix, Unary
+except ImportError as err:  # an older DuckDB (or a newer one that moved its private API)
+    raise MissingDependencyError(
+        f"paimon-sql needs DuckDB's Python source protocol (duckdb._sources), which duckdb "
+        f"{duckdb.__version__} does not have: pip install 'duckdb{DUCKDB_RANGE}'"
+    ) from err
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    import duckdb
     from duckdb._sources.nodes import Node
 
     from paimon_sql.catalog import Catalog, Table

@@ -23,7 +23,9 @@ No regular expression routes a statement: everything here goes through sqlglot's
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 from typing import TYPE_CHECKING
 
 import sqlglot
@@ -39,7 +41,7 @@ from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, FieldIds
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from sqlglot.tokens import Token
 
@@ -180,7 +182,10 @@ class _PaimonParser(parser.Parser):
         if self._next and self._next.token_type == TokenType.FARROW:
             name = self._parse_id_var(any_token=True)
             self._match(TokenType.FARROW)
-            return exp.Kwarg(this=name, expression=self._parse_assignment())
+            value = self._parse_assignment()
+            if value is None:
+                self.raise_error(f"Expecting a value for {name.name if name else 'the argument'}")
+            return exp.Kwarg(this=name, expression=value)
         return self._parse_assignment()
 
     def _at_end(self) -> bool:
@@ -436,7 +441,8 @@ def _check_argument_order(call: Call) -> None:
 
 def _parse_one(sql: str) -> exp.Expr:
     try:
-        statements = [s for s in sqlglot.parse(sql, dialect=Paimon) if s is not None]
+        with _quiet_sqlglot():
+            statements = [s for s in sqlglot.parse(sql, dialect=Paimon) if s is not None]
     except ParseError as err:
         first = err.errors[0] if err.errors else {}
         raise SqlError(
@@ -445,10 +451,23 @@ def _parse_one(sql: str) -> exp.Expr:
             col=first.get("col"),
         ) from err
     except TokenError as err:
-        raise SqlError(f"cannot tokenize statement: {err}") from err
+        raise from_sqlglot(err, "cannot parse statement", text=sql) from err
     if len(statements) != 1:
         raise SqlError(f"expected one statement, got {len(statements)}")
     return statements[0]
+
+
+@contextlib.contextmanager
+def _quiet_sqlglot() -> Iterator[None]:
+    # sqlglot logs a warning when it falls back to an opaque Command (``ALTER TABLE t`` cut short):
+    # the caller refuses the statement with its own message, which is all the user should see.
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 # ------------------------------------------------------------------------------------- types

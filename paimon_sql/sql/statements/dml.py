@@ -761,6 +761,8 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
             raise SchemaError(
                 f"UPDATE cannot change primary-key or partition column {name!r} of {table.name}"
             )
+        if eq.expression is None:  # UPDATE t SET v (cut short): sqlglot leaves the value out
+            raise SqlError(f"the new value of column {name!r} is missing: SET {name} = <value>")
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:

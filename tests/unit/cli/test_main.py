@@ -64,10 +64,14 @@ def test_script_stops_at_the_first_failing_statement(warehouse, tmp_path, capsys
     ("sql", "message"),
     [
         ("SELECT * FROM nowhere", "Error: Catalog Error: Table with name nowhere does not exist!"),
-        ("SELECT 1 +", 'Error: Parser Error: syntax error at or near "+"\n'),
+        ("SELECT 1 +", 'Error: Parser Error: syntax error at or near "+" (line 1, column 10)\n'),
         ("SELECT * FROM db.t VERSION AS OF 99", "Error: snapshot 99 of table db.t does not exist"),
         ("CREATE TABLE db.u (id INT) WITH ('bogus'='1')", "Error: unknown table option 'bogus'\n"),
-        ("SELECT 'unterminated", "Error: Error tokenizing"),
+        (
+            "SELECT 1;\nSELECT 'unterminated",
+            "Error: cannot read the statement: an unterminated string, quoted name or comment "
+            "(line 2, column 8)\n",
+        ),
     ],
 )
 def test_user_errors_are_one_line_with_exit_code_1(warehouse, capsys, sql, message):

@@ -160,7 +160,7 @@ def test_spinner_draws_after_its_delay_and_erases_itself():
         time.sleep(0.3)
         spinner.stop()
         drawn = stream.getvalue()
-        assert re.match(r"\r\| 0\.\ds", drawn)
+        assert re.match(r"\r\x1b\[K\| 0\.\ds", drawn)
         assert drawn.endswith("\r\x1b[K")
         spinner.stop()  # idempotent
     assert stream.getvalue() == drawn
