@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.tree import tree_lines
 from paimon_sql.cli.output import MODES
+from paimon_sql.commit.check import ERROR, check_table
+from paimon_sql.engine.debug import resolve_version
 from paimon_sql.sql.statements.catalog_ddl import show_create_table
 
 if TYPE_CHECKING:
@@ -79,6 +82,10 @@ Dot-commands take one line (or end at ';'), at the prompt and in -c, -f and .rea
 .maxrows N                rows a table shows (0: all)
 .maxwidth N               characters a table cell shows (0: all)
 .read FILE                run the statements of FILE
+.tree DB.TABLE [VERSION]  the snapshot (id or tag; default the latest) as a tree of
+                          manifest lists, manifests and files
+.check DB.TABLE [deep]    CALL sys.check_table: a line per problem; fails (exit code 1)
+                          when the table is damaged
 .quit                     leave (also .exit or Ctrl-D); Ctrl-C drops the statement typed
 """
 
@@ -205,6 +212,31 @@ def _read(shell: Console, args: list[str]) -> str | None:
     return None if ok else _FAILED
 
 
+def _tree(shell: Console, args: list[str]) -> str | None:
+    if len(args) not in (1, 2):
+        return "usage: .tree DB.TABLE [SNAPSHOT_ID | TAG]"
+    table = shell.session.table(args[0])
+    snapshot = resolve_version(table, args[1] if len(args) == 2 else None, ".tree")
+    for line in tree_lines(table, snapshot):
+        shell.stdout.write(line + "\n")
+    return None
+
+
+def _check(shell: Console, args: list[str]) -> str | None:
+    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "deep"):
+        return "usage: .check DB.TABLE [deep]"
+    table = shell.session.table(args[0])
+    problems = check_table(table, deep=len(args) == 2)
+    for p in problems:
+        version = "" if p.version is None else f" (version {p.version})"
+        shell.stdout.write(f"{p.severity}: {p.check}: {p.file}{version}: {p.problem}\n")
+    errors = sum(p.severity == ERROR for p in problems)
+    if not errors:
+        shell.stdout.write(f"{table.name}: intact ({len(problems)} warnings)\n")
+        return None
+    return f"{table.name} is damaged: {errors} problems (above)"
+
+
 _COMMANDS: dict[str, Callable[[Console, list[str]], str | None]] = {
     ".help": _help,
     ".tables": _tables,
@@ -215,4 +247,6 @@ _COMMANDS: dict[str, Callable[[Console, list[str]], str | None]] = {
     ".maxrows": lambda shell, args: _number(shell, args, "max_rows"),
     ".maxwidth": lambda shell, args: _number(shell, args, "max_width"),
     ".read": _read,
+    ".tree": _tree,
+    ".check": _check,
 }
