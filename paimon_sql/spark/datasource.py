@@ -8,16 +8,17 @@ After `paimon_sql.spark.register(spark)`::
 the table and plans the job (`_task.WriteJob`). Each task's `_ArrowWriter.write` computes the
 buckets of its rows and buffers them up to the table's ``write-buffer-size``; each full buffer is
 sorted by (partition, bucket, key, arrival) and written as level-0 files (`_task.sorted_runs`,
-`_task.write_runs`), as Java's write buffer flushes sorted runs; `commit` (on the driver) commits one snapshot with `Committer` and deletes the
-files of attempts Spark did not keep, and compacts deletion-vector / first-row tables; `abort`
-deletes every file of the job.
+`_task.write_runs`), as Java's write buffer flushes sorted runs. `commit` (on the driver) commits
+one snapshot with `Committer`, deletes the files of attempts Spark did not keep, and compacts
+deletion-vector / first-row tables; `abort` deletes every file of the job.
 
 Unlike `paimon_sql.spark.write`, Spark hands each task the DataFrame's own partitions (a Python data
 source cannot ask for a distribution), so several tasks may write one bucket: repartition by the
 primary key first when a key may occur in several input partitions. A task holds one buffer of rows
-and its sorted copy at a time (a few times ``write-buffer-size``, whatever its input size). Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=``
-are only supported by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written
-partitions with ``.option("partitionOverwriteMode", "dynamic")``.
+and its sorted copy at a time (a few times ``write-buffer-size``, whatever its input size).
+Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=`` are only supported
+by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written partitions with
+``.option("partitionOverwriteMode", "dynamic")``.
 
 Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``);
 without it the module still imports, and `register` refuses.
@@ -29,8 +30,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.spark._schema import check_columns
 from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, sorted_runs, write_runs
@@ -38,6 +37,8 @@ from paimon_sql.write.writer import TableWriter
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    import pyarrow as pa
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage

@@ -3,8 +3,8 @@
 Spark hands a Data Source task its rows unsorted, so the task sorts them itself. As Java's write
 buffer does, it buffers rows up to the table's ``write-buffer-size``, sorts the buffer and writes it
 as level-0 files (one sorted run), then starts again; the reader merges the runs. These tests call
-the task's own code (`_ArrowWriter.write`, which PySpark 4 runs on executors; it needs no Spark) with
-more rows than the buffer holds:
+the task's own code (`_ArrowWriter.write`, which PySpark 4 runs on executors; it needs no Spark)
+with more rows than the buffer holds:
 
 * the files: every one on level 0, several sorted runs per bucket with sequence numbers rising from
   run to run, and the rows read back equal to the last arrival of each key (computed here);
@@ -19,6 +19,7 @@ Apache Paimon reading such sorted runs is checked in `tests/spark/test_write.py`
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -94,7 +95,7 @@ def test_a_task_larger_than_the_buffer_writes_sorted_runs(tmp_path):
         )
         # one file (at least) per sorted run; the runs' numbers follow each other
         assert len(ranges) >= runs, ranges
-        assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:], strict=False)), ranges
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges)), ranges
     # each run keeps a key once: more rows in the files than keys, fewer than arrivals
     assert len(latest) < sum(f.row_count for f in files) < sum(b.num_rows for b in batches)
 
