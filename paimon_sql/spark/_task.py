@@ -318,15 +318,20 @@ def sorted_runs(
         return rows.sort_by([(c, "ascending") for c in order]).to_batches()
 
     for batch in route(job, batches):
-        if batch.num_rows == 0:
-            continue
         if schema.primary_keys:
             batch = batch.append_column(ORD, arange(batch.num_rows, arrival))
             arrival += batch.num_rows
-        held.append(batch)
-        held_bytes += batch.nbytes
-        if held_bytes >= budget:
-            yield flush()
+        while batch.num_rows:
+            # a batch larger than the room left is cut, so runs hold about `budget` bytes each
+            room = budget - held_bytes
+            take = batch.num_rows
+            if batch.nbytes > room:
+                take = max(1, batch.num_rows * room // max(batch.nbytes, 1))
+            held.append(batch.slice(0, take))
+            held_bytes += held[-1].nbytes
+            batch = batch.slice(take)
+            if held_bytes >= budget:
+                yield flush()
     if held:
         yield flush()
 
