@@ -78,7 +78,7 @@ OVERWRITES = {
     "pk_dv": "static",
     "pk_dynamic": "dynamic",
 }
-ARROW_TYPES = {
+ARROW_TYPES: dict[str, pa.DataType] = {
     "id": pa.int64(),
     "dt": pa.string(),
     "v": pa.string(),
@@ -371,9 +371,13 @@ def test_sorted_runs_of_a_data_source_task(lake):
     rows = [
         r for p in range(4) for r in _rows(rng, range(p * 50, p * 50 + 400), ("d0", "d1"), f"p{p}")
     ]
-    state: dict[tuple, tuple] = {}
+    state: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     _apply(state, rows, "last")
-    types = {"n": pa.int32(), "amount": pa.decimal128(8, 2), "ts": pa.timestamp("us")}
+    types: dict[str, pa.DataType] = {
+        "n": pa.int32(),
+        "amount": pa.decimal128(8, 2),
+        "ts": pa.timestamp("us"),
+    }
     batches = [
         pa.RecordBatch.from_pylist(
             _dicts(rows[i : i + 100]),
@@ -399,7 +403,9 @@ def test_sorted_runs_of_a_data_source_task(lake):
     per_bucket = Counter((e.partition, e.bucket) for e in entries.values())
     assert min(per_bucket.values()) >= 3, per_bucket  # several sorted runs in every bucket
     lake.assert_reads("pk_runs", _dicts(state.values()))
-    lake.checks[f"db.pk_runs@{table.latest_snapshot().id}"] = _dicts(state.values())
+    latest = table.latest_snapshot()
+    assert latest is not None
+    lake.checks[f"db.pk_runs@{latest.id}"] = _dicts(state.values())
     lake.expect_kinds("pk_runs", ["APPEND"])
 
 

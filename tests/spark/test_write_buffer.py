@@ -62,7 +62,8 @@ def _job(warehouse: Path) -> WriteJob:
 def test_a_task_larger_than_the_buffer_writes_sorted_runs(tmp_path):
     wh = tmp_path / "wh"
     _create(wh, "256 kb")
-    batches, latest = [], {}
+    batches: list[pa.RecordBatch] = []
+    latest: dict[int, str] = {}
     for b in range(120):  # 120 x 1000 rows (~5 MB of Arrow), 20000 keys, each arriving ~6 times
         ids = [(b * 7919 + j * 13) % 20000 for j in range(1000)]
         values = [f"batch{b}-row{j}-" + "x" * (j % 40) for j in range(1000)]
