@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
 
@@ -233,17 +234,20 @@ def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def _sequence(
     tables: Iterable[pa.Table],
     parts: list[str],
-    starts: Mapping[tuple[bytes, int], int],
+    counters: dict[tuple[bytes, int], int],
     part_types: list[Any],
 ) -> Iterator[pa.Table]:
-    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from its driver's counter."""
+    """Append ``_SEQUENCE_NUMBER``: each (partition, bucket) counts on from ``counters``.
+
+    `counters` (the driver's next numbers, then this task's) is advanced in place, so the next
+    sorted run of the task numbers its rows above this one's.
+    """
     from paimon_sql.format.binary_row import encode_row
 
-    counters: dict[tuple[bytes, int], int] = {}
     for rows in tables:
         part = tuple(rows.column(p)[0].as_py() for p in parts)
         key = (encode_row(part, part_types), rows.column(BUCKET)[0].as_py())
-        start = counters.get(key, starts.get(key, 0))
+        start = counters.get(key, 0)
         counters[key] = start + rows.num_rows
         yield rows.append_column(SEQ, arange(rows.num_rows, start))
 
@@ -261,10 +265,27 @@ def write_task(
     failing task deletes the files it wrote; the driver also deletes the files of attempts it does
     not commit.
     """
+    return write_runs(job, [batches], attempt)
+
+
+def write_runs(
+    job: WriteJob, runs: Iterable[Iterable[pa.RecordBatch]], attempt: int
+) -> Iterator[pa.RecordBatch]:
+    """`write_task` over several sorted runs of one task, each written as level-0 files of its own.
+
+    As Java's write buffer flushes: a run's files number their rows above the earlier runs' (a key
+    in two runs is merged by the reader, the later run winning), and `runs` is consumed one run at
+    a time, so a task holds one run (see `sorted_runs`) whatever its input size.
+    """
     table = job.load()
     writer = TableWriter(None, table, file_id=job.file_id(attempt))
+    counters = dict(job.starts)
     try:
-        messages = _write(job, table, writer, batches)
+        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+        for batches in runs:
+            for key, written in _write(job, table, writer, batches, counters).items():
+                files.setdefault(key, []).extend(written)
+        messages = writer.commit_messages(files)
     except BaseException:
         writer.abort()
         raise
@@ -272,9 +293,57 @@ def write_task(
     yield pa.RecordBatch.from_arrays([pa.array(payload, pa.binary())], schema=MESSAGE_SCHEMA)
 
 
+def sorted_runs(
+    job: WriteJob, batches: Iterable[pa.RecordBatch], budget: int
+) -> Iterator[list[pa.RecordBatch]]:
+    """Cut a task's unsorted input into runs of about `budget` Arrow bytes, each sorted.
+
+    Java's write buffer (``write-buffer-size``): rows are bucketed (`route`) and held until they
+    fill the budget, then sorted by (partition, bucket, key, arrival) and handed on as one run;
+    the next run is only read once the caller has taken this one, so at most one buffer of input
+    (plus its sorted copy) is held.
+    """
+    schema = job.load().latest_schema
+    order = [*schema.partition_keys, BUCKET]
+    if schema.primary_keys:
+        order += [*schema.trimmed_primary_keys, ORD]
+    held: list[pa.RecordBatch] = []
+    held_bytes = 0
+    arrival = 0
+
+    def flush() -> list[pa.RecordBatch]:
+        nonlocal held, held_bytes
+        rows = pa.Table.from_batches(held)
+        held, held_bytes = [], 0
+        return rows.sort_by([(c, "ascending") for c in order]).to_batches()
+
+    for batch in route(job, batches):
+        if schema.primary_keys:
+            batch = batch.append_column(ORD, arange(batch.num_rows, arrival))
+            arrival += batch.num_rows
+        while batch.num_rows:
+            # a batch larger than the room left is cut, so runs hold about `budget` bytes each
+            room = budget - held_bytes
+            take = batch.num_rows
+            if batch.nbytes > room:
+                take = max(1, batch.num_rows * room // max(batch.nbytes, 1))
+            held.append(batch.slice(0, take))
+            held_bytes += held[-1].nbytes
+            batch = batch.slice(take)
+            if held_bytes >= budget:
+                yield flush()
+    if held:
+        yield flush()
+
+
 def _write(
-    job: WriteJob, table: Table, writer: TableWriter, batches: Iterable[pa.RecordBatch]
-) -> list[CommitMessage]:
+    job: WriteJob,
+    table: Table,
+    writer: TableWriter,
+    batches: Iterable[pa.RecordBatch],
+    counters: dict[tuple[bytes, int], int],
+) -> dict[tuple[bytes, int], list[DataFileMeta]]:
+    """Write one sorted run; `counters` (each bucket's next sequence number) is advanced."""
     schema = table.latest_schema
     parts = list(schema.partition_keys)
     group = [*parts, BUCKET]
@@ -305,7 +374,7 @@ def _write(
         stream = _generations(
             _split(stream, group), [*parts, *schema.trimmed_primary_keys], engine, keep_all
         )
-        stream = _sequence(stream, parts, job.starts, [schema.field(p).type for p in parts])
+        stream = _sequence(stream, parts, counters, [schema.field(p).type for p in parts])
         drop += [ORD, GEN]
     batches_out = (b for t in stream for b in t.to_batches())
     first = None
@@ -315,7 +384,7 @@ def _write(
         stream_schema = first.schema
         break
     if first is None or stream_schema is None:
-        return []
+        return {}
 
     def chained() -> Iterator[pa.RecordBatch]:
         yield first
@@ -326,8 +395,9 @@ def _write(
         for values, rows in cut_groups(chained(), stream_schema, group, writer.piece_budget())
         for piece in _by_generation(values[:-1], int(values[-1]), rows, drop, writer.pk)
     )
-    files, _ = writer.write_pieces(pieces, 0, dict(job.starts))
-    return writer.commit_messages(files)
+    # primary-key rows carry their numbers; append files number on from `counters` (advanced)
+    files, _ = writer.write_pieces(pieces, 0, {} if writer.pk else counters)
+    return files
 
 
 def _split(tables: Iterable[pa.Table], columns: list[str]) -> Iterator[pa.Table]:

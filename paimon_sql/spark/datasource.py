@@ -6,17 +6,19 @@ After `paimon_sql.spark.register(spark)`::
 
 `PaimonDataSource.writer` runs where Spark plans the write: it checks the DataFrame's schema against
 the table and plans the job (`_task.WriteJob`). Each task's `_ArrowWriter.write` computes the
-buckets of its rows, sorts them by (partition, bucket, key, arrival) in memory and writes them with
-`_task.write_task`; `commit` (on the driver) commits one snapshot with `Committer` and deletes the
-files of attempts Spark did not keep, and compacts deletion-vector / first-row tables; `abort`
-deletes every file of the job.
+buckets of its rows and buffers them up to the table's ``write-buffer-size``; each full buffer is
+sorted by (partition, bucket, key, arrival) and written as level-0 files (`_task.sorted_runs`,
+`_task.write_runs`), as Java's write buffer flushes sorted runs. `commit` (on the driver) commits
+one snapshot with `Committer`, deletes the files of attempts Spark did not keep, and compacts
+deletion-vector / first-row tables; `abort` deletes every file of the job.
 
 Unlike `paimon_sql.spark.write`, Spark hands each task the DataFrame's own partitions (a Python data
 source cannot ask for a distribution), so several tasks may write one bucket: repartition by the
-primary key first when a key may occur in several input partitions. A task holds its input in memory
-while it sorts it. Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=``
-are only supported by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written
-partitions with ``.option("partitionOverwriteMode", "dynamic")``.
+primary key first when a key may occur in several input partitions. A task holds one buffer of rows
+and its sorted copy at a time (a few times ``write-buffer-size``, whatever its input size).
+Dynamic-bucket tables (the assignment needs a job of its own) and ``partition=`` are only supported
+by `paimon_sql.spark.write`. Overwrite replaces the whole table, or the written partitions with
+``.option("partitionOverwriteMode", "dynamic")``.
 
 Requires PySpark >= 4.0 with ``pyspark.sql.datasource.DataSourceArrowWriter`` (``AVAILABLE``);
 without it the module still imports, and `register` refuses.
@@ -28,16 +30,15 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
-from paimon_sql.io.arrays import arange
 from paimon_sql.spark._schema import check_columns
-from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, route, write_task
-from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, sorted_runs, write_runs
+from paimon_sql.write.writer import TableWriter
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    import pyarrow as pa
 
 try:
     from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, WriterCommitMessage
@@ -102,20 +103,17 @@ class _ArrowWriter(DataSourceArrowWriter):
         self.dynamic = dynamic
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> _Message:
-        """One task: bucket, sort and write its rows; the commit messages of its files."""
+        """One task: bucket and sort its rows in runs of ``write-buffer-size``; write each run.
+
+        As Java's write buffer: when the buffered rows reach ``write-buffer-size`` (Arrow bytes),
+        they are sorted and written as level-0 files, and the buffer starts again; the reader
+        merges the runs. The commit messages of every run's files are returned.
+        """
         table = self.job.load()
-        schema = table.latest_schema
-        batches = list(route(self.job, iterator))
-        if not batches:
-            return _Message()
-        rows = pa.Table.from_batches(batches)
-        order = [*schema.partition_keys, BUCKET]
-        if schema.primary_keys:
-            rows = rows.append_column(ORD, arange(rows.num_rows))
-            order += [*schema.trimmed_primary_keys, ORD]
-        rows = rows.sort_by([(c, "ascending") for c in order])
+        budget = TableWriter(None, table).buffer_size
+        runs = sorted_runs(self.job, iterator, budget)
         attempt = uuid.uuid4().int >> 80  # unique per attempt, whatever Spark's ids
-        return _Message(payloads=payloads_of(write_task(self.job, rows.to_batches(), attempt)))
+        return _Message(payloads=payloads_of(write_runs(self.job, runs, attempt)))
 
     def commit(self, messages: list[_Message | None]) -> None:
         """One snapshot of every task's files (on the driver)."""

@@ -22,6 +22,7 @@ The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import uuid
@@ -164,9 +165,10 @@ def run(
         dynamic_overwrite = setting.lower() == "dynamic"
     frame = _with_static(df, schema, static)
     try:
-        if writer.dynamic:
-            job = replace(job, assignment=_assign(frame, job, writer))
-        payloads = _run_tasks(_routed(frame, job, schema), job, task)
+        with _arrow_batches(df):
+            if writer.dynamic:
+                job = replace(job, assignment=_assign(frame, job, writer))
+            payloads = _run_tasks(_routed(frame, job, schema), job, task)
     except BaseException as err:
         _clean(table, job, keep=set())
         writer.abort()
@@ -288,6 +290,59 @@ def _routed(df: DataFrame, job: WriteJob, schema: TableSchema) -> DataFrame:
         order.append(ORD)
         assert isinstance(df.schema[ORD].dataType, LongType)
     return routed.sortWithinPartitions(*[_col(c) for c in order])
+
+
+#: Spark's default ``spark.sql.execution.arrow.maxRecordsPerBatch``, and what a write uses instead
+_ARROW_BATCH_KEY = "spark.sql.execution.arrow.maxRecordsPerBatch"
+_ARROW_BATCH_DEFAULT = "10000"
+_ARROW_BATCH_BYTES = 8 << 20
+_WIDTHS = {
+    "boolean": 1,
+    "tinyint": 1,
+    "smallint": 2,
+    "int": 4,
+    "float": 4,
+    "date": 4,
+    "bigint": 8,
+    "double": 8,
+    "timestamp": 8,
+    "timestamp_ntz": 8,
+}
+
+
+def batch_rows(simple_types: Iterable[str]) -> int:
+    """Rows per Arrow batch for rows of these Spark types: about 8 MiB, 10000 to 131072 rows.
+
+    Strings, binaries, decimals and nested values are guessed at 32 bytes.
+
+    >>> batch_rows(["bigint", "int", "string"])
+    131072
+    >>> batch_rows(["string"] * 40)
+    10000
+    """
+    width = sum(_WIDTHS.get(t, 32) for t in simple_types) or 1
+    return max(10_000, min(131_072, _ARROW_BATCH_BYTES // width))
+
+
+@contextlib.contextmanager
+def _arrow_batches(df: DataFrame) -> Iterator[None]:
+    """Arrow batches of about 8 MiB for the write's jobs, unless the session chose a size.
+
+    Spark's default (10000 rows) costs a round trip per small batch between the JVM and the Python
+    task; the setting is restored afterwards.
+    """
+    conf = df.sparkSession.conf
+    if (conf.get(_ARROW_BATCH_KEY, _ARROW_BATCH_DEFAULT) or _ARROW_BATCH_DEFAULT) != (
+        _ARROW_BATCH_DEFAULT
+    ):
+        yield
+        return
+    rows = batch_rows(f.dataType.simpleString() for f in df.schema.fields)
+    conf.set(_ARROW_BATCH_KEY, str(rows))
+    try:
+        yield
+    finally:
+        conf.unset(_ARROW_BATCH_KEY)
 
 
 def _spark_task(

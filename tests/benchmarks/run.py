@@ -3,6 +3,7 @@
     .venv/bin/python -m tests.benchmarks.run                   # 1M rows, 5 repetitions
     .venv/bin/python -m tests.benchmarks.run --rows 10000000 --skip-slow
     .venv/bin/python -m tests.benchmarks.run --suite write     # issue-4 write benchmarks
+    .venv/bin/python -m tests.benchmarks.run --suite spark --rows 10000000  # issue-13 PySpark
 
 Every (workload, engine) cell runs in a fresh subprocess (so peak RSS is per cell); set-up is
 excluded and each repetition materializes the full result as Arrow. See README.md.
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--suite", choices=("read", "write"), default="read")
+    parser.add_argument("--suite", choices=("read", "write", "spark"), default="read")
     parser.add_argument("--rows", type=int, default=1_000_000, help="base rows (default 1M)")
     parser.add_argument("--reps", type=int, default=5, help="repetitions per cell")
     parser.add_argument(
@@ -282,9 +283,14 @@ def main(argv: list[str] | None = None) -> int:
         from tests.benchmarks.write import run_writes
 
         report = run_writes(args)
+    elif args.suite == "spark":
+        from tests.benchmarks.write import run_spark_writes
+
+        report = run_spark_writes(args)
     else:
         report = run_reads(args)
-    output = args.output or RESULTS / ("latest.json" if args.suite == "read" else "writes.json")
+    default = {"read": "latest.json", "write": "writes.json", "spark": "spark-writes.json"}
+    output = args.output or RESULTS / default[args.suite]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"\nwrote {output}", file=sys.stderr)

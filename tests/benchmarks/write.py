@@ -225,3 +225,97 @@ def _render(results: dict[str, dict[str, Any]], writers: list[str]) -> str:
         if "error" in c
     ]
     return "\n".join(lines + (["", "errors:", *errors] if errors else []))
+
+
+# --- the PySpark writer (issue 13): one Spark session, local[2] -----------------------------------
+
+#: targets of issue 13: our append write vs Spark's plain Parquet write, our PK write vs Paimon's.
+SPARK_TARGETS = {
+    "paimon_sql_append": ("parquet", 1.5),
+    "paimon_sql_pk": ("paimon_java_pk", 1.0),
+}
+
+
+def run_spark_writes(args: argparse.Namespace) -> dict[str, Any]:
+    """Time `paimon_sql.spark.write` against Spark's Parquet writer and Apache Paimon 0.9's.
+
+    One Spark job (``_spark_write_job.py``, in this interpreter, with the ``paimon-spark-3.5``
+    jar) writes the ``--rows`` base input four ways; see that module for what is timed and how
+    memory is sampled. ``--reps`` is ignored: a 10M-row run takes minutes.
+    """
+    import os
+    import time
+    from pathlib import Path
+
+    from tests.benchmarks._spark import SparkJobError, paimon_spark_jar
+
+    base_path, _ = _tables.inputs(args.rows)
+    repo = Path(__file__).resolve().parents[2]
+    scratch_root = cache_dir() / "bench" / "write-scratch"
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="spark-write-", dir=scratch_root)) / "run"
+    request = {
+        "jar": str(paimon_spark_jar()),
+        "input": str(base_path),
+        "scratch": str(scratch),
+        "shuffle_partitions": 8,
+    }
+    job = Path(__file__).with_name("_spark_write_job.py")
+    load = os.getloadavg()
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="paimon-sql-spark-write-") as tmp:
+        req = Path(tmp) / "request.json"
+        req.write_text(json.dumps(request))
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(repo),
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+        }
+        proc = subprocess.run(
+            [sys.executable, str(job), str(req)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            cwd=repo,
+        )
+    shutil.rmtree(scratch.parent, ignore_errors=True)
+    if proc.returncode != 0:
+        raise SparkJobError(
+            f"Spark write job failed (exit {proc.returncode}):\n{proc.stderr[-8000:]}"
+        )
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = answer["results"]
+    ratios = {
+        ours: {
+            "vs": ref,
+            "ratio": round(results[ours]["seconds"] / results[ref]["seconds"], 2),
+            "target": target,
+        }
+        for ours, (ref, target) in SPARK_TARGETS.items()
+    }
+    lines = [
+        f"PySpark writers, {answer['rows']} rows, local[2], Spark {answer['spark']} "
+        f"(load average {load[0]:.1f} at start)",
+        "phase".ljust(20) + "seconds".rjust(9) + "JVM MB".rjust(9) + "workers MB".rjust(12),
+    ]
+    for name, cell in results.items():
+        lines.append(
+            name.ljust(20)
+            + f"{cell['seconds']:9.1f}{cell['peak_jvm_mb']:9d}{cell['peak_python_workers_mb']:12d}"
+        )
+    for ours, r in ratios.items():
+        verdict = "met" if r["ratio"] <= r["target"] else "MISSED"
+        lines.append(f"{ours} / {r['vs']}: {r['ratio']:.2f}x (target <= {r['target']}x: {verdict})")
+    print("\n".join(lines))
+    return {
+        "suite": "spark",
+        "rows": answer["rows"],
+        "spark": answer["spark"],
+        "paimon_java": "0.9.0",
+        "load_average_at_start": load,
+        "total_seconds": round(time.perf_counter() - start, 1),
+        "results": results,
+        "ratios": ratios,
+    }

@@ -115,3 +115,34 @@ def test_format_paimon_checks_the_schema_before_writing(spark, tmp_path):
         df.write.format("paimon").option("warehouse", str(wh)).mode("append").save("db.t")
     assert "SchemaError" in str(info.value) or isinstance(info.value, SchemaError)
     assert session.sql('SELECT count(*) FROM "db"."t$snapshots"').fetchall() == [(0,)]
+
+
+def test_format_paimon_task_larger_than_the_write_buffer(spark, tmp_path):
+    """One task with more rows than ``write-buffer-size`` writes several sorted runs (level 0) per
+    bucket, and the last arrival of each key wins (see `tests/spark/test_write_buffer.py`)."""
+    from paimon_sql.catalog import Catalog
+    from paimon_sql.commit.plan import fold
+
+    wh = tmp_path / "wh"
+    session = paimon_sql.connect(wh, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2', 'write-buffer-size' = '64 kb')"
+    )
+    rows = [(i % 3000, f"arrival-{i}") for i in range(12000)]  # every key arrives four times
+    df = spark.createDataFrame(rows, "id bigint, v string").coalesce(1)
+    df.write.format("paimon").option("warehouse", str(wh)).mode("append").save("db.t")
+    last = dict(rows)
+    assert canonical_rows(_read(wh, "db.t")) == canonical_rows(
+        [{"id": k, "v": v} for k, v in last.items()]
+    )
+    table = Catalog(wh).load_table("db.t")
+    entries = fold(
+        e
+        for m in table.data_manifests(table.latest_snapshot())
+        for e in table.manifest(m.file_name)
+    ).values()
+    assert {e.file.level for e in entries} == {0}
+    per_bucket = {b: sum(1 for e in entries if e.bucket == b) for b in (0, 1)}
+    assert min(per_bucket.values()) >= 3, per_bucket

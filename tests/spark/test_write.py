@@ -3,10 +3,12 @@ read it.
 
 One SparkSession for the module (``local[2,2]``: two cores, a failed task is tried twice), started
 without the Paimon jar (checked). Every table kind is written as an initial load, an upsert and/or
-an overwrite; after each write paimon-sql reads the table and the snapshot is recorded, and at the
-end Apache Paimon 0.9 (Java, through Spark with its jar, in its own process: `tests.spark._oracle`)
-reads every recorded snapshot. The expected rows are computed here from the input rows with plain
-Python (dicts per key, the merge engine's rule), never by paimon-sql.
+an overwrite (whole table, static partition, dynamic partition); after each write paimon-sql reads
+the table and the snapshot is recorded, and at the end Apache Paimon 0.9 (Java, through Spark with
+its jar, in its own process: `tests.spark._oracle`) and Apache Paimon 1.3.1 (through Flink 1.20:
+`tests.interop.flink.harness`, one worker) read every recorded snapshot, and Paimon 1.3 lists each
+table's snapshots (kinds and count). The expected rows are computed here from the input rows with
+plain Python (dicts per key, the merge engine's rule), never by paimon-sql.
 
 If this process already runs a JVM (other interop modules started Spark with the Paimon jar), the
 module runs in a child pytest process instead and its tests here report that.
@@ -20,6 +22,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +38,7 @@ from paimon_sql.spark import write
 from paimon_sql.spark._task import WriteJob, route, write_task
 from paimon_sql.spark.writer import _clean, _commit, run
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
+from tests.interop.flink.harness import arrow_rows, assert_same_rows
 from tests.interop.harness import canonical_rows
 
 if TYPE_CHECKING:
@@ -64,6 +68,24 @@ PK_KINDS = {
     "pk_first": ("'bucket' = '2', 'merge-engine' = 'first-row'", True, "first"),
     "pk_dv": ("'bucket' = '2', 'deletion-vectors.enabled' = 'true'", True, "last"),
     "pk_dynamic": ("'bucket' = '-1', 'dynamic-bucket.target-row-num' = '40'", True, "last"),
+}
+#: how each primary-key kind is overwritten after its load and upsert
+OVERWRITES = {
+    "pk_dedup": "static",
+    "pk_partial": "whole",
+    "pk_agg": "whole",
+    "pk_first": "dynamic",
+    "pk_dv": "static",
+    "pk_dynamic": "dynamic",
+}
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "id": pa.int64(),
+    "dt": pa.string(),
+    "v": pa.string(),
+    "n": pa.int64(),
+    "amount": pa.decimal128(10, 2),
+    "day": pa.date32(),
+    "ts": pa.timestamp("us"),
 }
 
 
@@ -194,6 +216,8 @@ class Lake:
         self.session.sql("CREATE DATABASE db")
         #: (table, snapshot id) -> expected rows, for Apache Paimon's read at the end.
         self.checks: dict[str, list[dict[str, Any]]] = {}
+        #: table -> its snapshots' commit kinds, for Apache Paimon 1.3's listing at the end.
+        self.expected_kinds: dict[str, list[str]] = {}
 
     def create(self, name: str, options: str, partitioned: bool, pk: bool = True) -> None:
         key = ", PRIMARY KEY (id, dt) NOT ENFORCED" if pk else ""
@@ -221,6 +245,11 @@ class Lake:
     def kinds(self, name: str) -> list[str]:
         table = Catalog(self.warehouse).load_table(f"db.{name}")
         return [table.snapshot(i).commit_kind.value for i in table.snapshot_ids()]
+
+    def expect_kinds(self, name: str, kinds: list[str]) -> None:
+        """The table's snapshots are `kinds` (checked now, and by Paimon 1.3 at the end)."""
+        assert self.kinds(name) == kinds
+        self.expected_kinds[name] = kinds
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +290,7 @@ def test_append_unaware_load_append_static_overwrite(lake):
         "append_p", d1, _dicts(kept + d1), mode="overwrite", partition={"dt": "d1"}, drop="dt"
     )
     assert snapshot.commit_kind.value == "OVERWRITE"
-    assert lake.kinds("append_p") == ["APPEND", "APPEND", "OVERWRITE"]
+    lake.expect_kinds("append_p", ["APPEND", "APPEND", "OVERWRITE"])
 
 
 def test_append_fixed_bucket_load_and_overwrite(lake):
@@ -286,26 +315,98 @@ def test_append_fixed_bucket_load_and_overwrite(lake):
     assert buckets == {0, 1, 2}
     over = _rows(rng, range(500, 560), ("c",), "over")
     lake.write("append_b", over, _dicts(over), mode="overwrite")
-    assert lake.kinds("append_b") == ["APPEND", "OVERWRITE"]
+    lake.expect_kinds("append_b", ["APPEND", "OVERWRITE"])
 
 
 @pytest.mark.parametrize("name", list(PK_KINDS))
-def test_primary_key_load_and_upsert(lake, name):
+def test_primary_key_load_upsert_and_overwrite(lake, name):
     options, partitioned, rule = PK_KINDS[name]
     rng = random.Random(name)
     lake.create(name, options, partitioned)
     dts = ("d0", "d1", "d2") if partitioned else ("p",)
+    nulls = rule in ("partial", "sum")
     state: dict[tuple, tuple] = {}
-    load = _rows(rng, range(200), dts, "load", nulls=rule in ("partial", "sum"))
+    load = _rows(rng, range(200), dts, "load", nulls=nulls)
     _apply(state, load, rule)
     lake.write(name, load, _dicts(state.values()))
     # the upsert overlaps half the keys; some keys arrive twice in it (the later arrival is newer)
-    upsert = _rows(rng, range(100, 300), dts, "up", nulls=rule in ("partial", "sum"))
-    upsert += _rows(rng, range(280, 300), dts, "again", nulls=rule in ("partial", "sum"))
+    upsert = _rows(rng, range(100, 300), dts, "up", nulls=nulls)
+    upsert += _rows(rng, range(280, 300), dts, "again", nulls=nulls)
     _apply(state, upsert, rule)
     lake.write(name, upsert, _dicts(state.values()))
-    compacts = ["APPEND", "COMPACT"] if name in ("pk_first", "pk_dv") else ["APPEND"]
-    assert lake.kinds(name) == compacts * 2
+    # the overwrite: keys old and new, some twice in the write (merged among themselves only)
+    how = OVERWRITES[name]
+    over_dts = {"whole": dts, "static": ("d1",), "dynamic": ("d0", "d2")}[how]
+    over = _rows(rng, range(250, 330), over_dts, "over", nulls=nulls)
+    over += _rows(rng, range(300, 330), over_dts, "over-again", nulls=nulls)
+    replaced = set(over_dts)
+    state = {k: v for k, v in state.items() if k[1] not in replaced}
+    _apply(state, over, rule)
+    kwargs: dict[str, Any] = {"mode": "overwrite"}
+    if how == "static":
+        kwargs.update(partition={"dt": "d1"})
+        if name == "pk_dedup":
+            kwargs.update(drop="dt")  # the partition column may be left out
+    if how == "dynamic":
+        lake.spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        snapshot = lake.write(name, over, _dicts(state.values()), **kwargs)
+    finally:
+        lake.spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    compacts = name in ("pk_first", "pk_dv")
+    assert snapshot.commit_kind.value == ("COMPACT" if compacts else "OVERWRITE")
+    tail = ["COMPACT"] if compacts else []
+    lake.expect_kinds(name, (["APPEND", *tail] * 2) + ["OVERWRITE", *tail])
+
+
+def test_sorted_runs_of_a_data_source_task(lake):
+    """A Spark 4 Data Source task with more rows than ``write-buffer-size`` writes several sorted
+    runs of one bucket (`tests/spark/test_write_buffer.py`); here both Javas read them (a key in
+    several runs: the last arrival wins). The task's own code runs here, without Spark.
+    """
+    from paimon_sql.spark.datasource import _ArrowWriter
+
+    lake.create("pk_runs", "'bucket' = '2', 'write-buffer-size' = '16 kb'", partitioned=True)
+    rng = random.Random(8)
+    rows = [
+        r for p in range(4) for r in _rows(rng, range(p * 50, p * 50 + 400), ("d0", "d1"), f"p{p}")
+    ]
+    state: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    _apply(state, rows, "last")
+    types: dict[str, pa.DataType] = {
+        "n": pa.int32(),
+        "amount": pa.decimal128(8, 2),
+        "ts": pa.timestamp("us"),
+    }
+    batches = [
+        pa.RecordBatch.from_pylist(
+            _dicts(rows[i : i + 100]),
+            schema=pa.schema([(c, types.get(c, ARROW_TYPES[c])) for c in COLUMNS]),
+        )
+        for i in range(0, len(rows), 100)
+    ]
+    table = Catalog(lake.warehouse).load_table("db.pk_runs")
+    job = WriteJob(
+        warehouse=str(lake.warehouse),
+        table="db.pk_runs",
+        schema_id=0,
+        job_id="runs-job",
+        starts=TableWriter(None, table).next_sequence(),
+    )
+    writer = _ArrowWriter(job, overwrite=False, dynamic=False)
+    writer.commit([writer.write(iter(batches))])
+    entries = fold(
+        e
+        for m in table.data_manifests(table.latest_snapshot())
+        for e in table.manifest(m.file_name)
+    )
+    per_bucket = Counter((e.partition, e.bucket) for e in entries.values())
+    assert min(per_bucket.values()) >= 3, per_bucket  # several sorted runs in every bucket
+    lake.assert_reads("pk_runs", _dicts(state.values()))
+    latest = table.latest_snapshot()
+    assert latest is not None
+    lake.checks[f"db.pk_runs@{latest.id}"] = _dicts(state.values())
+    lake.expect_kinds("pk_runs", ["APPEND"])
 
 
 def test_dynamic_partition_overwrite(lake):
@@ -321,7 +422,7 @@ def test_dynamic_partition_overwrite(lake):
         lake.spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
     everything = _rows(rng, range(2000, 2010), ("d1",), "all")
     lake.write("pk_over", everything, _dicts(everything), mode="overwrite")
-    assert lake.kinds("pk_over") == ["APPEND", "OVERWRITE", "OVERWRITE"]
+    lake.expect_kinds("pk_over", ["APPEND", "OVERWRITE", "OVERWRITE"])
 
 
 # --- the DataFrame is checked before any task runs ------------------------------------------------
@@ -417,7 +518,7 @@ def test_task_failing_once_is_retried_without_duplicates(lake):
     df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
     snapshot = run(df, "db.retried", warehouse=str(lake.warehouse), task=_flaky)
     assert snapshot is not None
-    assert lake.kinds("retried") == ["APPEND"]
+    lake.expect_kinds("retried", ["APPEND"])
     lake.assert_reads("retried", _dicts(rows))
     assert snapshot.delta_record_count == len(rows)
     on_disk = _files_on_disk(lake.warehouse / "db.db" / "retried")
@@ -477,3 +578,36 @@ def test_apache_paimon_reads_every_snapshot_we_wrote(lake):
     java = json.loads(out.read_text())
     differ = [k for k, rows in lake.checks.items() if java[k] != canonical_rows(rows)]
     assert not differ, f"Apache Paimon 0.9 reads these snapshots differently: {differ}"
+
+
+def _canonical_expected(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Expected rows in the Flink oracle's canonical form, through pyarrow (not paimon-sql)."""
+    columns = list(rows[0]) if rows else COLUMNS
+    schema = pa.schema([(c, ARROW_TYPES[c]) for c in columns])
+    return arrow_rows(pa.Table.from_pylist(rows, schema=schema))[1]
+
+
+def test_apache_paimon_1_3_reads_every_snapshot_we_wrote(lake):
+    """Paimon 1.3.1 (Flink 1.20) reads every recorded snapshot as expected and lists the snapshots
+    (kinds and count) of every table whose kinds a test fixed.
+    """
+    from tests.interop.flink.harness import oracle
+
+    assert len(lake.checks) >= 20, "the writes did not run"
+    assert len(lake.expected_kinds) >= 10, "the writes did not run"
+    flink = oracle()
+    differ = []
+    for key, expected in lake.checks.items():
+        table, _, version = key.partition("@")
+        _, got = flink.read(lake.warehouse, table.removeprefix("db."), snapshot=int(version))
+        try:
+            assert_same_rows(got, _canonical_expected(expected), context=key)
+        except AssertionError as err:
+            differ.append(str(err))
+    assert not differ, "Apache Paimon 1.3 reads these snapshots differently:\n" + "\n".join(differ)
+    for name, kinds in lake.expected_kinds.items():
+        _, listed = flink.query(
+            lake.warehouse,
+            f"SELECT snapshot_id, commit_kind FROM `{name}$snapshots` ORDER BY snapshot_id",  # noqa: S608
+        )
+        assert [r["commit_kind"] for r in listed] == kinds, name
