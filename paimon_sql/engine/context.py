@@ -47,6 +47,7 @@ from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
 
     import pyarrow as pa
 
@@ -320,7 +321,13 @@ class Engine:
         DuckDB's errors translated.
         """
         try:
-            return Relation(make(self.con), self.log)
+            fileio = self.catalog.fileio
+            memo = fileio.memo()  # reading the result reuses what its statement listed
+
+            def scope() -> AbstractContextManager[None]:
+                return fileio.statement(memo)
+
+            return Relation(make(self.con), self.log, scope)
         except duckdb.Error as err:
             raise self.log.translate(err) from err
 

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any, cast
 import pyarrow as pa
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
+from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.types import DataField
 
@@ -58,6 +59,12 @@ class _RangeFile(io.RawIOBase):
             wanted, self.fileio.read_ranges(self.path, wanted), strict=True
         ):
             self.add(start, data)
+
+    def release(self, keep_from: int) -> None:
+        """Drop the prefetched blocks that start before `keep_from` (keeps the footer)."""
+        while self._starts and self._starts[0] < keep_from:
+            self._starts.pop(0)
+            self._blocks.pop(0)
 
     def readable(self) -> bool:
         return True
@@ -104,15 +111,17 @@ def _remote_file(fileio: Any, path: str, size: int | None) -> _RangeFile:
     return handle
 
 
-def _chunk_ranges(metadata: Any, columns: Sequence[str]) -> list[tuple[int, int]]:
-    """The byte ranges of the column chunks of `columns` (top-level names) in every row group."""
+def _chunk_ranges(
+    metadata: Any, columns: Sequence[str], groups: Sequence[int]
+) -> list[tuple[int, int]]:
+    """The byte ranges of the column chunks of `columns` (top-level names) in row groups `groups`."""
     wanted = set(columns)
     indexes = [
         i for i in range(metadata.num_columns)
         if metadata.schema.column(i).path.split(".")[0] in wanted
     ]  # fmt: skip
     ranges = []
-    for g in range(metadata.num_row_groups):
+    for g in groups:
         group = metadata.row_group(g)
         for i in indexes:
             chunk = group.column(i)
@@ -124,29 +133,130 @@ def _chunk_ranges(metadata: Any, columns: Sequence[str]) -> list[tuple[int, int]
 
 
 def read_parquet(
-    fileio: Any, path: str, columns: Sequence[str], *, size: int | None = None
+    fileio: Any,
+    path: str,
+    columns: Sequence[str],
+    *,
+    size: int | None = None,
+    row_groups: Callable[[Any], Sequence[int] | None] | None = None,
+    positions: str | None = None,
 ) -> pa.Table:
-    """The `columns` present in Parquet file `path` (all rows), INT96 timestamps as nanoseconds.
+    """The `columns` present in Parquet file `path`, INT96 timestamps as nanoseconds.
 
     `size` (the file size a manifest records) saves a HEAD request on an object store.
+    `row_groups` picks the row groups to read from the footer (the others are never fetched);
+    `positions` names an extra int64 column holding each row's position in the whole file (what
+    a deletion vector counts), needed when row groups are skipped.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> from paimon_sql.io.fileio import file_io
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.parquet")
+    >>> pq.write_table(pa.table({"a": list(range(6))}), path, row_group_size=2)
+    >>> read_parquet(file_io(path), path, ["a"], row_groups=lambda m: [2], positions="p").to_pydict()
+    {'a': [4, 5], 'p': [4, 5]}
     """
     import pyarrow.parquet as pq
 
     try:
-        if not hasattr(fileio, "read_ranges"):
+        remote = hasattr(fileio, "read_ranges")
+        if not remote:
             source: Any = pa.BufferReader(fileio.read_bytes(path))
             parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns")
         else:
             source = _remote_file(fileio, path, size)
             parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
-            present = [c for c in columns if c in parquet.schema_arrow.names]
-            source.prefetch(_chunk_ranges(parquet.metadata, present))
+        metadata = parquet.metadata
         present = [c for c in columns if c in parquet.schema_arrow.names]
-        return parquet.read(columns=present, use_threads=False)
+        everything = range(metadata.num_row_groups)
+        chosen = row_groups(metadata) if row_groups is not None else None
+        groups = list(everything if chosen is None else chosen)
+        if remote:
+            source.prefetch(_chunk_ranges(metadata, present, groups))
+        if not groups:
+            table = parquet.schema_arrow.empty_table().select(present)
+        elif len(groups) == metadata.num_row_groups:
+            table = parquet.read(columns=present, use_threads=False)
+        else:
+            table = parquet.read_row_groups(groups, columns=present, use_threads=False)
+        if positions is not None:
+            table = table.append_column(positions, _positions(metadata, groups))
+        return table
     except PaimonSqlError:
         raise
     except Exception as err:
         raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+
+
+def parquet_batches(
+    fileio: Any,
+    path: str,
+    columns: Sequence[str],
+    *,
+    size: int | None = None,
+    row_groups: Callable[[Any], Sequence[int] | None] | None = None,
+    positions: str | None = None,
+) -> pa.RecordBatchReader:
+    """`read_parquet` as a stream: each row group is fetched when the consumer reaches it.
+
+    The footer is fetched now (a missing or damaged file fails here); a consumer that stops early
+    (``LIMIT``) never fetches the later row groups. A FileIO without range reads gives the whole
+    file as one stream.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> from paimon_sql.io.fileio import file_io
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.parquet")
+    >>> pq.write_table(pa.table({"a": list(range(6))}), path, row_group_size=4)
+    >>> reader = parquet_batches(file_io(path), path, ["a"], positions="p")
+    >>> reader.read_next_batch().to_pydict()
+    {'a': [0, 1, 2, 3, 4, 5], 'p': [0, 1, 2, 3, 4, 5]}
+    """
+    import pyarrow.parquet as pq
+
+    if not hasattr(fileio, "read_ranges"):
+        table = read_parquet(
+            fileio, path, columns, size=size, row_groups=row_groups, positions=positions
+        )
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+    try:
+        source = _remote_file(fileio, path, size)
+        parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
+        metadata = parquet.metadata
+        present = [c for c in columns if c in parquet.schema_arrow.names]
+        chosen = row_groups(metadata) if row_groups is not None else None
+        groups = list(range(metadata.num_row_groups) if chosen is None else chosen)
+        schema = parquet.schema_arrow.empty_table().select(present).schema
+        footer = source.size - min(source.size, FOOTER_BYTES)
+    except PaimonSqlError:
+        raise
+    except Exception as err:
+        raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+    if positions is not None:
+        schema = schema.append(pa.field(positions, pa.int64()))
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for g in groups:
+            try:
+                source.prefetch(_chunk_ranges(metadata, present, [g]))
+                table = parquet.read_row_group(g, columns=present, use_threads=False)
+            except PaimonSqlError:
+                raise
+            except Exception as err:
+                raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+            source.release(footer)  # a long stream keeps one row group in memory, not all
+            if positions is not None:
+                table = table.append_column(positions, _positions(metadata, [g]))
+            yield from table.cast(schema).to_batches()
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
+
+
+def _positions(metadata: Any, groups: Sequence[int]) -> pa.Array:
+    """The file positions of the rows of row groups `groups` (ascending), as int64."""
+    starts = [0]
+    for g in range(metadata.num_row_groups):
+        starts.append(starts[-1] + metadata.row_group(g).num_rows)
+    parts = [arange(starts[g + 1] - starts[g], starts[g]) for g in groups]
+    return pa.concat_arrays(parts) if parts else arange(0)
 
 
 def read_orc(

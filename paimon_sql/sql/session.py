@@ -224,7 +224,8 @@ class Session:
         result: Relation | None = None
         for piece in pieces or [text]:
             try:
-                result = self._statement(piece)
+                with self.catalog.fileio.statement():  # an object store lists a folder once
+                    result = self._statement(piece)
             except duckdb.Error as err:
                 raise self._engine.translate(err) from err
             except sqlglot.errors.SqlglotError as err:
