@@ -54,11 +54,16 @@ class _RangeFile(io.RawIOBase):
 
     def prefetch(self, ranges: Sequence[tuple[int, int]]) -> None:
         """Fetch `ranges` (``[start, end)``) in parallel for the reads to come."""
-        wanted = sorted(r for r in set(ranges) if r[1] > r[0])
+        wanted = sorted(r for r in set(ranges) if r[1] > r[0] and not self._holds(*r))
         for (start, _), data in zip(
             wanted, self.fileio.read_ranges(self.path, wanted), strict=True
         ):
             self.add(start, data)
+
+    def _holds(self, start: int, end: int) -> bool:
+        """Whether bytes ``[start, end)`` are in one block already (e.g. the footer's read)."""
+        i = bisect.bisect(self._starts, start) - 1
+        return i >= 0 and end <= self._starts[i] + len(self._blocks[i])
 
     def release(self, keep_from: int) -> None:
         """Drop the prefetched blocks that start before `keep_from` (keeps the footer)."""
@@ -86,7 +91,7 @@ class _RangeFile(io.RawIOBase):
         if end <= start:
             return b""
         i = bisect.bisect(self._starts, start) - 1
-        if i >= 0 and start + (end - start) <= self._starts[i] + len(self._blocks[i]):
+        if i >= 0 and end <= self._starts[i] + len(self._blocks[i]):
             offset = start - self._starts[i]
             data = self._blocks[i][offset : offset + end - start]
         else:

@@ -266,7 +266,7 @@ class FileIO:
 _TRUE = ("true", "1", "yes")
 _NO_CONDITIONAL_PUT = (
     "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers "
-    "could both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, "
+    "could both win a commit; use an s3:// warehouse URI (conditional puts), or, "
     "if only one process ever writes, pass storage_options={{'{key}': 'true'}}"
 )
 
@@ -290,8 +290,8 @@ def file_io(
 ) -> FileIO | ObjectStoreFileIO:
     """A FileIO for a warehouse.
 
-    An object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options` in obstore's key
-    names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
+    An object store for ``s3://`` URIs (`storage_options` in obstore's key names; ``gs://`` and
+    ``az://`` are refused by name), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)
