@@ -226,7 +226,9 @@ class SplitReader:
         """Every split's rows, split after split."""
         cursor = self.engine.cursor()
         if request.first_rows:  # DuckDB runs ahead of the consumer until this much is buffered
-            cursor.execute(set_setting("streaming_buffer_size", self.FIRST_ROWS_BUFFER).sql("duckdb"))
+            cursor.execute(
+                set_setting("streaming_buffer_size", self.FIRST_ROWS_BUFFER).sql("duckdb")
+            )
         try:
             for split in plan.splits:
                 yield from self._split(cursor, plan, split, request)

@@ -119,7 +119,14 @@ def _remote_file(fileio: Any, path: str, size: int | None) -> _RangeFile:
 def _chunk_ranges(
     metadata: Any, columns: Sequence[str], groups: Sequence[int]
 ) -> list[tuple[int, int]]:
-    """The byte ranges of the column chunks of `columns` (top-level names) in row groups `groups`."""
+    """The byte ranges of the column chunks of `columns` (top-level names) in row groups `groups`.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.parquet")
+    >>> pq.write_table(pa.table({"a": [1, 2], "b": [3, 4]}), path, row_group_size=1)
+    >>> len(_chunk_ranges(pq.ParquetFile(path).metadata, ["a"], [1]))
+    1
+    """
     wanted = set(columns)
     indexes = [
         i for i in range(metadata.num_columns)
@@ -157,7 +164,8 @@ def read_parquet(
     >>> from paimon_sql.io.fileio import file_io
     >>> path = os.path.join(tempfile.mkdtemp(), "g.parquet")
     >>> pq.write_table(pa.table({"a": list(range(6))}), path, row_group_size=2)
-    >>> read_parquet(file_io(path), path, ["a"], row_groups=lambda m: [2], positions="p").to_pydict()
+    >>> third = read_parquet(file_io(path), path, ["a"], row_groups=lambda m: [2], positions="p")
+    >>> third.to_pydict()
     {'a': [4, 5], 'p': [4, 5]}
     """
     import pyarrow.parquet as pq
@@ -223,7 +231,7 @@ def parquet_batches(
         )
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
     try:
-        source = _remote_file(fileio, path, size)
+        source: Any = _remote_file(fileio, path, size)
         parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
         metadata = parquet.metadata
         present = [c for c in columns if c in parquet.schema_arrow.names]
@@ -255,7 +263,7 @@ def parquet_batches(
     return pa.RecordBatchReader.from_batches(schema, batches())
 
 
-def _positions(metadata: Any, groups: Sequence[int]) -> pa.Array:
+def _positions(metadata: Any, groups: Sequence[int]) -> pa.Array[Any]:
     """The file positions of the rows of row groups `groups` (ascending), as int64."""
     starts = [0]
     for g in range(metadata.num_row_groups):

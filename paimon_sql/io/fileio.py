@@ -78,7 +78,7 @@ class FileIO:
         """One statement's scope (an object store remembers listings in it; here: nothing)."""
         return contextlib.nullcontext()
 
-    def memo(self) -> None:
+    def memo(self) -> dict[tuple[str, str], Any] | None:
         """What the running statement remembers: nothing on this FileIO."""
         return None
 
@@ -291,7 +291,8 @@ def file_io(
     """A FileIO for a warehouse.
 
     An object store for ``s3://`` URIs (`storage_options` in obstore's key names; ``gs://`` and
-    ``az://`` are refused by name), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
+    ``az://`` are refused by name), else local disk, or a pyarrow / fsspec `filesystem` when one
+    is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)

@@ -1,4 +1,4 @@
-"""`ObjectStoreFileIO`: warehouses on ``s3://`` (and ``s3a://``), through obstore (Rust object_store).
+"""`ObjectStoreFileIO`: warehouses on ``s3://`` (and ``s3a://``), through obstore (object_store).
 
 ``gs://`` and ``az://`` (``gcs``, ``abfs``, ``abfss``) are recognised and refused by name
 (`UNTESTED_STORES`): obstore has stores for them, but no server of theirs runs in the test suite, so
@@ -6,9 +6,11 @@ nothing here claims they work.
 
 Paths are full URIs (``s3://bucket/wh/db.db/t/snapshot/snapshot-1``) everywhere above this layer, so
 the catalog, `paimon_sql.catalog.names` and the metadata see one spelling. Snapshots, schemas and
-tags are created with a conditional PUT (``If-None-Match: *``), so two writers never both win (paimon-format.md §1.3). Reads of
-data files use range requests (`read_range`, `read_ranges`: parallel, coalesced). obstore is
-imported lazily: it is the ``[s3]`` extra.
+tags are created with a conditional PUT (``If-None-Match: *``), so two writers never both win
+(paimon-format.md §1.3). Reads of data files use range requests (`read_range`, `read_ranges`:
+parallel, coalesced); data files are written as streams (`open_output`: multipart uploads). A
+statement's listings and small metadata reads are remembered for the statement (`statement`).
+obstore is imported lazily: it is the ``[s3]`` extra.
 
 Object stores have no folders. A folder is every key below a prefix; an empty folder made on purpose
 (a new warehouse or database) holds one empty marker object, `FOLDER_MARKER`, which listings hide.
@@ -289,7 +291,7 @@ class ObjectStoreFileIO:
             )
         return StorageError(f"cannot {action} {path}: {_reason(text)}")
 
-    # --- one statement's view ----------------------------------------------------------------------
+    # --- one statement's view ---------------------------------------------------------------------
 
     @contextlib.contextmanager
     def statement(self, memo: dict[tuple[str, str], Any] | None = None) -> Iterator[None]:

@@ -67,7 +67,8 @@ def test_our_files_have_row_groups_a_point_query_can_skip(pk_table, s3_warehouse
 def test_limit_fetches_a_few_row_groups(pk_table, s3_warehouse):
     data = _data_bytes(pk_table.catalog.fileio, s3_warehouse)
     rows, fetched, _ = _cost(pk_table, "SELECT * FROM d.t LIMIT 10")
-    assert len(rows) == 10 and all(r == _row(r[0]) for r in rows)
+    assert len(rows) == 10
+    assert all(r == _row(r[0]) for r in rows)
     assert fetched < data / 2, (fetched, data)
 
 
@@ -129,5 +130,6 @@ def test_a_select_lists_the_table_metadata_once(pk_table, s3_env):
     log = [line for line in s3_env.app.log[start:] if ".parquet" not in line]
     listings = [line for line in log if "list-type=2" in line and "snapshot%2F" in line]
     snapshot_reads = [line for line in log if line.startswith("GET") and "/snapshot/snap" in line]
-    assert len(listings) == 1 and len(snapshot_reads) == 1, log
+    assert len(listings) == 1, log
+    assert len(snapshot_reads) == 1, log
     assert len(log) <= 6, log

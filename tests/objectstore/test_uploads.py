@@ -11,9 +11,7 @@ from paimon_sql.errors import StorageAccessError
 from paimon_sql.io.objectstore import ObjectStoreFileIO
 
 # ~6.5 MB of Parquet: hex digests (4 bits of entropy per byte) barely compress
-WIDE = (
-    "INSERT INTO d.t SELECT i, sha256('a' || i) || sha256('b' || i) FROM range(100000) r(i)"
-)
+WIDE = "INSERT INTO d.t SELECT i, sha256('a' || i) || sha256('b' || i) FROM range(100000) r(i)"
 
 
 @pytest.fixture
