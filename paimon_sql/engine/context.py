@@ -322,10 +322,13 @@ class Engine:
         """
         try:
             fileio = self.catalog.fileio
-            memo = fileio.memo()  # reading the result reuses what its statement listed
+            # the first use of the result (its run) reuses what its statement listed; a later
+            # re-run lists afresh and sees commits made since
+            memo = [fileio.memo()]
 
             def scope() -> AbstractContextManager[None]:
-                return fileio.statement(memo)
+                remembered, memo[0] = memo[0], None
+                return fileio.statement(remembered)
 
             return Relation(make(self.con), self.log, scope)
         except duckdb.Error as err:

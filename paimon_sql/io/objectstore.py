@@ -72,6 +72,8 @@ SINGLE_WRITER = "single_writer"
 _IMMUTABLE_FOLDERS = frozenset({"manifest", "index", "statistics"})
 #: Folders of small metadata files whose reads a statement remembers (`statement`).
 _STATEMENT_FOLDERS = frozenset({"snapshot", "schema", "tag", "branch", "consumer"})
+#: The key of a statement memo holding the FileIO generation its entries were seen at.
+_GENERATION = ("generation", "")
 #: The gap below which obstore's `get_ranges` merges two ranges into one request (object_store's
 #: ``OBJECT_STORE_COALESCE_DEFAULT``): `requests` counts what is sent.
 _COALESCE_BYTES = 1024 * 1024
@@ -307,8 +309,11 @@ class ObjectStoreFileIO:
         state = self._memo
         depth = getattr(state, "depth", 0)
         if depth == 0:
-            state.entries = memo if memo is not None else {}
-            state.generation = self._generation
+            entries = memo if memo is not None else {}
+            if entries.get(_GENERATION) != self._generation:  # a change since: all stale
+                entries.clear()
+                entries[_GENERATION] = self._generation
+            state.entries = entries
         state.depth = depth + 1
         try:
             yield
@@ -325,15 +330,15 @@ class ObjectStoreFileIO:
         entries = getattr(self._memo, "entries", None)
         if entries is None:
             return None
-        if self._memo.generation != self._generation:
+        if entries.get(_GENERATION) != self._generation:
             entries.clear()
-            self._memo.generation = self._generation
+            entries[_GENERATION] = self._generation
             return None
         return entries.get(key)
 
     def _remember(self, key: tuple[str, str], value: Any) -> Any:
         entries = getattr(self._memo, "entries", None)
-        if entries is not None and self._memo.generation == self._generation:
+        if entries is not None and entries.get(_GENERATION) == self._generation:
             entries[key] = value
         return value
 

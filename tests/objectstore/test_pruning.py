@@ -133,3 +133,13 @@ def test_a_select_lists_the_table_metadata_once(pk_table, s3_env):
     assert len(listings) == 1, log
     assert len(snapshot_reads) == 1, log
     assert len(log) <= 6, log
+
+
+def test_a_result_run_again_sees_commits_made_since(pk_table, s3_warehouse):
+    """A statement remembers its listings for its own run, not for later re-runs of its result."""
+    rel = pk_table.sql(f"SELECT count(*) FROM d.t WHERE id >= {ROWS}")  # noqa: S608
+    assert rel.fetchall() == [(0,)]
+    other = paimon_sql.connect(s3_warehouse)  # another writer: this session's FileIO sees nothing
+    other.sql(f"INSERT INTO d.t VALUES ({ROWS + 1}, 'new', 1)")  # noqa: S608
+    other.close()
+    assert rel.fetchall() == [(1,)]
