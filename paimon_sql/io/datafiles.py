@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from paimon_sql.types import DataField
 
+#: Rows per batch of `parquet_batches`.
+STREAM_BATCH_ROWS = 8192
 #: Bytes read from the end of a file to get its footer in one request (pyarrow guesses 64 KiB too).
 FOOTER_BYTES = 64 * 1024
 
@@ -258,7 +260,8 @@ def parquet_batches(
             source.release(footer)  # a long stream keeps one row group in memory, not all
             if positions is not None:
                 table = table.append_column(positions, _positions(metadata, [g]))
-            yield from table.cast(schema).to_batches()
+            # small batches: the consumer's threads share one row group before another is fetched
+            yield from table.cast(schema).to_batches(max_chunksize=STREAM_BATCH_ROWS)
 
     return pa.RecordBatchReader.from_batches(schema, batches())
 
