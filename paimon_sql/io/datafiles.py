@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 #: Rows per batch of `parquet_batches`.
 STREAM_BATCH_ROWS = 8192
+#: `parquet_batches` fetches a row group's projected column chunks at once up to this size; a
+#: bigger group is read page by page, `PAGE_READ_BYTES` per request and column, as the consumer
+#: asks for rows (a ``LIMIT 10`` on a Java file of one 128 MB group reads its first pages only).
+PREFETCH_GROUP_BYTES = 1024 * 1024
+PAGE_READ_BYTES = 64 * 1024
 #: Bytes read from the end of a file to get its footer in one request (pyarrow guesses 64 KiB too).
 FOOTER_BYTES = 64 * 1024
 
@@ -234,7 +239,12 @@ def parquet_batches(
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
     try:
         source: Any = _remote_file(fileio, path, size)
-        parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
+        parquet = pq.ParquetFile(
+            source,
+            coerce_int96_timestamp_unit="ns",
+            pre_buffer=False,
+            buffer_size=PAGE_READ_BYTES,  # a column chunk not prefetched is read page by page
+        )
         metadata = parquet.metadata
         present = [c for c in columns if c in parquet.schema_arrow.names]
         chosen = row_groups(metadata) if row_groups is not None else None
@@ -248,20 +258,42 @@ def parquet_batches(
     if positions is not None:
         schema = schema.append(pa.field(positions, pa.int64()))
 
+    def group_batches(g: int) -> Iterator[pa.RecordBatch]:
+        ranges = _chunk_ranges(metadata, present, [g])
+        if sum(end - start for start, end in ranges) <= PREFETCH_GROUP_BYTES:
+            source.prefetch(ranges)  # a small row group: its column chunks in one request
+            table = parquet.read_row_group(g, columns=present, use_threads=False)
+            # small batches: the consumer's threads share a row group before another is fetched
+            yield from table.to_batches(max_chunksize=STREAM_BATCH_ROWS)
+        else:  # a big one (Java writes 128 MB groups): pages fetched as the batches need them
+            yield from parquet.iter_batches(
+                batch_size=STREAM_BATCH_ROWS, row_groups=[g], columns=present, use_threads=False
+            )
+
     def batches() -> Iterator[pa.RecordBatch]:
+        starts = [0]
+        for g in range(metadata.num_row_groups):
+            starts.append(starts[-1] + metadata.row_group(g).num_rows)
         for g in groups:
-            try:
-                source.prefetch(_chunk_ranges(metadata, present, [g]))
-                table = parquet.read_row_group(g, columns=present, use_threads=False)
-            except PaimonSqlError:
-                raise
-            except Exception as err:
-                raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+            position = starts[g]
+            stream = group_batches(g)
+            while True:
+                try:
+                    batch = next(stream, None)
+                except PaimonSqlError:
+                    raise
+                except Exception as err:
+                    raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+                if batch is None:
+                    break
+                if positions is not None:
+                    rows = arange(batch.num_rows, position)
+                    batch = pa.RecordBatch.from_arrays(
+                        [*batch.columns, rows], names=[*batch.schema.names, positions]
+                    )
+                position += batch.num_rows
+                yield batch.cast(schema)
             source.release(footer)  # a long stream keeps one row group in memory, not all
-            if positions is not None:
-                table = table.append_column(positions, _positions(metadata, [g]))
-            # small batches: the consumer's threads share one row group before another is fetched
-            yield from table.cast(schema).to_batches(max_chunksize=STREAM_BATCH_ROWS)
 
     return pa.RecordBatchReader.from_batches(schema, batches())
 

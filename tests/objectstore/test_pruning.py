@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import paimon_sql
+from paimon_sql.io import datafiles
 from paimon_sql.io.datafiles import FOOTER_BYTES
 
 ROWS = 150_000
@@ -143,3 +144,23 @@ def test_a_result_run_again_sees_commits_made_since(pk_table, s3_warehouse):
     other.sql(f"INSERT INTO d.t VALUES ({ROWS + 1}, 'new', 1)")  # noqa: S608
     other.close()
     assert rel.fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize("page_by_page", [False, True])
+def test_limit_streams_keep_deletion_vector_positions(s3_warehouse, monkeypatch, page_by_page):
+    """A LIMIT read streams files (row group by row group, or page by page for big groups, as
+    Java writes them): the positions a deletion vector names stay those of the whole file."""
+    if page_by_page:
+        monkeypatch.setattr(datafiles, "PREFETCH_GROUP_BYTES", 0)
+    s = paimon_sql.connect(s3_warehouse, create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql(
+        "CREATE TABLE d.t (id BIGINT, name STRING, g INT) WITH ('primary-key' = 'id', "
+        "'bucket' = '1', 'deletion-vectors.enabled' = 'true')"
+    )
+    s.sql(f"INSERT INTO d.t SELECT i, 'name-' || i, i % 7 FROM range({ROWS}) r(i)")  # noqa: S608
+    s.sql("DELETE FROM d.t WHERE id IN (7, 100003, 149999)")
+    got = s.sql(f"SELECT * FROM d.t LIMIT {ROWS}").fetchall()  # noqa: S608
+    assert sorted(got) == [_row(i) for i in range(ROWS) if i not in (7, 100003, 149999)]
+    assert len(s.sql("SELECT * FROM d.t LIMIT 10").fetchall()) == 10
+    s.close()
