@@ -219,8 +219,9 @@ def parquet_batches(
     """`read_parquet` as a stream: each row group is fetched when the consumer reaches it.
 
     The footer is fetched now (a missing or damaged file fails here); a consumer that stops early
-    (``LIMIT``) never fetches the later row groups. A FileIO without range reads gives the whole
-    file as one stream.
+    (``LIMIT``) never fetches the later row groups, nor, in a row group bigger than
+    `PREFETCH_GROUP_BYTES`, the later pages. A FileIO without range reads gives the whole file
+    as one stream.
 
     >>> import tempfile, os, pyarrow.parquet as pq
     >>> from paimon_sql.io.fileio import file_io
@@ -258,44 +259,48 @@ def parquet_batches(
     if positions is not None:
         schema = schema.append(pa.field(positions, pa.int64()))
 
-    def group_batches(g: int) -> Iterator[pa.RecordBatch]:
-        ranges = _chunk_ranges(metadata, present, [g])
-        if sum(end - start for start, end in ranges) <= PREFETCH_GROUP_BYTES:
-            source.prefetch(ranges)  # a small row group: its column chunks in one request
-            table = parquet.read_row_group(g, columns=present, use_threads=False)
-            # small batches: the consumer's threads share a row group before another is fetched
-            yield from table.to_batches(max_chunksize=STREAM_BATCH_ROWS)
-        else:  # a big one (Java writes 128 MB groups): pages fetched as the batches need them
-            yield from parquet.iter_batches(
-                batch_size=STREAM_BATCH_ROWS, row_groups=[g], columns=present, use_threads=False
-            )
-
     def batches() -> Iterator[pa.RecordBatch]:
-        starts = [0]
-        for g in range(metadata.num_row_groups):
-            starts.append(starts[-1] + metadata.row_group(g).num_rows)
         for g in groups:
-            position = starts[g]
-            stream = group_batches(g)
-            while True:
-                try:
-                    batch = next(stream, None)
-                except PaimonSqlError:
-                    raise
-                except Exception as err:
-                    raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
-                if batch is None:
-                    break
-                if positions is not None:
-                    rows = arange(batch.num_rows, position)
-                    batch = pa.RecordBatch.from_arrays(
-                        [*batch.columns, rows], names=[*batch.schema.names, positions]
-                    )
-                position += batch.num_rows
-                yield batch.cast(schema)
+            try:
+                yield from _group_batches(parquet, source, g, present, schema, positions)
+            except PaimonSqlError:
+                raise
+            except Exception as err:
+                raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
             source.release(footer)  # a long stream keeps one row group in memory, not all
 
     return pa.RecordBatchReader.from_batches(schema, batches())
+
+
+def _group_batches(
+    parquet: Any,
+    source: _RangeFile,
+    g: int,
+    present: list[str],
+    schema: pa.Schema,
+    positions: str | None,
+) -> Iterator[pa.RecordBatch]:
+    """Row group `g` of `parquet` as `schema` batches, fetched as `parquet_batches` says."""
+    metadata = parquet.metadata
+    ranges = _chunk_ranges(metadata, present, [g])
+    if sum(end - start for start, end in ranges) <= PREFETCH_GROUP_BYTES:
+        source.prefetch(ranges)  # a small row group: its column chunks in one request
+        table = parquet.read_row_group(g, columns=present, use_threads=False)
+        # small batches: the consumer's threads share a row group before another is fetched
+        stream: Iterator[pa.RecordBatch] = iter(table.to_batches(max_chunksize=STREAM_BATCH_ROWS))
+    else:  # a big one (Java writes 128 MB groups): pages fetched as the batches need them
+        stream = parquet.iter_batches(
+            batch_size=STREAM_BATCH_ROWS, row_groups=[g], columns=present, use_threads=False
+        )
+    position = sum(metadata.row_group(i).num_rows for i in range(g))
+    for batch in stream:
+        if positions is not None:
+            rows = arange(batch.num_rows, position)
+            batch = pa.RecordBatch.from_arrays(
+                [*batch.columns, rows], names=[*batch.schema.names, positions]
+            )
+        position += batch.num_rows
+        yield batch.cast(schema)
 
 
 def _positions(metadata: Any, groups: Sequence[int]) -> pa.Array[Any]:
