@@ -79,7 +79,7 @@ def add_column(
 
 
 #: DuckDB settings paimon-sql changes (a setting name is SQL syntax, so only these are accepted).
-SETTINGS = frozenset({"memory_limit", "temp_directory"})
+SETTINGS = frozenset({"memory_limit", "temp_directory", "streaming_buffer_size"})
 
 
 def set_setting(name: str, value: str) -> exp.Set:

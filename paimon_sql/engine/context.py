@@ -47,6 +47,7 @@ from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
 
     import pyarrow as pa
 
@@ -324,7 +325,16 @@ class Engine:
         DuckDB's errors translated.
         """
         try:
-            return Relation(make(self.con), self.log)
+            fileio = self.catalog.fileio
+            # the first use of the result (its run) reuses what its statement listed; a later
+            # re-run lists afresh and sees commits made since
+            memo = [fileio.memo()]
+
+            def scope() -> AbstractContextManager[None]:
+                remembered, memo[0] = memo[0], None
+                return fileio.statement(remembered)
+
+            return Relation(make(self.con), self.log, scope)
         except duckdb.Error as err:
             raise self.log.translate(err) from err
 

@@ -14,7 +14,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
@@ -26,7 +26,14 @@ from paimon_sql.errors import (
     SpecViolationError,
 )
 from paimon_sql.io.arrays import arange
-from paimon_sql.io.datafiles import orc_logical, read_avro, read_orc, read_parquet
+from paimon_sql.io.datafiles import (
+    orc_logical,
+    parquet_batches,
+    read_avro,
+    read_orc,
+    read_parquet,
+)
+from paimon_sql.plan.predicate import ValueRange, and_all, may_match
 from paimon_sql.plan.scan import data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -36,12 +43,14 @@ from paimon_sql.read.build import (
     parquet_source,
     physical_columns,
     plan_query,
+    prunable_filters,
     split_queries,
     split_query,
     sql_text,
     table_source,
 )
-from paimon_sql.types import arrow_type
+from paimon_sql.sqlnodes import set_setting
+from paimon_sql.types import INTEGER_ROOTS, arrow_type
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -106,12 +115,78 @@ def avro_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -
     return read_avro(plan.table.fileio, path, pa.schema(fields))
 
 
-def _parquet_remote(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
+def _parquet_remote(
+    plan: ScanPlan,
+    f: DataFileMeta,
+    path: str,
+    columns: list[str],
+    request: ReadRequest,
+    positions: bool,
+) -> pa.Table:
     """Through pyarrow: range requests on an object store.
 
-    Footer, then the projected column chunks.
+    The footer, then the projected column chunks of the row groups whose statistics may match the
+    filters placed below the merge; with `positions`, each row's file position as `POS` (for the
+    deletion vector anti-join, which counts positions in the whole file).
     """
-    return read_parquet(plan.table.fileio, path, columns, size=f.file_size)
+    return read_parquet(
+        plan.table.fileio,
+        path,
+        columns,
+        size=f.file_size,
+        row_groups=_row_group_filter(plan, f, request),
+        positions=POS if positions else None,
+    )
+
+
+#: Types whose Parquet min/max statistics (as pyarrow decodes them) compare like a filter's
+#: constants; other columns' statistics are not used to skip row groups.
+_STATS_ROOTS = INTEGER_ROOTS | {"VARCHAR", "DATE", "BOOLEAN"}
+
+
+def _row_group_filter(
+    plan: ScanPlan, f: DataFileMeta, request: ReadRequest
+) -> Callable[[Any], list[int] | None] | None:
+    """Picks the row groups of a Parquet footer whose statistics may satisfy the safe filters.
+
+    None when no filter can use statistics (every row group is read).
+    """
+    filters, usable = prunable_filters(plan, f, request)
+    stored = {name: fld.name for name, fld in usable.items() if fld.type.root in _STATS_ROOTS}
+    if not filters or not stored:
+        return None
+    predicate = and_all(filters)
+
+    def choose(metadata: Any) -> list[int] | None:
+        index = {metadata.schema.column(i).path: i for i in range(metadata.num_columns)}
+        columns = {name: index[old] for name, old in stored.items() if old in index}
+        if not columns:
+            return None
+        keep = []
+        for g in range(metadata.num_row_groups):
+            group = metadata.row_group(g)
+            ranges = {
+                name: _value_range(group.column(i).statistics, group.num_rows)
+                for name, i in columns.items()
+            }
+            if may_match(predicate, ranges.get):
+                keep.append(g)
+        return keep
+
+    return choose
+
+
+def _value_range(stats: Any, rows: int) -> ValueRange | None:
+    """What a column chunk's Parquet statistics say (None: nothing)."""
+    if stats is None:
+        return None
+    nulls = stats.null_count if stats.has_null_count else None
+    if not stats.has_min_max:
+        return ValueRange(None, None, nulls, rows)
+    try:
+        return ValueRange(stats.min, stats.max, nulls, rows)
+    except Exception:  # noqa: BLE001 - e.g. a truncated UTF-8 bound: use no bounds
+        return ValueRange(None, None, nulls, rows)
 
 
 def _has_nanos(plan: ScanPlan, f: DataFileMeta) -> bool:
@@ -133,6 +208,10 @@ class SplitReader:
     #: ... and when the reader will likely stop after a few rows: smaller batches come sooner.
     FIRST_BATCH_ROWS = 4096
 
+    #: DuckDB's result buffer when the reader will likely stop early (its default is 10 MiB: a
+    #: ``LIMIT 10`` would fetch that much of a remote file before the consumer stops).
+    FIRST_ROWS_BUFFER = "256KB"
+
     #: Deleted positions cached across queries (index files never change), bounded by their total
     #: length.
     CACHE_ROWS = 64_000_000
@@ -146,6 +225,10 @@ class SplitReader:
     def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
         """Every split's rows, split after split."""
         cursor = self.engine.cursor()
+        if request.first_rows:  # DuckDB runs ahead of the consumer until this much is buffered
+            cursor.execute(
+                set_setting("streaming_buffer_size", self.FIRST_ROWS_BUFFER).sql("duckdb")
+            )
         try:
             for split in plan.splits:
                 yield from self._split(cursor, plan, split, request)
@@ -211,11 +294,25 @@ class SplitReader:
     ) -> Mapping[str, FileSource]:
         by_name = {f.file_name: f for f in split.files}
         loaded: dict[str, pa.Table] = {}
+        streamed = _streamable(plan, split, request)
 
         def source(f: DataFileMeta) -> FileSource:
             table = loaded.pop(f.file_name, None)
+            if table is None and f.file_name in streamed:
+                stream = parquet_batches(
+                    plan.table.fileio,
+                    _listed_path(plan, split, f),
+                    physical_columns(plan, f, request),
+                    size=f.file_size,
+                    row_groups=_row_group_filter(plan, f, request),
+                    positions=POS if f.file_name in dv_tables else None,
+                )
+                name = f"__paimon_file_{next(_names)}"
+                cursor.register(name, stream)
+                registered.append(name)
+                return table_source(name, stream.schema.names, parquet=True)
             if table is None:
-                table = self._table(plan, split, f, request)
+                table = self._table(plan, split, f, request, f.file_name in dv_tables)
             if table is None:  # a local Parquet file DuckDB reads itself
                 names = [
                     *plan.table.schema(f.schema_id).field_names,
@@ -223,7 +320,7 @@ class SplitReader:
                     "_VALUE_KIND",
                 ]
                 return parquet_source(_listed_path(plan, split, f), names, f.file_name in dv_tables)
-            if f.file_name in dv_tables:
+            if f.file_name in dv_tables and POS not in table.column_names:
                 table = table.append_column(POS, arange(table.num_rows))
             name = f"__paimon_file_{next(_names)}"
             cursor.register(name, table)
@@ -239,7 +336,10 @@ class SplitReader:
                 len(by_name) > 1
             ):  # fetch the split's remote files at once (obstore releases the GIL)
                 with ThreadPoolExecutor(max_workers=min(len(by_name), self.FETCH_THREADS)) as pool:
-                    tables = pool.map(lambda f: self._table(plan, split, f, request), split.files)
+                    tables = pool.map(
+                        lambda f: self._table(plan, split, f, request, f.file_name in dv_tables),
+                        split.files,
+                    )
                     loaded.update(zip([f.file_name for f in split.files], tables, strict=True))
         return {name: source(f) for name, f in by_name.items()}
 
@@ -247,11 +347,17 @@ class SplitReader:
     FETCH_THREADS = 8
 
     def _table(
-        self, plan: ScanPlan, split: Split, f: DataFileMeta, request: ReadRequest
+        self,
+        plan: ScanPlan,
+        split: Split,
+        f: DataFileMeta,
+        request: ReadRequest,
+        positions: bool = False,
     ) -> pa.Table | None:
         """The columns of `f` the query reads, as Arrow.
 
-        None for a local Parquet file (DuckDB reads it).
+        None for a local Parquet file (DuckDB reads it). A Parquet file's rows may be only those of
+        the row groups that can match the filters; then `positions` adds their file positions.
         """
         fileio = plan.table.fileio
         path = _listed_path(plan, split, f)
@@ -264,7 +370,7 @@ class SplitReader:
         if f.format == "avro":
             return avro_table(plan, f, path, columns)
         if f.format == "parquet":
-            return _parquet_remote(plan, f, path, columns)
+            return _parquet_remote(plan, f, path, columns, request, positions)
         raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
 
     def inline(
@@ -347,6 +453,23 @@ class SplitReader:
         else:
             self._cache.move_to_end(key)
         return value
+
+
+def _streamable(plan: ScanPlan, split: Split, request: ReadRequest) -> set[str]:
+    """Remote Parquet files a ``LIMIT`` read streams row group by row group.
+
+    Those of sections without a merge (their query scans each file once, so a one-pass stream
+    serves it), when the reader will likely stop early; the others are read whole first.
+    """
+    if plan.table.fileio.local or not request.first_rows or request.key_order:
+        return set()
+    return {
+        f.file_name
+        for section in split.sections
+        if not section.merge
+        for f in section.files
+        if f.format == "parquet"
+    }
 
 
 class _LazySources(Mapping[str, FileSource]):

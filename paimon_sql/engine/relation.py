@@ -10,6 +10,7 @@ DuckDB's relation API, unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import deque
@@ -22,6 +23,9 @@ from paimon_sql.engine.errors import from_duckdb
 from paimon_sql.errors import SqlError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
     from paimon_sql.errors import PaimonSqlError
     from paimon_sql.plan.scan import ScanPlan
 
@@ -100,12 +104,22 @@ class Relation:
         2
     """
 
-    __slots__ = ("_log", "_rel")
+    __slots__ = ("_log", "_rel", "_scope")
 
-    def __init__(self, rel: duckdb.DuckDBPyRelation, log: ErrorLog) -> None:
-        """Wrap `rel`; `log` holds errors of this session's sources."""
+    def __init__(
+        self,
+        rel: duckdb.DuckDBPyRelation,
+        log: ErrorLog,
+        scope: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
+    ) -> None:
+        """Wrap `rel`; `log` holds errors of this session's sources.
+
+        Each call runs inside `scope()` (the warehouse FileIO's `statement`: an object store
+        lists a table's metadata once while DuckDB binds and reads it).
+        """
         self._rel = rel
         self._log = log
+        self._scope = scope
 
     @property
     def relation(self) -> duckdb.DuckDBPyRelation:
@@ -131,11 +145,12 @@ class Relation:
         @functools.wraps(value)
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                result = value(*args, **kwargs)
+                with self._scope():
+                    result = value(*args, **kwargs)
             except duckdb.Error as err:
                 raise self._translate(err) from err
             if isinstance(result, duckdb.DuckDBPyRelation):
-                return Relation(result, self._log)
+                return Relation(result, self._log, self._scope)
             return result
 
         return call

@@ -144,6 +144,7 @@ class PaimonSource(ArrowScanSource):
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._resolved = False
+        self._latest_schema: int | None = None  # the latest schema id, resolved with the snapshot
         self.last_plan: ScanPlan | None = None
         self.log = log
         #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the
@@ -163,12 +164,17 @@ class PaimonSource(ArrowScanSource):
         """Forget the resolved snapshot: the next bind reads the newest state again."""
         with self._lock:
             self._resolved = False
+            self._latest_schema = None
 
     def _schema_id(self) -> int:
         snap = self.snapshot()
         if self.pinned and snap is not None:
             return snap.schema_id
-        return self.table.latest_schema.id
+        with self._lock:
+            if self._latest_schema is None:
+                # kept until the next bind: the stream reads with the schema DuckDB bound
+                self._latest_schema = self.table.latest_schema.id
+            return self._latest_schema
 
     def declared_schema(self) -> pa.Schema:
         """The Arrow schema of the rows, as DuckDB produces them."""

@@ -23,12 +23,20 @@ from typing import TYPE_CHECKING, Any, cast
 import pyarrow as pa
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
+from paimon_sql.io.arrays import arange
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.types import DataField
 
+#: Rows per batch of `parquet_batches`.
+STREAM_BATCH_ROWS = 8192
+#: `parquet_batches` fetches a row group's projected column chunks at once up to this size; a
+#: bigger group is read page by page, `PAGE_READ_BYTES` per request and column, as the consumer
+#: asks for rows (a ``LIMIT 10`` on a Java file of one 128 MB group reads its first pages only).
+PREFETCH_GROUP_BYTES = 1024 * 1024
+PAGE_READ_BYTES = 64 * 1024
 #: Bytes read from the end of a file to get its footer in one request (pyarrow guesses 64 KiB too).
 FOOTER_BYTES = 64 * 1024
 
@@ -53,11 +61,22 @@ class _RangeFile(io.RawIOBase):
 
     def prefetch(self, ranges: Sequence[tuple[int, int]]) -> None:
         """Fetch `ranges` (``[start, end)``) in parallel for the reads to come."""
-        wanted = sorted(r for r in set(ranges) if r[1] > r[0])
+        wanted = sorted(r for r in set(ranges) if r[1] > r[0] and not self._holds(*r))
         for (start, _), data in zip(
             wanted, self.fileio.read_ranges(self.path, wanted), strict=True
         ):
             self.add(start, data)
+
+    def _holds(self, start: int, end: int) -> bool:
+        """Whether bytes ``[start, end)`` are in one block already (e.g. the footer's read)."""
+        i = bisect.bisect(self._starts, start) - 1
+        return i >= 0 and end <= self._starts[i] + len(self._blocks[i])
+
+    def release(self, keep_from: int) -> None:
+        """Drop the prefetched blocks that start before `keep_from` (keeps the footer)."""
+        while self._starts and self._starts[0] < keep_from:
+            self._starts.pop(0)
+            self._blocks.pop(0)
 
     def readable(self) -> bool:
         return True
@@ -79,7 +98,7 @@ class _RangeFile(io.RawIOBase):
         if end <= start:
             return b""
         i = bisect.bisect(self._starts, start) - 1
-        if i >= 0 and start + (end - start) <= self._starts[i] + len(self._blocks[i]):
+        if i >= 0 and end <= self._starts[i] + len(self._blocks[i]):
             offset = start - self._starts[i]
             data = self._blocks[i][offset : offset + end - start]
         else:
@@ -104,15 +123,24 @@ def _remote_file(fileio: Any, path: str, size: int | None) -> _RangeFile:
     return handle
 
 
-def _chunk_ranges(metadata: Any, columns: Sequence[str]) -> list[tuple[int, int]]:
-    """The byte ranges of the column chunks of `columns` (top-level names) in every row group."""
+def _chunk_ranges(
+    metadata: Any, columns: Sequence[str], groups: Sequence[int]
+) -> list[tuple[int, int]]:
+    """The byte ranges of the column chunks of `columns` (top-level names) in row groups `groups`.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.parquet")
+    >>> pq.write_table(pa.table({"a": [1, 2], "b": [3, 4]}), path, row_group_size=1)
+    >>> len(_chunk_ranges(pq.ParquetFile(path).metadata, ["a"], [1]))
+    1
+    """
     wanted = set(columns)
     indexes = [
         i for i in range(metadata.num_columns)
         if metadata.schema.column(i).path.split(".")[0] in wanted
     ]  # fmt: skip
     ranges = []
-    for g in range(metadata.num_row_groups):
+    for g in groups:
         group = metadata.row_group(g)
         for i in indexes:
             chunk = group.column(i)
@@ -124,29 +152,164 @@ def _chunk_ranges(metadata: Any, columns: Sequence[str]) -> list[tuple[int, int]
 
 
 def read_parquet(
-    fileio: Any, path: str, columns: Sequence[str], *, size: int | None = None
+    fileio: Any,
+    path: str,
+    columns: Sequence[str],
+    *,
+    size: int | None = None,
+    row_groups: Callable[[Any], Sequence[int] | None] | None = None,
+    positions: str | None = None,
 ) -> pa.Table:
-    """The `columns` present in Parquet file `path` (all rows), INT96 timestamps as nanoseconds.
+    """The `columns` present in Parquet file `path`, INT96 timestamps as nanoseconds.
 
     `size` (the file size a manifest records) saves a HEAD request on an object store.
+    `row_groups` picks the row groups to read from the footer (the others are never fetched);
+    `positions` names an extra int64 column holding each row's position in the whole file (what
+    a deletion vector counts), needed when row groups are skipped.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> from paimon_sql.io.fileio import file_io
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.parquet")
+    >>> pq.write_table(pa.table({"a": list(range(6))}), path, row_group_size=2)
+    >>> third = read_parquet(file_io(path), path, ["a"], row_groups=lambda m: [2], positions="p")
+    >>> third.to_pydict()
+    {'a': [4, 5], 'p': [4, 5]}
     """
     import pyarrow.parquet as pq
 
     try:
-        if not hasattr(fileio, "read_ranges"):
+        remote = hasattr(fileio, "read_ranges")
+        if not remote:
             source: Any = pa.BufferReader(fileio.read_bytes(path))
             parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns")
         else:
             source = _remote_file(fileio, path, size)
             parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
-            present = [c for c in columns if c in parquet.schema_arrow.names]
-            source.prefetch(_chunk_ranges(parquet.metadata, present))
+        metadata = parquet.metadata
         present = [c for c in columns if c in parquet.schema_arrow.names]
-        return parquet.read(columns=present, use_threads=False)
+        everything = range(metadata.num_row_groups)
+        chosen = row_groups(metadata) if row_groups is not None else None
+        groups = list(everything if chosen is None else chosen)
+        if remote:
+            source.prefetch(_chunk_ranges(metadata, present, groups))
+        if not groups:
+            table = parquet.schema_arrow.empty_table().select(present)
+        elif len(groups) == metadata.num_row_groups:
+            table = parquet.read(columns=present, use_threads=False)
+        else:
+            table = parquet.read_row_groups(groups, columns=present, use_threads=False)
+        if positions is not None:
+            table = table.append_column(positions, _positions(metadata, groups))
+        return table
     except PaimonSqlError:
         raise
     except Exception as err:
         raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+
+
+def parquet_batches(
+    fileio: Any,
+    path: str,
+    columns: Sequence[str],
+    *,
+    size: int | None = None,
+    row_groups: Callable[[Any], Sequence[int] | None] | None = None,
+    positions: str | None = None,
+) -> pa.RecordBatchReader:
+    """`read_parquet` as a stream: each row group is fetched when the consumer reaches it.
+
+    The footer is fetched now (a missing or damaged file fails here); a consumer that stops early
+    (``LIMIT``) never fetches the later row groups, nor, in a row group bigger than
+    `PREFETCH_GROUP_BYTES`, the later pages. A FileIO without range reads gives the whole file
+    as one stream.
+
+    >>> import tempfile, os, pyarrow.parquet as pq
+    >>> from paimon_sql.io.fileio import file_io
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.parquet")
+    >>> pq.write_table(pa.table({"a": list(range(6))}), path, row_group_size=4)
+    >>> reader = parquet_batches(file_io(path), path, ["a"], positions="p")
+    >>> reader.read_next_batch().to_pydict()
+    {'a': [0, 1, 2, 3, 4, 5], 'p': [0, 1, 2, 3, 4, 5]}
+    """
+    import pyarrow.parquet as pq
+
+    if not hasattr(fileio, "read_ranges"):
+        table = read_parquet(
+            fileio, path, columns, size=size, row_groups=row_groups, positions=positions
+        )
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+    try:
+        source: Any = _remote_file(fileio, path, size)
+        parquet = pq.ParquetFile(
+            source,
+            coerce_int96_timestamp_unit="ns",
+            pre_buffer=False,
+            buffer_size=PAGE_READ_BYTES,  # a column chunk not prefetched is read page by page
+        )
+        metadata = parquet.metadata
+        present = [c for c in columns if c in parquet.schema_arrow.names]
+        chosen = row_groups(metadata) if row_groups is not None else None
+        groups = list(range(metadata.num_row_groups) if chosen is None else chosen)
+        schema = parquet.schema_arrow.empty_table().select(present).schema
+        footer = source.size - min(source.size, FOOTER_BYTES)
+    except PaimonSqlError:
+        raise
+    except Exception as err:
+        raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+    if positions is not None:
+        schema = schema.append(pa.field(positions, pa.int64()))
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for g in groups:
+            try:
+                yield from _group_batches(parquet, source, g, present, schema, positions)
+            except PaimonSqlError:
+                raise
+            except Exception as err:
+                raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+            source.release(footer)  # a long stream keeps one row group in memory, not all
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
+
+
+def _group_batches(
+    parquet: Any,
+    source: _RangeFile,
+    g: int,
+    present: list[str],
+    schema: pa.Schema,
+    positions: str | None,
+) -> Iterator[pa.RecordBatch]:
+    """Row group `g` of `parquet` as `schema` batches, fetched as `parquet_batches` says."""
+    metadata = parquet.metadata
+    ranges = _chunk_ranges(metadata, present, [g])
+    if sum(end - start for start, end in ranges) <= PREFETCH_GROUP_BYTES:
+        source.prefetch(ranges)  # a small row group: its column chunks in one request
+        table = parquet.read_row_group(g, columns=present, use_threads=False)
+        # small batches: the consumer's threads share a row group before another is fetched
+        stream: Iterator[pa.RecordBatch] = iter(table.to_batches(max_chunksize=STREAM_BATCH_ROWS))
+    else:  # a big one (Java writes 128 MB groups): pages fetched as the batches need them
+        stream = parquet.iter_batches(
+            batch_size=STREAM_BATCH_ROWS, row_groups=[g], columns=present, use_threads=False
+        )
+    position = sum(metadata.row_group(i).num_rows for i in range(g))
+    for batch in stream:
+        if positions is not None:
+            rows = arange(batch.num_rows, position)
+            batch = pa.RecordBatch.from_arrays(
+                [*batch.columns, rows], names=[*batch.schema.names, positions]
+            )
+        position += batch.num_rows
+        yield batch.cast(schema)
+
+
+def _positions(metadata: Any, groups: Sequence[int]) -> pa.Array[Any]:
+    """The file positions of the rows of row groups `groups` (ascending), as int64."""
+    starts = [0]
+    for g in range(metadata.num_row_groups):
+        starts.append(starts[-1] + metadata.row_group(g).num_rows)
+    parts = [arange(starts[g + 1] - starts[g], starts[g]) for g in groups]
+    return pa.concat_arrays(parts) if parts else arange(0)
 
 
 def read_orc(

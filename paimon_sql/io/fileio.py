@@ -74,6 +74,14 @@ class FileIO:
     #: For a remote `fs`: create-if-absent is "exists, then write", safe only with one writer.
     single_writer: bool = False
 
+    def statement(self, memo: Any = None) -> contextlib.AbstractContextManager[None]:
+        """One statement's scope (an object store remembers listings in it; here: nothing)."""
+        return contextlib.nullcontext()
+
+    def memo(self) -> dict[tuple[str, str], Any] | None:
+        """What the running statement remembers: nothing on this FileIO."""
+        return None
+
     def read_bytes(self, path: str) -> bytes:
         """The whole file; a missing file raises `DataFileNotFoundError` naming it."""
         try:
@@ -137,6 +145,26 @@ class FileIO:
         else:
             with self.fs.open_output_stream(path) as out:
                 out.write(data)
+
+    @contextlib.contextmanager
+    def open_output(self, path: str) -> Iterator[Any]:
+        """Write (or overwrite) a file as a stream; a failure inside the block removes it.
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "d", "f")
+        >>> with file_io(path).open_output(path) as out:
+        ...     _ = out.write(b"abc")
+        >>> open(path, "rb").read()
+        b'abc'
+        """
+        self.mkdirs(posixpath.dirname(path) if not self.local else os.path.dirname(path))
+        out: Any = open(path, "wb") if self.local else self.fs.open_output_stream(path)  # noqa: SIM115
+        try:
+            with out:
+                yield out
+        except BaseException:
+            self.delete(path)
+            raise
 
     def try_create(self, path: str, data: bytes) -> bool:
         """Create `path` only if absent (atomic on local disk: link of a temp file); else False.
@@ -238,7 +266,7 @@ class FileIO:
 _TRUE = ("true", "1", "yes")
 _NO_CONDITIONAL_PUT = (
     "cannot create {path} atomically: this filesystem has no create-if-absent, so two writers "
-    "could both win a commit; use an s3://, gs:// or az:// warehouse URI (conditional puts), or, "
+    "could both win a commit; use an s3:// warehouse URI (conditional puts), or, "
     "if only one process ever writes, pass storage_options={{'{key}': 'true'}}"
 )
 
@@ -262,8 +290,9 @@ def file_io(
 ) -> FileIO | ObjectStoreFileIO:
     """A FileIO for a warehouse.
 
-    An object store for ``s3://``, ``gs://``, ``az://`` URIs (`storage_options` in obstore's key
-    names), else local disk, or a pyarrow / fsspec `filesystem` when one is given.
+    An object store for ``s3://`` URIs (`storage_options` in obstore's key names; ``gs://`` and
+    ``az://`` are refused by name), else local disk, or a pyarrow / fsspec `filesystem` when one
+    is given.
 
     >>> file_io("/tmp").local, file_io("file:///tmp").local
     (True, True)

@@ -1,13 +1,16 @@
-"""`ObjectStoreFileIO`: warehouses on ``s3://``, ``gs://`` and ``az://``.
+"""`ObjectStoreFileIO`: warehouses on ``s3://`` (and ``s3a://``), through obstore (object_store).
 
-Through obstore (Rust object_store).
+``gs://`` and ``az://`` (``gcs``, ``abfs``, ``abfss``) are recognised and refused by name
+(`UNTESTED_STORES`): obstore has stores for them, but no server of theirs runs in the test suite, so
+nothing here claims they work.
 
 Paths are full URIs (``s3://bucket/wh/db.db/t/snapshot/snapshot-1``) everywhere above this layer, so
 the catalog, `paimon_sql.catalog.names` and the metadata see one spelling. Snapshots, schemas and
-tags are created with a conditional PUT (``If-None-Match: *`` on S3 and Azure,
-``ifGenerationMatch=0`` on GCS), so two writers never both win (paimon-format.md §1.3). Reads of
-data files use range requests (`read_range`, `read_ranges`: parallel, coalesced). obstore is
-imported lazily: it is the ``[s3]`` extra.
+tags are created with a conditional PUT (``If-None-Match: *``), so two writers never both win
+(paimon-format.md §1.3). Reads of data files use range requests (`read_range`, `read_ranges`:
+parallel, coalesced); data files are written as streams (`open_output`: multipart uploads). A
+statement's listings and small metadata reads are remembered for the statement (`statement`).
+obstore is imported lazily: it is the ``[s3]`` extra.
 
 Object stores have no folders. A folder is every key below a prefix; an empty folder made on purpose
 (a new warehouse or database) holds one empty marker object, `FOLDER_MARKER`, which listings hide.
@@ -58,6 +61,8 @@ SCHEMES = {
     "abfs": "az",
     "abfss": "az",
 }
+#: Stores recognised but refused: untested (no Google Cloud Storage or Azure server in the tests).
+UNTESTED_STORES = {"gs": "Google Cloud Storage", "az": "Azure Blob Storage"}
 #: The empty object that keeps a folder made on purpose (warehouse, database) visible; listings
 #: hide it.
 FOLDER_MARKER = ".paimon-folder"
@@ -65,6 +70,13 @@ FOLDER_MARKER = ".paimon-folder"
 SINGLE_WRITER = "single_writer"
 #: Folders whose files have unique names and are never rewritten (cached by `read_bytes`).
 _IMMUTABLE_FOLDERS = frozenset({"manifest", "index", "statistics"})
+#: Folders of small metadata files whose reads a statement remembers (`statement`).
+_STATEMENT_FOLDERS = frozenset({"snapshot", "schema", "tag", "branch", "consumer"})
+#: The key of a statement memo holding the FileIO generation its entries were seen at.
+_GENERATION = ("generation", "")
+#: The gap below which obstore's `get_ranges` merges two ranges into one request (object_store's
+#: ``OBJECT_STORE_COALESCE_DEFAULT``): `requests` counts what is sent.
+_COALESCE_BYTES = 1024 * 1024
 
 _EXTRA = "pip install 'paimon-sql[s3]'"
 
@@ -169,23 +181,19 @@ def _obstore() -> Any:
         import obstore
     except ImportError as err:
         raise MissingDependencyError(
-            f"object store warehouses (s3://, gs://, az://) need obstore: {_EXTRA}"
+            f"object store warehouses (s3://) need obstore: {_EXTRA}"
         ) from err
     return obstore
 
 
 def _make_store(store: str, bucket: str, options: Mapping[str, str]) -> Any:
     obstore = _obstore()
-    from obstore.store import AzureStore, GCSStore, S3Store
+    from obstore.store import S3Store
 
     retry = {"max_retries": 3, "retry_timeout": timedelta(seconds=30)}
     try:
-        if store == "s3":
-            config = _s3_config(options, os.environ)
-            return S3Store(bucket, config=config, retry_config=retry)  # type: ignore[arg-type]
-        if store == "gs":
-            return GCSStore(bucket, config=dict(options), retry_config=retry)  # type: ignore[arg-type]
-        return AzureStore(bucket, config=dict(options), retry_config=retry)  # type: ignore[arg-type]
+        config = _s3_config(options, os.environ)  # only S3: `UNTESTED_STORES` are refused
+        return S3Store(bucket, config=config, retry_config=retry)  # type: ignore[arg-type]
     except PaimonSqlError:
         raise
     except obstore.exceptions.BaseError as err:
@@ -216,6 +224,12 @@ class ObjectStoreFileIO:
         options = {str(k): str(v) for k, v in (storage_options or {}).items()}
         self.single_writer = options.pop(SINGLE_WRITER, "false").lower() in ("true", "1", "yes")
         self.store_kind, self.bucket, _ = split_uri(uri)
+        if self.store_kind in UNTESTED_STORES:
+            raise UnsupportedFeatureError(
+                f"warehouse {uri!r}: {UNTESTED_STORES[self.store_kind]} warehouses are not "
+                "supported (not tested); supported are s3:// (s3a://) URIs, local paths and "
+                "file:// URIs"
+            )
         self._options = options
         self._stores: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
@@ -223,6 +237,8 @@ class ObjectStoreFileIO:
         self.requests = 0
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._cached_bytes = 0
+        self._memo = threading.local()
+        self._generation = 0  # bumped by every change this FileIO makes: statement memos drop
         self._ob = _obstore()
         self._store(self.store_kind, self.bucket)  # bad options fail at connect
         if self.single_writer:
@@ -277,6 +293,59 @@ class ObjectStoreFileIO:
             )
         return StorageError(f"cannot {action} {path}: {_reason(text)}")
 
+    # --- one statement's view ---------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def statement(self, memo: dict[tuple[str, str], Any] | None = None) -> Iterator[None]:
+        """Remember listings, HEADs and small metadata reads until the block ends (one statement).
+
+        A statement asks for the table's snapshot listing, its latest snapshot and its schemas
+        several times (binding, planning, reading); inside this block the store is asked once.
+        Any change this FileIO makes (a write, a create, a delete) and any "not found" forget
+        everything remembered, so a commit that lost a race re-lists; the conditional PUT of
+        `try_create` stays the only judge of who wins. Re-entrant; per thread. `memo` (from
+        `memo`) carries a statement's memory on to the reading of its result.
+        """
+        state = self._memo
+        depth = getattr(state, "depth", 0)
+        if depth == 0:
+            entries = memo if memo is not None else {}
+            if entries.get(_GENERATION) != self._generation:  # a change since: all stale
+                entries.clear()
+                entries[_GENERATION] = self._generation
+            state.entries = entries
+        state.depth = depth + 1
+        try:
+            yield
+        finally:
+            state.depth -= 1
+            if state.depth == 0:
+                state.entries = None
+
+    def memo(self) -> dict[tuple[str, str], Any] | None:
+        """What the running statement of this thread remembers (None outside a statement)."""
+        return getattr(self._memo, "entries", None)
+
+    def _recall(self, key: tuple[str, str]) -> Any:
+        entries = getattr(self._memo, "entries", None)
+        if entries is None:
+            return None
+        if entries.get(_GENERATION) != self._generation:
+            entries.clear()
+            entries[_GENERATION] = self._generation
+            return None
+        return entries.get(key)
+
+    def _remember(self, key: tuple[str, str], value: Any) -> Any:
+        entries = getattr(self._memo, "entries", None)
+        if entries is not None and entries.get(_GENERATION) == self._generation:
+            entries[key] = value
+        return value
+
+    def _changed(self) -> None:
+        with self._lock:
+            self._generation += 1
+
     # --- reading ----------------------------------------------------------------------------------
 
     def read_bytes(self, path: str) -> bytes:
@@ -285,19 +354,30 @@ class ObjectStoreFileIO:
         Manifests, manifest lists and index files (unique names, never rewritten) are kept in a
         cache of at most `CACHE_BYTES`, so repeated queries do not fetch them again.
         """
-        cacheable = posixpath.basename(posixpath.dirname(path)) in _IMMUTABLE_FOLDERS
+        folder = posixpath.basename(posixpath.dirname(path))
+        cacheable = folder in _IMMUTABLE_FOLDERS
         if cacheable:
             with self._lock:
                 hit = self._cache.get(path)
                 if hit is not None:
                     self._cache.move_to_end(path)
                     return hit
+        remembered = folder in _STATEMENT_FOLDERS
+        if remembered:
+            found = self._recall(("read", path))
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         store, key = self._locate(path)
         try:
             data = bytes(self._ob.get(store, key).bytes())
         except Exception as err:
-            raise self._fail(err, path, "read") from err
+            failure = self._fail(err, path, "read")
+            if isinstance(failure, DataFileNotFoundError):
+                self._changed()
+            raise failure from err
         self._count(len(data))
+        if remembered:
+            self._remember(("read", path), data)
         if cacheable and len(data) <= self.CACHE_BYTES // 16:
             with self._lock:
                 self._cache[path] = data
@@ -339,21 +419,26 @@ class ObjectStoreFileIO:
         except Exception as err:
             raise self._fail(err, path, "read") from err
         out = [bytes(p) for p in parts]
-        self._count(sum(len(p) for p in out), len(out))
+        self._count(sum(len(p) for p in out), _coalesced(ranges))
         return out
 
     def _head(self, path: str) -> dict[str, Any] | None:
         store, key = self._locate(path)
         if not key:
             return None
+        found = self._recall(("head", path))
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         try:
             meta: dict[str, Any] = self._ob.head(store, key)
         except Exception as err:
             if isinstance(err, self._ob.exceptions.NotFoundError | FileNotFoundError):
+                self._count(0)
+                self._changed()  # what the statement remembered may be stale: ask again
                 return None
             raise self._fail(err, path, "look up") from err
         self._count(0)
-        return meta
+        return self._remember(("head", path), meta)  # type: ignore[no-any-return]
 
     def exists(self, path: str) -> bool:
         """Whether an object, or any object below `path` (a folder), exists."""
@@ -362,6 +447,8 @@ class ObjectStoreFileIO:
     def is_dir(self, path: str) -> bool:
         """Whether any object lies below `path` (for a bucket: whether the bucket exists)."""
         store, key = self._locate(path)
+        if self._recall(("dir", path)):
+            return True
         prefix = key + "/" if key else None
         try:
             stream = self._ob.list(store, prefix, chunk_size=1)
@@ -369,16 +456,22 @@ class ObjectStoreFileIO:
         except Exception as err:
             raise self._fail(err, path, "list") from err
         self._count(0)
-        return bool(first) or not key
+        if first or not key:
+            self._remember(("dir", path), True)
+            return True
+        return False
 
     def _listing(self, path: str) -> dict[str, Any]:
         store, key = self._locate(path)
+        found = self._recall(("list", path))
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         try:
             listed: dict[str, Any] = self._ob.list_with_delimiter(store, key or None)
         except Exception as err:
             raise self._fail(err, path, "list") from err
         self._count(0)
-        return listed
+        return self._remember(("list", path), listed)  # type: ignore[no-any-return]
 
     def list_names(self, path: str) -> list[str]:
         """The sorted names (objects and sub-folders) right below `path`; absent lists as empty."""
@@ -421,6 +514,7 @@ class ObjectStoreFileIO:
         if self.is_dir(path):
             return
         store, key = self._locate(path)
+        self._changed()
         try:
             self._ob.put(store, posixpath.join(key, FOLDER_MARKER), b"")
         except Exception as err:
@@ -434,8 +528,40 @@ class ObjectStoreFileIO:
         """
         self._forget(path)
         store, key = self._locate(path)
+        self._changed()
         try:
             self._ob.put(store, key, data)
+        except Exception as err:
+            raise self._fail(err, path, "write") from err
+
+    #: Bytes of a streamed object kept in memory: each full buffer goes up as one part of a
+    #: multipart upload while the writer produces the next (S3's smallest part is 5 MiB).
+    PART_BYTES = 8 * 1024 * 1024
+
+    @contextlib.contextmanager
+    def open_output(self, path: str) -> Iterator[ObjectSink]:
+        """Write (or overwrite) an object as a stream, without holding it all in memory.
+
+        Past `PART_BYTES` it goes up as a multipart upload, part by part; the object appears only
+        when the block ends. A failure inside the block (the producer's or the store's) aborts the
+        upload: no object, no parts left behind.
+        """
+        self._forget(path)
+        store, key = self._locate(path)
+        self._changed()
+        try:
+            writer = self._ob.open_writer(store, key, buffer_size=self.PART_BYTES)
+        except Exception as err:
+            raise self._fail(err, path, "write") from err
+        sink = ObjectSink(writer, lambda err: self._fail(err, path, "write"))
+        try:
+            yield sink
+        except BaseException as failure:
+            with contextlib.suppress(Exception):  # obstore aborts the multipart upload on exit
+                writer.__exit__(type(failure), failure, failure.__traceback__)
+            raise
+        try:
+            writer.close()
         except Exception as err:
             raise self._fail(err, path, "write") from err
 
@@ -453,6 +579,7 @@ class ObjectStoreFileIO:
             return True
         store, key = self._locate(path)
         ex = self._ob.exceptions
+        self._changed()
         try:
             self._ob.put(store, key, data, mode="create")
         except (ex.AlreadyExistsError, ex.PreconditionError):
@@ -493,6 +620,7 @@ class ObjectStoreFileIO:
         """Delete an object if it exists."""
         self._forget(path)
         store, key = self._locate(path)
+        self._changed()
         try:
             self._ob.delete(store, key)
         except Exception as err:
@@ -508,6 +636,7 @@ class ObjectStoreFileIO:
         with self._lock:
             self._cache.clear()
             self._cached_bytes = 0
+        self._changed()
         try:
             for chunk in self._ob.list(store, key + "/", chunk_size=1000):
                 self._ob.delete(store, [m["path"] for m in chunk])
@@ -534,6 +663,53 @@ class ObjectStoreFileIO:
         for chunk in self._ob.list(store, key + "/" if key else None):
             for meta in chunk:
                 yield f"{kind}://{bucket}/{meta['path']}"
+
+
+class ObjectSink:
+    """The file object `ObjectStoreFileIO.open_output` yields: write, tell, flush."""
+
+    closed = False
+
+    def __init__(self, writer: Any, fail: Any) -> None:
+        """Write through obstore's `writer`; `fail` turns a store error into ours."""
+        self._writer, self._fail, self._written = writer, fail, 0
+
+    def write(self, data: Any) -> int:
+        """Append `data` (bytes-like); a store failure raises the `paimon_sql.errors` error."""
+        try:
+            self._writer.write(data)
+        except Exception as err:
+            raise self._fail(err) from err
+        n = memoryview(data).nbytes
+        self._written += n
+        return n
+
+    def tell(self) -> int:
+        """Bytes written so far."""
+        return self._written
+
+    def flush(self) -> None:
+        """Nothing to do: parts go up as the buffer fills."""
+
+    def writable(self) -> bool:
+        """Always."""
+        return True
+
+
+def _coalesced(ranges: Sequence[tuple[int, int]]) -> int:
+    """How many requests obstore's `get_ranges` sends for `ranges` (near ones are merged).
+
+    >>> _coalesced([(0, 10), (20, 30), (5_000_000, 5_000_010)])
+    2
+    """
+    count, end = 0, None
+    for start, stop in sorted(ranges):
+        if end is None or start - end > _COALESCE_BYTES:
+            count += 1
+            end = stop
+        else:
+            end = max(end, stop)
+    return count
 
 
 def ex_not_found(ob: Any) -> tuple[type[BaseException], ...]:

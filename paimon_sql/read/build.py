@@ -617,6 +617,30 @@ def physical_columns(plan: ScanPlan, f: DataFileMeta, request: ReadRequest) -> l
     return wanted
 
 
+def prunable_filters(
+    plan: ScanPlan, f: DataFileMeta, request: ReadRequest
+) -> tuple[list[Predicate], dict[str, DataField]]:
+    """The filters that may drop rows of file `f` before any merge, and the columns they can use.
+
+    The filters are those the split query places below the merge (all of them outside MERGE mode;
+    key and partition filters in it), so a reader may skip parts of a file (Parquet row groups)
+    whose statistics say no row matches. The columns map read-schema names to the file's fields,
+    for those stored with the same type (a widened column's old statistics are not compared).
+    """
+    empty = Split(partition=(), partition_bytes=b"", bucket=0, bucket_path="", sections=())
+    q = _SplitQuery(plan, empty, request, {}, {})
+    by_id = _file_fields(plan, f)
+    usable: dict[str, DataField] = {}
+    for name in {c for p in q.pre for c in p.columns()}:
+        if name not in plan.schema.field_names:
+            continue
+        target = plan.schema.field(name)
+        old = by_id.get(target.id)
+        if old is not None and old.type == target.type:
+            usable[name] = old
+    return q.pre, usable
+
+
 def sql_text(query: exp.Expression) -> str:
     """The DuckDB text of a built query."""
     return query.sql(dialect="duckdb")
@@ -629,6 +653,7 @@ __all__ = [
     "parquet_source",
     "physical_columns",
     "predicate_sql",
+    "prunable_filters",
     "split_queries",
     "split_query",
     "sql_text",

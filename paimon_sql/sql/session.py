@@ -258,7 +258,8 @@ class Session:
         ] or [(text, set())]
         for query, expected in units:
             try:
-                result = self._statement(query, params, expected, lookup)
+                with self.catalog.fileio.statement():  # an object store lists a folder once
+                    result = self._statement(query, params, expected, lookup)
             except duckdb.Error as err:
                 raise self._engine.translate(err) from err
             except sqlglot.errors.SqlglotError as err:
@@ -775,8 +776,8 @@ def connect(
 ) -> Session:
     """Open a warehouse in DuckDB: every Paimon table becomes ``"db"."table"``.
 
-    The warehouse is a folder or an ``s3://bucket/path`` (``gs://``, ``az://``) URI (`create=True`
-    makes the folder when absent; never a bucket).
+    The warehouse is a folder or an ``s3://bucket/path`` URI (``gs://`` and ``az://`` are refused;
+    `create=True` makes the folder when absent; never a bucket).
 
     Object store credentials, region and endpoint come from `storage_options` (obstore's key names:
     ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_endpoint``, ``aws_allow_http`` ...),

@@ -239,6 +239,13 @@ def _timestamp_units(schema: pa.Schema) -> set[str]:
 
 
 def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
+    out = pa.BufferOutputStream()
+    _write_parquet(table, out, options)
+    return out.getvalue().to_pybytes()
+
+
+def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> None:
+    """Write `table` as Parquet to `out` (a stream: row group after row group)."""
     import pyarrow.parquet as pq
 
     units = _timestamp_units(table.schema)
@@ -247,10 +254,10 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
             "TIMESTAMP(p > 6) (Parquet INT96) next to TIMESTAMP(p <= 6) columns in one Parquet file"
         )
     codec = _codec(options)
-    out = pa.BufferOutputStream()
     pq.write_table(
         table,
         out,
+        row_group_size=row_group_rows(table),
         compression=codec,
         compression_level=_zstd_level(options) if codec == "zstd" else None,
         store_decimal_as_integer=True,
@@ -260,10 +267,30 @@ def _parquet_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
         # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
         write_page_checksum=True,
     )
-    return out.getvalue().to_pybytes()
 
 
 _DICTIONARY_SAMPLE = 4096
+
+#: Parquet row groups hold about this much Arrow (uncompressed) data, so a reader that skips row
+#: groups by their min/max statistics fetches little: a point lookup in a primary-key file (sorted
+#: by key, so the groups' key ranges are disjoint) touches one group. Java's 128 MB groups make a
+#: file one group, which nothing can skip.
+ROW_GROUP_BYTES = 1024 * 1024
+#: ... but never fewer rows than this (wide rows), nor more than DuckDB's own writer puts in one.
+ROW_GROUP_MIN_ROWS = 1024
+ROW_GROUP_MAX_ROWS = 122_880
+
+
+def row_group_rows(table: pa.Table) -> int:
+    """Rows per Parquet row group for `table` (see `ROW_GROUP_BYTES`).
+
+    >>> row_group_rows(pa.table({"a": pa.array(range(1_000_000), pa.int64())}))
+    122880
+    >>> row_group_rows(pa.table({"s": ["x" * 1000] * 10_000}))
+    1044
+    """
+    per_row = max(1, table.nbytes // max(1, table.num_rows))
+    return max(ROW_GROUP_MIN_ROWS, min(ROW_GROUP_MAX_ROWS, ROW_GROUP_BYTES // per_row))
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
@@ -612,14 +639,20 @@ def write_data_file(
     physical = physical_table(
         table, schema, first_sequence_number=first_sequence_number, options=opts
     )
-    data = encode_data_file(physical, fmt, schema, opts)
-    fileio.write_bytes(path, data)
+    if fmt == "parquet":  # streamed: an object store uploads parts while the rest is encoded
+        with fileio.open_output(path) as out:
+            _write_parquet(physical, out, opts)
+            size = out.tell()
+    else:
+        data = encode_data_file(physical, fmt, schema, opts)
+        fileio.write_bytes(path, data)
+        size = len(data)
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     return data_file_meta(
         physical,
         schema,
         file_name=name,
-        file_size=len(data),
+        file_size=size,
         level=level,
         first_sequence_number=first_sequence_number,
         file_source=file_source,

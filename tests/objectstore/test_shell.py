@@ -37,10 +37,11 @@ def test_shell_errors_name_the_uri(s3_env, tmp_path):
     assert done.returncode == 1
     assert "no-such-bucket" in done.stderr
     assert "Traceback" not in done.stderr
-    done = _shell(tmp_path, "hdfs://nn/wh", "-c", "SELECT 1;")
-    assert done.returncode == 1
-    assert "hdfs://nn/wh" in done.stderr
-    assert "Traceback" not in done.stderr
+    for uri in ("hdfs://nn/wh", "gs://b/wh"):  # unknown; known but refused (untested)
+        done = _shell(tmp_path, uri, "--create", "-c", "SELECT 1;")
+        assert done.returncode == 1
+        assert uri in done.stderr
+        assert "Traceback" not in done.stderr
     assert not os.listdir(tmp_path)
 
 

@@ -79,3 +79,24 @@ def test_without_obstore_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "obstore", None)  # `import obstore` raises ImportError
     with pytest.raises(MissingDependencyError, match=r"paimon-sql\[s3\]"):
         paimon_sql.connect("s3://bucket/wh")
+
+
+@pytest.mark.parametrize("uri", ["gs://b/wh", "gcs://b/wh", "az://c/wh", "abfss://c/wh"])
+def test_untested_stores_are_refused_by_name(uri, tmp_path, monkeypatch):
+    """gs:// and az:// have no test server here: refused naming the URI and what works."""
+    import os
+
+    import duckdb
+
+    import paimon_sql
+
+    monkeypatch.chdir(tmp_path)
+    for open_it in (
+        lambda: paimon_sql.connect(uri, create=True),
+        lambda: paimon_sql.install(duckdb.connect(), uri),
+    ):
+        with pytest.raises(UnsupportedFeatureError, match="not supported") as caught:
+            open_it()
+        assert uri in str(caught.value)
+        assert "s3://" in str(caught.value)
+    assert not os.listdir(tmp_path)
