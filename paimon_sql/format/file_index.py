@@ -19,13 +19,14 @@ This module is pure (bytes in, answers out). `FileIndex.may_match` answers as Ja
 ``FileIndexPredicate`` does: False only when the index proves no row of the file matches.
 
 >>> data = encode_file_index(
-...     [("v", "bitmap", [3, 5, 3, None])], {"v": DataType("INT")}, {}
+...     [("v", "bitmap", [3, 5, 3, None])], {"v": DataType(root="INT")}, {}
 ... )
 >>> idx = FileIndex.decode(data, "f.index")
 >>> from paimon_sql.plan.predicate import Compare
->>> idx.may_match(Compare(("v",), "=", 5), {"v": DataType("INT")})
+>>> cols = {"v": ("v", DataType(root="INT"))}
+>>> idx.may_match(Compare(("v",), "=", 5), cols)
 True
->>> idx.may_match(Compare(("v",), "=", 4), {"v": DataType("INT")})
+>>> idx.may_match(Compare(("v",), "=", 4), cols)
 False
 """
 
@@ -71,8 +72,8 @@ def _s32(x: int) -> int:
     return x - (1 << 32) if x >> 31 else x
 
 
-_P1, _P2, _P3 = 11400714785884287877, 14029467366897019727, 1609587929392839161
-_P4, _P5 = 9650029242287828579, 2870177450012600261
+_P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_P4, _P5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
 
 
 def _rotl64(x: int, r: int) -> int:
@@ -124,8 +125,8 @@ def xxh64(data: bytes, seed: int = 0) -> int:
 def long_hash(key: int) -> int:
     """Thomas Wang's 64-bit integer hash (Java ``FastHash.getLongHash``), signed.
 
-    >>> long_hash(0)
-    -2152535657050944081
+    >>> long_hash(1)
+    6614235796240398542
     """
     key = _s64(key)
     key = _s64((~key) + (key << 21))
@@ -209,22 +210,29 @@ def _java_hash(kind: str, key: Any) -> int:
     raise UnsupportedFeatureError(f"no Java hash for {kind}")
 
 
-def java_hashmap_order(keys: Sequence[Any], hash_of: Callable[[Any], int]) -> list[Any]:
+def java_hashmap_order(
+    keys: Sequence[Any], hash_of: Callable[[Any], int], *, compute: bool = False
+) -> list[Any]:
     """`keys` (distinct, in insertion order) in the iteration order of a Java ``HashMap``.
 
-    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``, the capacity grown from 16 at a load of 0.75;
-    insertion order within a bucket (bins turned into trees, over 8 collisions, are not modelled).
+    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``, the capacity grown from 16 at a load of 0.75.
+    ``put`` appends to a bucket and grows after inserting; ``computeIfAbsent`` (`compute`)
+    prepends and grows before inserting. Bins turned into trees (over 8 collisions) are not
+    modelled.
 
     >>> java_hashmap_order(["f2", "f0", "f1"], _string_hash)
     ['f0', 'f1', 'f2']
+    >>> java_hashmap_order([1000000007, 77], lambda k: k, compute=True)
+    [77, 1000000007]
     """
     cap = 16
-    while len(keys) > cap * 3 // 4:
+    while (len(keys) - 1 if compute else len(keys)) > cap * 3 // 4:
         cap *= 2
+    sign = -1 if compute else 1
 
     def slot(item: tuple[int, Any]) -> tuple[int, int]:
         h = hash_of(item[1]) & _M32
-        return ((h ^ (h >> 16)) & (cap - 1), item[0])
+        return ((h ^ (h >> 16)) & (cap - 1), sign * item[0])
 
     return [k for _, k in sorted(enumerate(keys), key=slot)]
 
@@ -322,7 +330,7 @@ def index_key(t: DataType, value: Any) -> Any:
     (precision ≤ 3) or microseconds, decimals as unscaled integers. Raises `_NoKey` for a value
     that is not exactly a value of `t`.
 
-    >>> index_key(DataType("TIMESTAMP", precision=3), datetime.datetime(1970, 1, 1, 0, 0, 1))
+    >>> index_key(DataType(root="TIMESTAMP", precision=3), datetime.datetime(1970, 1, 1, 0, 0, 1))
     1000
     """
     root = t.root
@@ -523,7 +531,7 @@ def encode_bitmap(
             rows[key].add(i)
         else:
             rows[key] = BitMap([i])
-    order = java_hashmap_order(list(rows), lambda k: _java_hash(kind, k))
+    order = java_hashmap_order(list(rows), lambda k: _java_hash(kind, k), compute=True)
     null_bytes = _roaring_bytes(nulls)
     offset = 0 if len(nulls) <= 1 else len(null_bytes)
     offsets: dict[Any, int] = {}
@@ -917,19 +925,25 @@ class FileIndex:
         """Read a container (`where` names it in errors)."""
         return cls(bytes(data), where, decode_container(data, where))
 
-    def may_match(self, predicate: Predicate | None, types: Mapping[str, DataType]) -> bool:
-        """False only when the indexes prove no row matches (`types`: the file's column types)."""
+    def may_match(
+        self, predicate: Predicate | None, columns: Mapping[str, tuple[str, DataType]]
+    ) -> bool:
+        """False only when the indexes prove no row matches.
+
+        `columns` maps a predicate column to its name and type in the data file (schema evolution:
+        same field id); a column not in it is not looked up.
+        """
         if predicate is None:
             return True
-        return self._test(predicate, types).remain
+        return self._test(predicate, columns).remain
 
-    def _test(self, p: Predicate, types: Mapping[str, DataType]) -> _Remain:
+    def _test(self, p: Predicate, columns: Mapping[str, tuple[str, DataType]]) -> _Remain:
         from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Or
 
         if isinstance(p, And | Or):
             result: _Remain | None = None
             for child in p.children:
-                r = self._test(child, types)
+                r = self._test(child, columns)
                 if result is None:
                     result = r
                 elif isinstance(p, Or):
@@ -941,10 +955,12 @@ class FileIndex:
             return _REMAIN if result is None else result
         if not isinstance(p, Compare | InList | IsNull) or len(p.path) != 1:
             return _REMAIN  # NOT and struct fields: no index answers them
-        column = p.path[0]
-        t = types.get(column)
-        indexes = self.header.get(column)
-        if t is None or not indexes:
+        found = columns.get(p.path[0])
+        if found is None:
+            return _REMAIN
+        indexes = self.header.get(found[0])
+        t = found[1]
+        if not indexes:
             return _REMAIN
         result = _REMAIN
         for index_type, (start, length) in indexes.items():
@@ -1140,7 +1156,7 @@ def _java_layout(
     """Java's nesting of HashMaps: types, then columns, regrouped by column, then types."""
     inserted: list[str] = []
     per_column: dict[str, list[str]] = {}
-    for index_type in java_hashmap_order(list(by_type), _string_hash):
+    for index_type in java_hashmap_order(list(by_type), _string_hash, compute=True):
         for column in java_hashmap_order(list(by_type[index_type]), _string_hash):
             if column not in per_column:
                 inserted.append(column)
@@ -1148,5 +1164,5 @@ def _java_layout(
             per_column[column].append(index_type)
     return [
         (c, [(t, built[c][t]) for t in java_hashmap_order(per_column[c], _string_hash)])
-        for c in java_hashmap_order(inserted, _string_hash)
+        for c in java_hashmap_order(inserted, _string_hash, compute=True)
     ]
