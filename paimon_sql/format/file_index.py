@@ -39,6 +39,7 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from pyroaring import BitMap
 
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
@@ -310,8 +311,13 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
-def _kind(t: DataType) -> str:
+def index_kind(t: DataType) -> str:
+    """How an index holds values of `t`: byte, short, int, long, float, double, boolean, string,
+    bytes, decimal (or other: not indexable)."""
     return _KINDS.get(t.root, "other")
+
+
+_kind = index_kind
 
 
 class _NoKey(Exception):
@@ -471,12 +477,46 @@ def encode_bloom(kind: str, keys: Iterable[Any], items: int, fpp: float) -> byte
     return struct.pack(">i", hashes) + bytes(bitset)
 
 
-def encode_bloom_positions(positions: Iterable[int], bits: int, hashes: int) -> bytes:
-    """A bloom-filter index from its set bit positions (vectorised writers)."""
-    bitset = bytearray(bits // 8)
-    for pos in positions:
-        bitset[pos >> 3] |= 1 << (pos & 7)
-    return struct.pack(">i", hashes) + bytes(bitset)
+def _long_hash_np(k: np.ndarray) -> np.ndarray:
+    """`long_hash` over an int64 array (wrapping arithmetic, arithmetic shifts)."""
+    with np.errstate(over="ignore"):
+        k = (~k) + (k << 21)
+        k = k ^ (k >> 24)
+        k = (k + (k << 3)) + (k << 8)
+        k = k ^ (k >> 14)
+        k = (k + (k << 2)) + (k << 4)
+        k = k ^ (k >> 28)
+        return k + (k << 31)
+
+
+def encode_bloom_numbers(kind: str, values: np.ndarray, items: int, fpp: float) -> bytes:
+    """`encode_bloom` of non-null numbers at array speed (the same bytes).
+
+    >>> v = np.array([5, -3, 7], dtype=np.int64)
+    >>> encode_bloom_numbers("long", v, 100, 0.05) == encode_bloom("long", [5, -3, 7], 100, 0.05)
+    True
+    """
+    if kind == "float":
+        f32 = values.astype(np.float32)
+        bits32 = f32.view(np.int32).copy()
+        bits32[np.isnan(f32)] = 0x7FC00000
+        longs = bits32.astype(np.int64)
+    elif kind == "double":
+        f64 = values.astype(np.float64)
+        longs = f64.view(np.int64).copy()
+        longs[np.isnan(f64)] = 0x7FF8000000000000
+    else:
+        longs = values.astype(np.int64)
+    bits, hashes = bloom_shape(items, fpp)
+    h = _long_hash_np(longs)
+    h1 = h.astype(np.int32).astype(np.int64)
+    h2 = (h >> 32).astype(np.int32).astype(np.int64)
+    mask = np.zeros(bits, dtype=bool)
+    for i in range(1, hashes + 1):
+        c = (h1 + i * h2).astype(np.int32)
+        c = np.where(c < 0, ~c, c).astype(np.int64)
+        mask[c % bits] = True
+    return struct.pack(">i", hashes) + np.packbits(mask, bitorder="little").tobytes()
 
 
 # --- bitmap ----------------------------------------------------------------------------------------
@@ -776,32 +816,33 @@ def decode_bsi(data: bytes, where: str) -> BsiIndex:
     return BsiIndex(rows, positive, negative)
 
 
-def _encode_slices(lo: int, hi: int, values: Iterable[tuple[int, int]]) -> bytes:
-    ebm = BitMap()
-    slices = [BitMap() for _ in range((hi - lo).bit_length())]
-    for row, value in values:
-        v = value - lo
-        i = 0
-        while v:
-            if v & 1:
-                slices[i].add(row)
-            v >>= 1
-            i += 1
-        ebm.add(row)
-    out = [struct.pack(">bqq", 1, lo, hi), _roaring_bytes(ebm), struct.pack(">i", len(slices))]
-    out += [_roaring_bytes(s) for s in slices]
+def _encode_slices(rows: np.ndarray, values: np.ndarray) -> bytes:
+    hi = int(values.max())
+    out = [struct.pack(">bqq", 1, 0, hi), _roaring_bytes(BitMap(rows.tolist()))]
+    width = hi.bit_length()
+    out.append(struct.pack(">i", width))
+    for i in range(width):
+        out.append(_roaring_bytes(BitMap(rows[(values >> i) & 1 == 1].tolist())))
     return b"".join(out)
 
 
 def encode_bsi(keys: Sequence[int | None]) -> bytes:
-    """A bsi index (Java ``BitSliceIndexBitmapFileIndex``) of integer keys in row order."""
-    pos_max = max((k for k in keys if k is not None and k >= 0), default=0)
-    neg_max = max((-k for k in keys if k is not None and k < 0), default=0)
+    """A bsi index (Java ``BitSliceIndexBitmapFileIndex``) of integer keys in row order.
+
+    Java's writer starts both halves' minimum at 0, so slices count from 0 to the maximum.
+
+    >>> decode_bsi(encode_bsi([5, None, -2]), "x").compare("<", 0)
+    BitMap([2])
+    """
+    rows = np.array([i for i, k in enumerate(keys) if k is not None], dtype=np.int64)
+    values = np.array([k for k in keys if k is not None], dtype=np.int64)
     out = [struct.pack(">bi", 1, len(keys))]
-    positive = [(i, k) for i, k in enumerate(keys) if k is not None and k >= 0]
-    out.append(b"\x01" + _encode_slices(0, pos_max, positive) if positive else b"\x00")
-    negative = [(i, -k) for i, k in enumerate(keys) if k is not None and k < 0]
-    out.append(b"\x01" + _encode_slices(0, neg_max, negative) if negative else b"\x00")
+    for half in (values >= 0, values < 0):
+        if half.any():
+            v = values[half]
+            out.append(b"\x01" + _encode_slices(rows[half], np.abs(v)))
+        else:
+            out.append(b"\x00")
     return b"".join(out)
 
 
@@ -1129,12 +1170,14 @@ def encode_file_index(
     columns: Sequence[tuple[str, str, Sequence[Any]]],
     types: Mapping[str, DataType],
     options: Mapping[str, Mapping[str, str]],
+    prebuilt: Mapping[tuple[str, str], bytes] | None = None,
 ) -> bytes:
     """The container of one data file: (column, index type, keys in row order) in any order.
 
     Keys are `index_key` values (None for null); `options` maps
     ``(column + "/" + type)`` to that index's options. Columns and types are laid out in Java's
-    ``HashMap`` order, so equal rows give Java's bytes.
+    ``HashMap`` order, so equal rows give Java's bytes. `prebuilt` holds indexes already encoded
+    (by (column, index type)); their keys are not used.
     """
     built: dict[str, dict[str, bytes]] = {}
     by_type: dict[str, list[str]] = {}
@@ -1145,7 +1188,10 @@ def encode_file_index(
             index_type=index_type,
             options=options.get(f"{column}/{index_type}", {}),
         )
-        built.setdefault(column, {})[index_type] = encode_index(spec, t, keys)
+        done = (prebuilt or {}).get((column, index_type))
+        built.setdefault(column, {})[index_type] = (
+            done if done is not None else encode_index(spec, t, keys)
+        )
         by_type.setdefault(index_type, []).append(column)
     return encode_container(_java_layout(built, by_type))
 
