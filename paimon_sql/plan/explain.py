@@ -53,8 +53,8 @@ def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
             "files",
             f"{len(files)} read of {s.files_total} live; pruned: {s.files_pruned_partition} by "
             "partition, "
-            f"{s.files_pruned_bucket} by bucket, {s.files_pruned_stats} by statistics, {s.files_pruned_index} by file index; "
-            f"hidden: "
+            f"{s.files_pruned_bucket} by bucket, {s.files_pruned_stats} by statistics, "
+            f"{s.files_pruned_index} by file index; hidden: "
             f"{s.files_hidden_level0} level-0, {s.files_hidden_postpone} postponed",
         ),
         ("rows in files", str(sum(f.row_count for f in files))),

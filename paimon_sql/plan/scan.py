@@ -37,6 +37,7 @@ from paimon_sql.format.manifest import (
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
+from paimon_sql.plan.file_index import index_may_match
 from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
 
 if TYPE_CHECKING:
@@ -449,7 +450,7 @@ class _Planner:
             index = FileIndex.decode(data, where)
         except SpecViolationError as err:
             raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
-        return index.may_match(self.predicate, columns)
+        return index_may_match(index, self.predicate, columns)
 
     def read_index_file(self, entry: ManifestEntry, name: str) -> tuple[bytes, str]:
         f = entry.file

@@ -1,0 +1,249 @@
+"""Java's hashes and ``HashMap`` order, and RoaringBitmap32 sizes, for the file-index codecs.
+
+Layouts that follow Java's ``HashMap`` iteration order (file-index columns, bitmap bodies) need the
+keys' Java ``hashCode``; bloom filters need ``FastHash`` (Thomas Wang's mix, XXH64).
+
+>>> java_hashmap_order(["b", "a"], string_hash)
+['a', 'b']
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import TYPE_CHECKING, Any
+
+from pyroaring import BitMap
+
+from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+
+# --- Java's numbers and hashes --------------------------------------------------------------------
+
+
+def s64(x: int) -> int:
+    x &= M64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def s32(x: int) -> int:
+    x &= M32
+    return x - (1 << 32) if x >> 31 else x
+
+
+_P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_P4, _P5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
+
+
+def _rotl64(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & M64
+
+
+def _round(acc: int, lane: int) -> int:
+    return (_rotl64((acc + lane * _P2) & M64, 31) * _P1) & M64
+
+
+def xxh64(data: bytes, seed: int = 0) -> int:
+    """XXH64 of `data` as a signed long (Java ``LongHashFunction.xx().hashBytes``).
+
+    >>> xxh64(b"")
+    -1205034819632174695
+    """
+    n, i = len(data), 0
+    if n >= 32:
+        v = [(seed + _P1 + _P2) & M64, (seed + _P2) & M64, seed & M64, (seed - _P1) & M64]
+        while i + 32 <= n:
+            lanes = struct.unpack_from("<4Q", data, i)
+            v = [_round(a, b) for a, b in zip(v, lanes, strict=True)]
+            i += 32
+        h = (_rotl64(v[0], 1) + _rotl64(v[1], 7) + _rotl64(v[2], 12) + _rotl64(v[3], 18)) & M64
+        for a in v:
+            h = ((h ^ _round(0, a)) * _P1 + _P4) & M64
+    else:
+        h = (seed + _P5) & M64
+    h = (h + n) & M64
+    while i + 8 <= n:
+        (k,) = struct.unpack_from("<Q", data, i)
+        h = (_rotl64(h ^ _round(0, k), 27) * _P1 + _P4) & M64
+        i += 8
+    if i + 4 <= n:
+        (k,) = struct.unpack_from("<I", data, i)
+        h = (_rotl64(h ^ (k * _P1) & M64, 23) * _P2 + _P3) & M64
+        i += 4
+    while i < n:
+        h = (_rotl64(h ^ (data[i] * _P5) & M64, 11) * _P1) & M64
+        i += 1
+    h ^= h >> 33
+    h = (h * _P2) & M64
+    h ^= h >> 29
+    h = (h * _P3) & M64
+    h ^= h >> 32
+    return s64(h)
+
+
+def long_hash(key: int) -> int:
+    """Thomas Wang's 64-bit integer hash (Java ``FastHash.getLongHash``), signed.
+
+    >>> long_hash(1)
+    6614235796240398542
+    """
+    key = s64(key)
+    key = s64((~key) + (key << 21))
+    key ^= key >> 24
+    key = s64(key + (key << 3) + (key << 8))
+    key ^= key >> 14
+    key = s64(key + (key << 2) + (key << 4))
+    key ^= key >> 28
+    return s64(key + (key << 31))
+
+
+def _rotl32(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & M32
+
+
+def _mix(h: int, k: int) -> int:
+    k = _rotl32((k * 0xCC9E2D51) & M32, 15)
+    k = (k * 0x1B873593) & M32
+    h = _rotl32(h ^ k, 13)
+    return (h * 5 + 0xE6546B64) & M32
+
+
+def murmur_bytes(data: bytes, seed: int = 42) -> int:
+    """Java ``MurmurHashUtils.hashBytes`` (a BinaryString's hashCode), signed.
+
+    >>> murmur_bytes(b"Bob") == murmur_bytes(b"Bob")
+    True
+    """
+    n = len(data)
+    aligned = n - n % 4
+    h = seed
+    for (k,) in struct.iter_unpack("<I", data[:aligned]):
+        h = _mix(h, k)
+    for b in data[aligned:]:
+        h = _mix(h, (b - 256 if b > 127 else b) & M32)
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & M32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & M32
+    h ^= h >> 16
+    return s32(h)
+
+
+def string_hash(s: str) -> int:
+    """Java ``String.hashCode`` over UTF-16 code units."""
+    h = 0
+    units = s.encode("utf-16-be")
+    for (u,) in struct.iter_unpack(">H", units):
+        h = (31 * h + u) & M32
+    return s32(h)
+
+
+def float_bits(x: float) -> int:
+    if math.isnan(x):
+        return 0x7FC00000
+    return s32(struct.unpack(">I", struct.pack(">f", x))[0])
+
+
+def double_bits(x: float) -> int:
+    if math.isnan(x):
+        return 0x7FF8000000000000
+    return s64(struct.unpack(">Q", struct.pack(">d", x))[0])
+
+
+def java_hash(kind: str, key: Any) -> int:
+    """The Java ``hashCode`` of an index key of `kind` (see `_kind`)."""
+    if kind == "string":
+        return murmur_bytes(key)
+    if kind in ("byte", "short", "int"):
+        return int(key)
+    if kind == "long":
+        return s32(key ^ ((key & M64) >> 32))
+    if kind == "float":
+        return float_bits(key)
+    if kind == "double":
+        bits = double_bits(key)
+        return s32(bits ^ ((bits & M64) >> 32))
+    if kind == "boolean":
+        return 1231 if key else 1237
+    raise UnsupportedFeatureError(f"no Java hash for {kind}")
+
+
+def java_hashmap_order(
+    keys: Sequence[Any], hash_of: Callable[[Any], int], *, compute: bool = False
+) -> list[Any]:
+    """`keys` (distinct, in insertion order) in the iteration order of a Java ``HashMap``.
+
+    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``, the capacity grown from 16 at a load of 0.75.
+    ``put`` appends to a bucket and grows after inserting; ``computeIfAbsent`` (`compute`)
+    prepends and grows before inserting. Bins turned into trees (over 8 collisions) are not
+    modelled.
+
+    >>> java_hashmap_order(["f2", "f0", "f1"], string_hash)
+    ['f0', 'f1', 'f2']
+    >>> java_hashmap_order([1000000007, 77], lambda k: k, compute=True)
+    [77, 1000000007]
+    """
+    cap = 16
+    while (len(keys) - 1 if compute else len(keys)) > cap * 3 // 4:
+        cap *= 2
+    sign = -1 if compute else 1
+
+    def slot(item: tuple[int, Any]) -> tuple[int, int]:
+        h = hash_of(item[1]) & M32
+        return ((h ^ (h >> 16)) & (cap - 1), sign * item[0])
+
+    return [k for _, k in sorted(enumerate(keys), key=slot)]
+
+
+# --- roaring bitmaps ------------------------------------------------------------------------------
+
+
+def roaring_size(data: bytes, pos: int, where: str) -> int:
+    """The byte size of the portable RoaringBitmap32 starting at `pos`."""
+    try:
+        (cookie,) = struct.unpack_from("<I", data, pos)
+        p = pos + 4
+        runs: bytes = b""
+        if cookie & 0xFFFF == 12347:
+            size = (cookie >> 16) + 1
+            runs = data[p : p + (size + 7) // 8]
+            p += (size + 7) // 8
+        elif cookie == 12346:
+            (size,) = struct.unpack_from("<I", data, p)
+            p += 4
+        else:
+            raise SpecViolationError(f"{where}: no roaring bitmap at offset {pos}")
+        cards = [c + 1 for _, c in struct.iter_unpack("<HH", data[p : p + 4 * size])]
+        p += 4 * size
+        if not runs or size >= 4:
+            p += 4 * size
+        for i, card in enumerate(cards):
+            if runs and runs[i // 8] >> (i % 8) & 1:
+                (nruns,) = struct.unpack_from("<H", data, p)
+                p += 2 + 4 * nruns
+            else:
+                p += 2 * card if card <= 4096 else 8192
+    except struct.error as err:
+        raise SpecViolationError(f"{where}: truncated roaring bitmap at offset {pos}") from err
+    if p > len(data):
+        raise SpecViolationError(f"{where}: truncated roaring bitmap at offset {pos}")
+    return p - pos
+
+
+def read_bitmap(data: bytes, pos: int, where: str) -> tuple[BitMap, int]:
+    size = roaring_size(data, pos, where)
+    return BitMap.deserialize(data[pos : pos + size]), pos + size
+
+
+def roaring_bytes(bitmap: BitMap) -> bytes:
+    """Java ``RoaringBitmap32.serialize``: run-optimised, portable format."""
+    b = BitMap(bitmap)
+    b.run_optimize()
+    return bytes(b.serialize())
