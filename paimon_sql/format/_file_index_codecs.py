@@ -265,7 +265,8 @@ def _long_hash_np(k: np.ndarray) -> np.ndarray:
         k = k ^ (k >> 14)
         k = (k + (k << 2)) + (k << 4)
         k = k ^ (k >> 28)
-        return k + (k << 31)
+        out: np.ndarray = k + (k << 31)
+        return out
 
 
 def encode_bloom_numbers(kind: str, values: np.ndarray, items: int, fpp: float) -> bytes:
@@ -305,7 +306,7 @@ _PACK = {"byte": ">b", "short": ">h", "int": ">i", "long": ">q", "float": ">f", 
 
 def _key_bytes(kind: str, key: Any) -> bytes:
     if kind == "string":
-        return struct.pack(">i", len(key)) + key
+        return struct.pack(">i", len(key)) + bytes(key)
     if kind == "boolean":
         return b"\x01" if key else b"\x00"
     fmt = _PACK.get(kind)

@@ -234,7 +234,7 @@ def roaring_size(data: bytes, pos: int, where: str) -> int:
         raise SpecViolationError(f"{where}: truncated roaring bitmap at offset {pos}") from err
     if p > len(data):
         raise SpecViolationError(f"{where}: truncated roaring bitmap at offset {pos}")
-    return p - pos
+    return int(p - pos)
 
 
 def read_bitmap(data: bytes, pos: int, where: str) -> tuple[BitMap, int]:

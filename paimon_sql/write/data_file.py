@@ -671,7 +671,7 @@ def file_index_bytes(
     if not specs:
         return None
     types: dict[str, DataType] = {}
-    columns = []
+    columns: list[tuple[str, str, Any]] = []
     per_index: dict[str, Mapping[str, str]] = {}
     for spec in specs:
         if spec.column not in schema.field_names:
@@ -696,7 +696,7 @@ _BLOOM_NUMBERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DO
 class _NumberColumn:
     """A numeric column for the array-speed bloom filter."""
 
-    def __init__(self, column: pa.ChunkedArray, t: DataType) -> None:
+    def __init__(self, column: pa.ChunkedArray[Any], t: DataType) -> None:
         self.column = column
         self.t = t
 
@@ -727,12 +727,12 @@ def _encode_indexes(
     return file_index.encode_file_index(plain, types, per_index, prebuilt=numbers)
 
 
-def _index_keys(column: pa.ChunkedArray, t: DataType) -> list[Any]:
+def _index_keys(column: pa.ChunkedArray[Any], t: DataType) -> list[Any]:
     """A column's values as `file_index.index_key` holds them (None for null)."""
     root = t.root
     if root in TIMESTAMP_ROOTS:
         precision = 6 if t.precision is None else t.precision
-        unit = column.type.unit  # type: ignore[union-attr]
+        unit = column.type.unit
         per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
         want = 1000 if precision <= 3 else 1_000_000
         ints = column.cast(pa.int64()).to_pylist()
@@ -740,7 +740,7 @@ def _index_keys(column: pa.ChunkedArray, t: DataType) -> list[Any]:
     if root == "DATE":
         return column.cast(pa.int32()).to_pylist()
     if root == "TIME":
-        unit = column.type.unit if pa.types.is_time(column.type) else "ms"  # type: ignore[union-attr]
+        unit = column.type.unit if pa.types.is_time(column.type) else "ms"
         per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
         ints = column.cast(pa.int64()).to_pylist()
         return [None if v is None else v * 1000 // per_second for v in ints]
