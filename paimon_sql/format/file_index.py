@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
-from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
+from paimon_sql.errors import OptionError, SpecViolationError, UnsupportedFeatureError
 from paimon_sql.format._file_index_codecs import (
     NoKey,
     bloom_hash,
@@ -54,9 +54,10 @@ from paimon_sql.format._file_index_codecs import (
     index_kind,
 )
 from paimon_sql.format._java_hash import java_hashmap_order, string_hash
+from paimon_sql.format.option_registry import memory_size
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from paimon_sql.types import DataType
 
@@ -76,6 +77,7 @@ __all__ = [
     "FileIndex",
     "IndexResult",
     "IndexSpec",
+    "bloom_settings",
     "decode_container",
     "encode_bloom_numbers",
     "encode_container",
@@ -314,7 +316,7 @@ def index_specs(options: Mapping[str, str]) -> list[IndexSpec]:
             index_type = key[len("file-index.") : -len(".columns")]
             for name in value.split(","):
                 if not name.strip():
-                    raise ValueError(f"option {key} lists an empty column name")
+                    raise OptionError(f"option {key} lists an empty column name")
                 if "[" in name:
                     raise UnsupportedFeatureError(
                         f"option {key}: file indexes of map entries ({name.strip()}) are not "
@@ -331,27 +333,54 @@ def index_specs(options: Mapping[str, str]) -> list[IndexSpec]:
         if key.startswith("file-index.") and len(parts) == 4 and parts[3] != "columns":
             target = wanted.get((parts[2], parts[1]))
             if target is None:
-                raise ValueError(
+                raise OptionError(
                     f'option "{key}": column "{parts[2]}" is not in file-index.{parts[1]}.columns'
                 )
             target[parts[3]] = value
     return [IndexSpec(column=c, index_type=t, options=o) for (c, t), o in wanted.items()]
 
 
+def _setting(spec: IndexSpec, key: str, default: str, parse: Callable[[str], Any]) -> Any:
+    text = spec.options.get(key, default)
+    try:
+        return parse(text)
+    except (ValueError, OptionError):
+        raise OptionError(
+            f"option file-index.{spec.index_type}.{spec.column}.{key} = {text!r} is not valid"
+        ) from None
+
+
+def bloom_settings(spec: IndexSpec) -> tuple[int, float]:
+    """(items, fpp) of a bloom-filter index (Java's defaults 1,000,000 and 0.1).
+
+    >>> bloom_settings(IndexSpec(column="c", index_type="bloom-filter", options={"items": "64"}))
+    (64, 0.1)
+    """
+    items = _setting(spec, "items", "1000000", int)
+    fpp = _setting(spec, "fpp", "0.1", float)
+    if items <= 0 or not 0 < fpp < 1:
+        raise OptionError(
+            f"bloom-filter index of {spec.column}: items must be positive and fpp in (0, 1), "
+            f"not {items} and {fpp}"
+        )
+    return items, fpp
+
+
 def encode_index(spec: IndexSpec, t: DataType, keys: Sequence[Any]) -> bytes:
     """One column index of `keys` (already `index_key` values, None for null) in row order."""
     kind = index_kind(t)
     if spec.index_type == "bloom-filter":
-        items = int(spec.options.get("items", "1000000"))
-        fpp = float(spec.options.get("fpp", "0.1"))
+        items, fpp = bloom_settings(spec)
         if kind not in ("string", "bytes", "byte", "short", "int", "long", "float", "double"):
             raise UnsupportedFeatureError(
                 f"a bloom-filter index of column {spec.column} ({t.root}) is not supported"
             )
         return encode_bloom(kind, keys, items, fpp)
     if spec.index_type == "bitmap":
-        version = int(spec.options.get("version", "2"))
-        block = _memory(spec.options.get("index-block-size", "16kb"))
+        version = _setting(spec, "version", "2", int)
+        block = _setting(spec, "index-block-size", "16kb", memory_size)
+        if version not in (1, 2):
+            raise OptionError(f"bitmap index of {spec.column}: version {version} (1 or 2)")
         return encode_bitmap(kind, keys, version, block)
     if spec.index_type == "bsi":
         if kind not in ("byte", "short", "int", "long", "decimal"):
@@ -360,15 +389,6 @@ def encode_index(spec: IndexSpec, t: DataType, keys: Sequence[Any]) -> bytes:
             )
         return encode_bsi(keys)
     raise UnsupportedFeatureError(f"the {spec.index_type!r} file index is not supported")
-
-
-def _memory(text: str) -> int:
-    units = {"b": 1, "kb": 1024, "k": 1024, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30}
-    t = text.strip().lower().replace(" ", "")
-    for unit in sorted(units, key=len, reverse=True):
-        if t.endswith(unit) and t[: -len(unit)].isdigit():
-            return int(t[: -len(unit)]) * units[unit]
-    return int(t)
 
 
 def encode_file_index(

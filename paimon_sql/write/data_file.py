@@ -53,6 +53,7 @@ from paimon_sql.write.stats import key_stats, value_stats
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from paimon_sql.format.file_index import IndexSpec
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.io.fileio import FileIO
     from paimon_sql.types import (
@@ -684,7 +685,7 @@ def file_index_bytes(
         column = physical.column(spec.column)
         per_index[f"{spec.column}/{spec.index_type}"] = spec.options
         if spec.index_type == "bloom-filter" and t.root in _BLOOM_NUMBERS:
-            columns.append((spec.column, spec.index_type, _NumberColumn(column, t)))
+            columns.append((spec.column, spec.index_type, _NumberColumn(column, t, spec)))
         else:
             columns.append((spec.column, spec.index_type, _index_keys(column, t)))
     return _encode_indexes(columns, types, per_index)
@@ -696,9 +697,10 @@ _BLOOM_NUMBERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DO
 class _NumberColumn:
     """A numeric column for the array-speed bloom filter."""
 
-    def __init__(self, column: pa.ChunkedArray[Any], t: DataType) -> None:
+    def __init__(self, column: pa.ChunkedArray[Any], t: DataType, spec: IndexSpec) -> None:
         self.column = column
         self.t = t
+        self.spec = spec
 
 
 def _encode_indexes(
@@ -710,16 +712,13 @@ def _encode_indexes(
     numbers: dict[tuple[str, str], bytes] = {}
     for column, index_type, keys in columns:
         if isinstance(keys, _NumberColumn):
-            opts = per_index[f"{column}/{index_type}"]
             arr = keys.column.drop_null()
             if keys.t.root == "DATE":
                 arr = arr.cast(pa.int32())
             kind = file_index.index_kind(keys.t)
+            items, fpp = file_index.bloom_settings(keys.spec)
             numbers[(column, index_type)] = file_index.encode_bloom_numbers(
-                kind,
-                arr.to_numpy(),
-                int(opts.get("items", "1000000")),
-                float(opts.get("fpp", "0.1")),
+                kind, arr.to_numpy(), items, fpp
             )
             plain.append((column, index_type, ()))
         else:
