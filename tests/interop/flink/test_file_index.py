@@ -13,7 +13,7 @@ primary-key table (where Java uses indexes too) is written by us and read by Fli
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -44,7 +44,7 @@ TABLES = {
 _T0 = datetime.datetime(2024, 1, 1)
 
 
-def _row(f: int, j: int) -> dict:
+def _row(f: int, j: int) -> dict[str, Any]:
     v = j * 3 + f
     return {
         "id": f * 20 + j,
@@ -71,7 +71,7 @@ def _literal(value: object) -> str:
     return str(value)
 
 
-def _insert(table: str, rows: list[dict]) -> str:
+def _insert(table: str, rows: list[dict[str, Any]]) -> str:
     values = ", ".join("(" + ", ".join(_literal(v) for v in r.values()) + ")" for r in rows)
     return f"INSERT INTO {table} VALUES {values}"  # noqa: S608 (literals of generated data)
 
@@ -94,7 +94,7 @@ def _files_without_match(keep) -> int:
     return sum(1 for rows in FILES if not any(keep(r) for r in rows))
 
 
-def _explain_files(session, sql: str) -> str:
+def _explain_files(session, sql: str):
     rows = session.sql(f"EXPLAIN {sql}").fetchall()
     return next(value for scope, prop, value in rows if prop == "files" and scope != "duckdb")
 
@@ -104,7 +104,7 @@ def _pruned(files_line: str, by: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def flink_tables(flink: FlinkOracle, tmp_path_factory) -> Path:
+def flink_tables(flink: FlinkOracle, tmp_path_factory):
     warehouse = tmp_path_factory.mktemp("flink_file_index")
     statements = []
     for name, options in TABLES.items():
