@@ -21,10 +21,10 @@ from pyroaring import BitMap
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 from paimon_sql.format._java_hash import (
     M64,
+    JavaHashMap,
     double_bits,
     float_bits,
     java_hash,
-    java_hashmap_order,
     long_hash,
     read_bitmap,
     roaring_bytes,
@@ -351,7 +351,10 @@ def encode_bitmap(
             rows[key].add(i)
         else:
             rows[key] = BitMap([i])
-    order = java_hashmap_order(list(rows), lambda k: java_hash(kind, k), compute=True)
+    id2bitmap = JavaHashMap(lambda k: java_hash(kind, k))
+    for key in rows:  # computeIfAbsent in row order
+        id2bitmap.compute(key)
+    order = id2bitmap.order()
     null_bytes = roaring_bytes(nulls)
     offset = 0 if len(nulls) <= 1 else len(null_bytes)
     offsets: dict[Any, int] = {}

@@ -3,7 +3,10 @@
 Layouts that follow Java's ``HashMap`` iteration order (file-index columns, bitmap bodies) need the
 keys' Java ``hashCode``; bloom filters need ``FastHash`` (Thomas Wang's mix, XXH64).
 
->>> java_hashmap_order(["b", "a"], string_hash)
+>>> m = JavaHashMap(string_hash)
+>>> for key in ("b", "a"):
+...     m.put(key)
+>>> m.order()
 ['a', 'b']
 """
 
@@ -18,7 +21,7 @@ from pyroaring import BitMap
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
 M64 = (1 << 64) - 1
 M32 = (1 << 32) - 1
@@ -175,31 +178,59 @@ def java_hash(kind: str, key: Any) -> int:
     raise UnsupportedFeatureError(f"no Java hash for {kind}")
 
 
-def java_hashmap_order(
-    keys: Sequence[Any], hash_of: Callable[[Any], int], *, compute: bool = False
-) -> list[Any]:
-    """`keys` (distinct, in insertion order) in the iteration order of a Java ``HashMap``.
+class JavaHashMap:
+    """The key order of a Java ``HashMap`` (Java 8 and later).
 
-    Buckets by ``(h ^ h >>> 16) & (capacity - 1)``, the capacity grown from 16 at a load of 0.75.
-    ``put`` appends to a bucket and grows after inserting; ``computeIfAbsent`` (`compute`)
-    prepends and grows before inserting. Bins turned into trees (over 8 collisions) are not
-    modelled.
+    `put` appends to a bucket and grows after inserting; `compute` (``computeIfAbsent``) grows
+    before inserting and prepends. A resize keeps each bucket's order. Bins turned into trees
+    (over 8 collisions) are not modelled.
+    before inserting and prepends. A resize keeps each bucket's order. Bins turned into trees
+    (over 8 collisions) are not modelled.
 
-    >>> java_hashmap_order(["f2", "f0", "f1"], string_hash)
-    ['f0', 'f1', 'f2']
-    >>> java_hashmap_order([1000000007, 77], lambda k: k, compute=True)
+    >>> m = JavaHashMap(lambda k: k)
+    >>> for k in (1000000007, 77):
+    ...     m.compute(k)
+    >>> m.order()
     [77, 1000000007]
     """
-    cap = 16
-    while (len(keys) - 1 if compute else len(keys)) > cap * 3 // 4:
-        cap *= 2
-    sign = -1 if compute else 1
 
-    def slot(item: tuple[int, Any]) -> tuple[int, int]:
-        h = hash_of(item[1]) & M32
-        return ((h ^ (h >> 16)) & (cap - 1), sign * item[0])
+    def __init__(self, hash_of: Callable[[Any], int]) -> None:
+        self.hash_of = hash_of
+        self.buckets: list[list[Any]] = [[] for _ in range(16)]
+        self.known: set[Any] = set()
 
-    return [k for _, k in sorted(enumerate(keys), key=slot)]
+    def _slot(self, key: Any) -> int:
+        h = self.hash_of(key) & M32
+        return (h ^ (h >> 16)) & (len(self.buckets) - 1)
+
+    def _grow(self) -> None:
+        old = self.buckets
+        self.buckets = [[] for _ in range(2 * len(old))]
+        for bucket in old:
+            for key in bucket:
+                self.buckets[self._slot(key)].append(key)
+
+    def put(self, key: Any) -> None:
+        """``put`` of a new key (a known key keeps its place)."""
+        if key in self.known:
+            return
+        self.known.add(key)
+        self.buckets[self._slot(key)].append(key)
+        if len(self.known) > len(self.buckets) * 3 // 4:
+            self._grow()
+
+    def compute(self, key: Any) -> None:
+        """``computeIfAbsent`` of a new key."""
+        if key in self.known:
+            return
+        if len(self.known) > len(self.buckets) * 3 // 4:
+            self._grow()
+        self.known.add(key)
+        self.buckets[self._slot(key)].insert(0, key)
+
+    def order(self) -> list[Any]:
+        """The iteration order."""
+        return [k for bucket in self.buckets for k in bucket]
 
 
 # --- roaring bitmaps ------------------------------------------------------------------------------

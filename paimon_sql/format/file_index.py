@@ -53,7 +53,7 @@ from paimon_sql.format._file_index_codecs import (
     index_key,
     index_kind,
 )
-from paimon_sql.format._java_hash import java_hashmap_order, string_hash
+from paimon_sql.format._java_hash import JavaHashMap, string_hash
 from paimon_sql.format.option_registry import memory_size
 
 if TYPE_CHECKING:
@@ -396,13 +396,15 @@ def encode_file_index(
     types: Mapping[str, DataType],
     options: Mapping[str, Mapping[str, str]],
     prebuilt: Mapping[tuple[str, str], bytes] | None = None,
+    option_keys: Sequence[str] = (),
 ) -> bytes:
     """The container of one data file: (column, index type, keys in row order) in any order.
 
     Keys are `index_key` values (None for null); `options` maps
     ``(column + "/" + type)`` to that index's options. Columns and types are laid out in Java's
     ``HashMap`` order, so equal rows give Java's bytes. `prebuilt` holds indexes already encoded
-    (by (column, index type)); their keys are not used.
+    (by (column, index type)); their keys are not used. `option_keys` are the table's option
+    names in their stored order (they decide Java's order where names collide in a HashMap).
     """
     built: dict[str, dict[str, bytes]] = {}
     by_type: dict[str, list[str]] = {}
@@ -418,22 +420,48 @@ def encode_file_index(
             done if done is not None else encode_index(spec, t, keys)
         )
         by_type.setdefault(index_type, []).append(column)
-    return encode_container(_java_layout(built, by_type))
+    return encode_container(_java_layout(built, by_type, option_keys))
+
+
+def _column_hash(name: str) -> int:
+    """``FileIndexOptions.Column.hashCode``: ``Arrays.hashCode({name, null, false})``."""
+    return (31 * (31 * (31 + string_hash(name)) + 0) + 1237) & 0xFFFFFFFF
 
 
 def _java_layout(
-    built: Mapping[str, Mapping[str, bytes]], by_type: Mapping[str, Sequence[str]]
+    built: Mapping[str, Mapping[str, bytes]],
+    by_type: Mapping[str, Sequence[str]],
+    option_keys: Sequence[str],
 ) -> list[tuple[str, list[tuple[str, bytes | None]]]]:
-    """Java's nesting of HashMaps: types, then columns, regrouped by column, then types."""
-    inserted: list[str] = []
-    per_column: dict[str, list[str]] = {}
-    for index_type in java_hashmap_order(list(by_type), string_hash, compute=True):
-        for column in java_hashmap_order(list(by_type[index_type]), string_hash):
-            if column not in per_column:
-                inserted.append(column)
-                per_column[column] = []
-            per_column[column].append(index_type)
-    return [
-        (c, [(t, built[c][t]) for t in java_hashmap_order(per_column[c], string_hash)])
-        for c in java_hashmap_order(inserted, string_hash, compute=True)
-    ]
+    """The order Java's chain of ``HashMap``s gives columns and index types.
+
+    ``Options`` (a HashMap of every table option, ``path`` added) yields the
+    ``file-index.<type>.columns`` keys; ``FileIndexOptions`` maps each named column (Column hash,
+    computeIfAbsent) to its types (computeIfAbsent); ``DataFileIndexWriter`` regroups them by type
+    (computeIfAbsent, columns by put) and back by column (computeIfAbsent, types by put).
+    """
+    table_options = JavaHashMap(string_hash)
+    for key in [*option_keys, "path"]:
+        table_options.put(key)
+    column_keys = {f"file-index.{t}.columns": t for t in by_type}
+    per_column: dict[str, JavaHashMap] = {}
+    columns = JavaHashMap(_column_hash)
+    for key in [k for k in table_options.order() if k in column_keys] + [
+        k for k in column_keys if k not in table_options.known
+    ]:
+        for column in by_type[column_keys[key]]:
+            columns.compute(column)
+            per_column.setdefault(column, JavaHashMap(string_hash)).compute(column_keys[key])
+    maintainers = JavaHashMap(string_hash)
+    by_type_java: dict[str, JavaHashMap] = {}
+    for column in columns.order():
+        for index_type in per_column[column].order():
+            maintainers.compute(index_type)
+            by_type_java.setdefault(index_type, JavaHashMap(string_hash)).put(column)
+    index_maps = JavaHashMap(string_hash)
+    inner: dict[str, JavaHashMap] = {}
+    for index_type in maintainers.order():
+        for column in by_type_java[index_type].order():
+            index_maps.compute(column)
+            inner.setdefault(column, JavaHashMap(string_hash)).put(index_type)
+    return [(c, [(t, built[c][t]) for t in inner[c].order()]) for c in index_maps.order()]

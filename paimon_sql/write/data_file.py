@@ -688,7 +688,7 @@ def file_index_bytes(
             columns.append((spec.column, spec.index_type, _NumberColumn(column, t, spec)))
         else:
             columns.append((spec.column, spec.index_type, _index_keys(column, t)))
-    return _encode_indexes(columns, types, per_index)
+    return _encode_indexes(columns, types, per_index, list(options))
 
 
 _BLOOM_NUMBERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE"})
@@ -707,6 +707,7 @@ def _encode_indexes(
     columns: Sequence[tuple[str, str, Any]],
     types: Mapping[str, DataType],
     per_index: Mapping[str, Mapping[str, str]],
+    option_keys: Sequence[str],
 ) -> bytes:
     plain = []
     numbers: dict[tuple[str, str], bytes] = {}
@@ -723,7 +724,9 @@ def _encode_indexes(
             plain.append((column, index_type, ()))
         else:
             plain.append((column, index_type, keys))
-    return file_index.encode_file_index(plain, types, per_index, prebuilt=numbers)
+    return file_index.encode_file_index(
+        plain, types, per_index, prebuilt=numbers, option_keys=option_keys
+    )
 
 
 def _index_keys(column: pa.ChunkedArray[Any], t: DataType) -> list[Any]:

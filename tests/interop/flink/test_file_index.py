@@ -198,3 +198,92 @@ def test_flink_filters_our_deletion_vector_table_with_indexes(flink, tmp_path):
 def _latest(session, table: str):
     t = session.catalog.load_table(f"db.{table}")
     return t, t.latest_snapshot()
+
+
+_TYPE_COLUMNS = (
+    "(id INT, ti TINYINT, si SMALLINT, f FLOAT, b BOOLEAN, dt DATE, dm DECIMAL(10, 2), "
+    "ts6 TIMESTAMP(6), s STRING)"
+)
+_TYPE_INDEXES = (
+    "'file-index.bloom-filter.columns' = 'ti,si,f,dt,ts6,s', "
+    "'file-index.bitmap.columns' = 'ti,si,f,b,dt,ts6', "
+    "'file-index.bsi.columns' = 'ti,si,dt,dm,ts6'"
+)
+
+
+def _typed_row(i: int) -> dict[str, Any]:
+    null = i % 7 == 3
+    return {
+        "id": i,
+        "ti": None if null else (i * 37) % 256 - 128,
+        "si": None if null else (i * 1009) % 65536 - 32768,
+        "f": None if null else (i - 10) * 0.25,
+        "b": None if null else i % 2 == 0,
+        "dt": None if null else datetime.date(1969, 12, 25) + datetime.timedelta(days=i * 3),
+        "dm": None if null else f"{(i - 15) * 12.5:.2f}",
+        "ts6": None if null else _T0 + datetime.timedelta(seconds=i * 1000 - 9000, microseconds=i),
+        "s": None if null else f"s{i % 11}",
+    }
+
+
+_NULL_TYPES = {
+    "ti": "TINYINT", "si": "SMALLINT", "f": "FLOAT", "b": "BOOLEAN", "dt": "DATE",
+    "dm": "DECIMAL(10, 2)", "ts6": "TIMESTAMP(6)", "s": "STRING",
+}  # fmt: skip
+
+
+def _typed_literal(column: str, value: object) -> str:
+    if value is None:
+        return f"CAST(NULL AS {_NULL_TYPES[column]})" if column in _NULL_TYPES else "NULL"
+    if column in ("ti", "si", "f", "dm"):
+        return f"CAST({value} AS {_NULL_TYPES[column]})"
+    if column == "b":
+        return "TRUE" if value else "FALSE"
+    if column == "dt":
+        return f"DATE '{value}'"
+    if column == "ts6":
+        return f"TIMESTAMP '{value:%Y-%m-%d %H:%M:%S.%f}'"
+    if column == "s":
+        return f"'{value}'"
+    return str(value)
+
+
+def _typed_insert(table: str, ids: range) -> str:
+    rows = [_typed_row(i) for i in ids]
+    values = ", ".join(
+        "(" + ", ".join(_typed_literal(c, v) for c, v in r.items()) + ")" for r in rows
+    )
+    return f"INSERT INTO {table} VALUES {values}"  # noqa: S608 (literals of generated data)
+
+
+def test_every_index_type_on_every_type_equals_java(flink, tmp_path):
+    """Bloom, bitmap and bsi on TINYINT … TIMESTAMP(6): our bytes are Java's; Flink filters ours."""
+    theirs, ours = tmp_path / "flink", tmp_path / "ours"
+    ddl = f"CREATE TABLE types {_TYPE_COLUMNS} WITH ({_TYPE_INDEXES})"
+    flink.run(theirs, ddl, _typed_insert("types", range(30)), _typed_insert("types", range(30, 45)))
+    session = paimon_sql.connect(ours, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(ddl.replace("TABLE types", "TABLE db.types"))
+    session.sql(_typed_insert("db.types", range(30)))
+    session.sql(_typed_insert("db.types", range(30, 45)))
+    java = _index_bytes(paimon_sql.connect(theirs), "types")
+    mine = _index_bytes(session, "types")
+    assert len(mine) == len(java) == 2
+    for i, ((_, a), (_, b)) in enumerate(zip(mine, java, strict=True)):
+        assert a == b, f"the index of file {i} differs from Java's"
+    for where in (
+        "ti = -91",
+        "si IN (-31759, 5)",
+        "f = -2.25",
+        "b = false",
+        "dt = DATE '1970-01-15'",
+        "dm = 150.00",
+        "dm > 300",
+        "s = 's3'",
+        "ti IS NULL",
+    ):
+        _, got = flink.query(ours, f"SELECT * FROM types WHERE {where}")  # noqa: S608
+        _, want = flink.query(theirs, f"SELECT * FROM types WHERE {where}")  # noqa: S608
+        assert_same_rows(got, want, context=f"Flink on our types table WHERE {where}")
+        _, read = arrow_rows(session.sql(f"SELECT * FROM db.types WHERE {where}").to_arrow_table())  # noqa: S608
+        assert_same_rows(read, want, context=f"we read our types table WHERE {where}")
