@@ -8,11 +8,12 @@ BitMap([0, 2])
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import decimal
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from paimon_sql.format._java_hash import (
     roaring_bytes,
     s32,
     xxh64,
+    xxh64_many,
 )
 
 if TYPE_CHECKING:
@@ -245,15 +247,19 @@ def bloom_shape(items: int, fpp: float) -> tuple[int, int]:
 
 
 def encode_bloom(kind: str, keys: Iterable[Any], items: int, fpp: float) -> bytes:
-    """A bloom-filter index of `keys` (None skipped)."""
-    bits, hashes = bloom_shape(items, fpp)
-    bitset = bytearray(bits // 8)
-    for key in keys:
-        if key is None:
-            continue
-        for pos in bloom_positions(bloom_hash(kind, key), hashes, bits):
-            bitset[pos >> 3] |= 1 << (pos & 7)
-    return struct.pack(">i", hashes) + bytes(bitset)
+    """A bloom-filter index of `keys` (None skipped), hashed at array speed.
+
+    >>> encode_bloom("string", [b"a", None], 8, 0.5).hex()
+    '000000010010'
+    """
+    present = [k for k in keys if k is not None]
+    if kind in ("string", "bytes"):
+        return _bloom_from_hashes(xxh64_many(present), items, fpp)
+    if kind in ("float", "double"):
+        return encode_bloom_numbers(kind, np.array(present, dtype=np.float64), items, fpp)
+    if kind in ("byte", "short", "int", "long"):
+        return encode_bloom_numbers(kind, np.array(present, dtype=np.int64), items, fpp)
+    raise UnsupportedFeatureError(f"bloom-filter indexes do not support {kind} columns")
 
 
 def _long_hash_np(k: np.ndarray) -> np.ndarray:
@@ -270,10 +276,15 @@ def _long_hash_np(k: np.ndarray) -> np.ndarray:
 
 
 def encode_bloom_numbers(kind: str, values: np.ndarray, items: int, fpp: float) -> bytes:
-    """`encode_bloom` of non-null numbers at array speed (the same bytes).
+    """`encode_bloom` of non-null numbers given as an array.
 
     >>> v = np.array([5, -3, 7], dtype=np.int64)
-    >>> encode_bloom_numbers("long", v, 100, 0.05) == encode_bloom("long", [5, -3, 7], 100, 0.05)
+    >>> h = [bloom_hash("long", x) for x in (5, -3, 7)]
+    >>> bits, k = bloom_shape(100, 0.05)
+    >>> want = bytearray(bits // 8)
+    >>> for pos in (p for x in h for p in bloom_positions(x, k, bits)):
+    ...     want[pos >> 3] |= 1 << (pos & 7)
+    >>> encode_bloom_numbers("long", v, 100, 0.05)[4:] == bytes(want)
     True
     """
     if kind == "float":
@@ -287,8 +298,12 @@ def encode_bloom_numbers(kind: str, values: np.ndarray, items: int, fpp: float) 
         longs[np.isnan(f64)] = 0x7FF8000000000000
     else:
         longs = values.astype(np.int64)
+    return _bloom_from_hashes(_long_hash_np(longs), items, fpp)
+
+
+def _bloom_from_hashes(h: np.ndarray, items: int, fpp: float) -> bytes:
+    """Java's ``BloomFilter64`` bytes after adding the 64-bit hashes `h` (int64)."""
     bits, hashes = bloom_shape(items, fpp)
-    h = _long_hash_np(longs)
     h1 = h.astype(np.int32).astype(np.int64)
     h2 = (h >> 32).astype(np.int32).astype(np.int64)
     mask = np.zeros(bits, dtype=bool)
@@ -423,78 +438,117 @@ def _v2_meta(
     return b"".join(out)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BitmapIndex:
-    """A decoded bitmap index: row count and, per value (None: null), its rows."""
+    """A bitmap index, read lazily: `rows` decodes only the bitmaps asked for.
+
+    Version 1 lists every value; version 2 keeps sorted blocks of values, so a lookup reads the
+    one block whose first value is the greatest not above the value (Java's binary search).
+    """
 
     row_count: int
-    bitmaps: Mapping[Any, BitMap]
+    kind: str
+    data: bytes
+    where: str
+    body: int  # where the bitmaps start
+    null_offset: int | None  # None: no null rows
+    offsets: dict[Any, int] = field(default_factory=dict)  # v1: every value; v2: blocks read
+    blocks: tuple[tuple[Any, int], ...] = ()  # v2: (sort key of the first value, entries' start)
 
     def rows(self, key: Any) -> BitMap:
-        """The rows holding `key` (empty when none)."""
-        return self.bitmaps.get(key, BitMap())
+        """The rows holding `key` (None: the null rows; empty when none)."""
+        offset = self.null_offset if key is None else self._offset(key)
+        if offset is None:
+            return BitMap()
+        if offset < 0:
+            return BitMap([-1 - offset])
+        try:
+            return read_bitmap(self.data, self.body + offset, self.where)[0]
+        except (struct.error, IndexError) as err:
+            raise SpecViolationError(f"{self.where}: truncated bitmap index") from err
+
+    def _offset(self, key: Any) -> int | None:
+        if key in self.offsets or not self.blocks:
+            return self.offsets.get(key)
+        at = bisect.bisect_right([k for k, _ in self.blocks], _sort_key(self.kind, key)) - 1
+        if at < 0:
+            return None
+        p = self.blocks[at][1]
+        try:
+            (n,) = struct.unpack_from(">i", self.data, p)
+            p += 4
+            if self.kind in _NUMPY_KEYS:  # fixed-width integers: binary search in place
+                entries = np.frombuffer(self.data, _NUMPY_KEYS[self.kind], count=n, offset=p)
+                i = int(np.searchsorted(entries["k"], key))
+                if i < n and int(entries["k"][i]) == key:
+                    return int(entries["o"][i])
+                return None
+            for _ in range(n):
+                value, p = _read_key(self.kind, self.data, p)
+                self.offsets[value] = struct.unpack_from(">i", self.data, p)[0]
+                p += 8
+        except (struct.error, IndexError) as err:
+            raise SpecViolationError(f"{self.where}: truncated bitmap index") from err
+        return self.offsets.get(key)
+
+
+_NUMPY_KEYS = {
+    kind: np.dtype([("k", code), ("o", ">i4"), ("l", ">i4")])
+    for kind, code in (("byte", ">i1"), ("short", ">i2"), ("int", ">i4"), ("long", ">i8"))
+}
 
 
 def decode_bitmap(kind: str, data: bytes, where: str) -> BitmapIndex:
-    """Decode one bitmap index body (`data` is exactly the index's bytes)."""
+    """Read one bitmap index's header (`data` is exactly the index's bytes)."""
     try:
         version = data[0]
         row_count, count, has_null = struct.unpack_from(">ii?", data, 1)
         pos = 10
         null_offset = 0
+        offsets: dict[Any, int] = {}
+        blocks: tuple[tuple[Any, int], ...] = ()
         if version == 1:
             if has_null:
                 (null_offset,) = struct.unpack_from(">i", data, pos)
                 pos += 4
-            entries = []
             for _ in range(count):
                 key, pos = _read_key(kind, data, pos)
-                entries.append((key, struct.unpack_from(">i", data, pos)[0]))
+                offsets[key] = struct.unpack_from(">i", data, pos)[0]
                 pos += 4
             body = pos
         elif version == 2:
             if has_null:
                 null_offset, _length = struct.unpack_from(">ii", data, pos)
                 pos += 8
-            entries, body = _v2_entries(kind, data, pos)
+            blocks, body = _v2_blocks(kind, data, pos)
         else:
             raise SpecViolationError(f"{where}: bitmap index version {version} is not supported")
-        out: dict[Any, BitMap] = {}
-        if has_null:
-            out[None] = _bitmap_at(data, body, null_offset, where)
-        for key, off in entries:
-            out[key] = _bitmap_at(data, body, off, where)
     except (struct.error, IndexError) as err:
         raise SpecViolationError(f"{where}: truncated bitmap index") from err
-    return BitmapIndex(row_count, out)
+    return BitmapIndex(
+        row_count=row_count,
+        kind=kind,
+        data=data,
+        where=where,
+        body=body,
+        null_offset=null_offset if has_null else None,
+        offsets=offsets,
+        blocks=blocks,
+    )
 
 
-def _v2_entries(kind: str, data: bytes, pos: int) -> tuple[list[tuple[Any, int]], int]:
-    (blocks,) = struct.unpack_from(">i", data, pos)
+def _v2_blocks(kind: str, data: bytes, pos: int) -> tuple[tuple[tuple[Any, int], ...], int]:
+    (count,) = struct.unpack_from(">i", data, pos)
     pos += 4
-    starts = []
-    for _ in range(blocks):
-        _, pos = _read_key(kind, data, pos)
-        starts.append(struct.unpack_from(">i", data, pos)[0])
+    firsts = []
+    for _ in range(count):
+        key, pos = _read_key(kind, data, pos)
+        firsts.append((key, struct.unpack_from(">i", data, pos)[0]))
         pos += 4
     (body_offset,) = struct.unpack_from(">i", data, pos)
     pos += 4
-    entries = []
-    for start in starts:
-        p = pos + start
-        (n,) = struct.unpack_from(">i", data, p)
-        p += 4
-        for _ in range(n):
-            key, p = _read_key(kind, data, p)
-            entries.append((key, struct.unpack_from(">i", data, p)[0]))
-            p += 8
-    return entries, pos + body_offset
-
-
-def _bitmap_at(data: bytes, body: int, offset: int, where: str) -> BitMap:
-    if offset < 0:
-        return BitMap([-1 - offset])
-    return read_bitmap(data, body + offset, where)[0]
+    blocks = tuple((_sort_key(kind, key), pos + start) for key, start in firsts)
+    return blocks, pos + body_offset
 
 
 # --- bit-sliced index -----------------------------------------------------------------------------
