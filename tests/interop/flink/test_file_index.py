@@ -103,6 +103,8 @@ def _explain_files(session, sql: str):
 
 
 def _pruned(files_line: str, by: str) -> int:
+    if f" by {by}" not in files_line:  # EXPLAIN names the file-index count only when not 0
+        return 0
     return int(files_line.split(f" by {by}")[0].rsplit(" ", 1)[-1])
 
 

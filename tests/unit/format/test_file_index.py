@@ -52,6 +52,8 @@ def _info(session, where):
 
 
 def _skipped(line):
+    if " by file index" not in line:  # EXPLAIN names the count only when an index skipped files
+        return 0
     return int(line.split(" by file index")[0].rsplit(" ", 1)[-1])
 
 
