@@ -152,3 +152,22 @@ def test_unsupported_index_refused_before_writing(tmp_path, options, message):
     assert isinstance(err.value, UnsupportedFeatureError | PaimonSqlError)
     assert not list(tmp_path.rglob("data-*"))
     assert session.sql("SELECT count(*) FROM db.t").fetchall() == [(0,)]
+
+
+def test_merged_primary_key_reads_never_skip_by_index(tmp_path):
+    """Java uses file indexes on primary-key tables only with deletion vectors: in a merged read
+    a file without the value may still hold the newest version of a key (here key 1)."""
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.pk (k INT NOT NULL, v INT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+        "'bucket' = '1', 'file-index.bitmap.columns' = 'v', 'write-only' = 'true')"
+    )
+    session.sql("INSERT INTO db.pk VALUES (1, 10), (2, 10), (3, 10)")
+    session.sql("INSERT INTO db.pk VALUES (1, 20)")
+    rows = session.sql("SELECT k FROM db.pk WHERE v = 10 ORDER BY k").fetchall()
+    assert rows == [(2,), (3,)]
+    rows = session.sql("EXPLAIN SELECT k FROM db.pk WHERE v = 10").fetchall()
+    line = next(v for scope, prop, v in rows if prop == "files" and scope != "duckdb")
+    assert line.startswith("2 read of 2 live"), line
+    assert "by file index" not in line
