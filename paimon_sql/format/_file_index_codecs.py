@@ -22,11 +22,12 @@ from pyroaring import BitMap
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 from paimon_sql.format._java_hash import (
     M64,
-    JavaHashMap,
     double_bits,
     float_bits,
+    inserted_order,
     java_hash,
     long_hash,
+    murmur_many,
     read_bitmap,
     roaring_bytes,
     s32,
@@ -366,10 +367,12 @@ def encode_bitmap(
             rows[key].add(i)
         else:
             rows[key] = BitMap([i])
-    id2bitmap = JavaHashMap(lambda k: java_hash(kind, k))
-    for key in rows:  # computeIfAbsent in row order
-        id2bitmap.compute(key)
-    order = id2bitmap.order()
+    distinct = list(rows)  # id2bitmap: computeIfAbsent in row order
+    if kind == "string":
+        hashes = murmur_many(distinct)
+    else:
+        hashes = np.array([java_hash(kind, k) for k in distinct], dtype=np.int64).astype(np.int32)
+    order = [distinct[i] for i in inserted_order(hashes, compute=True)]
     null_bytes = roaring_bytes(nulls)
     offset = 0 if len(nulls) <= 1 else len(null_bytes)
     offsets: dict[Any, int] = {}
