@@ -280,7 +280,9 @@ def _leaf(
 def _bloom_test(kind: str, body: bytes, keys: Sequence[Any]) -> IndexResult:
     if len(body) < 5:
         raise NoKey
-    (hashes,) = struct.unpack_from(">i", body, 0)
+    # Java adds the four bytes as signed values (equal to the big-endian int below 128)
+    b0, b1, b2, b3 = struct.unpack_from(">4b", body, 0)
+    hashes = (b0 << 24) + (b1 << 16) + (b2 << 8) + b3
     bits = (len(body) - 4) * 8
     for key in keys:
         try:
