@@ -407,4 +407,5 @@ def _compact(
         if committer.landed is None:  # a landed snapshot keeps its files, whatever came after
             for path in written:
                 table.fileio.delete(path)
+                table.fileio.delete(path + ".index")  # its file index, if one was written
         raise

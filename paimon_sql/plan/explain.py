@@ -25,6 +25,8 @@ def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
     dv_text = f"{len(refs)} files, {dv_rows} rows removed"
     if any(ref.meta.cardinality is None for ref in refs):
         dv_text = f"{len(refs)} files (row counts not recorded before Paimon 1.0)"
+    # files a file index (bloom-filter, bitmap, bsi) ruled out; said only when there are some
+    index_text = f", {s.files_pruned_index} by file index" if s.files_pruned_index else ""
     engine = plan.options.merge_engine.value if plan.schema.primary_keys else "-"
     if plan.mode is ReadMode.MERGE:
         how = (
@@ -53,7 +55,8 @@ def explain_rows(plan: ScanPlan) -> list[tuple[str, str]]:
             "files",
             f"{len(files)} read of {s.files_total} live; pruned: {s.files_pruned_partition} by "
             "partition, "
-            f"{s.files_pruned_bucket} by bucket, {s.files_pruned_stats} by statistics; hidden: "
+            f"{s.files_pruned_bucket} by bucket, {s.files_pruned_stats} by statistics"
+            f"{index_text}; hidden: "
             f"{s.files_hidden_level0} level-0, {s.files_hidden_postpone} postponed",
         ),
         ("rows in files", str(sum(f.row_count for f in files))),

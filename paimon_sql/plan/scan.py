@@ -7,6 +7,9 @@ Pruning rules (paimon-format.md §4.5, §8, §9):
 * files by key statistics on primary-key columns (always safe), and by value statistics only where
   no merge can bring an older version of a row back: append tables, deletion-vector tables,
   first-row;
+* files by their file indexes (bloom-filter, bitmap, bsi; embedded in the manifest or a
+  ``<file>.index`` beside the data file) where Java uses them: append tables and deletion-vector
+  tables (``file-index.read.enabled``, default true), never for merged reads;
 * visibility: level-0 files are hidden for deletion-vector and first-row tables (unless
   ``deletion-vectors.merge-on-read``; compaction plans with ``include_level0``), postpone-bucket
   files are always hidden.
@@ -28,11 +31,13 @@ from paimon_sql.errors import CorruptFileError, DataFileNotFoundError, SpecViola
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.bucket import bucket_of
 from paimon_sql.format.deletion_vector import decode_vector
+from paimon_sql.format.file_index import INDEX_SUFFIX, FileIndex
 from paimon_sql.format.manifest import (
     FileKind,
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
+from paimon_sql.plan.file_index import index_may_match
 from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
 
 if TYPE_CHECKING:
@@ -156,6 +161,7 @@ class PruneStats:
     files_pruned_partition: int = 0
     files_pruned_bucket: int = 0
     files_pruned_stats: int = 0
+    files_pruned_index: int = 0
     files_hidden_level0: int = 0
     files_hidden_postpone: int = 0
     partitions: set[bytes] = field(default_factory=set)
@@ -251,6 +257,7 @@ class _Planner:
         self.stats = PruneStats()
         self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
         self._part_ok: dict[bytes, bool] = {}
+        self._index_columns = self.indexed_columns()
 
     # --- partitions -------------------------------------------------------------------------------
 
@@ -395,6 +402,72 @@ class _Planner:
                     ranges.setdefault(now, rng)
         return may_match(self.predicate, ranges.get)
 
+    # --- file indexes -----------------------------------------------------------------------------
+
+    def indexed_columns(self) -> set[str]:
+        """Predicate columns some ``file-index.<type>.columns`` option names (empty: no index use).
+
+        Java reads file indexes for append tables and, for primary-key tables, only with deletion
+        vectors (``KeyValueFileStore``: ``fileIndexReadEnabled && deletionVectorsEnabled``): a
+        merged read may need a file's rows that do not match (an older version of a key).
+        """
+        if self.predicate is None or self.mode is ReadMode.MERGE:
+            return set()
+        if not self.options.flag("file-index.read.enabled"):
+            return set()
+        listed: set[str] = set()
+        for key, value in self.options.options.items():
+            if key.startswith("file-index.") and key.endswith(".columns"):
+                listed.update(c.strip() for c in value.split(","))
+        return listed & self.predicate.columns()
+
+    def file_index_ok(self, entry: ManifestEntry) -> bool:
+        f = entry.file
+        if not self._index_columns:
+            return True
+        index_files = [n for n in f.extra_files if n.endswith(INDEX_SUFFIX)]
+        if f.embedded_index is None and not index_files:
+            return True
+        if f.embedded_index is not None:
+            data, where = f.embedded_index, f"the embedded file index of {f.file_name}"
+        else:
+            if len(index_files) > 1:
+                raise CorruptFileError(
+                    f.file_name, f"it has more than one index file: {', '.join(index_files)}"
+                )
+            data, where = self.read_index_file(entry, index_files[0])
+        file_schema = (
+            self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
+        )
+        by_id = {fld.id: fld for fld in file_schema.fields}
+        columns = {}
+        for name in self._index_columns:
+            now = self.schema.field(name)
+            old = by_id.get(now.id)
+            if old is not None and old.type.with_nullable(True) == now.type.with_nullable(True):
+                columns[name] = (old.name, old.type)
+        try:
+            index = FileIndex.decode(data, where)
+        except SpecViolationError as err:
+            raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
+        return index_may_match(index, self.predicate, columns)
+
+    def read_index_file(self, entry: ManifestEntry, name: str) -> tuple[bytes, str]:
+        f = entry.file
+        what = f"file index of data file {f.file_name} of table {self.table.name}"
+        names.validate_file_name(name, what=what)
+        if f.external_path:
+            data_path = names.external_path(f.external_path, self.options.options, what=what)
+            path = data_path.rsplit("/", 1)[0] + "/" + name
+        else:
+            path = self.table.fileio.join(self.bucket_dir(entry.partition, entry.bucket), name)
+        try:
+            return self.table.fileio.read_bytes(path), path
+        except DataFileNotFoundError as err:
+            raise DataFileNotFoundError(
+                f"file index {path} does not exist; the manifest entry of {f.file_name} names it"
+            ) from err
+
     # --- splits -----------------------------------------------------------------------------------
 
     def plan(self) -> ScanPlan:
@@ -417,6 +490,9 @@ class _Planner:
                 continue
             if not self.file_stats_ok(e.file):
                 self.stats.files_pruned_stats += 1
+                continue
+            if not self.file_index_ok(e):
+                self.stats.files_pruned_index += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
             totals.setdefault((e.partition, e.bucket), e.total_buckets)

@@ -26,6 +26,7 @@ Formats, as Java writes them:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
+from paimon_sql.format import file_index
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
 from paimon_sql.format.options import CoreOptions
@@ -51,6 +53,7 @@ from paimon_sql.write.stats import key_stats, value_stats
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from paimon_sql.format.file_index import IndexSpec
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.io.fileio import FileIO
     from paimon_sql.types import (
@@ -639,6 +642,7 @@ def write_data_file(
     physical = physical_table(
         table, schema, first_sequence_number=first_sequence_number, options=opts
     )
+    index = file_index_bytes(physical, schema, opts)  # before any write: a refusal leaves nothing
     if fmt == "parquet":  # streamed: an object store uploads parts while the rest is encoded
         with fileio.open_output(path) as out:
             _write_parquet(physical, out, opts)
@@ -648,7 +652,7 @@ def write_data_file(
         fileio.write_bytes(path, data)
         size = len(data)
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return data_file_meta(
+    meta = data_file_meta(
         physical,
         schema,
         file_name=name,
@@ -659,3 +663,121 @@ def write_data_file(
         options=opts,
         creation_time=creation_time,
     )
+    return _with_file_index(fileio, path, meta, index, opts)
+
+
+# --- file indexes (file-index.<type>.columns) -----------------------------------------------------
+
+
+def _with_file_index(
+    fileio: FileIO, path: str, meta: DataFileMeta, data: bytes | None, options: Mapping[str, str]
+) -> DataFileMeta:
+    """`meta` with the file index the options ask for, as Java's ``DataFileIndexWriter`` does.
+
+    Indexed are the value columns (every table column, also in primary-key files). Up to
+    ``file-index.in-manifest-threshold`` bytes go into the manifest entry, larger indexes into
+    ``<data file>.index`` beside the data file, named in ``_EXTRA_FILES``.
+    """
+    if data is None:
+        return meta
+    threshold = CoreOptions(options).memory("file-index.in-manifest-threshold")
+    if len(data) <= threshold:
+        return dataclasses.replace(meta, embedded_index=data)
+    index_path = path + file_index.INDEX_SUFFIX
+    fileio.write_bytes(index_path, data)
+    return dataclasses.replace(meta, extra_files=(meta.file_name + file_index.INDEX_SUFFIX,))
+
+
+def file_index_bytes(
+    physical: pa.Table, schema: TableSchema, options: Mapping[str, str]
+) -> bytes | None:
+    """The ``FileIndexFormat`` bytes of a physical table, or None when no index is configured.
+
+    >>> from paimon_sql.format.schema import schema_from_json
+    >>> import json
+    >>> s = schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...     {"id": 0, "name": "v", "type": "INT"}], "highestFieldId": 0, "primaryKeys": [],
+    ...     "options": {"file-index.bitmap.columns": "v"}}))
+    >>> len(file_index_bytes(pa.table({"v": [1, 2, 1]}), s, s.options))
+    121
+    """
+    specs = file_index.index_specs(options)
+    if not specs:
+        return None
+    types: dict[str, DataType] = {}
+    columns: list[tuple[str, str, Any]] = []
+    per_index: dict[str, Mapping[str, str]] = {}
+    for spec in specs:
+        if spec.column not in schema.field_names:
+            raise SchemaError(
+                f"option file-index.{spec.index_type}.columns names {spec.column!r}, which is not "
+                "a column of the table"
+            )
+        t = schema.field(spec.column).type
+        types[spec.column] = t
+        column = physical.column(spec.column)
+        per_index[f"{spec.column}/{spec.index_type}"] = spec.options
+        if spec.index_type == "bloom-filter" and t.root in _BLOOM_NUMBERS:
+            columns.append((spec.column, spec.index_type, _NumberColumn(column, t, spec)))
+        else:
+            columns.append((spec.column, spec.index_type, _index_keys(column, t)))
+    return _encode_indexes(columns, types, per_index, list(options))
+
+
+_BLOOM_NUMBERS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE"})
+
+
+class _NumberColumn:
+    """A numeric column for the array-speed bloom filter."""
+
+    def __init__(self, column: pa.ChunkedArray[Any], t: DataType, spec: IndexSpec) -> None:
+        self.column = column
+        self.t = t
+        self.spec = spec
+
+
+def _encode_indexes(
+    columns: Sequence[tuple[str, str, Any]],
+    types: Mapping[str, DataType],
+    per_index: Mapping[str, Mapping[str, str]],
+    option_keys: Sequence[str],
+) -> bytes:
+    plain = []
+    numbers: dict[tuple[str, str], bytes] = {}
+    for column, index_type, keys in columns:
+        if isinstance(keys, _NumberColumn):
+            arr = keys.column.drop_null()
+            if keys.t.root == "DATE":
+                arr = arr.cast(pa.int32())
+            kind = file_index.index_kind(keys.t)
+            items, fpp = file_index.bloom_settings(keys.spec)
+            numbers[(column, index_type)] = file_index.encode_bloom_numbers(
+                kind, arr.to_numpy(), items, fpp
+            )
+            plain.append((column, index_type, ()))
+        else:
+            plain.append((column, index_type, keys))
+    return file_index.encode_file_index(
+        plain, types, per_index, prebuilt=numbers, option_keys=option_keys
+    )
+
+
+def _index_keys(column: pa.ChunkedArray[Any], t: DataType) -> list[Any]:
+    """A column's values as `file_index.index_key` holds them (None for null)."""
+    root = t.root
+    if root in TIMESTAMP_ROOTS:
+        precision = 6 if t.precision is None else t.precision
+        unit = column.type.unit
+        per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+        want = 1000 if precision <= 3 else 1_000_000
+        ints = column.cast(pa.int64()).to_pylist()
+        return [None if v is None else v * want // per_second for v in ints]
+    if root == "DATE":
+        return column.cast(pa.int32()).to_pylist()
+    if root == "TIME":
+        unit = column.type.unit if pa.types.is_time(column.type) else "ms"
+        per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+        ints = column.cast(pa.int64()).to_pylist()
+        return [None if v is None else v * 1000 // per_second for v in ints]
+    values = column.to_pylist()
+    return [None if v is None else file_index.index_key(t, v) for v in values]

@@ -702,6 +702,7 @@ class TableWriter:
         """Delete the files written after the first `mark` ones (a failed attempt's)."""
         for path in self.written[mark:]:
             self.table.fileio.delete(path)
+            self.table.fileio.delete(path + ".index")  # its file index, if one was written
         del self.written[mark:]
 
     def drop(self, staged: str) -> None:

@@ -420,6 +420,30 @@ TABLES: list[FlinkTable] = [
         "ALTER TABLE {t} ADD (f FLOAT)",
         "INSERT INTO {t} VALUES (2, 'b', CAST(2.5 AS FLOAT))",
     ),
+    # --- file indexes ----------------------------------------------------------------------------
+    _t(
+        "append_file_index",
+        "append file-index bloom-filter bitmap bsi index-file",
+        "CREATE TABLE {t} (id INT, s STRING, c INT, v BIGINT, d DATE) WITH ("
+        "'file-index.bloom-filter.columns' = 's,v', 'file-index.bloom-filter.s.items' = '100', "
+        "'file-index.bitmap.columns' = 'c,s', 'file-index.bsi.columns' = 'v,d', "
+        "'file-index.in-manifest-threshold' = '1 b')",
+        "INSERT INTO {t} VALUES (1, 'a', 1, 10, DATE '2024-01-01'), "
+        "(2, 'b', 2, -5, DATE '2024-01-02')",
+        "INSERT INTO {t} VALUES (3, 'c', 1, 7, DATE '2023-12-31'), (4, CAST(NULL AS STRING), "
+        "CAST(NULL AS INT), CAST(NULL AS BIGINT), CAST(NULL AS DATE))",
+    ),
+    _t(
+        "pk_dv_file_index",
+        "pk deletion-vectors file-index bitmap bloom-filter embedded-index",
+        "CREATE TABLE {t} (id INT, s STRING, c INT, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+        "'bucket' = '1', 'deletion-vectors.enabled' = 'true', 'file-index.bitmap.columns' = 'c', "
+        "'file-index.bloom-filter.columns' = 's', 'file-index.bloom-filter.s.items' = '50')",
+        "INSERT INTO {t} VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)",
+        "INSERT INTO {t} VALUES (2, 'b2', 20), (4, 'd', 4)",
+        COMPACT,
+        "INSERT INTO {t} VALUES (1, 'a3', 30)",
+    ),
 ]
 
 
