@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from paimon_sql.format.options import CoreOptions
 
 ORD = "__paimon_ord"
+#: How many records the key has in the section (before any retraction is filtered out).
+COUNT = "__paimon_n"
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 
@@ -183,7 +185,12 @@ class GroupedMerge:
             partition_by=[_ident(k) for k in self.keys],
             order=exp.Order(expressions=order),
         )
-        return exp.select("*", exp.alias_(window, ORD, quoted=True)).from_(body.subquery())
+        count = exp.Window(
+            this=exp.Count(this=exp.Star()), partition_by=[_ident(k) for k in self.keys]
+        )
+        return exp.select(
+            "*", exp.alias_(window, ORD, quoted=True), exp.alias_(count, COUNT, quoted=True)
+        ).from_(body.subquery())
 
     def function(self, column: str) -> str:
         """The aggregate function of a value column (checked against the allow-list)."""
@@ -299,6 +306,12 @@ class GroupedMerge:
                     )
                 )
             )
+        # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
+        # for a key with one record in the section: that record is returned as written (its
+        # kind too, so a lone retraction removes the key).
+        single = exp.EQ(
+            this=exp.func("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1)
+        )
         outputs: list[exp.Expression] = []
         for name in names:
             if name in self.keys:
@@ -306,19 +319,24 @@ class GroupedMerge:
             elif name == SEQ:  # the last merged record's (partial-update: last add's), as Java
                 counted = _add_kind() if self.engine is MergeEngine.PARTIAL_UPDATE else exp.true()
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
-                outputs.append(exp.alias_(last, SEQ, quoted=True))
+                outputs.append(exp.alias_(self._unless_single(single, SEQ, last), SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
                 insert = exp.cast(exp.Literal.number(int(RowKind.INSERT)), "TINYINT")
-                outputs.append(exp.alias_(insert, KIND, quoted=True))
+                outputs.append(
+                    exp.alias_(self._unless_single(single, KIND, insert), KIND, quoted=True)
+                )
             elif name in self.partition:
                 outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
             else:
-                outputs.append(exp.alias_(self._value(name, seq_fields), name, quoted=True))
+                merged = self._unless_single(single, name, self._value(name, seq_fields))
+                outputs.append(exp.alias_(merged, name, quoted=True))
         query = (
             exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
         )
+        lone_add = exp.func("BOOL_AND", _add_kind())
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
-            return query  # aggregation always yields +I: keys are never removed
+            # a merged aggregation row is always +I: only a lone retraction removes a key
+            return query.having(exp.or_(exp.not_(single.copy()), lone_add))
         condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
@@ -332,4 +350,10 @@ class GroupedMerge:
                 this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()
             )
             condition = exp.and_(condition, guard)
-        return query.having(condition)
+        return query.having(exp.If(this=single.copy(), true=lone_add, false=condition))
+
+    @staticmethod
+    def _unless_single(single: exp.Expression, column: str, merged: exp.Expression) -> exp.Expression:
+        """`merged`, or the column's own value when the key has a single record."""
+        lone = exp.func("FIRST", _ident(column))
+        return exp.Case(ifs=[exp.If(this=single.copy(), true=lone)], default=merged)
