@@ -61,14 +61,13 @@ POS = "file_row_number"
 class FileSource:
     """How to read one data file: a relation expression and its physical column names.
 
-    `parquet`: Java's Parquet reader returns a struct whose fields are all NULL as NULL (its writer
-    stores some NULL structs that way), so such structs are collapsed to NULL to read what Java
-    users see.
+    Nested NULLs are read as the file's definition levels say: a ROW whose fields are all NULL is a
+    ROW, not a NULL ROW, as Paimon 1.x's readers return it (Paimon 0.9's Parquet reader collapsed
+    it to NULL; tests/interop/README.md lists that difference).
     """
 
     relation: exp.Expression
     columns: frozenset[str]
-    parquet: bool = False
 
 
 def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
@@ -77,13 +76,13 @@ def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> Fi
     if with_position:
         args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
-    return FileSource(relation=relation, columns=frozenset(columns), parquet=True)
+    return FileSource(relation=relation, columns=frozenset(columns))
 
 
-def table_source(name: str, columns: Sequence[str], *, parquet: bool = False) -> FileSource:
+def table_source(name: str, columns: Sequence[str]) -> FileSource:
     """A registered Arrow table (ORC and Avro files are decoded by pyarrow / fastavro)."""
     relation = exp.Table(this=ident(name))
-    return FileSource(relation=relation, columns=frozenset(columns), parquet=parquet)
+    return FileSource(relation=relation, columns=frozenset(columns))
 
 
 def union_all(selects: Sequence[exp.Select]) -> exp.Select:
@@ -178,14 +177,6 @@ def _value_columns(
         old = by_id.get(target.id)
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
-        elif source.parquet and _has_row(old.type):
-            out.append(
-                exp.alias_(
-                    cast(collapse_null_structs(col(old.name), old.type), target.type),
-                    name,
-                    quoted=True,
-                )
-            )
         elif old.type == target.type:
             out.append(
                 exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name)
@@ -193,53 +184,6 @@ def _value_columns(
         else:
             out.append(exp.alias_(evolve(col(old.name), old.type, target.type), name, quoted=True))
     return out
-
-
-def _has_row(t: DataType) -> bool:
-    if t.root == "ROW":
-        return True
-    return t.element is not None and _has_row(t.element)
-
-
-def _all_null(node: exp.Expression, t: DataType) -> exp.Expression:
-    if t.root != "ROW":
-        return exp.Is(this=node, expression=exp.null())
-    return exp.and_(
-        *(
-            _all_null(
-                collapse_null_structs(exp.Dot(this=node.copy(), expression=ident(f.name)), f.type),
-                f.type,
-            )
-            for f in t.fields
-        )
-    )
-
-
-def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
-    """Structs (also nested, and as array elements) whose fields are all NULL become NULL.
-
-    As Java's Parquet reader returns them.
-    """
-    if t.root == "ROW":
-        fields = [
-            exp.PropertyEQ(
-                this=ident(f.name),
-                expression=collapse_null_structs(
-                    exp.Dot(this=node.copy(), expression=ident(f.name)), f.type
-                ),
-            )
-            for f in t.fields
-        ]
-        return exp.If(
-            this=_all_null(node, t), true=exp.null(), false=exp.Struct(expressions=fields)
-        )
-    if t.root == "ARRAY" and t.element is not None and _has_row(t.element):
-        x = exp.to_identifier("__paimon_x")
-        body = collapse_null_structs(exp.column(x), t.element)
-        return exp.Anonymous(
-            this="list_transform", expressions=[node, exp.Lambda(this=body, expressions=[x])]
-        )
-    return node
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
@@ -496,7 +440,7 @@ class _SplitQuery:
         engine = self.merge_engine
         if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
             grouped = GroupedMerge(
-                self.options, self.keys, self._partition_columns(), self.plan.table.name
+                self.options, self.keys, self._partition_columns(), self.plan.table.name, self.types
             )
             return grouped.build(body, names, self.seq_fields, self.options.sequence_descending)
         retract = exp.not_(kind_filter.copy())
@@ -681,7 +625,7 @@ def _plain_scan(
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
     relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
-    source = FileSource(relation=relation, columns=frozenset(columns), parquet=True)
+    source = FileSource(relation=relation, columns=frozenset(columns))
     cols = _value_columns(plan, files[0], names, source) + list(q._partition_columns().values())
     select = exp.select(*cols).from_(exp.Table(this=relation))
     conditions: list[exp.Expression] = []

@@ -20,12 +20,14 @@ from sqlglot import exp
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import MergeEngine
+from paimon_sql.read import java_hash
 from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
     from paimon_sql.format.options import CoreOptions
+    from paimon_sql.types import DataType
 
 ORD = "__paimon_ord"
 #: How many records the key has in the section (before any retraction is filtered out).
@@ -52,6 +54,8 @@ _TEMPLATES = {
         "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), "
         "(a, b) -> MAP_CONCAT(a, b))"
     ),
+    # the records' arrays in merge order; `GroupedMerge._nested_update` folds them as Java
+    "nested_update": "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
 }
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
@@ -153,9 +157,15 @@ class GroupedMerge:
         keys: Sequence[str],
         partition: Mapping[str, exp.Expression],
         table: str,
+        types: Mapping[str, DataType] | None = None,
     ) -> None:
-        """`keys`: trimmed primary key; `partition`: the split's constant partition columns."""
+        """`keys`: trimmed primary key; `partition`: the split's constant partition columns.
+
+        `types`: the columns' types (``collect`` with ``distinct`` and ``nested_update`` need
+        them).
+        """
         self.options = options
+        self.types = types or {}
         self.keys = list(keys)
         self.partition = partition
         self.table = table
@@ -224,7 +234,7 @@ class GroupedMerge:
         if name:
             x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
             aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
-            return self._filtered(aggregate, present)
+            return self._finish(column, name, self._filtered(aggregate, present))
         order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
         order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
         last = exp.Last(this=exp.Order(this=_ident(column), expressions=order))
@@ -246,7 +256,7 @@ class GroupedMerge:
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
             aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
-            return self._filtered(aggregate, add)
+            return self._finish(column, own, self._filtered(aggregate, add))
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = (
                 "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
@@ -255,6 +265,7 @@ class GroupedMerge:
         name = self.function(column)
         delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        value = self._finish(column, name, value)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if name == "last_value":
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
@@ -273,6 +284,102 @@ class GroupedMerge:
             )
             value = exp.If(this=retracted, true=_fail(message), false=value)
         return value
+
+    def _finish(self, column: str, name: str, value: exp.Expression) -> exp.Expression:
+        """`value` of aggregate `name`, completed where Java needs more than the template.
+
+        That is ``collect`` with ``distinct`` and ``nested_update``.
+        """
+        if name == "collect" and self.options.flag(f"fields.{column}.distinct"):
+            return self._distinct(column, value)
+        if name == "nested_update":
+            return self._nested_update(column, value)
+        return value
+
+    def _element(self, column: str, name: str) -> DataType:
+        t = self.types.get(column)
+        if t is None or t.root != "ARRAY" or t.element is None:
+            raise OptionError(
+                f"table {self.table}: aggregate function {name!r} of column {column!r} needs an "
+                f"ARRAY column, not {t.root if t else 'an unknown type'}"
+            )
+        return t.element
+
+    def _distinct(self, column: str, collected: exp.Expression) -> exp.Expression:
+        """Java's ``collect`` with ``distinct``: a ``HashSet`` of the elements, in its order.
+
+        ROW/ARRAY/MAP elements go to a list with an equaliser instead (first occurrence order).
+        """
+        element = self._element(column, "collect")
+
+        def first_seen(listed: exp.Expression) -> exp.Expression:
+            keep = exp.EQ(
+                this=exp.Anonymous(
+                    this="list_position", expressions=[listed.copy(), exp.column("__paimon_e")]
+                ),
+                expression=exp.column("__paimon_i"),
+            )
+            lam = exp.Lambda(
+                this=keep,
+                expressions=[exp.to_identifier("__paimon_e"), exp.to_identifier("__paimon_i")],
+            )
+            return exp.Anonymous(this="list_filter", expressions=[listed, lam])
+
+        if element.is_nested:
+            return java_hash.let(collected, first_seen)
+        if not java_hash.hashable(element):
+            raise UnsupportedFeatureError(
+                f"table {self.table}: 'collect' with 'fields.{column}.distinct' over "
+                f"{element.root} elements: Java's order of them (a HashSet) is not reproduced yet"
+            )
+        refusal = (
+            f"table {self.table}: column {column!r} ('collect' with distinct): more than 8 "
+            "elements share a hash bucket, Java's tree-bin order is not reproduced"
+        )
+        ordered = java_hash.hash_order(
+            first_seen(collected.copy()),
+            lambda item: java_hash.element_hash(item, element),
+            lambda item, _: item,
+            refusal,
+        )
+        return exp.If(
+            this=exp.Is(this=collected, expression=exp.null()), true=exp.null(), false=ordered
+        )
+
+    def _nested_update(self, column: str, arrays: exp.Expression) -> exp.Expression:
+        """Java's ``nested_update`` over the records' arrays (merge order).
+
+        One non-NULL array is kept as written; more are concatenated without NULL rows, and with
+        ``nested-key`` a ``HashMap`` by the key keeps each key's last row, in its iteration order.
+        """
+        element = self._element(column, "nested_update")
+        if element.root != "ROW":
+            raise OptionError(
+                f"table {self.table}: 'nested_update' of column {column!r} needs ARRAY<ROW<...>>"
+            )
+        if self.options.text(f"fields.{column}.count-limit") is not None:
+            raise UnsupportedFeatureError(
+                f"table {self.table}: option 'fields.{column}.count-limit' of 'nested_update' is "
+                "not supported by the reader yet"
+            )
+        keys = [
+            k.strip()
+            for k in (self.options.text(f"fields.{column}.nested-key") or "").split(",")
+            if k.strip()
+        ]
+        by_name = {f.name: f.type for f in element.fields}
+        for key in keys:
+            if key not in by_name:
+                raise OptionError(
+                    f"table {self.table}: option 'fields.{column}.nested-key' names {key!r}, "
+                    f"which ROW column {column!r} does not have"
+                )
+        refusal = (
+            f"table {self.table}: column {column!r} ('nested_update'): more than 8 nested keys "
+            "share a hash bucket, Java's tree-bin order is not reproduced"
+        )
+        keyed = [(k, by_name[k]) for k in keys]
+        return _nested_update(arrays, keyed, refusal)
 
     def build(
         self, body: exp.Select, names: Sequence[str], seq_fields: Sequence[str], descending: bool
@@ -309,9 +416,7 @@ class GroupedMerge:
         # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
         # for a key with one record in the section: that record is returned as written (its
         # kind too, so a lone retraction removes the key).
-        single = exp.EQ(
-            this=exp.func("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1)
-        )
+        single = exp.EQ(this=exp.func("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1))
         outputs: list[exp.Expression] = []
         for name in names:
             if name in self.keys:
@@ -353,7 +458,109 @@ class GroupedMerge:
         return query.having(exp.If(this=single.copy(), true=lone_add, false=condition))
 
     @staticmethod
-    def _unless_single(single: exp.Expression, column: str, merged: exp.Expression) -> exp.Expression:
+    def _unless_single(
+        single: exp.Expression, column: str, merged: exp.Expression
+    ) -> exp.Expression:
         """`merged`, or the column's own value when the key has a single record."""
         lone = exp.func("FIRST", _ident(column))
         return exp.Case(ifs=[exp.If(this=single.copy(), true=lone)], default=merged)
+
+
+def _nested_update(
+    arrays: exp.Expression, keys: Sequence[tuple[str, DataType]], refusal: str
+) -> exp.Expression:
+    """Java's ``FieldNestedUpdateAgg`` folded over `arrays` (the records' arrays, merge order)."""
+
+    def field(row: exp.Expression, name: str) -> exp.Expression:
+        return exp.Dot(this=row, expression=exp.to_identifier(name, quoted=True))
+
+    def key_of(row: exp.Expression) -> exp.Expression:
+        return exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier(f"k{i}"), expression=field(row.copy(), k))
+                for i, (k, _) in enumerate(keys)
+            ]
+        )
+
+    def merged(listed: exp.Expression) -> exp.Expression:
+        rows = exp.Anonymous(
+            this="list_filter",
+            expressions=[
+                exp.func("flatten", listed.copy()),
+                exp.Lambda(
+                    this=exp.not_(exp.Is(this=exp.column("__paimon_r"), expression=exp.null())),
+                    expressions=[exp.to_identifier("__paimon_r")],
+                ),
+            ],
+        )
+        if not keys:
+            return rows
+
+        def by_key(all_rows: exp.Expression) -> exp.Expression:
+            def first(i: exp.Expression) -> exp.Expression:
+                keyed = exp.Anonymous(
+                    this="list_transform",
+                    expressions=[
+                        all_rows.copy(),
+                        exp.Lambda(
+                            this=key_of(exp.column("__paimon_r")),
+                            expressions=[exp.to_identifier("__paimon_r")],
+                        ),
+                    ],
+                )
+                at = java_hash.list_at(keyed, i)
+                return exp.EQ(
+                    this=exp.Anonymous(this="list_position", expressions=[keyed.copy(), at]),
+                    expression=i.copy(),
+                )
+
+            firsts = exp.Anonymous(
+                this="list_filter",
+                expressions=[
+                    exp.func(
+                        "range",
+                        exp.Literal.number(1),
+                        exp.Add(
+                            this=exp.func("len", all_rows.copy()),
+                            expression=exp.Literal.number(1),
+                        ),
+                    ),
+                    exp.Lambda(
+                        this=first(exp.column("__paimon_i")),
+                        expressions=[exp.to_identifier("__paimon_i")],
+                    ),
+                ],
+            )
+
+            def hash_of(i: exp.Expression) -> exp.Expression:
+                row = java_hash.list_at(all_rows.copy(), i)
+                return java_hash.binary_row_hash([(field(row.copy(), k), t) for k, t in keys])
+
+            def last_row(i: exp.Expression, _: exp.Expression) -> exp.Expression:
+                wanted = key_of(java_hash.list_at(all_rows.copy(), i))
+                same = exp.Anonymous(
+                    this="list_filter",
+                    expressions=[
+                        all_rows.copy(),
+                        exp.Lambda(
+                            this=exp.NullSafeEQ(
+                                this=key_of(exp.column("__paimon_s")), expression=wanted
+                            ),
+                            expressions=[exp.to_identifier("__paimon_s")],
+                        ),
+                    ],
+                )
+                return java_hash.list_at(same, exp.Literal.number(-1))
+
+            return java_hash.hash_order(firsts, hash_of, last_row, refusal)
+
+        return java_hash.let(rows, by_key)
+
+    single = exp.EQ(this=exp.func("len", arrays.copy()), expression=exp.Literal.number(1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.Is(this=arrays.copy(), expression=exp.null()), true=exp.null()),
+            exp.If(this=single, true=java_hash.list_at(arrays.copy(), exp.Literal.number(1))),
+        ],
+        default=java_hash.let(arrays, merged),
+    )

@@ -177,9 +177,6 @@ CASES = [
         ),
         "INSERT INTO {t} VALUES (4, ROW(CAST(NULL AS INT), CAST(NULL AS STRING)))",
         3,
-        xfail="issue 14: paimon-sql reads an all-NULL ROW from Parquet as NULL, on purpose like "
-        "Paimon 0.9 (read/build.py collapse_null_structs); its writer is right: Flink 1.3 reads "
-        "ROW(NULL, NULL) from our file",
         meant=(
             (1, {"id": 1, "r": ["row", [None, None]]}),
             (2, {"id": 2, "r": None}),
