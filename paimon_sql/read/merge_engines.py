@@ -21,7 +21,15 @@ from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.read import java_hash
-from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
+from paimon_sql.types import (
+    ADD_KINDS,
+    FLOAT_ROOTS,
+    INTEGER_ROOTS,
+    RETRACT_KINDS,
+    RowKind,
+    duckdb_type_node,
+    row_kind_in,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -65,7 +73,11 @@ _INTERNAL = {
     ),
 }
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
-_RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
+_RETRACTABLE = frozenset(
+    {"sum", "last_value", "last_non_null_value", "product", "collect", "merge_map"}
+)
+#: Functions whose retraction is a step of a sequential fold (`GroupedMerge._fold`).
+_FOLDED = frozenset({"product", "collect", "merge_map"})
 
 
 @functools.cache
@@ -267,7 +279,12 @@ class GroupedMerge:
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
         value = self._finish(column, name, value)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
-        if name == "last_value":
+        if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
+            value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
+        elif name in _FOLDED and not ignore:
+            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            value = exp.If(this=retracted, true=self._fold(column, name), false=value)
+        if name == "last_value" and not ignore:
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
             value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS), true=exp.null(), false=value)
         elif name == "last_non_null_value" and not ignore:
@@ -284,6 +301,113 @@ class GroupedMerge:
             )
             value = exp.If(this=retracted, true=_fail(message), false=value)
         return value
+
+    def _fold(self, column: str, name: str) -> exp.Expression:
+        """Java's record-by-record merge of `column` when retractions are among the records.
+
+        ``list_reduce`` over ``{a: is-add, x: value}`` in merge order, from NULL, with the
+        ``agg``/``retract`` steps of Java's ``FieldProductAgg``, ``FieldCollectAgg`` and
+        ``FieldMergeMapAgg``.
+        """
+        t = self.types.get(column)
+        if t is None:
+            raise OptionError(f"table {self.table}: column {column!r} has no type")
+        record = exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier("a"), expression=_add_kind()),
+                exp.PropertyEQ(this=exp.to_identifier("x"), expression=_ident(column)),
+            ]
+        )
+        listed = exp.Anonymous(
+            this="list",
+            expressions=[exp.Order(this=record, expressions=[exp.Ordered(this=_ident(ORD))])],
+        )
+        acc, r = exp.column("__paimon_acc"), exp.column("__paimon_rec")
+        x = exp.Dot(this=r.copy(), expression=exp.to_identifier("x"))
+        is_null = lambda n: exp.Is(this=n.copy(), expression=exp.null())  # noqa: E731
+        if name == "product":
+            divide: exp.Expression
+            if t.root in INTEGER_ROOTS:
+                divide = exp.IntDiv(this=acc.copy(), expression=x.copy())
+            elif t.root in FLOAT_ROOTS:
+                divide = exp.Div(this=acc.copy(), expression=x.copy())
+            else:
+                divide = _fail(
+                    f"table {self.table}: a retraction reached 'product' of {t.root} column "
+                    f"{column!r}; the reader retracts only integer and floating products"
+                )
+            joined: exp.Expression = exp.Mul(this=acc.copy(), expression=x.copy())
+            retracted: exp.Expression = exp.Case(
+                ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
+                default=divide,
+            )
+        elif name == "merge_map":
+            joined = exp.func("map_concat", acc.copy(), x.copy())
+            kept = exp.Lambda(
+                this=exp.not_(
+                    exp.Anonymous(
+                        this="list_contains",
+                        expressions=[
+                            exp.Anonymous(this="map_keys", expressions=[x.copy()]),
+                            exp.Dot(
+                                this=exp.column("__paimon_e"), expression=exp.to_identifier("key")
+                            ),
+                        ],
+                    )
+                ),
+                expressions=[exp.to_identifier("__paimon_e")],
+            )
+            entries = exp.Anonymous(this="map_entries", expressions=[acc.copy()])
+            remaining = exp.Anonymous(
+                this="map_from_entries",
+                expressions=[exp.Anonymous(this="list_filter", expressions=[entries, kept])],
+            )
+            retracted = self._retract_case(acc, x, "cardinality", remaining)
+        else:  # collect
+            joined = exp.func("list_concat", acc.copy(), x.copy())
+            if self.options.flag(f"fields.{column}.distinct"):
+                joined = self._distinct(column, joined)
+            retracted = self._retract_case(acc, x, "len", _without(acc, x))
+        added = exp.Case(
+            ifs=[
+                exp.If(this=is_null(acc), true=x.copy()),
+                exp.If(this=is_null(x), true=acc.copy()),
+            ],
+            default=joined,
+        )
+        if name == "collect" and self.options.flag(f"fields.{column}.distinct"):
+            added = exp.Case(
+                ifs=[exp.If(this=exp.and_(is_null(acc), is_null(x)), true=exp.null())],
+                default=joined,
+            )
+        step = exp.If(
+            this=exp.Dot(this=r.copy(), expression=exp.to_identifier("a")),
+            true=added,
+            false=retracted,
+        )
+        fold = exp.Lambda(
+            this=step,
+            expressions=[exp.to_identifier("__paimon_acc"), exp.to_identifier("__paimon_rec")],
+        )
+        start = exp.cast(exp.null(), duckdb_type_node(t))
+        return exp.Anonymous(this="list_reduce", expressions=[listed, fold, start])
+
+    @staticmethod
+    def _retract_case(
+        acc: exp.Expression, x: exp.Expression, size: str, remaining: exp.Expression
+    ) -> exp.Expression:
+        """NULL from a NULL accumulator; the accumulator for a NULL or empty retraction."""
+        empty = exp.or_(
+            exp.Is(this=x.copy(), expression=exp.null()),
+            exp.EQ(this=exp.func(size, x.copy()), expression=exp.Literal.number(0)),
+        )
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.Is(this=acc.copy(), expression=exp.null()), true=exp.null()),
+                exp.If(this=empty, true=acc.copy()),
+            ],
+            default=remaining,
+        )
 
     def _finish(self, column: str, name: str, value: exp.Expression) -> exp.Expression:
         """`value` of aggregate `name`, completed where Java needs more than the template.
@@ -564,3 +688,23 @@ def _nested_update(
         ],
         default=java_hash.let(arrays, merged),
     )
+
+
+def _count_equal(listed: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """How many elements of `listed` are `value` (NULL equal to NULL)."""
+    same = exp.Lambda(
+        this=exp.NullSafeEQ(this=exp.column("__paimon_z"), expression=value),
+        expressions=[exp.to_identifier("__paimon_z")],
+    )
+    return exp.func("len", exp.Anonymous(this="list_filter", expressions=[listed, same]))
+
+
+def _without(acc: exp.Expression, retract: exp.Expression) -> exp.Expression:
+    """`acc` less one occurrence per element of `retract`, earliest first (Java's collect)."""
+    c, i = exp.column("__paimon_c"), exp.column("__paimon_i")
+    upto = exp.Anonymous(this="list_slice", expressions=[acc.copy(), exp.Literal.number(1), i])
+    keep = exp.GT(this=_count_equal(upto, c), expression=_count_equal(retract.copy(), c.copy()))
+    lam = exp.Lambda(
+        this=keep, expressions=[exp.to_identifier("__paimon_c"), exp.to_identifier("__paimon_i")]
+    )
+    return exp.Anonymous(this="list_filter", expressions=[acc.copy(), lam])

@@ -420,6 +420,65 @@ TABLES: list[FlinkTable] = [
         "ALTER TABLE {t} ADD (f FLOAT)",
         "INSERT INTO {t} VALUES (2, 'b', CAST(2.5 AS FLOAT))",
     ),
+    # --- issue 14 (read14): Java's hash orders and retractions into aggregation tables ----------
+    _t(
+        "agg_hash_orders",
+        "pk merge-aggregation agg-collect-distinct agg-nested_update",
+        "CREATE TABLE {t} (id INT, s ARRAY<STRING>, i ARRAY<INT>, b ARRAY<BIGINT>, "
+        "r ARRAY<ROW<p INT, q STRING>>, nu ARRAY<ROW<k STRING, v INT>>, "
+        "nn ARRAY<ROW<k INT, v STRING>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', "
+        "'merge-engine' = 'aggregation', 'fields.s.aggregate-function' = 'collect', "
+        "'fields.s.distinct' = 'true', 'fields.i.aggregate-function' = 'collect', "
+        "'fields.i.distinct' = 'true', 'fields.b.aggregate-function' = 'collect', "
+        "'fields.b.distinct' = 'true', 'fields.r.aggregate-function' = 'collect', "
+        "'fields.r.distinct' = 'true', 'fields.nu.aggregate-function' = 'nested_update', "
+        "'fields.nu.nested-key' = 'k', 'fields.nn.aggregate-function' = 'nested_update')",
+        "INSERT INTO {t} VALUES (1, ARRAY['q', 'w', 'e', 'q', 'rrrrrrrrrr', 'é', 't', 'y'], "
+        "ARRAY[0, 16, 32, 48, 1, 17, -1, 100000, 16], "
+        "ARRAY[CAST(1 AS BIGINT), 4294967296, -1, 1], "
+        "ARRAY[ROW(1, 'a'), ROW(1, 'a'), ROW(2, CAST(NULL AS STRING))], "
+        "ARRAY[ROW('short', 1), ROW('a-much-longer-key', 2), ROW('x', 3)], "
+        "ARRAY[ROW(1, 'a')]), "
+        "(2, ARRAY['b', 'a', 'b'], ARRAY[3, 3], ARRAY[CAST(5 AS BIGINT)], "
+        "ARRAY[ROW(1, 'a'), ROW(1, 'a')], ARRAY[ROW('k', 1), ROW('k', 2)], ARRAY[ROW(1, 'a')])",
+        "INSERT INTO {t} VALUES (1, ARRAY['u', 'i', 'o', 'p', 'a', 's', 'd', 'f', 'q', 'g', 'h'], "
+        "ARRAY[64, 80, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0], ARRAY[CAST(-4294967296 AS BIGINT)], "
+        "ARRAY[ROW(2, CAST(NULL AS STRING)), ROW(3, 'c')], "
+        "ARRAY[ROW('x', 30), ROW('new key here!', 4), ROW('short', 10)], "
+        "ARRAY[ROW(2, 'b'), ROW(1, 'a')]), "
+        "(2, ARRAY['c'], ARRAY[4], CAST(NULL AS ARRAY<BIGINT>), ARRAY[ROW(1, 'a')], "
+        "ARRAY[ROW('k', 3)], CAST(NULL AS ARRAY<ROW<k INT, v STRING>>))",
+        "INSERT INTO {t} VALUES (1, ARRAY['z', CAST(NULL AS STRING), 'w'], "
+        "ARRAY[CAST(NULL AS INT)], ARRAY[CAST(7 AS BIGINT)], "
+        "CAST(NULL AS ARRAY<ROW<p INT, q STRING>>), "
+        "ARRAY[ROW('short', 11), ROW('y', 5)], ARRAY[ROW(3, 'c')])",
+    ),
+    _t(
+        "agg_retract",
+        "pk merge-aggregation rowkind-field agg-retract agg-product agg-collect agg-merge_map "
+        "agg-ignore-retract",
+        "CREATE TABLE {t} (id INT, op STRING, s BIGINT, p BIGINT, pd DOUBLE, c ARRAY<STRING>, "
+        "cd ARRAY<STRING>, mm MAP<STRING, INT>, lv STRING, ir INT, irs BIGINT, "
+        "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'rowkind.field' = 'op', 'fields.s.aggregate-function' = 'sum', "
+        "'fields.p.aggregate-function' = 'product', 'fields.pd.aggregate-function' = 'product', "
+        "'fields.c.aggregate-function' = 'collect', 'fields.cd.aggregate-function' = 'collect', "
+        "'fields.cd.distinct' = 'true', 'fields.mm.aggregate-function' = 'merge_map', "
+        "'fields.lv.aggregate-function' = 'last_value', 'fields.ir.aggregate-function' = 'max', "
+        "'fields.ir.ignore-retract' = 'true', 'fields.irs.aggregate-function' = 'sum', "
+        "'fields.irs.ignore-retract' = 'true')",
+        "INSERT INTO {t} VALUES (1, '+I', 10, 6, 2.0, ARRAY['a', 'b', 'a'], ARRAY['a', 'b', 'a'], "
+        "MAP['k', 1, 'j', 2], 'x', 5, 100), "
+        "(2, '+I', 1, 7, 3.0, ARRAY['p'], ARRAY['p'], MAP['m', 1], 'v', 1, 1), "
+        "(3, '+I', 2, 2, 2.0, ARRAY['q'], ARRAY['q'], MAP['n', 1], 'w', 2, 2)",
+        "INSERT INTO {t} VALUES (1, '-U', 3, -3, 4.0, ARRAY['a', 'z'], ARRAY['b'], MAP['k', 0], "
+        "'x', 7, 50), (2, '-D', 1, 2, 2.0, ARRAY['p'], ARRAY['p'], MAP['m', 1], 'v', 9, 1), "
+        "(4, '-D', 5, 5, 5.0, ARRAY['r'], ARRAY['r'], MAP['o', 1], 'u', 3, 3)",
+        "INSERT INTO {t} VALUES (1, '+U', 4, 5, 0.5, ARRAY['c', 'a'], ARRAY['c', 'd', 'a'], "
+        "MAP['z', 9], 'y', 1, 7), (3, '-U', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), "
+        "CAST(NULL AS DOUBLE), CAST(NULL AS ARRAY<STRING>), ARRAY['q', 'q'], "
+        "CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS STRING), 4, 4)",
+    ),
 ]
 
 
