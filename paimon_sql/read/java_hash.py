@@ -47,6 +47,11 @@ _STRING_ROOTS = frozenset({"CHAR", "VARCHAR"})
 _CONSTRUCTED = frozenset({"ROW", "ARRAY", "MAP", "MULTISET"})
 
 
+def call(name: str, *args: exp.Expression) -> exp.Expression:
+    """``name(args…)``: a DuckDB function call as written."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
 def _cast(node: exp.Expression, to: str) -> exp.Expression:
     return exp.cast(node, exp.DataType.build(to, dialect="duckdb"))
 
@@ -166,8 +171,7 @@ def murmur_bytes(blob: exp.Expression) -> exp.Expression:
     """Java's ``MurmurHashUtils.hashBytes`` of a BLOB: 4-byte LE words, then signed tail bytes."""
 
     def over(hexed: exp.Expression) -> exp.Expression:
-        n = exp.Div(this=exp.func("length", hexed), expression=exp.Literal.number(2))
-        n = _cast(n, "BIGINT")
+        n = _cast(exp.Div(this=call("length", hexed), expression=exp.Literal.number(2)), "BIGINT")
         aligned = exp.Mul(
             this=exp.IntDiv(this=n.copy(), expression=exp.Literal.number(4)),
             expression=exp.Literal.number(4),
@@ -188,17 +192,17 @@ def murmur_bytes(blob: exp.Expression) -> exp.Expression:
         words = exp.Anonymous(
             this="list_transform",
             expressions=[
-                exp.func("range", exp.IntDiv(this=n.copy(), expression=exp.Literal.number(4))),
+                call("range", exp.IntDiv(this=n.copy(), expression=exp.Literal.number(4))),
                 _lambda(word),
             ],
         )
         tails = exp.Anonymous(
             this="list_transform",
-            expressions=[exp.func("range", aligned, n.copy()), _lambda(tail)],
+            expressions=[call("range", aligned, n.copy()), _lambda(tail)],
         )
-        return murmur_words(exp.func("list_concat", words, tails), n.copy())
+        return murmur_words(call("list_concat", words, tails), n.copy())
 
-    return let(exp.func("hex", blob), over)
+    return let(call("hex", blob), over)
 
 
 def _encode(node: exp.Expression) -> exp.Expression:
@@ -297,7 +301,7 @@ def binary_row_hash(fields: Sequence[tuple[exp.Expression, DataType]]) -> exp.Ex
             raise UnsupportedFeatureError(f"no BinaryRow hash for {t.root} key fields")
         words += [lo, hi]
     listed = (
-        exp.func("list_concat", exp.Array(expressions=words), *var_words)
+        call("list_concat", exp.Array(expressions=words), *var_words)
         if var_words
         else (exp.Array(expressions=words))
     )
@@ -313,8 +317,8 @@ def _string_slot(
     Up to 7 bytes sit in the slot (length | 0x80 in its last byte); longer ones go to the var
     part (the slot holds offset << 32 | length), padded to 8 bytes.
     """
-    hexed = exp.func("hex", blob)
-    n = exp.func("octet_length", blob.copy())
+    hexed = call("hex", blob)
+    n = call("octet_length", blob.copy())
     padded = exp.Mul(
         this=exp.IntDiv(
             this=exp.paren(exp.Add(this=n.copy(), expression=exp.Literal.number(7))),
@@ -360,7 +364,7 @@ def _string_slot(
         true=_cast(exp.Array(expressions=[]), "UBIGINT[]"),
         false=exp.Anonymous(
             this="list_transform",
-            expressions=[exp.func("range", count), _lambda(lambda i: word(padded_hex.copy(), i))],
+            expressions=[call("range", count), _lambda(lambda i: word(padded_hex.copy(), i))],
         ),
     )
     size = exp.If(this=short.copy(), true=exp.Literal.number(0), false=padded.copy())
@@ -396,7 +400,7 @@ def hash_order(
     """
 
     def ordered(listed: exp.Expression) -> exp.Expression:
-        n = exp.func("len", listed.copy())
+        n = call("len", listed.copy())
 
         def entries(size: exp.Expression) -> exp.Expression:
             def entry(item: exp.Expression, index: exp.Expression) -> exp.Expression:
@@ -414,7 +418,7 @@ def hash_order(
                     ]
                 )
 
-            return exp.func(
+            return call(
                 "list_sort",
                 exp.Anonymous(
                     this="list_transform", expressions=[listed.copy(), _lambda(entry, 2)]
@@ -444,22 +448,22 @@ def hash_order(
                         expression=b(exp.Add(this=j.copy(), expression=exp.Literal.number(8))),
                     )
 
-                span = exp.func(
+                span = call(
                     "range",
                     exp.Literal.number(1),
                     exp.Sub(this=n.copy(), expression=exp.Literal.number(7)),
                 )
-                return exp.func(
+                return call(
                     "list_bool_or",
                     exp.Anonymous(this="list_transform", expressions=[span, _lambda(same)]),
                 )
 
-            return let(entries(exp.func("least", size, exp.Literal.number(64))), check)
+            return let(entries(call("least", size, exp.Literal.number(64))), check)
 
         def finish(size: exp.Expression) -> exp.Expression:
             fail = exp.Anonymous(this="error", expressions=[exp.Literal.string(refusal)])
             return exp.If(
-                this=exp.func("coalesce", crowded(size.copy()), exp.false()),
+                this=call("coalesce", crowded(size.copy()), exp.false()),
                 true=fail,
                 false=let(entries(size.copy()), result),
             )

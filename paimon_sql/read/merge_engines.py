@@ -282,7 +282,7 @@ class GroupedMerge:
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
             value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
         elif name in _FOLDED and not ignore:
-            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             value = exp.If(this=retracted, true=self._fold(column, name), false=value)
         if name == "last_value" and not ignore:
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
@@ -293,7 +293,7 @@ class GroupedMerge:
             # retraction: NULL).
             value = _template(_LAST_NON_NULL_RETRACTED, x=x, o=o, add=add)
         if name not in _RETRACTABLE and not ignore:
-            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             message = (
                 f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of "
                 "column "
@@ -324,7 +324,6 @@ class GroupedMerge:
         )
         acc, r = exp.column("__paimon_acc"), exp.column("__paimon_rec")
         x = exp.Dot(this=r.copy(), expression=exp.to_identifier("x"))
-        is_null = lambda n: exp.Is(this=n.copy(), expression=exp.null())  # noqa: E731
         if name == "product":
             divide: exp.Expression
             if t.root in INTEGER_ROOTS:
@@ -342,7 +341,7 @@ class GroupedMerge:
                 default=divide,
             )
         elif name == "merge_map":
-            joined = exp.func("map_concat", acc.copy(), x.copy())
+            joined = java_hash.call("map_concat", acc.copy(), x.copy())
             kept = exp.Lambda(
                 this=exp.not_(
                     exp.Anonymous(
@@ -364,7 +363,7 @@ class GroupedMerge:
             )
             retracted = self._retract_case(acc, x, "cardinality", remaining)
         else:  # collect
-            joined = exp.func("list_concat", acc.copy(), x.copy())
+            joined = java_hash.call("list_concat", acc.copy(), x.copy())
             if self.options.flag(f"fields.{column}.distinct"):
                 joined = self._distinct(column, joined)
             retracted = self._retract_case(acc, x, "len", _without(acc, x))
@@ -399,7 +398,7 @@ class GroupedMerge:
         """NULL from a NULL accumulator; the accumulator for a NULL or empty retraction."""
         empty = exp.or_(
             exp.Is(this=x.copy(), expression=exp.null()),
-            exp.EQ(this=exp.func(size, x.copy()), expression=exp.Literal.number(0)),
+            exp.EQ(this=java_hash.call(size, x.copy()), expression=exp.Literal.number(0)),
         )
         return exp.Case(
             ifs=[
@@ -540,7 +539,9 @@ class GroupedMerge:
         # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
         # for a key with one record in the section: that record is returned as written (its
         # kind too, so a lone retraction removes the key).
-        single = exp.EQ(this=exp.func("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1))
+        single = exp.EQ(
+            this=java_hash.call("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1)
+        )
         outputs: list[exp.Expression] = []
         for name in names:
             if name in self.keys:
@@ -555,18 +556,22 @@ class GroupedMerge:
                     exp.alias_(self._unless_single(single, KIND, insert), KIND, quoted=True)
                 )
             elif name in self.partition:
-                outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
+                outputs.append(
+                    exp.alias_(java_hash.call("ANY_VALUE", _ident(name)), name, quoted=True)
+                )
             else:
                 merged = self._unless_single(single, name, self._value(name, seq_fields))
                 outputs.append(exp.alias_(merged, name, quoted=True))
         query = (
             exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
         )
-        lone_add = exp.func("BOOL_AND", _add_kind())
+        lone_add = java_hash.call("BOOL_AND", _add_kind())
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
             # a merged aggregation row is always +I: only a lone retraction removes a key
             return query.having(exp.or_(exp.not_(single.copy()), lone_add))
-        condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
+        condition: exp.Expression = java_hash.call(
+            "BOOL_OR", _add_kind()
+        )  # only retractions: no row
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
                 f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
@@ -574,7 +579,7 @@ class GroupedMerge:
                 "Read with 'ignore-delete'='true' or "
                 "'partial-update.remove-record-on-delete'='true'"
             )
-            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(
                 this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()
             )
@@ -586,7 +591,7 @@ class GroupedMerge:
         single: exp.Expression, column: str, merged: exp.Expression
     ) -> exp.Expression:
         """`merged`, or the column's own value when the key has a single record."""
-        lone = exp.func("FIRST", _ident(column))
+        lone = java_hash.call("FIRST", _ident(column))
         return exp.Case(ifs=[exp.If(this=single.copy(), true=lone)], default=merged)
 
 
@@ -610,7 +615,7 @@ def _nested_update(
         rows = exp.Anonymous(
             this="list_filter",
             expressions=[
-                exp.func("flatten", listed.copy()),
+                java_hash.call("flatten", listed.copy()),
                 exp.Lambda(
                     this=exp.not_(exp.Is(this=exp.column("__paimon_r"), expression=exp.null())),
                     expressions=[exp.to_identifier("__paimon_r")],
@@ -641,11 +646,11 @@ def _nested_update(
             firsts = exp.Anonymous(
                 this="list_filter",
                 expressions=[
-                    exp.func(
+                    java_hash.call(
                         "range",
                         exp.Literal.number(1),
                         exp.Add(
-                            this=exp.func("len", all_rows.copy()),
+                            this=java_hash.call("len", all_rows.copy()),
                             expression=exp.Literal.number(1),
                         ),
                     ),
@@ -680,7 +685,7 @@ def _nested_update(
 
         return java_hash.let(rows, by_key)
 
-    single = exp.EQ(this=exp.func("len", arrays.copy()), expression=exp.Literal.number(1))
+    single = exp.EQ(this=java_hash.call("len", arrays.copy()), expression=exp.Literal.number(1))
     return exp.Case(
         ifs=[
             exp.If(this=exp.Is(this=arrays.copy(), expression=exp.null()), true=exp.null()),
@@ -690,13 +695,18 @@ def _nested_update(
     )
 
 
+def is_null(node: exp.Expression) -> exp.Expression:
+    """``node IS NULL`` (on a copy)."""
+    return exp.Is(this=node.copy(), expression=exp.null())
+
+
 def _count_equal(listed: exp.Expression, value: exp.Expression) -> exp.Expression:
     """How many elements of `listed` are `value` (NULL equal to NULL)."""
     same = exp.Lambda(
         this=exp.NullSafeEQ(this=exp.column("__paimon_z"), expression=value),
         expressions=[exp.to_identifier("__paimon_z")],
     )
-    return exp.func("len", exp.Anonymous(this="list_filter", expressions=[listed, same]))
+    return java_hash.call("len", exp.Anonymous(this="list_filter", expressions=[listed, same]))
 
 
 def _without(acc: exp.Expression, retract: exp.Expression) -> exp.Expression:

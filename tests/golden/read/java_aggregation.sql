@@ -15,7 +15,7 @@ FROM (
       WHEN ANY_VALUE("__paimon_n") = 1
       THEN FIRST("name")
       ELSE CASE
-        WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
         THEN ERROR(
           'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
         )
@@ -76,8 +76,7 @@ FROM (
   GROUP BY
     "id"
   HAVING
-    NOT ANY_VALUE("__paimon_n") = 1
-    OR BOOL_AND(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+    NOT ANY_VALUE("__paimon_n") = 1 OR BOOL_AND("_VALUE_KIND" IN (0, 2))
 );
 
 -- inlined (plan_query)
@@ -92,7 +91,7 @@ FROM (
       WHEN ANY_VALUE("__paimon_n") = 1
       THEN FIRST("name")
       ELSE CASE
-        WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
         THEN ERROR(
           'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
         )
@@ -153,6 +152,5 @@ FROM (
   GROUP BY
     "id"
   HAVING
-    NOT ANY_VALUE("__paimon_n") = 1
-    OR BOOL_AND(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+    NOT ANY_VALUE("__paimon_n") = 1 OR BOOL_AND("_VALUE_KIND" IN (0, 2))
 );

@@ -73,10 +73,10 @@ FROM (
   HAVING
     CASE
       WHEN ANY_VALUE("__paimon_n") = 1
-      THEN BOOL_AND(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      ELSE BOOL_OR(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+      THEN BOOL_AND("_VALUE_KIND" IN (0, 2))
+      ELSE BOOL_OR("_VALUE_KIND" IN (0, 2))
       AND CASE
-        WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
         THEN CAST(ERROR(
           'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
         ) AS BOOLEAN)
@@ -155,10 +155,10 @@ FROM (
   HAVING
     CASE
       WHEN ANY_VALUE("__paimon_n") = 1
-      THEN BOOL_AND(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      ELSE BOOL_OR(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+      THEN BOOL_AND("_VALUE_KIND" IN (0, 2))
+      ELSE BOOL_OR("_VALUE_KIND" IN (0, 2))
       AND CASE
-        WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
         THEN CAST(ERROR(
           'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
         ) AS BOOLEAN)
