@@ -36,6 +36,9 @@ from paimon_sql.types import (
     ADD_KINDS,
     FLOAT_ROOTS,
     INTEGER_ROOTS,
+    NUMERIC_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataType,
     duckdb_type_node,
     row_kind_in,
 )
@@ -47,10 +50,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan
-    from paimon_sql.types import (
-        DataField,
-        DataType,
-    )
+    from paimon_sql.types import DataField
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -186,13 +186,67 @@ def _value_columns(
     return out
 
 
-def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
-    """Cast a column written as `old` to `new` as Java's schema evolution does.
+def _epoch_millis(node: exp.Expression) -> exp.Expression:
+    """Epoch milliseconds of a timestamp, floored (Paimon's ``Timestamp.getMillisecond``)."""
+    micros = exp.Anonymous(this="epoch_us", expressions=[node])
+    thousand = exp.Literal.number(1000)
+    below = exp.Mod(
+        this=exp.paren(
+            exp.Add(this=exp.paren(exp.Mod(this=micros, expression=thousand)), expression=thousand)
+        ),
+        expression=thousand.copy(),
+    )
+    floored = exp.paren(exp.Sub(this=micros.copy(), expression=exp.paren(below)))
+    return exp.IntDiv(this=floored, expression=thousand.copy())
 
-    Float to int truncates.
+
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32}
+
+
+def _narrowed(node: exp.Expression, root: str) -> exp.Expression:
+    """A whole number narrowed to `root` as Java's ``(int)``/``(short)``/``(byte)`` do: wrapped."""
+    bits = _INT_BITS.get(root)
+    if bits is None:
+        return node
+    half, full = exp.Literal.number(1 << (bits - 1)), exp.Literal.number(1 << bits)
+    wide = exp.cast(node, exp.DataType.build("HUGEINT", dialect="duckdb"))
+    shifted = exp.paren(exp.Add(this=wide, expression=half))
+    positive = exp.Mod(
+        this=exp.paren(
+            exp.Add(this=exp.paren(exp.Mod(this=shifted, expression=full)), expression=full.copy())
+        ),
+        expression=full.copy(),
+    )
+    return exp.Sub(this=exp.paren(positive), expression=half.copy())
+
+
+def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """Cast a column written as `old` to `new` as Java's schema evolution does (its cast rules).
+
+    Where Java's rule differs from DuckDB's ``CAST``: float and decimal to an integer truncate;
+    a number to BOOLEAN is ``longValue() != 0``; a timestamp to an integer is its epoch
+    milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to DATE its epoch
+    milliseconds divided by a day (truncating, so a time before 1970 lands on the next day, as in
+    Java). TIMESTAMP_LTZ reads in UTC.
     """
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
+    elif old.root == "DECIMAL" and new.root in INTEGER_ROOTS:  # to a long, then narrowed
+        node = _narrowed(exp.func("TRUNC", node), new.root)
+    elif old.root in NUMERIC_ROOTS and new.root == "BOOLEAN":
+        whole = cast(exp.func("TRUNC", node), DataType(root="BIGINT"))
+        return exp.NEQ(this=whole, expression=exp.Literal.number(0))
+    elif old.root in TIMESTAMP_ROOTS and new.root in ("INT", "BIGINT"):
+        seconds = exp.IntDiv(
+            this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(1000)
+        )
+        node = _narrowed(seconds, new.root)
+    elif old.root in TIMESTAMP_ROOTS and new.root == "DATE":
+        days = exp.IntDiv(
+            this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(86400000)
+        )
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), "DATE")
+        return exp.Add(this=epoch, expression=cast(days, DataType(root="INT")))
     return cast(node, new)
 
 

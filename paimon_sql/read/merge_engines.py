@@ -299,6 +299,11 @@ class GroupedMerge:
                 "column "
                 f"{column!r}, which cannot retract; set 'fields.{column}.ignore-retract'='true'"
             )
+            if name == "nested_update":  # Java retracts it; the reader does not yet
+                message = (
+                    f"table {self.table}: a retraction (-U/-D) reached 'nested_update' of column "
+                    f"{column!r}: the reader does not retract nested_update yet (Java does)"
+                )
             value = exp.If(this=retracted, true=_fail(message), false=value)
         return value
 

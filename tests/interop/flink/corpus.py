@@ -479,6 +479,23 @@ TABLES: list[FlinkTable] = [
         "CAST(NULL AS DOUBLE), CAST(NULL AS ARRAY<STRING>), ARRAY['q', 'q'], "
         "CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS STRING), 4, 4)",
     ),
+    _t(
+        "cast_evolution",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, ts TIMESTAMP(3), tb TIMESTAMP(6), d DECIMAL(10, 2), "
+        "dt TIMESTAMP(3), f INT)",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP '2024-01-01 00:00:01.900', "
+        "TIMESTAMP '1969-12-31 23:59:58.500001', CAST(-12.75 AS DECIMAL(10, 2)), "
+        "TIMESTAMP '1969-12-31 12:00:00', 0), "
+        "(2, TIMESTAMP '1900-01-01 00:00:00', TIMESTAMP '2038-01-19 03:14:07', "
+        "CAST(12.75 AS DECIMAL(10, 2)), TIMESTAMP '2024-02-29 23:59:59.999', -2)",
+        "ALTER TABLE {t} MODIFY ts INT",
+        "ALTER TABLE {t} MODIFY tb BIGINT",
+        "ALTER TABLE {t} MODIFY d INT",
+        "ALTER TABLE {t} MODIFY dt DATE",
+        "ALTER TABLE {t} MODIFY f BOOLEAN",
+        "INSERT INTO {t} VALUES (3, 7, 8, 9, DATE '2024-01-02', TRUE)",
+    ),
 ]
 
 
