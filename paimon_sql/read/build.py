@@ -232,9 +232,9 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     elif old.root == "DECIMAL" and new.root in INTEGER_ROOTS:  # to a long, then narrowed
-        node = _narrowed(exp.func("TRUNC", node), new.root)
+        node = _narrowed(exp.Anonymous(this="TRUNC", expressions=[node]), new.root)
     elif old.root in NUMERIC_ROOTS and new.root == "BOOLEAN":
-        whole = cast(exp.func("TRUNC", node), DataType(root="BIGINT"))
+        whole = cast(exp.Anonymous(this="TRUNC", expressions=[node]), DataType(root="BIGINT"))
         return exp.NEQ(this=whole, expression=exp.Literal.number(0))
     elif old.root in TIMESTAMP_ROOTS and new.root in ("INT", "BIGINT"):
         seconds = exp.IntDiv(
