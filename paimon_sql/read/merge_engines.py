@@ -74,10 +74,18 @@ _INTERNAL = {
 }
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
 _RETRACTABLE = frozenset(
-    {"sum", "last_value", "last_non_null_value", "product", "collect", "merge_map"}
+    {
+        "sum",
+        "last_value",
+        "last_non_null_value",
+        "product",
+        "collect",
+        "merge_map",
+        "nested_update",
+    }
 )
 #: Functions whose retraction is a step of a sequential fold (`GroupedMerge._fold`).
-_FOLDED = frozenset({"product", "collect", "merge_map"})
+_FOLDED = frozenset({"product", "collect", "merge_map", "nested_update"})
 
 
 @functools.cache
@@ -299,11 +307,6 @@ class GroupedMerge:
                 "column "
                 f"{column!r}, which cannot retract; set 'fields.{column}.ignore-retract'='true'"
             )
-            if name == "nested_update":  # Java retracts it; the reader does not yet
-                message = (
-                    f"table {self.table}: a retraction (-U/-D) reached 'nested_update' of column "
-                    f"{column!r}: the reader does not retract nested_update yet (Java does)"
-                )
             value = exp.If(this=retracted, true=_fail(message), false=value)
         return value
 
@@ -362,11 +365,19 @@ class GroupedMerge:
                 expressions=[exp.to_identifier("__paimon_e")],
             )
             entries = exp.Anonymous(this="map_entries", expressions=[acc.copy()])
-            remaining = exp.Anonymous(
+            remaining: exp.Expression = exp.Anonymous(
                 this="map_from_entries",
                 expressions=[exp.Anonymous(this="list_filter", expressions=[entries, kept])],
             )
             retracted = self._retract_case(acc, x, "cardinality", remaining)
+        elif name == "nested_update":
+            keyed, refusal, limit = self._nested_spec(column)
+            joined, remaining = _nested_step(acc, x, keyed, refusal, limit)
+            # Java: a NULL accumulator or retraction keeps the accumulator, else rebuilds it
+            retracted = exp.Case(
+                ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
+                default=remaining,
+            )
         else:  # collect
             joined = java_hash.call("list_concat", acc.copy(), x.copy())
             if self.options.flag(f"fields.{column}.distinct"):
@@ -384,6 +395,8 @@ class GroupedMerge:
                 ifs=[exp.If(this=exp.and_(is_null(acc), is_null(x)), true=exp.null())],
                 default=joined,
             )
+        if self.options.flag(f"fields.{column}.ignore-retract"):
+            retracted = acc.copy()  # Java's FieldIgnoreRetractAgg
         step = exp.If(
             this=exp.Dot(this=r.copy(), expression=exp.to_identifier("a")),
             true=added,
@@ -474,22 +487,23 @@ class GroupedMerge:
             this=exp.Is(this=collected, expression=exp.null()), true=exp.null(), false=ordered
         )
 
-    def _nested_update(self, column: str, arrays: exp.Expression) -> exp.Expression:
-        """Java's ``nested_update`` over the records' arrays (merge order).
-
-        One non-NULL array is kept as written; more are concatenated without NULL rows, and with
-        ``nested-key`` a ``HashMap`` by the key keeps each key's last row, in its iteration order.
-        """
+    def _nested_spec(self, column: str) -> tuple[list[tuple[str, DataType]], str, int | None]:
+        """``nested_update`` of `column`: its nested key fields, refusal text, count limit."""
         element = self._element(column, "nested_update")
         if element.root != "ROW":
             raise OptionError(
                 f"table {self.table}: 'nested_update' of column {column!r} needs ARRAY<ROW<...>>"
             )
-        if self.options.text(f"fields.{column}.count-limit") is not None:
-            raise UnsupportedFeatureError(
-                f"table {self.table}: option 'fields.{column}.count-limit' of 'nested_update' is "
-                "not supported by the reader yet"
-            )
+        raw_limit = self.options.text(f"fields.{column}.count-limit")
+        limit = None
+        if raw_limit is not None:
+            try:
+                limit = int(raw_limit.strip())
+            except ValueError:
+                raise OptionError(
+                    f"table {self.table}: option 'fields.{column}.count-limit' must be an "
+                    f"integer, not {_shown(raw_limit)}"
+                ) from None
         keys = [
             k.strip()
             for k in (self.options.text(f"fields.{column}.nested-key") or "").split(",")
@@ -506,7 +520,18 @@ class GroupedMerge:
             f"table {self.table}: column {column!r} ('nested_update'): more than 8 nested keys "
             "share a hash bucket, Java's tree-bin order is not reproduced"
         )
-        keyed = [(k, by_name[k]) for k in keys]
+        return [(k, by_name[k]) for k in keys], refusal, limit
+
+    def _nested_update(self, column: str, arrays: exp.Expression) -> exp.Expression:
+        """Java's ``nested_update`` over the records' arrays (merge order).
+
+        One non-NULL array is kept as written; more are concatenated without NULL rows, and with
+        ``nested-key`` a ``HashMap`` by the key keeps each key's last row, in its iteration order.
+        A ``count-limit`` makes it a record-by-record fold (`_fold`).
+        """
+        keyed, refusal, limit = self._nested_spec(column)
+        if limit is not None:
+            return self._fold(column, "nested_update")
         return _nested_update(arrays, keyed, refusal)
 
     def build(
@@ -600,95 +625,123 @@ class GroupedMerge:
         return exp.Case(ifs=[exp.If(this=single.copy(), true=lone)], default=merged)
 
 
-def _nested_update(
-    arrays: exp.Expression, keys: Sequence[tuple[str, DataType]], refusal: str
+def _field(row: exp.Expression, name: str) -> exp.Expression:
+    return exp.Dot(this=row, expression=exp.to_identifier(name, quoted=True))
+
+
+def _key_of(row: exp.Expression, keys: Sequence[tuple[str, DataType]]) -> exp.Expression:
+    """The nested key of `row` as a struct (``{k0: row.a, k1: row.b}``)."""
+    return exp.Struct(
+        expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f"k{i}"), expression=_field(row.copy(), k))
+            for i, (k, _) in enumerate(keys)
+        ]
+    )
+
+
+def _non_null(listed: exp.Expression) -> exp.Expression:
+    """`listed` without its NULL elements."""
+    keep = exp.Lambda(
+        this=exp.not_(exp.Is(this=exp.column("__paimon_r"), expression=exp.null())),
+        expressions=[exp.to_identifier("__paimon_r")],
+    )
+    return exp.Anonymous(this="list_filter", expressions=[listed, keep])
+
+
+def _keyed_merge(
+    rows: exp.Expression,
+    keys: Sequence[tuple[str, DataType]],
+    refusal: str,
+    dropped: exp.Expression | None = None,
 ) -> exp.Expression:
-    """Java's ``FieldNestedUpdateAgg`` folded over `arrays` (the records' arrays, merge order)."""
+    """Non-NULL `rows` put into Java's ``HashMap`` by nested key, in its iteration order.
 
-    def field(row: exp.Expression, name: str) -> exp.Expression:
-        return exp.Dot(this=row, expression=exp.to_identifier(name, quoted=True))
+    Each key keeps its last row; keys in the list `dropped` are then removed (``map.remove``).
+    """
 
-    def key_of(row: exp.Expression) -> exp.Expression:
-        return exp.Struct(
+    def by_key(all_rows: exp.Expression) -> exp.Expression:
+        keyed = exp.Anonymous(
+            this="list_transform",
             expressions=[
-                exp.PropertyEQ(this=exp.to_identifier(f"k{i}"), expression=field(row.copy(), k))
-                for i, (k, _) in enumerate(keys)
-            ]
-        )
-
-    def merged(listed: exp.Expression) -> exp.Expression:
-        rows = exp.Anonymous(
-            this="list_filter",
-            expressions=[
-                java_hash.call("flatten", listed.copy()),
+                all_rows.copy(),
                 exp.Lambda(
-                    this=exp.not_(exp.Is(this=exp.column("__paimon_r"), expression=exp.null())),
+                    this=_key_of(exp.column("__paimon_r"), keys),
                     expressions=[exp.to_identifier("__paimon_r")],
                 ),
             ],
         )
-        if not keys:
-            return rows
 
-        def by_key(all_rows: exp.Expression) -> exp.Expression:
-            def first(i: exp.Expression) -> exp.Expression:
-                keyed = exp.Anonymous(
-                    this="list_transform",
-                    expressions=[
-                        all_rows.copy(),
-                        exp.Lambda(
-                            this=key_of(exp.column("__paimon_r")),
-                            expressions=[exp.to_identifier("__paimon_r")],
-                        ),
-                    ],
-                )
-                at = java_hash.list_at(keyed, i)
-                return exp.EQ(
-                    this=exp.Anonymous(this="list_position", expressions=[keyed.copy(), at]),
-                    expression=i.copy(),
-                )
+        def first(i: exp.Expression) -> exp.Expression:
+            at = java_hash.list_at(keyed.copy(), i)
+            return exp.EQ(
+                this=exp.Anonymous(this="list_position", expressions=[keyed.copy(), at]),
+                expression=i.copy(),
+            )
 
-            firsts = exp.Anonymous(
+        span = java_hash.call(
+            "range",
+            exp.Literal.number(1),
+            exp.Add(this=java_hash.call("len", all_rows.copy()), expression=exp.Literal.number(1)),
+        )
+        firsts = exp.Anonymous(
+            this="list_filter",
+            expressions=[
+                span,
+                exp.Lambda(
+                    this=first(exp.column("__paimon_i")),
+                    expressions=[exp.to_identifier("__paimon_i")],
+                ),
+            ],
+        )
+
+        def hash_of(i: exp.Expression) -> exp.Expression:
+            row = java_hash.list_at(all_rows.copy(), i)
+            return java_hash.binary_row_hash([(_field(row.copy(), k), t) for k, t in keys])
+
+        def last_row(i: exp.Expression, _: exp.Expression) -> exp.Expression:
+            wanted = _key_of(java_hash.list_at(all_rows.copy(), i), keys)
+            same = exp.Anonymous(
                 this="list_filter",
                 expressions=[
-                    java_hash.call(
-                        "range",
-                        exp.Literal.number(1),
-                        exp.Add(
-                            this=java_hash.call("len", all_rows.copy()),
-                            expression=exp.Literal.number(1),
-                        ),
-                    ),
+                    all_rows.copy(),
                     exp.Lambda(
-                        this=first(exp.column("__paimon_i")),
-                        expressions=[exp.to_identifier("__paimon_i")],
+                        this=exp.NullSafeEQ(
+                            this=_key_of(exp.column("__paimon_s"), keys), expression=wanted.copy()
+                        ),
+                        expressions=[exp.to_identifier("__paimon_s")],
                     ),
                 ],
             )
-
-            def hash_of(i: exp.Expression) -> exp.Expression:
-                row = java_hash.list_at(all_rows.copy(), i)
-                return java_hash.binary_row_hash([(field(row.copy(), k), t) for k, t in keys])
-
-            def last_row(i: exp.Expression, _: exp.Expression) -> exp.Expression:
-                wanted = key_of(java_hash.list_at(all_rows.copy(), i))
-                same = exp.Anonymous(
-                    this="list_filter",
-                    expressions=[
-                        all_rows.copy(),
-                        exp.Lambda(
-                            this=exp.NullSafeEQ(
-                                this=key_of(exp.column("__paimon_s")), expression=wanted
-                            ),
-                            expressions=[exp.to_identifier("__paimon_s")],
-                        ),
-                    ],
+            row = java_hash.list_at(same, exp.Literal.number(-1))
+            if dropped is None:
+                return row
+            gone = exp.not_(
+                exp.Is(
+                    this=exp.Anonymous(this="list_position", expressions=[dropped.copy(), wanted]),
+                    expression=exp.null(),
                 )
-                return java_hash.list_at(same, exp.Literal.number(-1))
+            )
+            return exp.If(this=gone, true=exp.null(), false=row)
 
-            return java_hash.hash_order(firsts, hash_of, last_row, refusal)
+        ordered = java_hash.hash_order(firsts, hash_of, last_row, refusal)
+        return ordered if dropped is None else _non_null(ordered)
 
-        return java_hash.let(rows, by_key)
+    return java_hash.let(_non_null(rows), by_key)
+
+
+def _nested_update(
+    arrays: exp.Expression, keys: Sequence[tuple[str, DataType]], refusal: str
+) -> exp.Expression:
+    """Java's ``FieldNestedUpdateAgg`` folded over `arrays` (the records' arrays, merge order).
+
+    One non-NULL array is kept as written; more are concatenated without NULL rows, and with a
+    nested key merged by `_keyed_merge` (pairwise merges give the same order: a map's order is
+    by bucket, then first insertion).
+    """
+
+    def merged(listed: exp.Expression) -> exp.Expression:
+        rows = java_hash.call("flatten", listed.copy())
+        return _keyed_merge(rows, keys, refusal) if keys else _non_null(rows)
 
     single = exp.EQ(this=java_hash.call("len", arrays.copy()), expression=exp.Literal.number(1))
     return exp.Case(
@@ -698,6 +751,55 @@ def _nested_update(
         ],
         default=java_hash.let(arrays, merged),
     )
+
+
+def _nested_step(
+    acc: exp.Expression,
+    x: exp.Expression,
+    keys: Sequence[tuple[str, DataType]],
+    refusal: str,
+    limit: int | None,
+) -> tuple[exp.Expression, exp.Expression]:
+    """Java's ``FieldNestedUpdateAgg`` agg and retract of `x` into `acc` (both non-NULL).
+
+    With ``count-limit``: a full accumulator stays; else at most the remaining count of `x`'s
+    non-NULL rows is added.
+    """
+    taken = _non_null(x.copy())
+    if limit is not None:
+        remain = exp.Sub(
+            this=exp.Literal.number(limit), expression=java_hash.call("len", acc.copy())
+        )
+        taken = exp.Anonymous(this="list_slice", expressions=[taken, exp.Literal.number(1), remain])
+    rows = java_hash.call("list_concat", _non_null(acc.copy()), taken)
+    added = _keyed_merge(rows, keys, refusal) if keys else rows
+    if limit is not None:
+        full = exp.GTE(this=java_hash.call("len", acc.copy()), expression=exp.Literal.number(limit))
+        added = exp.If(this=full, true=acc.copy(), false=added)
+    if keys:
+        dropped = exp.Anonymous(
+            this="list_transform",
+            expressions=[
+                _non_null(x.copy()),
+                exp.Lambda(
+                    this=_key_of(exp.column("__paimon_d"), keys),
+                    expressions=[exp.to_identifier("__paimon_d")],
+                ),
+            ],
+        )
+        retracted = _keyed_merge(acc.copy(), keys, refusal, dropped)
+    else:
+        kept = exp.Lambda(
+            this=exp.Is(
+                this=exp.Anonymous(
+                    this="list_position", expressions=[x.copy(), exp.column("__paimon_k")]
+                ),
+                expression=exp.null(),
+            ),
+            expressions=[exp.to_identifier("__paimon_k")],
+        )
+        retracted = exp.Anonymous(this="list_filter", expressions=[_non_null(acc.copy()), kept])
+    return added, retracted
 
 
 def is_null(node: exp.Expression) -> exp.Expression:

@@ -496,6 +496,27 @@ TABLES: list[FlinkTable] = [
         "ALTER TABLE {t} MODIFY f BOOLEAN",
         "INSERT INTO {t} VALUES (3, 7, 8, 9, DATE '2024-01-02', TRUE)",
     ),
+    _t(
+        "agg_nested_retract",
+        "pk merge-aggregation rowkind-field agg-nested_update agg-retract count-limit",
+        "CREATE TABLE {t} (id INT, op STRING, nk ARRAY<ROW<k INT, v STRING>>, "
+        "nn ARRAY<ROW<k INT, v STRING>>, lim ARRAY<ROW<k INT, v STRING>>, "
+        "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'rowkind.field' = 'op', 'fields.nk.aggregate-function' = 'nested_update', "
+        "'fields.nk.nested-key' = 'k', 'fields.nn.aggregate-function' = 'nested_update', "
+        "'fields.lim.aggregate-function' = 'nested_update', 'fields.lim.nested-key' = 'k', "
+        "'fields.lim.count-limit' = '3')",
+        "INSERT INTO {t} VALUES (1, '+I', ARRAY[ROW(1, 'a'), ROW(2, 'b'), ROW(3, 'c')], "
+        "ARRAY[ROW(1, 'a'), ROW(2, 'b'), ROW(1, 'a')], ARRAY[ROW(1, 'a'), ROW(2, 'b')]), "
+        "(2, '+I', ARRAY[ROW(7, 'g')], ARRAY[ROW(7, 'g')], ARRAY[ROW(1, 'a'), ROW(2, 'b')])",
+        "INSERT INTO {t} VALUES (1, '-U', ARRAY[ROW(2, 'zzz')], ARRAY[ROW(1, 'a')], "
+        "ARRAY[ROW(9, 'x')]), "
+        "(2, '+I', ARRAY[ROW(8, 'h'), ROW(7, 'g2')], ARRAY[ROW(8, 'h')], "
+        "ARRAY[ROW(3, 'c'), ROW(4, 'd'), ROW(5, 'e')])",
+        "INSERT INTO {t} VALUES (1, '+U', ARRAY[ROW(4, 'd'), ROW(1, 'a2')], ARRAY[ROW(3, 'c')], "
+        "ARRAY[ROW(3, 'c'), ROW(4, 'd')]), "
+        "(2, '-D', ARRAY[ROW(8, 'h')], ARRAY[ROW(7, 'g')], ARRAY[ROW(1, 'a')])",
+    ),
 ]
 
 
