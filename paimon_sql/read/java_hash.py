@@ -281,6 +281,9 @@ def binary_row_hash(fields: Sequence[tuple[exp.Expression, DataType]]) -> exp.Ex
         if t.root in _STRING_ROOTS:
             blob = _encode(exp.Coalesce(this=node.copy(), expressions=[exp.Literal.string("")]))
             lo, hi, more, size = _string_slot(blob, fixed, var_length)
+            missing = exp.Is(this=node.copy(), expression=exp.null())  # a NULL's slot is 0
+            lo = exp.If(this=missing, true=_u(0), false=lo)
+            hi = exp.If(this=missing.copy(), true=_u(0), false=hi)
             var_words.append(more)
             var_length = exp.Add(this=var_length, expression=size)
         elif t.root == "BIGINT":

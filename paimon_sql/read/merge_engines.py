@@ -65,6 +65,8 @@ _TEMPLATES = {
     # the records' arrays in merge order; `GroupedMerge._nested_update` folds them as Java
     "nested_update": "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
 }
+#: Java's legacy names (FieldFirstNonNullValueAggLegacyFactory).
+_ALIASES = {"first_not_null_value": "first_non_null_value"}
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
 _INTERNAL = {
@@ -115,6 +117,8 @@ def aggregate_function(
     >>> key = "fields.v.aggregate-function"
     >>> aggregate_function({key: " SUM "}, key, "db.t")
     'sum'
+    >>> aggregate_function({key: "first_not_null_value"}, key, "db.t")  # Java's legacy name
+    'first_non_null_value'
     >>> aggregate_function({key: "sum) --"}, key, "db.t")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -124,6 +128,7 @@ def aggregate_function(
     if raw is None:
         return None
     name = raw.strip().lower()
+    name = _ALIASES.get(name, name)
     if name in _TEMPLATES:
         return name
     if name in AGG_FUNCTION_NAMES:
