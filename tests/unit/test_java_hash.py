@@ -64,9 +64,9 @@ def test_binary_row_hash_is_javas(con, row):
     assert _one(con, java_hash.binary_row_hash(fields)) == expected
 
 
-def _java_hashmap_order(keys: list, hashes: list[int]) -> list:
+def _java_hashmap_order(keys: list[str], hashes: list[int]) -> list[str]:
     """Iteration order of a java.util.HashMap after putting `keys` in order (no tree bins)."""
-    table: list[list] = [[] for _ in range(16)]
+    table: list[list[tuple[str, int]]] = [[] for _ in range(16)]
     size = 0
     for key, h in zip(keys, hashes, strict=True):
         spread = h ^ (h >> 16)
@@ -77,7 +77,7 @@ def _java_hashmap_order(keys: list, hashes: list[int]) -> list:
         size += 1
         assert len(bucket) <= 8, "the model has no tree bins"
         if size > len(table) * 3 // 4:
-            grown: list[list] = [[] for _ in range(2 * len(table))]
+            grown: list[list[tuple[str, int]]] = [[] for _ in range(2 * len(table))]
             for old in table:
                 for k, sp in old:  # split keeps the relative order
                     grown[sp & (len(grown) - 1)].append((k, sp))
