@@ -390,6 +390,27 @@ def capacity(n: exp.Expression) -> exp.Expression:
     )
 
 
+def _crowded(sorted_entries: exp.Expression, n: exp.Expression) -> exp.Expression:
+    """Whether `sorted_entries` ({b, i} sorted by bucket) hold 9 entries in one bucket."""
+
+    def same(j: exp.Expression) -> exp.Expression:
+        def b(at: exp.Expression) -> exp.Expression:
+            return exp.Dot(
+                this=list_at(sorted_entries.copy(), at), expression=exp.to_identifier("b")
+            )
+
+        return exp.EQ(
+            this=b(j), expression=b(exp.Add(this=j.copy(), expression=exp.Literal.number(8)))
+        )
+
+    span = call(
+        "range", exp.Literal.number(1), exp.Sub(this=n.copy(), expression=exp.Literal.number(7))
+    )
+    return call(
+        "list_bool_or", exp.Anonymous(this="list_transform", expressions=[span, _lambda(same)])
+    )
+
+
 def hash_order(
     items: exp.Expression,
     hash_of: Callable[[exp.Expression], exp.Expression],
@@ -402,12 +423,11 @@ def hash_order(
     A bucket of more than 8 entries (Java would treeify it) fails with `refusal`.
     """
 
-    def ordered(listed: exp.Expression) -> exp.Expression:
+    def ordered(listed: exp.Expression, spreads: exp.Expression) -> exp.Expression:
         n = call("len", listed.copy())
 
         def entries(size: exp.Expression) -> exp.Expression:
-            def entry(item: exp.Expression, index: exp.Expression) -> exp.Expression:
-                spread = let(hash_of(item), lambda h: _xor(h, _shr(h, 16)))
+            def entry(spread: exp.Expression, index: exp.Expression) -> exp.Expression:
                 bucket = exp.BitwiseAnd(
                     this=spread,
                     expression=_cast(
@@ -424,7 +444,7 @@ def hash_order(
             return call(
                 "list_sort",
                 exp.Anonymous(
-                    this="list_transform", expressions=[listed.copy(), _lambda(entry, 2)]
+                    this="list_transform", expressions=[spreads.copy(), _lambda(entry, 2)]
                 ),
             )
 
@@ -438,30 +458,10 @@ def hash_order(
 
         def crowded(size: exp.Expression) -> exp.Expression:
             # a bucket of > 8 entries at min(size, 64): sorted buckets j and j + 8 equal
-            def check(sorted_entries: exp.Expression) -> exp.Expression:
-                def same(j: exp.Expression) -> exp.Expression:
-                    def b(at: exp.Expression) -> exp.Expression:
-                        return exp.Dot(
-                            this=list_at(sorted_entries.copy(), at),
-                            expression=exp.to_identifier("b"),
-                        )
-
-                    return exp.EQ(
-                        this=b(j),
-                        expression=b(exp.Add(this=j.copy(), expression=exp.Literal.number(8))),
-                    )
-
-                span = call(
-                    "range",
-                    exp.Literal.number(1),
-                    exp.Sub(this=n.copy(), expression=exp.Literal.number(7)),
-                )
-                return call(
-                    "list_bool_or",
-                    exp.Anonymous(this="list_transform", expressions=[span, _lambda(same)]),
-                )
-
-            return let(entries(call("least", size, exp.Literal.number(64))), check)
+            return let(
+                entries(call("least", size, exp.Literal.number(64))),
+                lambda sorted_entries: _crowded(sorted_entries, n),
+            )
 
         def finish(size: exp.Expression) -> exp.Expression:
             fail = exp.Anonymous(this="error", expressions=[exp.Literal.string(refusal)])
@@ -473,4 +473,12 @@ def hash_order(
 
         return let(capacity(n), finish)
 
-    return let(items, ordered)
+    def spread(item: exp.Expression) -> exp.Expression:
+        return let(hash_of(item), lambda h: _xor(h, _shr(h, 16)))
+
+    def with_spreads(listed: exp.Expression) -> exp.Expression:
+        # each item's HashMap.hash once, shared by the crowding check and the order
+        spreads = exp.Anonymous(this="list_transform", expressions=[listed.copy(), _lambda(spread)])
+        return let(spreads, lambda hashed: ordered(listed, hashed))
+
+    return let(items, with_spreads)

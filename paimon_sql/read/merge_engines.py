@@ -676,10 +676,10 @@ def _keyed_merge(
             ],
         )
 
-        def first(i: exp.Expression) -> exp.Expression:
-            at = java_hash.list_at(keyed.copy(), i)
+        def first(i: exp.Expression, listed: exp.Expression) -> exp.Expression:
+            at = java_hash.list_at(listed.copy(), i)
             return exp.EQ(
-                this=exp.Anonymous(this="list_position", expressions=[keyed.copy(), at]),
+                this=exp.Anonymous(this="list_position", expressions=[listed.copy(), at]),
                 expression=i.copy(),
             )
 
@@ -688,15 +688,18 @@ def _keyed_merge(
             exp.Literal.number(1),
             exp.Add(this=java_hash.call("len", all_rows.copy()), expression=exp.Literal.number(1)),
         )
-        firsts = exp.Anonymous(
-            this="list_filter",
-            expressions=[
-                span,
-                exp.Lambda(
-                    this=first(exp.column("__paimon_i")),
-                    expressions=[exp.to_identifier("__paimon_i")],
-                ),
-            ],
+        firsts = java_hash.let(
+            keyed,  # each row's key built once
+            lambda listed: exp.Anonymous(
+                this="list_filter",
+                expressions=[
+                    span,
+                    exp.Lambda(
+                        this=first(exp.column("__paimon_i"), listed),
+                        expressions=[exp.to_identifier("__paimon_i")],
+                    ),
+                ],
+            ),
         )
 
         def hash_of(i: exp.Expression) -> exp.Expression:
