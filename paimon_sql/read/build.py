@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import itertools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
+from typing import cast as as_type
 
 import sqlglot
 from sqlglot import exp
@@ -37,6 +39,7 @@ from paimon_sql.types import (
     FLOAT_ROOTS,
     INTEGER_ROOTS,
     NUMERIC_ROOTS,
+    STRING_ROOTS,
     TIMESTAMP_ROOTS,
     DataType,
     duckdb_type_node,
@@ -220,6 +223,94 @@ def _narrowed(node: exp.Expression, root: str) -> exp.Expression:
     return exp.Sub(this=exp.paren(positive), expression=half.copy())
 
 
+#: Java's ``Double.toString`` / ``Float.toString`` from DuckDB's shortest text of the number: plain
+#: digits for 1e-3 <= |x| < 1e7 (at least one fraction digit), else ``d.dddE<exp>``. Parsed once.
+_JAVA_FLOAT_TEXT = """
+list_extract(list_transform([CAST(:x AS VARCHAR)], t ->
+  CASE
+    WHEN t IS NULL THEN NULL
+    WHEN lower(t) IN ('nan', '-nan') THEN 'NaN'
+    WHEN lower(t) = 'inf' THEN 'Infinity'
+    WHEN lower(t) = '-inf' THEN '-Infinity'
+    WHEN t IN ('0.0', '-0.0') THEN t
+    ELSE (CASE WHEN starts_with(t, '-') THEN '-' ELSE '' END) || list_extract(list_transform([
+      CASE
+        WHEN contains(ltrim(t, '-'), 'e') THEN {'d': replace(split_part(ltrim(t, '-'), 'e', 1),
+          '.', ''), 'e': CAST(split_part(ltrim(t, '-'), 'e', 2) AS INT)}
+        WHEN split_part(ltrim(t, '-'), '.', 1) <> '0' THEN {'d': replace(ltrim(t, '-'), '.', ''),
+          'e': length(split_part(ltrim(t, '-'), '.', 1)) - 1}
+        ELSE {'d': ltrim(split_part(ltrim(t, '-'), '.', 2), '0'),
+          'e': length(ltrim(split_part(ltrim(t, '-'), '.', 2), '0'))
+            - length(split_part(ltrim(t, '-'), '.', 2)) - 1}
+      END], s -> list_extract(list_transform([
+        {'d': CASE WHEN rtrim(s.d, '0') = '' THEN '0' ELSE rtrim(s.d, '0') END, 'e': s.e}], v ->
+        CASE
+          WHEN v.e BETWEEN 0 AND 6 THEN rpad(v.d, CAST(v.e + 1 AS INT), '0') || '.'
+            || CASE WHEN length(v.d) > v.e + 1 THEN substr(v.d, v.e + 2) ELSE '0' END
+          WHEN v.e BETWEEN -3 AND -1 THEN '0.' || repeat('0', CAST(-v.e - 1 AS INT)) || v.d
+          ELSE substr(v.d, 1, 1) || '.'
+            || CASE WHEN length(v.d) > 1 THEN substr(v.d, 2) ELSE '0' END
+            || 'E' || CAST(v.e AS VARCHAR)
+        END), 1)), 1)
+  END), 1)
+"""
+
+
+@functools.cache
+def _java_float_text() -> exp.Expression:
+    return as_type("exp.Expression", sqlglot.parse_one(_JAVA_FLOAT_TEXT, read="duckdb"))
+
+
+def _java_float_of(node: exp.Expression) -> exp.Expression:
+    """`node` (FLOAT or DOUBLE) as Java's ``toString`` text (a copy of the parsed template)."""
+    return as_type("exp.Expression", exp.replace_placeholders(_java_float_text(), x=node))
+
+
+def _timestamp_text(node: exp.Expression, precision: int) -> exp.Expression:
+    """Java's ``DateTimeUtils.formatTimestamp`` of a TIMESTAMP(`precision`).
+
+    The fraction is padded to `precision` digits, longer only where not zero
+    (``2024-01-01 00:00:01.900`` for TIMESTAMP(3)).
+    """
+    whole = exp.Anonymous(
+        this="strftime", expressions=[node, exp.Literal.string("%Y-%m-%d %H:%M:%S")]
+    )
+    nanos: exp.Expression
+    if precision > 6:
+        nanos = exp.Mod(
+            this=exp.Anonymous(this="nanosecond", expressions=[node.copy()]),
+            expression=exp.Literal.number(10**9),
+        )
+    else:
+        micros = exp.Mod(
+            this=exp.Anonymous(this="microsecond", expressions=[node.copy()]),
+            expression=exp.Literal.number(10**6),
+        )
+        nanos = exp.Mul(this=exp.paren(micros), expression=exp.Literal.number(1000))
+    digits = exp.Anonymous(
+        this="lpad",
+        expressions=[
+            exp.cast(nanos, "VARCHAR"),
+            exp.Literal.number(9),
+            exp.Literal.string("0"),
+        ],
+    )
+    significant = exp.Anonymous(
+        this="length",
+        expressions=[
+            exp.Anonymous(this="rtrim", expressions=[digits.copy(), exp.Literal.string("0")])
+        ],
+    )
+    keep = exp.Anonymous(this="greatest", expressions=[exp.Literal.number(precision), significant])
+    fraction = exp.Substring(this=digits.copy(), start=exp.Literal.number(1), length=keep)
+    dotted = exp.If(
+        this=exp.GT(this=keep.copy(), expression=exp.Literal.number(0)),
+        true=exp.DPipe(this=exp.Literal.string("."), expression=fraction),
+        false=exp.Literal.string(""),
+    )
+    return exp.DPipe(this=whole, expression=dotted)
+
+
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
     """Cast a column written as `old` to `new` as Java's schema evolution does (its cast rules).
 
@@ -227,7 +318,8 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     a number to BOOLEAN is ``longValue() != 0``; a timestamp to an integer is its epoch
     milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to DATE its epoch
     milliseconds divided by a day (truncating, so a time before 1970 lands on the next day, as in
-    Java). TIMESTAMP_LTZ reads in UTC.
+    Java), to a string with its fraction padded to the precision; a float or double to a string
+    as ``Double.toString`` writes it (``1.0E10``). TIMESTAMP_LTZ reads in UTC.
     """
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
@@ -241,6 +333,11 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
             this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(1000)
         )
         node = _narrowed(seconds, new.root)
+    elif old.root in FLOAT_ROOTS and new.root in STRING_ROOTS:
+        return cast(_java_float_of(node), new)
+    elif old.root == "TIMESTAMP" and new.root in STRING_ROOTS:
+        precision = 6 if old.precision is None else old.precision
+        return cast(_timestamp_text(node, precision), new)
     elif old.root in TIMESTAMP_ROOTS and new.root == "DATE":
         days = exp.IntDiv(
             this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(86400000)

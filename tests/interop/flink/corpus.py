@@ -517,6 +517,39 @@ TABLES: list[FlinkTable] = [
         "ARRAY[ROW(3, 'c'), ROW(4, 'd')]), "
         "(2, '-D', ARRAY[ROW(8, 'h')], ARRAY[ROW(7, 'g')], ARRAY[ROW(1, 'a')])",
     ),
+    _t(
+        "cast_to_string",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, t0 TIMESTAMP(0), t3 TIMESTAMP(3), t6 TIMESTAMP(6), "
+        "t9 TIMESTAMP(9), i INT, d DECIMAL(10, 2), b BOOLEAN, dt DATE)",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP '2024-01-01 00:00:01', "
+        "TIMESTAMP '2024-01-01 00:00:01.900', TIMESTAMP '1969-12-31 23:59:58.500001', "
+        "TIMESTAMP '2024-01-01 00:00:01.000000001', -7, CAST(12.50 AS DECIMAL(10, 2)), TRUE, "
+        "DATE '1900-01-01'), (2, TIMESTAMP '1900-01-01 00:00:00', "
+        "TIMESTAMP '2024-01-01 00:00:01', TIMESTAMP '2024-01-01 00:00:00', "
+        "TIMESTAMP '2024-01-01 00:00:00.123', 0, CAST(-0.01 AS DECIMAL(10, 2)), FALSE, "
+        "DATE '2024-02-29')",
+        "ALTER TABLE {t} MODIFY t0 STRING",
+        "ALTER TABLE {t} MODIFY t3 STRING",
+        "ALTER TABLE {t} MODIFY t6 STRING",
+        "ALTER TABLE {t} MODIFY t9 STRING",
+        "ALTER TABLE {t} MODIFY i STRING",
+        "ALTER TABLE {t} MODIFY d STRING",
+        "ALTER TABLE {t} MODIFY b STRING",
+        "ALTER TABLE {t} MODIFY dt STRING",
+        "INSERT INTO {t} VALUES (3, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')",
+    ),
+    _t(
+        "cast_double_to_string",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, f DOUBLE, g FLOAT)",
+        "INSERT INTO {t} VALUES (1, 1.0E10, CAST(1.0E10 AS FLOAT)), (2, 1.0E-4, "
+        "CAST(1.0E-4 AS FLOAT)), (3, 123.456, CAST(123.456 AS FLOAT)), (4, -2.5E-7, "
+        "CAST(0.1 AS FLOAT)), (5, 9999999.0, CAST(1.0E7 AS FLOAT))",
+        "ALTER TABLE {t} MODIFY f STRING",
+        "ALTER TABLE {t} MODIFY g STRING",
+        "INSERT INTO {t} VALUES (6, 'x', 'y')",
+    ),
 ]
 
 
