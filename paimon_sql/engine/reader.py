@@ -325,7 +325,7 @@ class SplitReader:
             name = f"__paimon_file_{next(_names)}"
             cursor.register(name, table)
             registered.append(name)
-            return table_source(name, table.column_names, parquet=f.format == "parquet")
+            return table_source(name, table.column_names)
 
         if not plan.table.fileio.local:
             if request.first_rows:

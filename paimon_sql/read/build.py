@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import itertools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
+from typing import cast as as_type
 
 import sqlglot
 from sqlglot import exp
@@ -36,6 +38,10 @@ from paimon_sql.types import (
     ADD_KINDS,
     FLOAT_ROOTS,
     INTEGER_ROOTS,
+    NUMERIC_ROOTS,
+    STRING_ROOTS,
+    TIMESTAMP_ROOTS,
+    DataType,
     duckdb_type_node,
     row_kind_in,
 )
@@ -47,10 +53,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan
-    from paimon_sql.types import (
-        DataField,
-        DataType,
-    )
+    from paimon_sql.types import DataField
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -61,14 +64,13 @@ POS = "file_row_number"
 class FileSource:
     """How to read one data file: a relation expression and its physical column names.
 
-    `parquet`: Java's Parquet reader returns a struct whose fields are all NULL as NULL (its writer
-    stores some NULL structs that way), so such structs are collapsed to NULL to read what Java
-    users see.
+    Nested NULLs are read as the file's definition levels say: a ROW whose fields are all NULL is a
+    ROW, not a NULL ROW, as Paimon 1.x's readers return it (Paimon 0.9's Parquet reader collapsed
+    it to NULL; tests/interop/README.md lists that difference).
     """
 
     relation: exp.Expression
     columns: frozenset[str]
-    parquet: bool = False
 
 
 def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
@@ -77,13 +79,13 @@ def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> Fi
     if with_position:
         args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
-    return FileSource(relation=relation, columns=frozenset(columns), parquet=True)
+    return FileSource(relation=relation, columns=frozenset(columns))
 
 
-def table_source(name: str, columns: Sequence[str], *, parquet: bool = False) -> FileSource:
+def table_source(name: str, columns: Sequence[str]) -> FileSource:
     """A registered Arrow table (ORC and Avro files are decoded by pyarrow / fastavro)."""
     relation = exp.Table(this=ident(name))
-    return FileSource(relation=relation, columns=frozenset(columns), parquet=parquet)
+    return FileSource(relation=relation, columns=frozenset(columns))
 
 
 def union_all(selects: Sequence[exp.Select]) -> exp.Select:
@@ -178,14 +180,6 @@ def _value_columns(
         old = by_id.get(target.id)
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
-        elif source.parquet and _has_row(old.type):
-            out.append(
-                exp.alias_(
-                    cast(collapse_null_structs(col(old.name), old.type), target.type),
-                    name,
-                    quoted=True,
-                )
-            )
         elif old.type == target.type:
             out.append(
                 exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name)
@@ -195,60 +189,161 @@ def _value_columns(
     return out
 
 
-def _has_row(t: DataType) -> bool:
-    if t.root == "ROW":
-        return True
-    return t.element is not None and _has_row(t.element)
-
-
-def _all_null(node: exp.Expression, t: DataType) -> exp.Expression:
-    if t.root != "ROW":
-        return exp.Is(this=node, expression=exp.null())
-    return exp.and_(
-        *(
-            _all_null(
-                collapse_null_structs(exp.Dot(this=node.copy(), expression=ident(f.name)), f.type),
-                f.type,
-            )
-            for f in t.fields
-        )
+def _epoch_millis(node: exp.Expression) -> exp.Expression:
+    """Epoch milliseconds of a timestamp, floored (Paimon's ``Timestamp.getMillisecond``)."""
+    micros = exp.Anonymous(this="epoch_us", expressions=[node])
+    thousand = exp.Literal.number(1000)
+    below = exp.Mod(
+        this=exp.paren(
+            exp.Add(this=exp.paren(exp.Mod(this=micros, expression=thousand)), expression=thousand)
+        ),
+        expression=thousand.copy(),
     )
+    floored = exp.paren(exp.Sub(this=micros.copy(), expression=exp.paren(below)))
+    return exp.IntDiv(this=floored, expression=thousand.copy())
 
 
-def collapse_null_structs(node: exp.Expression, t: DataType) -> exp.Expression:
-    """Structs (also nested, and as array elements) whose fields are all NULL become NULL.
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32}
 
-    As Java's Parquet reader returns them.
+
+def _narrowed(node: exp.Expression, root: str) -> exp.Expression:
+    """A whole number narrowed to `root` as Java's ``(int)``/``(short)``/``(byte)`` do: wrapped."""
+    bits = _INT_BITS.get(root)
+    if bits is None:
+        return node
+    half, full = exp.Literal.number(1 << (bits - 1)), exp.Literal.number(1 << bits)
+    wide = exp.cast(node, exp.DataType.build("HUGEINT", dialect="duckdb"))
+    shifted = exp.paren(exp.Add(this=wide, expression=half))
+    positive = exp.Mod(
+        this=exp.paren(
+            exp.Add(this=exp.paren(exp.Mod(this=shifted, expression=full)), expression=full.copy())
+        ),
+        expression=full.copy(),
+    )
+    return exp.Sub(this=exp.paren(positive), expression=half.copy())
+
+
+#: Java's ``Double.toString`` / ``Float.toString`` from DuckDB's shortest text of the number: plain
+#: digits for 1e-3 <= |x| < 1e7 (at least one fraction digit), else ``d.dddE<exp>``. Parsed once.
+_JAVA_FLOAT_TEXT = """
+list_extract(list_transform([CAST(:x AS VARCHAR)], t ->
+  CASE
+    WHEN t IS NULL THEN NULL
+    WHEN lower(t) IN ('nan', '-nan') THEN 'NaN'
+    WHEN lower(t) = 'inf' THEN 'Infinity'
+    WHEN lower(t) = '-inf' THEN '-Infinity'
+    WHEN t IN ('0.0', '-0.0') THEN t
+    ELSE (CASE WHEN starts_with(t, '-') THEN '-' ELSE '' END) || list_extract(list_transform([
+      CASE
+        WHEN contains(ltrim(t, '-'), 'e') THEN {'d': replace(split_part(ltrim(t, '-'), 'e', 1),
+          '.', ''), 'e': CAST(split_part(ltrim(t, '-'), 'e', 2) AS INT)}
+        WHEN split_part(ltrim(t, '-'), '.', 1) <> '0' THEN {'d': replace(ltrim(t, '-'), '.', ''),
+          'e': length(split_part(ltrim(t, '-'), '.', 1)) - 1}
+        ELSE {'d': ltrim(split_part(ltrim(t, '-'), '.', 2), '0'),
+          'e': length(ltrim(split_part(ltrim(t, '-'), '.', 2), '0'))
+            - length(split_part(ltrim(t, '-'), '.', 2)) - 1}
+      END], s -> list_extract(list_transform([
+        {'d': CASE WHEN rtrim(s.d, '0') = '' THEN '0' ELSE rtrim(s.d, '0') END, 'e': s.e}], v ->
+        CASE
+          WHEN v.e BETWEEN 0 AND 6 THEN rpad(v.d, CAST(v.e + 1 AS INT), '0') || '.'
+            || CASE WHEN length(v.d) > v.e + 1 THEN substr(v.d, v.e + 2) ELSE '0' END
+          WHEN v.e BETWEEN -3 AND -1 THEN '0.' || repeat('0', CAST(-v.e - 1 AS INT)) || v.d
+          ELSE substr(v.d, 1, 1) || '.'
+            || CASE WHEN length(v.d) > 1 THEN substr(v.d, 2) ELSE '0' END
+            || 'E' || CAST(v.e AS VARCHAR)
+        END), 1)), 1)
+  END), 1)
+"""
+
+
+@functools.cache
+def _java_float_text() -> exp.Expression:
+    return as_type("exp.Expression", sqlglot.parse_one(_JAVA_FLOAT_TEXT, read="duckdb"))
+
+
+def _java_float_of(node: exp.Expression) -> exp.Expression:
+    """`node` (FLOAT or DOUBLE) as Java's ``toString`` text (a copy of the parsed template)."""
+    return as_type("exp.Expression", exp.replace_placeholders(_java_float_text(), x=node))
+
+
+def _timestamp_text(node: exp.Expression, precision: int) -> exp.Expression:
+    """Java's ``DateTimeUtils.formatTimestamp`` of a TIMESTAMP(`precision`).
+
+    The fraction is padded to `precision` digits, longer only where not zero
+    (``2024-01-01 00:00:01.900`` for TIMESTAMP(3)).
     """
-    if t.root == "ROW":
-        fields = [
-            exp.PropertyEQ(
-                this=ident(f.name),
-                expression=collapse_null_structs(
-                    exp.Dot(this=node.copy(), expression=ident(f.name)), f.type
-                ),
-            )
-            for f in t.fields
-        ]
-        return exp.If(
-            this=_all_null(node, t), true=exp.null(), false=exp.Struct(expressions=fields)
+    whole = exp.Anonymous(
+        this="strftime", expressions=[node, exp.Literal.string("%Y-%m-%d %H:%M:%S")]
+    )
+    nanos: exp.Expression
+    if precision > 6:
+        nanos = exp.Mod(
+            this=exp.Anonymous(this="nanosecond", expressions=[node.copy()]),
+            expression=exp.Literal.number(10**9),
         )
-    if t.root == "ARRAY" and t.element is not None and _has_row(t.element):
-        x = exp.to_identifier("__paimon_x")
-        body = collapse_null_structs(exp.column(x), t.element)
-        return exp.Anonymous(
-            this="list_transform", expressions=[node, exp.Lambda(this=body, expressions=[x])]
+    else:
+        micros = exp.Mod(
+            this=exp.Anonymous(this="microsecond", expressions=[node.copy()]),
+            expression=exp.Literal.number(10**6),
         )
-    return node
+        nanos = exp.Mul(this=exp.paren(micros), expression=exp.Literal.number(1000))
+    digits = exp.Anonymous(
+        this="lpad",
+        expressions=[
+            exp.cast(nanos, "VARCHAR"),
+            exp.Literal.number(9),
+            exp.Literal.string("0"),
+        ],
+    )
+    significant = exp.Anonymous(
+        this="length",
+        expressions=[
+            exp.Anonymous(this="rtrim", expressions=[digits.copy(), exp.Literal.string("0")])
+        ],
+    )
+    keep = exp.Anonymous(this="greatest", expressions=[exp.Literal.number(precision), significant])
+    fraction = exp.Substring(this=digits.copy(), start=exp.Literal.number(1), length=keep)
+    dotted = exp.If(
+        this=exp.GT(this=keep.copy(), expression=exp.Literal.number(0)),
+        true=exp.DPipe(this=exp.Literal.string("."), expression=fraction),
+        false=exp.Literal.string(""),
+    )
+    return exp.DPipe(this=whole, expression=dotted)
 
 
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
-    """Cast a column written as `old` to `new` as Java's schema evolution does.
+    """Cast a column written as `old` to `new` as Java's schema evolution does (its cast rules).
 
-    Float to int truncates.
+    Where Java's rule differs from DuckDB's ``CAST``: float and decimal to an integer truncate;
+    a number to BOOLEAN is ``longValue() != 0``; a timestamp to an integer is its epoch
+    milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to DATE its epoch
+    milliseconds divided by a day (truncating, so a time before 1970 lands on the next day, as in
+    Java), to a string with its fraction padded to the precision; a float or double to a string
+    as ``Double.toString`` writes it (``1.0E10``). TIMESTAMP_LTZ reads in UTC.
     """
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
+    elif old.root == "DECIMAL" and new.root in INTEGER_ROOTS:  # to a long, then narrowed
+        node = _narrowed(exp.Anonymous(this="TRUNC", expressions=[node]), new.root)
+    elif old.root in NUMERIC_ROOTS and new.root == "BOOLEAN":
+        whole = cast(exp.Anonymous(this="TRUNC", expressions=[node]), DataType(root="BIGINT"))
+        return exp.NEQ(this=whole, expression=exp.Literal.number(0))
+    elif old.root in TIMESTAMP_ROOTS and new.root in ("INT", "BIGINT"):
+        seconds = exp.IntDiv(
+            this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(1000)
+        )
+        node = _narrowed(seconds, new.root)
+    elif old.root in FLOAT_ROOTS and new.root in STRING_ROOTS:
+        return cast(_java_float_of(node), new)
+    elif old.root == "TIMESTAMP" and new.root in STRING_ROOTS:
+        precision = 6 if old.precision is None else old.precision
+        return cast(_timestamp_text(node, precision), new)
+    elif old.root in TIMESTAMP_ROOTS and new.root == "DATE":
+        days = exp.IntDiv(
+            this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(86400000)
+        )
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), "DATE")
+        return exp.Add(this=epoch, expression=cast(days, DataType(root="INT")))
     return cast(node, new)
 
 
@@ -496,7 +591,7 @@ class _SplitQuery:
         engine = self.merge_engine
         if engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE):
             grouped = GroupedMerge(
-                self.options, self.keys, self._partition_columns(), self.plan.table.name
+                self.options, self.keys, self._partition_columns(), self.plan.table.name, self.types
             )
             return grouped.build(body, names, self.seq_fields, self.options.sequence_descending)
         retract = exp.not_(kind_filter.copy())
@@ -706,7 +801,7 @@ def _plain_scan(
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
     relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
-    source = FileSource(relation=relation, columns=frozenset(columns), parquet=True)
+    source = FileSource(relation=relation, columns=frozenset(columns))
     cols = _value_columns(plan, files[0], names, source) + list(q._partition_columns().values())
     select = exp.select(*cols).from_(exp.Table(this=relation))
     conditions: list[exp.Expression] = []

@@ -20,14 +20,26 @@ from sqlglot import exp
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
 from paimon_sql.format.options import MergeEngine
-from paimon_sql.types import ADD_KINDS, RETRACT_KINDS, RowKind, row_kind_in
+from paimon_sql.read import java_hash
+from paimon_sql.types import (
+    ADD_KINDS,
+    FLOAT_ROOTS,
+    INTEGER_ROOTS,
+    RETRACT_KINDS,
+    RowKind,
+    duckdb_type_node,
+    row_kind_in,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
     from paimon_sql.format.options import CoreOptions
+    from paimon_sql.types import DataType
 
 ORD = "__paimon_ord"
+#: How many records the key has in the section (before any retraction is filtered out).
+COUNT = "__paimon_n"
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 
@@ -50,7 +62,11 @@ _TEMPLATES = {
         "LIST_REDUCE(LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add), "
         "(a, b) -> MAP_CONCAT(a, b))"
     ),
+    # the records' arrays in merge order; `GroupedMerge._nested_update` folds them as Java
+    "nested_update": "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
 }
+#: Java's legacy names (FieldFirstNonNullValueAggLegacyFactory).
+_ALIASES = {"first_not_null_value": "first_non_null_value"}
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
 _INTERNAL = {
@@ -59,7 +75,19 @@ _INTERNAL = {
     ),
 }
 #: Functions whose retraction Java defines (others fail unless ignore-retract).
-_RETRACTABLE = frozenset({"sum", "last_value", "last_non_null_value"})
+_RETRACTABLE = frozenset(
+    {
+        "sum",
+        "last_value",
+        "last_non_null_value",
+        "product",
+        "collect",
+        "merge_map",
+        "nested_update",
+    }
+)
+#: Functions whose retraction is a step of a sequential fold (`GroupedMerge._fold`).
+_FOLDED = frozenset({"product", "collect", "merge_map", "nested_update"})
 
 
 @functools.cache
@@ -89,6 +117,8 @@ def aggregate_function(
     >>> key = "fields.v.aggregate-function"
     >>> aggregate_function({key: " SUM "}, key, "db.t")
     'sum'
+    >>> aggregate_function({key: "first_not_null_value"}, key, "db.t")  # Java's legacy name
+    'first_non_null_value'
     >>> aggregate_function({key: "sum) --"}, key, "db.t")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -98,6 +128,7 @@ def aggregate_function(
     if raw is None:
         return None
     name = raw.strip().lower()
+    name = _ALIASES.get(name, name)
     if name in _TEMPLATES:
         return name
     if name in AGG_FUNCTION_NAMES:
@@ -151,9 +182,15 @@ class GroupedMerge:
         keys: Sequence[str],
         partition: Mapping[str, exp.Expression],
         table: str,
+        types: Mapping[str, DataType] | None = None,
     ) -> None:
-        """`keys`: trimmed primary key; `partition`: the split's constant partition columns."""
+        """`keys`: trimmed primary key; `partition`: the split's constant partition columns.
+
+        `types`: the columns' types (``collect`` with ``distinct`` and ``nested_update`` need
+        them).
+        """
         self.options = options
+        self.types = types or {}
         self.keys = list(keys)
         self.partition = partition
         self.table = table
@@ -183,7 +220,12 @@ class GroupedMerge:
             partition_by=[_ident(k) for k in self.keys],
             order=exp.Order(expressions=order),
         )
-        return exp.select("*", exp.alias_(window, ORD, quoted=True)).from_(body.subquery())
+        count = exp.Window(
+            this=exp.Count(this=exp.Star()), partition_by=[_ident(k) for k in self.keys]
+        )
+        return exp.select(
+            "*", exp.alias_(window, ORD, quoted=True), exp.alias_(count, COUNT, quoted=True)
+        ).from_(body.subquery())
 
     def function(self, column: str) -> str:
         """The aggregate function of a value column (checked against the allow-list)."""
@@ -217,7 +259,7 @@ class GroupedMerge:
         if name:
             x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
             aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
-            return self._filtered(aggregate, present)
+            return self._finish(column, name, self._filtered(aggregate, present))
         order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
         order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
         last = exp.Last(this=exp.Order(this=_ident(column), expressions=order))
@@ -239,7 +281,7 @@ class GroupedMerge:
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
             aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
-            return self._filtered(aggregate, add)
+            return self._finish(column, own, self._filtered(aggregate, add))
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = (
                 "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
@@ -248,8 +290,14 @@ class GroupedMerge:
         name = self.function(column)
         delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
         value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        value = self._finish(column, name, value)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
-        if name == "last_value":
+        if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
+            value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
+        elif name in _FOLDED and not ignore:
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
+            value = exp.If(this=retracted, true=self._fold(column, name), false=value)
+        if name == "last_value" and not ignore:
             last_kind = _template("last_value", x=_ident(KIND), o=o, add=exp.true())
             value = exp.If(this=row_kind_in(last_kind, RETRACT_KINDS), true=exp.null(), false=value)
         elif name == "last_non_null_value" and not ignore:
@@ -258,7 +306,7 @@ class GroupedMerge:
             # retraction: NULL).
             value = _template(_LAST_NON_NULL_RETRACTED, x=x, o=o, add=add)
         if name not in _RETRACTABLE and not ignore:
-            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             message = (
                 f"table {self.table}: a retraction (-U/-D) reached aggregate function {name!r} of "
                 "column "
@@ -266,6 +314,230 @@ class GroupedMerge:
             )
             value = exp.If(this=retracted, true=_fail(message), false=value)
         return value
+
+    def _fold(self, column: str, name: str) -> exp.Expression:
+        """Java's record-by-record merge of `column` when retractions are among the records.
+
+        ``list_reduce`` over ``{a: is-add, x: value}`` in merge order, from NULL, with the
+        ``agg``/``retract`` steps of Java's ``FieldProductAgg``, ``FieldCollectAgg`` and
+        ``FieldMergeMapAgg``.
+        """
+        t = self.types.get(column)
+        if t is None:
+            raise OptionError(f"table {self.table}: column {column!r} has no type")
+        record = exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier("a"), expression=_add_kind()),
+                exp.PropertyEQ(this=exp.to_identifier("x"), expression=_ident(column)),
+            ]
+        )
+        listed = exp.Anonymous(
+            this="list",
+            expressions=[exp.Order(this=record, expressions=[exp.Ordered(this=_ident(ORD))])],
+        )
+        acc, r = exp.column("__paimon_acc"), exp.column("__paimon_rec")
+        x = exp.Dot(this=r.copy(), expression=exp.to_identifier("x"))
+        if name == "product":
+            divide: exp.Expression
+            if t.root in INTEGER_ROOTS:
+                divide = exp.IntDiv(this=acc.copy(), expression=x.copy())
+            elif t.root in FLOAT_ROOTS:
+                divide = exp.Div(this=acc.copy(), expression=x.copy())
+            else:
+                divide = _fail(
+                    f"table {self.table}: a retraction reached 'product' of {t.root} column "
+                    f"{column!r}; the reader retracts only integer and floating products"
+                )
+            joined: exp.Expression = exp.Mul(this=acc.copy(), expression=x.copy())
+            retracted: exp.Expression = exp.Case(
+                ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
+                default=divide,
+            )
+        elif name == "merge_map":
+            joined = java_hash.call("map_concat", acc.copy(), x.copy())
+            kept = exp.Lambda(
+                this=exp.not_(
+                    exp.Anonymous(
+                        this="list_contains",
+                        expressions=[
+                            exp.Anonymous(this="map_keys", expressions=[x.copy()]),
+                            exp.Dot(
+                                this=exp.column("__paimon_e"), expression=exp.to_identifier("key")
+                            ),
+                        ],
+                    )
+                ),
+                expressions=[exp.to_identifier("__paimon_e")],
+            )
+            entries = exp.Anonymous(this="map_entries", expressions=[acc.copy()])
+            remaining: exp.Expression = exp.Anonymous(
+                this="map_from_entries",
+                expressions=[exp.Anonymous(this="list_filter", expressions=[entries, kept])],
+            )
+            retracted = self._retract_case(acc, x, "cardinality", remaining)
+        elif name == "nested_update":
+            keyed, refusal, limit = self._nested_spec(column)
+            joined, remaining = _nested_step(acc, x, keyed, refusal, limit)
+            # Java: a NULL accumulator or retraction keeps the accumulator, else rebuilds it
+            retracted = exp.Case(
+                ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
+                default=remaining,
+            )
+        else:  # collect
+            joined = java_hash.call("list_concat", acc.copy(), x.copy())
+            if self.options.flag(f"fields.{column}.distinct"):
+                joined = self._distinct(column, joined)
+            retracted = self._retract_case(acc, x, "len", _without(acc, x))
+        added = exp.Case(
+            ifs=[
+                exp.If(this=is_null(acc), true=x.copy()),
+                exp.If(this=is_null(x), true=acc.copy()),
+            ],
+            default=joined,
+        )
+        if name == "collect" and self.options.flag(f"fields.{column}.distinct"):
+            added = exp.Case(
+                ifs=[exp.If(this=exp.and_(is_null(acc), is_null(x)), true=exp.null())],
+                default=joined,
+            )
+        if self.options.flag(f"fields.{column}.ignore-retract"):
+            retracted = acc.copy()  # Java's FieldIgnoreRetractAgg
+        step = exp.If(
+            this=exp.Dot(this=r.copy(), expression=exp.to_identifier("a")),
+            true=added,
+            false=retracted,
+        )
+        fold = exp.Lambda(
+            this=step,
+            expressions=[exp.to_identifier("__paimon_acc"), exp.to_identifier("__paimon_rec")],
+        )
+        start = exp.cast(exp.null(), duckdb_type_node(t))
+        return exp.Anonymous(this="list_reduce", expressions=[listed, fold, start])
+
+    @staticmethod
+    def _retract_case(
+        acc: exp.Expression, x: exp.Expression, size: str, remaining: exp.Expression
+    ) -> exp.Expression:
+        """NULL from a NULL accumulator; the accumulator for a NULL or empty retraction."""
+        empty = exp.or_(
+            exp.Is(this=x.copy(), expression=exp.null()),
+            exp.EQ(this=java_hash.call(size, x.copy()), expression=exp.Literal.number(0)),
+        )
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.Is(this=acc.copy(), expression=exp.null()), true=exp.null()),
+                exp.If(this=empty, true=acc.copy()),
+            ],
+            default=remaining,
+        )
+
+    def _finish(self, column: str, name: str, value: exp.Expression) -> exp.Expression:
+        """`value` of aggregate `name`, completed where Java needs more than the template.
+
+        That is ``collect`` with ``distinct`` and ``nested_update``.
+        """
+        if name == "collect" and self.options.flag(f"fields.{column}.distinct"):
+            return self._distinct(column, value)
+        if name == "nested_update":
+            return self._nested_update(column, value)
+        return value
+
+    def _element(self, column: str, name: str) -> DataType:
+        t = self.types.get(column)
+        if t is None or t.root != "ARRAY" or t.element is None:
+            raise OptionError(
+                f"table {self.table}: aggregate function {name!r} of column {column!r} needs an "
+                f"ARRAY column, not {t.root if t else 'an unknown type'}"
+            )
+        return t.element
+
+    def _distinct(self, column: str, collected: exp.Expression) -> exp.Expression:
+        """Java's ``collect`` with ``distinct``: a ``HashSet`` of the elements, in its order.
+
+        ROW/ARRAY/MAP elements go to a list with an equaliser instead (first occurrence order).
+        """
+        element = self._element(column, "collect")
+
+        def first_seen(listed: exp.Expression) -> exp.Expression:
+            keep = exp.EQ(
+                this=exp.Anonymous(
+                    this="list_position", expressions=[listed.copy(), exp.column("__paimon_e")]
+                ),
+                expression=exp.column("__paimon_i"),
+            )
+            lam = exp.Lambda(
+                this=keep,
+                expressions=[exp.to_identifier("__paimon_e"), exp.to_identifier("__paimon_i")],
+            )
+            return exp.Anonymous(this="list_filter", expressions=[listed, lam])
+
+        if element.is_nested:
+            return java_hash.let(collected, first_seen)
+        if not java_hash.hashable(element):
+            raise UnsupportedFeatureError(
+                f"table {self.table}: 'collect' with 'fields.{column}.distinct' over "
+                f"{element.root} elements: Java's order of them (a HashSet) is not reproduced yet"
+            )
+        refusal = (
+            f"table {self.table}: column {column!r} ('collect' with distinct): more than 8 "
+            "elements share a hash bucket, Java's tree-bin order is not reproduced"
+        )
+        ordered = java_hash.hash_order(
+            first_seen(collected.copy()),
+            lambda item: java_hash.element_hash(item, element),
+            lambda item, _: item,
+            refusal,
+        )
+        return exp.If(
+            this=exp.Is(this=collected, expression=exp.null()), true=exp.null(), false=ordered
+        )
+
+    def _nested_spec(self, column: str) -> tuple[list[tuple[str, DataType]], str, int | None]:
+        """``nested_update`` of `column`: its nested key fields, refusal text, count limit."""
+        element = self._element(column, "nested_update")
+        if element.root != "ROW":
+            raise OptionError(
+                f"table {self.table}: 'nested_update' of column {column!r} needs ARRAY<ROW<...>>"
+            )
+        raw_limit = self.options.text(f"fields.{column}.count-limit")
+        limit = None
+        if raw_limit is not None:
+            try:
+                limit = int(raw_limit.strip())
+            except ValueError:
+                raise OptionError(
+                    f"table {self.table}: option 'fields.{column}.count-limit' must be an "
+                    f"integer, not {_shown(raw_limit)}"
+                ) from None
+        keys = [
+            k.strip()
+            for k in (self.options.text(f"fields.{column}.nested-key") or "").split(",")
+            if k.strip()
+        ]
+        by_name = {f.name: f.type for f in element.fields}
+        for key in keys:
+            if key not in by_name:
+                raise OptionError(
+                    f"table {self.table}: option 'fields.{column}.nested-key' names {key!r}, "
+                    f"which ROW column {column!r} does not have"
+                )
+        refusal = (
+            f"table {self.table}: column {column!r} ('nested_update'): more than 8 nested keys "
+            "share a hash bucket, Java's tree-bin order is not reproduced"
+        )
+        return [(k, by_name[k]) for k in keys], refusal, limit
+
+    def _nested_update(self, column: str, arrays: exp.Expression) -> exp.Expression:
+        """Java's ``nested_update`` over the records' arrays (merge order).
+
+        One non-NULL array is kept as written; more are concatenated without NULL rows, and with
+        ``nested-key`` a ``HashMap`` by the key keeps each key's last row, in its iteration order.
+        A ``count-limit`` makes it a record-by-record fold (`_fold`).
+        """
+        keyed, refusal, limit = self._nested_spec(column)
+        if limit is not None:
+            return self._fold(column, "nested_update")
+        return _nested_update(arrays, keyed, refusal)
 
     def build(
         self, body: exp.Select, names: Sequence[str], seq_fields: Sequence[str], descending: bool
@@ -299,6 +571,12 @@ class GroupedMerge:
                     )
                 )
             )
+        # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
+        # for a key with one record in the section: that record is returned as written (its
+        # kind too, so a lone retraction removes the key).
+        single = exp.EQ(
+            this=java_hash.call("ANY_VALUE", _ident(COUNT)), expression=exp.Literal.number(1)
+        )
         outputs: list[exp.Expression] = []
         for name in names:
             if name in self.keys:
@@ -306,20 +584,29 @@ class GroupedMerge:
             elif name == SEQ:  # the last merged record's (partial-update: last add's), as Java
                 counted = _add_kind() if self.engine is MergeEngine.PARTIAL_UPDATE else exp.true()
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
-                outputs.append(exp.alias_(last, SEQ, quoted=True))
+                outputs.append(exp.alias_(self._unless_single(single, SEQ, last), SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
                 insert = exp.cast(exp.Literal.number(int(RowKind.INSERT)), "TINYINT")
-                outputs.append(exp.alias_(insert, KIND, quoted=True))
+                outputs.append(
+                    exp.alias_(self._unless_single(single, KIND, insert), KIND, quoted=True)
+                )
             elif name in self.partition:
-                outputs.append(exp.alias_(exp.func("ANY_VALUE", _ident(name)), name, quoted=True))
+                outputs.append(
+                    exp.alias_(java_hash.call("ANY_VALUE", _ident(name)), name, quoted=True)
+                )
             else:
-                outputs.append(exp.alias_(self._value(name, seq_fields), name, quoted=True))
+                merged = self._unless_single(single, name, self._value(name, seq_fields))
+                outputs.append(exp.alias_(merged, name, quoted=True))
         query = (
             exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
         )
+        lone_add = java_hash.call("BOOL_AND", _add_kind())
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
-            return query  # aggregation always yields +I: keys are never removed
-        condition: exp.Expression = exp.func("BOOL_OR", _add_kind())  # only retractions: no row
+            # a merged aggregation row is always +I: only a lone retraction removes a key
+            return query.having(exp.or_(exp.not_(single.copy()), lone_add))
+        condition: exp.Expression = java_hash.call(
+            "BOOL_OR", _add_kind()
+        )  # only retractions: no row
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
                 f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
@@ -327,9 +614,222 @@ class GroupedMerge:
                 "Read with 'ignore-delete'='true' or "
                 "'partial-update.remove-record-on-delete'='true'"
             )
-            retracted = exp.func("BOOL_OR", exp.not_(_add_kind()))
+            retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(
                 this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()
             )
             condition = exp.and_(condition, guard)
-        return query.having(condition)
+        return query.having(exp.If(this=single.copy(), true=lone_add, false=condition))
+
+    @staticmethod
+    def _unless_single(
+        single: exp.Expression, column: str, merged: exp.Expression
+    ) -> exp.Expression:
+        """`merged`, or the column's own value when the key has a single record."""
+        lone = java_hash.call("FIRST", _ident(column))
+        return exp.Case(ifs=[exp.If(this=single.copy(), true=lone)], default=merged)
+
+
+def _field(row: exp.Expression, name: str) -> exp.Expression:
+    return exp.Dot(this=row, expression=exp.to_identifier(name, quoted=True))
+
+
+def _key_of(row: exp.Expression, keys: Sequence[tuple[str, DataType]]) -> exp.Expression:
+    """The nested key of `row` as a struct (``{k0: row.a, k1: row.b}``)."""
+    return exp.Struct(
+        expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f"k{i}"), expression=_field(row.copy(), k))
+            for i, (k, _) in enumerate(keys)
+        ]
+    )
+
+
+def _non_null(listed: exp.Expression) -> exp.Expression:
+    """`listed` without its NULL elements."""
+    keep = exp.Lambda(
+        this=exp.not_(exp.Is(this=exp.column("__paimon_r"), expression=exp.null())),
+        expressions=[exp.to_identifier("__paimon_r")],
+    )
+    return exp.Anonymous(this="list_filter", expressions=[listed, keep])
+
+
+def _keyed_merge(
+    rows: exp.Expression,
+    keys: Sequence[tuple[str, DataType]],
+    refusal: str,
+    dropped: exp.Expression | None = None,
+) -> exp.Expression:
+    """Non-NULL `rows` put into Java's ``HashMap`` by nested key, in its iteration order.
+
+    Each key keeps its last row; keys in the list `dropped` are then removed (``map.remove``).
+    """
+
+    def by_key(all_rows: exp.Expression) -> exp.Expression:
+        keyed = exp.Anonymous(
+            this="list_transform",
+            expressions=[
+                all_rows.copy(),
+                exp.Lambda(
+                    this=_key_of(exp.column("__paimon_r"), keys),
+                    expressions=[exp.to_identifier("__paimon_r")],
+                ),
+            ],
+        )
+
+        def first(i: exp.Expression, listed: exp.Expression) -> exp.Expression:
+            at = java_hash.list_at(listed.copy(), i)
+            return exp.EQ(
+                this=exp.Anonymous(this="list_position", expressions=[listed.copy(), at]),
+                expression=i.copy(),
+            )
+
+        span = java_hash.call(
+            "range",
+            exp.Literal.number(1),
+            exp.Add(this=java_hash.call("len", all_rows.copy()), expression=exp.Literal.number(1)),
+        )
+        firsts = java_hash.let(
+            keyed,  # each row's key built once
+            lambda listed: exp.Anonymous(
+                this="list_filter",
+                expressions=[
+                    span,
+                    exp.Lambda(
+                        this=first(exp.column("__paimon_i"), listed),
+                        expressions=[exp.to_identifier("__paimon_i")],
+                    ),
+                ],
+            ),
+        )
+
+        def hash_of(i: exp.Expression) -> exp.Expression:
+            row = java_hash.list_at(all_rows.copy(), i)
+            return java_hash.binary_row_hash([(_field(row.copy(), k), t) for k, t in keys])
+
+        def last_row(i: exp.Expression, _: exp.Expression) -> exp.Expression:
+            wanted = _key_of(java_hash.list_at(all_rows.copy(), i), keys)
+            same = exp.Anonymous(
+                this="list_filter",
+                expressions=[
+                    all_rows.copy(),
+                    exp.Lambda(
+                        this=exp.NullSafeEQ(
+                            this=_key_of(exp.column("__paimon_s"), keys), expression=wanted.copy()
+                        ),
+                        expressions=[exp.to_identifier("__paimon_s")],
+                    ),
+                ],
+            )
+            row = java_hash.list_at(same, exp.Literal.number(-1))
+            if dropped is None:
+                return row
+            gone = exp.not_(
+                exp.Is(
+                    this=exp.Anonymous(this="list_position", expressions=[dropped.copy(), wanted]),
+                    expression=exp.null(),
+                )
+            )
+            return exp.If(this=gone, true=exp.null(), false=row)
+
+        ordered = java_hash.hash_order(firsts, hash_of, last_row, refusal)
+        return ordered if dropped is None else _non_null(ordered)
+
+    return java_hash.let(_non_null(rows), by_key)
+
+
+def _nested_update(
+    arrays: exp.Expression, keys: Sequence[tuple[str, DataType]], refusal: str
+) -> exp.Expression:
+    """Java's ``FieldNestedUpdateAgg`` folded over `arrays` (the records' arrays, merge order).
+
+    One non-NULL array is kept as written; more are concatenated without NULL rows, and with a
+    nested key merged by `_keyed_merge` (pairwise merges give the same order: a map's order is
+    by bucket, then first insertion).
+    """
+
+    def merged(listed: exp.Expression) -> exp.Expression:
+        rows = java_hash.call("flatten", listed.copy())
+        return _keyed_merge(rows, keys, refusal) if keys else _non_null(rows)
+
+    single = exp.EQ(this=java_hash.call("len", arrays.copy()), expression=exp.Literal.number(1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.Is(this=arrays.copy(), expression=exp.null()), true=exp.null()),
+            exp.If(this=single, true=java_hash.list_at(arrays.copy(), exp.Literal.number(1))),
+        ],
+        default=java_hash.let(arrays, merged),
+    )
+
+
+def _nested_step(
+    acc: exp.Expression,
+    x: exp.Expression,
+    keys: Sequence[tuple[str, DataType]],
+    refusal: str,
+    limit: int | None,
+) -> tuple[exp.Expression, exp.Expression]:
+    """Java's ``FieldNestedUpdateAgg`` agg and retract of `x` into `acc` (both non-NULL).
+
+    With ``count-limit``: a full accumulator stays; else at most the remaining count of `x`'s
+    non-NULL rows is added.
+    """
+    taken = _non_null(x.copy())
+    if limit is not None:
+        remain = exp.Sub(
+            this=exp.Literal.number(limit), expression=java_hash.call("len", acc.copy())
+        )
+        taken = exp.Anonymous(this="list_slice", expressions=[taken, exp.Literal.number(1), remain])
+    rows = java_hash.call("list_concat", _non_null(acc.copy()), taken)
+    added = _keyed_merge(rows, keys, refusal) if keys else rows
+    if limit is not None:
+        full = exp.GTE(this=java_hash.call("len", acc.copy()), expression=exp.Literal.number(limit))
+        added = exp.If(this=full, true=acc.copy(), false=added)
+    if keys:
+        dropped = exp.Anonymous(
+            this="list_transform",
+            expressions=[
+                _non_null(x.copy()),
+                exp.Lambda(
+                    this=_key_of(exp.column("__paimon_d"), keys),
+                    expressions=[exp.to_identifier("__paimon_d")],
+                ),
+            ],
+        )
+        retracted = _keyed_merge(acc.copy(), keys, refusal, dropped)
+    else:
+        kept = exp.Lambda(
+            this=exp.Is(
+                this=exp.Anonymous(
+                    this="list_position", expressions=[x.copy(), exp.column("__paimon_k")]
+                ),
+                expression=exp.null(),
+            ),
+            expressions=[exp.to_identifier("__paimon_k")],
+        )
+        retracted = exp.Anonymous(this="list_filter", expressions=[_non_null(acc.copy()), kept])
+    return added, retracted
+
+
+def is_null(node: exp.Expression) -> exp.Expression:
+    """``node IS NULL`` (on a copy)."""
+    return exp.Is(this=node.copy(), expression=exp.null())
+
+
+def _count_equal(listed: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """How many elements of `listed` are `value` (NULL equal to NULL)."""
+    same = exp.Lambda(
+        this=exp.NullSafeEQ(this=exp.column("__paimon_z"), expression=value),
+        expressions=[exp.to_identifier("__paimon_z")],
+    )
+    return java_hash.call("len", exp.Anonymous(this="list_filter", expressions=[listed, same]))
+
+
+def _without(acc: exp.Expression, retract: exp.Expression) -> exp.Expression:
+    """`acc` less one occurrence per element of `retract`, earliest first (Java's collect)."""
+    c, i = exp.column("__paimon_c"), exp.column("__paimon_i")
+    upto = exp.Anonymous(this="list_slice", expressions=[acc.copy(), exp.Literal.number(1), i])
+    keep = exp.GT(this=_count_equal(upto, c), expression=_count_equal(retract.copy(), c.copy()))
+    lam = exp.Lambda(
+        this=keep, expressions=[exp.to_identifier("__paimon_c"), exp.to_identifier("__paimon_i")]
+    )
+    return exp.Anonymous(this="list_filter", expressions=[acc.copy(), lam])

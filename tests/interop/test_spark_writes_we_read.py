@@ -23,6 +23,31 @@ pytestmark = pytest.mark.interop
 KNOWN_FAILURES: dict[str, str] = {}
 
 
+def _collapse_all_null_structs(value: Any) -> Any:
+    """Paimon 0.9's Parquet reader: a struct of all-NULL fields (inner ones first) is NULL."""
+    if isinstance(value, dict):
+        inner = {k: _collapse_all_null_structs(v) for k, v in value.items()}
+        return None if all(v is None for v in inner.values()) else inner
+    if isinstance(value, list):
+        return [_collapse_all_null_structs(v) for v in value]
+    return value
+
+
+# Known 0.9 differences: paimon-sql follows current Paimon (1.3.1, the Flink oracle) where Paimon
+# 0.9 reads differently. Such a table is compared through the view of 0.9's behaviour (which must
+# then match Spark) and must still differ without it (or the entry goes). tests/interop/README.md
+# lists them. Only struct columns are rewritten (the tables named here hold no MAP columns, which
+# DuckDB also returns as dicts).
+KNOWN_09_DIFFERENCES: dict[str, tuple[str, Any]] = {
+    "parquet_null_structs": (
+        "Paimon 0.9's Parquet reader returns a ROW whose fields are all NULL as a NULL ROW; the "
+        "file's definition levels say ROW(NULL, NULL), and Paimon 1.3.1 (tests/interop/flink "
+        "nullrow_parquet) and paimon-sql read that",
+        _collapse_all_null_structs,
+    ),
+}
+
+
 def _params() -> list[Any]:
     params = []
     for table in TABLES:
@@ -61,7 +86,10 @@ def _read(session: paimon_sql.Session, ident: str, version: int | str | None):
     return columns, [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
 
 
-def _compare(spark, ours, ident: str, label: str, version: int | str | None) -> str | None:
+def _compare(
+    spark, ours, ident: str, label: str, version: int | str | None, view: Any = None
+) -> str | None:
+    """None when paimon-sql reads `version` as Spark; `view` maps our values first (0.9 views)."""
     expected_columns = spark_columns(spark, ident, version=version)
     expected = spark_rows(spark, ident, version=version)
     try:
@@ -70,6 +98,8 @@ def _compare(spark, ours, ident: str, label: str, version: int | str | None) -> 
         return f"{label}: paimon-sql raised {type(err).__name__}: {err}"
     if columns != expected_columns:
         return f"{label}: columns {columns} != Spark's {expected_columns}"
+    if view is not None:
+        actual = [{k: view(v) for k, v in row.items()} for row in actual]
     try:
         assert_rows_equal(actual, expected, context=f"{label} (paimon-sql vs Spark)")
     except AssertionError as err:
@@ -82,7 +112,13 @@ def test_reads_like_spark(corpus, spark, ours, table):
     entry = corpus.tables[table]
     ident = entry["identifier"]
     versions = _versions(entry)
-    failures = [f for label, v in versions if (f := _compare(spark, ours, ident, label, v))]
+    difference = KNOWN_09_DIFFERENCES.get(table)
+    view = difference[1] if difference else None
+    failures = [f for label, v in versions if (f := _compare(spark, ours, ident, label, v, view))]
+    if difference and not failures:
+        unviewed = [f for label, v in versions if _compare(spark, ours, ident, label, v)]
+        if not unviewed:
+            failures.append(f"known 0.9 difference no longer seen, remove it: {difference[0]}")
     if failures:
         pytest.fail(
             f"{ident} ({' '.join(entry['features'])}):\n" + "\n".join(failures), pytrace=False

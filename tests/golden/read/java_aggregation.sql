@@ -12,22 +12,31 @@ FROM (
   SELECT
     "id",
     CASE
-      WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      THEN ERROR(
-        'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
-      )
-      ELSE LISTAGG("name", ','
-      ORDER BY
-        "__paimon_ord") FILTER(WHERE
-        NOT "name" IS NULL AND (
-          "_VALUE_KIND" IN (0, 2)
-        ))
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("name")
+      ELSE CASE
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
+        THEN ERROR(
+          'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
+        )
+        ELSE LISTAGG("name", ','
+        ORDER BY
+          "__paimon_ord") FILTER(WHERE
+          NOT "name" IS NULL AND (
+            "_VALUE_KIND" IN (0, 2)
+          ))
+      END
     END AS "name",
-    SUM(CASE WHEN "_VALUE_KIND" IN (0, 2) THEN "v" ELSE -"v" END) AS "v"
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("v")
+      ELSE SUM(CASE WHEN "_VALUE_KIND" IN (0, 2) THEN "v" ELSE -"v" END)
+    END AS "v"
   FROM (
     SELECT
       *,
-      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord"
+      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord",
+      COUNT(*) OVER (PARTITION BY "id") AS "__paimon_n"
     FROM (
       SELECT
         *
@@ -66,6 +75,8 @@ FROM (
   )
   GROUP BY
     "id"
+  HAVING
+    NOT ANY_VALUE("__paimon_n") = 1 OR BOOL_AND("_VALUE_KIND" IN (0, 2))
 );
 
 -- inlined (plan_query)
@@ -77,22 +88,31 @@ FROM (
   SELECT
     "id",
     CASE
-      WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      THEN ERROR(
-        'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
-      )
-      ELSE LISTAGG("name", ','
-      ORDER BY
-        "__paimon_ord") FILTER(WHERE
-        NOT "name" IS NULL AND (
-          "_VALUE_KIND" IN (0, 2)
-        ))
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("name")
+      ELSE CASE
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
+        THEN ERROR(
+          'table db.pk_agg: a retraction (-U/-D) reached aggregate function ''listagg'' of column ''name'', which cannot retract; set ''fields.name.ignore-retract''=''true'''
+        )
+        ELSE LISTAGG("name", ','
+        ORDER BY
+          "__paimon_ord") FILTER(WHERE
+          NOT "name" IS NULL AND (
+            "_VALUE_KIND" IN (0, 2)
+          ))
+      END
     END AS "name",
-    SUM(CASE WHEN "_VALUE_KIND" IN (0, 2) THEN "v" ELSE -"v" END) AS "v"
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("v")
+      ELSE SUM(CASE WHEN "_VALUE_KIND" IN (0, 2) THEN "v" ELSE -"v" END)
+    END AS "v"
   FROM (
     SELECT
       *,
-      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord"
+      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord",
+      COUNT(*) OVER (PARTITION BY "id") AS "__paimon_n"
     FROM (
       SELECT
         *
@@ -131,4 +151,6 @@ FROM (
   )
   GROUP BY
     "id"
+  HAVING
+    NOT ANY_VALUE("__paimon_n") = 1 OR BOOL_AND("_VALUE_KIND" IN (0, 2))
 );

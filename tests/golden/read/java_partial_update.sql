@@ -11,18 +11,27 @@ SELECT
 FROM (
   SELECT
     "id",
-    LAST("name" ORDER BY "__paimon_ord") FILTER(WHERE
-      NOT "name" IS NULL AND (
-        "_VALUE_KIND" IN (0, 2)
-      )) AS "name",
-    LAST("v" ORDER BY "__paimon_ord") FILTER(WHERE
-      NOT "v" IS NULL AND (
-        "_VALUE_KIND" IN (0, 2)
-      )) AS "v"
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("name")
+      ELSE LAST("name" ORDER BY "__paimon_ord") FILTER(WHERE
+        NOT "name" IS NULL AND (
+          "_VALUE_KIND" IN (0, 2)
+        ))
+    END AS "name",
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("v")
+      ELSE LAST("v" ORDER BY "__paimon_ord") FILTER(WHERE
+        NOT "v" IS NULL AND (
+          "_VALUE_KIND" IN (0, 2)
+        ))
+    END AS "v"
   FROM (
     SELECT
       *,
-      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord"
+      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord",
+      COUNT(*) OVER (PARTITION BY "id") AS "__paimon_n"
     FROM (
       SELECT
         *
@@ -62,13 +71,17 @@ FROM (
   GROUP BY
     "id"
   HAVING
-    BOOL_OR(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-    AND CASE
-      WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      THEN CAST(ERROR(
-        'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
-      ) AS BOOLEAN)
-      ELSE TRUE
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN BOOL_AND("_VALUE_KIND" IN (0, 2))
+      ELSE BOOL_OR("_VALUE_KIND" IN (0, 2))
+      AND CASE
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
+        THEN CAST(ERROR(
+          'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
+        ) AS BOOLEAN)
+        ELSE TRUE
+      END
     END
 );
 
@@ -80,18 +93,27 @@ SELECT
 FROM (
   SELECT
     "id",
-    LAST("name" ORDER BY "__paimon_ord") FILTER(WHERE
-      NOT "name" IS NULL AND (
-        "_VALUE_KIND" IN (0, 2)
-      )) AS "name",
-    LAST("v" ORDER BY "__paimon_ord") FILTER(WHERE
-      NOT "v" IS NULL AND (
-        "_VALUE_KIND" IN (0, 2)
-      )) AS "v"
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("name")
+      ELSE LAST("name" ORDER BY "__paimon_ord") FILTER(WHERE
+        NOT "name" IS NULL AND (
+          "_VALUE_KIND" IN (0, 2)
+        ))
+    END AS "name",
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN FIRST("v")
+      ELSE LAST("v" ORDER BY "__paimon_ord") FILTER(WHERE
+        NOT "v" IS NULL AND (
+          "_VALUE_KIND" IN (0, 2)
+        ))
+    END AS "v"
   FROM (
     SELECT
       *,
-      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord"
+      ROW_NUMBER() OVER (PARTITION BY "id" ORDER BY "_SEQUENCE_NUMBER" ASC, "_VALUE_KIND" IN (0, 2) ASC) AS "__paimon_ord",
+      COUNT(*) OVER (PARTITION BY "id") AS "__paimon_n"
     FROM (
       SELECT
         *
@@ -131,12 +153,16 @@ FROM (
   GROUP BY
     "id"
   HAVING
-    BOOL_OR(CAST("_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-    AND CASE
-      WHEN BOOL_OR(CAST(NOT "_VALUE_KIND" IN (0, 2) AS BOOLEAN))
-      THEN CAST(ERROR(
-        'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
-      ) AS BOOLEAN)
-      ELSE TRUE
+    CASE
+      WHEN ANY_VALUE("__paimon_n") = 1
+      THEN BOOL_AND("_VALUE_KIND" IN (0, 2))
+      ELSE BOOL_OR("_VALUE_KIND" IN (0, 2))
+      AND CASE
+        WHEN BOOL_OR(NOT "_VALUE_KIND" IN (0, 2))
+        THEN CAST(ERROR(
+          'table db.pk_pu: partial-update received a retraction (-U/-D); Java fails here too. Read with ''ignore-delete''=''true'' or ''partial-update.remove-record-on-delete''=''true'''
+        ) AS BOOLEAN)
+        ELSE TRUE
+      END
     END
 );

@@ -39,11 +39,7 @@ FROM (
           SELECT
             "shopId",
             "col0",
-            CAST(CASE
-              WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-              THEN NULL
-              ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-            END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+            "col1",
             "col2",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
@@ -80,11 +76,7 @@ FROM (
           SELECT
             "shopId",
             "col0",
-            CAST(CASE
-              WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-              THEN NULL
-              ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-            END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+            "col1",
             "col2",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
@@ -110,11 +102,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -167,11 +155,7 @@ FROM (
           SELECT
             "shopId",
             "col0",
-            CAST(CASE
-              WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-              THEN NULL
-              ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-            END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+            "col1",
             "col2",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
@@ -208,11 +192,7 @@ FROM (
           SELECT
             "shopId",
             "col0",
-            CAST(CASE
-              WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-              THEN NULL
-              ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-            END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+            "col1",
             "col2",
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
@@ -238,11 +218,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -298,11 +274,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -339,11 +311,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -369,11 +337,7 @@ FROM (
               SELECT
                 "shopId",
                 "col0",
-                CAST(CASE
-                  WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                  THEN NULL
-                  ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-                END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+                "col1",
                 "col2",
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
@@ -425,11 +389,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -466,11 +426,7 @@ FROM (
             SELECT
               "shopId",
               "col0",
-              CAST(CASE
-                WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                THEN NULL
-                ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-              END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+              "col1",
               "col2",
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
@@ -496,11 +452,7 @@ FROM (
               SELECT
                 "shopId",
                 "col0",
-                CAST(CASE
-                  WHEN "col1"."f0" IS NULL AND "col1"."f1" IS NULL AND "col1"."f2" IS NULL
-                  THEN NULL
-                  ELSE {'f0': "col1"."f0", 'f1': "col1"."f1", 'f2': "col1"."f2"}
-                END AS STRUCT("f0" TEXT, "f1" INT, "f2" INT[])) AS "col1",
+                "col1",
                 "col2",
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"

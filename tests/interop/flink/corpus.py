@@ -444,6 +444,136 @@ TABLES: list[FlinkTable] = [
         COMPACT,
         "INSERT INTO {t} VALUES (1, 'a3', 30)",
     ),
+    # --- issue 14 (read14): Java's hash orders and retractions into aggregation tables ----------
+    _t(
+        "agg_hash_orders",
+        "pk merge-aggregation agg-collect-distinct agg-nested_update",
+        "CREATE TABLE {t} (id INT, s ARRAY<STRING>, i ARRAY<INT>, b ARRAY<BIGINT>, "
+        "r ARRAY<ROW<p INT, q STRING>>, nu ARRAY<ROW<k STRING, v INT>>, "
+        "nn ARRAY<ROW<k INT, v STRING>>, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', "
+        "'merge-engine' = 'aggregation', 'fields.s.aggregate-function' = 'collect', "
+        "'fields.s.distinct' = 'true', 'fields.i.aggregate-function' = 'collect', "
+        "'fields.i.distinct' = 'true', 'fields.b.aggregate-function' = 'collect', "
+        "'fields.b.distinct' = 'true', 'fields.r.aggregate-function' = 'collect', "
+        "'fields.r.distinct' = 'true', 'fields.nu.aggregate-function' = 'nested_update', "
+        "'fields.nu.nested-key' = 'k', 'fields.nn.aggregate-function' = 'nested_update')",
+        "INSERT INTO {t} VALUES (1, ARRAY['q', 'w', 'e', 'q', 'rrrrrrrrrr', 'é', 't', 'y'], "
+        "ARRAY[0, 16, 32, 48, 1, 17, -1, 100000, 16], "
+        "ARRAY[CAST(1 AS BIGINT), 4294967296, -1, 1], "
+        "ARRAY[ROW(1, 'a'), ROW(1, 'a'), ROW(2, CAST(NULL AS STRING))], "
+        "ARRAY[ROW('short', 1), ROW('a-much-longer-key', 2), ROW('x', 3)], "
+        "ARRAY[ROW(1, 'a')]), "
+        "(2, ARRAY['b', 'a', 'b'], ARRAY[3, 3], ARRAY[CAST(5 AS BIGINT)], "
+        "ARRAY[ROW(1, 'a'), ROW(1, 'a')], ARRAY[ROW('k', 1), ROW('k', 2)], ARRAY[ROW(1, 'a')])",
+        "INSERT INTO {t} VALUES (1, ARRAY['u', 'i', 'o', 'p', 'a', 's', 'd', 'f', 'q', 'g', 'h'], "
+        "ARRAY[64, 80, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0], ARRAY[CAST(-4294967296 AS BIGINT)], "
+        "ARRAY[ROW(2, CAST(NULL AS STRING)), ROW(3, 'c')], "
+        "ARRAY[ROW('x', 30), ROW('new key here!', 4), ROW('short', 10)], "
+        "ARRAY[ROW(2, 'b'), ROW(1, 'a')]), "
+        "(2, ARRAY['c'], ARRAY[4], CAST(NULL AS ARRAY<BIGINT>), ARRAY[ROW(1, 'a')], "
+        "ARRAY[ROW('k', 3)], CAST(NULL AS ARRAY<ROW<k INT, v STRING>>))",
+        "INSERT INTO {t} VALUES (1, ARRAY['z', CAST(NULL AS STRING), 'w'], "
+        "ARRAY[CAST(NULL AS INT)], ARRAY[CAST(7 AS BIGINT)], "
+        "CAST(NULL AS ARRAY<ROW<p INT, q STRING>>), "
+        "ARRAY[ROW('short', 11), ROW('y', 5)], ARRAY[ROW(3, 'c')])",
+    ),
+    _t(
+        "agg_retract",
+        "pk merge-aggregation rowkind-field agg-retract agg-product agg-collect agg-merge_map "
+        "agg-ignore-retract",
+        "CREATE TABLE {t} (id INT, op STRING, s BIGINT, p BIGINT, pd DOUBLE, c ARRAY<STRING>, "
+        "cd ARRAY<STRING>, mm MAP<STRING, INT>, lv STRING, ir INT, irs BIGINT, "
+        "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'rowkind.field' = 'op', 'fields.s.aggregate-function' = 'sum', "
+        "'fields.p.aggregate-function' = 'product', 'fields.pd.aggregate-function' = 'product', "
+        "'fields.c.aggregate-function' = 'collect', 'fields.cd.aggregate-function' = 'collect', "
+        "'fields.cd.distinct' = 'true', 'fields.mm.aggregate-function' = 'merge_map', "
+        "'fields.lv.aggregate-function' = 'last_value', 'fields.ir.aggregate-function' = 'max', "
+        "'fields.ir.ignore-retract' = 'true', 'fields.irs.aggregate-function' = 'sum', "
+        "'fields.irs.ignore-retract' = 'true')",
+        "INSERT INTO {t} VALUES (1, '+I', 10, 6, 2.0, ARRAY['a', 'b', 'a'], ARRAY['a', 'b', 'a'], "
+        "MAP['k', 1, 'j', 2], 'x', 5, 100), "
+        "(2, '+I', 1, 7, 3.0, ARRAY['p'], ARRAY['p'], MAP['m', 1], 'v', 1, 1), "
+        "(3, '+I', 2, 2, 2.0, ARRAY['q'], ARRAY['q'], MAP['n', 1], 'w', 2, 2)",
+        "INSERT INTO {t} VALUES (1, '-U', 3, -3, 4.0, ARRAY['a', 'z'], ARRAY['b'], MAP['k', 0], "
+        "'x', 7, 50), (2, '-D', 1, 2, 2.0, ARRAY['p'], ARRAY['p'], MAP['m', 1], 'v', 9, 1), "
+        "(4, '-D', 5, 5, 5.0, ARRAY['r'], ARRAY['r'], MAP['o', 1], 'u', 3, 3)",
+        "INSERT INTO {t} VALUES (1, '+U', 4, 5, 0.5, ARRAY['c', 'a'], ARRAY['c', 'd', 'a'], "
+        "MAP['z', 9], 'y', 1, 7), (3, '-U', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), "
+        "CAST(NULL AS DOUBLE), CAST(NULL AS ARRAY<STRING>), ARRAY['q', 'q'], "
+        "CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS STRING), 4, 4)",
+    ),
+    _t(
+        "cast_evolution",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, ts TIMESTAMP(3), tb TIMESTAMP(6), d DECIMAL(10, 2), "
+        "dt TIMESTAMP(3), f INT)",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP '2024-01-01 00:00:01.900', "
+        "TIMESTAMP '1969-12-31 23:59:58.500001', CAST(-12.75 AS DECIMAL(10, 2)), "
+        "TIMESTAMP '1969-12-31 12:00:00', 0), "
+        "(2, TIMESTAMP '1900-01-01 00:00:00', TIMESTAMP '2038-01-19 03:14:07', "
+        "CAST(12.75 AS DECIMAL(10, 2)), TIMESTAMP '2024-02-29 23:59:59.999', -2)",
+        "ALTER TABLE {t} MODIFY ts INT",
+        "ALTER TABLE {t} MODIFY tb BIGINT",
+        "ALTER TABLE {t} MODIFY d INT",
+        "ALTER TABLE {t} MODIFY dt DATE",
+        "ALTER TABLE {t} MODIFY f BOOLEAN",
+        "INSERT INTO {t} VALUES (3, 7, 8, 9, DATE '2024-01-02', TRUE)",
+    ),
+    _t(
+        "agg_nested_retract",
+        "pk merge-aggregation rowkind-field agg-nested_update agg-retract count-limit",
+        "CREATE TABLE {t} (id INT, op STRING, nk ARRAY<ROW<k INT, v STRING>>, "
+        "nn ARRAY<ROW<k INT, v STRING>>, lim ARRAY<ROW<k INT, v STRING>>, "
+        "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'rowkind.field' = 'op', 'fields.nk.aggregate-function' = 'nested_update', "
+        "'fields.nk.nested-key' = 'k', 'fields.nn.aggregate-function' = 'nested_update', "
+        "'fields.lim.aggregate-function' = 'nested_update', 'fields.lim.nested-key' = 'k', "
+        "'fields.lim.count-limit' = '3')",
+        "INSERT INTO {t} VALUES (1, '+I', ARRAY[ROW(1, 'a'), ROW(2, 'b'), ROW(3, 'c')], "
+        "ARRAY[ROW(1, 'a'), ROW(2, 'b'), ROW(1, 'a')], ARRAY[ROW(1, 'a'), ROW(2, 'b')]), "
+        "(2, '+I', ARRAY[ROW(7, 'g')], ARRAY[ROW(7, 'g')], ARRAY[ROW(1, 'a'), ROW(2, 'b')])",
+        "INSERT INTO {t} VALUES (1, '-U', ARRAY[ROW(2, 'zzz')], ARRAY[ROW(1, 'a')], "
+        "ARRAY[ROW(9, 'x')]), "
+        "(2, '+I', ARRAY[ROW(8, 'h'), ROW(7, 'g2')], ARRAY[ROW(8, 'h')], "
+        "ARRAY[ROW(3, 'c'), ROW(4, 'd'), ROW(5, 'e')])",
+        "INSERT INTO {t} VALUES (1, '+U', ARRAY[ROW(4, 'd'), ROW(1, 'a2')], ARRAY[ROW(3, 'c')], "
+        "ARRAY[ROW(3, 'c'), ROW(4, 'd')]), "
+        "(2, '-D', ARRAY[ROW(8, 'h')], ARRAY[ROW(7, 'g')], ARRAY[ROW(1, 'a')])",
+    ),
+    _t(
+        "cast_to_string",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, t0 TIMESTAMP(0), t3 TIMESTAMP(3), t6 TIMESTAMP(6), "
+        "t9 TIMESTAMP(9), i INT, d DECIMAL(10, 2), b BOOLEAN, dt DATE)",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP '2024-01-01 00:00:01', "
+        "TIMESTAMP '2024-01-01 00:00:01.900', TIMESTAMP '1969-12-31 23:59:58.500001', "
+        "TIMESTAMP '2024-01-01 00:00:01.000000001', -7, CAST(12.50 AS DECIMAL(10, 2)), TRUE, "
+        "DATE '1900-01-01'), (2, TIMESTAMP '1900-01-01 00:00:00', "
+        "TIMESTAMP '2024-01-01 00:00:01', TIMESTAMP '2024-01-01 00:00:00', "
+        "TIMESTAMP '2024-01-01 00:00:00.123', 0, CAST(-0.01 AS DECIMAL(10, 2)), FALSE, "
+        "DATE '2024-02-29')",
+        "ALTER TABLE {t} MODIFY t0 STRING",
+        "ALTER TABLE {t} MODIFY t3 STRING",
+        "ALTER TABLE {t} MODIFY t6 STRING",
+        "ALTER TABLE {t} MODIFY t9 STRING",
+        "ALTER TABLE {t} MODIFY i STRING",
+        "ALTER TABLE {t} MODIFY d STRING",
+        "ALTER TABLE {t} MODIFY b STRING",
+        "ALTER TABLE {t} MODIFY dt STRING",
+        "INSERT INTO {t} VALUES (3, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')",
+    ),
+    _t(
+        "cast_double_to_string",
+        "append schema-evolution alter-column-type java-cast-rules",
+        "CREATE TABLE {t} (id INT, f DOUBLE, g FLOAT)",
+        "INSERT INTO {t} VALUES (1, 1.0E10, CAST(1.0E10 AS FLOAT)), (2, 1.0E-4, "
+        "CAST(1.0E-4 AS FLOAT)), (3, 123.456, CAST(123.456 AS FLOAT)), (4, -2.5E-7, "
+        "CAST(0.1 AS FLOAT)), (5, 9999999.0, CAST(1.0E7 AS FLOAT))",
+        "ALTER TABLE {t} MODIFY f STRING",
+        "ALTER TABLE {t} MODIFY g STRING",
+        "INSERT INTO {t} VALUES (6, 'x', 'y')",
+    ),
 ]
 
 

@@ -25,20 +25,7 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 # Tables paimon-sql does not read like Flink yet (issue 14). xfail is strict: a table that starts
 # passing fails the run until it is removed from here.
-KNOWN_FAILURES: dict[str, str] = {
-    "nullrow_parquet": "issue 14: a ROW whose fields are all NULL (and a ROW holding such a ROW) "
-    "is read from Parquet as a NULL ROW; Java 1.3 returns ROW(NULL, NULL). paimon-sql collapses "
-    "them on purpose (read/build.py collapse_null_structs) because Paimon 0.9's reader did: the "
-    "two oracles disagree, and which version to follow is to be decided",
-    "partial_update_seq_groups": "issue 14: partial-update with sequence groups, a key with a "
-    "single "
-    "record whose sequence fields are NULL: Java returns the record as written, paimon-sql nulls "
-    "the grouped fields",
-    "agg_collect_distinct": "issue 14: aggregation 'collect' with 'fields.cd.distinct' = 'true' is "
-    "not deduplicated (Java: [a, c, b]; paimon-sql: [a, b, a, b, c])",
-    "agg_nested_update": "issue 14: aggregate function 'nested_update' is refused "
-    "(UnsupportedFeatureError)",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 # Flink's `scan.snapshot-id` hint reads an old snapshot in the table's *latest* schema (columns
 # renamed, added, dropped as now); paimon-sql's scan(snapshot=N), like Spark 0.9's VERSION AS OF,
