@@ -310,7 +310,7 @@ class SplitReader:
                 name = f"__paimon_file_{next(_names)}"
                 cursor.register(name, stream)
                 registered.append(name)
-                return table_source(name, stream.schema.names, parquet=True)
+                return table_source(name, stream.schema.names)
             if table is None:
                 table = self._table(plan, split, f, request, f.file_name in dv_tables)
             if table is None:  # a local Parquet file DuckDB reads itself
