@@ -51,20 +51,22 @@ from paimon_sql.errors import (
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.read.build import literal
+from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan
     from paimon_sql.sql._context import Context
+    from paimon_sql.write.global_index import KeyReader
 
 ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
@@ -142,7 +144,7 @@ def write_rows(
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written."""
     check_writable(table)
-    writer = TableWriter(ctx.engine.con, table)
+    writer = TableWriter(ctx.engine.con, table, key_reader=key_reader(ctx))
     committer = Committer(table)
     try:
         messages, rows = _write_files(writer, typed, kind)
@@ -162,6 +164,19 @@ def write_rows(
         read = ctx.engine.bucket_reader()
         compact_after_write(table, messages, written, read, refresh=lambda: ctx.changed(table))
     return rows
+
+
+def key_reader(ctx: Context) -> KeyReader:
+    """How a writer reads a table's live keys (cross-partition tables bootstrap their key index).
+
+    Through the engine's split reader (its private database, not the statement's connection).
+    """
+    reader = ctx.engine.reader
+
+    def read(plan: ScanPlan, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        return reader.batches(plan, ReadRequest(columns=tuple(columns)))
+
+    return read
 
 
 #: DuckDB's errors for a value that does not fit its column (`_diagnose` names the column).

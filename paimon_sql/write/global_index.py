@@ -1,0 +1,399 @@
+"""Cross-partition upserts: the global key index of a ``bucket = -1`` table whose primary key leaves
+out a partition column (Java's ``BucketMode.KEY_DYNAMIC``, paimon-format.md §6).
+
+A key of such a table lives in exactly one (partition, bucket), and a write may name it in another
+partition. Java's ``GlobalIndexAssigner`` keeps a key → (partition, bucket) index, bootstrapped by
+``IndexBootstrap`` from the table's live keys (a batch read of the latest snapshot, each split
+tagged with its partition and bucket), and routes every input record by its merge engine
+(``ExistingProcessor.create``):
+
+* deduplicate (``DeleteExistingProcessor``): a key found in another partition gets a ``-D`` record
+  there (the new row with the old partition's values, into the old bucket) and the new row goes to
+  the new partition; the latest record of a key wins;
+* partial-update and aggregation (``UseOldExistingProcessor``): the record goes to the partition
+  and bucket the key already has, its partition columns set to that partition's values (a new key
+  stays in the partition of its first record in the statement);
+* first-row (``SkipNewExistingProcessor``): a record of a key that lives in another partition is
+  dropped (a new key keeps the partition of its first record).
+
+A key new to a partition gets a bucket as Java's cross-partition ``BucketAssigner`` gives one: the
+lowest-numbered bucket of the partition holding fewer than ``dynamic-bucket.target-row-num`` keys,
+else the lowest bucket id not used yet (``dynamic-bucket.max-buckets`` does not apply, as in Java).
+With ``dynamic-bucket.initial-buckets`` / ``dynamic-bucket.assigner-parallelism`` = n > 1 Java runs n
+assigners, each owning the keys whose full-key hash is ``i`` modulo n and the buckets ``i`` modulo n;
+the counts are per assigner, as Java's are. Java writes no HASH index files for these tables (the
+index is rebuilt from the data by every job), and neither does this writer.
+
+Here the index is one Arrow table (the key columns, a partition id and the bucket: a few bytes per
+key beside the key itself) read once per statement, and the routing is DuckDB joins over the
+statement's staged rows, run as a whole batch: for a key written several times in one statement the
+net result equals Java's record-by-record processing (intermediate partitions Java would write and
+then retract are skipped).
+
+``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose files
+was created within the TTL contributes no keys (so a key there may be written again elsewhere).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql.commit.retry import on_latest
+from paimon_sql.format.manifest import creation_time_millis
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.plan.scan import ReadMode, plan_scan
+from paimon_sql.types import RowKind, arrow_type, duckdb_type_node
+from paimon_sql.write.bucket import hash_expression
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan, Split
+
+    #: Reads the rows of a plan (merged, as a batch read sees them): only the named columns.
+    KeyReader = Callable[[ScanPlan, Sequence[str]], Iterable[pa.RecordBatch]]
+
+
+OLD_PART = "__paimon_old_part"
+OLD_BUCKET = "__paimon_old_bucket"
+MOVED = "__paimon_moved"
+ASSIGNER = "__paimon_assigner"
+_FIRST = "__paimon_first"
+_RANK = "__paimon_rank"
+_RN = "__paimon_rn"
+
+
+def is_cross_partition(schema: TableSchema) -> bool:
+    """A primary-key table with dynamic buckets whose key leaves out a partition column.
+
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import DataField, parse_type
+    >>> fields = [DataField(0, "id", parse_type("INT NOT NULL")), DataField(1, "dt", parse_type("STRING"))]
+    >>> s = TableSchema(id=0, fields=tuple(fields), highest_field_id=1, partition_keys=("dt",),
+    ...                 primary_keys=("id",), options={"bucket": "-1"})
+    >>> is_cross_partition(s)
+    True
+    """
+    return (
+        bool(schema.primary_keys)
+        and schema.bucket == -1
+        and not set(schema.partition_keys) <= set(schema.primary_keys)
+    )
+
+
+def old_partition_column(i: int) -> str:
+    """The name of the i-th partition column of the index's partition table.
+
+    >>> old_partition_column(0)
+    '__paimon_op_0'
+    """
+    return f"__paimon_op_{i}"
+
+
+def num_assigners(options: CoreOptions) -> int:
+    """How many assigners Java's cross-partition sink runs (a batch job of parallelism 1: 1).
+
+    ``max(dynamic-bucket.initial-buckets, dynamic-bucket.assigner-parallelism)`` when either is set.
+
+    >>> num_assigners(CoreOptions({})), num_assigners(CoreOptions({"dynamic-bucket.initial-buckets": "3"}))
+    (1, 3)
+    """
+    values = [
+        options.optional_integer(k)
+        for k in ("dynamic-bucket.initial-buckets", "dynamic-bucket.assigner-parallelism")
+    ]
+    given = [v for v in values if v is not None]
+    return max(given) if given else 1
+
+
+@dataclass(frozen=True, slots=True)
+class KeyIndex:
+    """The bootstrapped index.
+
+    `keys`: the full primary-key columns, `OLD_PART` (int32, an id into `partitions`) and
+    `OLD_BUCKET` (int32), one row per live key. `partitions`: `OLD_PART` and the partition values as
+    ``__paimon_op_<i>`` columns, one row per partition holding keys.
+    """
+
+    keys: pa.Table
+    partitions: pa.Table
+
+
+def _within_ttl(split: Split, ttl_ms: float, now_ms: int) -> bool:
+    """Java's ``IndexBootstrap.filterSplit``: a file of the split created within the TTL."""
+    for f in split.files:
+        created = creation_time_millis(f.creation_time)
+        if created is None or now_ms <= created + ttl_ms:
+            return True
+    return False
+
+
+def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
+    """Every live key of the latest snapshot with its partition and bucket (Java's IndexBootstrap).
+
+    All files are merged, level 0 included (the keys a later compaction would show count too);
+    `read(plan, columns)` reads a one-split plan's merged rows.
+    """
+    schema = table.latest_schema
+    options = CoreOptions(schema.options)
+    ttl = options.optional_duration_ms("cross-partition-upsert.index-ttl")
+    pk = list(schema.primary_keys)
+    parts = list(schema.partition_keys)
+    extra = [p for p in parts if p not in pk]
+
+    def load(latest: Snapshot | None) -> KeyIndex:
+        key_fields = [pa.field(k, _arrow_type(schema, k)) for k in pk]
+        part_fields = [
+            pa.field(old_partition_column(i), _arrow_type(schema, p)) for i, p in enumerate(parts)
+        ]
+        chunks: list[pa.Table] = []
+        part_rows: list[pa.Table] = []
+        ids: dict[bytes, int] = {}
+        if latest is not None:
+            plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
+            now = int(time.time() * 1000)
+            for split in plan.splits:
+                if ttl is not None and not _within_ttl(split, ttl, now):
+                    continue
+                one = dataclasses.replace(plan, splits=(split,))
+                for batch in read(one, [*pk, *extra]):
+                    if batch.num_rows == 0:
+                        continue
+                    part_id = ids.get(split.partition_bytes)
+                    if part_id is None:
+                        part_id = ids[split.partition_bytes] = len(ids)
+                        first = pa.Table.from_batches([batch.slice(0, 1)])
+                        values = [first.column(p).cast(f.type) for p, f in zip(parts, part_fields, strict=True)]
+                        part_rows.append(
+                            pa.table(
+                                [pa.array([part_id], pa.int32()), *values],
+                                names=[OLD_PART, *(f.name for f in part_fields)],
+                            )
+                        )
+                    n = batch.num_rows
+                    columns = [batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)]
+                    chunks.append(
+                        pa.table(
+                            [
+                                *columns,
+                                pa.repeat(pa.scalar(part_id, pa.int32()), n),
+                                pa.repeat(pa.scalar(split.bucket, pa.int32()), n),
+                            ],
+                            names=[*pk, OLD_PART, OLD_BUCKET],
+                        )
+                    )
+        key_schema = pa.schema([*key_fields, pa.field(OLD_PART, pa.int32()), pa.field(OLD_BUCKET, pa.int32())])
+        part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
+        keys = pa.concat_tables(chunks).combine_chunks() if chunks else key_schema.empty_table()
+        partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
+        return KeyIndex(keys=keys, partitions=partitions)
+
+    return on_latest(table, load)
+
+
+def _arrow_type(schema: TableSchema, name: str) -> pa.DataType:
+    return arrow_type(schema.field(name).type)
+
+
+# --- routing ------------------------------------------------------------------------------------
+
+
+def _q(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(name, table=table, quoted=True)
+
+
+def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) -> exp.Expression:
+    conditions = [exp.NullSafeEQ(this=a, expression=b) for a, b in pairs]
+    return exp.and_(*conditions) if conditions else exp.true()
+
+
+def _table(name: str, alias: str) -> exp.Table:
+    node = exp.Table(this=exp.to_identifier(name, quoted=True))
+    node.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    return node
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Columns:
+    """The writer's staging column names the routing reads and writes."""
+
+    ord: str
+    bucket: str
+    kind: str
+    part: str
+
+
+def route_query(
+    schema: TableSchema, staged: str, keys: str, partitions: str, cols: Columns
+) -> exp.Select:
+    """The staged rows routed by the key index, per merge engine (see the module docstring).
+
+    Output: the table's columns (partition columns possibly replaced), `cols.ord`, `cols.bucket`
+    (the old bucket where the row goes where its key already lives, else NULL: assigned by
+    `assign_fresh`), `cols.kind`, `MOVED` (a ``-D`` record retracting a key that moved) and
+    `OLD_PART` (the key's partition id in the index, NULL for a new key), `cols.part` renumbered.
+    """
+    engine = CoreOptions(schema.options).merge_engine
+    pk = list(schema.primary_keys)
+    parts = list(schema.partition_keys)
+    olds = [_q(old_partition_column(i), "p") for i in range(len(parts))]
+    on_key = exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "i")) for k in pk])
+    joined = (
+        exp.select(
+            *[_q(f.name, "s") for f in schema.fields],
+            _q(cols.ord, "s"),
+            _q(cols.kind, "s"),
+            _q(OLD_PART, "i"),
+            _q(OLD_BUCKET, "i"),
+            *olds,
+        )
+        .from_(_table(staged, "s"))
+        .join(_table(keys, "i"), on=on_key, join_type="left")
+        .join(
+            _table(partitions, "p"),
+            on=exp.EQ(this=_q(OLD_PART, "i"), expression=_q(OLD_PART, "p")),
+            join_type="left",
+        )
+    )
+    if engine is MergeEngine.DEDUPLICATE:
+        latest = exp.Window(
+            this=exp.RowNumber(),
+            partition_by=[_q(k, "s") for k in pk],
+            order=exp.Order(expressions=[exp.Ordered(this=_q(cols.ord, "s"), desc=True)]),
+        )
+        joined = joined.select(exp.alias_(latest, _RN, quoted=True), append=True)
+        targets = [_q(p) for p in parts]
+    else:
+        firsts = [
+            exp.Window(
+                this=exp.func("FIRST_VALUE", _q(p, "s")),
+                partition_by=[_q(k, "s") for k in pk],
+                order=exp.Order(expressions=[exp.Ordered(this=_q(cols.ord, "s"))]),
+            )
+            for p in parts
+        ]
+        joined = joined.select(
+            *[exp.alias_(w, f"__paimon_fp_{i}", quoted=True) for i, w in enumerate(firsts)],
+            append=True,
+        )
+        targets = [
+            exp.If(
+                this=exp.Is(this=_q(OLD_PART), expression=exp.null()),
+                true=_q(f"__paimon_fp_{i}"),
+                false=_q(old_partition_column(i)),
+            )
+            for i in range(len(parts))
+        ]
+    known = exp.not_(exp.Is(this=_q(OLD_PART), expression=exp.null()))
+    same = exp.and_(
+        known.copy(),
+        all_null_safe_equal(
+            (t.copy(), _q(old_partition_column(i))) for i, t in enumerate(targets)
+        ),
+    )
+    part_types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
+
+    def fields(values: Sequence[exp.Expression]) -> list[exp.Expression]:
+        by_name = dict(zip(parts, values, strict=True))
+        return [
+            exp.alias_(exp.cast(by_name[f.name].copy(), part_types[f.name]), f.name, quoted=True)
+            if f.name in by_name
+            else _q(f.name)
+            for f in schema.fields
+        ]
+
+    inner = joined.subquery("j", copy=False)
+    main = exp.select(
+        *fields(targets),
+        _q(cols.ord),
+        exp.alias_(
+            exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET))], default=exp.null()),
+            cols.bucket,
+            quoted=True,
+        ),
+        _q(cols.kind),
+        exp.alias_(exp.false(), MOVED, quoted=True),
+        _q(OLD_PART),
+    ).from_(inner)
+    if engine is MergeEngine.DEDUPLICATE:
+        main = main.where(exp.EQ(this=_q(_RN), expression=exp.Literal.number(1)))
+        retract = (
+            exp.select(
+                *fields([_q(old_partition_column(i)) for i in range(len(parts))]),
+                _q(cols.ord),
+                exp.alias_(_q(OLD_BUCKET), cols.bucket, quoted=True),
+                exp.alias_(exp.Literal.number(int(RowKind.DELETE)), cols.kind, quoted=True),
+                exp.alias_(exp.true(), MOVED, quoted=True),
+                _q(OLD_PART),
+            )
+            .from_(inner.copy())
+            .where(
+                exp.and_(
+                    exp.EQ(this=_q(_RN), expression=exp.Literal.number(1)),
+                    known.copy(),
+                    exp.not_(same.copy()),
+                )
+            )
+        )
+        routed: exp.Expression = exp.union(main, retract, distinct=False)
+    else:
+        if engine is MergeEngine.FIRST_ROW:
+            main = main.where(
+                all_null_safe_equal((t.copy(), _q(p)) for t, p in zip(targets, parts, strict=True))
+            )
+        routed = main
+    rank: exp.Expression = exp.Literal.number(0)
+    if parts:
+        rank = exp.Window(
+            this=exp.func("DENSE_RANK"),
+            order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in parts]),
+        )
+    return exp.select("*", exp.alias_(rank, cols.part, quoted=True)).from_(
+        exp.Subquery(this=routed, alias=exp.TableAlias(this=exp.to_identifier("r")))
+    )
+
+
+def assigner_expression(schema: TableSchema, n: int, table: str | None = None) -> exp.Expression:
+    """The assigner of a key: ``abs(hash(full primary key) % n)`` (Java's KeyPartRowChannelComputer)."""
+    if n == 1:
+        return exp.Literal.number(0)
+    key = [(_q(k, table), schema.field(k).type) for k in schema.primary_keys]
+    return exp.Abs(this=exp.Mod(this=hash_expression(key), expression=exp.Literal.number(n)))
+
+
+def slots(
+    counts: Mapping[int, int], assign_id: int, n: int, fresh: int, target: int
+) -> list[tuple[int, int, int]]:
+    """(bucket, start, stop): which of `fresh` new keys (ranked 0..) go to which bucket.
+
+    Java's cross-partition ``BucketAssigner.assignBucket``: the buckets of the assigner's map in
+    ascending order, the first with fewer than `target` keys (and owned: ``b % n`` = `assign_id`);
+    when all are full, the lowest owned id not in the map.
+
+    >>> slots({0: 2, 1: 1}, 0, 1, 3, 2)
+    [(1, 0, 1), (2, 1, 3)]
+    """
+    out: list[tuple[int, int, int]] = []
+    start = 0
+    for bucket in sorted(counts):
+        if start >= fresh:
+            break
+        if bucket % n == assign_id and counts[bucket] < target:
+            out.append((bucket, start, start + target - counts[bucket]))
+            start = out[-1][2]
+    candidate = assign_id
+    while start < fresh:
+        if candidate not in counts:
+            out.append((candidate, start, start + target))
+            start += target
+        candidate += n
+    return out
