@@ -22,6 +22,7 @@ import pytest
 from sqlglot import exp
 
 import paimon_sql
+from tests.interop import cross_partition as cross
 from tests.interop.flink.harness import FlinkError, arrow_rows, assert_same_rows
 
 if TYPE_CHECKING:
@@ -301,53 +302,6 @@ def test_our_avro_data_files_are_laid_out_like_java_13(flink: FlinkOracle, tmp_p
 
 # --- cross-partition primary keys: keys move between partitions, both writers in turn -----------
 
-_CROSS_DDL = (
-    "CREATE TABLE {t} (id INT NOT NULL, dt STRING, v INT, s STRING, "
-    "PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '-1', "
-    "'dynamic-bucket.target-row-num' = '2', 'merge-engine' = '{engine}'{extra})"
-)
-_CROSS_EXTRA = {
-    "aggregation": ", 'fields.v.aggregate-function' = 'sum'",
-    "partial-update": ", 'partial-update.remove-record-on-delete' = 'true'",
-}
-
-#: (writer, statement): rows (id, dt, v, s) to INSERT, or ("delete", id) / ("update-s", id, s).
-_CROSS_STEPS: tuple[tuple[str, Any], ...] = (
-    ("creator", [(1, "a", 10, "x"), (2, "a", 20, "y"), (3, "b", 30, "z"), (4, "b", 40, "w"),
-                 (5, "c", 50, "q")]),
-    # key 1 moves; 6 is new and named in two partitions; 3 stays; 2 moves away and back
-    ("ours", [(1, "b", 11, None), (6, "a", 60, "n"), (6, "c", 61, "n2"), (3, "b", 31, "same"),
-              (2, "c", 21, "m"), (2, "a", 22, "back")]),
-    ("flink", [(1, "c", 12, "f"), (7, "a", 70, "f7"), (4, "a", 41, None)]),
-    ("ours", [(7, "b", 71, "o"), (5, "a", 51, "again"), (8, "c", 80, "e")]),
-    ("ours", ("update-s", 1, "u")),
-    ("ours", ("delete", 3)),
-)
-
-
-def _model(engine: str, steps: list[Any]) -> list[dict[str, Any]]:
-    """The rows the steps leave, by Java's documented cross-partition rules (a dict per key)."""
-    table: dict[int, dict[str, Any]] = {}
-    for step in steps:
-        if step[0] == "delete":
-            table.pop(step[1], None)
-            continue
-        if step[0] == "update-s":
-            table[step[1]]["s"] = step[2]
-            continue
-        for key, dt, v, s in step:
-            row = {"id": key, "dt": dt, "v": v, "s": s}
-            old = table.get(key)
-            if old is None or engine == "deduplicate":
-                table[key] = row
-            elif engine == "partial-update":  # non-null fields update the row where it lives
-                old.update({c: row[c] for c in ("v", "s") if row[c] is not None})
-            elif engine == "aggregation":  # the sum, last non-null s, in the key's partition
-                old["v"] = (old["v"] or 0) + v if v is not None else old["v"]
-                old["s"] = s if s is not None else old["s"]
-            # first-row: the first row of a key stays
-    return list(table.values())
-
 
 def _our_sql(warehouse: Path, statement: str, *, create: bool = False) -> None:
     session = paimon_sql.connect(warehouse, create=create)
@@ -357,58 +311,41 @@ def _our_sql(warehouse: Path, statement: str, *, create: bool = False) -> None:
         session.close()
 
 
-def _cross_sql(step: Any, table: str) -> str:
-    if step[0] == "delete":
-        return f"DELETE FROM {table} WHERE id = {int(step[1])}"
-    if step[0] == "update-s":
-        return f"UPDATE {table} SET s = '{step[2]}' WHERE id = {int(step[1])}"
-
-    def text(value: Any) -> str:
-        if value is None:
-            return "CAST(NULL AS STRING)" if table.startswith("`") else "NULL"
-        return f"'{value}'" if isinstance(value, str) else str(int(value))
-
-    values = ", ".join("(" + ", ".join(text(v) for v in row) + ")" for row in step)
-    return f"INSERT INTO {table} VALUES {values}"
-
-
 @pytest.mark.parametrize(
     ("engine", "creator"),
     [
         ("deduplicate", "ours"),
-        ("deduplicate", "flink"),
-        ("partial-update", "flink"),
+        ("deduplicate", "java"),
+        ("partial-update", "java"),
         ("aggregation", "ours"),
-        ("first-row", "flink"),
+        ("first-row", "java"),
     ],
 )
 def test_cross_partition_keys_move_between_partitions(
     flink: FlinkOracle, tmp_path: Path, engine: str, creator: str
 ):
     """A cross-partition primary-key table (bucket -1, key without the partition column) written
-    in turn by Flink (Paimon 1.3.1) and paimon-sql: after every statement both read the rows a
-    plain dict model of Java's rules gives (deduplicate moves a key, partial-update and
-    aggregation keep it where it lives, first-row keeps the first), so each writer's key index
+    in turn by Flink (Paimon 1.3.1) and paimon-sql: after every statement both read the rows of
+    the dict model of Java's rules (`tests.interop.cross_partition`), so each writer's key index
     is bootstrapped from the other's files."""
     warehouse = tmp_path / "warehouse"
     name = f"cross_{engine.replace('-', '_')}"
-    ddl = _CROSS_DDL.replace("{engine}", engine).replace("{extra}", _CROSS_EXTRA.get(engine, ""))
     ours_t, flink_t = f'"db"."{name}"', f"`{name}`"
     _our_sql(warehouse, "CREATE DATABASE IF NOT EXISTS db", create=True)
     if creator == "ours":
-        _our_sql(warehouse, ddl.replace("{t}", ours_t))
+        _our_sql(warehouse, cross.ddl(engine).replace("{t}", ours_t))
     else:
-        flink.run(warehouse, ddl.replace("{t}", flink_t))
+        flink.run(warehouse, cross.ddl(engine).replace("{t}", flink_t))
     done: list[Any] = []
-    for who, step in _CROSS_STEPS:
-        if engine in ("aggregation", "first-row") and step[0] in ("delete", "update-s"):
-            continue  # Java refuses UPDATE/DELETE on these engines (and so do we)
-        if (creator if who == "creator" else who) == "flink":
-            flink.run(warehouse, _cross_sql(step, flink_t))
+    for who, step in cross.STEPS:
+        if not cross.applies(engine, step):
+            continue
+        if (creator if who == "creator" else who) == "java":
+            flink.run(warehouse, cross.statement(step, flink_t, typed_null=True))
         else:
-            _our_sql(warehouse, _cross_sql(step, ours_t))
+            _our_sql(warehouse, cross.statement(step, ours_t))
         done.append(step)
-        expected = _model(engine, done)
+        expected = cross.model(engine, done)
         session = paimon_sql.connect(warehouse)
         try:
             _, ours = _ours(session, name)
