@@ -54,6 +54,7 @@ from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
+from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
@@ -680,10 +681,20 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
                 f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}"
             )
 
-        def static(_: list[CommitMessage]) -> Any:
+        def static(messages: list[CommitMessage]) -> Any:
             from paimon_sql.format.binary_row import decode_row
 
+            # A cross-partition table's write also retracts moved keys in their old partitions:
+            # Java's commit replaces every partition it adds files to (checked against Flink 1.3).
+            retracted = (
+                {m.partition for m in messages if m.new_files}
+                if is_cross_partition(schema)
+                else set()
+            )
+
             def replaced(e: ManifestEntry) -> bool:
+                if e.partition in retracted:
+                    return True
                 values = dict(
                     zip(schema.partition_keys, decode_row(e.partition, part_types), strict=True)
                 )
