@@ -170,20 +170,21 @@ def test_unimplemented_option_refused_at_alter(s):
     s.sql("ALTER TABLE d.pk SET ('changelog-producer' = 'none')")  # the default is fine
 
 
-def test_cross_partition_primary_key_refused_at_create(s):
-    ddl = (
-        "CREATE TABLE d.cp (k INT, dt STRING, hr INT, PRIMARY KEY (k, hr) NOT ENFORCED) "
+def test_cross_partition_primary_key_moves_a_key_between_partitions(s):
+    """A key that leaves out a partition column (here dt; hr is in both) lives in one partition:
+    an upsert naming another dt moves it (deduplicate), the key (k, hr) stays unique."""
+    s.sql(
+        "CREATE TABLE d.cp (k INT, dt STRING, hr INT, v STRING, PRIMARY KEY (k, hr) NOT ENFORCED) "
         "PARTITIONED BY (dt, hr)"
     )
-    err = refused(s, ddl, UnsupportedFeatureError, table=None)
-    assert "['dt']" in str(err)
-    assert "cross-partition" in str(err)
-    assert "cp" not in s.catalog.tables("d")
-    s.sql(
-        "CREATE TABLE d.cp (k INT, dt STRING, PRIMARY KEY (k, dt) NOT ENFORCED) PARTITIONED BY (dt)"
-    )
-    s.sql("INSERT INTO d.cp VALUES (1, 'x')")
-    assert rows(s, "SELECT * FROM d.cp") == [(1, "x")]
+    s.sql("INSERT INTO d.cp VALUES (1, 'x', 1, 'a'), (1, 'x', 2, 'b'), (2, 'y', 1, 'c')")
+    s.sql("INSERT INTO d.cp VALUES (1, 'y', 1, 'moved'), (3, 'x', 1, 'new')")
+    assert rows(s, "SELECT * FROM d.cp ORDER BY k, hr") == [
+        (1, "y", 1, "moved"),
+        (1, "x", 2, "b"),
+        (2, "y", 1, "c"),
+        (3, "x", 1, "new"),
+    ]
 
 
 # ------------------------------------------------------------------------------------------ INSERT
