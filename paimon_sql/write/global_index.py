@@ -1,6 +1,6 @@
-"""Cross-partition upserts: the global key index of a ``bucket = -1`` table whose primary key leaves
-out a partition column (Java's ``BucketMode.KEY_DYNAMIC``, paimon-format.md §6).
+"""Cross-partition upserts: the global key → (partition, bucket) index (Java's ``KEY_DYNAMIC``).
 
+A table with ``bucket = -1`` whose primary key leaves out a partition column (paimon-format.md §6).
 A key of such a table lives in exactly one (partition, bucket), and a write may name it in another
 partition. Java's ``GlobalIndexAssigner`` keeps a key → (partition, bucket) index, bootstrapped by
 ``IndexBootstrap`` from the table's live keys (a batch read of the latest snapshot, each split
@@ -19,10 +19,11 @@ tagged with its partition and bucket), and routes every input record by its merg
 A key new to a partition gets a bucket as Java's cross-partition ``BucketAssigner`` gives one: the
 lowest-numbered bucket of the partition holding fewer than ``dynamic-bucket.target-row-num`` keys,
 else the lowest bucket id not used yet (``dynamic-bucket.max-buckets`` does not apply, as in Java).
-With ``dynamic-bucket.initial-buckets`` / ``dynamic-bucket.assigner-parallelism`` = n > 1 Java runs n
-assigners, each owning the keys whose full-key hash is ``i`` modulo n and the buckets ``i`` modulo n;
-the counts are per assigner, as Java's are. Java writes no HASH index files for these tables (the
-index is rebuilt from the data by every job), and neither does this writer.
+With ``dynamic-bucket.initial-buckets`` / ``dynamic-bucket.assigner-parallelism`` = n > 1 Java
+runs n assigners, each owning the keys whose full-key hash is ``i`` modulo n and the buckets ``i``
+modulo n; the counts are per assigner, as Java's are. Java writes no HASH index files for these
+tables (``KeyValueFileStore.newWrite`` keeps them for ``HASH_DYNAMIC`` only: the index is rebuilt
+from the data by every job), and neither does this writer.
 
 Here the index is one Arrow table (the key columns, a partition id and the bucket: a few bytes per
 key beside the key itself) read once per statement, and the routing is DuckDB joins over the
@@ -30,8 +31,9 @@ statement's staged rows, run as a whole batch: for a key written several times i
 net result equals Java's record-by-record processing (intermediate partitions Java would write and
 then retract are skipped).
 
-``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose files
-was created within the TTL contributes no keys (so a key there may be written again elsewhere).
+``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose
+files was created within the TTL contributes no keys (so a key there may be written again
+elsewhere).
 """
 
 from __future__ import annotations
@@ -77,8 +79,9 @@ def is_cross_partition(schema: TableSchema) -> bool:
 
     >>> from paimon_sql.format.schema import TableSchema
     >>> from paimon_sql.types import DataField, parse_type
-    >>> fields = [DataField(0, "id", parse_type("INT NOT NULL")), DataField(1, "dt", parse_type("STRING"))]
-    >>> s = TableSchema(id=0, fields=tuple(fields), highest_field_id=1, partition_keys=("dt",),
+    >>> fields = (DataField(0, "id", parse_type("INT NOT NULL")),
+    ...           DataField(1, "dt", parse_type("STRING")))
+    >>> s = TableSchema(id=0, fields=fields, highest_field_id=1, partition_keys=("dt",),
     ...                 primary_keys=("id",), options={"bucket": "-1"})
     >>> is_cross_partition(s)
     True
@@ -104,8 +107,10 @@ def num_assigners(options: CoreOptions) -> int:
 
     ``max(dynamic-bucket.initial-buckets, dynamic-bucket.assigner-parallelism)`` when either is set.
 
-    >>> num_assigners(CoreOptions({})), num_assigners(CoreOptions({"dynamic-bucket.initial-buckets": "3"}))
-    (1, 3)
+    >>> num_assigners(CoreOptions({}))
+    1
+    >>> num_assigners(CoreOptions({"dynamic-bucket.initial-buckets": "3"}))
+    3
     """
     values = [
         options.optional_integer(k)
@@ -172,7 +177,10 @@ def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
                     if part_id is None:
                         part_id = ids[split.partition_bytes] = len(ids)
                         first = pa.Table.from_batches([batch.slice(0, 1)])
-                        values = [first.column(p).cast(f.type) for p, f in zip(parts, part_fields, strict=True)]
+                        values = [
+                            first.column(p).cast(f.type)
+                            for p, f in zip(parts, part_fields, strict=True)
+                        ]
                         part_rows.append(
                             pa.table(
                                 [pa.array([part_id], pa.int32()), *values],
@@ -180,7 +188,9 @@ def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
                             )
                         )
                     n = batch.num_rows
-                    columns = [batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)]
+                    columns = [
+                        batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)
+                    ]
                     chunks.append(
                         pa.table(
                             [
@@ -191,7 +201,9 @@ def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
                             names=[*pk, OLD_PART, OLD_BUCKET],
                         )
                     )
-        key_schema = pa.schema([*key_fields, pa.field(OLD_PART, pa.int32()), pa.field(OLD_BUCKET, pa.int32())])
+        key_schema = pa.schema(
+            [*key_fields, pa.field(OLD_PART, pa.int32()), pa.field(OLD_BUCKET, pa.int32())]
+        )
         part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
         keys = pa.concat_tables(chunks).combine_chunks() if chunks else key_schema.empty_table()
         partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
@@ -212,8 +224,16 @@ def _q(name: str, table: str | None = None) -> exp.Column:
 
 
 def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) -> exp.Expression:
+    """Every pair ``IS NOT DISTINCT FROM`` (partition values may be NULL); TRUE for none.
+
+    >>> all_null_safe_equal([(exp.column("a"), exp.column("b"))]).sql("duckdb")
+    'a IS NOT DISTINCT FROM b'
+    """
     conditions = [exp.NullSafeEQ(this=a, expression=b) for a, b in pairs]
-    return exp.and_(*conditions) if conditions else exp.true()
+    if not conditions:
+        return exp.true()
+    combined: exp.Expression = exp.and_(*conditions)
+    return combined
 
 
 def _table(name: str, alias: str) -> exp.Table:
@@ -271,7 +291,7 @@ def route_query(
             order=exp.Order(expressions=[exp.Ordered(this=_q(cols.ord, "s"), desc=True)]),
         )
         joined = joined.select(exp.alias_(latest, _RN, quoted=True), append=True)
-        targets = [_q(p) for p in parts]
+        targets: list[exp.Expression] = [_q(p) for p in parts]
     else:
         firsts = [
             exp.Window(
@@ -296,20 +316,19 @@ def route_query(
     known = exp.not_(exp.Is(this=_q(OLD_PART), expression=exp.null()))
     same = exp.and_(
         known.copy(),
-        all_null_safe_equal(
-            (t.copy(), _q(old_partition_column(i))) for i, t in enumerate(targets)
-        ),
+        all_null_safe_equal((t.copy(), _q(old_partition_column(i))) for i, t in enumerate(targets)),
     )
     part_types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
 
     def fields(values: Sequence[exp.Expression]) -> list[exp.Expression]:
         by_name = dict(zip(parts, values, strict=True))
-        return [
+        out: list[exp.Expression] = [
             exp.alias_(exp.cast(by_name[f.name].copy(), part_types[f.name]), f.name, quoted=True)
             if f.name in by_name
             else _q(f.name)
             for f in schema.fields
         ]
+        return out
 
     inner = joined.subquery("j", copy=False)
     main = exp.select(
@@ -363,7 +382,13 @@ def route_query(
 
 
 def assigner_expression(schema: TableSchema, n: int, table: str | None = None) -> exp.Expression:
-    """The assigner of a key: ``abs(hash(full primary key) % n)`` (Java's KeyPartRowChannelComputer)."""
+    """The assigner of a key: ``abs(hash(full primary key) % n)``.
+
+    As Java's ``KeyPartRowChannelComputer`` shuffles keys to the assigners.
+
+    >>> assigner_expression(None, 1).sql("duckdb")
+    '0'
+    """
     if n == 1:
         return exp.Literal.number(0)
     key = [(_q(k, table), schema.field(k).type) for k in schema.primary_keys]

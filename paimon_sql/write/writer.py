@@ -46,11 +46,18 @@ from paimon_sql.format.partition import partition_path
 from paimon_sql.io.arrays import arange
 from paimon_sql.sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.types import RowKind
+from paimon_sql.write import global_index
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.data_file import data_file_name, write_data_file
-from paimon_sql.write import global_index
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
-from paimon_sql.write.global_index import ASSIGNER, MOVED, OLD_BUCKET, OLD_PART, bootstrap, is_cross_partition
+from paimon_sql.write.global_index import (
+    ASSIGNER,
+    MOVED,
+    OLD_BUCKET,
+    OLD_PART,
+    bootstrap,
+    is_cross_partition,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -291,9 +298,14 @@ class TableWriter:
 
     # --- cross-partition tables (global_index) ----------------------------------------------------
 
+    def _db(self) -> duckdb.DuckDBPyConnection:
+        if self.con is None:
+            raise ValueError(f"this writer of {self.table.name} has no DuckDB connection")
+        return self.con
+
     def _register(self, data: pa.Table) -> str:
         name = f"__paimon_index_{next(_counter)}"
-        self.con.register(name, data)
+        self._db().register(name, data)
         self._registered.append(name)
         return name
 
@@ -316,7 +328,7 @@ class TableWriter:
         query = global_index.route_query(self.schema, staged, self._keys, self._partitions, cols)
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, query)
-        self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
+        self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
     def _assign_cross(self, staged: str) -> str:
@@ -345,7 +357,7 @@ class TableWriter:
         try:
             return self._place_fresh(staged, fresh, n, target)
         finally:
-            self.con.execute(drop("TABLE", table_node(fresh)).sql("duckdb"))
+            self._db().execute(drop("TABLE", table_node(fresh)).sql("duckdb"))
 
     def _place_fresh(self, staged: str, fresh: str, n: int, target: int) -> str:
         pk = list(self.schema.primary_keys)
@@ -365,7 +377,7 @@ class TableWriter:
             .where(exp.Is(this=_qs(BUCKET), expression=exp.null()))
             .distinct()
         )
-        part_ids = dict(self.con.sql(ids.sql("duckdb")).fetchall())
+        part_ids = dict(self._db().sql(ids.sql("duckdb")).fetchall())
         wanted = sorted({i for i in part_ids.values() if i is not None})
         counts: dict[tuple[int, int], dict[int, int]] = {}
         if wanted:
@@ -383,7 +395,7 @@ class TableWriter:
                 .where(in_wanted)
                 .group_by(exp.Literal.number(1), exp.Literal.number(2), exp.Literal.number(3))
             )
-            for part, bucket, assigner, count in self.con.sql(held.sql("duckdb")).fetchall():
+            for part, bucket, assigner, count in self._db().sql(held.sql("duckdb")).fetchall():
                 counts.setdefault((part, assigner), {})[bucket] = count
             moved = (
                 exp.select(
@@ -396,7 +408,7 @@ class TableWriter:
                 .where(_q(MOVED))
                 .group_by(exp.Literal.number(1), exp.Literal.number(2), exp.Literal.number(3))
             )
-            for part, bucket, assigner, count in self.con.sql(moved.sql("duckdb")).fetchall():
+            for part, bucket, assigner, count in self._db().sql(moved.sql("duckdb")).fetchall():
                 held_here = counts.setdefault((part, assigner), {})
                 held_here[bucket] = held_here.get(bucket, 0) - count
         sizes = exp.select(_q(PART), _q(ASSIGNER), exp.Count(this=exp.Star())).from_(
@@ -404,7 +416,7 @@ class TableWriter:
         )
         sizes = sizes.group_by(_q(PART), _q(ASSIGNER))
         rows: dict[str, list[int]] = {PART: [], ASSIGNER: [], "bucket": [], "start": [], "stop": []}
-        for part, assigner, count in self.con.sql(sizes.sql("duckdb")).fetchall():
+        for part, assigner, count in self._db().sql(sizes.sql("duckdb")).fetchall():
             index_id = part_ids.get(part)
             held_counts = counts.get((index_id, assigner), {}) if index_id is not None else {}
             for bucket, start, stop in global_index.slots(held_counts, assigner, n, count, target):
@@ -467,6 +479,7 @@ class TableWriter:
                 _qs(KIND),
                 _qs(PART),
                 _qs(GEN),
+                _qs(MOVED),
                 exp.alias_(bucket, BUCKET, quoted=True),
             )
             .from_(table_node(staged, alias="s"))
@@ -474,7 +487,7 @@ class TableWriter:
         )
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, final)
-        self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
+        self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
     def _create(self, name: str, query: exp.Expression) -> None:
@@ -909,7 +922,7 @@ class TableWriter:
                 self.con.unregister(self._assignment)
                 self._assignment = None
             for name in self._registered:
-                self.con.unregister(name)
+                self._db().unregister(name)
             self._registered.clear()
         finally:
             self._restore_memory()

@@ -31,14 +31,25 @@ _EXTRA = {
 STEPS: tuple[tuple[str, Any], ...] = (
     (
         "creator",
-        [(1, "a", 10, "x"), (2, "a", 20, "y"), (3, "b", 30, "z"), (4, "b", 40, "w")]
-        + [(5, "c", 50, "q")],
+        [
+            (1, "a", 10, "x"),
+            (2, "a", 20, "y"),
+            (3, "b", 30, "z"),
+            (4, "b", 40, "w"),
+            (5, "c", 50, "q"),
+        ],
     ),
     # key 1 moves; 6 is new and named in two partitions; 3 stays; 2 moves away and back
     (
         "ours",
-        [(1, "b", 11, None), (6, "a", 60, "n"), (6, "c", 61, "n2"), (3, "b", 31, "same")]
-        + [(2, "c", 21, "m"), (2, "a", 22, "back")],
+        [
+            (1, "b", 11, None),
+            (6, "a", 60, "n"),
+            (6, "c", 61, "n2"),
+            (3, "b", 31, "same"),
+            (2, "c", 21, "m"),
+            (2, "a", 22, "back"),
+        ],
     ),
     ("java", [(1, "c", 12, "f"), (7, "a", 70, "f7"), (4, "a", 41, None)]),
     ("ours", [(7, "b", 71, "o"), (5, "a", 51, "again"), (8, "c", 80, "e")]),
@@ -61,7 +72,7 @@ def ddl(engine: str, *, spark: bool = False) -> str:
 
 
 def applies(engine: str, step: Any) -> bool:
-    """Java refuses UPDATE and DELETE on aggregation and first-row tables (and so does paimon-sql)."""
+    """Java refuses UPDATE and DELETE on aggregation and first-row tables (so does paimon-sql)."""
     return not (engine in ("aggregation", "first-row") and step[0] in ("delete", "update-s"))
 
 
@@ -92,9 +103,9 @@ def model(engine: str, steps: list[Any]) -> list[dict[str, Any]]:
 def statement(step: Any, table: str, *, typed_null: bool = False) -> str:
     """The SQL of a step on `table` (`typed_null`: Flink needs ``CAST(NULL AS STRING)``)."""
     if step[0] == "delete":
-        return f"DELETE FROM {table} WHERE id = {int(step[1])}"
+        return f"DELETE FROM {table} WHERE id = {int(step[1])}"  # noqa: S608 - test literals
     if step[0] == "update-s":
-        return f"UPDATE {table} SET s = '{step[2]}' WHERE id = {int(step[1])}"
+        return f"UPDATE {table} SET s = '{step[2]}' WHERE id = {int(step[1])}"  # noqa: S608
 
     def text(value: Any) -> str:
         if value is None:
