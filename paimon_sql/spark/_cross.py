@@ -1,4 +1,4 @@
-"""Cross-partition primary-key tables written from Spark (bucket -1, key without a partition column).
+"""Cross-partition primary-key tables written from Spark (bucket -1, key without a partition key).
 
 The driver plans, the executors route (as for dynamic buckets, `writer._assign`):
 
