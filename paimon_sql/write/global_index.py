@@ -223,7 +223,7 @@ def _q(name: str, table: str | None = None) -> exp.Column:
     return exp.column(name, table=table, quoted=True)
 
 
-def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) -> exp.Expression:
+def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) -> exp.Expr:
     """Every pair ``IS NOT DISTINCT FROM`` (partition values may be NULL); TRUE for none.
 
     >>> all_null_safe_equal([(exp.column("a"), exp.column("b"))]).sql("duckdb")
@@ -232,8 +232,7 @@ def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) 
     conditions = [exp.NullSafeEQ(this=a, expression=b) for a, b in pairs]
     if not conditions:
         return exp.true()
-    combined: exp.Expression = exp.and_(*conditions)
-    return combined
+    return exp.and_(*conditions)
 
 
 def _table(name: str, alias: str) -> exp.Table:
@@ -320,9 +319,9 @@ def route_query(
     )
     part_types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
 
-    def fields(values: Sequence[exp.Expression]) -> list[exp.Expression]:
+    def fields(values: Sequence[exp.Expression]) -> list[exp.Expr]:
         by_name = dict(zip(parts, values, strict=True))
-        out: list[exp.Expression] = [
+        out: list[exp.Expr] = [
             exp.alias_(exp.cast(by_name[f.name].copy(), part_types[f.name]), f.name, quoted=True)
             if f.name in by_name
             else _q(f.name)

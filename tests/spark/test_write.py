@@ -331,9 +331,9 @@ def test_cross_partition_keys_move_between_partitions(lake, engine):
     )
     rng = random.Random(name)
     nulls = rule in ("partial", "sum")
-    state: dict[int, tuple] = {}
+    state: dict[int, tuple[Any, ...]] = {}
 
-    def apply(rows: list[tuple]) -> list[dict[str, Any]]:
+    def apply(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         for row in rows:
             old = state.get(row[0])
             merged = _merge(old, row, rule)
