@@ -50,6 +50,7 @@ from paimon_sql.commit.retry import on_latest
 from paimon_sql.format.manifest import creation_time_millis
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.plan.scan import ReadMode, plan_scan
+from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, arrow_type, duckdb_type_node
 from paimon_sql.write.bucket import hash_expression
 
@@ -70,8 +71,7 @@ OLD_BUCKET = "__paimon_old_bucket"
 MOVED = "__paimon_moved"
 ASSIGNER = "__paimon_assigner"
 _FIRST = "__paimon_first"
-_RANK = "__paimon_rank"
-_RN = "__paimon_rn"
+_LAST = "__paimon_last"
 
 
 def is_cross_partition(schema: TableSchema) -> bool:
@@ -235,12 +235,6 @@ def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) 
     return exp.and_(*conditions)
 
 
-def _table(name: str, alias: str) -> exp.Table:
-    node = exp.Table(this=exp.to_identifier(name, quoted=True))
-    node.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
-    return node
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Columns:
     """The writer's staging column names the routing reads and writes."""
@@ -251,133 +245,176 @@ class Columns:
     part: str
 
 
-def route_query(
-    schema: TableSchema, staged: str, keys: str, partitions: str, cols: Columns
-) -> exp.Select:
-    """The staged rows routed by the key index, per merge engine (see the module docstring).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RouteTables:
+    """The tables `route_queries` joins, registered or created by the writer.
 
-    Output: the table's columns (partition columns possibly replaced), `cols.ord`, `cols.bucket`
-    (the old bucket where the row goes where its key already lives, else NULL: assigned by
-    `assign_fresh`), `cols.kind`, `MOVED` (a ``-D`` record retracting a key that moved) and
-    `OLD_PART` (the key's partition id in the index, NULL for a new key), `cols.part` renumbered.
+    `staged`: the statement's rows; `keys` / `partitions`: the `KeyIndex`; `ranked`: every
+    partition of the statement or of the index with its group number (`cols.part`), the partition
+    values as ``__paimon_op_<i>``; `repeated`: the keys the statement names more than once with
+    their first and last arrival (``__paimon_first``, ``__paimon_last``), or None when there are
+    none.
     """
-    engine = CoreOptions(schema.options).merge_engine
-    pk = list(schema.primary_keys)
+
+    staged: str
+    keys: str
+    partitions: str
+    ranked: str
+    repeated: str | None
+
+
+def ranked_partitions_query(
+    schema: TableSchema, staged: str, partitions: str, part: str
+) -> exp.Select:
+    """Every partition the statement or the index names, numbered in partition order (`part`)."""
     parts = list(schema.partition_keys)
-    olds = [_q(old_partition_column(i), "p") for i in range(len(parts))]
-    on_key = exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "i")) for k in pk])
-    joined = (
-        exp.select(
-            *[_q(f.name, "s") for f in schema.fields],
-            _q(cols.ord, "s"),
-            _q(cols.kind, "s"),
-            _q(OLD_PART, "i"),
-            _q(OLD_BUCKET, "i"),
-            *olds,
-        )
-        .from_(_table(staged, "s"))
-        .join(_table(keys, "i"), on=on_key, join_type="left")
-        .join(
-            _table(partitions, "p"),
-            on=exp.EQ(this=_q(OLD_PART, "i"), expression=_q(OLD_PART, "p")),
-            join_type="left",
-        )
+    olds = [old_partition_column(i) for i in range(len(parts))]
+    mine = exp.select(
+        *[exp.alias_(_q(p), o, quoted=True) for p, o in zip(parts, olds, strict=True)]
     )
-    if engine is MergeEngine.DEDUPLICATE:
-        latest = exp.Window(
-            this=exp.RowNumber(),
-            partition_by=[_q(k, "s") for k in pk],
-            order=exp.Order(expressions=[exp.Ordered(this=_q(cols.ord, "s"), desc=True)]),
-        )
-        joined = joined.select(exp.alias_(latest, _RN, quoted=True), append=True)
-        targets: list[exp.Expression] = [_q(p) for p in parts]
-    else:
-        firsts = [
-            exp.Window(
-                this=exp.func("FIRST_VALUE", _q(p, "s")),
-                partition_by=[_q(k, "s") for k in pk],
-                order=exp.Order(expressions=[exp.Ordered(this=_q(cols.ord, "s"))]),
-            )
-            for p in parts
-        ]
-        joined = joined.select(
-            *[exp.alias_(w, f"__paimon_fp_{i}", quoted=True) for i, w in enumerate(firsts)],
-            append=True,
-        )
-        targets = [
-            exp.If(
-                this=exp.Is(this=_q(OLD_PART), expression=exp.null()),
-                true=_q(f"__paimon_fp_{i}"),
-                false=_q(old_partition_column(i)),
-            )
-            for i in range(len(parts))
-        ]
-    known = exp.not_(exp.Is(this=_q(OLD_PART), expression=exp.null()))
-    same = exp.and_(
-        known.copy(),
-        all_null_safe_equal((t.copy(), _q(old_partition_column(i))) for i, t in enumerate(targets)),
-    )
-    part_types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
-
-    def fields(values: Sequence[exp.Expression]) -> list[exp.Expr]:
-        by_name = dict(zip(parts, values, strict=True))
-        out: list[exp.Expr] = [
-            exp.alias_(exp.cast(by_name[f.name].copy(), part_types[f.name]), f.name, quoted=True)
-            if f.name in by_name
-            else _q(f.name)
-            for f in schema.fields
-        ]
-        return out
-
-    inner = joined.subquery("j", copy=False)
-    main = exp.select(
-        *fields(targets),
-        _q(cols.ord),
-        exp.alias_(
-            exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET))], default=exp.null()),
-            cols.bucket,
-            quoted=True,
-        ),
-        _q(cols.kind),
-        exp.alias_(exp.false(), MOVED, quoted=True),
-        _q(OLD_PART),
-    ).from_(inner)
-    if engine is MergeEngine.DEDUPLICATE:
-        main = main.where(exp.EQ(this=_q(_RN), expression=exp.Literal.number(1)))
-        retract = (
-            exp.select(
-                *fields([_q(old_partition_column(i)) for i in range(len(parts))]),
-                _q(cols.ord),
-                exp.alias_(_q(OLD_BUCKET), cols.bucket, quoted=True),
-                exp.alias_(exp.Literal.number(int(RowKind.DELETE)), cols.kind, quoted=True),
-                exp.alias_(exp.true(), MOVED, quoted=True),
-                _q(OLD_PART),
-            )
-            .from_(inner.copy())
-            .where(
-                exp.and_(
-                    exp.EQ(this=_q(_RN), expression=exp.Literal.number(1)),
-                    known.copy(),
-                    exp.not_(same.copy()),
-                )
-            )
-        )
-        routed: exp.Expression = exp.union(main, retract, distinct=False)
-    else:
-        if engine is MergeEngine.FIRST_ROW:
-            main = main.where(
-                all_null_safe_equal((t.copy(), _q(p)) for t, p in zip(targets, parts, strict=True))
-            )
-        routed = main
+    theirs = exp.select(*[_q(o) for o in olds]).from_(table_node(partitions))
+    union = exp.union(mine.from_(table_node(staged)), theirs, distinct=True)
     rank: exp.Expression = exp.Literal.number(0)
     if parts:
         rank = exp.Window(
             this=exp.func("DENSE_RANK"),
-            order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in parts]),
+            order=exp.Order(expressions=[exp.Ordered(this=_q(o)) for o in olds]),
         )
-    return exp.select("*", exp.alias_(rank, cols.part, quoted=True)).from_(
-        exp.Subquery(this=routed, alias=exp.TableAlias(this=exp.to_identifier("r")))
+    return exp.select("*", exp.alias_(rank, part, quoted=True)).from_(
+        exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier("u")))
     )
+
+
+def repeated_keys_query(schema: TableSchema, staged: str, cols: Columns) -> exp.Select:
+    """The keys named more than once, with their first and last arrival."""
+    pk = [_q(k) for k in schema.primary_keys]
+    return (
+        exp.select(
+            *pk,
+            exp.alias_(exp.Min(this=_q(cols.ord)), _FIRST, quoted=True),
+            exp.alias_(exp.Max(this=_q(cols.ord)), _LAST, quoted=True),
+        )
+        .from_(table_node(staged))
+        .group_by(*[k.copy() for k in pk])
+        .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+    )
+
+
+def route_queries(
+    schema: TableSchema, tables: RouteTables, cols: Columns
+) -> tuple[exp.Select, exp.Select | None]:
+    """The staged rows routed by the key index, per merge engine (see the module docstring).
+
+    Returns the rows to write and (deduplicate) the retractions of moved keys. Both have the
+    table's columns (partition columns possibly replaced), `cols.ord`, `cols.bucket` (the old bucket
+    where the row goes where its key already lives, else NULL: assigned by the writer),
+    `cols.kind`, `MOVED` (a retraction), `OLD_PART` (the key's partition id in the index, NULL for
+    a new key) and `cols.part`. Hash joins and aggregates only (DuckDB runs them in parallel; a
+    window over every row would not).
+    """
+    engine = CoreOptions(schema.options).merge_engine
+    pk = list(schema.primary_keys)
+    parts = list(schema.partition_keys)
+    n = len(parts)
+    olds = [old_partition_column(i) for i in range(n)]
+    on_key = exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "i")) for k in pk])
+    known = exp.not_(exp.Is(this=_q(OLD_PART, "i"), expression=exp.null()))
+    # the partition a key goes to: deduplicate, the row's own; the others, where the key lives,
+    # else where its first row in the statement goes
+    first_part: list[exp.Expression] = [_q(p, "s") for p in parts]
+    keep: exp.Expr = exp.true()
+    joined = (
+        exp.select()
+        .from_(table_node(tables.staged, alias="s"))
+        .join(table_node(tables.keys, alias="i"), on=on_key, join_type="left")
+        .join(
+            table_node(tables.partitions, alias="p"),
+            on=exp.EQ(this=_q(OLD_PART, "i"), expression=_q(OLD_PART, "p")),
+            join_type="left",
+        )
+    )
+    if tables.repeated is not None:
+        joined = joined.join(
+            table_node(tables.repeated, alias="k"),
+            on=exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "k")) for k in pk]),
+            join_type="left",
+        )
+        if engine is MergeEngine.DEDUPLICATE:  # the latest row of a key wins
+            keep = exp.or_(
+                exp.Is(this=_q(_LAST, "k"), expression=exp.null()),
+                exp.EQ(this=_q(cols.ord, "s"), expression=_q(_LAST, "k")),
+            )
+        else:
+            joined = joined.join(
+                table_node(tables.staged, alias="f"),
+                on=exp.EQ(this=_q(cols.ord, "f"), expression=_q(_FIRST, "k")),
+                join_type="left",
+            )
+            first_part = [
+                exp.If(
+                    this=exp.Is(this=_q(_FIRST, "k"), expression=exp.null()),
+                    true=_q(p, "s"),
+                    false=_q(p, "f"),
+                )
+                for p in parts
+            ]
+    targets: list[exp.Expression]
+    if engine is MergeEngine.DEDUPLICATE:
+        targets = [_q(p, "s") for p in parts]
+    else:
+        targets = [
+            exp.If(this=known.copy(), true=_q(o, "p"), false=f)
+            for o, f in zip(olds, first_part, strict=True)
+        ]
+    same = exp.and_(
+        known.copy(),
+        all_null_safe_equal((t.copy(), _q(o, "p")) for t, o in zip(targets, olds, strict=True)),
+    )
+    if engine is MergeEngine.FIRST_ROW:  # a row of a key living elsewhere is dropped
+        keep = all_null_safe_equal(
+            (t.copy(), _q(p, "s")) for t, p in zip(targets, parts, strict=True)
+        )
+    types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
+
+    def output(values: Sequence[exp.Expression], retract: bool) -> exp.Select:
+        by_name = dict(zip(parts, values, strict=True))
+        fields = [
+            exp.alias_(exp.cast(by_name[f.name].copy(), types[f.name]), f.name, quoted=True)
+            if f.name in by_name
+            else _q(f.name, "s")
+            for f in schema.fields
+        ]
+        bucket = (
+            _q(OLD_BUCKET, "i")
+            if retract
+            else exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET, "i"))])
+        )
+        kind = exp.Literal.number(int(RowKind.DELETE)) if retract else _q(cols.kind, "s")
+        where = exp.and_(keep.copy(), known.copy(), exp.not_(same.copy())) if retract else keep
+        inner = joined.copy().select(
+            *fields,
+            _q(cols.ord, "s"),
+            exp.alias_(bucket, cols.bucket, quoted=True),
+            exp.alias_(kind, cols.kind, quoted=True),
+            exp.alias_(exp.true() if retract else exp.false(), MOVED, quoted=True),
+            _q(OLD_PART, "i"),
+        )
+        inner = inner.where(where.copy())
+        on = all_null_safe_equal((_q(p, "j"), _q(o, "r")) for p, o in zip(parts, olds, strict=True))
+        return (
+            exp.select(
+                *[_q(f.name, "j") for f in schema.fields],
+                *[_q(c, "j") for c in (cols.ord, cols.bucket, cols.kind, MOVED, OLD_PART)],
+                _q(cols.part, "r"),
+            )
+            .from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("j"))))
+            .join(table_node(tables.ranked, alias="r"), on=on, join_type="inner")
+        )
+
+    main = output(targets, retract=False)
+    if engine is not MergeEngine.DEDUPLICATE:
+        return main, None
+    return main, output([_q(o, "p") for o in olds], retract=True)
 
 
 def assigner_expression(schema: TableSchema, n: int, table: str | None = None) -> exp.Expression:

@@ -271,7 +271,7 @@ class TableWriter:
             key = [(_q(k), self.schema.field(k).type) for k in self.keys]
             extra.append(exp.alias_(hash_expression(key), HASH, quoted=True))
         part_id: exp.Expression = exp.Literal.number(0)
-        if self.parts:
+        if self.parts and not self.cross_partition:  # (cross-partition: numbered by the routing)
             part_id = exp.Window(
                 this=exp.func("DENSE_RANK"),
                 order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts]),
@@ -310,7 +310,7 @@ class TableWriter:
         return name
 
     def _route(self, staged: str) -> str:
-        """Bootstrap the key index and route the staged rows by it (`global_index.route_query`)."""
+        """Bootstrap the key index; route the staged rows by it (`global_index.route_queries`)."""
         if self.key_reader is None:
             raise UnsupportedFeatureError(
                 f"writing cross-partition primary-key table {self.table.name} (bucket=-1, primary "
@@ -325,9 +325,35 @@ class TableWriter:
         if self._ceiling():
             self._set_limit(min(self._limit + 48 * index.keys.num_rows, self._ceiling()))
         cols = global_index.Columns(ord=ORD, bucket=BUCKET, kind=KIND, part=PART)
-        query = global_index.route_query(self.schema, staged, self._keys, self._partitions, cols)
-        name = f"__paimon_stage_{next(_counter)}"
-        self._create(name, query)
+        scratch: list[str] = []
+        try:
+            ranked = f"__paimon_parts_{next(_counter)}"
+            query = global_index.ranked_partitions_query(
+                self.schema, staged, self._partitions, PART
+            )
+            self._create(ranked, query)
+            scratch.append(ranked)
+            repeats = f"__paimon_repeated_{next(_counter)}"
+            self._create(repeats, global_index.repeated_keys_query(self.schema, staged, cols))
+            scratch.append(repeats)
+            count = exp.select(exp.Count(this=exp.Star())).from_(table_node(repeats))
+            repeated = repeats if self._db().sql(count.sql("duckdb")).fetchall()[0][0] else None
+            tables = global_index.RouteTables(
+                staged=staged,
+                keys=self._keys,
+                partitions=self._partitions,
+                ranked=ranked,
+                repeated=repeated,
+            )
+            main, retract = global_index.route_queries(self.schema, tables, cols)
+            name = f"__paimon_stage_{next(_counter)}"
+            self._create(name, main)
+            if retract is not None and index.keys.num_rows:
+                insert = exp.insert(retract, table_node(name))
+                self._heavy(lambda: self._db().execute(insert.sql("duckdb")))
+        finally:
+            for table in scratch:
+                self._db().execute(drop("TABLE", table_node(table)).sql("duckdb"))
         self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
