@@ -50,6 +50,7 @@ from paimon_sql.spark._task import (
     route,
     write_task,
 )
+from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 if TYPE_CHECKING:
@@ -392,8 +393,18 @@ def _overwrite(
     part_types = [schema.field(p).type for p in parts]
     if static:
 
-        def in_partition(_messages: list[CommitMessage]) -> Callable[[ManifestEntry], bool]:
+        def in_partition(messages: list[CommitMessage]) -> Callable[[ManifestEntry], bool]:
+            # cross-partition keys: the retractions' partitions too, as Java's commit (and the SQL
+            # writer) replace every partition the write adds files to
+            retracted = (
+                {m.partition for m in messages if m.new_files}
+                if is_cross_partition(schema)
+                else set()
+            )
+
             def replaced(e: ManifestEntry) -> bool:
+                if e.partition in retracted:
+                    return True
                 values = dict(zip(parts, decode_row(e.partition, part_types), strict=True))
                 return all(values[k] == v for k, v in static.items())
 
