@@ -285,7 +285,9 @@ def _write(
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            rows = conform(batch, schema, job.static)
+            # cross-partition rows were checked before routing, which may move them elsewhere
+            static = {} if job.cross is not None else job.static
+            rows = conform(batch, schema, static)
             bucket = (
                 batch.column(BUCKET)
                 if BUCKET in batch.schema.names
