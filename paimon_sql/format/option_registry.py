@@ -1155,32 +1155,3 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
             problems.append(f"option {key!r} = {value!r} is not supported: {why}")
     if problems:
         raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
-
-
-def refuse_cross_partition(
-    primary_keys: Sequence[str],
-    partition_keys: Sequence[str],
-    options: Mapping[str, str],
-    table: object,
-) -> None:
-    """Refuse a primary-key table whose key leaves out partition keys.
-
-    Such a table (bucket -1: cross-partition upserts) cannot be written by paimon-sql yet: it is
-    refused at CREATE rather than at every INSERT.
-
-    >>> refuse_cross_partition(["id"], ["dt"], {}, "db.t")
-    Traceback (most recent call last):
-    ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: the primary key ['id'] leaves ...
-    """
-    missing = [p for p in partition_keys if p not in primary_keys]
-    if not primary_keys or not missing:
-        return
-    if options.get("bucket", "-1").strip() != "-1":
-        return  # a fixed bucket count: validate_options already explains the problem
-    raise UnsupportedFeatureError(
-        f"CREATE TABLE {table}: the primary key {list(primary_keys)} leaves out partition "
-        f"column(s) {missing}: "
-        "such a table needs cross-partition upserts, which paimon-sql cannot write yet; add "
-        f"{', '.join(missing)} to the primary key"
-    )

@@ -31,7 +31,7 @@ from paimon_sql.catalog import Catalog
 from paimon_sql.errors import PaimonSqlError, SchemaError, SpecViolationError
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.io.arrays import arange
-from paimon_sql.write.data_file import arrow_field
+from paimon_sql.write.data_file import VALUE_KIND, arrow_field
 from paimon_sql.write.writer import (
     BUCKET,
     ORD,
@@ -71,6 +71,8 @@ class WriteJob:
     static: Mapping[str, Any] = field(default_factory=dict)
     #: dynamic bucket tables: (partition bytes, key hash) -> bucket, assigned on the driver.
     assignment: Mapping[tuple[bytes, int], int] | None = None
+    #: cross-partition tables: the driver's routing of each (key, partition) (`_cross.plan`).
+    cross: Mapping[Any, Any] | None = None
 
     def file_id(self, attempt: int) -> str:
         """The unique part of the names of the files a task attempt writes: ``<job>-<attempt>``."""
@@ -352,7 +354,9 @@ def _write(
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            rows = conform(batch, schema, job.static)
+            # cross-partition rows were checked before routing, which may move them elsewhere
+            static = {} if job.cross is not None else job.static
+            rows = conform(batch, schema, static)
             bucket = (
                 batch.column(BUCKET)
                 if BUCKET in batch.schema.names
@@ -361,6 +365,8 @@ def _write(
             rows = rows.append_column(BUCKET, pa.array(bucket, pa.int32()))
             if writer.pk:
                 rows = rows.append_column(ORD, batch.column(ORD))
+            if VALUE_KIND in batch.schema.names:  # cross-partition: a moved key's retraction
+                rows = rows.append_column(VALUE_KIND, batch.column(VALUE_KIND))
             yield rows
 
     stream: Iterable[pa.Table] = typed()

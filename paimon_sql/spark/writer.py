@@ -5,10 +5,11 @@ Executors write the files, the driver commits once.
 The plan (PySpark 3.5 and 4.x, no Paimon jar):
 
 1. Driver: load the table, refuse what cannot be written
-   (`paimon_sql.compact.after_write.check_writable`, postpone buckets, cross-partition keys) and a
-   DataFrame that does not fit (`_schema.check_columns`), read every bucket's next sequence number,
-   and (dynamic buckets) assign the buckets of every key on the driver (Java's HashBucketAssigner
-   over the distinct key hashes a first Spark job collects) and write the new HASH index files.
+   (`paimon_sql.compact.after_write.check_writable`, postpone buckets) and a DataFrame that does
+   not fit (`_schema.check_columns`), read every bucket's next sequence number, and (dynamic
+   buckets) assign the buckets of every key on the driver (Java's HashBucketAssigner over the
+   distinct key hashes a first Spark job collects) and write the new HASH index files; for
+   cross-partition keys plan every (key, partition) group on the driver (`_cross`).
 2. Executors: ``mapInArrow`` adds each row's bucket (Java's murmur hash of the bucket key, the same
    DuckDB expression the SQL writer uses); the rows are repartitioned by (partition, bucket) and
    sorted by key within each task; a second ``mapInArrow`` writes level-0 files (`_task.write_task`)
@@ -50,6 +51,7 @@ from paimon_sql.spark._task import (
     route,
     write_task,
 )
+from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
 if TYPE_CHECKING:
@@ -166,7 +168,14 @@ def run(
     frame = _with_static(df, schema, static)
     try:
         with _arrow_batches(df):
-            if writer.dynamic:
+            if writer.cross_partition:
+                from pyspark.sql import functions as F
+
+                from paimon_sql.spark import _cross
+
+                frame = frame.withColumn(ORD, F.monotonically_increasing_id())
+                job = replace(job, cross=_cross.plan(frame, warehouse, table))
+            elif writer.dynamic:
                 job = replace(job, assignment=_assign(frame, job, writer))
             payloads = _run_tasks(_routed(frame, job, schema), job, task)
     except BaseException as err:
@@ -280,10 +289,19 @@ def _routed(df: DataFrame, job: WriteJob, schema: TableSchema) -> DataFrame:
     parts = list(schema.partition_keys)
     if not schema.primary_keys and schema.bucket == -1:  # unaware: any task writes any partition
         return df.sortWithinPartitions(*[_col(p) for p in parts]) if parts else df
-    if schema.primary_keys:
+    if schema.primary_keys and ORD not in df.columns:
         df = df.withColumn(ORD, F.monotonically_increasing_id())
     fields = [*df.schema.fields, StructField(BUCKET, IntegerType(), False)]
-    routed = df.mapInArrow(functools.partial(route, job), StructType(fields))
+    router: Callable[..., Iterator[pa.RecordBatch]] = route
+    if job.cross is not None:  # cross-partition keys: the driver's plan, and each row's kind
+        from pyspark.sql.types import ByteType
+
+        from paimon_sql.spark import _cross
+        from paimon_sql.write.data_file import VALUE_KIND
+
+        router = _cross.route
+        fields.append(StructField(VALUE_KIND, ByteType(), False))
+    routed = df.mapInArrow(functools.partial(router, job), StructType(fields))
     routed = routed.repartition(*[_col(p) for p in parts], _col(BUCKET))
     order = [*parts, BUCKET, *schema.trimmed_primary_keys]
     if schema.primary_keys:
@@ -397,12 +415,6 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     """
     from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_partitions
 
-    if not set(writer.parts) <= set(writer.schema.primary_keys):
-        raise UnsupportedFeatureError(
-            "writing cross-partition primary-key tables (bucket=-1, primary key without the "
-            "partition "
-            f"keys) is not supported yet (table {writer.table.name})"
-        )
     pairs = df.mapInArrow(
         functools.partial(_key_hashes, job), f"part binary, {HASH} int"
     ).distinct()
@@ -436,8 +448,18 @@ def _overwrite(
     part_types = [schema.field(p).type for p in parts]
     if static:
 
-        def in_partition(_messages: list[CommitMessage]) -> Callable[[ManifestEntry], bool]:
+        def in_partition(messages: list[CommitMessage]) -> Callable[[ManifestEntry], bool]:
+            # cross-partition keys: the retractions' partitions too, as Java's commit (and the SQL
+            # writer) replace every partition the write adds files to
+            retracted = (
+                {m.partition for m in messages if m.new_files}
+                if is_cross_partition(schema)
+                else set()
+            )
+
             def replaced(e: ManifestEntry) -> bool:
+                if e.partition in retracted:
+                    return True
                 values = dict(zip(parts, decode_row(e.partition, part_types), strict=True))
                 return all(values[k] == v for k, v in static.items())
 

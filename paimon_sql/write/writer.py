@@ -46,9 +46,18 @@ from paimon_sql.format.partition import partition_path
 from paimon_sql.io.arrays import arange
 from paimon_sql.sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
 from paimon_sql.types import RowKind
+from paimon_sql.write import global_index
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
+from paimon_sql.write.global_index import (
+    ASSIGNER,
+    MOVED,
+    OLD_BUCKET,
+    OLD_PART,
+    bootstrap,
+    is_cross_partition,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -58,6 +67,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.write.global_index import KeyReader
 
 _T = TypeVar("_T")
 _counter = itertools.count()
@@ -91,12 +101,19 @@ class TableWriter:
     """Writes the rows of a query into new data files of `table` (nothing is committed here)."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection | None, table: Table, *, file_id: str | None = None
+        self,
+        con: duckdb.DuckDBPyConnection | None,
+        table: Table,
+        *,
+        file_id: str | None = None,
+        key_reader: KeyReader | None = None,
     ) -> None:
         """`con` runs the input query (it may read Paimon tables registered on it).
 
         None for a writer fed only through `write_pieces` (a Spark task). `file_id` is the unique
         part of the new files' names (``data-<file_id>-<n>``; a fresh UUID by default).
+        `key_reader` reads a plan's merged keys: cross-partition tables bootstrap their key index
+        with it (`paimon_sql.write.global_index.bootstrap`).
         """
         self.con = con
         self.table = table
@@ -110,12 +127,11 @@ class TableWriter:
         #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key
         #: (§6).
         self.dynamic = self.pk and self.schema.bucket == -1
-        if self.dynamic and not set(self.parts) <= set(self.schema.primary_keys):
-            raise UnsupportedFeatureError(
-                "writing cross-partition primary-key tables (bucket=-1, primary key without the "
-                "partition "
-                f"keys) is not supported yet (table {self.table.name})"
-            )
+        #: KEY_DYNAMIC: bucket = -1 and a key without some partition column (`global_index`).
+        self.cross_partition = is_cross_partition(self.schema)
+        self.key_reader = key_reader
+        #: Names registered on `con` for this statement (the key index), dropped by `drop`.
+        self._registered: list[str] = []
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts
         #: (it spills to its temp directory beyond it) and, divided by 8, the largest piece of rows
@@ -253,11 +269,11 @@ class TableWriter:
         )
         ordered = ordered.from_(source_node, copy=False)
         extra = []
-        if self.dynamic:
+        if self.dynamic and not self.cross_partition:
             key = [(_q(k), self.schema.field(k).type) for k in self.keys]
             extra.append(exp.alias_(hash_expression(key), HASH, quoted=True))
         part_id: exp.Expression = exp.Literal.number(0)
-        if self.parts:
+        if self.parts and not self.cross_partition:  # (cross-partition: numbered by the routing)
             part_id = exp.Window(
                 this=exp.func("DENSE_RANK"),
                 order=exp.Order(expressions=[exp.Ordered(this=_q(p)) for p in self.parts]),
@@ -273,9 +289,233 @@ class TableWriter:
         ).from_(ordered.subquery(copy=False), copy=False)
         self._create(name, staged)
         self._check_keys(name)
+        if self.cross_partition:
+            name = self._route(name)
         name = self._generations(name)
-        if self.dynamic:
+        if self.cross_partition:
+            name = self._assign_cross(name)
+        elif self.dynamic:
             self._assign_dynamic(name)
+        return name
+
+    # --- cross-partition tables (global_index) ----------------------------------------------------
+
+    def _db(self) -> duckdb.DuckDBPyConnection:
+        if self.con is None:
+            raise ValueError(f"this writer of {self.table.name} has no DuckDB connection")
+        return self.con
+
+    def _register(self, data: pa.Table) -> str:
+        name = f"__paimon_index_{next(_counter)}"
+        self._db().register(name, data)
+        self._registered.append(name)
+        return name
+
+    def _route(self, staged: str) -> str:
+        """Bootstrap the key index; route the staged rows by it (`global_index.route_queries`)."""
+        if self.key_reader is None:
+            raise UnsupportedFeatureError(
+                f"writing cross-partition primary-key table {self.table.name} (bucket=-1, primary "
+                "key without every partition column) needs its key index, which this writer "
+                "cannot read; write it with SQL (INSERT INTO) through a paimon-sql session"
+            )
+        index = bootstrap(self.table, self.key_reader)
+        self._keys = self._register(index.keys)
+        self._partitions = self._register(index.partitions)
+        # Like Java's assigner (its key index beside the write buffer), the joins' hash tables
+        # (about 48 bytes a key) come on top of write-buffer-size.
+        if self._ceiling():
+            self._set_limit(min(self._limit + 48 * index.keys.num_rows, self._ceiling()))
+        cols = global_index.Columns(ord=ORD, bucket=BUCKET, kind=KIND, part=PART)
+        scratch: list[str] = []
+        try:
+            ranked = f"__paimon_parts_{next(_counter)}"
+            query = global_index.ranked_partitions_query(
+                self.schema, staged, self._partitions, PART
+            )
+            self._create(ranked, query)
+            scratch.append(ranked)
+            repeats = f"__paimon_repeated_{next(_counter)}"
+            self._create(repeats, global_index.repeated_keys_query(self.schema, staged, cols))
+            scratch.append(repeats)
+            count = exp.select(exp.Count(this=exp.Star())).from_(table_node(repeats))
+            repeated = repeats if self._db().sql(count.sql("duckdb")).fetchall()[0][0] else None
+            tables = global_index.RouteTables(
+                staged=staged,
+                keys=self._keys,
+                partitions=self._partitions,
+                ranked=ranked,
+                repeated=repeated,
+            )
+            main, retract = global_index.route_queries(self.schema, tables, cols)
+            name = f"__paimon_stage_{next(_counter)}"
+            self._create(name, main)
+            if retract is not None and index.keys.num_rows:
+                insert = exp.insert(retract, table_node(name))
+                self._heavy(lambda: self._db().execute(insert.sql("duckdb")))
+        finally:
+            for table in scratch:
+                self._db().execute(drop("TABLE", table_node(table)).sql("duckdb"))
+        self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
+        return name
+
+    def _assign_cross(self, staged: str) -> str:
+        """Buckets for keys new to their partition, as Java's cross-partition BucketAssigner.
+
+        Ranked per (partition, assigner) by first arrival; the slots come from the index's key
+        counts per bucket, less the keys that moved out in this statement.
+        """
+        n = global_index.num_assigners(self.options)
+        target = self.options.integer("dynamic-bucket.target-row-num")
+        pk = list(self.schema.primary_keys)
+        null_bucket = exp.Is(this=_q(BUCKET), expression=exp.null())
+        fresh = f"__paimon_fresh_{next(_counter)}"
+        fresh_query = (
+            exp.select(
+                _q(PART),
+                *[_q(k) for k in pk],
+                exp.alias_(exp.Min(this=_q(ORD)), "first", quoted=True),
+                exp.alias_(global_index.assigner_expression(self.schema, n), ASSIGNER, quoted=True),
+            )
+            .from_(table_node(staged))
+            .where(null_bucket)
+            .group_by(_q(PART), *[_q(k) for k in pk])
+        )
+        self._create(fresh, fresh_query)
+        try:
+            return self._place_fresh(staged, fresh, n, target)
+        finally:
+            self._db().execute(drop("TABLE", table_node(fresh)).sql("duckdb"))
+
+    def _place_fresh(self, staged: str, fresh: str, n: int, target: int) -> str:
+        pk = list(self.schema.primary_keys)
+        olds = [global_index.old_partition_column(i) for i in range(len(self.parts))]
+        # each partition with new keys -> its id in the index (NULL: a partition without keys)
+        ids = (
+            exp.select(_qs(PART), exp.column(OLD_PART, table="p", quoted=True))
+            .from_(table_node(staged, alias="s"))
+            .join(
+                table_node(self._partitions, alias="p"),
+                on=global_index.all_null_safe_equal(
+                    (_qs(p), exp.column(o, table="p", quoted=True))
+                    for p, o in zip(self.parts, olds, strict=True)
+                ),
+                join_type="left",
+            )
+            .where(exp.Is(this=_qs(BUCKET), expression=exp.null()))
+            .distinct()
+        )
+        part_ids = dict(self._db().sql(ids.sql("duckdb")).fetchall())
+        wanted = sorted({i for i in part_ids.values() if i is not None})
+        counts: dict[tuple[int, int], dict[int, int]] = {}
+        if wanted:
+            in_wanted = exp.In(
+                this=_q(OLD_PART), expressions=[exp.Literal.number(i) for i in wanted]
+            )
+            held = (
+                exp.select(
+                    _q(OLD_PART),
+                    _q(OLD_BUCKET),
+                    global_index.assigner_expression(self.schema, n),
+                    exp.Count(this=exp.Star()),
+                )
+                .from_(table_node(self._keys))
+                .where(in_wanted)
+                .group_by(exp.Literal.number(1), exp.Literal.number(2), exp.Literal.number(3))
+            )
+            for part, bucket, assigner, count in self._db().sql(held.sql("duckdb")).fetchall():
+                counts.setdefault((part, assigner), {})[bucket] = count
+            moved = (
+                exp.select(
+                    _q(OLD_PART),
+                    _q(BUCKET),
+                    global_index.assigner_expression(self.schema, n),
+                    exp.Count(this=exp.Star()),
+                )
+                .from_(table_node(staged))
+                .where(_q(MOVED))
+                .group_by(exp.Literal.number(1), exp.Literal.number(2), exp.Literal.number(3))
+            )
+            for part, bucket, assigner, count in self._db().sql(moved.sql("duckdb")).fetchall():
+                held_here = counts.setdefault((part, assigner), {})
+                held_here[bucket] = held_here.get(bucket, 0) - count
+        sizes = exp.select(_q(PART), _q(ASSIGNER), exp.Count(this=exp.Star())).from_(
+            table_node(fresh)
+        )
+        sizes = sizes.group_by(_q(PART), _q(ASSIGNER))
+        rows: dict[str, list[int]] = {PART: [], ASSIGNER: [], "bucket": [], "start": [], "stop": []}
+        for part, assigner, count in self._db().sql(sizes.sql("duckdb")).fetchall():
+            index_id = part_ids.get(part)
+            held_counts = counts.get((index_id, assigner), {}) if index_id is not None else {}
+            for bucket, start, stop in global_index.slots(held_counts, assigner, n, count, target):
+                for key, value in zip(rows, (part, assigner, bucket, start, stop), strict=True):
+                    rows[key].append(value)
+        slot_table = self._register(
+            pa.table(
+                {
+                    PART: pa.array(rows[PART], pa.int64()),
+                    ASSIGNER: pa.array(rows[ASSIGNER], pa.int64()),
+                    "bucket": pa.array(rows["bucket"], pa.int32()),
+                    "start": pa.array(rows["start"], pa.int64()),
+                    "stop": pa.array(rows["stop"], pa.int64()),
+                }
+            )
+        )
+        rank = exp.Sub(
+            this=exp.Window(
+                this=exp.RowNumber(),
+                partition_by=[_q(PART), _q(ASSIGNER)],
+                order=exp.Order(expressions=[exp.Ordered(this=_q("first"))]),
+            ),
+            expression=exp.Literal.number(1),
+        )
+        ranked = exp.select(
+            _q(PART), _q(ASSIGNER), *[_q(k) for k in pk], exp.alias_(rank, "rank", quoted=True)
+        ).from_(table_node(fresh))
+        f = exp.Subquery(this=ranked, alias=exp.TableAlias(this=exp.to_identifier("f")))
+
+        def fc(name: str) -> exp.Column:
+            return exp.column(name, table="f", quoted=True)
+
+        def lc(name: str) -> exp.Column:
+            return exp.column(name, table="l", quoted=True)
+
+        placed = (
+            exp.select(fc(PART), *[fc(k) for k in pk], lc("bucket"))
+            .from_(f)
+            .join(
+                table_node(slot_table, alias="l"),
+                on=exp.and_(
+                    exp.EQ(this=fc(PART), expression=lc(PART)),
+                    exp.EQ(this=fc(ASSIGNER), expression=lc(ASSIGNER)),
+                    exp.GTE(this=fc("rank"), expression=lc("start")),
+                    exp.LT(this=fc("rank"), expression=lc("stop")),
+                ),
+                join_type="inner",
+            )
+        )
+        a = exp.Subquery(this=placed, alias=exp.TableAlias(this=exp.to_identifier("a")))
+        on = exp.and_(
+            exp.EQ(this=_qs(PART), expression=exp.column(PART, table="a", quoted=True)),
+            *[exp.EQ(this=_qs(k), expression=exp.column(k, table="a", quoted=True)) for k in pk],
+        )
+        bucket = exp.func("COALESCE", _qs(BUCKET), exp.column("bucket", table="a", quoted=True))
+        final = (
+            exp.select(
+                *[_qs(f_.name) for f_ in self.schema.fields],
+                _qs(ORD),
+                _qs(KIND),
+                _qs(PART),
+                _qs(GEN),
+                _qs(MOVED),
+                exp.alias_(bucket, BUCKET, quoted=True),
+            )
+            .from_(table_node(staged, alias="s"))
+            .join(a, on=on, join_type="left")
+        )
+        name = f"__paimon_stage_{next(_counter)}"
+        self._create(name, final)
+        self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
     def _create(self, name: str, query: exp.Expression) -> None:
@@ -712,6 +952,9 @@ class TableWriter:
             if self._assignment is not None:
                 self.con.unregister(self._assignment)
                 self._assignment = None
+            for name in self._registered:
+                self._db().unregister(name)
+            self._registered.clear()
         finally:
             self._restore_memory()
 

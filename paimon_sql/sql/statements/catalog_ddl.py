@@ -25,7 +25,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.schema_change import RenameTable, SetOptions, apply_alter
 from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import refuse_cross_partition, refuse_unimplemented
+from paimon_sql.format.option_registry import refuse_unimplemented
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
     parse_alter_table,
@@ -135,7 +135,6 @@ def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
     readable).
     """
     refuse_unimplemented(create.options, "CREATE TABLE", ident)
-    refuse_cross_partition(create.primary_keys, create.partition_keys, create.options, ident)
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:

@@ -51,20 +51,23 @@ from paimon_sql.errors import (
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.read.build import literal
+from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
+from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import RepeatedKeys, TableWriter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan
     from paimon_sql.sql._context import Context
+    from paimon_sql.write.global_index import KeyReader
 
 ADD, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE
 
@@ -145,7 +148,7 @@ def write_rows(
     `kind`: the rows' `RowKind`, or an expression over `typed`'s columns giving each row's.
     """
     check_writable(table)
-    writer = TableWriter(ctx.engine.con, table)
+    writer = TableWriter(ctx.engine.con, table, key_reader=key_reader(ctx))
     committer = Committer(table)
     try:
         messages, rows = _write_files(writer, typed, kind)
@@ -165,6 +168,19 @@ def write_rows(
         read = ctx.engine.bucket_reader()
         compact_after_write(table, messages, written, read, refresh=lambda: ctx.changed(table))
     return rows
+
+
+def key_reader(ctx: Context) -> KeyReader:
+    """How a writer reads a table's live keys (cross-partition tables bootstrap their key index).
+
+    Through the engine's split reader (its private database, not the statement's connection).
+    """
+    reader = ctx.engine.reader
+
+    def read(plan: ScanPlan, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        return reader.batches(plan, ReadRequest(columns=tuple(columns)))
+
+    return read
 
 
 #: DuckDB's errors for a value that does not fit its column (`_diagnose` names the column).
@@ -668,10 +684,20 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
                 f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}"
             )
 
-        def static(_: list[CommitMessage]) -> Any:
+        def static(messages: list[CommitMessage]) -> Any:
             from paimon_sql.format.binary_row import decode_row
 
+            # A cross-partition table's write also retracts moved keys in their old partitions:
+            # Java's commit replaces every partition it adds files to (checked against Flink 1.3).
+            retracted = (
+                {m.partition for m in messages if m.new_files}
+                if is_cross_partition(schema)
+                else set()
+            )
+
             def replaced(e: ManifestEntry) -> bool:
+                if e.partition in retracted:
+                    return True
                 values = dict(
                     zip(schema.partition_keys, decode_row(e.partition, part_types), strict=True)
                 )

@@ -1,0 +1,460 @@
+"""Cross-partition upserts: the global key → (partition, bucket) index (Java's ``KEY_DYNAMIC``).
+
+A table with ``bucket = -1`` whose primary key leaves out a partition column (paimon-format.md §6).
+A key of such a table lives in exactly one (partition, bucket), and a write may name it in another
+partition. Java's ``GlobalIndexAssigner`` keeps a key → (partition, bucket) index, bootstrapped by
+``IndexBootstrap`` from the table's live keys (a batch read of the latest snapshot, each split
+tagged with its partition and bucket), and routes every input record by its merge engine
+(``ExistingProcessor.create``):
+
+* deduplicate (``DeleteExistingProcessor``): a key found in another partition gets a ``-D`` record
+  there (the new row with the old partition's values, into the old bucket) and the new row goes to
+  the new partition; the latest record of a key wins;
+* partial-update and aggregation (``UseOldExistingProcessor``): the record goes to the partition
+  and bucket the key already has, its partition columns set to that partition's values (a new key
+  stays in the partition of its first record in the statement);
+* first-row (``SkipNewExistingProcessor``): a record of a key that lives in another partition is
+  dropped (a new key keeps the partition of its first record).
+
+A key new to a partition gets a bucket as Java's cross-partition ``BucketAssigner`` gives one: the
+lowest-numbered bucket of the partition holding fewer than ``dynamic-bucket.target-row-num`` keys,
+else the lowest bucket id not used yet (``dynamic-bucket.max-buckets`` does not apply, as in Java).
+With ``dynamic-bucket.initial-buckets`` / ``dynamic-bucket.assigner-parallelism`` = n > 1 Java
+runs n assigners, each owning the keys whose full-key hash is ``i`` modulo n and the buckets ``i``
+modulo n; the counts are per assigner, as Java's are. Java writes no HASH index files for these
+tables (``KeyValueFileStore.newWrite`` keeps them for ``HASH_DYNAMIC`` only: the index is rebuilt
+from the data by every job), and neither does this writer.
+
+Here the index is one Arrow table (the key columns, a partition id and the bucket: a few bytes per
+key beside the key itself) read once per statement, and the routing is DuckDB joins over the
+statement's staged rows, run as a whole batch: for a key written several times in one statement the
+net result equals Java's record-by-record processing (intermediate partitions Java would write and
+then retract are skipped).
+
+``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose
+files was created within the TTL contributes no keys (so a key there may be written again
+elsewhere).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from sqlglot import exp
+
+from paimon_sql.commit.retry import on_latest
+from paimon_sql.format.manifest import creation_time_millis
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.plan.scan import ReadMode, plan_scan
+from paimon_sql.sqlnodes import table_node
+from paimon_sql.types import RowKind, arrow_type, duckdb_type_node
+from paimon_sql.write.bucket import hash_expression
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from paimon_sql.catalog import Table
+    from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.scan import ScanPlan, Split
+
+    #: Reads the rows of a plan (merged, as a batch read sees them): only the named columns.
+    KeyReader = Callable[[ScanPlan, Sequence[str]], Iterable[pa.RecordBatch]]
+
+
+OLD_PART = "__paimon_old_part"
+OLD_BUCKET = "__paimon_old_bucket"
+MOVED = "__paimon_moved"
+ASSIGNER = "__paimon_assigner"
+_FIRST = "__paimon_first"
+_LAST = "__paimon_last"
+
+
+def is_cross_partition(schema: TableSchema) -> bool:
+    """A primary-key table with dynamic buckets whose key leaves out a partition column.
+
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import DataField, parse_type
+    >>> fields = (DataField(0, "id", parse_type("INT NOT NULL")),
+    ...           DataField(1, "dt", parse_type("STRING")))
+    >>> s = TableSchema(id=0, fields=fields, highest_field_id=1, partition_keys=("dt",),
+    ...                 primary_keys=("id",), options={"bucket": "-1"})
+    >>> is_cross_partition(s)
+    True
+    """
+    return (
+        bool(schema.primary_keys)
+        and schema.bucket == -1
+        and not set(schema.partition_keys) <= set(schema.primary_keys)
+    )
+
+
+def old_partition_column(i: int) -> str:
+    """The name of the i-th partition column of the index's partition table.
+
+    >>> old_partition_column(0)
+    '__paimon_op_0'
+    """
+    return f"__paimon_op_{i}"
+
+
+def num_assigners(options: CoreOptions) -> int:
+    """How many assigners Java's cross-partition sink runs (a batch job of parallelism 1: 1).
+
+    ``max(dynamic-bucket.initial-buckets, dynamic-bucket.assigner-parallelism)`` when either is set.
+
+    >>> num_assigners(CoreOptions({}))
+    1
+    >>> num_assigners(CoreOptions({"dynamic-bucket.initial-buckets": "3"}))
+    3
+    """
+    values = [
+        options.optional_integer(k)
+        for k in ("dynamic-bucket.initial-buckets", "dynamic-bucket.assigner-parallelism")
+    ]
+    given = [v for v in values if v is not None]
+    return max(given) if given else 1
+
+
+@dataclass(frozen=True, slots=True)
+class KeyIndex:
+    """The bootstrapped index.
+
+    `keys`: the full primary-key columns, `OLD_PART` (int32, an id into `partitions`) and
+    `OLD_BUCKET` (int32), one row per live key. `partitions`: `OLD_PART` and the partition values as
+    ``__paimon_op_<i>`` columns, one row per partition holding keys.
+    """
+
+    keys: pa.Table
+    partitions: pa.Table
+
+
+def _within_ttl(split: Split, ttl_ms: float, now_ms: int) -> bool:
+    """Java's ``IndexBootstrap.filterSplit``: a file of the split created within the TTL."""
+    for f in split.files:
+        created = creation_time_millis(f.creation_time)
+        if created is None or now_ms <= created + ttl_ms:
+            return True
+    return False
+
+
+def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
+    """Every live key of the latest snapshot with its partition and bucket (Java's IndexBootstrap).
+
+    All files are merged, level 0 included (the keys a later compaction would show count too);
+    `read(plan, columns)` reads a one-split plan's merged rows.
+    """
+    schema = table.latest_schema
+    options = CoreOptions(schema.options)
+    ttl = options.optional_duration_ms("cross-partition-upsert.index-ttl")
+    pk = list(schema.primary_keys)
+    parts = list(schema.partition_keys)
+    extra = [p for p in parts if p not in pk]
+
+    def load(latest: Snapshot | None) -> KeyIndex:
+        key_fields = [pa.field(k, _arrow_type(schema, k)) for k in pk]
+        part_fields = [
+            pa.field(old_partition_column(i), _arrow_type(schema, p)) for i, p in enumerate(parts)
+        ]
+        chunks: list[pa.Table] = []
+        part_rows: list[pa.Table] = []
+        ids: dict[bytes, int] = {}
+        if latest is not None:
+            plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
+            now = int(time.time() * 1000)
+            for split in plan.splits:
+                if ttl is not None and not _within_ttl(split, ttl, now):
+                    continue
+                one = dataclasses.replace(plan, splits=(split,))
+                for batch in read(one, [*pk, *extra]):
+                    if batch.num_rows == 0:
+                        continue
+                    part_id = ids.get(split.partition_bytes)
+                    if part_id is None:
+                        part_id = ids[split.partition_bytes] = len(ids)
+                        first = pa.Table.from_batches([batch.slice(0, 1)])
+                        values = [
+                            first.column(p).cast(f.type)
+                            for p, f in zip(parts, part_fields, strict=True)
+                        ]
+                        part_rows.append(
+                            pa.table(
+                                [pa.array([part_id], pa.int32()), *values],
+                                names=[OLD_PART, *(f.name for f in part_fields)],
+                            )
+                        )
+                    n = batch.num_rows
+                    columns = [
+                        batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)
+                    ]
+                    chunks.append(
+                        pa.table(
+                            [
+                                *columns,
+                                pa.repeat(pa.scalar(part_id, pa.int32()), n),
+                                pa.repeat(pa.scalar(split.bucket, pa.int32()), n),
+                            ],
+                            names=[*pk, OLD_PART, OLD_BUCKET],
+                        )
+                    )
+        key_schema = pa.schema(
+            [*key_fields, pa.field(OLD_PART, pa.int32()), pa.field(OLD_BUCKET, pa.int32())]
+        )
+        part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
+        keys = pa.concat_tables(chunks).combine_chunks() if chunks else key_schema.empty_table()
+        partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
+        return KeyIndex(keys=keys, partitions=partitions)
+
+    return on_latest(table, load)
+
+
+def _arrow_type(schema: TableSchema, name: str) -> pa.DataType:
+    return arrow_type(schema.field(name).type)
+
+
+# --- routing ------------------------------------------------------------------------------------
+
+
+def _q(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(name, table=table, quoted=True)
+
+
+def all_null_safe_equal(pairs: Iterable[tuple[exp.Expression, exp.Expression]]) -> exp.Expr:
+    """Every pair ``IS NOT DISTINCT FROM`` (partition values may be NULL); TRUE for none.
+
+    >>> all_null_safe_equal([(exp.column("a"), exp.column("b"))]).sql("duckdb")
+    'a IS NOT DISTINCT FROM b'
+    """
+    conditions = [exp.NullSafeEQ(this=a, expression=b) for a, b in pairs]
+    if not conditions:
+        return exp.true()
+    return exp.and_(*conditions)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Columns:
+    """The writer's staging column names the routing reads and writes."""
+
+    ord: str
+    bucket: str
+    kind: str
+    part: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RouteTables:
+    """The tables `route_queries` joins, registered or created by the writer.
+
+    `staged`: the statement's rows; `keys` / `partitions`: the `KeyIndex`; `ranked`: every
+    partition of the statement or of the index with its group number (`cols.part`), the partition
+    values as ``__paimon_op_<i>``; `repeated`: the keys the statement names more than once with
+    their first and last arrival (``__paimon_first``, ``__paimon_last``), or None when there are
+    none.
+    """
+
+    staged: str
+    keys: str
+    partitions: str
+    ranked: str
+    repeated: str | None
+
+
+def ranked_partitions_query(
+    schema: TableSchema, staged: str, partitions: str, part: str
+) -> exp.Select:
+    """Every partition the statement or the index names, numbered in partition order (`part`)."""
+    parts = list(schema.partition_keys)
+    olds = [old_partition_column(i) for i in range(len(parts))]
+    mine = exp.select(
+        *[exp.alias_(_q(p), o, quoted=True) for p, o in zip(parts, olds, strict=True)]
+    )
+    theirs = exp.select(*[_q(o) for o in olds]).from_(table_node(partitions))
+    union = exp.union(mine.from_(table_node(staged)), theirs, distinct=True)
+    rank: exp.Expression = exp.Literal.number(0)
+    if parts:
+        rank = exp.Window(
+            this=exp.func("DENSE_RANK"),
+            order=exp.Order(expressions=[exp.Ordered(this=_q(o)) for o in olds]),
+        )
+    return exp.select("*", exp.alias_(rank, part, quoted=True)).from_(
+        exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier("u")))
+    )
+
+
+def repeated_keys_query(schema: TableSchema, staged: str, cols: Columns) -> exp.Select:
+    """The keys named more than once, with their first and last arrival."""
+    pk = [_q(k) for k in schema.primary_keys]
+    return (
+        exp.select(
+            *pk,
+            exp.alias_(exp.Min(this=_q(cols.ord)), _FIRST, quoted=True),
+            exp.alias_(exp.Max(this=_q(cols.ord)), _LAST, quoted=True),
+        )
+        .from_(table_node(staged))
+        .group_by(*[k.copy() for k in pk])
+        .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+    )
+
+
+def route_queries(
+    schema: TableSchema, tables: RouteTables, cols: Columns
+) -> tuple[exp.Select, exp.Select | None]:
+    """The staged rows routed by the key index, per merge engine (see the module docstring).
+
+    Returns the rows to write and (deduplicate) the retractions of moved keys. Both have the
+    table's columns (partition columns possibly replaced), `cols.ord`, `cols.bucket` (the old bucket
+    where the row goes where its key already lives, else NULL: assigned by the writer),
+    `cols.kind`, `MOVED` (a retraction), `OLD_PART` (the key's partition id in the index, NULL for
+    a new key) and `cols.part`. Hash joins and aggregates only (DuckDB runs them in parallel; a
+    window over every row would not).
+    """
+    engine = CoreOptions(schema.options).merge_engine
+    pk = list(schema.primary_keys)
+    parts = list(schema.partition_keys)
+    n = len(parts)
+    olds = [old_partition_column(i) for i in range(n)]
+    on_key = exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "i")) for k in pk])
+    known = exp.not_(exp.Is(this=_q(OLD_PART, "i"), expression=exp.null()))
+    # the partition a key goes to: deduplicate, the row's own; the others, where the key lives,
+    # else where its first row in the statement goes
+    first_part: list[exp.Expression] = [_q(p, "s") for p in parts]
+    keep: exp.Expr = exp.true()
+    joined = (
+        exp.select()
+        .from_(table_node(tables.staged, alias="s"))
+        .join(table_node(tables.keys, alias="i"), on=on_key, join_type="left")
+        .join(
+            table_node(tables.partitions, alias="p"),
+            on=exp.EQ(this=_q(OLD_PART, "i"), expression=_q(OLD_PART, "p")),
+            join_type="left",
+        )
+    )
+    if tables.repeated is not None:
+        joined = joined.join(
+            table_node(tables.repeated, alias="k"),
+            on=exp.and_(*[exp.EQ(this=_q(k, "s"), expression=_q(k, "k")) for k in pk]),
+            join_type="left",
+        )
+        if engine is MergeEngine.DEDUPLICATE:  # the latest row of a key wins
+            keep = exp.or_(
+                exp.Is(this=_q(_LAST, "k"), expression=exp.null()),
+                exp.EQ(this=_q(cols.ord, "s"), expression=_q(_LAST, "k")),
+            )
+        else:
+            joined = joined.join(
+                table_node(tables.staged, alias="f"),
+                on=exp.EQ(this=_q(cols.ord, "f"), expression=_q(_FIRST, "k")),
+                join_type="left",
+            )
+            first_part = [
+                exp.If(
+                    this=exp.Is(this=_q(_FIRST, "k"), expression=exp.null()),
+                    true=_q(p, "s"),
+                    false=_q(p, "f"),
+                )
+                for p in parts
+            ]
+    targets: list[exp.Expression]
+    if engine is MergeEngine.DEDUPLICATE:
+        targets = [_q(p, "s") for p in parts]
+    else:
+        targets = [
+            exp.If(this=known.copy(), true=_q(o, "p"), false=f)
+            for o, f in zip(olds, first_part, strict=True)
+        ]
+    same = exp.and_(
+        known.copy(),
+        all_null_safe_equal((t.copy(), _q(o, "p")) for t, o in zip(targets, olds, strict=True)),
+    )
+    if engine is MergeEngine.FIRST_ROW:  # a row of a key living elsewhere is dropped
+        keep = all_null_safe_equal(
+            (t.copy(), _q(p, "s")) for t, p in zip(targets, parts, strict=True)
+        )
+    types = {p: duckdb_type_node(schema.field(p).type) for p in parts}
+
+    def output(values: Sequence[exp.Expression], retract: bool) -> exp.Select:
+        by_name = dict(zip(parts, values, strict=True))
+        fields = [
+            exp.alias_(exp.cast(by_name[f.name].copy(), types[f.name]), f.name, quoted=True)
+            if f.name in by_name
+            else _q(f.name, "s")
+            for f in schema.fields
+        ]
+        bucket = (
+            _q(OLD_BUCKET, "i")
+            if retract
+            else exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET, "i"))])
+        )
+        kind = exp.Literal.number(int(RowKind.DELETE)) if retract else _q(cols.kind, "s")
+        where = exp.and_(keep.copy(), known.copy(), exp.not_(same.copy())) if retract else keep
+        inner = joined.copy().select(
+            *fields,
+            _q(cols.ord, "s"),
+            exp.alias_(bucket, cols.bucket, quoted=True),
+            exp.alias_(kind, cols.kind, quoted=True),
+            exp.alias_(exp.true() if retract else exp.false(), MOVED, quoted=True),
+            _q(OLD_PART, "i"),
+        )
+        inner = inner.where(where.copy())
+        on = all_null_safe_equal((_q(p, "j"), _q(o, "r")) for p, o in zip(parts, olds, strict=True))
+        return (
+            exp.select(
+                *[_q(f.name, "j") for f in schema.fields],
+                *[_q(c, "j") for c in (cols.ord, cols.bucket, cols.kind, MOVED, OLD_PART)],
+                _q(cols.part, "r"),
+            )
+            .from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("j"))))
+            .join(table_node(tables.ranked, alias="r"), on=on, join_type="inner")
+        )
+
+    main = output(targets, retract=False)
+    if engine is not MergeEngine.DEDUPLICATE:
+        return main, None
+    return main, output([_q(o, "p") for o in olds], retract=True)
+
+
+def assigner_expression(schema: TableSchema, n: int, table: str | None = None) -> exp.Expression:
+    """The assigner of a key: ``abs(hash(full primary key) % n)``.
+
+    As Java's ``KeyPartRowChannelComputer`` shuffles keys to the assigners.
+
+    >>> assigner_expression(None, 1).sql("duckdb")
+    '0'
+    """
+    if n == 1:
+        return exp.Literal.number(0)
+    key = [(_q(k, table), schema.field(k).type) for k in schema.primary_keys]
+    return exp.Abs(this=exp.Mod(this=hash_expression(key), expression=exp.Literal.number(n)))
+
+
+def slots(
+    counts: Mapping[int, int], assign_id: int, n: int, fresh: int, target: int
+) -> list[tuple[int, int, int]]:
+    """(bucket, start, stop): which of `fresh` new keys (ranked 0..) go to which bucket.
+
+    Java's cross-partition ``BucketAssigner.assignBucket``: the buckets of the assigner's map in
+    ascending order, the first with fewer than `target` keys (and owned: ``b % n`` = `assign_id`);
+    when all are full, the lowest owned id not in the map.
+
+    >>> slots({0: 2, 1: 1}, 0, 1, 3, 2)
+    [(1, 0, 1), (2, 1, 3)]
+    """
+    out: list[tuple[int, int, int]] = []
+    start = 0
+    for bucket in sorted(counts):
+        if start >= fresh:
+            break
+        if bucket % n == assign_id and counts[bucket] < target:
+            out.append((bucket, start, start + target - counts[bucket]))
+            start = out[-1][2]
+    candidate = assign_id
+    while start < fresh:
+        if candidate not in counts:
+            out.append((candidate, start, start + target))
+            start += target
+        candidate += n
+    return out
