@@ -33,6 +33,8 @@ from paimon_sql.sqlnodes import select_all, table_node
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    import pyarrow as pa
+
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
     from paimon_sql.engine.relation import Relation
@@ -47,14 +49,18 @@ class Binder:
         engine: Engine,
         system: SystemTables,
         hints: Callable[[str], Mapping[str, str] | None],
+        incremental: Callable[[Table, Mapping[str, str], bool], pa.Table | None] | None = None,
     ) -> None:
         """Bind on `engine`'s connection; metadata tables come from `system`.
 
-        `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect).
+        `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect);
+        `incremental` answers a hint that asks for an incremental read (``incremental-between``
+        …: the changed rows, `paimon_sql.changes`), None for any other hint.
         """
         self.engine = engine
         self.system = system
         self.hints = hints
+        self.incremental = incremental
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
@@ -79,6 +85,9 @@ class Binder:
                 table = self.engine.table(ident)
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
+            if self._incremental(node, table):
+                changed = True
+                continue
             travel = travel_of(node, self.hints)
             if travel is None:
                 snapshot, pinned = table.latest_snapshot(), False
@@ -88,6 +97,27 @@ class Binder:
             self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
             changed = True
         return changed
+
+    def _incremental(self, node: exp.Table, table: Table, *, row_kinds: bool = False) -> bool:
+        """An ``incremental-between`` hint: the changed rows, as an Arrow table.
+
+        With `row_kinds` (``t$audit_log``) every change and its ``rowkind``.
+        """
+        if self.incremental is None:
+            return False
+        for comment in node.comments or []:
+            options = self.hints(comment)
+            content = None if options is None else self.incremental(table, options, row_kinds)
+            if content is None:
+                continue
+            hidden = self.engine.register_arrow(content, table.name)
+            alias = node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(node.name, quoted=True)
+            )
+            strip_travel(node)
+            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            return True
+        return False
 
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.
@@ -107,6 +137,8 @@ class Binder:
                 table = self.engine.table(Identifier(node.db, base))
             except DatabaseNotFoundError:
                 return False
+            if name == "audit_log" and self._incremental(node, table, row_kinds=True):
+                return True
             travel = travel_of(node, self.hints)
             snapshot = None
             if travel is not None:

@@ -1128,11 +1128,12 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
 
 #: Options whose behaviour paimon-sql does not implement: a value other than the default would be
 #: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
-UNIMPLEMENTED: Mapping[str, tuple[str, str]] = {
+UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {
     "changelog-producer": (
-        "none",
-        "paimon-sql writes no changelog files yet; create the table with Flink or Spark, or "
-        "leave 'changelog-producer' out ('none')",
+        ("none", "input"),
+        "paimon-sql writes the 'input' changelog but not yet the one compaction produces "
+        "('lookup', 'full-compaction'); create the table with Flink or Spark, or use 'input' or "
+        "'none'",
     ),
 }
 
@@ -1149,9 +1150,9 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
     paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = ...
     """
     problems = []
-    for key, (default, why) in UNIMPLEMENTED.items():
+    for key, (allowed, why) in UNIMPLEMENTED.items():
         value = options.get(key)
-        if value is not None and value.strip().lower() != default:
+        if value is not None and value.strip().lower() not in allowed:
             problems.append(f"option {key!r} = {value!r} is not supported: {why}")
     if problems:
         raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
