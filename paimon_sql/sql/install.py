@@ -25,6 +25,7 @@ table or snapshot.
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ import duckdb
 from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
 from paimon_sql.engine.source import install_sources
 from paimon_sql.sql.data_tables import audit_log_schema
+from paimon_sql.sql.incremental import change_batches
 from paimon_sql.sql.session import SYSTEM_TABLES, Session
 
 if TYPE_CHECKING:
@@ -99,6 +101,7 @@ def install(
         schemas=SCHEMAS,
         catalog_schemas=CATALOG_SCHEMAS,
         audit_log_schema=audit_log_schema,
+        changes=functools.partial(change_batches, session.engine),
     )
     for name, (function, parameters) in binds.items():
         _function(con, name, function, parameters)

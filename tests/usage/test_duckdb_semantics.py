@@ -151,7 +151,7 @@ def test_unsupported_type_refused_after_use_too(s):
 # ------------------------------------------------------------------------------- options and keys
 
 
-@pytest.mark.parametrize("producer", ["lookup", "full-compaction", "input"])
+@pytest.mark.parametrize("producer", ["lookup", "full-compaction"])
 def test_unimplemented_changelog_producer_refused_at_create(s, producer):
     ddl = (
         "CREATE TABLE d.cl (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) "
@@ -160,6 +160,15 @@ def test_unimplemented_changelog_producer_refused_at_create(s, producer):
     err = refused(s, ddl, UnsupportedFeatureError, table=None)
     assert "'changelog-producer'" in str(err)
     assert "cl" not in s.catalog.tables("d")
+
+
+def test_input_changelog_producer_accepted(s):
+    # issue 17: the input producer is written (tests/unit/changes), so it is no longer refused
+    s.sql(
+        "CREATE TABLE d.cl_in (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('changelog-producer' = 'input')"
+    )
+    assert "cl_in" in s.catalog.tables("d")
 
 
 def test_unimplemented_option_refused_at_alter(s):
