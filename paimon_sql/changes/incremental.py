@@ -71,13 +71,19 @@ def changes(
     read: ChangeReader,
     *,
     row_kinds: bool = True,
+    java_diff: bool = False,
 ) -> Iterator[pa.RecordBatch]:
-    """The changed rows `between` covers, batch by batch, in `change_schema`'s columns."""
+    """The changed rows `between` covers, batch by batch, in `change_schema`'s columns.
+
+    `java_diff`: a diff in the form of Paimon's ``t$audit_log`` (a new or changed key gives only
+    its new row, with the kind of its merged record; a removed key ``-D``), not the ``-U``/``+U``
+    pairs of `paimon_changes`.
+    """
     schema = change_schema(table, row_kinds=row_kinds)
     if between.empty:
         return
     if between.mode == "diff":
-        batches = _diff(table, between, read, row_kinds)
+        batches = _diff(table, between, read, row_kinds, java_diff)
     else:
         batches = _raw(table, between, read, row_kinds)
     for batch in batches:
@@ -185,13 +191,20 @@ def _rows(
     columns: tuple[str, ...],
     read: ChangeReader,
 ) -> list[dict[str, Any]]:
+    """The merged rows of `splits`; a primary-key table's also carry their merged record's kind."""
     if not splits:
         return []
     part = replace(plan, splits=tuple(splits))
+    pk = bool(plan.schema.primary_keys)
     rows: list[dict[str, Any]] = []
-    for batch in read(part, ReadRequest(columns=columns)):
-        rows.extend(batch.select(list(columns)).to_pylist())
+    for batch in read(part, ReadRequest(columns=columns, system_columns=pk)):
+        rows.extend(batch.select([*columns, KIND] if pk else list(columns)).to_pylist())
     return rows
+
+
+def _kind(row: dict[str, Any]) -> str:
+    """The short kind of a merged row (and drop it from the row)."""
+    return RowKind(row.pop(KIND, 0)).short
 
 
 def _freeze(value: Any) -> Any:
@@ -210,6 +223,7 @@ def _diff(
     between: Between,
     read: ChangeReader,
     row_kinds: bool,
+    java_diff: bool,
 ) -> Iterator[pa.RecordBatch]:
     schema = table.latest_schema
     columns = tuple(schema.field_names)
@@ -229,7 +243,10 @@ def _diff(
             continue
         rows_old = _rows(before, was, columns, read)
         rows_new = _rows(after, now, columns, read)
-        changed = _diff_keyed(rows_old, rows_new, keys) if keys else _diff_rows(rows_old, rows_new)
+        if keys:
+            changed = _diff_keyed(rows_old, rows_new, keys, java_diff)
+        else:
+            changed = _diff_rows(rows_old, rows_new)
         if not row_kinds:
             changed = [r for r in changed if r[ROWKIND] in ("+I", "+U")]
         if changed:
@@ -237,18 +254,26 @@ def _diff(
 
 
 def _diff_keyed(
-    old: list[dict[str, Any]], new: list[dict[str, Any]], keys: list[str]
+    old: list[dict[str, Any]], new: list[dict[str, Any]], keys: list[str], java: bool
 ) -> list[dict[str, Any]]:
-    before = {tuple(_freeze(r[k]) for k in keys): r for r in old}
+    """Per key: ``+I`` new, ``-D`` gone, ``-U``/``+U`` changed (`java`: only the new row)."""
+    before = {}
+    for row in old:
+        _kind(row)
+        before[tuple(_freeze(row[k]) for k in keys)] = row
     out: list[dict[str, Any]] = []
     seen = set()
     for row in new:
+        kind = _kind(row)
         key = tuple(_freeze(row[k]) for k in keys)
         seen.add(key)
         prior = before.get(key)
         if prior is None:
-            out.append({ROWKIND: "+I", **row})
+            out.append({ROWKIND: kind if java else "+I", **row})
         elif _freeze(tuple(prior.values())) != _freeze(tuple(row.values())):
+            if java:
+                out.append({ROWKIND: kind, **row})
+                continue
             out.append({ROWKIND: "-U", **prior})
             out.append({ROWKIND: "+U", **row})
     out.extend({ROWKIND: "-D", **row} for key, row in before.items() if key not in seen)

@@ -622,18 +622,21 @@ def plan_files(
     entries: Iterable[ManifestEntry],
     schema: TableSchema | None = None,
 ) -> ScanPlan:
-    """A plan that reads exactly the files of `entries`, each on its own: no merge, no vectors.
+    """A plan that reads the files of `entries`, each on its own: no merge, no vectors.
 
     Incremental reads (`paimon_sql.changes`) read a snapshot's delta or changelog files this way:
     every record with its own row kind, as Java reads a streaming split. `snapshot` is the plan's
-    end snapshot; the files' rows come in `schema` (default: the table's latest).
+    end snapshot; the files' rows come in `schema` (default: the table's latest). The files a batch
+    read hides are left out, as Java's batch scan filters them (level 0 of deletion-vector and
+    first-row tables, postpone buckets).
     """
     planner = _Planner(table, snapshot, None, schema, mode=None)
+    shown = [e for e in entries if planner.visible(e)]
     if planner.mode is ReadMode.DELETION_VECTORS:
         planner.mode = ReadMode.MERGE  # sections of one file each: nothing is merged anyway
     groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
     totals: dict[tuple[bytes, int], int] = {}
-    for e in entries:
+    for e in shown:
         groups[(e.partition, e.bucket)].append(e.file)
         totals.setdefault((e.partition, e.bucket), e.total_buckets)
     splits: list[Split] = []

@@ -6,7 +6,8 @@ this module wires the two together:
 * ``SELECT * FROM t /*+ OPTIONS('incremental-between' = '3,7') */`` (and
   ``incremental-between-timestamp``, tags as bounds, ``incremental-between-scan-mode``): the rows
   that are in the table after their change (Paimon's batch SQL drops ``-U``/``-D``);
-  ``t$audit_log`` with the same hint keeps every row with its ``rowkind``.
+  ``t$audit_log`` with the same hint keeps every row with its ``rowkind`` (a diff as Paimon's
+  audit log shows it: the new row of each new or changed key, with its merged kind, and ``-D``).
 * ``paimon_changes('db.t', start, end [, mode := 'diff'])`` (functions/changes.sql): ``rowkind``
   first, streamed batch by batch from the source.
 """
@@ -33,7 +34,9 @@ def hint_reader(engine: Engine) -> Callable[[Table, Mapping[str, str], bool], pa
         if not is_incremental(options):
             return None
         between = from_options(table, options)
-        batches = list(changes(table, between, engine.reader.batches, row_kinds=row_kinds))
+        batches = list(
+            changes(table, between, engine.reader.batches, row_kinds=row_kinds, java_diff=True)
+        )
         return pa.Table.from_batches(batches, schema=change_schema(table, row_kinds=row_kinds))
 
     return read
