@@ -1128,14 +1128,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
 
 #: Options whose behaviour paimon-sql does not implement: a value other than the default would be
 #: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
-UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {
-    "changelog-producer": (
-        ("none", "input"),
-        "paimon-sql writes the 'input' changelog but not yet the one compaction produces "
-        "('lookup', 'full-compaction'); create the table with Flink or Spark, or use 'input' or "
-        "'none'",
-    ),
-}
+UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {}
 
 
 def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
@@ -1144,10 +1137,9 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
     An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
     not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
+    Every changelog producer is written since issue 17, so nothing is refused today:
+
     >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
-    Traceback (most recent call last):
-    ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = ...
     """
     problems = []
     for key, (allowed, why) in UNIMPLEMENTED.items():
