@@ -15,6 +15,8 @@ Expected rows are never written down: they are Flink's reads.
 
 from __future__ import annotations
 
+import datetime
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -143,7 +145,21 @@ def _latest(warehouse: Path, name: str) -> int:
     return max(int(p.name.split("-")[1]) for p in folder.glob("snapshot-*"))
 
 
-@pytest.mark.parametrize("twin", TWINS, ids=lambda t: t.name)
+# Java merges a key of a table that needs lookup (here: aggregation with the lookup producer) with
+# LookupMergeFunction: the record of the lowest level >= 1 plus the level-0 records, because its
+# lookup compaction leaves the older aggregate of a key at a higher level. paimon-sql's reader
+# (read/) merges every level and counts that older aggregate twice (24 where Java reads 22): the
+# twin's state, so the diff, differs. Our own changelog of this table is read by Flink as its own.
+_READ_BUG = "read/ merges every level of a lookup table (Java: LookupMergeFunction), issue 17"
+_PARAMS = [
+    pytest.param(t, marks=pytest.mark.xfail(reason=_READ_BUG, strict=True))
+    if t.name == "lookup_agg"
+    else t
+    for t in TWINS
+]
+
+
+@pytest.mark.parametrize("twin", _PARAMS, ids=lambda t: t.name)
 def test_changes_like_flink(flink: FlinkOracle, tmp_path: Path, twin: Twin):
     warehouse = tmp_path / "warehouse"
     session = paimon_sql.connect(warehouse, create=True)
@@ -179,3 +195,46 @@ def test_changes_like_flink(flink: FlinkOracle, tmp_path: Path, twin: Twin):
             assert_same_rows(we_ours, java_ours, context=f"{what}: paimon-sql on ours")
     finally:
         session.close()
+
+
+def _layout(warehouse: Path, name: str) -> tuple[list[str], list[str], int]:
+    table = warehouse / "db.db" / name
+    snapshots = sorted(p.name for p in (table / "snapshot").glob("snapshot-*"))
+    changelogs = sorted(p.name for p in (table / "changelog").glob("*"))
+    files = len(list((table / "bucket-0").glob("changelog-*")))
+    return snapshots, changelogs, files
+
+
+def test_decoupled_changelog_expires_like_flink(flink: FlinkOracle, tmp_path: Path):
+    """changelog.num-retained.* above snapshot.num-retained.*: expired snapshots leave long-lived
+    ``changelog/changelog-<id>`` files and keep their changelog files until the changelog
+    retention drops them; the twins end with the same snapshots, changelogs and files."""
+    options = (
+        ", 'changelog-producer' = 'input', 'snapshot.num-retained.min' = '1', "
+        "'snapshot.num-retained.max' = '2', 'changelog.num-retained.max' = '4', "
+        # no compaction by Flink's writer (paimon-sql's does not trigger one on plain tables)
+        "'num-sorted-run.compaction-trigger' = '10'"
+    )
+    warehouse = tmp_path / "warehouse"
+    session = paimon_sql.connect(warehouse, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(_DDL.format(t="db.ours", options=options))
+    flink.run(warehouse, _DDL.format(t="java_t", options=options))
+    for i in range(6):
+        insert = f"INSERT INTO {{t}} VALUES ({i}, 'v{i}', {i})"
+        session.sql(insert.format(t="db.ours"))
+        flink.run(warehouse, insert.format(t="java_t"))
+    session.close()
+    assert _layout(warehouse, "ours") == _layout(warehouse, "java_t")
+    # Java's orphan clean-up finds every file our long-lived changelogs use
+    time.sleep(2)  # every file is older than "a second ago" (Java's limit: before now)
+    cutoff = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)).strftime(
+        "%Y-%m-%d %H:%M:%S"
+    )
+    flink.run(
+        warehouse,
+        f"CALL sys.remove_orphan_files(`table` => 'db.ours', older_than => '{cutoff}')",
+    )
+    assert _layout(warehouse, "ours") == _layout(warehouse, "java_t")
+    _, rows = flink.query(warehouse, "SELECT * FROM ours")
+    assert sorted(r["id"] for r in rows) == list(range(6))
