@@ -60,7 +60,9 @@ _SHORT = pa.array([k.short for k in RowKind], pa.string())
 
 def change_schema(table: Table, *, row_kinds: bool = True) -> pa.Schema:
     """``rowkind`` (nullable STRING, as ``$audit_log``) then the latest schema's columns."""
-    fields = [pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in table.latest_schema.fields]
+    fields = [
+        pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in table.latest_schema.fields
+    ]
     schema = pa.schema(fields)
     return schema.insert(0, pa.field(ROWKIND, pa.string(), True)) if row_kinds else schema
 
@@ -89,7 +91,10 @@ def changes(
     for batch in batches:
         if batch.num_rows:
             yield pa.RecordBatch.from_arrays(
-                [batch.column(name).cast(f.type) for name, f in zip(schema.names, schema, strict=True)],
+                [
+                    batch.column(name).cast(f.type)
+                    for name, f in zip(schema.names, schema, strict=True)
+                ],
                 schema=schema,
             )
 
@@ -136,28 +141,22 @@ def _raw(
         return
     plan = plan_files(table, between.end, entries, schema)
     pk = bool(schema.primary_keys)
-    request = ReadRequest(
-        columns=tuple(schema.field_names), system_columns=pk, keep_retractions=pk
-    )
+    request = ReadRequest(columns=tuple(schema.field_names), system_columns=pk, keep_retractions=pk)
     for batch in read(plan, request):
         if pk:
             kinds = batch.column(KIND).cast(pa.int32())
         else:
             kinds = pa.array([0] * batch.num_rows, pa.int32())
         if not row_kinds:
-            keep = pc.or_(
-                pc.equal(kinds, RowKind.INSERT.value), pc.equal(kinds, RowKind.UPDATE_AFTER.value)
-            )
-            yield batch.filter(keep)
+            adds = pa.array([RowKind.INSERT.value, RowKind.UPDATE_AFTER.value], pa.int32())
+            yield batch.filter(pc.is_in(kinds, value_set=adds))
             continue
         rowkind = pc.take(_SHORT, kinds)
         yield _with_column(batch, ROWKIND, rowkind)
 
 
-def _with_column(batch: pa.RecordBatch, name: str, values: pa.Array) -> pa.RecordBatch:
-    return pa.RecordBatch.from_arrays(
-        [*batch.columns, values], names=[*batch.schema.names, name]
-    )
+def _with_column(batch: pa.RecordBatch, name: str, values: pa.Array[Any]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([*batch.columns, values], names=[*batch.schema.names, name])
 
 
 # --- diff: the merged states at both ends -------------------------------------------------------
@@ -227,7 +226,11 @@ def _diff(
 ) -> Iterator[pa.RecordBatch]:
     schema = table.latest_schema
     columns = tuple(schema.field_names)
-    before = plan_scan(table, between.start, None, schema) if between.start else _empty_plan(table, schema)
+    before = (
+        plan_scan(table, between.start, None, schema)
+        if between.start
+        else _empty_plan(table, schema)
+    )
     after = plan_scan(table, between.end, None, schema)
     old, new = _by_bucket(before), _by_bucket(after)
     totals_old = {s.total_buckets for s in before.splits}

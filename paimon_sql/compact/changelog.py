@@ -49,15 +49,16 @@ from paimon_sql.write.data_file import data_file_name, write_data_file
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from paimon_sql.compact.full import BucketReader, ChangelogMaker, CompactUnit, Rewriter
     from paimon_sql.catalog import Table
-    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.compact.full import BucketReader, ChangelogMaker, CompactUnit, Rewriter
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
+    from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.plan.scan import ScanPlan
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+
 
 def produces_changelog(schema: TableSchema) -> bool:
     """Whether compacting the table writes changelog files (lookup, full-compaction producers)."""
@@ -88,7 +89,9 @@ def _only(plan: ScanPlan, keep: Callable[[DataFileMeta], bool]) -> ScanPlan:
     return replace(plan, splits=tuple(splits))
 
 
-def _by_key(batches: Iterable[pa.RecordBatch], keys: Sequence[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
+def _by_key(
+    batches: Iterable[pa.RecordBatch], keys: Sequence[str]
+) -> dict[tuple[Any, ...], dict[str, Any]]:
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for batch in batches:
         for row in batch.to_pylist():

@@ -371,9 +371,7 @@ def compact(
     """
     return on_latest(
         table,
-        lambda snapshot: _compact(
-            table, snapshot, read, partition_ok, buckets, rewrite, changelog
-        ),
+        lambda snapshot: _compact(table, snapshot, read, partition_ok, buckets, rewrite, changelog),
     )
 
 
@@ -419,8 +417,11 @@ def _compact(
         messages = []
         for unit, plan in units:
             logged = changelog(unit, rewriter, plan) if changelog is not None else ()
-            messages.append(replace(_rewrite(unit, plan, schema, rewriter, read, rewrite),
-                                    changelog_files=logged))
+            messages.append(
+                replace(
+                    _rewrite(unit, plan, schema, rewriter, read, rewrite), changelog_files=logged
+                )
+            )
         return committer.commit(messages, kind=CommitKind.COMPACT)
     except BaseException:
         if committer.landed is None:  # a landed snapshot keeps its files, whatever came after

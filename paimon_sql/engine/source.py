@@ -605,6 +605,7 @@ class _DataSystemRouter(ArrowScanSource):
 
 # --- paimon_changes -----------------------------------------------------------------------
 
+
 class _ChangesRouter(ArrowScanSource):
     """``__paimon_changes``: the changes of a table between two bounds (``paimon_changes``).
 
@@ -661,7 +662,8 @@ class _ChangesRouter(ArrowScanSource):
                 table = _append_hidden(pa.Table.from_batches([batch]), self.HIDDEN, routing)
                 yield from table.cast(full).to_batches()
 
-        return pa.RecordBatchReader.from_batches(full, with_hidden()).__arrow_c_stream__(), False
+        stream = pa.RecordBatchReader.from_batches(full, with_hidden())
+        return stream.__arrow_c_stream__(), False  # type: ignore[no-untyped-call]
 
 
 # --- install ------------------------------------------------------------------------------

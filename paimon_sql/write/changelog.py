@@ -47,7 +47,9 @@ def input_changelog(options: CoreOptions) -> bool:
         return False
     for key, data_key in _SAME_AS_DATA.items():
         value = options.options.get(key)
-        data = options.file_format if key == "changelog-file.format" else options.options.get(data_key)
+        data = (
+            options.file_format if key == "changelog-file.format" else options.options.get(data_key)
+        )
         if value is not None and value.strip().lower() != (data or "").strip().lower():
             raise UnsupportedFeatureError(
                 f"'{key}' = {value!r} differs from '{data_key}': paimon-sql writes changelog "
@@ -56,7 +58,9 @@ def input_changelog(options: CoreOptions) -> bool:
     return True
 
 
-def copy_as_changelog(fileio: FileIO, data_path: str, path: str, meta: DataFileMeta) -> DataFileMeta:
+def copy_as_changelog(
+    fileio: FileIO, data_path: str, path: str, meta: DataFileMeta
+) -> DataFileMeta:
     """Copy the data file at `data_path` to the changelog file `path`; its meta (renamed)."""
     fileio.write_bytes(path, fileio.read_bytes(data_path))
     return replace(meta, file_name=path.replace("\\", "/").rsplit("/", 1)[-1])

@@ -118,13 +118,13 @@ class Model:
                 for r in records if kind.engine == "deduplicate" else reversed(records):
                     chosen[r[0]] = r
                 records = list(chosen.values())
-            return f"INSERT INTO db.t VALUES {rows}", [("+I", r) for r in records]
+            return f"INSERT INTO db.t VALUES {rows}", [("+I", r) for r in records]  # noqa: S608
         if op == "delete":
             if not kind.deletable:
                 return None, []
             gone = [self.state.pop(k) for k in sorted(arg) if k in self.state]
             keys = ", ".join(map(str, sorted(arg)))
-            return f"DELETE FROM db.t WHERE id IN ({keys})", [("-D", r) for r in gone]
+            return f"DELETE FROM db.t WHERE id IN ({keys})", [("-D", r) for r in gone]  # noqa: S608
         if op == "update":
             keys, a = arg
             if not kind.updatable:
@@ -136,7 +136,7 @@ class Model:
                     self.state[k] = _merge(kind, self.state[k], whole)
                     written.append(("+U", whole))
             ids = ", ".join(map(str, sorted(keys)))
-            return f"UPDATE db.t SET a = {_literal(a)} WHERE id IN ({ids})", written
+            return f"UPDATE db.t SET a = {_literal(a)} WHERE id IN ({ids})", written  # noqa: S608
         return "CALL sys.compact('db.t')", []
 
 
@@ -156,7 +156,7 @@ def _diff(old: dict[int, Row], new: dict[int, Row]) -> Counter[tuple[str, Row]]:
 
 def _changes(con: duckdb.DuckDBPyConnection, start: int, end: int, mode: str) -> Counter[Any]:
     rows = con.sql(
-        f"SELECT rowkind, id, a, b FROM paimon_changes('db.t', {start}, {end}, mode := '{mode}')"
+        f"SELECT rowkind, id, a, b FROM paimon_changes('db.t', {start}, {end}, mode := '{mode}')"  # noqa: S608
     ).fetchall()
     return Counter((r[0], tuple(r[1:])) for r in rows)
 
@@ -168,8 +168,10 @@ def test_changes_match_the_model(kind: Kind, steps: list[tuple[str, Any]]):
     try:
         session = paimon_sql.connect(folder)
         session.sql("CREATE DATABASE db")
-        session.sql(f"CREATE TABLE db.t (id INT NOT NULL, a STRING, b BIGINT, PRIMARY KEY (id) "
-                    f"NOT ENFORCED) WITH ({kind.with_})")
+        session.sql(
+            f"CREATE TABLE db.t (id INT NOT NULL, a STRING, b BIGINT, PRIMARY KEY (id) "
+            f"NOT ENFORCED) WITH ({kind.with_})"
+        )
         model = Model(kind)
         # per statement boundary: (latest snapshot id, state, records written since the previous)
         bounds: list[tuple[int, dict[int, Row], list[tuple[str, Row]]]] = [(0, {}, [])]

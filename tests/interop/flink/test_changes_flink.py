@@ -1,4 +1,4 @@
-"""Change data against Apache Paimon 1.3.1 (Flink): changelog files and incremental reads (issue 17).
+"""Change data against Apache Paimon 1.3.1 (Flink): changelog files and incremental reads.
 
 Each case is a twin: the same table created and written by paimon-sql (``ours``) and by Flink
 (``java_t``) with the same statements. Then:
@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -73,7 +73,9 @@ TWINS = [
         ", 'changelog-producer' = 'lookup', 'changelog-producer.row-deduplicate' = 'true'",
         (*_DML, "INSERT INTO {t} VALUES (2, 'B', 20)"),
     ),
-    Twin("lookup_dv", ", 'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true'", _DML),
+    Twin(
+        "lookup_dv", ", 'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true'", _DML
+    ),
     Twin(
         "lookup_partial",
         ", 'changelog-producer' = 'lookup', 'merge-engine' = 'partial-update'",
@@ -101,9 +103,7 @@ TWINS = [
         _UPSERTS,
     ),
     Twin("none_dedup", "", _DML, modes=("auto", "delta", "diff")),
-    Twin(
-        "none_dv", ", 'deletion-vectors.enabled' = 'true'", _DML, modes=("auto", "delta", "diff")
-    ),
+    Twin("none_dv", ", 'deletion-vectors.enabled' = 'true'", _DML, modes=("auto", "delta", "diff")),
 ]
 
 
@@ -114,7 +114,7 @@ def _hint(start: int, end: int, mode: str) -> str:
     )
 
 
-def _java_diff(start: list[dict], end: list[dict]) -> list[dict]:
+def _java_diff(start: list[dict[str, Any]], end: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A diff in the form of Paimon's audit log, from Flink's own audit-log reads of two states.
 
     Per key: the new row of a new or changed key with its merged kind, ``-D`` and the old row
@@ -129,11 +129,13 @@ def _java_diff(start: list[dict], end: list[dict]) -> list[dict]:
     return out
 
 
-def _states(flink: FlinkOracle, warehouse: Path, name: str, start: int, end: int) -> list[dict]:
+def _states(
+    flink: FlinkOracle, warehouse: Path, name: str, start: int, end: int
+) -> list[dict[str, Any]]:
     reads = [
         flink.query(
             warehouse,
-            f"SELECT * FROM `{name}$audit_log` /*+ OPTIONS('scan.snapshot-id' = '{s}') */",
+            f"SELECT * FROM `{name}$audit_log` /*+ OPTIONS('scan.snapshot-id' = '{s}') */",  # noqa: S608
         )[1]
         for s in (start, end)
     ]
@@ -179,18 +181,20 @@ def test_changes_like_flink(flink: FlinkOracle, tmp_path: Path, twin: Twin):
             start = 1 if mode == "diff" else 0  # Java's diff needs an existing start snapshot
             hint, our_hint = _hint(start, java_end, mode), _hint(start, ours_end, mode)
             what = f"{twin.name} {mode}"
-            _, java_own = flink.query(warehouse, f"SELECT * FROM `java_t$audit_log` {hint}")
-            _, java_ours = flink.query(warehouse, f"SELECT * FROM `ours$audit_log` {our_hint}")
+            _, java_own = flink.query(warehouse, f"SELECT * FROM `java_t$audit_log` {hint}")  # noqa: S608
+            _, java_ours = flink.query(warehouse, f"SELECT * FROM `ours$audit_log` {our_hint}")  # noqa: S608
             # 1. Flink reads our changes as its own
             assert_same_rows(java_ours, java_own, context=f"{what}: Flink on ours vs its twin")
             if mode == "diff":  # the exact diff, from Flink's reads of both states
                 java_own = _states(flink, warehouse, "java_t", start, java_end)
                 java_ours = _states(flink, warehouse, "ours", start, ours_end)
             # 2. we read Flink's twin as Flink does
-            _, we_java = arrow_rows(session.sql(f"SELECT * FROM db.java_t$audit_log {hint}").to_arrow_table())
+            _, we_java = arrow_rows(
+                session.sql(f"SELECT * FROM db.java_t$audit_log {hint}").to_arrow_table()  # noqa: S608
+            )
             assert_same_rows(we_java, java_own, context=f"{what}: paimon-sql on Flink's twin")
             # 3. we read our own as Flink reads it
-            ours_sql = f"SELECT * FROM db.ours$audit_log {our_hint}"
+            ours_sql = f"SELECT * FROM db.ours$audit_log {our_hint}"  # noqa: S608
             _, we_ours = arrow_rows(session.sql(ours_sql).to_arrow_table())
             assert_same_rows(we_ours, java_ours, context=f"{what}: paimon-sql on ours")
     finally:
@@ -221,7 +225,7 @@ def test_decoupled_changelog_expires_like_flink(flink: FlinkOracle, tmp_path: Pa
     session.sql(_DDL.format(t="db.ours", options=options))
     flink.run(warehouse, _DDL.format(t="java_t", options=options))
     for i in range(6):
-        insert = f"INSERT INTO {{t}} VALUES ({i}, 'v{i}', {i})"
+        insert = f"INSERT INTO {{t}} VALUES ({i}, 'v{i}', {i})"  # noqa: S608
         session.sql(insert.format(t="db.ours"))
         flink.run(warehouse, insert.format(t="java_t"))
     session.close()

@@ -10,7 +10,7 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.errors import PaimonSqlError
 from paimon_sql.sql.ddl import parse_create_table
 
 
