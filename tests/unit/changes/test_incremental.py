@@ -34,7 +34,7 @@ def java(tmp_path_factory):
 def test_java_written_changelog_files_read_as_pyarrow_reads_them(java):
     warehouse, con = java
     bucket = warehouse / "db.db" / "pk_changelog_input" / "bucket-0"
-    expected: Counter[tuple] = Counter()
+    expected: Counter[tuple[object, ...]] = Counter()
     for path in bucket.glob("changelog-*.parquet"):
         for row in pq.read_table(path).to_pylist():
             expected[(KINDS[row["_VALUE_KIND"]], row["id"], row["name"], row["v"])] += 1
