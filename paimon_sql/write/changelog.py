@@ -4,10 +4,15 @@ Java's ``MergeTreeWriter`` with the input producer writes, at every flush, each 
 write buffer twice: merged into the level-0 data file, and as it came into a changelog file
 (``changelog-<uuid>-<n>.<format>``, the data file layout: key, ``_SEQUENCE_NUMBER``,
 ``_VALUE_KIND``, values) in the same bucket folder; the commit lists the changelog files in the
-snapshot's ``changelogManifestList`` and counts them in ``changelogRecordCount``. paimon-sql's
-writer never merges records of one statement (a key written twice goes to two files), so each data
-file it writes already holds exactly the input records it covers: its changelog file is a byte copy
-under the changelog name, with the same statistics (`copy_as_changelog`).
+snapshot's ``changelogManifestList`` and counts them in ``changelogRecordCount``. Each data file
+paimon-sql writes holds the statement's records for its keys, so its changelog file is a byte copy
+under the changelog name, with the same statistics (`copy_as_changelog`); Flink 1.3 reads it as
+its own (tests/interop/flink/test_changes_flink.py).
+
+One difference: a key written several times in ONE statement of a deduplicate table keeps only
+its last version in the data file (as Java's write buffer merges it), so the changelog has that
+version only, where Java's input changelog also lists the earlier ones. The merged result, and
+every statement that writes a key once, are the same.
 
 The ``changelog-file.format`` / ``.compression`` / ``.stats-mode`` options, when they differ from
 the data file's, are refused by `input_changelog` rather than ignored.
