@@ -25,7 +25,7 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
 from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
-from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sqlnodes import select_all, table_node
@@ -50,17 +50,20 @@ class Binder:
         system: SystemTables,
         hints: Callable[[str], Mapping[str, str] | None],
         incremental: Callable[[Table, Mapping[str, str], bool], pa.Table | None] | None = None,
+        changes: Callable[[Table, str, str, str], pa.Table] | None = None,
     ) -> None:
         """Bind on `engine`'s connection; metadata tables come from `system`.
 
         `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect);
         `incremental` answers a hint that asks for an incremental read (``incremental-between``
-        …: the changed rows, `paimon_sql.changes`), None for any other hint.
+        …: the changed rows, `paimon_sql.changes`), None for any other hint; `changes` answers
+        the table function ``paimon_changes(table, start, end [, mode := …])``.
         """
         self.engine = engine
         self.system = system
         self.hints = hints
         self.incremental = incremental
+        self.changes = changes
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
@@ -73,6 +76,10 @@ class Binder:
         catalog = self.engine.catalog
         changed = False
         for node in list(statement.find_all(exp.Table)):
+            call = node.this
+            if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
+                changed |= self._changes(node, call)
+                continue
             if not node.db:
                 continue
             if "$" in node.name or node.db == "sys":
@@ -97,6 +104,36 @@ class Binder:
             self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
             changed = True
         return changed
+
+    def _changes(self, node: exp.Table, call: exp.Anonymous) -> bool:
+        """``paimon_changes('db.t', start, end [, mode := 'diff'])``: the changes, as Arrow."""
+        if self.changes is None:
+            return False
+        positional: list[str] = []
+        named: dict[str, str] = {}
+        for arg in call.expressions:
+            value = arg.expression if isinstance(arg, exp.PropertyEQ) else arg
+            if not isinstance(value, exp.Literal):
+                raise SqlError(
+                    f"paimon_changes: its arguments must be constants, got {value.sql('duckdb')}"
+                )
+            if isinstance(arg, exp.PropertyEQ):
+                named[arg.this.name.lower()] = str(value.this)
+            else:
+                positional.append(str(value.this))
+        if len(positional) != 3 or set(named) - {"mode"}:
+            raise SqlError(
+                "paimon_changes takes the table ('db.t'), the start (exclusive) and the end, and "
+                "optionally mode := 'auto' | 'delta' | 'changelog' | 'diff'"
+            )
+        table = self.engine.table(Identifier.parse(positional[0]))
+        content = self.changes(table, positional[1], positional[2], named.get("mode", "auto"))
+        hidden = self.engine.register_arrow(content, table.name)
+        alias = node.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier("paimon_changes", quoted=True)
+        )
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        return True
 
     def _incremental(self, node: exp.Table, table: Table, *, row_kinds: bool = False) -> bool:
         """An ``incremental-between`` hint: the changed rows, as an Arrow table.

@@ -8,8 +8,9 @@ this module wires the two together:
   that are in the table after their change (Paimon's batch SQL drops ``-U``/``-D``);
   ``t$audit_log`` with the same hint keeps every row with its ``rowkind`` (a diff as Paimon's
   audit log shows it: the new row of each new or changed key, with its merged kind, and ``-D``).
-* ``paimon_changes('db.t', start, end [, mode := 'diff'])`` (functions/changes.sql): ``rowkind``
-  first, streamed batch by batch from the source.
+* ``paimon_changes('db.t', start, end [, mode := 'diff'])``: ``rowkind`` first. After install()
+  (functions/changes.sql) streamed batch by batch from the source; in a session the binder
+  replaces the call by its rows.
 """
 
 from __future__ import annotations
@@ -38,6 +39,16 @@ def hint_reader(engine: Engine) -> Callable[[Table, Mapping[str, str], bool], pa
             changes(table, between, engine.reader.batches, row_kinds=row_kinds, java_diff=True)
         )
         return pa.Table.from_batches(batches, schema=change_schema(table, row_kinds=row_kinds))
+
+    return read
+
+
+def change_table(engine: Engine) -> Callable[[Table, str, str, str], pa.Table]:
+    """The binder's `changes` callable: ``paimon_changes`` in a session, as one Arrow table."""
+
+    def read(table: Table, start: str, end: str, mode: str) -> pa.Table:
+        schema, batches = change_batches(engine, table, start, end, mode)
+        return pa.Table.from_batches(list(batches), schema=schema)
 
     return read
 

@@ -34,7 +34,7 @@ from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import SqlError
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
-from paimon_sql.sql.incremental import hint_reader
+from paimon_sql.sql.incremental import change_table, hint_reader
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 
 if TYPE_CHECKING:
@@ -101,7 +101,11 @@ class Session:
         catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self._engine = Engine(catalog, connection)
         self._binder = Binder(
-            self._engine, SYSTEM_TABLES, hint_options, incremental=hint_reader(self._engine)
+            self._engine,
+            SYSTEM_TABLES,
+            hint_options,
+            incremental=hint_reader(self._engine),
+            changes=change_table(self._engine),
         )
         self.refresh()
 

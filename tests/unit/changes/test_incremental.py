@@ -107,3 +107,12 @@ def test_equal_bounds_are_empty_and_unknown_tables_fail(java):
     assert con.sql("SELECT * FROM paimon_changes('db.pk_dedup', 2, 2)").fetchall() == []
     with pytest.raises(duckdb.Error, match="nope"):
         con.sql("SELECT * FROM paimon_changes('db.nope', 1, 2)").fetchall()
+
+
+def test_paimon_changes_in_a_session_equals_the_installed_function(java):
+    warehouse, con = java
+    session = paimon_sql.connect(warehouse)
+    for mode in ("auto", "delta", "diff"):
+        query = f"SELECT * FROM paimon_changes('db.pk_dedup', 1, 3, mode := '{mode}')"  # noqa: S608
+        assert Counter(session.sql(query).fetchall()) == Counter(con.sql(query).fetchall()), mode
+    session.close()
