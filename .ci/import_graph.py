@@ -16,7 +16,8 @@ import grimp
 
 #: Top-level modules shown as one box each, listed top (user-facing) to bottom.
 ORDER = (
-    "cli", "spark", "sql", "engine", "compact", "read", "write", "commit", "plan", "catalog",
+    "cli", "spark", "sql", "engine", "compact", "changes", "read", "write", "commit", "plan",
+    "catalog",
     "io", "format", "sqlnodes", "types", "errors",
 )  # fmt: skip
 

@@ -45,8 +45,9 @@ from paimon_sql.errors import (
 )
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
-from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.options import ChangelogProducer, CoreOptions
 from paimon_sql.format.partition import partition_path
+from paimon_sql.format.snapshot import snapshot_from_json, snapshot_to_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -336,8 +337,12 @@ def expire_snapshots(
     retain_min: int | None = None,
     older_than_ms: int | None = None,
     max_deletes: int | None = None,
+    keep_changelog: bool = False,
 ) -> int:
     """Expire snapshots as Java's ``ExpireSnapshotsImpl`` does; the number of snapshots expired.
+
+    `keep_changelog` (a decoupled changelog lifecycle): each expired snapshot becomes a long-lived
+    ``changelog/changelog-<id>`` and keeps its changelog files (`expire_changelogs` removes them).
 
     Defaults are those of ``CALL sys.expire_snapshots`` (Java's ``ExpireConfig`` builder): keep all
     (``retain_max`` = Integer.MAX), at least 1, no age limit, no limit on how many go at once. So
@@ -372,15 +377,15 @@ def expire_snapshots(
         except (SnapshotNotFoundError, DataFileNotFoundError):  # expired concurrently
             continue
         if older <= moment:
-            return expire_until(table, earliest, snapshot_id)
-    return expire_until(table, earliest, end)
+            return expire_until(table, earliest, snapshot_id, keep_changelog=keep_changelog)
+    return expire_until(table, earliest, end, keep_changelog=keep_changelog)
 
 
 def _write_earliest(table: Table, snapshot_id: int) -> None:
     table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
 
 
-def expire_until(table: Table, earliest: int, end: int) -> int:
+def expire_until(table: Table, earliest: int, end: int, *, keep_changelog: bool = False) -> int:
     """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired.
 
     The order keeps every snapshot still listed readable if the process dies at any point: the
@@ -403,6 +408,12 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
     kept, expired = read
     begin = expired[0].id
     delete = Deleter(table)
+    if keep_changelog:  # Java's commitChangelog: written before the snapshot file goes
+        for snap in expired:
+            table.fileio.write_bytes(
+                table.meta("changelog", f"changelog-{snap.id}"), snapshot_to_json(snap).encode()
+            )
+        table.fileio.write_bytes(table.meta("changelog", "LATEST"), str(expired[-1].id).encode())
     _write_earliest(table, end)
     for snap in expired:
         delete(table.meta("snapshot", f"snapshot-{snap.id}"))
@@ -413,14 +424,90 @@ def expire_until(table: Table, earliest: int, end: int) -> int:
     keep = manifest_skipping_set(table, [*_overlapped_tags(tags, begin, end), kept])
     kept_files = live_files(table, [kept])
     _delete_data_files(table, layout, tags, [*expired, kept][1:], kept_files, delete)
-    for snap in expired:  # changelog files (without a decoupled changelog lifecycle)
-        for e in list_entries(table, snap.changelog_manifest_list, strict=False):
-            if e.kind is FileKind.ADD:
-                for path in layout.data_paths(e):
-                    delete(path)
+    if not keep_changelog:  # changelog files (without a decoupled changelog lifecycle)
+        for snap in expired:
+            _delete_changelog_files(table, layout, snap, delete)
     for snap in expired:
-        clean_manifests(table, layout, snap, keep, delete, changelog=True)
+        clean_manifests(table, layout, snap, keep, delete, changelog=not keep_changelog)
     return len(expired)
+
+
+def _delete_changelog_files(table: Table, layout: Layout, snap: Snapshot, delete: Deleter) -> None:
+    for e in list_entries(table, snap.changelog_manifest_list, strict=False):
+        if e.kind is FileKind.ADD:
+            for path in layout.data_paths(e):
+                delete(path)
+
+
+# --- long-lived changelogs (a decoupled changelog lifecycle) ------------------------------------
+
+
+def changelog_ids(table: Table) -> list[int]:
+    """Ids of the long-lived ``changelog/changelog-<id>`` files, ascending."""
+    listed = table.fileio.list_names(table.meta("changelog"))
+    prefix = "changelog-"
+    return sorted(
+        int(n[len(prefix) :]) for n in listed if n.startswith(prefix) and n[len(prefix) :].isdigit()
+    )
+
+
+def _changelog(table: Table, changelog_id: int) -> Snapshot:
+    path = table.meta("changelog", f"changelog-{changelog_id}")
+    return snapshot_from_json(table.fileio.read_bytes(path))
+
+
+def expire_changelogs(
+    table: Table,
+    *,
+    retain_max: int,
+    retain_min: int,
+    older_than_ms: int,
+    max_deletes: int,
+) -> int:
+    """Expire long-lived changelogs as Java's ``ExpireChangelogImpl``; the number expired.
+
+    Ids from the earliest changelog up to an exclusive end: at most ``latest snapshot -
+    retain_min + 1``, the smallest consumer's next snapshot, ``earliest + max_deletes`` and the
+    latest changelog; those below ``latest snapshot - retain_max + 1`` go regardless of age, from
+    there on the first changelog not older than `older_than_ms` stops it. Each expired changelog's
+    changelog files, changelog manifests and list, then its ``changelog-<id>`` file are deleted.
+    """
+    if retain_max < retain_min:
+        raise ArgumentError(
+            f"changelog.num-retained.max ({retain_max}) must be at least "
+            f"changelog.num-retained.min ({retain_min})"
+        )
+    latest = table.latest_snapshot_id()
+    ids = changelog_ids(table)
+    if latest is None or table.earliest_snapshot_id() is None or not ids:
+        return 0
+    earliest, newest = ids[0], ids[-1]
+    lowest = max(latest - retain_max + 1, earliest)
+    end = latest - retain_min + 1
+    consumer = consumer_min_next(table)
+    if consumer is not None:
+        end = min(end, consumer)
+    end = min(end, earliest + max_deletes, newest)
+    for changelog_id in range(lowest, end + 1):
+        if changelog_id in ids and older_than_ms <= _changelog(table, changelog_id).time_millis:
+            end = changelog_id
+            break
+    layout = Layout(table)
+    delete = Deleter(table)
+    gone = 0
+    for changelog_id in (i for i in ids if i < end):
+        log_snapshot = _changelog(table, changelog_id)
+        _delete_changelog_files(table, layout, log_snapshot, delete)
+        listed = log_snapshot.changelog_manifest_list
+        if listed is not None:
+            for meta in manifest_list(table, listed, strict=False):
+                delete.manifest(meta.file_name)
+            delete.manifest(listed)
+        delete(table.meta("changelog", f"changelog-{changelog_id}"))
+        gone += 1
+    if gone:
+        table.fileio.write_bytes(table.meta("changelog", "EARLIEST"), str(end).encode())
+    return gone
 
 
 def _read_range(table: Table, begin: int, end: int) -> tuple[Snapshot, list[Snapshot]] | None:
@@ -510,23 +597,29 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
     options = CoreOptions(table.schema(snapshot.schema_id).options)
     if options.flag("write-only"):
         return 0
-    if changelog_decoupled(options):
+    decoupled = changelog_decoupled(options)
+    if decoupled and options.changelog_producer is ChangelogProducer.NONE:
         log.warning(
             "table %s: not expiring snapshots, a decoupled changelog lifecycle (changelog.* "
-            "retention) is not supported yet; expire with Java or align changelog.* to snapshot.*",
+            "retention) without a changelog producer keeps delta files, which paimon-sql does not "
+            "do yet; expire with Java or align changelog.* to snapshot.*",
             table.name,
         )
         return 0
     now = int(time.time() * 1000) if now_ms is None else now_ms
     try:
         retained = options.duration_ms("snapshot.time-retained")
-        return expire_snapshots(
+        expired = expire_snapshots(
             table,
             retain_max=options.integer("snapshot.num-retained.max"),
             retain_min=options.integer("snapshot.num-retained.min"),
             older_than_ms=int(now - retained),
             max_deletes=options.snapshot_expire_limit,
+            keep_changelog=decoupled,
         )
+        if decoupled:
+            _expire_changelogs_by_options(table, options, now)
+        return expired
     except (PaimonSqlError, OSError, ValueError) as err:
         # The commit is already visible; a failed expiration only leaves more snapshots; the next
         # commit (or CALL sys.expire_snapshots) tries again.
@@ -534,6 +627,27 @@ def expire_by_options(table: Table, snapshot: Snapshot, *, now_ms: int | None = 
             "table %s: snapshot expiration after commit %s failed: %s", table.name, snapshot.id, err
         )
         return 0
+
+
+def _expire_changelogs_by_options(table: Table, options: CoreOptions, now: int) -> int:
+    """``changelog.num-retained.*`` / ``changelog.time-retained`` (unset: the snapshot values)."""
+
+    def pick(key: str, fallback: int) -> int:
+        value = options.optional_integer(key)
+        return fallback if value is None else value
+
+    retain_max = pick("changelog.num-retained.max", options.integer("snapshot.num-retained.max"))
+    retain_min = pick("changelog.num-retained.min", options.integer("snapshot.num-retained.min"))
+    time_retained = options.optional_duration_ms("changelog.time-retained")
+    if time_retained is None:
+        time_retained = options.duration_ms("snapshot.time-retained")
+    return expire_changelogs(
+        table,
+        retain_max=retain_max,
+        retain_min=retain_min,
+        older_than_ms=int(now - time_retained),
+        max_deletes=options.snapshot_expire_limit,
+    )
 
 
 # --- tag deletion -------------------------------------------------------------------------------

@@ -344,7 +344,7 @@ class Committer:
             log_offsets={},
             total_record_count=previous_total + added,
             delta_record_count=added,
-            changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else None,
+            changelog_record_count=sum(e.file.row_count for e in changelog),  # Java: 0 when none
             watermark=None if latest is None else latest.watermark,
             properties=properties or None,
         )

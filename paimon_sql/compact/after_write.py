@@ -12,10 +12,12 @@ marked in deletion vectors), first-row tables the full compaction of `paimon_sql
 ``paimon_sql.spark``) passes the bucket reader that runs the merge on DuckDB.
 
 * ``write-only`` = true: no compaction (Java: a separate job compacts).
-* ``changelog-producer`` = lookup: the compaction must write changelog files, which paimon-sql
-  does not do. Where level 0 is visible anyway (no deletion vectors, not first-row) the write is
-  left as its APPEND snapshot; where it would be invisible, `check_writable` refuses the statement
-  before anything is written.
+* ``changelog-producer`` = lookup: every write is compacted (Java's writer forces level 0 up at each
+  commit), and the compaction writes the lookup changelog (`paimon_sql.compact.changelog`):
+  deletion-vector tables by the lookup compaction, the others by a full compaction of the buckets
+  written.
+* ``changelog-producer`` = full-compaction: every ``full-compaction.delta-commits`` writes (default
+  1, as Flink's writer) the table is fully compacted, writing the full-compaction changelog.
 * A compaction that fails is retried once; then the statement fails with an error naming the
   snapshot that holds the (committed, still invisible) rows and the ``CALL sys.compact`` that
   makes them visible. The committed write is never undone.
@@ -26,16 +28,19 @@ True
 False
 >>> needs_compaction({"merge-engine": "first-row"}, ())
 False
+>>> needs_compaction({"changelog-producer": "lookup"}, ("id",))
+True
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_sql.compact.full import compact
+from paimon_sql.compact.changelog import compact
 from paimon_sql.compact.lookup import lookup_rewrite
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
+from paimon_sql.format.snapshot import CommitKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -64,30 +69,48 @@ def _lookup(options: Mapping[str, str]) -> bool:
     return CoreOptions(options).changelog_producer is ChangelogProducer.LOOKUP
 
 
+def _full(options: Mapping[str, str]) -> bool:
+    return CoreOptions(options).changelog_producer is ChangelogProducer.FULL_COMPACTION
+
+
 def needs_compaction(options: Mapping[str, str], primary_keys: Sequence[str]) -> bool:
-    """Whether a write to the table is followed by a COMPACT snapshot (see the module doc)."""
+    """Whether a write to the table may be followed by a COMPACT snapshot (see the module doc)."""
     if not primary_keys or CoreOptions(options).flag("write-only"):
         return False
-    return hides_level0(options, primary_keys) and not _lookup(options)
+    return hides_level0(options, primary_keys) or _lookup(options) or _full(options)
 
 
 def check_writable(table: Table) -> None:
-    """Refuse, before writing, a write whose rows would stay invisible.
+    """Refuse, before writing, a write paimon-sql cannot follow with its compaction.
 
-    That is: level 0 is hidden, and the compaction that would show it needs the lookup changelog
-    paimon-sql cannot write.
+    Every table it writes can be compacted now (the lookup and full-compaction changelogs are
+    written), so this only checks the options the compaction reads.
     """
-    schema = table.latest_schema
-    options = schema.options
-    if CoreOptions(options).flag("write-only") or not _lookup(options):
-        return
-    if hides_level0(options, schema.primary_keys):
+    options = table.latest_schema.options
+    if _full(options):
+        _delta_commits(options, table.name)
+
+
+def _delta_commits(options: Mapping[str, str], name: str) -> int:
+    value = CoreOptions(options).optional_integer("full-compaction.delta-commits")
+    if value is not None and value < 1:
         raise UnsupportedFeatureError(
-            f"writing to {table.name}: its readers see a write only after a lookup compaction, "
-            "and with 'changelog-producer' = 'lookup' that compaction must write changelog "
-            "files, which paimon-sql does not do yet; write with Spark or Flink, or set "
-            "'write-only' = 'true' and let a Flink/Spark job compact"
+            f"{name}: 'full-compaction.delta-commits' = {value} must be at least 1"
         )
+    return 1 if value is None else value
+
+
+def _commits_since_compaction(table: Table, written: Snapshot) -> int:
+    """APPEND/OVERWRITE snapshots from `written` back to the last COMPACT one (or the first)."""
+    count = 0
+    snapshot_id = written.id
+    earliest = table.earliest_snapshot_id() or 1
+    while snapshot_id >= earliest:
+        if table.snapshot(snapshot_id).commit_kind is CommitKind.COMPACT:
+            break
+        count += 1
+        snapshot_id -= 1
+    return count
 
 
 def _nothing() -> None:
@@ -113,9 +136,17 @@ def compact_after_write(
     schema = table.latest_schema
     if not needs_compaction(schema.options, schema.primary_keys):
         return None
-    buckets = {(m.partition, m.bucket) for m in messages if m.new_files}
+    buckets: set[tuple[bytes, int]] | None = {
+        (m.partition, m.bucket) for m in messages if m.new_files
+    }
     if not buckets:
         return None
+    if _full(schema.options) and not hides_level0(schema.options, schema.primary_keys):
+        every = _delta_commits(schema.options, table.name)
+        if _commits_since_compaction(table, written) < every:
+            return None
+        if every > 1:
+            buckets = None  # every bucket written since the last full compaction
     error: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:

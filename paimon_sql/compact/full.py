@@ -323,11 +323,10 @@ def _upgrade(unit: CompactUnit, schema: TableSchema) -> CommitMessage | None:
 
 
 def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactUnit]) -> None:
-    """Refuse a compaction that would have to write changelog files.
+    """Refuse a compaction that would have to write changelog files but was given no maker.
 
     Changelog producers that need them: ``full-compaction`` always, ``lookup`` when level-0 files
-    (not yet looked up) are compacted.
-    paimon-sql writes none, so it refuses rather than leave streaming readers without the changes.
+    (not yet looked up) are compacted (`paimon_sql.compact.changelog` writes them).
     """
     producer = CoreOptions(schema.options).changelog_producer
     if not schema.primary_keys or producer not in (
@@ -339,8 +338,7 @@ def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactU
         return
     raise UnsupportedFeatureError(
         f"compacting {table.name}: 'changelog-producer'='{producer.value}' needs the "
-        "compaction to write changelog files, which paimon-sql does not do yet; compact this "
-        "table with Spark or Flink"
+        "compaction to write changelog files; compact it with paimon_sql.compact.changelog.compact"
     )
 
 
@@ -348,6 +346,9 @@ def _check_supported(table: Table, schema: TableSchema, units: Sequence[CompactU
 #: unit, the rewriter (its ``written`` list collects every file to delete on failure) and the
 #: unit's merged scan; its CommitMessage, or None to rewrite the unit in full.
 UnitRewrite = Callable[[CompactUnit, Rewriter, ScanPlan], CommitMessage | None]
+#: The changelog files of one unit (``changelog-producer`` lookup, full-compaction), written from
+#: the unit's merged scan before it is rewritten (`paimon_sql.compact.changelog`).
+ChangelogMaker = Callable[[CompactUnit, Rewriter, ScanPlan], tuple["DataFileMeta", ...]]
 
 
 def compact(
@@ -357,18 +358,39 @@ def compact(
     partition_ok: Callable[[tuple[Any, ...]], bool] | None = None,
     buckets: Collection[tuple[bytes, int]] | None = None,
     rewrite: UnitRewrite | None = None,
+    changelog: ChangelogMaker | None = None,
 ) -> Snapshot | None:
     """Fully compact `table`: one COMPACT snapshot.
 
     Only the partitions `partition_ok` accepts, and with `buckets` only those (partition,
-    bucket)s.
+    bucket)s. `changelog` writes each unit's changelog files (tables with a ``lookup`` or
+    ``full-compaction`` changelog producer; refused without it).
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
     as Java). Planned again on the new latest when expiration removes the planned-on snapshot.
     """
     return on_latest(
-        table, lambda snapshot: _compact(table, snapshot, read, partition_ok, buckets, rewrite)
+        table,
+        lambda snapshot: _compact(table, snapshot, read, partition_ok, buckets, rewrite, changelog),
     )
+
+
+def _rewrite(
+    unit: CompactUnit,
+    plan: ScanPlan,
+    schema: TableSchema,
+    rewriter: Rewriter,
+    read: BucketReader,
+    rewrite: UnitRewrite | None,
+) -> CommitMessage:
+    """One unit's commit message: upgraded, rewritten by `rewrite`, or merged in full."""
+    upgraded = _upgrade(unit, schema)
+    if upgraded is not None:
+        return upgraded
+    custom = rewrite(unit, rewriter, plan) if rewrite is not None else None
+    if custom is not None:
+        return custom
+    return rewriter.write(unit, plan.splits[0].bucket_path, read(plan))
 
 
 def _compact(
@@ -378,6 +400,7 @@ def _compact(
     partition_ok: Callable[[tuple[Any, ...]], bool] | None,
     buckets: Collection[tuple[bytes, int]] | None,
     rewrite: UnitRewrite | None,
+    changelog: ChangelogMaker | None = None,
 ) -> Snapshot | None:
     if snapshot is None:
         return None
@@ -385,23 +408,20 @@ def _compact(
     units = _units(table, _plan(table, snapshot, schema, buckets), partition_ok)
     if not units:
         return None
-    _check_supported(table, schema, [unit for unit, _ in units])
+    if changelog is None:
+        _check_supported(table, schema, [unit for unit, _ in units])
     written: list[str] = []
     rewriter = Rewriter(table, schema, written)
     committer = Committer(table)
     try:
         messages = []
         for unit, plan in units:
-            upgraded = _upgrade(unit, schema)
-            if upgraded is not None:
-                messages.append(upgraded)
-                continue
-            custom = rewrite(unit, rewriter, plan) if rewrite is not None else None
-            if custom is not None:
-                messages.append(custom)
-                continue
-            bucket_path = plan.splits[0].bucket_path
-            messages.append(rewriter.write(unit, bucket_path, read(plan)))
+            logged = changelog(unit, rewriter, plan) if changelog is not None else ()
+            messages.append(
+                replace(
+                    _rewrite(unit, plan, schema, rewriter, read, rewrite), changelog_files=logged
+                )
+            )
         return committer.commit(messages, kind=CommitKind.COMPACT)
     except BaseException:
         if committer.landed is None:  # a landed snapshot keeps its files, whatever came after

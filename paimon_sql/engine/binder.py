@@ -25,13 +25,15 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
 from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
-from paimon_sql.errors import DatabaseNotFoundError
+from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sqlnodes import select_all, table_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    import pyarrow as pa
 
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
@@ -47,14 +49,21 @@ class Binder:
         engine: Engine,
         system: SystemTables,
         hints: Callable[[str], Mapping[str, str] | None],
+        incremental: Callable[[Table, Mapping[str, str], bool], pa.Table | None] | None = None,
+        changes: Callable[[Table, str, str, str], pa.Table] | None = None,
     ) -> None:
         """Bind on `engine`'s connection; metadata tables come from `system`.
 
-        `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect).
+        `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect);
+        `incremental` answers a hint that asks for an incremental read (``incremental-between``
+        …: the changed rows, `paimon_sql.changes`), None for any other hint; `changes` answers
+        the table function ``paimon_changes(table, start, end [, mode := …])``.
         """
         self.engine = engine
         self.system = system
         self.hints = hints
+        self.incremental = incremental
+        self.changes = changes
 
     def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
@@ -67,6 +76,10 @@ class Binder:
         catalog = self.engine.catalog
         changed = False
         for node in list(statement.find_all(exp.Table)):
+            call = node.this
+            if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
+                changed |= self._changes(node, call)
+                continue
             if not node.db:
                 continue
             if "$" in node.name or node.db == "sys":
@@ -79,6 +92,9 @@ class Binder:
                 table = self.engine.table(ident)
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
+            if self._incremental(node, table):
+                changed = True
+                continue
             travel = travel_of(node, self.hints)
             if travel is None:
                 snapshot, pinned = table.latest_snapshot(), False
@@ -162,6 +178,57 @@ class Binder:
         views = exp.select(exp.Literal.number(1)).from_("duckdb_views()").where(named("view_name"))
         return bool(self.engine.fetch(exp.union(tables, views).limit(1)))
 
+    def _changes(self, node: exp.Table, call: exp.Anonymous) -> bool:
+        """``paimon_changes('db.t', start, end [, mode := 'diff'])``: the changes, as Arrow."""
+        if self.changes is None:
+            return False
+        positional: list[str] = []
+        named: dict[str, str] = {}
+        for arg in call.expressions:
+            value = arg.expression if isinstance(arg, exp.PropertyEQ) else arg
+            if not isinstance(value, exp.Literal):
+                raise SqlError(
+                    f"paimon_changes: its arguments must be constants, got {value.sql('duckdb')}"
+                )
+            if isinstance(arg, exp.PropertyEQ):
+                named[arg.this.name.lower()] = str(value.this)
+            else:
+                positional.append(str(value.this))
+        if len(positional) != 3 or set(named) - {"mode"}:
+            raise SqlError(
+                "paimon_changes takes the table ('db.t'), the start (exclusive) and the end, and "
+                "optionally mode := 'auto' | 'delta' | 'changelog' | 'diff'"
+            )
+        table = self.engine.table(Identifier.parse(positional[0]))
+        content = self.changes(table, positional[1], positional[2], named.get("mode", "auto"))
+        hidden = self.engine.register_arrow(content, table.name)
+        alias = node.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier("paimon_changes", quoted=True)
+        )
+        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        return True
+
+    def _incremental(self, node: exp.Table, table: Table, *, row_kinds: bool = False) -> bool:
+        """An ``incremental-between`` hint: the changed rows, as an Arrow table.
+
+        With `row_kinds` (``t$audit_log``) every change and its ``rowkind``.
+        """
+        if self.incremental is None:
+            return False
+        for comment in node.comments or []:
+            options = self.hints(comment)
+            content = None if options is None else self.incremental(table, options, row_kinds)
+            if content is None:
+                continue
+            hidden = self.engine.register_arrow(content, table.name)
+            alias = node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(node.name, quoted=True)
+            )
+            strip_travel(node)
+            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            return True
+        return False
+
     def _system(self, node: exp.Table) -> bool:
         """``"db"."t$snapshots"`` … and ``sys.tables`` / ``sys.partitions``.
 
@@ -180,6 +247,8 @@ class Binder:
                 table = self.engine.table(Identifier(node.db, base))
             except DatabaseNotFoundError:
                 return False
+            if name == "audit_log" and self._incremental(node, table, row_kinds=True):
+                return True
             travel = travel_of(node, self.hints)
             snapshot = None
             if travel is not None:

@@ -313,7 +313,9 @@ TABLE, SNAPSHOT, TAG, TIMESTAMP = (
     "__paimon_tag",
     "__paimon_timestamp",
 )
-FROM, TO, KEY = "__paimon_from", "__paimon_to", "__paimon_key"
+#: The start and end of ``paimon_diff`` / ``paimon_changes``, the key of ``paimon_explain_key``,
+#: the mode of ``paimon_changes``.
+FROM, TO, KEY, MODE = "__paimon_from", "__paimon_to", "__paimon_key", "__paimon_mode"
 _HIDDEN_TYPES = {
     TABLE: pa.string(),
     SNAPSHOT: pa.int64(),
@@ -322,6 +324,7 @@ _HIDDEN_TYPES = {
     FROM: pa.string(),
     TO: pa.string(),
     KEY: pa.string(),
+    MODE: pa.string(),
 }
 #: The system tables whose content depends on a snapshot (``$files`` at snapshot 2 or a tag ...).
 PER_SNAPSHOT = ("files", "manifests", "partitions", "buckets", "table_indexes")
@@ -694,6 +697,69 @@ def _fixed_arity(bind: Callable[..., str], count: int) -> Callable[..., str]:
     raise ValueError(f"no bind wrapper for {count} arguments")
 
 
+# --- paimon_changes -----------------------------------------------------------------------
+
+
+class _ChangesRouter(ArrowScanSource):
+    """``__paimon_changes``: the changes of a table between two bounds (``paimon_changes``).
+
+    ``__paimon_changes_bind(table, start, end, mode)`` resolves the bounds while DuckDB binds (a
+    bad bound fails there) and leaves the schema (``rowkind`` first) for this thread; ``stream``
+    reads the same arguments from the routing filters and streams the batches.
+    """
+
+    schema_is_stable = False
+    HIDDEN = (TABLE, FROM, TO, MODE)
+
+    def __init__(self, engine: Engine, rows: Callable[..., Any]) -> None:
+        super().__init__(None)
+        self.engine = engine
+        self.change_rows = rows
+        self._bound = threading.local()
+
+    def _call(self, routing: dict[str, Any]) -> tuple[pa.Schema, Any]:
+        table = self.engine.table(_identifier(routing.get(TABLE), "paimon_changes"))
+        start, end, mode = routing.get(FROM), routing.get(TO), routing.get(MODE)
+        if start is None or end is None:
+            raise SqlError("paimon_changes: give the start (exclusive) and the end, not NULL")
+        schema, batches = self.change_rows(table, str(start), str(end), str(mode or "auto"))
+        return schema, batches
+
+    def bind(self, table: str | None, start: str | None, end: str | None, mode: str | None) -> str:
+        """The UDF ``__paimon_changes_bind``: check the bounds, keep the schema, name the source."""
+        routing = {TABLE: table, FROM: start, TO: end, MODE: mode}
+        schema, _ = self._call(routing)
+        self._bound.schema = _with_hidden(schema, self.HIDDEN)
+        return "__paimon_changes"
+
+    def __arrow_c_schema__(self) -> object:
+        """The schema `bind` resolved on this thread."""
+        schema = getattr(self._bound, "schema", None) or _with_hidden(pa.schema([]), self.HIDDEN)
+        return schema.__arrow_c_schema__()
+
+    def accepts(self, predicate: Node) -> bool:
+        """Only the routing filters."""
+        return _hidden_of(predicate) in self.HIDDEN
+
+    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+        """The changes, batch by batch, with the routing values in the hidden columns."""
+        routing, _ = _split(filters)
+        if any(routing.get(h) is None for h in (TABLE, FROM, TO)):
+            raise _not_pushed("paimon_changes")
+        schema, batches = self._call(routing)
+        if columns is not None and any(c >= len(schema) for c in columns):
+            raise _not_pushed("paimon_changes")
+        full = _with_hidden(schema, self.HIDDEN)
+
+        def with_hidden() -> Any:
+            for batch in batches:
+                table = _append_hidden(pa.Table.from_batches([batch]), self.HIDDEN, routing)
+                yield from table.cast(full).to_batches()
+
+        stream = pa.RecordBatchReader.from_batches(full, with_hidden())
+        return stream.__arrow_c_stream__(), False  # type: ignore[no-untyped-call]
+
+
 # --- install ------------------------------------------------------------------------------
 
 
@@ -706,13 +772,15 @@ def install_sources(
     catalog_schemas: Mapping[str, pa.Schema],
     audit_log_schema: Callable[[Table], pa.Schema],
     functions: Sequence[TableFunction] = (),
+    changes: Callable[..., Any] | None = None,
 ) -> dict[str, tuple[Callable[..., str], list[str]]]:
     """Register the routing sources on `con`.
 
     Their bind UDFs (function, DuckDB parameter types) by name, for the caller to create.
 
     `schemas`: each table system table's columns (``t$<kind>``), `catalog_schemas` each global
-    ``sys`` table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table.
+    ``sys`` table's; `audit_log_schema`: the columns of ``t$audit_log`` for a table; `changes`:
+    ``paimon_changes``' rows, (table, start, end, mode) → (schema, batches).
     ``_register_arrow_source`` is the pinned duckdb's underscore-named source protocol, as in
     `register`.
     """
@@ -738,4 +806,8 @@ def install_sources(
             _fixed_arity(routed.bind, len(function.hidden)),
             ["VARCHAR"] * len(function.hidden),
         )
+    if changes is not None:
+        changes_router = _ChangesRouter(engine, changes)
+        con._register_arrow_source("__paimon_changes", changes_router)
+        binds["__paimon_changes_bind"] = (changes_router.bind, ["VARCHAR"] * 4)
     return binds

@@ -1128,13 +1128,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
 
 #: Options whose behaviour paimon-sql does not implement: a value other than the default would be
 #: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
-UNIMPLEMENTED: Mapping[str, tuple[str, str]] = {
-    "changelog-producer": (
-        "none",
-        "paimon-sql writes no changelog files yet; create the table with Flink or Spark, or "
-        "leave 'changelog-producer' out ('none')",
-    ),
-}
+UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {}
 
 
 def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
@@ -1143,15 +1137,14 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
     An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
     not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
+    Every changelog producer is written since issue 17, so nothing is refused today:
+
     >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
-    Traceback (most recent call last):
-    ...
-    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'changelog-producer' = ...
     """
     problems = []
-    for key, (default, why) in UNIMPLEMENTED.items():
+    for key, (allowed, why) in UNIMPLEMENTED.items():
         value = options.get(key)
-        if value is not None and value.strip().lower() != default:
+        if value is not None and value.strip().lower() not in allowed:
             problems.append(f"option {key!r} = {value!r} is not supported: {why}")
     if problems:
         raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))

@@ -690,3 +690,52 @@ def plan_scan(
     """
     planner = _Planner(table, snapshot, predicate, schema, mode, include_level0, buckets)
     return planner.plan()
+
+
+def plan_files(
+    table: Table,
+    snapshot: Snapshot | None,
+    entries: Iterable[ManifestEntry],
+    schema: TableSchema | None = None,
+) -> ScanPlan:
+    """A plan that reads the files of `entries`, each on its own: no merge, no vectors.
+
+    Incremental reads (`paimon_sql.changes`) read a snapshot's delta or changelog files this way:
+    every record with its own row kind, as Java reads a streaming split. `snapshot` is the plan's
+    end snapshot; the files' rows come in `schema` (default: the table's latest). The files a batch
+    read hides are left out, as Java's batch scan filters them (level 0 of deletion-vector and
+    first-row tables, postpone buckets).
+    """
+    planner = _Planner(table, snapshot, None, schema, mode=None)
+    shown = [e for e in entries if planner.visible(e)]
+    if planner.mode is ReadMode.DELETION_VECTORS:
+        planner.mode = ReadMode.MERGE  # sections of one file each: nothing is merged anyway
+    groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+    totals: dict[tuple[bytes, int], int] = {}
+    for e in shown:
+        groups[(e.partition, e.bucket)].append(e.file)
+        totals.setdefault((e.partition, e.bucket), e.total_buckets)
+    splits: list[Split] = []
+    what = f"file of table {table.name}"
+    for (part, bucket), files in groups.items():
+        for f in files:
+            names.validate_file_name(f.file_name, what=what)
+        splits.append(
+            Split(
+                partition=planner.partition_values(part) if planner.part_names else (),
+                partition_bytes=part,
+                bucket=bucket,
+                bucket_path=planner.bucket_dir(part, bucket),
+                sections=tuple(Section(files=(f,), merge=False) for f in files),
+                total_buckets=totals[(part, bucket)],
+            )
+        )
+    return ScanPlan(
+        table=table,
+        snapshot=snapshot,
+        schema=planner.schema,
+        mode=planner.mode,
+        options=planner.options,
+        splits=tuple(splits),
+        stats=planner.stats,
+    )

@@ -217,7 +217,9 @@ def finish(
             if extra_files is not None:
                 extra_files.abort()
         raise
-    _clean(table, job, keep={f.file_name for m in messages for f in m.new_files})
+    _clean(
+        table, job, keep={f.file_name for m in messages for f in (*m.new_files, *m.changelog_files)}
+    )
     if snapshot is not None:
         from paimon_sql.sql.session import connect
 

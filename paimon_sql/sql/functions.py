@@ -8,6 +8,7 @@ its own, so ``paimon_snapshots('db.t')`` or ``paimon_diff('db.t', 3, 7)`` work i
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
 from paimon_sql.engine import debug
 from paimon_sql.engine.source import install_sources
 from paimon_sql.sql.data_tables import audit_log_schema
+from paimon_sql.sql.incremental import change_batches
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,6 +65,7 @@ def install_functions(con: duckdb.DuckDBPyConnection, engine: Engine, system: Sy
         catalog_schemas=CATALOG_SCHEMAS,
         audit_log_schema=audit_log_schema,
         functions=debug.FUNCTIONS,
+        changes=functools.partial(change_batches, engine),
     )
     for name, (function, parameters) in binds.items():
         _function(con, name, function, parameters)

@@ -39,6 +39,7 @@ from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, Unsupport
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import hint_options
 from paimon_sql.sql.functions import install_functions
+from paimon_sql.sql.incremental import change_table, hint_reader
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters
 from paimon_sql.sql.statements import dml
@@ -108,7 +109,13 @@ class Session:
         )
         catalog.databases()  # fail early, naming the path, when the warehouse is missing
         self._engine = Engine(catalog, connection)
-        self._binder = Binder(self._engine, SYSTEM_TABLES, hint_options)
+        self._binder = Binder(
+            self._engine,
+            SYSTEM_TABLES,
+            hint_options,
+            incremental=hint_reader(self._engine),
+            changes=change_table(self._engine),
+        )
         # the paimon_* SQL functions: install() puts them on a caller's connection itself; a
         # session's own connection gets them on first use (they cost ~70 ms to register)
         self._functions_pending = connection is None

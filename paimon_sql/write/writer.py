@@ -48,6 +48,7 @@ from paimon_sql.sqlnodes import add_column, create_temp_table, drop, set_setting
 from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
 from paimon_sql.write.global_index import (
@@ -141,6 +142,8 @@ class TableWriter:
         self._limit = 0
         self._prefix = file_id or str(uuid.uuid4())
         self._files = itertools.count()
+        #: ``changelog-producer`` = input: the changelog copy of each data file, by its name.
+        self._changelog: dict[str, DataFileMeta] = {}
         #: Dynamic bucket mode: the registered (hash, bucket, part) table `_sorted` joins rows with.
         self._assignment: str | None = None
 
@@ -734,9 +737,17 @@ class TableWriter:
             data_file_name(self._prefix, next(self._files), fmt, prefix),
         )
         self.written.append(path)
-        return write_data_file(
+        meta = write_data_file(
             self.table.fileio, path, rows, schema=self.schema, first_sequence_number=start
         )
+        if self.pk and input_changelog(self.options):
+            name = data_file_name(
+                self._prefix, next(self._files), fmt, names.file_prefix(self.options.options, CL)
+            )
+            copy = self.table.fileio.join(self._bucket_dir(part, bucket), name)
+            self.written.append(copy)
+            self._changelog[meta.file_name] = copy_as_changelog(self.table.fileio, path, copy, meta)
+        return meta
 
     def write(self, staged: str) -> tuple[list[CommitMessage], int]:
         """Write the staged rows: one commit message per (partition, bucket), and the row count.
@@ -813,6 +824,11 @@ class TableWriter:
                 bucket=b,
                 total_buckets=self.schema.bucket,
                 new_files=tuple(files.get((p, b), ())),
+                changelog_files=tuple(
+                    self._changelog[f.file_name]
+                    for f in files.get((p, b), ())
+                    if f.file_name in self._changelog
+                ),
                 new_index_files=(self.index_files[(p, b)],) if (p, b) in self.index_files else (),
             )
             for (p, b) in sorted(set(files) | set(self.index_files))

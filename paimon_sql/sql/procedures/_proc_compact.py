@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.compact.full import compact as compact_table
+from paimon_sql.compact.changelog import compact as compact_table
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
 from paimon_sql.read.build import cast, literal

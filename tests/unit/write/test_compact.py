@@ -246,15 +246,22 @@ def test_java_written_tables(tmp_path, name):
         assert had_dvs
 
 
-def test_lookup_changelog_table_is_refused_when_level_0_files_need_a_changelog(tmp_path, session):
+def test_lookup_changelog_table_compacts_with_its_changelog(tmp_path, session):
+    # issue 17: the compaction writes the lookup changelog (Flink reads it as its own:
+    # tests/interop/flink/test_changes_flink.py); the write already compacted level 0
     _create_as_flink(
         session,
         "CREATE TABLE db.t (id INT, v STRING) WITH ('bucket' = '1', 'primary-key' = 'id', "
-        "'changelog-producer' = 'lookup')",
+        "'changelog-producer' = 'lookup', 'write-only' = 'true')",
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a')")
-    with pytest.raises(UnsupportedFeatureError, match="changelog-producer"):
-        _compact(session)
+    _compact(session)
+    kinds = session.sql(
+        "SELECT commit_kind, changelog_record_count FROM db.`t$snapshots` ORDER BY snapshot_id"
+    ).fetchall()
+    assert kinds == [("APPEND", 0), ("COMPACT", 1)]  # Java writes 0 without changelog files
+    bucket = tmp_path / "wh" / "db.db" / "t" / "bucket-0"
+    assert len(list(bucket.glob("changelog-*.parquet"))) == 1
 
 
 def test_partitions_and_where_select_partitions(session):

@@ -10,7 +10,7 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.errors import PaimonSqlError
 from paimon_sql.sql.ddl import parse_create_table
 
 
@@ -154,7 +154,9 @@ def test_plain_primary_key_tables_are_not_compacted(session):
     assert _rows(session) == [(1, "a")]
 
 
-def test_lookup_changelog_without_hidden_level_0_stays_an_append(session):
+def test_lookup_changelog_write_is_compacted_with_its_changelog(session):
+    # issue 17: as Java's writer, a write to a lookup-changelog table is compacted at once and the
+    # compaction writes the changelog (Flink twin: tests/interop/flink/test_changes_flink.py)
     _create_as_flink(
         session,
         "CREATE TABLE db.t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
@@ -162,15 +164,15 @@ def test_lookup_changelog_without_hidden_level_0_stays_an_append(session):
     )
     session.sql("INSERT INTO db.t VALUES (1, 'a')")
     assert _rows(session) == [(1, "a")]
-    assert _kinds(session) == ["APPEND"]
+    assert _kinds(session) == ["APPEND", "COMPACT"]
 
 
 @pytest.mark.parametrize("engine", ["dv", "first_row"])
-def test_lookup_changelog_with_hidden_level_0_is_refused_before_writing(session, engine):
+def test_lookup_changelog_with_hidden_level_0_is_visible_after_the_write(session, engine):
     _create(session, engine, "fixed1", False, extra=", 'changelog-producer' = 'lookup'")
-    with pytest.raises(UnsupportedFeatureError, match="changelog"):
-        session.sql("INSERT INTO db.t VALUES ('x', 1, 'a')")
-    assert _kinds(session) == []
+    session.sql("INSERT INTO db.t VALUES ('x', 1, 'a')")
+    assert _kinds(session) == ["APPEND", "COMPACT"]
+    assert len(_rows(session)) == 1
 
 
 def test_a_failed_compaction_keeps_the_append_and_says_how_to_show_it(session, tmp_path):

@@ -1,0 +1,61 @@
+"""The SQL surface of incremental reads: hints in a session, ``paimon_changes`` after install().
+
+`paimon_sql.changes` computes the changed rows and takes the engine's split reader to run plans;
+this module wires the two together:
+
+* ``SELECT * FROM t /*+ OPTIONS('incremental-between' = '3,7') */`` (and
+  ``incremental-between-timestamp``, tags as bounds, ``incremental-between-scan-mode``): the rows
+  that are in the table after their change (Paimon's batch SQL drops ``-U``/``-D``);
+  ``t$audit_log`` with the same hint keeps every row with its ``rowkind`` (a diff as Paimon's
+  audit log shows it: the new row of each new or changed key, with its merged kind, and ``-D``).
+* ``paimon_changes('db.t', start, end [, mode := 'diff'])``: ``rowkind`` first. After install()
+  (functions/changes.sql) streamed batch by batch from the source; in a session the binder
+  replaces the call by its rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from paimon_sql.changes import change_schema, changes, from_bounds, from_options, is_incremental
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+
+    from paimon_sql.catalog import Table
+    from paimon_sql.engine.context import Engine
+
+
+def hint_reader(engine: Engine) -> Callable[[Table, Mapping[str, str], bool], pa.Table | None]:
+    """The binder's `incremental` callable: the changed rows a hint asks for, else None."""
+
+    def read(table: Table, options: Mapping[str, str], row_kinds: bool = False) -> pa.Table | None:
+        if not is_incremental(options):
+            return None
+        between = from_options(table, options)
+        batches = list(
+            changes(table, between, engine.reader.batches, row_kinds=row_kinds, java_diff=True)
+        )
+        return pa.Table.from_batches(batches, schema=change_schema(table, row_kinds=row_kinds))
+
+    return read
+
+
+def change_table(engine: Engine) -> Callable[[Table, str, str, str], pa.Table]:
+    """The binder's `changes` callable: ``paimon_changes`` in a session, as one Arrow table."""
+
+    def read(table: Table, start: str, end: str, mode: str) -> pa.Table:
+        schema, batches = change_batches(engine, table, start, end, mode)
+        return pa.Table.from_batches(list(batches), schema=schema)
+
+    return read
+
+
+def change_batches(
+    engine: Engine, table: Table, start: str, end: str, mode: str = "auto"
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """``paimon_changes``: the schema (``rowkind`` first) and the batches of the changes."""
+    between = from_bounds(table, start, end, mode)
+    return change_schema(table), changes(table, between, engine.reader.batches)
