@@ -52,7 +52,13 @@ def _constant(value: Any) -> exp.Expression:
         _sign, digits, exponent = value.as_tuple()
         scale = max(0, -int(exponent))
         precision = max(len(digits), scale + 1)
-        to = exp.DataType.build(f"DECIMAL({min(precision, 38)}, {scale})")
+        to = exp.DataType(
+            this=exp.DataType.Type.DECIMAL,
+            expressions=[
+                exp.DataTypeParam(this=exp.Literal.number(min(precision, 38))),
+                exp.DataTypeParam(this=exp.Literal.number(scale)),
+            ],
+        )
         return exp.cast(exp.Literal.string(format(value, "f")), to)
     if isinstance(value, str):
         return exp.Literal.string(value)

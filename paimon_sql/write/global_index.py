@@ -79,8 +79,8 @@ def is_cross_partition(schema: TableSchema) -> bool:
 
     >>> from paimon_sql.format.schema import TableSchema
     >>> from paimon_sql.types import DataField, parse_type
-    >>> fields = (DataField(0, "id", parse_type("INT NOT NULL")),
-    ...           DataField(1, "dt", parse_type("STRING")))
+    >>> fields = (DataField(id=0, name="id", type=parse_type("INT NOT NULL")),
+    ...           DataField(id=1, name="dt", type=parse_type("STRING")))
     >>> s = TableSchema(id=0, fields=fields, highest_field_id=1, partition_keys=("dt",),
     ...                 primary_keys=("id",), options={"bucket": "-1"})
     >>> is_cross_partition(s)

@@ -17,6 +17,7 @@ import paimon_sql
 from paimon_sql.commit.plan import fold
 from paimon_sql.format.snapshot import CommitKind
 from tests.interop.harness import assert_rows_equal, spark_rows, spark_session, spark_sql
+from tests.interop.test_spark_writes_we_read import KNOWN_09_DIFFERENCES
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -332,4 +333,8 @@ def test_corpus_table_compacted_by_us_reads_the_same_in_spark(corpus_copy, name)
     # Every deletion vector went with its files (Java may leave empty DV index files behind).
     assert not any(e.index_file.dv_ranges for e in _dv_entries(table))
     assert_rows_equal(spark_rows(spark, ident), before, context=f"Spark after compacting {name}")
-    assert_rows_equal(_ours(session, ident), before, context=f"paimon-sql after compacting {name}")
+    ours = _ours(session, ident)
+    difference = KNOWN_09_DIFFERENCES.get(name)
+    if difference is not None:  # Spark 0.9 reads this table differently (see the other module)
+        ours = [{k: difference[1](v) for k, v in row.items()} for row in ours]
+    assert_rows_equal(ours, before, context=f"paimon-sql after compacting {name}")

@@ -59,9 +59,9 @@ CASES = [
     ("'unterminated", ExecutionError, "unterminated"),
     ("SELECT * FROM d.t WHERE id = 'x'", ExecutionError, "Could not convert"),
     (
-        "MERGE INTO d.t USING d.a ON d.t.id = d.a.id WHEN MATCHED THEN DELETE",
+        "MERGE INTO d.t USING d.a ON d.t.id = d.a.id WHEN MATCHED THEN ERROR",
         UnsupportedFeatureError,
-        "MERGE",
+        "THEN ERROR",
     ),
     (
         "CALL sys.create_tag(table => 'd.t', tag => 'a', snapshot => 'x')",

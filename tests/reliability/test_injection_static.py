@@ -58,6 +58,26 @@ MESSAGES = ("Error", "Exception", "warn", "warning", "error", "info", "debug", "
 #: (file, stripped source line) -> why the text there is safe. Keep it short.
 REVIEWED = {
     (
+        "cli/_interrupt.py",
+        'statement = sqlglot.parse_one(text, read="duckdb")',
+    ): "parses the user's own statement to name the table it writes (for the Ctrl-C message); never run",
+    (
+        "read/build.py",
+        'return as_type("exp.Expression", sqlglot.parse_one(_JAVA_FLOAT_TEXT, read="duckdb"))',
+    ): "a constant of the module (Java's Float.toString as SQL), parsed once; :x is replaced by a node",
+    (
+        "read/java_hash.py",
+        "return exp.Anonymous(this=name, expressions=list(args))",
+    ): "function names are constants at every call site (list_transform, BOOL_OR ...); arguments are nodes",
+    (
+        "read/java_hash.py",
+        'return exp.cast(node, exp.DataType.build(to, dialect="duckdb"))',
+    ): "type names are constants at every call site (UBIGINT, BIGINT ...)",
+    (
+        "sql/statements/dispatch.py",
+        'node = exp.to_table(rest.strip(), dialect="duckdb")',
+    ): "parses the user's SHOW t into a table node, then built into DESCRIBE from nodes",
+    (
         "sql/statements/catalog_ddl.py",
         'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n{columns}\\n)"',
     ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",

@@ -228,10 +228,14 @@ def test_a_target_row_changed_by_two_source_rows_is_duckdbs_error(s, kind):
         "MERGE INTO d.t USING (SELECT 1 AS k, 'p' AS v UNION ALL SELECT 1, 'q') AS s "
         "ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v"
     )
-    with pytest.raises(duckdb.InvalidInputException) as theirs:
-        ref.execute(statement)
     ours = refused(s, statement, ExecutionError)
-    assert str(ours).split(".")[0] == str(theirs.value).split(".")[0]
+    assert "more than one" in str(ours).lower() or "multiple" in str(ours).lower(), ours
+    # DuckDB 2.0.0 refuses this with the same message; 2.0.1 updates the row with one of the two
+    # (an arbitrary one): paimon-sql keeps the refusal, as Spark's MERGE does
+    try:
+        ref.execute(statement)
+    except duckdb.InvalidInputException as theirs:
+        assert str(ours).split(".")[0] == str(theirs).split(".")[0]
 
 
 def test_two_source_rows_matching_one_target_row_are_fine_when_none_acts(s):
@@ -374,3 +378,19 @@ def test_merge_through_the_shell(tmp_path):
     assert fresh.sql("SELECT * FROM d.t ORDER BY k").fetchall() == [(1, "a"), (2, "B"), (3, "c")]
     assert len(fresh.table("d.t").snapshot_ids()) == 2
     fresh.close()
+
+
+def test_columns_qualified_by_database_and_table_name_the_source_too(s):
+    ref = _target(s, "pk")
+    s.sql("CREATE TABLE d.a (k INT, v STRING)")
+    s.sql("INSERT INTO d.a VALUES (1, 'one'), (42, 'new')")
+    ref.sql("CREATE TABLE d.a (k INT, v VARCHAR)")
+    ref.sql("INSERT INTO d.a VALUES (1, 'one'), (42, 'new')")
+    statement = (
+        "MERGE INTO d.t USING d.a ON d.t.k = d.a.k "
+        "WHEN MATCHED THEN UPDATE SET v = d.a.v "
+        "WHEN NOT MATCHED THEN INSERT (k, v, dt) VALUES (d.a.k, d.a.v, 'z')"
+    )
+    assert s.sql(statement).fetchall() == ref.sql(statement).fetchall()
+    expected = sorted(ref.sql("SELECT * FROM d.t").fetchall(), key=repr)
+    assert sorted(s.sql("SELECT * FROM d.t").fetchall(), key=repr) == expected

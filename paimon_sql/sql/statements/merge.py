@@ -113,12 +113,21 @@ class _Merge:
     # --- reading the statement --------------------------------------------------------------------
 
     def _qualified(self, node: exp.Expr) -> exp.Expr:
-        """`node` with ``db.table.col`` of the target (no alias given) as ``table.col``."""
+        """`node` with ``db.table.col`` of the target or the source table as ``alias.col``."""
         copied = node.copy()
         for column in list(copied.find_all(exp.Column)):
-            named = column.args.get("db") is not None and column.db == self.ident.database
-            if named and column.table == self.ident.table:
-                column.replace(exp.column(column.name, table=self.alias, quoted=True))
+            if column.args.get("db") is None:
+                continue
+            if (column.db, column.table) == (self.ident.database, self.ident.table):
+                short = exp.column(column.name, table=self.alias, quoted=True)
+            elif column.table == self.source_alias:
+                # ``d.a.col`` of a source table ``d.a`` (already bound: a subquery named ``a``)
+                short = exp.column(column.name, table=self.source_alias, quoted=True)
+            else:
+                continue
+            if column is copied:  # the whole expression is the column (SET v = d.a.v)
+                return short
+            column.replace(short)
         return copied
 
     def _condition(self, statement: exp.Merge) -> exp.Expr:
