@@ -394,6 +394,26 @@ class Table:
             )
         return self._decode_snapshot(path)
 
+    def snapshot_before(self, timestamp_ms: int) -> Snapshot | None:
+        """The newest listed snapshot committed at or before `timestamp_ms`; None if all are newer.
+
+        Unlike `snapshot_at`, tags are not looked at.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.snapshot_before(table.snapshot(2).time_millis).id
+            2
+            >>> table.snapshot_before(0) is None
+            True
+        """
+        found: Snapshot | None = None
+        for snapshot_id in self.snapshot_ids():
+            snap = self.snapshot(snapshot_id)
+            if snap.time_millis > timestamp_ms:
+                break
+            found = snap
+        return found
+
     def snapshot_at(self, timestamp_ms: int) -> Snapshot:
         """The newest snapshot committed at or before `timestamp_ms` (epoch millis).
 
@@ -411,12 +431,7 @@ class Table:
             ...
             paimon_sql.errors.SnapshotNotFoundError: table db.t has no snapshot or tag at or ...
         """
-        found: Snapshot | None = None
-        for snapshot_id in self.snapshot_ids():
-            snap = self.snapshot(snapshot_id)
-            if snap.time_millis > timestamp_ms:
-                break
-            found = snap
+        found = self.snapshot_before(timestamp_ms)
         if found is None:
             tagged = {n: self.tag(n) for n in self.tag_names()}
             earlier = [t for t in tagged.values() if t.time_millis <= timestamp_ms]

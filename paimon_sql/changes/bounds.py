@@ -173,16 +173,6 @@ def between_tags(table: Table, start: str, end: str) -> Between:
     )
 
 
-def _at_or_before(table: Table, millis: int) -> Snapshot | None:
-    found = None
-    for snapshot_id in table.snapshot_ids():
-        snap = table.snapshot(snapshot_id)
-        if snap.time_millis > millis:
-            break
-        found = snap
-    return found
-
-
 def between_timestamps(table: Table, start_ms: int, end_ms: int, mode: str) -> Between:
     """Epoch millis `start_ms` (exclusive) to `end_ms` (Java's ``betweenTimestamps``)."""
     if end_ms < start_ms:
@@ -197,7 +187,7 @@ def between_timestamps(table: Table, start_ms: int, end_ms: int, mode: str) -> B
     earliest, latest = (table.snapshot(i) for i in ids)
     if start_ms == end_ms or start_ms > latest.time_millis or end_ms < earliest.time_millis:
         return Between(start_id=0, end_id=0, mode=mode, empty=True)
-    first, last = _at_or_before(table, start_ms), _at_or_before(table, end_ms)
+    first, last = table.snapshot_before(start_ms), table.snapshot_before(end_ms)
     if mode == "diff":
         first = first or earliest
         last = last or latest

@@ -8,8 +8,6 @@ interrupt tell "nothing written" from "committed snapshot N".
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +16,10 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.errors import PaimonSqlError
-from paimon_sql.sql.dialect import parse_call
+from paimon_sql.sql.dialect import parse_call, quiet_sqlglot
 from paimon_sql.sql.session import DuckDBError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from paimon_sql import Session
     from paimon_sql.catalog import Table
 
@@ -104,7 +100,7 @@ def _call_table(text: str) -> str | None:
 
 
 def _table_name(text: str) -> str | None:
-    with _quiet_sqlglot():
+    with quiet_sqlglot():
         statement = sqlglot.parse_one(text, read="duckdb")
     target: Any = None
     if isinstance(statement, exp.TruncateTable):
@@ -119,15 +115,3 @@ def _table_name(text: str) -> str | None:
     if not isinstance(target, exp.Table) or target.catalog:
         return None
     return f"{target.db}.{target.name}" if target.db else target.name
-
-
-@contextlib.contextmanager
-def _quiet_sqlglot() -> Iterator[None]:
-    # sqlglot warns when it falls back to an opaque Command: the statement runs elsewhere anyway.
-    log = logging.getLogger("sqlglot")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        log.setLevel(level)

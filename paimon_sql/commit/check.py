@@ -35,11 +35,9 @@ relative to the table folder and the first version found using it.
 
 from __future__ import annotations
 
-import functools
 import io
 import itertools
 import posixpath
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +46,7 @@ import pyarrow.orc as pa_orc
 import pyarrow.parquet as pq
 
 from paimon_sql.commit.expire import Layout
-from paimon_sql.commit.plan import fold, key_comparator
+from paimon_sql.commit.plan import fold, key_comparator, level_overlaps
 from paimon_sql.errors import PaimonSqlError, SnapshotNotFoundError
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.manifest import FileKind
@@ -317,26 +315,14 @@ class _Checker:
         if not keys:
             return
         compare = key_comparator([schema.field(k).type for k in keys])
-
-        def by_min_key(a: ManifestEntry, b: ManifestEntry) -> int:
-            return compare(a.file.min_key, b.file.min_key)
-
-        runs: dict[tuple[bytes, int, int], list[ManifestEntry]] = defaultdict(list)
-        for e in live:
-            if e.file.level >= 1:
-                runs[(e.partition, e.bucket, e.file.level)].append(e)
-        for (_, bucket, level), group in runs.items():
-            ordered = sorted(group, key=functools.cmp_to_key(by_min_key))
-            for a, b in itertools.pairwise(ordered):
-                if compare(a.file.max_key, b.file.min_key) >= 0:
-                    path = self.layout.data_paths(b)[0]
-                    self.report(
-                        "levels",
-                        path,
-                        label,
-                        f"its key range overlaps {a.file.file_name}'s in bucket {bucket}, level "
-                        f"{level} (files of one level >= 1 must not overlap)",
-                    )
+        for a, b in level_overlaps(live, compare):
+            self.report(
+                "levels",
+                self.layout.data_paths(b)[0],
+                label,
+                f"its key range overlaps {a.file.file_name}'s in bucket {b.bucket}, level "
+                f"{b.file.level} (files of one level >= 1 must not overlap)",
+            )
 
     def check_index(self, label: str, name: str, live: list[ManifestEntry]) -> None:
         table = self.table

@@ -31,7 +31,7 @@ from paimon_sql.format.manifest import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from paimon_sql.format.manifest import (
         DataFileMeta,
@@ -210,23 +210,34 @@ def key_comparator(key_types: Sequence[DataType]) -> Callable[[bytes, bytes], in
 def _check_levels(
     entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]
 ) -> None:
-    runs: dict[tuple[bytes, int, int], list[DataFileMeta]] = defaultdict(list)
+    for a, b in level_overlaps(entries, key_compare):
+        raise CommitConflictError(
+            f"LSM conflict in bucket {b.bucket}, level {b.file.level}: key ranges of "
+            f"{a.file.file_name} and {b.file.file_name} overlap (a concurrent compaction); run "
+            "the statement again"
+        )
+
+
+def level_overlaps(
+    entries: Iterable[ManifestEntry], key_compare: Callable[[bytes, bytes], int]
+) -> Iterator[tuple[ManifestEntry, ManifestEntry]]:
+    """Neighbouring files of one LSM level (>= 1) of a bucket whose key ranges overlap.
+
+    Each pair is (the file with the smaller min key, the next one).
+    """
+    runs: dict[tuple[bytes, int, int], list[ManifestEntry]] = defaultdict(list)
     for e in entries:
         if e.file.level >= 1:
-            runs[(e.partition, e.bucket, e.file.level)].append(e.file)
-    for (_, bucket, level), files in runs.items():
-        ordered = sorted(files, key=_cmp_key(key_compare))
-        for a, b in itertools.pairwise(ordered):
-            if key_compare(a.max_key, b.min_key) >= 0:
-                raise CommitConflictError(
-                    f"LSM conflict in bucket {bucket}, level {level}: key ranges of "
-                    f"{a.file_name} and {b.file_name} overlap (a concurrent compaction); run the "
-                    "statement again"
-                )
+            runs[(e.partition, e.bucket, e.file.level)].append(e)
 
+    def by_min_key(a: ManifestEntry, b: ManifestEntry) -> int:
+        return key_compare(a.file.min_key, b.file.min_key)
 
-def _cmp_key(compare: Callable[[bytes, bytes], int]) -> Callable[[DataFileMeta], Any]:
-    return functools.cmp_to_key(lambda a, b: compare(a.min_key, b.min_key))
+    order = functools.cmp_to_key(by_min_key)
+    for group in runs.values():
+        for a, b in itertools.pairwise(sorted(group, key=order)):
+            if key_compare(a.file.max_key, b.file.min_key) >= 0:
+                yield a, b
 
 
 def next_index_manifest(

@@ -33,6 +33,7 @@ older version lacks reads as NULL there (matched by field id across renames).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import json
@@ -40,12 +41,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql import sqlnodes
 from paimon_sql.catalog.system_tables import snapshot_schema
+from paimon_sql.engine.context import private_duckdb
 from paimon_sql.engine.reader import SplitReader
 from paimon_sql.engine.source import FROM, KEY, TABLE, TO, TableFunction
 from paimon_sql.errors import ArgumentError
@@ -57,6 +58,8 @@ from paimon_sql.read.build import KIND, SEQ, ReadRequest
 from paimon_sql.types import RowKind, arrow_type
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from paimon_sql.catalog import Table
     from paimon_sql.engine.source import Engine
     from paimon_sql.format.manifest import DataFileMeta
@@ -65,6 +68,9 @@ if TYPE_CHECKING:
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan, Split
     from paimon_sql.types import DataField
+
+    #: Runs a plan: `SplitReader.batches` (the engine's, or one on a private DuckDB).
+    Read = Callable[[ScanPlan, ReadRequest], Iterator[pa.RecordBatch]]
 
 __all__ = [
     "FUNCTIONS",
@@ -115,7 +121,20 @@ def diff_schema(table: Table, end: Snapshot | None) -> pa.Schema:
     )
 
 
-def _read(table: Table, snapshot: Snapshot | None, end_schema: TableSchema) -> pa.Table:
+@contextlib.contextmanager
+def _reading(read: Read | None) -> Iterator[Read]:
+    """`read`, or a reader on a private DuckDB closed afterwards."""
+    if read is not None:
+        yield read
+        return
+    con = private_duckdb()
+    try:
+        yield SplitReader(con).batches
+    finally:
+        con.close()
+
+
+def _read(table: Table, snapshot: Snapshot | None, end_schema: TableSchema, read: Read) -> pa.Table:
     """`snapshot`'s rows in `end_schema`'s columns (by field id; absent ones NULL)."""
     own = snapshot_schema(table, snapshot)
     by_id = {f.id: f for f in own.fields}
@@ -124,12 +143,7 @@ def _read(table: Table, snapshot: Snapshot | None, end_schema: TableSchema) -> p
     if snapshot is None:
         return schema.empty_table()
     plan = plan_scan(table, snapshot, None, own)
-    engine = duckdb.connect()
-    try:
-        request = ReadRequest(columns=tuple(columns))
-        batches = list(SplitReader(engine).batches(plan, request))
-    finally:
-        engine.close()
+    batches = list(read(plan, ReadRequest(columns=tuple(columns))))
     data = (
         pa.Table.from_batches(batches)
         if batches
@@ -251,7 +265,9 @@ def _unkeyed(names: list[str]) -> exp.Expression:
     )
 
 
-def diff(table: Table, start: Snapshot | None, end: Snapshot | None) -> pa.Table:
+def diff(
+    table: Table, start: Snapshot | None, end: Snapshot | None, *, read: Read | None = None
+) -> pa.Table:
     """What changed in `table` from `start` (None: the empty table) to `end` (None: the latest).
 
     Raises:
@@ -281,9 +297,10 @@ def diff(table: Table, start: Snapshot | None, end: Snapshot | None) -> pa.Table
     end_schema = snapshot_schema(table, end)
     names = list(end_schema.field_names)
     keys = [k for k in end_schema.primary_keys if k in names]
-    before = _read(table, start, end_schema)
-    after = _read(table, end, end_schema)
-    con = duckdb.connect()
+    with _reading(read) as reading:
+        before = _read(table, start, end_schema, reading)
+        after = _read(table, end, end_schema, reading)
+    con = private_duckdb()
     try:
         con.register(_BEFORE, before)
         con.register(_AFTER, after)
@@ -382,7 +399,9 @@ def _one_file_plan(plan: ScanPlan, split: Split, f: DataFileMeta, with_dv: bool)
     return replace(plan, mode=ReadMode.MERGE, splits=(one,))
 
 
-def explain_key(table: Table, key: Any, snapshot: Snapshot | None = None) -> pa.Table:
+def explain_key(
+    table: Table, key: Any, snapshot: Snapshot | None = None, *, read: Read | None = None
+) -> pa.Table:
     """Every version of one key that `snapshot` (default: the latest) holds, and which one wins.
 
     The first row (``verdict = 'result'``) is what a read returns for the key; then one row per
@@ -424,11 +443,9 @@ def explain_key(table: Table, key: Any, snapshot: Snapshot | None = None) -> pa.
     plan = plan_scan(table, snapshot, predicate, schema)
     every = plan_scan(table, snapshot, predicate, schema, include_level0=True)
     added = _added_by(table, snapshot)
-    con = duckdb.connect()
-    reader = SplitReader(con)
     rows: list[dict[str, Any]] = []
-    try:
-        result = [r for b in reader.batches(plan, request) for r in b.to_pylist()]
+    with _reading(read) as reader:
+        result = [r for b in reader(plan, request) for r in b.to_pylist()]
         visible = {(s.partition_bytes, s.bucket, f.file_name) for s in plan.splits for f in s.files}
         grouped = options.merge_engine in (MergeEngine.PARTIAL_UPDATE, MergeEngine.AGGREGATE)
         winner_seq = result[0][SEQ] if result and not grouped else None
@@ -440,6 +457,7 @@ def explain_key(table: Table, key: Any, snapshot: Snapshot | None = None) -> pa.
                     "reason": _result_reason(kind, options),
                     "row": {n: r[n] for n in names},
                     "rowkind": kind.short,
+                    "sequence_number": winner_seq,  # the winning version's (none when merged)
                 }
             )
         if not result:
@@ -481,11 +499,6 @@ def explain_key(table: Table, key: Any, snapshot: Snapshot | None = None) -> pa.
                             "deleted_by_dv": deleted,
                         }
                     )
-    finally:
-        con.close()
-    for row in rows[1:]:
-        if row["verdict"] == "wins" and rows[0].get("sequence_number") is None:
-            rows[0]["sequence_number"] = row["sequence_number"]
     head = [r for r in rows if r["verdict"] == "result"]
     rest = sorted(
         (r for r in rows if r["verdict"] != "result"),
@@ -498,7 +511,7 @@ _ORDER = {"wins": 0, "merged": 1, "superseded": 2, "deleted by deletion vector":
 
 
 def _versions(
-    reader: SplitReader,
+    reader: Read,
     plan: ScanPlan,
     split: Split,
     f: DataFileMeta,
@@ -507,7 +520,7 @@ def _versions(
     with_dv: bool,
 ) -> list[dict[str, Any]]:
     one = _one_file_plan(plan, split, f, with_dv)
-    return [r for b in reader.batches(one, request) for r in b.to_pylist()]
+    return [r for b in reader(one, request) for r in b.to_pylist()]
 
 
 def _partition_text(schema: TableSchema, values: tuple[Any, ...]) -> str | None:
@@ -597,7 +610,8 @@ def _diff_rows(engine: Engine, routing: Mapping[str, Any]) -> pa.Table:
     table = engine.table(routing[TABLE])
     start = routing.get(FROM)
     begin = None if start is None else resolve_version(table, start, "paimon_diff")
-    return diff(table, begin, resolve_version(table, routing.get(TO), "paimon_diff"))
+    end = resolve_version(table, routing.get(TO), "paimon_diff")
+    return diff(table, begin, end, read=engine.reader.batches)
 
 
 def _explain_schema(engine: Engine, routing: Mapping[str, Any]) -> pa.Schema:
@@ -607,7 +621,9 @@ def _explain_schema(engine: Engine, routing: Mapping[str, Any]) -> pa.Schema:
 def _explain_rows(engine: Engine, routing: Mapping[str, Any]) -> pa.Table:
     table = engine.table(routing[TABLE])
     at = resolve_version(table, routing.get(TO), "paimon_explain_key")
-    return explain_key(table, key_from_json(table, routing.get(KEY)), at)
+    return explain_key(
+        table, key_from_json(table, routing.get(KEY)), at, read=engine.reader.batches
+    )
 
 
 FUNCTIONS = (

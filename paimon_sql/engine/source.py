@@ -278,6 +278,11 @@ class Engine(Protocol):
         """The warehouse's catalog."""
         ...
 
+    @property
+    def reader(self) -> SplitReader:
+        """The split reader on the engine's private DuckDB (streamed reads)."""
+        ...
+
     def table(self, identifier: str | Identifier) -> Table:
         """The `Table` behind ``db.table``."""
         ...

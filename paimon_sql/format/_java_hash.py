@@ -145,15 +145,22 @@ def xxh64_many(values: Sequence[bytes]) -> np.ndarray:
     ...     xxh64(b""), xxh64(b"a"), xxh64(b"hello world")]
     True
     """
-    out = np.zeros(len(values), dtype=np.uint64)
+    return _by_length(values, np.uint64, _xxh64_same_length).view(np.int64)
+
+
+def _by_length(
+    values: Sequence[bytes], dtype: Any, hash_block: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """`hash_block` of the byte strings of each length, stacked as one uint8 block per length."""
+    out = np.zeros(len(values), dtype=dtype)
     lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
     with np.errstate(over="ignore"):
         for length in np.unique(lengths):
             where = np.nonzero(lengths == length)[0]
             joined = b"".join(values[int(i)] for i in where)
             block = np.frombuffer(joined, dtype=np.uint8).reshape(len(where), int(length))
-            out[where] = _xxh64_same_length(block)
-    return out.view(np.int64)
+            out[where] = hash_block(block)
+    return out
 
 
 def long_hash(key: int) -> int:
@@ -222,30 +229,27 @@ def murmur_many(values: Sequence[bytes]) -> np.ndarray:
     ...     murmur_bytes(b""), murmur_bytes(b"Bob"), murmur_bytes(b"hello world!")]
     True
     """
-    out = np.zeros(len(values), dtype=np.uint32)
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-    with np.errstate(over="ignore"):
-        for length in np.unique(lengths):
-            where = np.nonzero(lengths == length)[0]
-            n = int(length)
-            joined = b"".join(values[int(i)] for i in where)
-            block = np.frombuffer(joined, dtype=np.uint8).reshape(len(where), n)
-            h = np.full(len(where), 42, dtype=np.uint32)
-            aligned = n - n % 4
-            if aligned:
-                words = block[:, :aligned].copy().view("<u4")
-                for j in range(aligned // 4):
-                    h = _mix_np(h, words[:, j])
-            for j in range(aligned, n):
-                h = _mix_np(h, block[:, j].astype(np.int8).astype(np.int32).view(np.uint32))
-            h = h ^ np.uint32(n)
-            h ^= h >> np.uint32(16)
-            h *= np.uint32(0x85EBCA6B)
-            h ^= h >> np.uint32(13)
-            h *= np.uint32(0xC2B2AE35)
-            h ^= h >> np.uint32(16)
-            out[where] = h
-    return out.view(np.int32)
+    return _by_length(values, np.uint32, _murmur_same_length).view(np.int32)
+
+
+def _murmur_same_length(block: np.ndarray) -> np.ndarray:
+    """Murmur3 (seed 42) of each row of a uint8 block (strings of one length), as uint32."""
+    n = block.shape[1]
+    h = np.full(block.shape[0], 42, dtype=np.uint32)
+    aligned = n - n % 4
+    if aligned:
+        words = block[:, :aligned].copy().view("<u4")
+        for j in range(aligned // 4):
+            h = _mix_np(h, words[:, j])
+    for j in range(aligned, n):
+        h = _mix_np(h, block[:, j].astype(np.int8).astype(np.int32).view(np.uint32))
+    h = h ^ np.uint32(n)
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> np.uint32(16)
+    return h
 
 
 def inserted_order(hashes: np.ndarray, *, compute: bool) -> np.ndarray:

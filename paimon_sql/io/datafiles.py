@@ -151,6 +151,16 @@ def _chunk_ranges(
     return ranges
 
 
+def _selection(
+    parquet: Any, columns: Sequence[str], row_groups: Callable[[Any], Sequence[int] | None] | None
+) -> tuple[list[str], list[int]]:
+    """The `columns` the file has, and the row groups `row_groups` picks from the footer (all)."""
+    metadata = parquet.metadata
+    present = [c for c in columns if c in parquet.schema_arrow.names]
+    chosen = row_groups(metadata) if row_groups is not None else None
+    return present, list(range(metadata.num_row_groups) if chosen is None else chosen)
+
+
 def read_parquet(
     fileio: Any,
     path: str,
@@ -186,10 +196,7 @@ def read_parquet(
             source = _remote_file(fileio, path, size)
             parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="ns", pre_buffer=False)
         metadata = parquet.metadata
-        present = [c for c in columns if c in parquet.schema_arrow.names]
-        everything = range(metadata.num_row_groups)
-        chosen = row_groups(metadata) if row_groups is not None else None
-        groups = list(everything if chosen is None else chosen)
+        present, groups = _selection(parquet, columns, row_groups)
         if remote:
             source.prefetch(_chunk_ranges(metadata, present, groups))
         if not groups:
@@ -246,10 +253,7 @@ def parquet_batches(
             pre_buffer=False,
             buffer_size=PAGE_READ_BYTES,  # a column chunk not prefetched is read page by page
         )
-        metadata = parquet.metadata
-        present = [c for c in columns if c in parquet.schema_arrow.names]
-        chosen = row_groups(metadata) if row_groups is not None else None
-        groups = list(range(metadata.num_row_groups) if chosen is None else chosen)
+        present, groups = _selection(parquet, columns, row_groups)
         schema = parquet.schema_arrow.empty_table().select(present).schema
         footer = source.size - min(source.size, FOOTER_BYTES)
     except PaimonSqlError:

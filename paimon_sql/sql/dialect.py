@@ -61,6 +61,7 @@ __all__ = [
     "parse_hint",
     "parse_show",
     "parse_sql_type",
+    "quiet_sqlglot",
     "table_name",
 ]
 
@@ -441,7 +442,7 @@ def _check_argument_order(call: Call) -> None:
 
 def _parse_one(sql: str) -> exp.Expr:
     try:
-        with _quiet_sqlglot():
+        with quiet_sqlglot():
             statements = [s for s in sqlglot.parse(sql, dialect=Paimon) if s is not None]
     except ParseError as err:
         first = err.errors[0] if err.errors else {}
@@ -458,9 +459,12 @@ def _parse_one(sql: str) -> exp.Expr:
 
 
 @contextlib.contextmanager
-def _quiet_sqlglot() -> Iterator[None]:
-    # sqlglot logs a warning when it falls back to an opaque Command (``ALTER TABLE t`` cut short):
-    # the caller refuses the statement with its own message, which is all the user should see.
+def quiet_sqlglot() -> Iterator[None]:
+    """Silence sqlglot's warning when it falls back to an opaque Command.
+
+    ``SHOW``, ``CALL`` or an ``ALTER TABLE t`` cut short: the caller handles or refuses the
+    statement with its own message, which is all the user should see.
+    """
     log = logging.getLogger("sqlglot")
     level = log.level
     log.setLevel(logging.ERROR)

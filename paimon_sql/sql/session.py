@@ -15,10 +15,8 @@ session's `Context` side.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
-import logging
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -37,7 +35,7 @@ from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
-from paimon_sql.sql.dialect import hint_options
+from paimon_sql.sql.dialect import hint_options, quiet_sqlglot
 from paimon_sql.sql.functions import install_functions
 from paimon_sql.sql.incremental import change_table, hint_reader
 from paimon_sql.sql.names import current_database, refuse_in_transaction
@@ -404,14 +402,14 @@ class Session:
                 native = text
             else:
                 text = prepared
-        with _quiet_sqlglot():
+        with quiet_sqlglot():
             handled = dispatch_text(self, text)
         if handled is not None:
             return handled
         statement = _parse(text)
         if statement is None:
             return self._plain(text, native, params)
-        with _quiet_sqlglot():
+        with quiet_sqlglot():
             handled = dispatch(self, statement)
         if handled is not None:
             return handled
@@ -752,25 +750,13 @@ def _parse(text: str) -> exp.Expression | None:
     """
     for dialect in ("duckdb", "spark"):
         try:
-            with _quiet_sqlglot():
+            with quiet_sqlglot():
                 statement = sqlglot.parse_one(text, read=dialect)
         except (sqlglot.errors.ParseError, sqlglot.errors.TokenError):
             continue  # neither dialect reads it: DuckDB runs the text and reports what is wrong
         if statement is not None:
             return statement
     return None
-
-
-@contextlib.contextmanager
-def _quiet_sqlglot() -> Any:
-    # sqlglot warns when it falls back to an opaque Command (SHOW, CALL): expected here.
-    log = logging.getLogger("sqlglot")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        log.setLevel(level)
 
 
 def connect(

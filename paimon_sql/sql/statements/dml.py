@@ -514,7 +514,7 @@ def _do_update(
     for eq in clause.expressions:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
             raise SqlError(f"ON CONFLICT DO UPDATE SET expects column = value, got {eq.sql()!r}")
-        name = _field_named(table, eq.this.name)
+        name = field_named(table, eq.this.name)
         if name in schema.primary_keys:
             raise SchemaError(
                 f"ON CONFLICT DO UPDATE cannot change primary-key column {name!r} of {table.name}"
@@ -526,12 +526,13 @@ def _do_update(
     return sets, where.this if isinstance(where, exp.Where) else where
 
 
-def _field_named(table: Table, name: str) -> str:
+def field_named(table: Table, name: str, where: str | None = None) -> str:
+    """The column of `table` called `name` (case-insensitively); a `SchemaError` naming `where`."""
     for f in table.latest_schema.field_names:
         if f.lower() == name.lower():
             return f
     raise SchemaError(
-        f"unknown column {name!r} of {table.name}; columns: "
+        f"unknown column {name!r} {where or 'of ' + table.name}; columns: "
         f"{', '.join(table.latest_schema.field_names)}"
     )
 

@@ -158,13 +158,7 @@ class _Merge:
             raise self.ctx.engine.translate(err) from err
 
     def _field(self, name: str) -> str:
-        for f in self.schema.field_names:
-            if f.lower() == name.lower():
-                return f
-        raise SchemaError(
-            f"unknown column {name!r} in MERGE INTO {self.table.name}; columns: "
-            f"{', '.join(self.schema.field_names)}"
-        )
+        return dml.field_named(self.table, name, f"in MERGE INTO {self.table.name}")
 
     def _clause(self, when: exp.When) -> _Clause:
         side = (
