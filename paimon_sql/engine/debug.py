@@ -55,7 +55,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.plan.predicate import Compare, and_all
 from paimon_sql.plan.scan import ReadMode, Section, plan_scan
 from paimon_sql.read.build import KIND, SEQ, ReadRequest
-from paimon_sql.types import RowKind, arrow_type
+from paimon_sql.types import RowKind, arrow_type, type_sql
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -361,13 +361,28 @@ def key_values(table: Table, key: Any) -> dict[str, Any]:
                 f"paimon_explain_key: {table.name}'s primary key is ({', '.join(keys)}); the key "
                 f"given names ({', '.join(given)}). Pass {_struct_hint(keys)}"
             )
-        return {k: given[k] for k in keys}
+        return _checked(table, {k: given[k] for k in keys})
     if len(keys) != 1:
         raise ArgumentError(
             f"paimon_explain_key: {table.name}'s primary key has {len(keys)} columns "
             f"({', '.join(keys)}); pass them as a struct, e.g. {_struct_hint(keys)}"
         )
-    return {keys[0]: key}
+    return _checked(table, {keys[0]: key})
+
+
+def _checked(table: Table, values: dict[str, Any]) -> dict[str, Any]:
+    """`values`, each one a value of its key column's type (else an `ArgumentError` naming it)."""
+    schema = table.latest_schema
+    for name, value in values.items():
+        field = schema.field(name)
+        try:
+            pa.array([value]).cast(arrow_type(field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as err:
+            raise ArgumentError(
+                f"paimon_explain_key: {value!r} is not a value of key column {name!r} "
+                f"({type_sql(field.type)}) of {table.name}"
+            ) from err
+    return values
 
 
 def _struct_hint(keys: list[str]) -> str:

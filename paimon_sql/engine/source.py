@@ -20,10 +20,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import functools
 import math
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -279,6 +280,11 @@ class Engine(Protocol):
         ...
 
     @property
+    def log(self) -> ErrorLog:
+        """Where a stream's paimon-sql errors are kept, for the statement to raise them as such."""
+        ...
+
+    @property
     def reader(self) -> SplitReader:
         """The split reader on the engine's private DuckDB (streamed reads)."""
         ...
@@ -460,7 +466,45 @@ def _with_hidden(schema: pa.Schema, hidden: Sequence[str]) -> pa.Schema:
     return schema
 
 
-class _ScanRouter(ArrowScanSource):
+_R = TypeVar("_R")
+
+
+class _Routing(ArrowScanSource):
+    """A routing source: `routed` answers ``stream``; its paimon-sql errors go to the engine's log.
+
+    DuckDB re-raises a source's exception as its own error text; the log lets the session raise
+    the original (`SnapshotNotFoundError` naming the snapshot, not "exporting a stream failed").
+    """
+
+    engine: Engine
+
+    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+        """`routed`, its errors recorded."""
+        return _recorded(self.engine, self.routed)(columns, filters)
+
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+        """The rows of the call the routing filters name."""
+        raise NotImplementedError
+
+
+def _recorded(engine: Engine, function: Callable[..., _R]) -> Callable[..., _R]:
+    """`function` (a bind UDF or a stream), recording the paimon-sql errors it raises.
+
+    ``functools.wraps`` keeps its signature: DuckDB counts a UDF's parameters from it.
+    """
+
+    @functools.wraps(function)
+    def call(*args: Any) -> _R:
+        try:
+            return function(*args)
+        except PaimonSqlError as err:
+            engine.log.record(err)
+            raise
+
+    return call
+
+
+class _ScanRouter(_Routing):
     """``__paimon_scan``: every table at every snapshot; the arguments come as pushed-down filters.
 
     The schema depends on the call (the table; the snapshot's schema when time travelling).
@@ -500,7 +544,7 @@ class _ScanRouter(ArrowScanSource):
         """Routing filters and the user's translatable filters."""
         return _accepts(predicate)
 
-    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """Resolve the call from the routing filters, then stream it."""
         routing, rest = _split(filters)
         inner = _Request(self.engine, routing).source()
@@ -515,7 +559,7 @@ class _ScanRouter(ArrowScanSource):
 # --- system tables ------------------------------------------------------------------------
 
 
-class _SystemSource(ArrowScanSource):
+class _SystemSource(_Routing):
     """``__paimon_<kind>``: the system table ``t$<kind>`` or a ``sys`` table, rebuilt per query."""
 
     schema_is_stable = True
@@ -556,7 +600,7 @@ class _SystemSource(ArrowScanSource):
             snapshot = _select(table, "paimon_" + self.kind, travel)
         return self.system.table(table, self.kind, snapshot)
 
-    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """Every declared column; the hidden ones carry the routing values."""
         routing, _ = _split(filters)
         reads_hidden = columns is not None and any(c >= self.width for c in columns)
@@ -574,7 +618,7 @@ def _append_hidden(data: pa.Table, hidden: Sequence[str], routing: dict[str, Any
     return data
 
 
-class _DataSystemRouter(ArrowScanSource):
+class _DataSystemRouter(_Routing):
     """``__paimon_audit_log`` / ``__paimon_ro``: the table's columns (``rowkind`` first in the log).
 
     As for `_ScanRouter`, the schema depends on the table, so ``__paimon_<kind>_bind(table)``
@@ -617,7 +661,7 @@ class _DataSystemRouter(ArrowScanSource):
         """Only the routing filter."""
         return _hidden_of(predicate) == TABLE
 
-    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """The table's content now, every column."""
         routing, _ = _split(filters)
         table = self.engine.table(_identifier(routing.get(TABLE), "paimon_" + self.kind))
@@ -647,7 +691,7 @@ class TableFunction:
     content: Callable[[Engine, Mapping[str, Any]], pa.Table]
 
 
-class _FunctionRouter(ArrowScanSource):
+class _FunctionRouter(_Routing):
     """``__paimon_<name>`` for a `TableFunction`: the schema per call, as for `_ScanRouter`."""
 
     schema_is_stable = False
@@ -677,7 +721,7 @@ class _FunctionRouter(ArrowScanSource):
         name = _hidden_of(predicate)
         return name is not None and name in self.function.hidden
 
-    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """The function's rows for the call's arguments, every column."""
         routing, _ = _split(filters)
         label = "paimon_" + self.function.name
@@ -705,7 +749,7 @@ def _fixed_arity(bind: Callable[..., str], count: int) -> Callable[..., str]:
 # --- paimon_changes -----------------------------------------------------------------------
 
 
-class _ChangesRouter(ArrowScanSource):
+class _ChangesRouter(_Routing):
     """``__paimon_changes``: the changes of a table between two bounds (``paimon_changes``).
 
     ``__paimon_changes_bind(table, start, end, mode)`` resolves the bounds while DuckDB binds (a
@@ -746,7 +790,7 @@ class _ChangesRouter(ArrowScanSource):
         """Only the routing filters."""
         return _hidden_of(predicate) in self.HIDDEN
 
-    def stream(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
+    def routed(self, columns: Sequence[int] | None, filters: Sequence[Node]) -> tuple[object, bool]:
         """The changes, batch by batch, with the routing values in the hidden columns."""
         routing, _ = _split(filters)
         if any(routing.get(h) is None for h in (TABLE, FROM, TO)):
@@ -792,7 +836,7 @@ def install_sources(
     binds: dict[str, tuple[Callable[..., str], list[str]]] = {}
     scan = _ScanRouter(engine)
     con._register_arrow_source(SCAN_SOURCE, scan)
-    binds[SCAN_BIND] = (scan.bind, ["VARCHAR", "BIGINT", "VARCHAR", "TIMESTAMP"])
+    binds[SCAN_BIND] = (_recorded(engine, scan.bind), ["VARCHAR", "BIGINT", "VARCHAR", "TIMESTAMP"])
     for kind, schema in schemas.items():
         hidden = (TABLE, SNAPSHOT, TAG) if kind in PER_SNAPSHOT else (TABLE,)
         source = _SystemSource(engine, system, kind, schema, hidden)
@@ -803,16 +847,16 @@ def install_sources(
     for kind in DATA_KINDS:
         router = _DataSystemRouter(engine, system, kind, audit_log_schema)
         con._register_arrow_source("__paimon_" + kind, router)
-        binds[f"__paimon_{kind}_bind"] = (router.bind, ["VARCHAR"])
+        binds[f"__paimon_{kind}_bind"] = (_recorded(engine, router.bind), ["VARCHAR"])
     for function in functions:
         routed = _FunctionRouter(engine, function)
         con._register_arrow_source("__paimon_" + function.name, routed)
         binds[f"__paimon_{function.name}_bind"] = (
-            _fixed_arity(routed.bind, len(function.hidden)),
+            _recorded(engine, _fixed_arity(routed.bind, len(function.hidden))),
             ["VARCHAR"] * len(function.hidden),
         )
     if changes is not None:
         changes_router = _ChangesRouter(engine, changes)
         con._register_arrow_source("__paimon_changes", changes_router)
-        binds["__paimon_changes_bind"] = (changes_router.bind, ["VARCHAR"] * 4)
+        binds["__paimon_changes_bind"] = (_recorded(engine, changes_router.bind), ["VARCHAR"] * 4)
     return binds

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import paimon_sql
 from paimon_sql.engine.debug import diff, explain_key
-from paimon_sql.errors import ArgumentError
+from paimon_sql.errors import ArgumentError, SnapshotNotFoundError
 from tests.fixtures import FIXTURES
 
 CPP = FIXTURES / "paimon-cpp" / "test" / "test_data" / "parquet"
@@ -258,3 +258,17 @@ def test_diff_matches_a_dict_model(tmp_path_factory, ops, dv):
         }
         assert got == expected, (a, b)
     shutil.rmtree(warehouse)
+
+
+def test_bad_arguments_raise_paimon_errors_through_sql(tmp_path):
+    shutil.copytree(JAVA09, tmp_path / "wh")
+    session = paimon_sql.connect(str(tmp_path / "wh"))
+    with pytest.raises(ArgumentError, match="swap them"):
+        session.sql("SELECT * FROM paimon_diff('db.pk_dedup', 3, 1)").fetchall()
+    with pytest.raises(ArgumentError, match=r"'x' is not a value of key column 'id' \(INT"):
+        session.sql("SELECT * FROM paimon_explain_key('db.pk_dedup', 'x')").fetchall()
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 99"):
+        session.sql("SELECT * FROM paimon_scan('db.pk_dedup', snapshot := 99)").fetchall()
+    assert sorted(p.name for p in (tmp_path / "wh" / "db.db" / "pk_dedup").iterdir()) == sorted(
+        p.name for p in (JAVA09 / "db.db" / "pk_dedup").iterdir()
+    )  # nothing written
