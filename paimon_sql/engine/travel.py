@@ -99,6 +99,10 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
 
 
+#: The ``/*+ OPTIONS(…) */`` keys that pick a version to read (Flink's ``scan.*`` travel options).
+TRAVEL_HINTS = ("scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.timestamp")
+
+
 def _from_hint(
     comments: list[str], hints: Callable[[str], Mapping[str, str] | None]
 ) -> TimeTravel | None:

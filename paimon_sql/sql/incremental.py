@@ -20,12 +20,44 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from paimon_sql.changes import change_schema, changes, from_bounds, from_options, is_incremental
+from paimon_sql.changes.bounds import INCREMENTAL_OPTIONS, SCAN_MODE
+from paimon_sql.engine.travel import TRAVEL_HINTS
+from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.sql.dialect import hint_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
+
+
+#: Every option a read honours in a table's ``/*+ OPTIONS(…) */`` hint.
+HONOURED_HINTS = frozenset((*TRAVEL_HINTS, *INCREMENTAL_OPTIONS, SCAN_MODE))
+
+
+def read_hint(comment: str) -> dict[str, str] | None:
+    """The options of an ``OPTIONS`` hint (None for another comment), refusing any a read ignores.
+
+    Only time travel and incremental reads take hints; another dynamic option would be silently
+    ignored, so it is refused by name.
+
+    >>> read_hint("+ OPTIONS('scan.tag-name' = 'v1')"), read_hint(" a note ")
+    ({'scan.tag-name': 'v1'}, None)
+    >>> read_hint("+ OPTIONS('scan.mode' = 'latest')")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: the hint option 'scan.mode' is not supported ...
+    """
+    options = hint_options(comment)
+    unknown = sorted(set(options or {}) - HONOURED_HINTS)
+    if unknown:
+        raise UnsupportedFeatureError(
+            f"the hint option {unknown[0]!r} is not supported by paimon-sql reads; a table's "
+            f"OPTIONS hint takes {', '.join(sorted(HONOURED_HINTS))} (set table options with "
+            "ALTER TABLE … SET TBLPROPERTIES)"
+        )
+    return options
 
 
 def hint_reader(engine: Engine) -> Callable[[Table, Mapping[str, str], bool], pa.Table | None]:

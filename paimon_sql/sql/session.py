@@ -35,9 +35,9 @@ from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
-from paimon_sql.sql.dialect import hint_options, quiet_sqlglot
+from paimon_sql.sql.dialect import quiet_sqlglot
 from paimon_sql.sql.functions import install_functions
-from paimon_sql.sql.incremental import change_table, hint_reader
+from paimon_sql.sql.incremental import change_table, hint_reader, read_hint
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters
 from paimon_sql.sql.statements import dml
@@ -110,7 +110,7 @@ class Session:
         self._binder = Binder(
             self._engine,
             SYSTEM_TABLES,
-            hint_options,
+            read_hint,
             incremental=hint_reader(self._engine),
             changes=change_table(self._engine),
         )

@@ -497,3 +497,15 @@ def test_error_messages_quote_no_internal_name_or_path(s, wh, statement, params)
     assert message.strip()
     for internal in (*INTERNAL, *FILES):
         assert internal not in message, message
+
+
+def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
+    session = paimon_sql.connect(str(tmp_path / "wh"), create=True)
+    session.sql("CREATE DATABASE d")
+    session.sql("CREATE TABLE d.t (id INT)")
+    session.sql("INSERT INTO d.t VALUES (1)")
+    for option in ("scan.mode", "file-index.read.enabled", "nonsense"):
+        with pytest.raises(UnsupportedFeatureError, match=f"hint option '{option}'"):
+            session.sql(f"SELECT * FROM d.t /*+ OPTIONS('{option}' = 'x') */")  # noqa: S608
+    hinted = "SELECT * FROM d.t /*+ OPTIONS('scan.snapshot-id' = '1') */"
+    assert session.sql(hinted).fetchall() == [(1,)]
