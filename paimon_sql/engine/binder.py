@@ -282,7 +282,9 @@ class Binder:
         alias = node.args.get("alias") or exp.TableAlias(
             this=exp.to_identifier(node.name, quoted=True)
         )
-        predicate = table_predicate(node, set(schema.field_names))
+        predicate = table_predicate(
+            node, set(schema.field_names), {f.name: f.type for f in schema.fields}
+        )
         plan = plan_scan(table, snapshot, predicate, schema)
         inlined = None
         if inline and not plan.options.get("scan.fallback-branch"):

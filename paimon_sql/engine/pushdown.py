@@ -15,7 +15,9 @@ table (pruning rows there changes results).
 
 from __future__ import annotations
 
+import datetime
 import decimal
+import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -23,7 +25,10 @@ from sqlglot import exp
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from paimon_sql.plan.predicate import Predicate
+    from paimon_sql.types import DataType
 
 _OPS = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -31,6 +36,82 @@ _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 class _Skip(Exception):
     pass
+
+
+# Only the plainest spellings, which DuckDB and Python read alike; anything else is not used for
+# pruning (DuckDB still applies the filter).
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?")
+
+
+_TIMESTAMP_TYPES = (
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.DATETIME,
+)
+
+
+def _date(text: str) -> datetime.date:
+    if not _DATE_TEXT.fullmatch(text):
+        raise _Skip
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise _Skip from None
+
+
+def _timestamp(text: str) -> datetime.datetime:
+    if not _TIMESTAMP_TEXT.fullmatch(text):
+        raise _Skip
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise _Skip from None
+
+
+def _temporal(node: exp.Cast) -> datetime.date:
+    """``DATE '…'`` / ``TIMESTAMP '…'`` (a cast of a string literal): a date or a naive datetime."""
+    if not (isinstance(node.this, exp.Literal) and node.this.is_string):
+        raise _Skip
+    to = node.to
+    if to.is_type(exp.DataType.Type.DATE):
+        return _date(node.this.this)
+    if to.is_type(*_TIMESTAMP_TYPES) and not to.expressions:
+        return _timestamp(node.this.this)
+    raise _Skip
+
+
+def _typed(value: Any, t: DataType | None) -> Any:
+    """`value` as DuckDB compares it with a column of type `t` (only where statistics can use it).
+
+    A string compared with a DATE or TIMESTAMP column is cast to the column's type, and a DATE to a
+    TIMESTAMP, as DuckDB does; TIMESTAMP(7..9) statistics are decoded to microseconds, so a
+    comparison with them could prune a file wrongly and is not used.
+    """
+    temporal = isinstance(value, datetime.date)
+    if t is None:
+        if temporal:
+            raise _Skip
+        return value
+    if t.root == "DATE":
+        if isinstance(value, str):
+            return _date(value)
+        if isinstance(value, datetime.datetime):
+            raise _Skip
+        return value
+    if t.root == "TIMESTAMP":
+        if (t.precision if t.precision is not None else 6) > 6:
+            if temporal or isinstance(value, str):
+                raise _Skip
+            return value
+        if isinstance(value, str):
+            return _timestamp(value)
+        if temporal and not isinstance(value, datetime.datetime):
+            return datetime.datetime.combine(value, datetime.time())
+        return value
+    if temporal:
+        raise _Skip  # TIMESTAMP_LTZ (time zone rules) and other types: left to DuckDB
+    return value
 
 
 def _constant(node: exp.Expression) -> Any:
@@ -46,6 +127,8 @@ def _constant(node: exp.Expression) -> Any:
             return decimal.Decimal(text) if "e" not in text.lower() else float(text)
     if isinstance(node, exp.Boolean):
         return node.this
+    if isinstance(node, exp.Cast):
+        return _temporal(node)
     raise _Skip
 
 
@@ -57,26 +140,38 @@ def _column(node: exp.Expression, names: set[str], qualifiers: set[str]) -> str:
     return node.name
 
 
-def _leaf(node: exp.Expression, names: set[str], qualifiers: set[str]) -> Predicate:
+def _leaf(
+    node: exp.Expression,
+    names: set[str],
+    qualifiers: set[str],
+    types: Mapping[str, DataType],
+) -> Predicate:
+    def column(n: exp.Expression) -> str:
+        return _column(n, names, qualifiers)
+
+    def value(n: exp.Expression, name: str) -> Any:
+        return _typed(_constant(n), types.get(name))
+
     for kind, op in _OPS.items():
         if isinstance(node, kind):
             left, right = node.this, node.expression
             if isinstance(right, exp.Column):
                 left, right, op = right, left, _FLIP[op]
-            return Compare((_column(left, names, qualifiers),), op, _constant(right))
+            name = column(left)
+            return Compare((name,), op, value(right, name))
     if isinstance(node, exp.In) and not node.args.get("query"):
-        values = tuple(_constant(v) for v in node.expressions)
-        return InList((_column(node.this, names, qualifiers),), values)
+        name = column(node.this)
+        return InList((name,), tuple(value(v, name) for v in node.expressions))
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
-        return IsNull((_column(node.this, names, qualifiers),))
+        return IsNull((column(node.this),))
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
-        inner = _leaf(node.this, names, qualifiers)
+        inner = _leaf(node.this, names, qualifiers, types)
         if isinstance(inner, IsNull):
             return IsNull(inner.path, negated=True)
     if isinstance(node, exp.Between):
-        column = (_column(node.this, names, qualifiers),)
-        low, high = _constant(node.args["low"]), _constant(node.args["high"])
-        return and_all([Compare(column, ">=", low), Compare(column, "<=", high)])  # type: ignore[return-value]
+        name = column(node.this)
+        low, high = value(node.args["low"], name), value(node.args["high"], name)
+        return and_all([Compare((name,), ">=", low), Compare((name,), "<=", high)])  # type: ignore[return-value]
     raise _Skip
 
 
@@ -88,8 +183,14 @@ def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
     return [node]
 
 
-def table_predicate(table: exp.Table, columns: set[str]) -> Predicate | None:
-    """What the WHERE of the SELECT reading `table` implies about it (None: nothing usable)."""
+def table_predicate(
+    table: exp.Table, columns: set[str], types: Mapping[str, DataType] | None = None
+) -> Predicate | None:
+    """What the WHERE of the SELECT reading `table` implies about it (None: nothing usable).
+
+    `types` (column name → Paimon type) lets DATE and TIMESTAMP constants be compared with
+    statistics; without it they are not used.
+    """
     select = table.parent_select
     if select is None or (select.find_ancestor(exp.Select) is None and table.parent is None):
         return None
@@ -109,7 +210,7 @@ def table_predicate(table: exp.Table, columns: set[str]) -> Predicate | None:
         if not single and not all(c.table for c in part.find_all(exp.Column)):
             continue  # an unqualified column could belong to another table
         try:
-            usable.append(_leaf(part, columns, qualifiers))
+            usable.append(_leaf(part, columns, qualifiers, types or {}))
         except _Skip:
             continue
     return and_all(usable)

@@ -743,11 +743,36 @@ def _caller_variables() -> Callable[[str], object | None] | None:
     return lookup
 
 
+def _spaced_placeholders(text: str) -> str:
+    """`text` with a space between a ``?`` parameter and a ``::`` cast after it.
+
+    sqlglot's tokenizer reads ``?::`` as one operator, so ``?::DATE`` would not parse; DuckDB's
+    tokenizer tells which ``?`` are parameters (not inside strings or comments).
+
+    >>> _spaced_placeholders("SELECT ?::DATE, '?::x'")
+    "SELECT ? ::DATE, '?::x'"
+    """
+    if "?::" not in text:
+        return text
+    try:
+        starts = [pos for pos, _ in duckdb.tokenize(text)]
+    except duckdb.Error:
+        return text
+    out = []
+    last = 0
+    for pos in starts:
+        if text.startswith("?::", pos):
+            out += [text[last : pos + 1], " "]
+            last = pos + 1
+    return "".join(out) + text[last:]
+
+
 def _parse(text: str) -> exp.Expression | None:
     """One statement as a sqlglot AST (DuckDB dialect, else Spark's).
 
     Or None when neither parses it.
     """
+    text = _spaced_placeholders(text)
     for dialect in ("duckdb", "spark"):
         try:
             with quiet_sqlglot():

@@ -104,6 +104,24 @@ def test_parameter_order_follows_the_text_as_in_duckdb(s):
     assert rows(s, query.format(t="d.pk"), params) == expected == [(7, "?", 2)]
 
 
+def test_a_parameter_with_a_cast_after_it(s, wh):
+    """``?::DATE`` (sqlglot alone reads ``?::`` as one operator), in a read and a write."""
+    s.sql("CREATE TABLE d.casts (k INT, dd DATE, ts TIMESTAMP(6))")
+    s.execute(
+        "INSERT INTO d.casts SELECT i, ?::DATE + i::INT, ?::TIMESTAMP FROM range(2) r(i)",
+        ["2024-01-01", "2024-01-01 10:00:00"],
+    )
+    query = "SELECT k, '?::x' FROM d.casts WHERE dd = ?::DATE AND ts = $2::TIMESTAMP"
+    assert rows(s, query.replace("?::DATE", "$1::DATE"), ["2024-01-02", "2024-01-01 10:00"]) == [
+        (1, "?::x")
+    ]
+    assert rows(s, "SELECT k FROM d.casts WHERE dd = ?::DATE", ["2024-01-01"]) == [(0,)]
+    assert fresh_rows(wh, "SELECT k, dd FROM d.casts ORDER BY k") == [
+        (0, datetime.date(2024, 1, 1)),
+        (1, datetime.date(2024, 1, 2)),
+    ]
+
+
 def test_parameter_values_keep_duckdbs_types(s, wh):
     s.sql(
         "CREATE TABLE d.typed (i BIGINT, f DOUBLE, m DECIMAL(10, 3), t STRING, b BYTES, "
