@@ -18,10 +18,12 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.data.variant.GenericVariant;
 import org.apache.paimon.data.variant.Variant;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.HashBucketAssigner;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.table.BucketMode;
@@ -86,6 +88,7 @@ public final class Bridge20 {
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS");
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSSSSS");
     private static final Map<String, Catalog> CATALOGS = new HashMap<>();
+    private static final IOManager IO = IOManager.create(System.getProperty("java.io.tmpdir"));
     private static final String COMMIT_USER = UUID.randomUUID().toString();
 
     private Bridge20() {}
@@ -137,6 +140,13 @@ public final class Bridge20 {
                 return "{\"ok\":true,\"result\":" + read(catalog, id, req) + "}";
             case "snapshots":
                 return "{\"ok\":true,\"snapshots\":" + snapshots(catalog, id) + "}";
+            case "alter":
+                alter(catalog, id, req.get("changes"));
+                return "{\"ok\":true}";
+            case "tag":
+                ((FileStoreTable) catalog.getTable(id))
+                        .createTag(req.get("tag").asText(), req.get("snapshot").asLong());
+                return "{\"ok\":true}";
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -164,12 +174,7 @@ public final class Bridge20 {
     private static void create(Catalog catalog, Identifier id, JsonNode req) throws Exception {
         Schema.Builder schema = Schema.newBuilder();
         for (JsonNode f : req.get("fields")) {
-            JsonNode t = f.get("type");
-            DataType type =
-                    t.isTextual()
-                            ? DataTypeJsonParser.parseAtomicTypeSQLString(t.asText())
-                            : DataTypeJsonParser.parseDataType(t);
-            schema.column(f.get("name").asText(), type);
+            schema.column(f.get("name").asText(), type(f.get("type")));
         }
         schema.partitionKeys(strings(req.get("partition_keys")));
         schema.primaryKey(strings(req.get("primary_keys")));
@@ -182,6 +187,35 @@ public final class Bridge20 {
             }
         }
         catalog.createTable(id, schema.build(), false);
+    }
+
+    private static DataType type(JsonNode t) {
+        return t.isTextual()
+                ? DataTypeJsonParser.parseAtomicTypeSQLString(t.asText())
+                : DataTypeJsonParser.parseDataType(t);
+    }
+
+    /** [{"add": name, "type": t} | {"rename": [old, new]} | {"drop": name} |
+     *  {"retype": name, "type": t} | {"set": key, "value": v}], one schema change. */
+    private static void alter(Catalog catalog, Identifier id, JsonNode changes) throws Exception {
+        List<SchemaChange> out = new ArrayList<>();
+        for (JsonNode c : changes) {
+            if (c.has("add")) {
+                out.add(SchemaChange.addColumn(c.get("add").asText(), type(c.get("type"))));
+            } else if (c.has("rename")) {
+                out.add(SchemaChange.renameColumn(
+                        c.get("rename").get(0).asText(), c.get("rename").get(1).asText()));
+            } else if (c.has("drop")) {
+                out.add(SchemaChange.dropColumn(c.get("drop").asText()));
+            } else if (c.has("retype")) {
+                out.add(SchemaChange.updateColumnType(c.get("retype").asText(), type(c.get("type"))));
+            } else if (c.has("set")) {
+                out.add(SchemaChange.setOption(c.get("set").asText(), c.get("value").asText()));
+            } else {
+                throw new IllegalArgumentException("unknown schema change " + c);
+            }
+        }
+        catalog.alterTable(id, out, false);
     }
 
     private static void write(Catalog catalog, Identifier id, JsonNode req) throws Exception {
@@ -213,6 +247,8 @@ public final class Bridge20 {
         }
         JsonNode kinds = req.get("kinds");
         try (TableWriteImpl<?> write = (TableWriteImpl<?>) builder.newWrite()) {
+            // lookup (first-row, DV, lookup changelog) spills to local disk
+            write.withIOManager(IO);
             int i = 0;
             for (JsonNode values : req.get("rows")) {
                 GenericRow row = row(rowType, values);

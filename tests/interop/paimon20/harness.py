@@ -289,6 +289,30 @@ class JavaApiOracle:
         ]
         return columns, rows
 
+    def alter(self, warehouse: Path | str, table: str, changes: list[dict[str, Any]]) -> None:
+        """One ``Catalog.alterTable``: ``{"add", "type"}``, ``{"rename": [old, new]}``,
+        ``{"drop"}``, ``{"retype", "type"}``, ``{"set", "value"}``."""
+        self._call(
+            {
+                "op": "alter",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+                "changes": changes,
+            }
+        )
+
+    def tag(self, warehouse: Path | str, table: str, tag: str, snapshot: int) -> None:
+        """``FileStoreTable.createTag(tag, snapshot)``."""
+        self._call(
+            {
+                "op": "tag",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+                "tag": tag,
+                "snapshot": snapshot,
+            }
+        )
+
     def snapshots(self, warehouse: Path | str, table: str) -> list[dict[str, Any]]:
         """``[{"id", "kind", "schema"}]`` of every snapshot Paimon lists."""
         return self._call(
