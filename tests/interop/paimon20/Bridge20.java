@@ -249,6 +249,12 @@ public final class Bridge20 {
         try (TableWriteImpl<?> write = (TableWriteImpl<?>) builder.newWrite()) {
             // lookup (first-row, DV, lookup changelog) spills to local disk
             write.withIOManager(IO);
+            JsonNode writeCols = req.get("write_cols");
+            if (writeCols != null && !writeCols.isNull()) {
+                // a partial-column write (data evolution): rows hold only these columns
+                rowType = rowType.project(strings(writeCols));
+                write.withWriteType(rowType);
+            }
             int i = 0;
             for (JsonNode values : req.get("rows")) {
                 GenericRow row = row(rowType, values);

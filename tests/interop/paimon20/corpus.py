@@ -206,6 +206,13 @@ TABLES = [
         options={"bucket": "-1", "dynamic-bucket.target-row-num": "3"},
     ),
     JavaTable(
+        "row_tracking",
+        _KV,
+        [_w([[1, "a", 1], [2, "b", 2]]), _w([[3, "c", 3]])],
+        ("append", "row-tracking"),
+        options={"row-tracking.enabled": "true"},
+    ),
+    JavaTable(
         "evolution",
         [("id", "INT NOT NULL"), ("a", "INT"), ("b", "STRING")],
         [

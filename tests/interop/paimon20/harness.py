@@ -247,9 +247,11 @@ class JavaApiOracle:
         kinds: list[str] | None = None,
         overwrite: dict[str, str] | None = None,
         compact: bool = False,
+        write_cols: list[str] | None = None,
     ) -> None:
         """One batch write and commit (row kinds ``+I``/``-U``/``+U``/``-D``; ``overwrite`` a
-        static partition, ``{}`` for the whole table; ``compact`` fully compacts every bucket)."""
+        static partition, ``{}`` for the whole table; ``compact`` fully compacts every bucket;
+        ``write_cols`` writes only those columns, as data-evolution tables allow)."""
         self._call(
             {
                 "op": "write",
@@ -259,6 +261,7 @@ class JavaApiOracle:
                 "kinds": kinds,
                 "overwrite": overwrite,
                 "compact": compact,
+                "write_cols": write_cols,
             }
         )
 
