@@ -87,7 +87,7 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
                 old = vectors.get(f.file_name)
                 if old is None:
                     old = BitMap64() if wide else BitMap()
-                old.update(marked.to_pylist())
+                old.update(int(p) for p in marked.to_numpy())
                 vectors[f.file_name] = old
         index = _write_index(plan, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
@@ -149,8 +149,10 @@ def _semi_join(merged: pa.Table, keys: pa.Table) -> pa.Table:
 
 
 def _old_vectors(plan: ScanPlan) -> dict[str, BitMap | BitMap64]:
-    """The deletion vectors of the unit's files (a unit is every file of its bucket), each in
-    the width it was written in."""
+    """The deletion vectors of the unit's files (a unit is every file of its bucket).
+
+    Each keeps the width (32 or 64 bits) it was written in.
+    """
     out: dict[str, BitMap | BitMap64] = {}
     blobs: dict[str, bytes] = {}
     for split in plan.splits:

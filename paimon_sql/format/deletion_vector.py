@@ -101,7 +101,7 @@ def _bitmap(body: bytes, where: str, offset: int) -> BitMap | BitMap64:
 
 
 def encode_vector(bitmap: BitMap | BitMap64) -> bytes:
-    """One entry: size, magic, bitmap, CRC, in Java's run-optimised form.
+    r"""One entry: size, magic, bitmap, CRC, in Java's run-optimised form.
 
     A `BitMap` gives a 32-bit entry (BE magic, portable Roaring); a `BitMap64` a 64-bit one (LE
     magic, then the Roaring64 portable form: LE count, per high key an LE key and a 32-bit

@@ -182,7 +182,8 @@ def _value_columns(
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
         elif has_variant(target.type) or has_variant(old.type):
-            out.append(exp.alias_(_variant(plan, f, old, target), name, quoted=True))
+            variant = exp.alias_(_variant(plan, f, old, target), name, quoted=True)
+            out.append(as_type("exp.Expression", variant))
         elif old.type == target.type:
             out.append(
                 exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name)
@@ -205,8 +206,10 @@ def has_variant(t: DataType) -> bool:
     """Whether `t` is or holds a VARIANT.
 
     >>> from paimon_sql.types import parse_type
-    >>> has_variant(parse_type({"type": "ARRAY", "element": "VARIANT"})), has_variant(parse_type("INT"))
-    (True, False)
+    >>> has_variant(parse_type({"type": "ARRAY", "element": "VARIANT"}))
+    True
+    >>> has_variant(parse_type("INT"))
+    False
     """
     if t.root == "VARIANT":
         return True
@@ -215,9 +218,7 @@ def has_variant(t: DataType) -> bool:
     return any(has_variant(c) for c in children)
 
 
-def _variant(
-    plan: ScanPlan, f: DataFileMeta, old: DataField, target: DataField
-) -> exp.Expression:
+def _variant(plan: ScanPlan, f: DataFileMeta, old: DataField, target: DataField) -> exp.Expression:
     """A top-level VARIANT column of a Parquet file as DuckDB's VARIANT.
 
     Paimon writes a VARIANT as a group of two binaries, ``value`` and ``metadata``, in the

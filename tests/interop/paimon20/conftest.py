@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from tests.interop.paimon20.harness import JavaApiOracle, oracle
+from tests.interop.paimon20.harness import oracle
+
+if TYPE_CHECKING:
+    from tests.interop.paimon20.harness import JavaApiOracle
 
 
 @pytest.fixture(scope="session")

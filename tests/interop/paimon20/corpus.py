@@ -45,16 +45,52 @@ _WIDE = [
     ("m", MAP_SI),
     ("r", ROW_AB),
 ]
-_ROWS_1 = [
-    [1, True, 1, 2, 3, 1.5, 2.25, "12.3456", "h\u00e9llo", "ab  ", "00ff", "2024-02-29",
-     "12:34:56.789", "2024-02-29T12:34:56.789", "2024-01-01T00:00:00.123456789",
-     "1969-12-31T23:59:59.999999999", ["x", None], [["k", 1]], [1, "r"]],
+_ROWS_1: list[list[Any]] = [
+    [
+        1,
+        True,
+        1,
+        2,
+        3,
+        1.5,
+        2.25,
+        "12.3456",
+        "h\u00e9llo",
+        "ab  ",
+        "00ff",
+        "2024-02-29",
+        "12:34:56.789",
+        "2024-02-29T12:34:56.789",
+        "2024-01-01T00:00:00.123456789",
+        "1969-12-31T23:59:59.999999999",
+        ["x", None],
+        [["k", 1]],
+        [1, "r"],
+    ],
     [2] + [None] * 18,
 ]
-_ROWS_2 = [
-    [3, False, -1, -2, -3, -0.5, 1e300, "-0.0001", "", "abcd", "", "1900-01-01", "00:00:00",
-     "2000-01-01T00:00:00", "1900-01-01T00:00:00.000000001", "2262-04-11T23:47:16.854775807",
-     [], [], [None, None]],
+_ROWS_2: list[list[Any]] = [
+    [
+        3,
+        False,
+        -1,
+        -2,
+        -3,
+        -0.5,
+        1e300,
+        "-0.0001",
+        "",
+        "abcd",
+        "",
+        "1900-01-01",
+        "00:00:00",
+        "2000-01-01T00:00:00",
+        "1900-01-01T00:00:00.000000001",
+        "2262-04-11T23:47:16.854775807",
+        [],
+        [],
+        [None, None],
+    ],
 ]
 # Avro has no TIMESTAMP(7..9) in Paimon: the wide Avro table leaves ts9/ltz9 out
 _NO_NANOS = {"ts9", "ltz9"}
@@ -94,7 +130,12 @@ TABLES = [
         "append_orc_fixed",
         _WIDE,
         # Java's full compaction of an append bucket needs at least three files
-        [_w(_ROWS_1), _w(_ROWS_2), _w([[4, *_ROWS_2[0][1:]], [5] + [None] * 18]), _w([], compact=True)],
+        [
+            _w(_ROWS_1),
+            _w(_ROWS_2),
+            _w([[4, *_ROWS_2[0][1:]], [5] + [None] * 18]),
+            _w([], compact=True),
+        ],
         ("append", "orc", "fixed-bucket", "types", "timestamp-9", "compaction"),
         options={"file.format": "orc", "bucket": "1", "bucket-key": "id"},
     ),
@@ -105,7 +146,7 @@ TABLES = [
             _w(_narrow(_ROWS_1)),
             _w(_narrow(_ROWS_2)),
             _w(_narrow([_ROWS_1[1]]), kinds=["-D"]),
-            _w(_narrow([[1] + _ROWS_2[0][1:]]), kinds=["+U"]),
+            _w(_narrow([[1, *_ROWS_2[0][1:]]]), kinds=["+U"]),
         ],
         ("pk", "deduplicate", "avro", "types", "delete"),
         primary_keys=("id",),
@@ -113,7 +154,12 @@ TABLES = [
     ),
     JavaTable(
         "pk_partitioned",
-        [("id", "INT NOT NULL"), ("dt", "STRING NOT NULL"), ("v", "STRING"), ("ts", "TIMESTAMP(9)")],
+        [
+            ("id", "INT NOT NULL"),
+            ("dt", "STRING NOT NULL"),
+            ("v", "STRING"),
+            ("ts", "TIMESTAMP(9)"),
+        ],
         [
             _w([[1, "a", "x", "2024-01-01T00:00:00.000000001"], [2, "b", "y", None]]),
             _w([[1, "a", "x2", None], [3, "b", "z", "2024-01-01T00:00:00.5"]]),

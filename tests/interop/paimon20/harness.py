@@ -69,7 +69,9 @@ class JavaApiError(RuntimeError):
 def _mvn() -> str:
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise HarnessError("`mvn` is not on PATH: the Paimon Java-API oracle resolves its jars once")
+        raise HarnessError(
+            "`mvn` is not on PATH: the Paimon Java-API oracle resolves its jars once"
+        )
     return mvn
 
 
@@ -138,7 +140,17 @@ def bridge_jar(jars: list[Path]) -> Path:
     classpath = os.pathsep.join(str(j) for j in jars)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         proc = subprocess.run(
-            [_tool("javac"), "--release", "11", "-nowarn", "-cp", classpath, "-d", tmp, str(source)],
+            [
+                _tool("javac"),
+                "--release",
+                "11",
+                "-nowarn",
+                "-cp",
+                classpath,
+                "-d",
+                tmp,
+                str(source),
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -202,7 +214,8 @@ class JavaApiOracle:
         if not line:
             tail = Path(self._log.name).read_text(errors="replace")[-4000:]
             raise HarnessError(f"the Java-API bridge died; its log: {self._log.name}\n{tail}")
-        return json.loads(line)
+        answer: dict[str, Any] = json.loads(line)
+        return answer
 
     def _call(self, payload: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -211,8 +224,9 @@ class JavaApiOracle:
             self._proc.stdin.flush()
             answer = self._receive()
         if not answer.get("ok"):
-            raise JavaApiError(f"Paimon {PAIMON_VERSION} failed on {payload['op']}: "
-                               f"{answer.get('error')}")
+            raise JavaApiError(
+                f"Paimon {PAIMON_VERSION} failed on {payload['op']}: {answer.get('error')}"
+            )
         return answer
 
     def create(
@@ -318,9 +332,11 @@ class JavaApiOracle:
 
     def snapshots(self, warehouse: Path | str, table: str) -> list[dict[str, Any]]:
         """``[{"id", "kind", "schema"}]`` of every snapshot Paimon lists."""
-        return self._call(
+        answer = self._call(
             {"op": "snapshots", "warehouse": str(Path(warehouse).resolve()), "table": table}
-        )["snapshots"]
+        )
+        snapshots: list[dict[str, Any]] = answer["snapshots"]
+        return snapshots
 
     def close(self) -> None:
         """Stop the JVM (closing its stdin ends it)."""
@@ -354,8 +370,14 @@ def probe_paimon_20(warehouse: Path) -> str:
     with open(folder / ".fetch.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not zipfile.is_zipfile(core):
-            cmd = [_mvn(), "-B", "-q", "dependency:copy",
-                   "-Dartifact=org.apache.paimon:paimon-core:2.0.0", f"-DoutputDirectory={folder}"]
+            cmd = [
+                _mvn(),
+                "-B",
+                "-q",
+                "dependency:copy",
+                "-Dartifact=org.apache.paimon:paimon-core:2.0.0",
+                f"-DoutputDirectory={folder}",
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=folder)
             if proc.returncode != 0:
                 return f"Maven does not serve paimon-core 2.0.0: {proc.stdout[-500:]}"

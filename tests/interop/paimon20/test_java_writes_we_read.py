@@ -4,9 +4,8 @@ uses the snapshot's schema, as ``scan(snapshot=)`` does)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import struct
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlglot import exp

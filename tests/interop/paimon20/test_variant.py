@@ -47,7 +47,8 @@ def _multiset(rows: dict[int, object] | list[tuple[int, object]]) -> list[str]:
 def _ours(warehouse: Path, table: str) -> list[tuple[int, object]]:
     session = paimon_sql.connect(warehouse)
     try:
-        rel = session.sql(f'SELECT id, typeof(x) AS t, CAST(x AS JSON) AS j FROM "db"."{table}"')
+        query = f'SELECT id, typeof(x) AS t, CAST(x AS JSON) AS j FROM "db"."{table}"'  # noqa: S608
+        rel = session.sql(query)
         rows = rel.fetchall()
     finally:
         session.close()
@@ -77,8 +78,8 @@ def test_variant_reads_as_java_writes_it(java_api: JavaApiOracle, tmp_path: Path
     ours = _ours(warehouse, "v")
     assert _multiset(ours) == _multiset(java)
     # and the values are the ones written (not only the same as Java's read)
-    written = [*enumerate(VALUES), (100, None)]
-    second = [(0, {"again": [1]}), (1, None)]
+    written: list[tuple[int, object]] = [*enumerate(VALUES), (100, None)]
+    second: list[tuple[int, object]] = [(0, {"again": [1]}), (1, None)]
     expected = (second + written[2:]) if pk else (written + second)
     assert _multiset(ours) == _multiset(expected)
 

@@ -44,7 +44,8 @@ def test_snapshot_of_paimon_20_decodes_and_keeps_its_new_keys():
     snap = snapshot_from_json(json.dumps(SNAPSHOT_20))
     assert (snap.uuid, snap.operation, snap.log_offsets) == (SNAPSHOT_20["uuid"], "MERGE", None)
     out = snapshot_to_dict(snap)
-    assert out["uuid"] == SNAPSHOT_20["uuid"] and out["operation"] == "MERGE"
+    assert out["uuid"] == SNAPSHOT_20["uuid"]
+    assert out["operation"] == "MERGE"
     assert "logOffsets" not in out
 
 
