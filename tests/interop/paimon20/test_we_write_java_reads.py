@@ -17,7 +17,9 @@ import pytest
 from sqlglot import exp
 
 import paimon_sql
+from paimon_sql.catalog.table import Table
 from paimon_sql.format.deletion_vector import MAGIC_64
+from paimon_sql.io import file_io
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
 from tests.interop.flink.test_we_write_flink_reads import _OURS, CASES, Case
 from tests.interop.paimon20.harness import JavaApiError
@@ -139,3 +141,59 @@ def test_our_bitmap64_vectors_are_64_bit(tmp_path: Path):
         (size,) = struct.unpack_from(">i", data, 1)
         assert struct.unpack_from("<i", data, 5)[0] == MAGIC_64
         assert 1 + size + 8 == len(data)
+
+
+def _entries(path: Path) -> list[bytes]:
+    data, out, offset = path.read_bytes(), [], 1
+    while offset < len(data):
+        (size,) = struct.unpack_from(">i", data, offset)
+        out.append(data[offset : offset + size + 8])
+        offset += size + 8
+    return out
+
+
+def test_we_extend_javas_bitmap64_vectors(java_api: JavaApiOracle, tmp_path: Path):
+    """Java writes 64-bit vectors; our UPDATE's lookup compaction adds to them (they stay 64-bit,
+    new ones are 64-bit); Java reads the result as we do, and its own next write reads alike."""
+    warehouse = tmp_path / "warehouse"
+    options = {
+        "bucket": "1",
+        "deletion-vectors.enabled": "true",
+        "deletion-vectors.bitmap64": "true",
+    }
+    fields = [("id", "INT NOT NULL"), ("v", "STRING"), ("n", "BIGINT")]
+    java_api.create(warehouse, "t", fields, primary_keys=("id",), options=options)
+    java_api.write(warehouse, "t", [[i, f"v{i}", i] for i in range(30)])
+    java_api.write(warehouse, "t", [[i, f"w{i}", -i] for i in range(0, 30, 4)])
+    session = paimon_sql.connect(warehouse)
+    try:
+        session.sql("""UPDATE "db"."t" SET v = 'ours' WHERE id % 3 = 0""")
+        session.sql("""DELETE FROM "db"."t" WHERE id = 7""")
+        _, ours = _ours(session, "t")
+    finally:
+        session.close()
+    _, java = java_api.read(warehouse, "t")
+    assert_same_rows(java, ours, context="Java reads our update of its bitmap64 table")
+    assert len(ours) == 29
+    assert sum(r["v"] == "ours" for r in ours) == 10
+    # the live vectors of the latest snapshot (ours): every one 64-bit, ranges as Java records
+    table = Table(file_io(str(warehouse)), str(warehouse / "db.db" / "t"), "db.t")
+    latest = table.latest_snapshot()
+    assert latest is not None
+    assert latest.index_manifest is not None
+    live = [e.index_file for e in table.index_manifest(latest.index_manifest)]
+    vectors = [f for f in live if f.index_type == "DELETION_VECTORS"]
+    assert vectors, "no live deletion vectors after our UPDATE and DELETE"
+    for f in vectors:
+        entries = _entries(warehouse / "db.db" / "t" / "index" / f.file_name)
+        assert [struct.unpack_from("<i", e, 4)[0] for e in entries] == [MAGIC_64] * len(entries)
+        assert [r.length for r in f.dv_ranges or ()] == [len(e) for e in entries]
+    java_api.write(warehouse, "t", [[7, "java", 7]])
+    session = paimon_sql.connect(warehouse)
+    try:
+        _, ours = _ours(session, "t")
+    finally:
+        session.close()
+    _, java = java_api.read(warehouse, "t")
+    assert_same_rows(ours, java, context="after Java's write on top (ours vs Java)")
+    assert len(ours) == 30
