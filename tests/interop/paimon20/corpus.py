@@ -252,6 +252,14 @@ TABLES = [
         options={"bucket": "-1", "dynamic-bucket.target-row-num": "3"},
     ),
     JavaTable(
+        "sequence_field",
+        _KV,
+        [_w([[1, "new", 10], [2, "b", 5]]), _w([[1, "older", 3], [2, "newer", 6]])],
+        ("pk", "sequence-field"),
+        primary_keys=("id",),
+        options={"bucket": "1", "sequence.field": "n"},
+    ),
+    JavaTable(
         "row_tracking",
         _KV,
         [_w([[1, "a", 1], [2, "b", 2]]), _w([[3, "c", 3]])],
