@@ -17,9 +17,7 @@ import pytest
 from sqlglot import exp
 
 import paimon_sql
-from paimon_sql.catalog.table import Table
 from paimon_sql.format.deletion_vector import MAGIC_64
-from paimon_sql.io import file_io
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
 from tests.interop.flink.test_we_write_flink_reads import _OURS, CASES, Case
 from tests.interop.paimon20.harness import JavaApiError
@@ -215,8 +213,12 @@ def test_we_extend_javas_bitmap64_vectors(java_api: JavaApiOracle, tmp_path: Pat
     assert len(ours) == 29
     assert sum(r["v"] == "ours" for r in ours) == 10
     # the live vectors of the latest snapshot (ours): every one 64-bit, ranges as Java records
-    table = Table(file_io(str(warehouse)), str(warehouse / "db.db" / "t"), "db.t")
-    latest = table.latest_snapshot()
+    session = paimon_sql.connect(warehouse)
+    try:
+        table = session.table("db.t")
+        latest = table.latest_snapshot()
+    finally:
+        session.close()
     assert latest is not None
     assert latest.index_manifest is not None
     live = [e.index_file for e in table.index_manifest(latest.index_manifest)]
