@@ -3,7 +3,7 @@ is still out of reach (this fails the day 2.0 runs here: then switch `PAIMON_VER
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -26,7 +26,7 @@ def test_bridge_is_lossless(java_api: JavaApiOracle, tmp_path: Path):
         ("r", {"type": "ROW", "fields": [{"id": 9, "name": "a", "type": "INT"}]}),
     ]
     java_api.create(tmp_path, "t", fields)
-    rows = [
+    rows: list[list[Any]] = [
         [1, "2024-01-01T00:00:00.000000001", "1969-12-31T23:59:59.999999999", "a  ", [None]],
         [2, None, None, None, None],
     ]
