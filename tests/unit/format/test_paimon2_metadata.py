@@ -133,3 +133,29 @@ def test_data_file_row_id_and_write_cols():
     f = data_file_from_record(rec)
     # kept as written: 2.0 reads an empty list as "no columns" (1.3: "all"); the scan refuses it
     assert (f.first_row_id, f.write_cols) == (7, ())
+
+
+def test_data_file_with_a_21st_field_decodes():
+    """Paimon after 2.0 (master, DataFileMeta field 20 ``_WRITE_COLS_SEQUENCES``) appends a field
+    to every manifest entry's file record; Java's older readers ignore trailing fields, so do we.
+    It only has meaning beside ``_WRITE_COLS``, whose files the scan refuses."""
+    rec = {
+        "_FILE_NAME": "data-x-0.parquet",
+        "_FILE_SIZE": 1,
+        "_ROW_COUNT": 2,
+        "_MIN_KEY": b"",
+        "_MAX_KEY": b"",
+        "_KEY_STATS": _STATS,
+        "_VALUE_STATS": _STATS,
+        "_MIN_SEQUENCE_NUMBER": 0,
+        "_MAX_SEQUENCE_NUMBER": 1,
+        "_SCHEMA_ID": 0,
+        "_LEVEL": 0,
+        "_EXTRA_FILES": [],
+        "_CREATION_TIME": 0,
+        "_FIRST_ROW_ID": None,
+        "_WRITE_COLS": None,
+        "_WRITE_COLS_SEQUENCES": None,
+    }
+    f = data_file_from_record(rec)
+    assert (f.file_name, f.row_count, f.write_cols) == ("data-x-0.parquet", 2, None)
