@@ -360,7 +360,7 @@ _DUCKDB_SIMPLE = {
     "VARBINARY": "BLOB",
     "BLOB": "BLOB",
     "TIME": "TIME",
-    "VARIANT": "BLOB",
+    "VARIANT": "VARIANT",
 }
 
 

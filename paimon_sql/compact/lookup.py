@@ -18,7 +18,8 @@ chooses the runs as Java does; picking every run is a full compaction
 
 Java's file sizes differ from ours, so where a size falls on the other side of a ratio the layout
 (not the rows) may differ from Java's. A bucket whose files have another schema than the table's,
-or ``deletion-vectors.bitmap64``, is fully compacted instead.
+is fully compacted instead. Under ``deletion-vectors.bitmap64`` a file's new vector is 64-bit
+(Java's ``Bitmap64DeletionVector``); a vector that exists keeps its width, as in Java.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyroaring import BitMap
+from pyroaring import BitMap, BitMap64
 
 from paimon_sql.compact.full import DV_INDEX
 from paimon_sql.compact.picking import pick, sorted_runs
@@ -61,8 +62,6 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         schema = plan.schema
         if any(f.schema_id != schema.id for f in unit.files):
             return None
-        if CoreOptions(schema.options).flag("deletion-vectors.bitmap64"):
-            return None
         runs = sorted_runs(unit.files)
         picked = pick(runs, schema.options) if runs and runs[0].level == 0 else None
         if picked is None:
@@ -79,12 +78,17 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
             out_level,
         )
         vectors = _old_vectors(plan)
+        wide = CoreOptions(schema.options).flag("deletion-vectors.bitmap64")
         for f in kept:
             marked = _positions(_keys(plan, f), keys)
             if len(marked):
-                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(
-                    marked.to_pylist()
-                )
+                # a file's existing vector keeps its width, a new one is 64-bit under
+                # deletion-vectors.bitmap64 (Java's BucketedDvMaintainer)
+                old = vectors.get(f.file_name)
+                if old is None:
+                    old = BitMap64() if wide else BitMap()
+                old.update(int(p) for p in marked.to_numpy())
+                vectors[f.file_name] = old
         index = _write_index(plan, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
 
@@ -144,18 +148,24 @@ def _semi_join(merged: pa.Table, keys: pa.Table) -> pa.Table:
     return merged.take(_positions(key_rows, keys))
 
 
-def _old_vectors(plan: ScanPlan) -> dict[str, BitMap]:
-    """The deletion vectors of the unit's files (a unit is every file of its bucket)."""
-    out: dict[str, BitMap] = {}
+def _old_vectors(plan: ScanPlan) -> dict[str, BitMap | BitMap64]:
+    """The deletion vectors of the unit's files (a unit is every file of its bucket).
+
+    Each keeps the width (32 or 64 bits) it was written in.
+    """
+    out: dict[str, BitMap | BitMap64] = {}
     blobs: dict[str, bytes] = {}
     for split in plan.splits:
         for name, ref in split.deletion_vectors:
-            out[name] = BitMap(read_vector(plan.table, ref, blobs))
+            out[name] = read_vector(plan.table, ref, blobs)
     return out
 
 
 def _write_index(
-    plan: ScanPlan, rewriter: Rewriter, files: Sequence[str], vectors: dict[str, BitMap]
+    plan: ScanPlan,
+    rewriter: Rewriter,
+    files: Sequence[str],
+    vectors: dict[str, BitMap | BitMap64],
 ) -> tuple[IndexFileMeta, ...]:
     """The bucket's new DV index file (§8), covering the live files in `files`; none if empty."""
     entries = [(name, vectors[name]) for name in files if vectors.get(name)]

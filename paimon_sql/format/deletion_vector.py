@@ -100,37 +100,60 @@ def _bitmap(body: bytes, where: str, offset: int) -> BitMap | BitMap64:
     raise SpecViolationError(f"{where}: unknown deletion-vector magic at offset {offset}")
 
 
-def encode_vector(bitmap: BitMap) -> bytes:
-    """One 32-bit entry: size, magic, portable bitmap, CRC (Java's `runOptimize` form)."""
-    bitmap = BitMap(bitmap)
-    bitmap.run_optimize()
-    body = struct.pack(">i", MAGIC_32) + bitmap.serialize()
+def encode_vector(bitmap: BitMap | BitMap64) -> bytes:
+    r"""One entry: size, magic, bitmap, CRC, in Java's run-optimised form.
+
+    A `BitMap` gives a 32-bit entry (BE magic, portable Roaring); a `BitMap64` a 64-bit one (LE
+    magic, then the Roaring64 portable form: LE count, per high key an LE key and a 32-bit
+    portable bitmap), as Java's ``Bitmap64DeletionVector`` for ``deletion-vectors.bitmap64``.
+
+    >>> from pyroaring import BitMap, BitMap64
+    >>> encode_vector(BitMap([1])).hex()
+    '000000165e43f2d03a3000000100000000000000100000000100fa2b5192'
+    >>> sorted(decode_vector(b"\x01" + encode_vector(BitMap64([1, 1 << 33])), 1, "f"))
+    [1, 8589934592]
+    """
+    if isinstance(bitmap, BitMap64):
+        wide = BitMap64(bitmap)
+        wide.run_optimize()
+        body = struct.pack("<i", MAGIC_64) + wide.serialize()
+    else:
+        narrow = BitMap(bitmap)
+        narrow.run_optimize()
+        body = struct.pack(">i", MAGIC_32) + narrow.serialize()
     return struct.pack(">i", len(body)) + body + struct.pack(">I", zlib.crc32(body))
 
 
-def encode_index_file(bitmaps: Sequence[BitMap]) -> bytes:
-    """A whole 32-bit index file; entry i starts at offset 1 + sum of earlier entry sizes."""
+def encode_index_file(bitmaps: Sequence[BitMap | BitMap64]) -> bytes:
+    """A whole index file; entry i starts at offset 1 + sum of earlier entry sizes."""
     return encode_index(bitmaps)[0]
 
 
-def encode_index(bitmaps: Sequence[BitMap]) -> tuple[bytes, tuple[tuple[int, int], ...]]:
-    """A whole 32-bit index file and, per entry, the (offset, length) its index manifest records.
+def encode_index(
+    bitmaps: Sequence[BitMap | BitMap64],
+) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+    """A whole index file and, per entry, the (offset, length) its index manifest records.
 
-    §8: the offset is that of the entry's size field; the length is the size (without the size
-    field and the CRC).
+    §8: the offset is that of the entry's size field; the length is what Java's ``serializeTo``
+    returns: a 32-bit entry's size (without the size field and the CRC), a 64-bit entry's whole
+    length (size field and CRC included).
 
-    >>> from pyroaring import BitMap
+    >>> from pyroaring import BitMap, BitMap64
     >>> blob, ranges = encode_index([BitMap([2, 3]), BitMap([1])])
     >>> ranges
     ((1, 24), (33, 22))
     >>> sorted(decode_vector(blob, 33, "f", length=22, cardinality=1))
     [1]
+    >>> blob, ranges = encode_index([BitMap64([2, 3])])
+    >>> ranges, sorted(decode_vector(blob, 1, "f", length=ranges[0][1], cardinality=2))
+    (((1, 44),), [2, 3])
     """
     parts, ranges = [bytes([VERSION])], []
     offset = 1
     for bitmap in bitmaps:
         entry = encode_vector(bitmap)
-        ranges.append((offset, len(entry) - 8))
+        wide = isinstance(bitmap, BitMap64)
+        ranges.append((offset, len(entry) if wide else len(entry) - 8))
         parts.append(entry)
         offset += len(entry)
     return b"".join(parts), tuple(ranges)

@@ -30,6 +30,7 @@ from typing import cast as as_type
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, conjuncts
 from paimon_sql.plan.scan import ReadMode, Split
@@ -180,6 +181,9 @@ def _value_columns(
         old = by_id.get(target.id)
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
+        elif has_variant(target.type) or has_variant(old.type):
+            variant = exp.alias_(_variant(plan, f, old, target), name, quoted=True)
+            out.append(as_type("exp.Expression", variant))
         elif old.type == target.type:
             out.append(
                 exp.alias_(col(old.name), name, quoted=True) if old.name != name else col(name)
@@ -187,6 +191,82 @@ def _value_columns(
         else:
             out.append(exp.alias_(evolve(col(old.name), old.type, target.type), name, quoted=True))
     return out
+
+
+#: Paimon's options that make its Parquet writer shred VARIANT values into typed columns
+#: (``CoreOptions``; ``parquet.`` is the older spelling of the first).
+VARIANT_SHREDDING = (
+    "variant.shreddingSchema",
+    "parquet.variant.shreddingSchema",
+    "variant.inferShreddingSchema",
+)
+
+
+def has_variant(t: DataType) -> bool:
+    """Whether `t` is or holds a VARIANT.
+
+    >>> from paimon_sql.types import parse_type
+    >>> has_variant(parse_type({"type": "ARRAY", "element": "VARIANT"}))
+    True
+    >>> has_variant(parse_type("INT"))
+    False
+    """
+    if t.root == "VARIANT":
+        return True
+    children = [c for c in (t.element, t.key, t.value) if c is not None]
+    children += [fld.type for fld in t.fields or ()]
+    return any(has_variant(c) for c in children)
+
+
+def _variant(plan: ScanPlan, f: DataFileMeta, old: DataField, target: DataField) -> exp.Expression:
+    """A top-level VARIANT column of a Parquet file as DuckDB's VARIANT.
+
+    Paimon writes a VARIANT as a group of two binaries, ``value`` and ``metadata``, in the
+    Parquet Variant encoding (version 1); DuckDB's ``variant_bytes_to_variant`` takes the metadata
+    followed by the value. Refused by name (`UnsupportedFeatureError`), never read as bytes:
+    VARIANT nested in ROW/ARRAY/MAP, in ORC or Avro files, shredded files (a shredding option
+    set), and a type change to or from VARIANT.
+    """
+    where = f"column {target.name!r} of {plan.table.name} (data file {f.file_name})"
+    if target.type.root != "VARIANT" or old.type.root != "VARIANT":
+        raise UnsupportedFeatureError(
+            f"{where}: VARIANT nested in another type, or changed to or from VARIANT, is not "
+            "read by paimon-sql yet"
+        )
+    if not f.file_name.lower().endswith(".parquet"):
+        raise UnsupportedFeatureError(
+            f"{where}: VARIANT is read from Parquet data files only, not "
+            f"{f.file_name.rsplit('.', 1)[-1].upper()}"
+        )
+    options = plan.schema.options
+    shredding = [k for k in VARIANT_SHREDDING if options.get(k, "false").lower() != "false"]
+    if shredding:
+        raise UnsupportedFeatureError(
+            f"{where}: shredded VARIANT values (table option {shredding[0]!r}) are not read by "
+            "paimon-sql yet"
+        )
+    column = col(old.name)
+    both = exp.DPipe(
+        this=exp.Dot(this=column, expression=ident("metadata")),
+        expression=exp.Dot(this=column.copy(), expression=ident("value")),
+        safe=True,
+    )
+    # A file shredded while no option says so (set, written, then unset) has a typed_value
+    # field beside value, and value alone is then incomplete: fail the read, naming the column.
+    shredded = exp.and_(
+        exp.not_(exp.Is(this=column.copy(), expression=exp.null())),
+        exp.Anonymous(
+            this="contains",
+            expressions=[
+                exp.Anonymous(this="typeof", expressions=[column.copy()]),
+                exp.Literal.string("typed_value"),
+            ],
+        ),
+    )
+    message = f"{where}: shredded VARIANT values are not read by paimon-sql yet"
+    refuse = exp.Anonymous(this="error", expressions=[exp.Literal.string(message)])
+    decoded = exp.Anonymous(this="variant_bytes_to_variant", expressions=[both])
+    return exp.Case(ifs=[exp.If(this=shredded, true=refuse)], default=decoded)
 
 
 def _epoch_millis(node: exp.Expression) -> exp.Expression:

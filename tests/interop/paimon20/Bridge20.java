@@ -1,0 +1,536 @@
+package paimonsql;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Decimal;
+import org.apache.paimon.data.GenericArray;
+import org.apache.paimon.data.GenericMap;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalArray;
+import org.apache.paimon.data.InternalMap;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.data.variant.GenericVariant;
+import org.apache.paimon.data.variant.Variant;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.RowKeyExtractor;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.ArrayType;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypeJsonParser;
+import org.apache.paimon.types.DecimalType;
+import org.apache.paimon.types.MapType;
+import org.apache.paimon.types.MultisetType;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A JSON-lines driver of Apache Paimon's Java API (catalog, batch write and read builders) for the
+ * paimon-sql tests. One request per stdin line, one answer per stdout line:
+ *
+ * <ul>
+ *   <li>{"op":"create","warehouse","table","fields":[{"name","type"}],"partition_keys",
+ *       "primary_keys","options"}: types in the JSON form of Paimon's schema files (a string
+ *       such as "TIMESTAMP(9)" or an object for ROW/ARRAY/MAP)</li>
+ *   <li>{"op":"write","warehouse","table","rows":[[...]],"kinds":["+I"|"-U"|"+U"|"-D"],
+ *       "overwrite":{partition}|null, "compact": bool}</li>
+ *   <li>{"op":"read","warehouse","table","snapshot","tag"}: {"columns","types","rows"} in the
+ *       tagged JSON of the Flink bridge (nanoseconds kept)</li>
+ *   <li>{"op":"snapshots","warehouse","table"}: [{"id","kind","schema"}]</li>
+ *   <li>{"op":"version"}: Paimon's implementation version of the core jar</li>
+ * </ul>
+ */
+public final class Bridge20 {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final DateTimeFormatter TS =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS");
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSSSSS");
+    private static final Map<String, Catalog> CATALOGS = new HashMap<>();
+    private static final IOManager IO = IOManager.create(System.getProperty("java.io.tmpdir"));
+    private static final String COMMIT_USER = UUID.randomUUID().toString();
+
+    private Bridge20() {}
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(System.out, true, "UTF-8");
+        // Paimon and Hadoop log to stdout through log4j/slf4j fallbacks: keep stdout for answers.
+        System.setOut(System.err);
+        BufferedReader in =
+                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        out.println("{\"ok\":true}");
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isEmpty()) continue;
+            String answer;
+            try {
+                answer = handle(JSON.readTree(line));
+            } catch (Throwable e) {
+                StringWriter trace = new StringWriter();
+                e.printStackTrace(new PrintWriter(trace));
+                StringBuilder b = new StringBuilder("{\"ok\":false,\"error\":");
+                string(b, trace.toString());
+                answer = b.append('}').toString();
+            }
+            out.println(answer);
+        }
+        for (Catalog c : CATALOGS.values()) c.close();
+    }
+
+    private static String handle(JsonNode req) throws Exception {
+        String op = req.get("op").asText();
+        if (op.equals("version")) {
+            StringBuilder b = new StringBuilder("{\"ok\":true,\"version\":");
+            string(b, String.valueOf(Catalog.class.getPackage().getImplementationVersion()));
+            b.append(",\"core\":");
+            string(b, String.valueOf(Snapshot.class.getPackage().getImplementationVersion()));
+            return b.append('}').toString();
+        }
+        Catalog catalog = catalog(req.get("warehouse").asText());
+        Identifier id = Identifier.create("db", req.get("table").asText());
+        switch (op) {
+            case "create":
+                create(catalog, id, req);
+                return "{\"ok\":true}";
+            case "write":
+                write(catalog, id, req);
+                return "{\"ok\":true}";
+            case "read":
+                return "{\"ok\":true,\"result\":" + read(catalog, id, req) + "}";
+            case "snapshots":
+                return "{\"ok\":true,\"snapshots\":" + snapshots(catalog, id) + "}";
+            case "alter":
+                alter(catalog, id, req.get("changes"));
+                return "{\"ok\":true}";
+            case "tag":
+                ((FileStoreTable) catalog.getTable(id))
+                        .createTag(req.get("tag").asText(), req.get("snapshot").asLong());
+                return "{\"ok\":true}";
+            default:
+                throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    private static Catalog catalog(String warehouse) throws Exception {
+        Catalog c = CATALOGS.get(warehouse);
+        if (c == null) {
+            Options options = new Options();
+            options.set("warehouse", warehouse);
+            options.set("cache-enabled", "false");
+            c = CatalogFactory.createCatalog(CatalogContext.create(options));
+            c.createDatabase("db", true);
+            CATALOGS.put(warehouse, c);
+        }
+        return c;
+    }
+
+    private static List<String> strings(JsonNode node) {
+        List<String> out = new ArrayList<>();
+        if (node != null) node.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    private static void create(Catalog catalog, Identifier id, JsonNode req) throws Exception {
+        Schema.Builder schema = Schema.newBuilder();
+        for (JsonNode f : req.get("fields")) {
+            schema.column(f.get("name").asText(), type(f.get("type")));
+        }
+        schema.partitionKeys(strings(req.get("partition_keys")));
+        schema.primaryKey(strings(req.get("primary_keys")));
+        JsonNode options = req.get("options");
+        if (options != null) {
+            Iterator<Map.Entry<String, JsonNode>> it = options.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                schema.option(e.getKey(), e.getValue().asText());
+            }
+        }
+        catalog.createTable(id, schema.build(), false);
+    }
+
+    private static DataType type(JsonNode t) {
+        return t.isTextual()
+                ? DataTypeJsonParser.parseAtomicTypeSQLString(t.asText())
+                : DataTypeJsonParser.parseDataType(t);
+    }
+
+    /** [{"add": name, "type": t} | {"rename": [old, new]} | {"drop": name} |
+     *  {"retype": name, "type": t} | {"set": key, "value": v}], one schema change. */
+    private static void alter(Catalog catalog, Identifier id, JsonNode changes) throws Exception {
+        List<SchemaChange> out = new ArrayList<>();
+        for (JsonNode c : changes) {
+            if (c.has("add")) {
+                out.add(SchemaChange.addColumn(c.get("add").asText(), type(c.get("type"))));
+            } else if (c.has("rename")) {
+                out.add(SchemaChange.renameColumn(
+                        c.get("rename").get(0).asText(), c.get("rename").get(1).asText()));
+            } else if (c.has("drop")) {
+                out.add(SchemaChange.dropColumn(c.get("drop").asText()));
+            } else if (c.has("retype")) {
+                out.add(SchemaChange.updateColumnType(c.get("retype").asText(), type(c.get("type"))));
+            } else if (c.has("set")) {
+                out.add(SchemaChange.setOption(c.get("set").asText(), c.get("value").asText()));
+            } else {
+                throw new IllegalArgumentException("unknown schema change " + c);
+            }
+        }
+        catalog.alterTable(id, out, false);
+    }
+
+    private static void write(Catalog catalog, Identifier id, JsonNode req) throws Exception {
+        FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+        RowType rowType = table.rowType();
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        JsonNode overwrite = req.get("overwrite");
+        if (overwrite != null && !overwrite.isNull()) {
+            Map<String, String> partition = new LinkedHashMap<>();
+            overwrite.fields().forEachRemaining(e -> partition.put(e.getKey(), e.getValue().asText()));
+            builder = builder.withOverwrite(partition);
+        }
+        boolean dynamic = table.bucketMode() == BucketMode.HASH_DYNAMIC;
+        HashBucketAssigner assigner = null;
+        RowKeyExtractor keys = null;
+        if (dynamic) {
+            CoreOptions core = table.coreOptions();
+            assigner =
+                    new HashBucketAssigner(
+                            table.snapshotManager(),
+                            COMMIT_USER,
+                            table.store().newIndexFileHandler(),
+                            1,
+                            1,
+                            0,
+                            core.dynamicBucketTargetRowNum(),
+                            core.dynamicBucketMaxBuckets());
+            keys = table.createRowKeyExtractor();
+        }
+        JsonNode kinds = req.get("kinds");
+        try (TableWriteImpl<?> write = (TableWriteImpl<?>) builder.newWrite()) {
+            // lookup (first-row, DV, lookup changelog) spills to local disk
+            write.withIOManager(IO);
+            JsonNode writeCols = req.get("write_cols");
+            if (writeCols != null && !writeCols.isNull()) {
+                // a partial-column write (data evolution): rows hold only these columns
+                rowType = rowType.project(strings(writeCols));
+                write.withWriteType(rowType);
+            }
+            int i = 0;
+            for (JsonNode values : req.get("rows")) {
+                GenericRow row = row(rowType, values);
+                if (kinds != null && !kinds.isNull()) {
+                    row.setRowKind(RowKind.fromShortString(kinds.get(i).asText()));
+                }
+                i++;
+                if (dynamic) {
+                    keys.setRecord(row);
+                    BinaryRow partition = keys.partition();
+                    write.write(row, assigner.assign(partition, keys.trimmedPrimaryKey().hashCode()));
+                } else {
+                    write.write(row);
+                }
+            }
+            JsonNode compact = req.get("compact");
+            if (compact != null && compact.asBoolean()) {
+                for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+                    org.apache.paimon.table.source.DataSplit ds =
+                            (org.apache.paimon.table.source.DataSplit) split;
+                    write.compact(ds.partition(), ds.bucket(), true);
+                }
+            }
+            List<CommitMessage> messages = write.prepareCommit();
+            try (BatchTableCommit commit = builder.newCommit()) {
+                commit.commit(messages);
+            }
+        }
+    }
+
+    private static String read(Catalog catalog, Identifier id, JsonNode req) throws Exception {
+        Table table = catalog.getTable(id);
+        Map<String, String> dynamic = new HashMap<>();
+        if (req.hasNonNull("snapshot")) dynamic.put("scan.snapshot-id", req.get("snapshot").asText());
+        if (req.hasNonNull("tag")) dynamic.put("scan.tag-name", req.get("tag").asText());
+        if (!dynamic.isEmpty()) table = table.copy(dynamic);
+        RowType rowType = table.rowType();
+        ReadBuilder rb = table.newReadBuilder();
+        List<Split> splits = rb.newScan().plan().splits();
+        StringBuilder out = new StringBuilder("{\"columns\":[");
+        List<DataField> fields = rowType.getFields();
+        for (int i = 0; i < fields.size(); i++) {
+            if (i > 0) out.append(',');
+            string(out, fields.get(i).name());
+        }
+        out.append("],\"types\":[");
+        for (int i = 0; i < fields.size(); i++) {
+            if (i > 0) out.append(',');
+            string(out, fields.get(i).type().toString());
+        }
+        out.append("],\"rows\":[");
+        boolean[] first = {true};
+        try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
+            reader.forEachRemaining(
+                    r -> {
+                        if (!first[0]) out.append(',');
+                        first[0] = false;
+                        rowValue(out, r, rowType);
+                    });
+        }
+        return out.append("]}").toString();
+    }
+
+    private static String snapshots(Catalog catalog, Identifier id) throws Exception {
+        FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+        StringBuilder out = new StringBuilder("[");
+        Iterator<Snapshot> it = table.snapshotManager().snapshots();
+        boolean first = true;
+        while (it.hasNext()) {
+            Snapshot s = it.next();
+            if (!first) out.append(',');
+            first = false;
+            out.append("{\"id\":").append(s.id()).append(",\"kind\":");
+            string(out, s.commitKind().name());
+            out.append(",\"schema\":").append(s.schemaId()).append('}');
+        }
+        return out.append(']').toString();
+    }
+
+    // --- JSON values to Paimon's internal data ------------------------------------------------
+
+    private static GenericRow row(RowType type, JsonNode values) {
+        GenericRow row = new GenericRow(type.getFieldCount());
+        for (int i = 0; i < type.getFieldCount(); i++) {
+            row.setField(i, internal(type.getTypeAt(i), values.get(i)));
+        }
+        return row;
+    }
+
+    private static Object internal(DataType type, JsonNode v) {
+        if (v == null || v.isNull()) return null;
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return v.asBoolean();
+            case TINYINT:
+                return (byte) v.asInt();
+            case SMALLINT:
+                return (short) v.asInt();
+            case INTEGER:
+                return v.asInt();
+            case BIGINT:
+                return v.asLong();
+            case FLOAT:
+                return v.isTextual() ? Float.parseFloat(v.asText()) : (float) v.asDouble();
+            case DOUBLE:
+                return v.isTextual() ? Double.parseDouble(v.asText()) : v.asDouble();
+            case DECIMAL:
+                DecimalType d = (DecimalType) type;
+                return Decimal.fromBigDecimal(
+                        new BigDecimal(v.asText()), d.getPrecision(), d.getScale());
+            case CHAR:
+            case VARCHAR:
+                return BinaryString.fromString(v.asText());
+            case BINARY:
+            case VARBINARY:
+                return hex(v.asText());
+            case DATE:
+                return (int) LocalDate.parse(v.asText()).toEpochDay();
+            case TIME_WITHOUT_TIME_ZONE:
+                return (int) (LocalTime.parse(v.asText()).toNanoOfDay() / 1_000_000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return Timestamp.fromLocalDateTime(LocalDateTime.parse(v.asText()));
+            case ARRAY:
+                DataType element = ((ArrayType) type).getElementType();
+                Object[] items = new Object[v.size()];
+                for (int i = 0; i < items.length; i++) items[i] = internal(element, v.get(i));
+                return new GenericArray(items);
+            case MAP:
+            case MULTISET:
+                DataType kt =
+                        type instanceof MapType
+                                ? ((MapType) type).getKeyType()
+                                : ((MultisetType) type).getElementType();
+                DataType vt =
+                        type instanceof MapType
+                                ? ((MapType) type).getValueType()
+                                : new org.apache.paimon.types.IntType();
+                Map<Object, Object> map = new LinkedHashMap<>();
+                for (JsonNode pair : v) map.put(internal(kt, pair.get(0)), internal(vt, pair.get(1)));
+                return new GenericMap(map);
+            case ROW:
+                return row((RowType) type, v);
+            case VARIANT:
+                return GenericVariant.fromJson(v.asText());
+            default:
+                throw new IllegalArgumentException("no JSON input for type " + type);
+        }
+    }
+
+    private static byte[] hex(String s) {
+        byte[] out = new byte[s.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+
+    // --- Paimon's internal data to tagged JSON ------------------------------------------------
+
+    private static void rowValue(StringBuilder out, InternalRow r, RowType type) {
+        out.append('[');
+        for (int i = 0; i < type.getFieldCount(); i++) {
+            if (i > 0) out.append(',');
+            DataType t = type.getTypeAt(i);
+            value(out, r.isNullAt(i) ? null : InternalRow.createFieldGetter(t, i).getFieldOrNull(r), t);
+        }
+        out.append(']');
+    }
+
+    private static void tagged(StringBuilder out, String tag, String text) {
+        out.append("[\"").append(tag).append("\",");
+        string(out, text);
+        out.append(']');
+    }
+
+    private static void value(StringBuilder out, Object v, DataType type) {
+        if (v == null) {
+            out.append("null");
+            return;
+        }
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+                out.append(v.toString());
+                return;
+            case FLOAT:
+                tagged(out, "double", Double.toString(((Float) v).doubleValue()));
+                return;
+            case DOUBLE:
+                tagged(out, "double", v.toString());
+                return;
+            case DECIMAL:
+                tagged(out, "decimal", ((Decimal) v).toBigDecimal().toPlainString());
+                return;
+            case CHAR:
+            case VARCHAR:
+                string(out, v.toString());
+                return;
+            case BINARY:
+            case VARBINARY:
+                StringBuilder hex = new StringBuilder();
+                for (byte b : (byte[]) v) hex.append(String.format("%02x", b & 0xff));
+                tagged(out, "binary", hex.toString());
+                return;
+            case DATE:
+                tagged(out, "date", LocalDate.ofEpochDay((Integer) v).toString());
+                return;
+            case TIME_WITHOUT_TIME_ZONE:
+                tagged(out, "time", TIME.format(LocalTime.ofNanoOfDay((Integer) v * 1_000_000L)));
+                return;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                tagged(out, "timestamp", TS.format(((Timestamp) v).toLocalDateTime()));
+                return;
+            case ARRAY:
+                DataType et = ((ArrayType) type).getElementType();
+                InternalArray a = (InternalArray) v;
+                InternalArray.ElementGetter g = InternalArray.createElementGetter(et);
+                out.append("[\"array\",[");
+                for (int i = 0; i < a.size(); i++) {
+                    if (i > 0) out.append(',');
+                    value(out, g.getElementOrNull(a, i), et);
+                }
+                out.append("]]");
+                return;
+            case MAP:
+                MapType mt = (MapType) type;
+                InternalMap m = (InternalMap) v;
+                InternalArray ks = m.keyArray(), vs = m.valueArray();
+                InternalArray.ElementGetter kg = InternalArray.createElementGetter(mt.getKeyType());
+                InternalArray.ElementGetter vg = InternalArray.createElementGetter(mt.getValueType());
+                out.append("[\"map\",[");
+                for (int i = 0; i < m.size(); i++) {
+                    if (i > 0) out.append(',');
+                    out.append('[');
+                    value(out, kg.getElementOrNull(ks, i), mt.getKeyType());
+                    out.append(',');
+                    value(out, vg.getElementOrNull(vs, i), mt.getValueType());
+                    out.append(']');
+                }
+                out.append("]]");
+                return;
+            case ROW:
+                out.append("[\"row\",");
+                rowValue(out, (InternalRow) v, (RowType) type);
+                out.append(']');
+                return;
+            case VARIANT:
+                tagged(out, "variant", ((Variant) v).toJson(ZoneOffset.UTC));
+                return;
+            default:
+                out.append("[\"other\",");
+                string(out, type.toString());
+                out.append(',');
+                string(out, v.toString());
+                out.append(']');
+        }
+    }
+
+    /** A JSON string, ASCII only (every other char as a \\u escape). */
+    private static void string(StringBuilder out, String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        out.append('"');
+    }
+}
