@@ -78,6 +78,25 @@ def tracked(plan: ScanPlan) -> bool:
     return plan.options.row_tracking and plan.options.data_evolution
 
 
+def _owners(
+    plan: ScanPlan, files: Sequence[DataFileMeta], fields: Sequence[DataField]
+) -> dict[str, int]:
+    """For each non-partition column of `fields`, the first of `files` (newest first) holding it.
+
+    By field id, through each file's ``write_cols`` (all of its schema's columns when absent).
+    """
+    partition = set(plan.schema.partition_keys)
+    owner: dict[str, int] = {}
+    for i, f in enumerate(files):
+        file_schema = plan.table.schema(f.schema_id)
+        held = set(file_schema.field_names if f.write_cols is None else f.write_cols)
+        ids = {fld.id for fld in file_schema.fields if fld.name in held}
+        for fld in fields:
+            if fld.name not in partition and fld.id in ids:
+                owner.setdefault(fld.name, i)
+    return owner
+
+
 def _combined(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
@@ -526,16 +545,8 @@ class SplitReader:
         schema's columns when absent); partition columns come from the partition; a column no file
         holds is NULL (Java refuses that for a NOT NULL column).
         """
-        schema = plan.schema
-        partition = set(schema.partition_keys)
-        owner: dict[str, int] = {}
-        for i, f in enumerate(files):
-            file_schema = plan.table.schema(f.schema_id)
-            held = set(file_schema.field_names if f.write_cols is None else f.write_cols)
-            ids = {fld.id for fld in file_schema.fields if fld.name in held}
-            for fld in fields:
-                if fld.name not in partition and fld.id in ids:
-                    owner.setdefault(fld.name, i)
+        partition = set(plan.schema.partition_keys)
+        owner = _owners(plan, files, fields)
         rows = files[0].row_count
         columns: dict[str, pa.ChunkedArray | pa.Array] = {}
         for i, f in enumerate(files):

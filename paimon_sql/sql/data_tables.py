@@ -112,14 +112,16 @@ def _audit_log(table: Table, snapshot: Snapshot | None) -> pa.Table:
 
 
 def read_data_table(table: Table, name: str, snapshot: Snapshot | None = None) -> pa.Table:
-    """``<table>$audit_log``, ``$ro`` or ``$row_tracking`` at `snapshot` (None: the latest), materialized.
+    """``<table>$audit_log``, ``$ro`` or ``$row_tracking`` at `snapshot` (None: the latest).
+
+    Materialized.
 
     The `paimon_sql.catalog.system_tables.DataTableReader` the SQL surface hands to
     `paimon_sql.catalog.system_tables.system_table`.
 
     >>> read_data_table(None, "files")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    paimon_sql.errors.TableNotFoundError: 'files' is not a data system table (valid: audit_log, ro, row_tracking)
+    paimon_sql.errors.TableNotFoundError: 'files' is not a data system table (valid: audit_log, ...)
     """
     key = name.lower()
     if key == "audit_log":
