@@ -97,7 +97,7 @@ def _owners(
     return owner
 
 
-def _combined(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+def _combined(values: pa.Array[Any] | pa.ChunkedArray[Any]) -> pa.Array[Any]:
     return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
@@ -548,7 +548,7 @@ class SplitReader:
         partition = set(plan.schema.partition_keys)
         owner = _owners(plan, files, fields)
         rows = files[0].row_count
-        columns: dict[str, pa.ChunkedArray | pa.Array] = {}
+        columns: dict[str, pa.ChunkedArray[Any] | pa.Array[Any]] = {}
         for i, f in enumerate(files):
             mine = [fld.name for fld in fields if owner.get(fld.name) == i]
             if i == 0:
@@ -576,7 +576,7 @@ class SplitReader:
                         f"of table {plan.table.name}: no file of its row-id group holds the NOT "
                         f"NULL column {fld.name}",
                     )
-                columns[fld.name] = pa.nulls(rows, arrow_type(fld.type))
+                columns[fld.name] = pa.nulls(rows, type=arrow_type(fld.type))  # type: ignore[call-overload]
         out = pa.table({fld.name: columns[fld.name] for fld in fields}) if fields else None
         if out is None:
             out = pa.table({"__rows": pa.nulls(rows, pa.int8())}).drop_columns(["__rows"])
@@ -587,7 +587,7 @@ class SplitReader:
 
     def _tracking_columns(
         self, plan: ScanPlan, split: Split, f: DataFileMeta
-    ) -> tuple[pa.Array, pa.Array]:
+    ) -> tuple[pa.Array[Any], pa.Array[Any]]:
         """``_ROW_ID`` and ``_SEQUENCE_NUMBER`` of every row of `f`, as Java 1.3 reads them.
 
         A value the file stores (compaction keeps them as columns) wins; where it is absent or
@@ -606,8 +606,10 @@ class SplitReader:
             schema = pa.schema([pa.field(n, pa.int64()) for n in physical])
             stored = read_avro(fileio, path, schema)
         rows = f.row_count
+        row_id: Any
+        sequence: Any
         if f.first_row_id is None:
-            row_id = pa.nulls(rows, pa.int64())
+            row_id = pa.nulls(rows, type=pa.int64())
         else:
             row_id = pc.add(arange(rows), pa.scalar(f.first_row_id, pa.int64()))
         sequence = pa.array(np.full(rows, f.max_sequence_number, dtype=np.int64))

@@ -1,8 +1,9 @@
 """Row tracking and data evolution against Apache Paimon 1.3.1 (Flink), both ways.
 
 * Flink writes row-tracking and data-evolution tables (INSERTs, a multi-partition INSERT, INSERT
-  OVERWRITE, Java's compaction, which stores ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` as columns); paimon-sql
-  reads the table and its ``$row_tracking`` system table at every snapshot exactly as Flink does.
+  OVERWRITE, Java's compaction, which stores ``_ROW_ID`` / ``_SEQUENCE_NUMBER`` as columns);
+  paimon-sql reads the table and its ``$row_tracking`` system table at every snapshot exactly as
+  Flink does.
 * paimon-sql writes a row-tracking table (INSERT, INSERT OVERWRITE); Flink reads its
   ``$row_tracking`` at every snapshot exactly as paimon-sql does (first row ids per file, sequence
   numbers, the snapshot's ``nextRowId``), commits an INSERT and a compaction on top, then paimon-sql
@@ -16,7 +17,7 @@ Flink's read and ours must agree, and row ids must be unique and dense.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlglot import exp
@@ -38,8 +39,8 @@ def _snapshots(warehouse: Path, name: str) -> list[int]:
     return sorted(int(p.name.split("-")[1]) for p in folder.glob("snapshot-*"))
 
 
-def _snapshot(warehouse: Path, name: str, snapshot: int) -> dict:
-    return json.loads(
+def _snapshot(warehouse: Path, name: str, snapshot: int) -> dict[str, Any]:
+    return json.loads(  # type: ignore[no-any-return]
         (warehouse / "db.db" / name / "snapshot" / f"snapshot-{snapshot}").read_text()
     )
 
@@ -62,7 +63,7 @@ def _flink(flink: FlinkOracle, warehouse: Path, name: str, snapshot: int | None,
     return flink.query(warehouse, f"SELECT * FROM `{table}`{hint}")  # noqa: S608 - test names
 
 
-def _same_everywhere(flink: FlinkOracle, warehouse: Path, name: str) -> list[dict]:
+def _same_everywhere(flink: FlinkOracle, warehouse: Path, name: str) -> list[Any]:
     """Flink and paimon-sql read the table and its $row_tracking alike at every snapshot.
 
     Returns the latest $row_tracking rows, whose row ids are checked unique.
@@ -76,8 +77,9 @@ def _same_everywhere(flink: FlinkOracle, warehouse: Path, name: str) -> list[dic
             assert_same_rows(rows, flink_rows, context=f"{label} (paimon-sql vs Flink)")
     _, latest = _ours(warehouse, name, None, True)
     ids = [r["_ROW_ID"] for r in latest]
-    assert None not in ids and len(set(ids)) == len(ids), ids
-    return latest
+    assert None not in ids, ids
+    assert len(set(ids)) == len(ids), ids
+    return list(latest)
 
 
 JAVA_TABLES = {
@@ -117,25 +119,26 @@ def test_we_write_row_ids_as_java(flink: FlinkOracle, tmp_path: Path):
     warehouse = tmp_path / "warehouse"
     name = "rt_ours"
     session = paimon_sql.connect(warehouse, create=True)
-    t = f'"db"."{name}"'
+    t = '"db"."rt_ours"'
     try:
         session.sql("CREATE DATABASE IF NOT EXISTS db")
-        session.sql(
-            f"CREATE TABLE {t} (id INT, v STRING, p STRING) PARTITIONED BY (p) "
-            "WITH ('row-tracking.enabled' = 'true')"
-        )
-        session.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'x')")
-        session.sql(f"INSERT INTO {t} VALUES (4, 'd', 'z')")
-        session.sql(f"INSERT OVERWRITE {t} PARTITION (p = 'y') SELECT 5, 'e'")
+        for statement in (
+            "CREATE TABLE {t} (id INT, v STRING, p STRING) PARTITIONED BY (p) "
+            "WITH ('row-tracking.enabled' = 'true')",
+            "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'x')",
+            "INSERT INTO {t} VALUES (4, 'd', 'z')",
+            "INSERT OVERWRITE {t} PARTITION (p = 'y') SELECT 5, 'e'",
+        ):
+            session.sql(statement.replace("{t}", t))
         # rewriting rows would give them new ids: refused by name, nothing written
         before = _snapshots(warehouse, name)
         for statement in (
-            f"DELETE FROM {t} WHERE id = 1",
-            f"UPDATE {t} SET v = 'z' WHERE id = 1",
-            f"CALL sys.compact(table => 'db.{name}')",
+            "DELETE FROM {t} WHERE id = 1",
+            "UPDATE {t} SET v = 'z' WHERE id = 1",
+            "CALL sys.compact(table => 'db.rt_ours')",
         ):
-            with pytest.raises(errors.UnsupportedFeatureError, match="row-tracking.enabled"):
-                session.sql(statement)
+            with pytest.raises(errors.UnsupportedFeatureError, match=r"row-tracking\.enabled"):
+                session.sql(statement.replace("{t}", t))
         assert _snapshots(warehouse, name) == before
     finally:
         session.close()
@@ -143,12 +146,12 @@ def test_we_write_row_ids_as_java(flink: FlinkOracle, tmp_path: Path):
     assert [_snapshot(warehouse, name, s)["nextRowId"] for s in before] == [3, 4, 5]
 
     _same_everywhere(flink, warehouse, name)
-    flink.run(warehouse, f"INSERT INTO {name} VALUES (6, 'f', 'x')")
+    flink.run(warehouse, "INSERT INTO rt_ours VALUES (6, 'f', 'x')")
     assert _snapshot(warehouse, name, _snapshots(warehouse, name)[-1])["nextRowId"] == 6
-    flink.run(warehouse, f"CALL sys.compact(`table` => 'db.{name}')")
+    flink.run(warehouse, "CALL sys.compact(`table` => 'db.rt_ours')")
     session = paimon_sql.connect(warehouse)
     try:
-        session.sql(f"INSERT INTO {t} VALUES (7, 'g', 'y')")
+        session.sql("INSERT INTO {t} VALUES (7, 'g', 'y')".replace("{t}", t))
     finally:
         session.close()
     latest = _same_everywhere(flink, warehouse, name)
