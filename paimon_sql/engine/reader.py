@@ -73,7 +73,7 @@ ROW_ID = "_ROW_ID"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
 
 
-def tracked(plan: ScanPlan) -> bool:
+def _tracked(plan: ScanPlan) -> bool:
     """Whether `plan`'s files must be stitched by row id (a data-evolution table, Java 1.3)."""
     return plan.options.row_tracking and plan.options.data_evolution
 
@@ -272,7 +272,7 @@ class SplitReader:
     def _split(
         self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest
     ) -> Iterator[pa.RecordBatch]:
-        if request.row_tracking or tracked(plan):
+        if request.row_tracking or _tracked(plan):
             yield from self._tracked_split(cursor, plan, split, request)
             return
         yield from self._query_split(cursor, plan, split, request)
@@ -427,7 +427,7 @@ class SplitReader:
         filter into the anti-joined side of a merge.
         """
         fileio = plan.table.fileio
-        if not fileio.local or tracked(plan):
+        if not fileio.local or _tracked(plan):
             return None
         for split in plan.splits:
             for f in split.files:
@@ -493,7 +493,7 @@ class SplitReader:
         blobs: dict[str, bytes] = {}
         parts = []
         for section in split.sections:
-            pieces = [section.files] if tracked(plan) else [(f,) for f in section.files]
+            pieces = [section.files] if _tracked(plan) else [(f,) for f in section.files]
             for files in pieces:
                 part = self._stitched(cursor, plan, split, files, fields, request.row_tracking)
                 ref = dvs.get(files[0].file_name)
