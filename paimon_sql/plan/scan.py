@@ -267,7 +267,6 @@ class _Planner:
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
         # since one file's columns say nothing about the row's other columns.
         self.data_evolution = self.options.row_tracking and self.options.data_evolution
-        refuse_blobs(table.name, self.schema)
 
     # --- partitions -------------------------------------------------------------------------------
 
@@ -634,6 +633,7 @@ class _Planner:
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
         what = f"data file of table {self.table.name}"
+        refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         for f in files:  # names from manifests become paths: plain file names only
             names.validate_file_name(f.file_name, what=what)
             if f.format == "blob":
