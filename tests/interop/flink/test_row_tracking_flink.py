@@ -160,3 +160,26 @@ def test_we_write_row_ids_as_java(flink: FlinkOracle, tmp_path: Path):
     # later commit, ours or Java's, continues from the previous snapshot's nextRowId
     assert {by_id[1], by_id[3]} < {0, 1, 2}
     assert [by_id[k] for k in (4, 5, 6, 7)] == [3, 4, 5, 6]
+
+
+def test_we_write_data_evolution_tables_java_reads(flink: FlinkOracle, tmp_path: Path):
+    """INSERTs into a data-evolution table (full rows, one row-id range per file): Java's
+    data-evolution read of every snapshot equals ours, and its INSERT continues our row ids."""
+    warehouse = tmp_path / "warehouse"
+    t = '"db"."de_ours"'
+    session = paimon_sql.connect(warehouse, create=True)
+    try:
+        session.sql("CREATE DATABASE IF NOT EXISTS db")
+        for statement in (
+            "CREATE TABLE {t} (id INT, v STRING, w DOUBLE) WITH ("
+            "'row-tracking.enabled' = 'true', 'data-evolution.enabled' = 'true')",
+            "INSERT INTO {t} VALUES (1, 'a', 1.5), (2, 'b', NULL)",
+            "INSERT INTO {t} VALUES (3, NULL, 3.5)",
+        ):
+            session.sql(statement.replace("{t}", t))
+    finally:
+        session.close()
+    _same_everywhere(flink, warehouse, "de_ours")
+    flink.run(warehouse, "INSERT INTO de_ours VALUES (4, 'd', 4.5)")
+    latest = _same_everywhere(flink, warehouse, "de_ours")
+    assert sorted((r["id"], r["_ROW_ID"]) for r in latest) == [(1, 0), (2, 1), (3, 2), (4, 3)]
