@@ -161,7 +161,15 @@ _COLUMN_OPTIONS = (
 )  # fmt: skip
 #: Options fixed at creation (Paimon marks them immutable): SET/RESET may not change them.
 IMMUTABLE_OPTIONS = frozenset(
-    {"primary-key", "partition", "bucket-key", "merge-engine", "sequence.field", "rowkind.field"}
+    {
+        "primary-key",
+        "partition",
+        "bucket-key",
+        "merge-engine",
+        "sequence.field",
+        "rowkind.field",
+        "data-evolution.enabled",  # @Immutable in Java 1.3's CoreOptions
+    }
 )
 
 

@@ -175,7 +175,7 @@ CATALOG_SCHEMAS: Mapping[str, pa.Schema] = {
     ),
 }
 
-DATA_TABLES = ("audit_log", "ro")
+DATA_TABLES = ("audit_log", "ro", "row_tracking")
 SYSTEM_TABLES: tuple[str, ...] = (*SCHEMAS, *DATA_TABLES)
 CATALOG_TABLES: tuple[str, ...] = tuple(CATALOG_SCHEMAS)
 

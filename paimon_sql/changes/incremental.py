@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.errors import SpecViolationError
+from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 from paimon_sql.format.manifest import FileKind
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import ScanPlan, plan_files, plan_scan
 from paimon_sql.read.build import KIND, ReadRequest
@@ -87,6 +88,15 @@ def changes(
     if between.mode == "diff":
         batches = _diff(table, between, read, row_kinds, java_diff)
     else:
+        options = CoreOptions(table.latest_schema.options)
+        if options.row_tracking and options.data_evolution:
+            # a delta file may hold only some columns of its rows: they need the other files of
+            # their row-id range, which a delta read does not have
+            raise UnsupportedFeatureError(
+                f"{between.mode} read of {table.name}: the table has 'data-evolution.enabled' = "
+                "'true', whose delta files may hold only some columns; read it in diff mode or "
+                "by snapshot"
+            )
         batches = _raw(table, between, read, row_kinds)
     for batch in batches:
         if batch.num_rows:

@@ -19,19 +19,20 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.errors import CommitConflictError
+from paimon_sql.errors import CommitConflictError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import (
     FileKind,
+    FileSource,
     IndexManifestEntry,
     ManifestEntry,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.format.manifest import (
         DataFileMeta,
@@ -319,3 +320,58 @@ def _index_conflict(name: str, bucket: int) -> CommitConflictError:
 def record_counts(delta: Iterable[ManifestEntry]) -> int:
     """Σ rowCount(ADD) - Σ rowCount(DELETE)."""
     return sum(e.file.row_count if e.kind is FileKind.ADD else -e.file.row_count for e in delta)
+
+
+def assign_row_ids(
+    delta: Sequence[ManifestEntry], snapshot_id: int, next_row_id: int
+) -> tuple[list[ManifestEntry], int]:
+    """A row-tracking commit's delta as Java 1.3 commits it, and the snapshot's ``nextRowId``.
+
+    ``FileStoreCommitImpl``: every delta file gets the snapshot id as its min and max sequence
+    number; each APPEND file without a first row id gets the next free row ids, in delta order
+    (compacted files keep theirs in their ``_ROW_ID`` column). `next_row_id` is the latest
+    snapshot's ``nextRowId`` (0 when it has none).
+
+    >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
+    >>> def entry(name, rows):
+    ...     f = DataFileMeta(file_name=name, file_size=1, row_count=rows, min_key=b"", max_key=b"",
+    ...                      key_stats=EMPTY_STATS, value_stats=EMPTY_STATS, min_sequence_number=0,
+    ...                      max_sequence_number=rows - 1, schema_id=0, level=0,
+    ...                      file_source=FileSource.APPEND)
+    ...     return ManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, total_buckets=-1,
+    ...                          file=f)
+    >>> out, end = assign_row_ids([entry("a", 2), entry("b", 3)], 7, 10)
+    >>> [(e.file.first_row_id, e.file.min_sequence_number, e.file.max_sequence_number)
+    ...  for e in out], end
+    ([(10, 7, 7), (12, 7, 7)], 15)
+    """
+    out = []
+    start = next_row_id
+    for e in delta:
+        f = replace(e.file, min_sequence_number=snapshot_id, max_sequence_number=snapshot_id)
+        if f.file_source is FileSource.APPEND and f.first_row_id is None:
+            f = replace(f, first_row_id=start)
+            start += f.row_count
+        out.append(replace(e, file=f))
+    return out, start
+
+
+def refuse_row_rewrite(options: Mapping[str, str], table: str, what: str) -> None:
+    """Refuse `what` (a statement rewriting rows) on a row-tracking table.
+
+    Java keeps each row's ``_ROW_ID`` when it rewrites rows (compaction stores it as a column,
+    Spark's MERGE/UPDATE write it back); paimon-sql does not yet, and new row ids would silently
+    differ from Java's.
+
+    >>> refuse_row_rewrite({}, "db.t", "DELETE") is None
+    True
+    >>> refuse_row_rewrite({"row-tracking.enabled": "true"}, "db.t", "DELETE")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    paimon_sql.errors.UnsupportedFeatureError: DELETE on db.t: the table has 'row-tracking...
+    """
+    if str(options.get("row-tracking.enabled", "false")).lower() == "true":
+        raise UnsupportedFeatureError(
+            f"{what} on {table}: the table has 'row-tracking.enabled' = 'true', and paimon-sql "
+            "does not keep row ids when it rewrites rows (INSERT and INSERT OVERWRITE work; use "
+            "Java for DELETE, UPDATE, MERGE and compaction)"
+        )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
+    assign_row_ids,
     changelog_entries,
     check_bucket_counts,
     check_conflicts,
@@ -302,6 +303,11 @@ class Committer:
         attempt: _Attempt,
     ) -> Snapshot | None:
         table = self.table
+        snapshot_id = 1 if latest is None else latest.id + 1
+        next_row_id = None
+        if CoreOptions(schema.options).row_tracking:
+            start = 0 if latest is None else (latest.next_row_id or 0)
+            delta, next_row_id = assign_row_ids(delta, snapshot_id, start)
         base_name, base_size = self._write_list(attempt, base_metas)
         delta_metas = [self._write_manifest(attempt, delta, schema)] if delta else []
         delta_name, delta_size = self._write_list(attempt, delta_metas)
@@ -324,7 +330,6 @@ class Committer:
         index_name = latest.index_manifest if latest is not None else None
         if index_entries is not None:
             index_name = self._write_index(attempt, index_entries) if index_entries else None
-        snapshot_id = 1 if latest is None else latest.id + 1
         previous_total = 0 if latest is None else (latest.total_record_count or 0)
         added = record_counts(delta)
         snapshot = Snapshot(
@@ -347,6 +352,7 @@ class Committer:
             changelog_record_count=sum(e.file.row_count for e in changelog),  # Java: 0 when none
             watermark=None if latest is None else latest.watermark,
             properties=properties or None,
+            next_row_id=next_row_id,
         )
         if not self._create(latest, snapshot):
             return None

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from paimon_sql.catalog import names
-from paimon_sql.commit.plan import CommitMessage
+from paimon_sql.commit.plan import CommitMessage, refuse_row_rewrite
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import UnsupportedFeatureError
@@ -368,7 +368,9 @@ def compact(
 
     Returns the snapshot, or None when every selected bucket is compacted already (no snapshot,
     as Java). Planned again on the new latest when expiration removes the planned-on snapshot.
+    A row-tracking table is refused (`refuse_row_rewrite`).
     """
+    refuse_row_rewrite(table.latest_schema.options, table.name, "compaction")
     return on_latest(
         table,
         lambda snapshot: _compact(table, snapshot, read, partition_ok, buckets, rewrite, changelog),

@@ -14,16 +14,21 @@ import os
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
 
 from paimon_sql.errors import (
     CorruptFileError,
     DataFileNotFoundError,
     PaimonSqlError,
     SpecViolationError,
+    UnsupportedFeatureError,
 )
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import (
@@ -34,15 +39,17 @@ from paimon_sql.io.datafiles import (
     read_parquet,
 )
 from paimon_sql.plan.predicate import ValueRange, and_all, may_match
-from paimon_sql.plan.scan import data_file_path, read_vector
+from paimon_sql.plan.scan import Section, data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
     KEEP,
     POS,
     FileSource,
+    ReadRequest,
     parquet_source,
     physical_columns,
     plan_query,
+    predicate_sql,
     prunable_filters,
     split_queries,
     split_query,
@@ -55,16 +62,43 @@ from paimon_sql.types import INTEGER_ROOTS, arrow_type
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from sqlglot import exp
-
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
-    from paimon_sql.read.build import (
-        ReadRequest,
-    )
+    from paimon_sql.types import DataField
 
 _names = itertools.count()
+
+ROW_ID = "_ROW_ID"
+SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
+
+
+def _tracked(plan: ScanPlan) -> bool:
+    """Whether `plan`'s files must be stitched by row id (a data-evolution table, Java 1.3)."""
+    return plan.options.row_tracking and plan.options.data_evolution
+
+
+def _owners(
+    plan: ScanPlan, files: Sequence[DataFileMeta], fields: Sequence[DataField]
+) -> dict[str, int]:
+    """For each non-partition column of `fields`, the first of `files` (newest first) holding it.
+
+    By field id, through each file's ``write_cols`` (all of its schema's columns when absent).
+    """
+    partition = set(plan.schema.partition_keys)
+    owner: dict[str, int] = {}
+    for i, f in enumerate(files):
+        file_schema = plan.table.schema(f.schema_id)
+        held = set(file_schema.field_names if f.write_cols is None else f.write_cols)
+        ids = {fld.id for fld in file_schema.fields if fld.name in held}
+        for fld in fields:
+            if fld.name not in partition and fld.id in ids:
+                owner.setdefault(fld.name, i)
+    return owner
+
+
+def _combined(values: pa.Array[Any] | pa.ChunkedArray[Any]) -> pa.Array[Any]:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
@@ -238,6 +272,14 @@ class SplitReader:
     def _split(
         self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest
     ) -> Iterator[pa.RecordBatch]:
+        if request.row_tracking or _tracked(plan):
+            yield from self._tracked_split(cursor, plan, split, request)
+            return
+        yield from self._query_split(cursor, plan, split, request)
+
+    def _query_split(
+        self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest
+    ) -> Iterator[pa.RecordBatch]:
         registered: list[str] = []
         try:
             dv_tables = self._deletion_vectors(cursor, plan, split, registered)
@@ -385,7 +427,7 @@ class SplitReader:
         filter into the anti-joined side of a merge.
         """
         fileio = plan.table.fileio
-        if not fileio.local:
+        if not fileio.local or _tracked(plan):
             return None
         for split in plan.splits:
             for f in split.files:
@@ -424,6 +466,158 @@ class SplitReader:
         deletions = _Deletions(self, con, plan, registered)
         filters = (predicate,) if predicate is not None else ()
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
+
+    # --- row tracking and data evolution (Java 1.3's DataEvolutionSplitRead) ---------------------
+
+    def _tracked_split(
+        self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest
+    ) -> Iterator[pa.RecordBatch]:
+        """A split of a row-tracking table read file by file, with row ids and stitched columns.
+
+        Each section of a data-evolution table is one row-id group (`row_id_groups`): every
+        column comes from the newest file of the group that holds it, and the row id and
+        sequence number from the newest file. Elsewhere a section is one file. Filters run after
+        the stitching (a file's own columns cannot decide a row).
+        """
+        if not plan.options.row_tracking:
+            raise UnsupportedFeatureError(
+                f"table {plan.table.name} has no row tracking: _ROW_ID and _SEQUENCE_NUMBER need "
+                "'row-tracking.enabled' = 'true'"
+            )
+        wanted = list(request.columns)
+        for p in request.filters:
+            wanted.extend(sorted(p.columns() - set(wanted)))
+        schema = plan.schema
+        fields = [schema.field(n) for n in dict.fromkeys(wanted)]
+        dvs = dict(split.deletion_vectors)
+        blobs: dict[str, bytes] = {}
+        parts = []
+        for section in split.sections:
+            pieces = [section.files] if _tracked(plan) else [(f,) for f in section.files]
+            for files in pieces:
+                part = self._stitched(cursor, plan, split, files, fields, request.row_tracking)
+                ref = dvs.get(files[0].file_name)
+                if ref is not None:
+                    deleted = self.positions(plan, ref, blobs)
+                    keep = pc.invert(pc.is_in(arange(part.num_rows), value_set=deleted))
+                    part = part.filter(keep)
+                parts.append(part)
+        extra = [ROW_ID, SEQUENCE_NUMBER] if request.row_tracking else []
+        out_schema = pa.schema(
+            [pa.field(f.name, arrow_type(f.type), f.type.nullable) for f in fields]
+            + [pa.field(ROW_ID, pa.int64(), True), pa.field(SEQUENCE_NUMBER, pa.int64(), False)][
+                : len(extra)
+            ]
+        )
+        table = (
+            pa.concat_tables([t.cast(out_schema) for t in parts])
+            if parts
+            else out_schema.empty_table()
+        )
+        if request.filters:
+            name = f"__paimon_tracked_{next(_names)}"
+            cursor.register(name, table)
+            try:
+                types = {f.name: f.type for f in fields}
+                cond = exp.and_(*(predicate_sql(p, types) for p in request.filters))
+                source = exp.Table(this=exp.to_identifier(name, quoted=True))
+                query = exp.select(exp.Star()).from_(source).where(cond)
+                table = cursor.sql(sql_text(query)).arrow()
+                if isinstance(table, pa.RecordBatchReader):
+                    table = table.read_all()
+            finally:
+                cursor.unregister(name)
+        table = table.select([*request.columns, *extra])
+        yield from table.to_batches(max_chunksize=self.BATCH_ROWS)
+
+    def _stitched(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        split: Split,
+        files: Sequence[DataFileMeta],
+        fields: Sequence[DataField],
+        row_tracking: bool,
+    ) -> pa.Table:
+        """The rows of one row-id group (newest file first), in the read schema, all positions.
+
+        Columns are matched to files by field id through each file's ``write_cols`` (all of its
+        schema's columns when absent); partition columns come from the partition; a column no file
+        holds is NULL (Java refuses that for a NOT NULL column).
+        """
+        partition = set(plan.schema.partition_keys)
+        owner = _owners(plan, files, fields)
+        rows = files[0].row_count
+        columns: dict[str, pa.ChunkedArray[Any] | pa.Array[Any]] = {}
+        for i, f in enumerate(files):
+            mine = [fld.name for fld in fields if owner.get(fld.name) == i]
+            if i == 0:
+                mine += [fld.name for fld in fields if fld.name in partition]
+            if not mine and i > 0:
+                continue
+            one = replace(split, sections=(Section(files=(f,), merge=False),), deletion_vectors=())
+            batches = list(self._query_split(cursor, plan, one, ReadRequest(columns=tuple(mine))))
+            count = sum(b.num_rows for b in batches)
+            if count != f.row_count or f.row_count != rows:
+                raise CorruptFileError(
+                    f.file_name,
+                    f"of table {plan.table.name}: it has {count} rows, its manifest entry "
+                    f"{f.row_count} and its row-id group {rows}",
+                )
+            if mine:
+                read = pa.Table.from_batches(batches)
+                for name in mine:
+                    columns[name] = read.column(name)
+        for fld in fields:
+            if fld.name not in columns:
+                if not fld.type.nullable:
+                    raise CorruptFileError(
+                        files[0].file_name,
+                        f"of table {plan.table.name}: no file of its row-id group holds the NOT "
+                        f"NULL column {fld.name}",
+                    )
+                columns[fld.name] = pa.nulls(rows, type=arrow_type(fld.type))  # type: ignore[call-overload]
+        out = pa.table({fld.name: columns[fld.name] for fld in fields}) if fields else None
+        if out is None:
+            out = pa.table({"__rows": pa.nulls(rows, pa.int8())}).drop_columns(["__rows"])
+        if row_tracking:
+            row_id, sequence = self._tracking_columns(plan, split, files[0])
+            out = out.append_column(ROW_ID, row_id).append_column(SEQUENCE_NUMBER, sequence)
+        return out
+
+    def _tracking_columns(
+        self, plan: ScanPlan, split: Split, f: DataFileMeta
+    ) -> tuple[pa.Array[Any], pa.Array[Any]]:
+        """``_ROW_ID`` and ``_SEQUENCE_NUMBER`` of every row of `f`, as Java 1.3 reads them.
+
+        A value the file stores (compaction keeps them as columns) wins; where it is absent or
+        NULL, the row id is the file's ``first_row_id`` plus the row's position and the sequence
+        number the file's max sequence number (``DataFileRecordReader`` / ``ColumnarRowIterator``).
+        """
+        stored: pa.Table | None = None
+        physical = [ROW_ID, SEQUENCE_NUMBER]
+        path = _listed_path(plan, split, f)
+        fileio = plan.table.fileio
+        if f.format == "parquet":
+            stored = read_parquet(fileio, path, physical, size=f.file_size)
+        elif f.format == "orc":
+            stored = orc_table(plan, f, path, physical)
+        elif f.format == "avro" and f.write_cols and set(physical) & set(f.write_cols):
+            schema = pa.schema([pa.field(n, pa.int64()) for n in physical])
+            stored = read_avro(fileio, path, schema)
+        rows = f.row_count
+        row_id: Any
+        sequence: Any
+        if f.first_row_id is None:
+            row_id = pa.nulls(rows, type=pa.int64())
+        else:
+            row_id = pc.add(arange(rows), pa.scalar(f.first_row_id, pa.int64()))
+        sequence = pa.array(np.full(rows, f.max_sequence_number, dtype=np.int64))
+        if stored is not None and ROW_ID in stored.column_names:
+            row_id = pc.coalesce(stored.column(ROW_ID).cast(pa.int64()), row_id)
+        if stored is not None and SEQUENCE_NUMBER in stored.column_names:
+            sequence = pc.coalesce(stored.column(SEQUENCE_NUMBER).cast(pa.int64()), sequence)
+        return _combined(row_id), _combined(sequence)
 
     def positions(self, plan: ScanPlan, ref: DvRef, blobs: dict[str, bytes]) -> pa.Array:
         """The deleted row positions of one deletion vector (int64, ascending).

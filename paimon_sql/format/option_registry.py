@@ -1113,6 +1113,25 @@ def _check_sequence_groups(t: _Table) -> list[str]:
     return out
 
 
+def _check_row_tracking(t: _Table) -> list[str]:
+    """Java 1.3's ``SchemaValidation.validateRowTracking``."""
+    out = []
+    if t.flag("row-tracking.enabled"):
+        if t.bucket != -1:
+            out.append(
+                "'row-tracking.enabled' needs 'bucket' = '-1' (an unaware-bucket append table), "
+                f"not {t.bucket}"
+            )
+        if t.primary_keys:
+            out.append("'row-tracking.enabled' is for append tables: remove the primary key")
+    if t.flag("data-evolution.enabled"):
+        if not t.flag("row-tracking.enabled"):
+            out.append("'data-evolution.enabled' needs 'row-tracking.enabled' = 'true'")
+        if t.flag("deletion-vectors.enabled"):
+            out.append("'data-evolution.enabled' cannot be used with 'deletion-vectors.enabled'")
+    return out
+
+
 _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_columns_exist,
     _check_bucket,
@@ -1123,6 +1142,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_retention,
     _check_aggregation,
     _check_sequence_groups,
+    _check_row_tracking,
 )
 
 

@@ -250,6 +250,16 @@ class CoreOptions:
         return self.flag("deletion-vectors.enabled")
 
     @property
+    def row_tracking(self) -> bool:
+        """`row-tracking.enabled`: every row has a stable ``_ROW_ID`` (append tables only)."""
+        return self.flag("row-tracking.enabled")
+
+    @property
+    def data_evolution(self) -> bool:
+        """`data-evolution.enabled`: files of one row-id range hold different columns."""
+        return self.flag("data-evolution.enabled")
+
+    @property
     def deletion_vectors_merge_on_read(self) -> bool:
         """`deletion-vectors.merge-on-read`: read level-0 files too, merging."""
         return self.flag("deletion-vectors.merge-on-read")

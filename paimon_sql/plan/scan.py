@@ -263,6 +263,10 @@ class _Planner:
         self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
         self._part_ok: dict[bytes, bool] = {}
         self._index_columns = self.indexed_columns()
+        # Data evolution: the files of one row-id range hold different columns and are stitched
+        # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
+        # since one file's columns say nothing about the row's other columns.
+        self.data_evolution = self.options.row_tracking and self.options.data_evolution
 
     # --- partitions -------------------------------------------------------------------------------
 
@@ -481,7 +485,7 @@ class _Planner:
         ``_WRITE_COLS`` (Paimon 1.2+) names the columns a partial-column write stored; Java's
         data-evolution read merges such files column-wise with the files of the same row-id range
         (and 2.0 reads an empty list as "no columns", where 1.3 read it as "all"). Read as a whole
-        row, such a file would give NULLs, so it is refused by name.
+        row, such a file would give NULLs, so outside such a table it is refused by name.
         """
         if f.write_cols is None:
             return
@@ -498,8 +502,9 @@ class _Planner:
     def plan(self) -> ScanPlan:
         entries = self.live_entries()
         self.stats.files_total = len(entries)
-        for e in entries:
-            self.check_whole_file(e.file)
+        if not self.data_evolution:  # there, files of one row-id range are stitched column-wise
+            for e in entries:
+                self.check_whole_file(e.file)
         keep_bucket = self.bucket_filter()
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
         totals: dict[tuple[bytes, int], int] = {}
@@ -515,10 +520,10 @@ class _Planner:
             if keep_bucket is not None and not keep_bucket(e):
                 self.stats.files_pruned_bucket += 1
                 continue
-            if not self.file_stats_ok(e.file):
+            if not self.data_evolution and not self.file_stats_ok(e.file):
                 self.stats.files_pruned_stats += 1
                 continue
-            if not self.file_index_ok(e):
+            if not self.data_evolution and not self.file_index_ok(e):
                 self.stats.files_pruned_index += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
@@ -615,6 +620,8 @@ class _Planner:
         return names.inside(path, [self.table.path], local=local, what="bucket folder")
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
+        if self.data_evolution:
+            return [Section(files=g, merge=False) for g in row_id_groups(files, self.table.name)]
         if self.mode is not ReadMode.MERGE:
             return [Section(files=(f,), merge=False) for f in files]
         keyed = sorted(
@@ -649,8 +656,14 @@ class _Planner:
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
         what = f"data file of table {self.table.name}"
+        refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         for f in files:  # names from manifests become paths: plain file names only
             names.validate_file_name(f.file_name, what=what)
+            if f.format == "blob":
+                raise UnsupportedFeatureError(
+                    f"table {self.table.name} has BLOB data file {path}/{f.file_name}: BLOB "
+                    "columns (Paimon 1.4+) are not read by paimon-sql yet"
+                )
         values = self.partition_values(part) if self.part_names else ()
         chunks: list[list[Section]] = [[]]
         size = 0
@@ -677,6 +690,72 @@ class _Planner:
                 )
             )
         return out
+
+
+def refuse_blobs(table: str, schema: TableSchema) -> None:
+    """An `UnsupportedFeatureError` naming `schema`'s BLOB columns (Paimon 1.4+), if any.
+
+    A BLOB column's values live in ``.blob`` files as descriptors, which paimon-sql does not read.
+
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import DataField, DataType
+    >>> a = DataField(id=0, name="a", type=DataType(root="INT"))
+    >>> plain = TableSchema(id=0, fields=(a,), highest_field_id=0)
+    >>> refuse_blobs("db.t", plain) is None
+    True
+    """
+    blobs = [f.name for f in schema.fields if f.type.root == "BLOB"]
+    if blobs:
+        raise UnsupportedFeatureError(
+            f"table {table} has BLOB column(s) {', '.join(blobs)}: BLOB columns (Paimon 1.4+, "
+            "values in .blob files) are not read by paimon-sql yet"
+        )
+
+
+def row_id_groups(files: Sequence[DataFileMeta], table: str) -> list[tuple[DataFileMeta, ...]]:
+    """A data-evolution table's files grouped as Java 1.3's ``DataEvolutionSplitGenerator.split``.
+
+    Files of one ``first_row_id`` form a group, newest (largest max sequence number) first; their
+    columns are stitched row by row (`paimon_sql.engine.reader`). A file without a first row id
+    is a group of its own. Groups come in row-id order; a file starting inside the previous
+    group's range is damage (Java refuses it too).
+
+    >>> from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta
+    >>> def f(name, first, seq):
+    ...     return DataFileMeta(file_name=name, file_size=1, row_count=2, first_row_id=first,
+    ...                         min_sequence_number=seq, max_sequence_number=seq, min_key=b"",
+    ...                         max_key=b"", key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+    ...                         schema_id=0, level=0)
+    >>> [[x.file_name for x in g] for g in row_id_groups([f("a", 0, 1), f("b", 2, 2),
+    ...                                                   f("c", 0, 3)], "db.t")]
+    [['c', 'a'], ['b']]
+    """
+    order = sorted(
+        files,
+        key=lambda f: (
+            -(2**63) if f.first_row_id is None else f.first_row_id,
+            -f.max_sequence_number,
+        ),
+    )
+    groups: list[list[DataFileMeta]] = []
+    last: int | None = None
+    end = 0
+    for f in order:
+        if f.first_row_id is None:
+            groups.append([f])
+            continue
+        if f.first_row_id != last:
+            if f.first_row_id < end:
+                raise CorruptFileError(
+                    f.file_name,
+                    f"of table {table}: its row ids start at {f.first_row_id}, inside the range "
+                    f"of another file (up to {end - 1})",
+                )
+            groups.append([])
+            last = f.first_row_id
+            end = f.first_row_id + f.row_count
+        groups[-1].append(f)
+    return [tuple(g) for g in groups]
 
 
 def _null_first(value: Any) -> tuple[int, Any]:

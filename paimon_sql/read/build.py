@@ -445,6 +445,10 @@ class ReadRequest:
     #: so the first rows come before any join is built (`split_queries`), at some cost to a full
     #: read.
     first_rows: bool = False
+    #: Row-tracking tables: also output ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` after `columns`, as
+    #: Java 1.3's ``t$row_tracking`` does (the engine's reader stitches them, see
+    #: ``paimon_sql.engine.reader``).
+    row_tracking: bool = False
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the

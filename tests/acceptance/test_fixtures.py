@@ -60,7 +60,13 @@ def _load_cases() -> list[dict]:
 
 CASES = _load_cases()
 READ_CASES = [c for c in CASES if "expect_error" not in c]
-ERROR_CASES = [c for c in CASES if "expect_error" in c]
+# external-path tables (unreachable by design) and tables of features refused by name
+ERROR_CASES = [
+    c
+    for c in CASES
+    if c.get("expect_error", {}).get("kind", "external") == "external" and "expect_error" in c
+]
+REFUSED_CASES = [c for c in CASES if c.get("expect_error", {}).get("kind") == "unsupported"]
 
 
 def _param(case: dict):
@@ -187,6 +193,13 @@ def test_external_path_table_gives_clear_error(case):
     with pytest.raises(error_class) as info:
         _read(case)
     assert want["message_contains"] in str(info.value)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in REFUSED_CASES])
+def test_unsupported_feature_table_is_refused_by_name(case):
+    with pytest.raises(errors.UnsupportedFeatureError) as info:
+        _read(case)
+    assert case["expect_error"]["message_contains"] in str(info.value)
 
 
 # --- bad input: clear errors that name what is missing or broken ------------------------------

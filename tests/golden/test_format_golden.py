@@ -129,7 +129,9 @@ def test_every_manifest_decodes(table_dir):
             for r in records:
                 entry = manifest_entry_from_record(r)
                 kinds.add(entry.file.format)
-    assert kinds <= {"parquet", "orc", "avro"}
+    # Paimon 1.4+ BLOB tables keep BLOB values in .blob files (read refuses them by name)
+    blob_table = "blob" in table_dir.name
+    assert kinds <= {"parquet", "orc", "avro"} | ({"blob"} if blob_table else set())
 
 
 def test_corrupt_manifest_is_a_clear_error(tmp_path):

@@ -78,7 +78,7 @@ NOT_IMPLEMENTED: tuple[str, ...] = ()
 NOT_IMPLEMENTED_GLOBAL = ("catalog_options", "source_table_lineage", "sink_table_lineage")
 COMPARED = tuple(n for n in SPARK_09 if n not in NOT_IMPLEMENTED)
 #: Ours only (later Java versions); Spark 0.9 reports them as missing tables.
-NOT_IN_SPARK_09 = ("buckets", "table_indexes")
+NOT_IN_SPARK_09 = ("buckets", "table_indexes", "row_tracking")
 #: System tables whose content depends on the snapshot, time-travelled in both engines. Spark 0.9's
 #: ``$partitions`` ignores time travel (always the latest) and its ``$manifests`` ignores a tag (see
 #: `test_spark_09_time_travel_on_system_tables`); its ``$statistics`` at a snapshot older than the

@@ -37,7 +37,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.commit.plan import fold
+from paimon_sql.commit.plan import fold, refuse_row_rewrite
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.compact.after_write import check_writable, compact_after_write
@@ -834,8 +834,9 @@ def _copy_on_write(
     file in a partition this statement rewrites, the commit fails (Java's conflict on files it did
     not read) instead of overwriting rows it never saw.
     """
-    pinned = live_files(table)
     schema = table.latest_schema
+    refuse_row_rewrite(schema.options, table.name, "DELETE" if sets is None else "UPDATE")
+    pinned = live_files(table)
     name = table_node(ident.database, ident.table)
     cond = where.this if where is not None else exp.true()
     affected = exp.select(exp.Count(this=exp.Star())).from_(name.copy()).where(cond.copy())

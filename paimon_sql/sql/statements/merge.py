@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from sqlglot import exp
 
+from paimon_sql.commit.plan import refuse_row_rewrite
 from paimon_sql.engine.context import hidden_name
 from paimon_sql.errors import ExecutionError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
@@ -402,6 +403,8 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
     table = ctx.table(ident)
     plan = _Merge(ctx, ident, table, statement)
     pk = bool(plan.schema.primary_keys)
+    if not pk:
+        refuse_row_rewrite(plan.schema.options, table.name, "MERGE INTO")
     if pk and plan.indexes("update"):
         dml.row_level_supported(table, "UPDATE")
     if pk and plan.indexes("delete"):

@@ -261,3 +261,14 @@ def test_every_problem_is_reported_at_once():
 def test_columns_unknown_skips_column_checks():
     opts = {"sequence.field": "whatever", "bucket": "2"}
     assert validate_options(opts, fields=None, primary_keys=("id",), partition_keys=()) == opts
+
+
+def test_row_tracking_and_data_evolution_as_java_13_validates():
+    """SchemaValidation.validateRowTracking: append tables with bucket -1 only; data evolution
+    needs row tracking (and no deletion vectors)."""
+    tracked = {"row-tracking.enabled": "true"}
+    check(tracked, pk=())
+    check({**tracked, "data-evolution.enabled": "true"}, pk=())
+    refused(tracked, "remove the primary key")
+    refused({**tracked, "bucket": "2", "bucket-key": "id"}, "'bucket' = '-1'", pk=())
+    refused({"data-evolution.enabled": "true"}, "needs 'row-tracking.enabled'", pk=())
