@@ -155,12 +155,30 @@ CASES = [
         ("INSERT INTO {t} VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999999')",),
         "INSERT INTO {t} VALUES (2, TIMESTAMP '2024-01-01 00:00:00')",
         1,
-        xfail="issue 14 (found here): Java 1.3 cannot read a TIMESTAMP before 1970 from "
-        "paimon-sql's ORC files: IllegalArgumentException in Timestamp.fromEpochMillis "
-        "(OrcTimestampColumnVector). Measured: whole seconds and instants at or before -1 s "
-        "(1969-12-31 23:59:58.5) read right; only instants in (-1 s, 0) fail (liborc's and Java's "
-        "ORC disagree on the seconds of a negative fraction; pyarrow's writer has no knob)",
+        xfail="issue 14: Java 1.3 cannot read a TIMESTAMP before 1970 with a sub-millisecond "
+        "fraction from paimon-sql's ORC files (IllegalArgumentException in Paimon's "
+        "Timestamp.fromEpochMillis). Cause: Arrow's ORC adapter (TimestampAppender) splits a "
+        "value with C++ integer division, truncating toward zero, so a negative instant with a "
+        "fraction gets seconds rounded up and NEGATIVE nanoseconds; liborc stores them as they "
+        "come (the ORC spec wants nanos in [0, 1e9), Java's writer stores seconds truncated and "
+        "nanos positive). Java's reader keeps the negative nanos, and Paimon rejects a negative "
+        "nano-of-millisecond. Whole-millisecond fractions survive (orc_before_1970_millis); "
+        "pyarrow has no knob, so a fix means another ORC writer or re-encoding the two streams",
         raises=(FlinkError,),
+    ),
+    Case(
+        "orc_before_1970_millis",
+        "CREATE TABLE {t} (id INT, ts6 TIMESTAMP(6), ts3 TIMESTAMP(3)) "
+        "WITH ('file.format' = 'orc')",
+        (
+            "INSERT INTO {t} VALUES (1, TIMESTAMP '1969-12-31 23:59:59.5', "
+            "TIMESTAMP '1969-12-31 23:59:59.999'), (2, TIMESTAMP '1969-12-31 23:59:58.5', "
+            "TIMESTAMP '1900-01-01 00:00:00.001'), (3, TIMESTAMP '1969-12-31 23:59:59', NULL)",
+        ),
+        "INSERT INTO {t} VALUES (4, TIMESTAMP '1969-12-31 23:59:59.25', "
+        "TIMESTAMP '1969-12-31 23:59:59.75')",
+        3,
+        meant=((1, {"ts6": ["timestamp", "1969-12-31T23:59:59.500000000"]}),),
     ),
     Case(
         "ltz_9",
