@@ -452,6 +452,32 @@ CASES += [
         meant=((1, {"t0": ["time", "12:34:56.000000000"], "t3": ["time", "23:59:59.999000000"]}),),
     ),
     Case(
+        "time_parquet",
+        "CREATE TABLE {t} (id INT, t0 TIME, t3 TIME(3)) WITH ('file.format' = 'parquet')",
+        ("INSERT INTO {t} VALUES (1, TIME '12:34:56', TIME '23:59:59.999'), (2, NULL, NULL)",),
+        "INSERT INTO {t} VALUES (3, TIME '00:00:01', TIME '00:00:00.001')",
+        2,
+        meant=((1, {"t0": ["time", "12:34:56.000000000"], "t3": ["time", "23:59:59.999000000"]}),),
+    ),
+    Case(
+        # our ALTER widens only (Java's other cast rules are refused by name: SchemaError)
+        "widen_evolution",
+        "CREATE TABLE {t} (id INT, f FLOAT, d DECIMAL(10, 2), v VARCHAR(5), s SMALLINT, "
+        "b TINYINT) WITH ('file.format' = 'orc')",
+        (
+            "INSERT INTO {t} VALUES (1, 1.5, -12.75, 'abc', -3, 7), (2, NULL, 0.01, '', 300, -8)",
+            "ALTER TABLE {t} MODIFY f DOUBLE",
+            "ALTER TABLE {t} MODIFY d DECIMAL(12, 2)",
+            "ALTER TABLE {t} MODIFY v VARCHAR(10)",
+            "ALTER TABLE {t} MODIFY s INT",
+            "ALTER TABLE {t} MODIFY b BIGINT",
+            "INSERT INTO {t} VALUES (3, 1e300, 1234567890.12, 'abcdefghij', 100000, 5000000000)",
+        ),
+        "INSERT INTO {t} VALUES (4, 2.5, 1.25, 'flink', 7, CAST(8 AS BIGINT))",
+        3,
+        meant=((1, {"f": ["double", "1.5"], "d": ["decimal", "-12.75"], "s": -3, "b": 7}),),
+    ),
+    Case(
         "time_orc",
         "CREATE TABLE {t} (id INT, t0 TIME, t3 TIME(3)) WITH ('file.format' = 'orc')",
         ("INSERT INTO {t} VALUES (1, TIME '12:34:56', TIME '23:59:59.999'), (2, NULL, NULL)",),
