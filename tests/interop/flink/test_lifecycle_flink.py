@@ -79,7 +79,7 @@ def _steps(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def origin(flink: FlinkOracle, tmp_path_factory) -> Path:
-    warehouse = tmp_path_factory.mktemp("lifecycle13") / "origin"
+    warehouse: Path = tmp_path_factory.mktemp("lifecycle13") / "origin"
     for name, ddl in TABLES.items():
         flink.run(warehouse, ddl, *_steps(name))
     return warehouse
@@ -154,7 +154,8 @@ def before(flink: FlinkOracle, origin: Path) -> dict[str, Before]:
 def _our_sql(warehouse: Path, statement: str) -> list[tuple[Any, ...]]:
     session = paimon_sql.connect(warehouse)
     try:
-        return session.sql(statement).fetchall()
+        rows: list[tuple[Any, ...]] = session.sql(statement).fetchall()
+        return rows
     finally:
         session.close()
 
@@ -230,7 +231,8 @@ def _java_orphans(flink: FlinkOracle, warehouse: Path, name: str) -> list[Any]:
         f"CALL sys.remove_orphan_files(`table` => 'db.{name}', "
         "older_than => '2024-01-01 00:00:00')",
     )
-    return out["rows"]
+    rows: list[Any] = out["rows"]
+    return rows
 
 
 def _fill(template: str, name: str, **values: str) -> str:
@@ -265,10 +267,11 @@ def _same_after(
         )
     tags = [v for v in versions if isinstance(v, str)]
     snapshots = [v for v in versions if isinstance(v, int)]
-    for version in [None, min(snapshots), *tags[-1:]]:  # the latest, the earliest, a tag
-        expected = before[max(snapshots) if version is None else version]
+    latest: list[int | str | None] = [None]
+    for read in [*latest, min(snapshots), *tags[-1:]]:  # the latest, the earliest, a tag
+        expected = before[max(snapshots) if read is None else read]
         assert_same_rows(
-            _flink_read(flink, ours, name, version), expected, context=f"Flink reads our {version}"
+            _flink_read(flink, ours, name, read), expected, context=f"Flink reads our {read}"
         )
 
 

@@ -198,7 +198,7 @@ _OWN = (
 @pytest.fixture(scope="module")
 def own(flink: FlinkOracle, tmp_path_factory) -> Path:
     """The warehouse of the own table, written by Flink."""
-    warehouse = tmp_path_factory.mktemp("systables13") / "warehouse"
+    warehouse: Path = tmp_path_factory.mktemp("systables13") / "warehouse"
     flink.run(warehouse, *_OWN)
     return warehouse
 

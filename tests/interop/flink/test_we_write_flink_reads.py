@@ -234,7 +234,8 @@ _AGG_DDL = _PK % (
     "id INT NOT NULL, " + ", ".join(f"{n} {t}" for n, t, _ in _AGG_FUNCTIONS),
     ", 'merge-engine' = 'aggregation', "
     + ", ".join(f"'fields.{n}.aggregate-function' = '{f}'" for n, _, f in _AGG_FUNCTIONS)
-    + ", 'fields.cd.distinct' = 'true', 'fields.nu.nested-key' = 'k'",
+    + ", 'fields.cd.distinct' = 'true', 'fields.nu.nested-key' = 'k', "
+    "'fields.nu.count-limit' = '2'",
 )
 _AGG_OURS = (
     "INSERT INTO {t} VALUES (1, 10, 5, 1.5, 'x', 'y', 'first', NULL, 'p', true, false, 2, "
