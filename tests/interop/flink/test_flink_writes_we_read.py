@@ -25,7 +25,10 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 # Tables paimon-sql does not read like Flink yet (issue 14). xfail is strict: a table that starts
 # passing fails the run until it is removed from here.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "agg_rbm32": "issue 14: the reader refuses the rbm32 aggregate function by name "
+    "(UnsupportedFeatureError) once a key has two records to merge",
+}
 
 # Flink's `scan.snapshot-id` hint reads an old snapshot in the table's *latest* schema (columns
 # renamed, added, dropped as now); paimon-sql's scan(snapshot=N), like Spark's VERSION AS OF, reads
