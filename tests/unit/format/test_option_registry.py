@@ -261,3 +261,20 @@ def test_every_problem_is_reported_at_once():
 def test_columns_unknown_skips_column_checks():
     opts = {"sequence.field": "whatever", "bucket": "2"}
     assert validate_options(opts, fields=None, primary_keys=("id",), partition_keys=()) == opts
+
+
+def test_nested_update_count_limit_is_a_column_option():
+    """Java 1.x's ``fields.<col>.count-limit`` (nested_update): accepted, and a bad value refused
+    (Flink 1.3 reads our table written with it, tests/interop/flink)."""
+    fields = (
+        DataField(id=0, name="id", type=parse_type("INT NOT NULL")),
+        DataField(id=1, name="items", type=parse_type({"type": "ARRAY", "element": "INT"})),
+    )
+    options = {
+        "merge-engine": "aggregation",
+        "fields.items.aggregate-function": "nested_update",
+        "fields.items.count-limit": "2",
+    }
+    assert check(options, fields=fields)["fields.items.count-limit"] == "2"
+    bad = {**options, "fields.items.count-limit": "many"}
+    refused(bad, "invalid value", "'many'", fields=fields)
