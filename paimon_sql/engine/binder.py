@@ -101,7 +101,16 @@ class Binder:
             else:
                 snapshot, pinned = select_travel(table, travel), True
             early = early_stop(node)
-            self._replace(node, table, snapshot, pinned, inline and not early, first_rows=early)
+            latest = travel is not None and travel.latest_schema
+            self._replace(
+                node,
+                table,
+                snapshot,
+                pinned,
+                inline and not early,
+                first_rows=early,
+                latest_schema=latest,
+            )
             changed = True
         return changed
 
@@ -272,11 +281,16 @@ class Binder:
         inline: bool,
         *,
         first_rows: bool = False,
+        latest_schema: bool = False,
     ) -> None:
+        """Replace `node` by a read of `table` at `snapshot` (inlined SQL, else a source).
+
+        `latest_schema`: a pinned snapshot read in the table's latest schema (Flink's hints).
+        """
         engine = self.engine
         schema = (
             table.schema(snapshot.schema_id)
-            if pinned and snapshot is not None
+            if pinned and snapshot is not None and not latest_schema
             else table.latest_schema
         )
         alias = node.args.get("alias") or exp.TableAlias(
@@ -298,7 +312,9 @@ class Binder:
             engine.log.reading(plan)
             node.replace(exp.Subquery(this=query, alias=alias))
             return
-        source = engine.source(table, snapshot, pinned=pinned, first_rows=first_rows)
+        source = engine.source(
+            table, snapshot, pinned=pinned, first_rows=first_rows, latest_schema=latest_schema
+        )
         hidden = engine.register(source, table.name)
         engine.last[table.name] = source
         strip_travel(node)

@@ -150,11 +150,12 @@ class Engine:
         *,
         pinned: bool = False,
         first_rows: bool = False,
+        latest_schema: bool = False,
     ) -> PaimonSource:
         """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
 
         `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
-        rows fast.
+        rows fast. `latest_schema`: a pinned snapshot read in the latest schema (Flink's hints).
         """
         select = (lambda: snapshot) if pinned else table.latest_snapshot
         return PaimonSource(
@@ -165,6 +166,7 @@ class Engine:
             self.log,
             pinned=pinned,
             first_rows=first_rows,
+            latest_schema=latest_schema,
         )
 
     def register(self, source: PaimonSource, shown: str) -> str:

@@ -132,10 +132,12 @@ class PaimonSource(ArrowScanSource):
         *,
         pinned: bool = False,
         first_rows: bool = False,
+        latest_schema: bool = False,
     ) -> None:
         """`select` picks the snapshot (latest or pinned); `schema_of` maps a schema id to Arrow.
 
         `first_rows`: the engine will likely stop after a few rows (`ReadRequest.first_rows`).
+        `latest_schema`: a pinned snapshot is read in the latest schema (Flink's ``scan.*`` hints).
         """
         super().__init__(None)
         self.table = table
@@ -151,6 +153,7 @@ class PaimonSource(ArrowScanSource):
         #: A pinned source (time travel) reads with its snapshot's schema, the latest state with the
         #: latest.
         self.pinned = pinned
+        self.latest_schema = latest_schema
         self.first_rows = first_rows
 
     def snapshot(self) -> Snapshot | None:
@@ -169,7 +172,7 @@ class PaimonSource(ArrowScanSource):
 
     def _schema_id(self) -> int:
         snap = self.snapshot()
-        if self.pinned and snap is not None:
+        if self.pinned and snap is not None and not self.latest_schema:
             return snap.schema_id
         with self._lock:
             if self._latest_schema is None:
@@ -300,6 +303,7 @@ class Engine(Protocol):
         *,
         pinned: bool = False,
         first_rows: bool = False,
+        latest_schema: bool = False,
     ) -> PaimonSource:
         """A source over `table` (the latest snapshot, or `snapshot` when `pinned`)."""
         ...

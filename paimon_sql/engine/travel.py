@@ -39,6 +39,10 @@ class TimeTravel:
     timestamp_ms: int | None = None
     # ``VERSION AS OF <digits>``: a tag of that name wins over the snapshot id (Spark's rule).
     tag_first: bool = field(default=False, repr=False)
+    # Flink's ``scan.*`` hints read the chosen snapshot in the table's latest schema (Paimon's Flink
+    # source copies the table without switching to the snapshot's schema); Spark's and DuckDB's
+    # spellings read it in the snapshot's own schema.
+    latest_schema: bool = field(default=False, repr=False)
 
 
 def parse_timestamp_ms(text: str) -> int:
@@ -111,14 +115,16 @@ def _from_hint(
         if options is None:
             continue
         if "scan.snapshot-id" in options:
-            return TimeTravel(snapshot_id=_whole(options["scan.snapshot-id"], "scan.snapshot-id"))
+            snapshot_id = _whole(options["scan.snapshot-id"], "scan.snapshot-id")
+            return TimeTravel(snapshot_id=snapshot_id, latest_schema=True)
         if "scan.tag-name" in options:
-            return TimeTravel(tag=options["scan.tag-name"])
+            return TimeTravel(tag=options["scan.tag-name"], latest_schema=True)
         if "scan.timestamp-millis" in options:
             millis = _whole(options["scan.timestamp-millis"], "scan.timestamp-millis")
-            return TimeTravel(timestamp_ms=millis)
+            return TimeTravel(timestamp_ms=millis, latest_schema=True)
         if "scan.timestamp" in options:
-            return TimeTravel(timestamp_ms=parse_timestamp_ms(options["scan.timestamp"]))
+            millis = parse_timestamp_ms(options["scan.timestamp"])
+            return TimeTravel(timestamp_ms=millis, latest_schema=True)
     return None
 
 

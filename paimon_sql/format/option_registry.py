@@ -500,6 +500,8 @@ distinct | bool | false | -
     collect keeps distinct elements.
 nested-key | cols | - | -
     Key columns of nested_update rows.
+count-limit | int | - | 0..
+    At most this many rows in a nested_update array (Java 1.x).
 default-value | str | - | -
     Value read for rows written before the column existed.
 """

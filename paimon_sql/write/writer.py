@@ -196,6 +196,17 @@ class TableWriter:
         )
         return exp.Sub(this=window, expression=exp.Literal.number(1))
 
+    def _kind(self, kind: RowKind | exp.Expression) -> exp.Expression:
+        """The rows' ``_VALUE_KIND``: `kind`, or the one ``rowkind.field`` spells.
+
+        Only inserted rows take their kind from the column (Java's ``RowKindGenerator``); a
+        DELETE or MERGE keeps the kind it writes.
+        """
+        field = self.options.rowkind_field
+        if field is None or not self.pk or kind is not RowKind.INSERT:
+            return kind_node(kind)
+        return rowkind_field_node(field, self.table.name)
+
     def stage(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression = RowKind.INSERT
     ) -> str:
@@ -285,7 +296,7 @@ class TableWriter:
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-            exp.alias_(kind_node(kind), KIND, quoted=True),
+            exp.alias_(self._kind(kind), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
             copy=False,
@@ -901,7 +912,7 @@ class TableWriter:
             return select
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
-            exp.alias_(exp.cast(kind_node(kind), "TINYINT"), KIND, quoted=True),
+            exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
@@ -986,6 +997,43 @@ def kind_node(kind: RowKind | exp.Expression) -> exp.Expression:
     if isinstance(kind, exp.Expression):
         return kind.copy()
     return exp.Literal.number(int(kind))
+
+
+#: The short strings of Java's ``RowKind.fromShortString``, by kind.
+_SHORT_KINDS = (
+    ("+I", RowKind.INSERT),
+    ("-U", RowKind.UPDATE_BEFORE),
+    ("+U", RowKind.UPDATE_AFTER),
+    ("-D", RowKind.DELETE),
+)
+
+
+def rowkind_field_node(field: str, table: str) -> exp.Expression:
+    """The ``_VALUE_KIND`` that the ``rowkind.field`` column `field` spells.
+
+    ``+I``, ``-U``, ``+U``, ``-D``; any other value, NULL included, fails the statement naming the
+    column, as Java's writer does.
+
+    >>> print(rowkind_field_node("op", "db.t").sql("duckdb")[:45])
+    CASE WHEN "op" = '+I' THEN 0 WHEN "op" = '-U'
+    """
+    column = _q(field)
+    case = exp.Case()
+    for text, kind in _SHORT_KINDS:
+        case = case.when(
+            exp.EQ(this=column.copy(), expression=exp.Literal.string(text)),
+            exp.Literal.number(int(kind)),
+        )
+    message = exp.DPipe(
+        this=exp.Literal.string(
+            f"table {table}: the 'rowkind.field' column {field!r} must hold '+I', '-U', '+U' or "
+            "'-D' in every written row, got "
+        ),
+        expression=exp.func(
+            "COALESCE", exp.cast(column.copy(), "VARCHAR"), exp.Literal.string("NULL")
+        ),
+    )
+    return case.else_(exp.cast(exp.func("error", message), "TINYINT"))
 
 
 def _changes(column: pa.Array) -> pa.Array:

@@ -204,12 +204,34 @@ def spark_ignores_seed_003(spark, table: str) -> list[str]:
     return problems
 
 
+def _older_schema(session, table: str, kind: str, value: int | str) -> bool:
+    """Whether the version is a snapshot of a schema older than the table's latest."""
+    t = session.table(f"db.{table}")
+    try:
+        chosen = t.select_snapshot(
+            snapshot_id=value if kind == "id" else None,
+            tag=value if kind == "tag" else None,
+            timestamp_ms=value if kind == "ts" else None,
+        )
+    except SnapshotNotFoundError:
+        return False
+    return chosen is not None and chosen.schema_id != t.latest_schema.id
+
+
 def compare_table(spark, session, table: str) -> tuple[list[str], int]:
-    """Every case and every spelling of `table` against Spark: the failures and the reads done."""
+    """Every case and every spelling of `table` against Spark: the failures and the reads done.
+
+    Flink's ``OPTIONS`` spellings read a snapshot of an older schema in the latest schema, as Flink
+    does (not as Spark): those are compared with Flink 1.3 itself (tests/interop/flink), here only
+    where the snapshot's schema is the latest.
+    """
     failures, reads = [], 0
     for label, kind, value, spark_sql in _cases(spark, table):
         expected_columns, expected = _spark_read(spark, spark_sql)
-        for sql in _forms(table, kind, value):
+        forms = _forms(table, kind, value)
+        if _older_schema(session, table, kind, value):
+            forms = [f for f in forms if "OPTIONS(" not in f]
+        for sql in forms:
             reads += 1
             try:
                 columns, rows = _our_read(session, sql)

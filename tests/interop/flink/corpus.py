@@ -563,6 +563,38 @@ TABLES: list[FlinkTable] = [
         "ALTER TABLE {t} MODIFY dt STRING",
         "INSERT INTO {t} VALUES (3, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h')",
     ),
+    # --- issue 14 (oracle14): 1.x table features written by plain INSERTs ----------------------
+    _t(
+        "row_tracking",
+        "append row-tracking",
+        "CREATE TABLE {t} (id INT, v STRING) WITH ('row-tracking.enabled' = 'true')",
+        "INSERT INTO {t} VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO {t} VALUES (3, 'c')",
+    ),
+    _t(
+        "data_evolution",
+        "append row-tracking data-evolution",
+        "CREATE TABLE {t} (id INT, v STRING) WITH ('row-tracking.enabled' = 'true', "
+        "'data-evolution.enabled' = 'true')",
+        "INSERT INTO {t} VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO {t} VALUES (3, CAST(NULL AS STRING))",
+    ),
+    _t(
+        "blob_field",
+        "append row-tracking data-evolution blob",
+        "CREATE TABLE {t} (id INT, b BYTES) WITH ('row-tracking.enabled' = 'true', "
+        "'data-evolution.enabled' = 'true', 'blob-field' = 'b')",
+        "INSERT INTO {t} VALUES (1, X'0102'), (2, CAST(NULL AS BYTES))",
+        "INSERT INTO {t} VALUES (3, X'')",
+    ),
+    _t(
+        "agg_rbm32",
+        "pk merge-aggregation agg-rbm32",
+        "CREATE TABLE {t} (id INT, r VARBINARY, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+        "'bucket' = '1', 'merge-engine' = 'aggregation', 'fields.r.aggregate-function' = 'rbm32')",
+        "INSERT INTO {t} VALUES (1, CAST(NULL AS VARBINARY)), (2, CAST(NULL AS VARBINARY))",
+        "INSERT INTO {t} VALUES (1, CAST(NULL AS VARBINARY))",
+    ),
     _t(
         "cast_double_to_string",
         "append schema-evolution alter-column-type java-cast-rules",

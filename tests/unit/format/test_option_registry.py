@@ -272,3 +272,20 @@ def test_row_tracking_and_data_evolution_as_java_13_validates():
     refused(tracked, "remove the primary key")
     refused({**tracked, "bucket": "2", "bucket-key": "id"}, "'bucket' = '-1'", pk=())
     refused({"data-evolution.enabled": "true"}, "needs 'row-tracking.enabled'", pk=())
+
+
+def test_nested_update_count_limit_is_a_column_option():
+    """Java 1.x's ``fields.<col>.count-limit`` (nested_update): accepted, and a bad value refused
+    (Flink 1.3 reads our table written with it, tests/interop/flink)."""
+    fields = (
+        DataField(id=0, name="id", type=parse_type("INT NOT NULL")),
+        DataField(id=1, name="items", type=parse_type({"type": "ARRAY", "element": "INT"})),
+    )
+    options = {
+        "merge-engine": "aggregation",
+        "fields.items.aggregate-function": "nested_update",
+        "fields.items.count-limit": "2",
+    }
+    assert check(options, fields=fields)["fields.items.count-limit"] == "2"
+    bad = {**options, "fields.items.count-limit": "many"}
+    refused(bad, "invalid value", "'many'", fields=fields)
