@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.errors import SchemaError
+from paimon_sql.errors import SchemaError, UnsupportedFeatureError
+from paimon_sql.format.options import CoreOptions
 from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, type_sql
 
 if TYPE_CHECKING:
@@ -23,6 +24,33 @@ if TYPE_CHECKING:
 
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
+
+
+def check_options(schema: TableSchema, table: str) -> None:
+    """Refuse, by name, a table option the Spark writers do not follow.
+
+    ``rowkind.field`` (each row's kind spelled by a column, honoured by the SQL writer) is not
+    applied by the Spark writers, which write every row as an insert.
+
+    >>> from paimon_sql.format.schema import TableSchema
+    >>> from paimon_sql.types import DataField, DataType
+    >>> k = DataField(id=0, name="k", type=DataType(root="INT", nullable=False))
+    >>> op = DataField(id=1, name="op", type=DataType(root="VARCHAR", length=2))
+    >>> schema = TableSchema(id=0, fields=(k, op), highest_field_id=1, primary_keys=("k",),
+    ...                      options={"bucket": "1", "rowkind.field": "op"})
+    >>> check_options(schema, "db.t")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: db.t: 'rowkind.field' = 'op' ...
+    """
+    field = CoreOptions(schema.options).rowkind_field
+    if field is not None and schema.primary_keys:
+        raise UnsupportedFeatureError(
+            f"{table}: 'rowkind.field' = {field!r} (row kinds spelled by a column) is not applied "
+            "by the Spark writers; write through SQL (session.sql / session.write), which honours "
+            "it, or drop the option"
+        )
+
 
 #: Spark's integer types as the Paimon roots of the same width.
 _INTEGERS = {

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
-from paimon_sql.spark._schema import check_columns
+from paimon_sql.spark._schema import check_columns, check_options
 from paimon_sql.spark._task import WriteJob, messages_of, payloads_of, sorted_runs, write_runs
 from paimon_sql.write.writer import TableWriter
 
@@ -78,6 +78,7 @@ class PaimonDataSource(DataSource):
         table = Catalog(warehouse).load_table(name)
         check_writable(table)
         table_schema = table.latest_schema
+        check_options(table_schema, table.name)
         if table_schema.bucket == -2 or (table_schema.bucket == -1 and table_schema.primary_keys):
             raise UnsupportedFeatureError(
                 f"format('paimon') cannot write {table.name} (bucket={table_schema.bucket}: the "

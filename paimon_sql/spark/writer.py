@@ -40,7 +40,7 @@ from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.snapshot import CommitKind
-from paimon_sql.spark._schema import check_columns, spark_ddl
+from paimon_sql.spark._schema import check_columns, check_options, spark_ddl
 from paimon_sql.spark._task import (
     HASH,
     MESSAGE,
@@ -144,6 +144,7 @@ def run(
     table = Catalog(warehouse).load_table(name)
     check_writable(table)
     schema = table.latest_schema
+    check_options(schema, table.name)
     static = _static_partition(schema, partition or {}, table.name)
     check_columns(df.schema, schema, table.name, static)
     writer = TableWriter(None, table)  # the driver's: sequence numbers, dynamic bucket index files

@@ -33,7 +33,7 @@ import pytest
 import paimon_sql
 from paimon_sql.catalog import Catalog
 from paimon_sql.commit.plan import fold
-from paimon_sql.errors import PaimonSqlError, SchemaError
+from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.spark import write
 from paimon_sql.spark._task import WriteJob, route, write_task
 from paimon_sql.spark.writer import _clean, _commit, run
@@ -522,6 +522,15 @@ def test_partition_value_mismatch_fails_without_snapshot(lake):
         write(df, "db.static_bad", warehouse=str(lake.warehouse), partition={"dt": "d0"})
     assert lake.kinds("static_bad") == []
     assert _files_on_disk(lake.warehouse / "db.db" / "static_bad") == set()
+
+
+def test_rowkind_field_is_refused_by_name_before_any_task(lake):
+    """The SQL writer takes each row's kind from 'rowkind.field'; the Spark writers do not."""
+    lake.create("rowkind", "'bucket' = '2', 'rowkind.field' = 'v'", partitioned=True)
+    df = lake.spark.createDataFrame(_rows(random.Random(6), range(5), ("d0",), "+I"), SPARK_SCHEMA)
+    with pytest.raises(UnsupportedFeatureError, match=r"'rowkind\.field' = 'v'"):
+        write(df, "db.rowkind", warehouse=str(lake.warehouse))
+    assert lake.kinds("rowkind") == []
 
 
 # --- failures and retries -------------------------------------------------------------------------
