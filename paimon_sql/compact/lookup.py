@@ -25,22 +25,22 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import BitMap
 
 from paimon_sql.compact.full import DV_INDEX
 from paimon_sql.compact.picking import pick, sorted_runs
 from paimon_sql.errors import SpecViolationError
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.deletion_vector import encode_index
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
 from paimon_sql.format.options import CoreOptions
-from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import read_avro, read_orc
-from paimon_sql.plan.scan import data_file_path, index_file_path, read_vector
+from paimon_sql.io.key_lookup import KeyLookup
+from paimon_sql.plan.scan import Section, data_file_path, index_file_path, read_vector
 from paimon_sql.types import arrow_type
 
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ if TYPE_CHECKING:
     from paimon_sql.compact.full import BucketReader, CompactUnit, Rewriter, UnitRewrite
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.scan import ScanPlan
-
-_POS = "__paimon_pos"
 
 
 def lookup_rewrite(read: BucketReader) -> UnitRewrite:
@@ -71,24 +69,75 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         merged_files = [f for r in runs[:count] for f in r.files]
         kept = [f for r in runs[count:] for f in r.files]
         keys = _distinct(pa.concat_tables([_keys(plan, f) for f in merged_files]))
-        rows = _semi_join(_merged(read, plan), keys)
+        hits = _look_up(plan, kept, keys, _key_lookup(read))
+        involved = merged_files + [f for f in kept if f.file_name in hits]
         message = rewriter.write(
             replace(unit, files=tuple(merged_files)),
             plan.splits[0].bucket_path,
-            rows.to_batches(),
+            read(_only_files(plan, involved), keys) if keys.num_rows else (),
             out_level,
         )
         vectors = _old_vectors(plan)
-        for f in kept:
-            marked = _positions(_keys(plan, f), keys)
-            if len(marked):
-                vectors[f.file_name] = vectors.get(f.file_name, BitMap()) | BitMap(
-                    marked.to_pylist()
-                )
+        for name, marked in hits.items():
+            vectors[name] = vectors.get(name, BitMap()) | BitMap(marked.to_numpy())
         index = _write_index(plan, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
 
     return rewrite
+
+
+def _key_lookup(read: BucketReader) -> KeyLookup:
+    """The session's key-column cache the reader carries, or a fresh one."""
+    found = getattr(read, "key_lookup", None)
+    return found if isinstance(found, KeyLookup) else KeyLookup()
+
+
+def _look_up(
+    plan: ScanPlan, files: Sequence[DataFileMeta], keys: pa.Table, lookup: KeyLookup
+) -> dict[str, pa.Array]:
+    """Per file of `files` holding one of `keys`: the positions of its rows with those keys.
+
+    Files whose key range (``_MIN_KEY``/``_MAX_KEY``) holds none of the keys are not opened; in the
+    others only the row groups whose statistics may hold one are read (`KeyLookup`).
+    """
+    out: dict[str, pa.Array] = {}
+    if keys.num_rows == 0:
+        return out
+    types = [plan.schema.field(k).type for k in keys.column_names]
+    ordered = keys.sort_by([(k, "ascending") for k in keys.column_names])
+    low = _sortable(tuple(ordered.slice(0, 1).to_pylist()[0].values()))
+    high = _sortable(tuple(ordered.slice(ordered.num_rows - 1).to_pylist()[0].values()))
+    for f in files:
+        if _sortable(decode_row(f.max_key, types)) < low:
+            continue
+        if _sortable(decode_row(f.min_key, types)) > high:
+            continue
+        path = data_file_path(plan, plan.splits[0], f)
+        found = lookup.positions(plan.table.fileio, path, f.file_size, f.format, keys)
+        if len(found):
+            out[f.file_name] = found
+    return out
+
+
+def _sortable(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple((0, 0) if v is None else (1, v) for v in key)
+
+
+def _only_files(plan: ScanPlan, files: Sequence[DataFileMeta]) -> ScanPlan:
+    """`plan` (one bucket) reading just `files`, merged as one section, their vectors applied."""
+    names = {f.file_name for f in files}
+    vectors = tuple(
+        (name, ref)
+        for split in plan.splits
+        for name, ref in split.deletion_vectors
+        if name in names
+    )
+    split = replace(
+        plan.splits[0],
+        sections=(Section(files=tuple(files), merge=True),),
+        deletion_vectors=vectors,
+    )
+    return replace(plan, splits=(split,))
 
 
 def _key_schema(plan: ScanPlan) -> pa.Schema:
@@ -119,29 +168,6 @@ def _keys(plan: ScanPlan, f: DataFileMeta) -> pa.Table:
 
 def _distinct(keys: pa.Table) -> pa.Table:
     return keys.group_by(keys.column_names).aggregate([])
-
-
-def _positions(rows: pa.Table, keys: pa.Table) -> pa.Array:
-    """The positions of `rows` whose key is in `keys`, ascending."""
-    indexed = rows.append_column(_POS, arange(rows.num_rows))
-    hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi")
-    positions = hit.column(_POS).combine_chunks()
-    return positions.take(pc.array_sort_indices(positions))
-
-
-def _merged(read: BucketReader, plan: ScanPlan) -> pa.Table:
-    batches = [b for b in read(plan) if b.num_rows]
-    if not batches:
-        return pa.table({})
-    return pa.Table.from_batches(batches)
-
-
-def _semi_join(merged: pa.Table, keys: pa.Table) -> pa.Table:
-    """The merged rows whose key is in `keys`, in the reader's (key) order."""
-    if merged.num_rows == 0:
-        return merged
-    key_rows = merged.select(keys.column_names).cast(keys.schema)
-    return merged.take(_positions(key_rows, keys))
 
 
 def _old_vectors(plan: ScanPlan) -> dict[str, BitMap]:

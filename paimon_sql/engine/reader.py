@@ -40,6 +40,7 @@ from paimon_sql.read.build import (
     KEEP,
     POS,
     FileSource,
+    ReadRequest,
     parquet_source,
     physical_columns,
     plan_query,
@@ -58,11 +59,9 @@ if TYPE_CHECKING:
     from sqlglot import exp
 
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.io.key_lookup import KeyLookup
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
-    from paimon_sql.read.build import (
-        ReadRequest,
-    )
 
 _names = itertools.count()
 
@@ -242,11 +241,16 @@ class SplitReader:
         try:
             dv_tables = self._deletion_vectors(cursor, plan, split, registered)
             sources = self._sources(cursor, plan, split, request, dv_tables, registered)
+            key_set = None
+            if request.keys is not None:
+                key_set = f"__paimon_keys_{next(_names)}"
+                cursor.register(key_set, request.keys)
+                registered.append(key_set)
             if request.first_rows:
-                queries = split_queries(plan, split, request, sources, dv_tables)
+                queries = split_queries(plan, split, request, sources, dv_tables, key_set)
                 rows = self.FIRST_BATCH_ROWS
             else:
-                queries = iter([split_query(plan, split, request, sources, dv_tables)])
+                queries = iter([split_query(plan, split, request, sources, dv_tables, key_set)])
                 rows = self.BATCH_ROWS
             try:
                 for query in queries:
@@ -453,6 +457,28 @@ class SplitReader:
         else:
             self._cache.move_to_end(key)
         return value
+
+
+class BucketRead:
+    """Compaction's bucket reader (`paimon_sql.compact.full.BucketReader`) on a `SplitReader`.
+
+    A plan's rows merged, with ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` and in key order for
+    primary-key tables; with `keys`, only the rows of those keys. `key_lookup` is the session's
+    cache of data files' key columns.
+    """
+
+    def __init__(self, reader: SplitReader, key_lookup: KeyLookup) -> None:
+        """Read with `reader`; lookups share `key_lookup`."""
+        self.reader = reader
+        self.key_lookup = key_lookup
+
+    def __call__(self, plan: ScanPlan, keys: pa.Table | None = None) -> Iterator[pa.RecordBatch]:
+        """The rows of `plan` (of the `keys` only, if given)."""
+        pk = bool(plan.schema.primary_keys)
+        request = ReadRequest(
+            columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk, keys=keys
+        )
+        return self.reader.batches(plan, request)
 
 
 def _streamable(plan: ScanPlan, split: Split, request: ReadRequest) -> set[str]:

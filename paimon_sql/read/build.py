@@ -23,7 +23,7 @@ import datetime
 import decimal
 import functools
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from typing import cast as as_type
 
@@ -48,6 +48,8 @@ from paimon_sql.types import (
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    import pyarrow as pa
 
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
@@ -365,6 +367,10 @@ class ReadRequest:
     #: so the first rows come before any join is built (`split_queries`), at some cost to a full
     #: read.
     first_rows: bool = False
+    #: Only the rows whose key (the trimmed primary key) is a row of this table: a semi-join placed
+    #: in every file's read, below the merge (lookup compaction reads the keys a write touched).
+    #: The columns are the key columns, typed as the table reads them; the reader registers it.
+    keys: pa.Table | None = field(default=None, compare=False)
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the
@@ -383,9 +389,11 @@ class _SplitQuery:
         request: ReadRequest,
         sources: Mapping[str, FileSource],
         dv_tables: Mapping[str, str],
+        key_set: str | None = None,
     ) -> None:
         self.plan, self.split, self.request = plan, split, request
         self.sources, self.dv_tables = sources, dv_tables
+        self.key_set = key_set
         schema: TableSchema = plan.schema
         self.types = {f.name: f.type for f in schema.fields}
         self.partition = dict(zip(schema.partition_keys, split.partition, strict=False))
@@ -448,6 +456,21 @@ class _SplitQuery:
             exp.select(exp.Star()).from_(q.subquery(copy=False), copy=False).where(cond, copy=False)
         )
 
+    def _only_keys(self, q: exp.Select) -> exp.Select:
+        """`q`'s rows whose key is in the request's key set (a semi-join), or `q` without one."""
+        if self.key_set is None:
+            return q
+        return (
+            exp.select(exp.Star())
+            .from_(q.subquery("f", copy=False), copy=False)
+            .join(
+                exp.Table(this=ident(self.key_set)),
+                using=[ident(k) for k in self.keys],
+                join_type="semi",
+                copy=False,
+            )
+        )
+
     def _partition_columns(self) -> dict[str, exp.Expression]:
         return {
             name: exp.alias_(
@@ -489,7 +512,7 @@ class _SplitQuery:
             q = self._with_partition(
                 self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else [])
             )
-            parts.append(self._filtered(q, self.pre))
+            parts.append(self._only_keys(self._filtered(q, self.pre)))
         out_names = names + list(self.partition)
         if not self.pk:
             return [union_all(parts)]
@@ -680,9 +703,13 @@ def split_query(
     request: ReadRequest,
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
+    key_set: str | None = None,
 ) -> exp.Select:
-    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely."""
-    return _SplitQuery(plan, split, request, sources, dv_tables).build()
+    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely.
+
+    `key_set` names the registered table of `request.keys` (the rows of those keys only).
+    """
+    return _SplitQuery(plan, split, request, sources, dv_tables, key_set).build()
 
 
 def split_queries(
@@ -691,9 +718,10 @@ def split_queries(
     request: ReadRequest,
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
+    key_set: str | None = None,
 ) -> Iterator[exp.Select]:
     """`split_query` as several queries to run in order (see `_SplitQuery.queries`), for streams."""
-    return _SplitQuery(plan, split, request, sources, dv_tables).queries()
+    return _SplitQuery(plan, split, request, sources, dv_tables, key_set).queries()
 
 
 def physical_columns(plan: ScanPlan, f: DataFileMeta, request: ReadRequest) -> list[str]:
