@@ -69,6 +69,15 @@ def _lookup(options: Mapping[str, str]) -> bool:
     return CoreOptions(options).changelog_producer is ChangelogProducer.LOOKUP
 
 
+def _needs_lookup(options: Mapping[str, str]) -> bool:
+    """Java's ``needLookup`` (deletion vectors, first-row, the lookup changelog producer).
+
+    Such a table is compacted after a write by a lookup compaction (`lookup_rewrite`).
+    """
+    first_row = CoreOptions(options).merge_engine is MergeEngine.FIRST_ROW
+    return _dv(options) or first_row or _lookup(options)
+
+
 def _full(options: Mapping[str, str]) -> bool:
     return CoreOptions(options).changelog_producer is ChangelogProducer.FULL_COMPACTION
 
@@ -150,7 +159,7 @@ def compact_after_write(
     error: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:
-            rewrite = lookup_rewrite(read) if _dv(schema.options) else None
+            rewrite = lookup_rewrite(read) if _needs_lookup(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
         except Exception as err:  # noqa: BLE001 -- any failure is retried once, then reported
             error = err

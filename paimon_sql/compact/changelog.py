@@ -33,21 +33,26 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from paimon_sql.catalog import names
 from paimon_sql.compact.full import compact as full_compact
-from paimon_sql.compact.lookup import _keys
+from paimon_sql.compact.lookup import (
+    _distinct,
+    _key_lookup,
+    _keys,
+    _look_up,
+    _only_files,
+    _sortable,
+)
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
-from paimon_sql.plan.scan import Section
 from paimon_sql.types import RowKind, arrow_type
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.compact.full import BucketReader, ChangelogMaker, CompactUnit, Rewriter
@@ -73,22 +78,6 @@ def _equal(before: dict[str, Any], after: dict[str, Any], ignore: Sequence[str])
     return all(before[k] == after[k] for k in before if k not in ignore and k in after)
 
 
-def _only(plan: ScanPlan, keep: Callable[[DataFileMeta], bool]) -> ScanPlan:
-    """`plan` reading only the files `keep` accepts, every section merged."""
-    splits = []
-    for split in plan.splits:
-        sections = []
-        for section in split.sections:
-            files = tuple(f for f in section.files if keep(f))
-            if files:
-                sections.append(Section(files=files, merge=True))
-        if sections:
-            kept = {f.file_name for s in sections for f in s.files}
-            vectors = tuple((n, r) for n, r in split.deletion_vectors if n in kept)
-            splits.append(replace(split, sections=tuple(sections), deletion_vectors=vectors))
-    return replace(plan, splits=tuple(splits))
-
-
 def _by_key(
     batches: Iterable[pa.RecordBatch], keys: Sequence[str]
 ) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -102,7 +91,11 @@ def _by_key(
 def changelog_rows(
     plan: ScanPlan, files: Sequence[DataFileMeta], read: BucketReader
 ) -> list[dict[str, Any]]:
-    """The changelog records of compacting `files` (every file of one bucket), sorted by key."""
+    """The changelog records of compacting `files` (every file of one bucket), sorted by key.
+
+    Only the keys that get a changelog are read (a semi-join below the merge), from the files
+    whose key ranges and row groups may hold them (`paimon_sql.compact.lookup`).
+    """
     schema = plan.schema
     options = CoreOptions(schema.options)
     producer = options.changelog_producer
@@ -110,22 +103,26 @@ def changelog_rows(
     top = options.top_level
     if producer is ChangelogProducer.LOOKUP:
         fresh = [f for f in files if f.level == 0]
-        before_plan = _only(plan, lambda f: f.level > 0)
+        older = [f for f in files if f.level > 0]
     else:  # a key only in the top level has one record: no change (Java's single-kv case)
         fresh = [f for f in files if f.level != top]
-        before_plan = _only(plan, lambda f: f.level == top)
+        older = [f for f in files if f.level == top]
     if not fresh:
         return []
-    touched = {tuple(row[k] for k in keys) for f in fresh for row in _keys(plan, f).to_pylist()}
-    after = _by_key(read(plan), keys)
-    before = _by_key(read(before_plan), keys) if before_plan.splits else {}
+    touched = _distinct(pa.concat_tables([_keys(plan, f) for f in fresh]))
+    if touched.num_rows == 0:
+        return []
+    hits = _look_up(plan, older, touched, _key_lookup(read))
+    found = [f for f in older if f.file_name in hits]
+    after = _by_key(read(_only_files(plan, [*fresh, *found]), touched), keys)
+    before = _by_key(read(_only_files(plan, found), touched), keys) if found else {}
     dedup = options.flag("changelog-producer.row-deduplicate")
     ignore = {SEQ, KIND}
     ignored = options.options.get("changelog-producer.row-deduplicate-ignore-fields", "")
     ignore |= {f.strip() for f in ignored.split(",") if f.strip()}
     first_row = options.merge_engine is MergeEngine.FIRST_ROW
     out: list[dict[str, Any]] = []
-    for key in sorted(touched, key=_sortable):
+    for key in sorted((tuple(row[k] for k in keys) for row in touched.to_pylist()), key=_sortable):
         old, new = before.get(key), after.get(key)
         if old is None:
             if new is not None:
@@ -138,10 +135,6 @@ def changelog_rows(
             out.append({**old, KIND: RowKind.UPDATE_BEFORE.value})
             out.append({**new, KIND: RowKind.UPDATE_AFTER.value})
     return out
-
-
-def _sortable(key: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple((0, 0) if v is None else (1, v) for v in key)
 
 
 def changelog_maker(read: BucketReader) -> ChangelogMaker:

@@ -68,13 +68,14 @@ class BucketReader(Protocol):
 
     The table columns (PK tables: then ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted
     by key for primary-key tables, in split order for append tables; with `keys` (a table of key
-    columns), only the rows of those keys. The SQL layer passes one that runs the reader's SQL on
-    DuckDB (``paimon_sql.engine.reader.BucketRead``, which also carries the session's
-    ``key_lookup`` cache).
+    columns), only the rows of those keys; with `keep_retractions`, a key whose merged record is a
+    retraction too (its ``_VALUE_KIND`` says which). The SQL layer passes one that runs the
+    reader's SQL on DuckDB (``paimon_sql.engine.reader.BucketRead``, which also carries the
+    session's ``key_lookup`` cache).
     """
 
     def __call__(  # noqa: D102
-        self, plan: ScanPlan, keys: pa.Table | None = None
+        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
     ) -> Iterable[pa.RecordBatch]: ...
 
 

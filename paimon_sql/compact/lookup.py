@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import BitMap
 
@@ -37,14 +38,17 @@ from paimon_sql.errors import SpecViolationError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.deletion_vector import encode_index
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
-from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import read_avro, read_orc
 from paimon_sql.io.key_lookup import KeyLookup
 from paimon_sql.plan.scan import Section, data_file_path, index_file_path, read_vector
 from paimon_sql.types import arrow_type
 
+_ROW = "__paimon_row"
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.compact.full import BucketReader, CompactUnit, Rewriter, UnitRewrite
@@ -53,13 +57,19 @@ if TYPE_CHECKING:
 
 
 def lookup_rewrite(read: BucketReader) -> UnitRewrite:
-    """The lookup compaction of one unit, reading merged rows with `read`."""
+    """The lookup compaction of one unit, reading merged rows with `read`.
+
+    Deletion-vector tables as the module says; tables without vectors (first-row,
+    ``changelog-producer`` = lookup) by `_rewrite_without_vectors`.
+    """
 
     def rewrite(unit: CompactUnit, rewriter: Rewriter, plan: ScanPlan) -> CommitMessage | None:
         schema = plan.schema
+        options = CoreOptions(schema.options)
         if any(f.schema_id != schema.id for f in unit.files):
             return None
-        if CoreOptions(schema.options).flag("deletion-vectors.bitmap64"):
+        vectors_on = options.deletion_vectors and not options.deletion_vectors_merge_on_read
+        if vectors_on and options.flag("deletion-vectors.bitmap64"):
             return None
         runs = sorted_runs(unit.files)
         picked = pick(runs, schema.options) if runs and runs[0].level == 0 else None
@@ -68,13 +78,19 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         count, out_level = picked
         merged_files = [f for r in runs[:count] for f in r.files]
         kept = [f for r in runs[count:] for f in r.files]
-        keys = _distinct(pa.concat_tables([_keys(plan, f) for f in merged_files]))
+        keyed = [(f, _keys(plan, f)) for f in merged_files]
+        keys = _distinct(pa.concat_tables([k for _, k in keyed]))
         hits = _look_up(plan, kept, keys, _key_lookup(read))
-        involved = merged_files + [f for f in kept if f.file_name in hits]
+        found = [f for f in kept if f.file_name in hits]
+        target = replace(unit, files=tuple(merged_files))
+        if not vectors_on:
+            return _rewrite_without_vectors(
+                target, rewriter, plan, read, keyed, keys, found, out_level
+            )
         message = rewriter.write(
-            replace(unit, files=tuple(merged_files)),
+            target,
             plan.splits[0].bucket_path,
-            read(_only_files(plan, involved), keys) if keys.num_rows else (),
+            read(_only_files(plan, merged_files + found), keys) if keys.num_rows else (),
             out_level,
         )
         vectors = _old_vectors(plan)
@@ -84,6 +100,66 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         return replace(message, new_index_files=index)
 
     return rewrite
+
+
+def _rewrite_without_vectors(
+    unit: CompactUnit,
+    rewriter: Rewriter,
+    plan: ScanPlan,
+    read: BucketReader,
+    keyed: Sequence[tuple[DataFileMeta, pa.Table]],
+    keys: pa.Table,
+    found: Sequence[DataFileMeta],
+    out_level: int,
+) -> CommitMessage:
+    """Java's lookup rewrite without deletion vectors: the kept files stay as they are.
+
+    The new file at `out_level` holds, per key of the picked files (`unit.files`):
+
+    * first-row (``FirstRowMergeFunctionWrapper``): the first record among the picked files,
+      left out when all of them are level-0 records and a kept file holds the key (the older
+      row stays the first one);
+    * other merge engines (``LookupChangelogMergeFunctionWrapper``): the level-0 records merged
+      with the key's record of its lowest level >= 1 (picked or kept), as the reader merges a
+      lookup table; retractions are written too (the output is not the top level: a ``-D`` must
+      hide the older record above it).
+    """
+    bucket_path = plan.splits[0].bucket_path
+    if keys.num_rows == 0:
+        return rewriter.write(unit, bucket_path, (), out_level)
+    if CoreOptions(plan.schema.options).merge_engine is not MergeEngine.FIRST_ROW:
+        rows = read(_only_files(plan, [*unit.files, *found]), keys, keep_retractions=True)
+        return rewriter.write(unit, bucket_path, rows, out_level)
+    merged = _table(read(_only_files(plan, list(unit.files)), keys))
+    if found and merged is not None:
+        names = keys.column_names
+        older = _table(read(_only_files(plan, list(found)), keys))
+        if older is not None:
+            high = [k for f, k in keyed if f.level > 0]
+            drop = older.select(names).cast(keys.schema)
+            if high:
+                drop = drop.filter(_not_in(drop, _distinct(pa.concat_tables(high))))
+            merged = merged.filter(_not_in(merged.select(names).cast(keys.schema), drop))
+    batches = merged.to_batches() if merged is not None else ()
+    return rewriter.write(unit, bucket_path, batches, out_level)
+
+
+def _table(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
+    """The batches as one table (None when there are none)."""
+    kept = list(batches)
+    return pa.Table.from_batches(kept) if kept else None
+
+
+def _not_in(rows: pa.Table, keys: pa.Table) -> pa.Array:
+    """Per row of `rows` (key columns only): whether its key is not a row of `keys`."""
+    if keys.num_rows == 0:
+        return pa.array([True] * rows.num_rows, pa.bool_())
+    if rows.num_columns == 1:
+        return pc.invert(pc.is_in(rows.column(0), value_set=keys.column(0).combine_chunks()))
+    indexed = rows.append_column(_ROW, arange(rows.num_rows))
+    hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi").column(_ROW)
+    mask = pc.is_in(arange(rows.num_rows), value_set=hit.combine_chunks())
+    return pc.invert(mask)
 
 
 def _key_lookup(read: BucketReader) -> KeyLookup:

@@ -472,11 +472,17 @@ class BucketRead:
         self.reader = reader
         self.key_lookup = key_lookup
 
-    def __call__(self, plan: ScanPlan, keys: pa.Table | None = None) -> Iterator[pa.RecordBatch]:
-        """The rows of `plan` (of the `keys` only, if given)."""
+    def __call__(
+        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of `plan` (of the `keys` only, if given; retractions kept if asked)."""
         pk = bool(plan.schema.primary_keys)
         request = ReadRequest(
-            columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk, keys=keys
+            columns=tuple(plan.schema.field_names),
+            system_columns=pk,
+            key_order=pk,
+            keys=keys,
+            keep_retractions=pk and keep_retractions,
         )
         return self.reader.batches(plan, request)
 

@@ -30,7 +30,7 @@ from typing import cast as as_type
 import sqlglot
 from sqlglot import exp
 
-from paimon_sql.format.options import MergeEngine
+from paimon_sql.format.options import ChangelogProducer, MergeEngine
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, conjuncts
 from paimon_sql.plan.scan import ReadMode, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+#: A file's level beside its rows, where a lookup table's merge needs it (`_lowest_level`).
+LEVEL = "__paimon_level"
 POS = "file_row_number"
 
 
@@ -507,12 +509,17 @@ class _SplitQuery:
         """
         kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
+        leveled = merge and self._lookup_levels(files)
         parts = []
         for f in files:
             q = self._with_partition(
                 self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else [])
             )
-            parts.append(self._only_keys(self._filtered(q, self.pre)))
+            q = self._filtered(q, self.pre)
+            if leveled:
+                level = exp.alias_(exp.Literal.number(f.level), LEVEL, quoted=True)
+                q = exp.select(exp.Star(), level).from_(q.subquery(copy=False), copy=False)
+            parts.append(self._only_keys(q))
         out_names = names + list(self.partition)
         if not self.pk:
             return [union_all(parts)]
@@ -524,10 +531,53 @@ class _SplitQuery:
                 union_all(parts).subquery(copy=False), copy=False
             )
             return [plain if keep else plain.where(kind_filter, copy=False)]
+        if leveled:
+            return [self.merged(self._lowest_level(union_all(parts)), out_names, kind_filter)]
         chain = None if keep else self.anti_join_pieces(files, parts, out_names, kind_filter)
         if chain is not None:
             return chain
         return [self.merged(union_all(parts), out_names, kind_filter)]
+
+    def _lookup_levels(self, files: Sequence[DataFileMeta]) -> bool:
+        """Whether a merge of `files` keeps only each key's lowest level >= 1 (and level 0).
+
+        Java wraps the merge function of a table that needs lookup (``changelog-producer`` =
+        lookup, deletion vectors; not first-row) in ``LookupMergeFunction``: a key merges its
+        level-0 records with the record of its lowest level >= 1 only, because every lookup
+        compaction already merged the older levels into that record. Matters only where two
+        levels >= 1 meet.
+        """
+        if not self.pk or self.merge_engine is MergeEngine.FIRST_ROW:
+            return False
+        options = self.options
+        lookup = options.changelog_producer is ChangelogProducer.LOOKUP or options.deletion_vectors
+        return lookup and len({f.level for f in files if f.level > 0}) > 1
+
+    def _lowest_level(self, body: exp.Select) -> exp.Select:
+        """`body`'s rows of level 0 and of each key's lowest level >= 1 (`LEVEL` dropped)."""
+        level = col(LEVEL)
+        lowest = exp.Window(
+            this=exp.Min(
+                this=exp.Case(
+                    ifs=[
+                        exp.If(
+                            this=exp.GT(this=level.copy(), expression=exp.Literal.number(0)),
+                            true=level.copy(),
+                        )
+                    ]
+                )
+            ),
+            partition_by=[col(k) for k in self.keys],
+        )
+        keep = exp.or_(
+            exp.EQ(this=level.copy(), expression=exp.Literal.number(0)),
+            exp.EQ(this=level.copy(), expression=lowest),
+        )
+        return (
+            exp.select(exp.Star(except_=[col(LEVEL)]))
+            .from_(body.subquery(copy=False), copy=False)
+            .qualify(keep, copy=False)
+        )
 
     def anti_join_pieces(
         self,
