@@ -91,7 +91,7 @@ def _statement(model, rng, session, keys=40):
     """One random INSERT (or, where the engine allows, DELETE) on `session` and the model."""
     if model.kind in _DELETES and model.rows and rng.random() < 0.25:
         a = rng.choice(sorted(model.rows))[0]
-        session.sql(f"DELETE FROM db.t WHERE a = {a}")
+        session.sql(f"DELETE FROM db.t WHERE a = {a}")  # noqa: S608
         model.delete(a)
         return
     rows = {}
@@ -100,7 +100,7 @@ def _statement(model, rng, session, keys=40):
         s = None if rng.random() < 0.2 else f"v{rng.randrange(100)}"
         n = None if rng.random() < 0.2 else rng.randrange(10)
         rows[a] = (a, s, n)  # one version of a key per statement
-    session.sql(f"INSERT INTO db.t VALUES {model.values_sql(rows.values())}")
+    session.sql(f"INSERT INTO db.t VALUES {model.values_sql(rows.values())}")  # noqa: S608
     for a, s, n in rows.values():
         model.upsert(a, s, n)
 
@@ -171,7 +171,7 @@ def test_delete_then_insert_again(tmp_path, kind):
         session.sql("DELETE FROM db.t WHERE a = 2")
         model.delete(2)
         assert _read(session) == model.expected()
-        session.sql(f"INSERT INTO db.t VALUES (2, 'again{round_}', {round_})")
+        session.sql(f"INSERT INTO db.t VALUES (2, 'again{round_}', {round_})")  # noqa: S608
         model.upsert(2, f"again{round_}", round_)
         assert _read(session) == model.expected()
     # one statement deletes a key and another inserts it back before the next compaction reads
@@ -193,12 +193,13 @@ def test_deletion_vector_files_replaced(tmp_path):
     table = session.catalog.load_table(Identifier("db", "t"))
     seen = set()
     for i in range(5):
-        session.sql(f"INSERT INTO db.t VALUES ({i * 100}, 'new{i}', -1)")
+        session.sql(f"INSERT INTO db.t VALUES ({i * 100}, 'new{i}', -1)")  # noqa: S608
         snap = table.latest_snapshot()
         names = {e.index_file.file_name for e in table.index_manifest(snap.index_manifest)}
-        assert len(names) == 1 and not names & seen  # a new DV file each time
+        assert len(names) == 1
+        assert not names & seen
         seen |= names
-    rows = dict(((a, (s, n)) for a, s, n in _read(session)))
+    rows = {a: (s, n) for a, s, n in _read(session)}
     assert len(rows) == 1000
     assert [rows[i * 100] for i in range(5)] == [(f"new{i}", -1) for i in range(5)]
     assert rows[1] == ("v1", 1)
