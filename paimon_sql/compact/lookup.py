@@ -80,7 +80,7 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         kept = [f for r in runs[count:] for f in r.files]
         keyed = [(f, _keys(plan, f)) for f in merged_files]
         keys = _distinct(pa.concat_tables([k for _, k in keyed]))
-        hits = _look_up(plan, kept, keys, _key_lookup(read))
+        hits = _look_up(plan, kept, _level0_only(keyed, keys), _key_lookup(read))
         found = [f for f in kept if f.file_name in hits]
         target = replace(unit, files=tuple(merged_files))
         if not vectors_on:
@@ -160,6 +160,18 @@ def _not_in(rows: pa.Table, keys: pa.Table) -> pa.Array:
     hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi").column(_ROW)
     mask = pc.is_in(arange(rows.num_rows), value_set=hit.combine_chunks())
     return pc.invert(mask)
+
+
+def _level0_only(keyed: Sequence[tuple[DataFileMeta, pa.Table]], keys: pa.Table) -> pa.Table:
+    """The keys of `keys` no picked file above level 0 holds: those looked up in the kept files.
+
+    As Java's lookup wrappers: a key with a record in a picked run above level 0 merges with that
+    record (its older copies further up were marked, or lose to it, when it got there).
+    """
+    high = [k for f, k in keyed if f.level > 0]
+    if not high or keys.num_rows == 0:
+        return keys
+    return keys.filter(_not_in(keys, _distinct(pa.concat_tables(high))))
 
 
 def _key_lookup(read: BucketReader) -> KeyLookup:
