@@ -150,21 +150,22 @@ def _kind(rows: pa.Table, kind: RowKind, order: int) -> pa.Table:
     return rows.append_column(_ORDER, pa.array([order] * n, pa.int8()))
 
 
-def _same(old: pa.Table, new: pa.Table, columns: Sequence[str]) -> pa.Array:
+def _same(old: pa.Table, new: pa.Table, columns: Sequence[str]) -> pa.Array[Any]:
     """Per row pair: whether every column of `columns` holds equal values (NULL equals NULL)."""
-    same = pa.array([True] * old.num_rows, pa.bool_())
+    same: Any = pa.array([True] * old.num_rows, pa.bool_())
     for name in columns:
-        a, b = old.column(name), new.column(name)
+        a: Any = old.column(name)
+        b: Any = new.column(name)
         try:
             equal = pc.fill_null(pc.equal(a, b), False)
-            nulls = pc.and_(pc.is_null(a), pc.is_null(b))
-            column = pc.or_(equal, nulls)
+            column: Any = pc.or_(equal, pc.and_(pc.is_null(a), pc.is_null(b)))
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested types: compare in Python
             column = pa.array(
                 [x == y for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True)], pa.bool_()
             )
         same = pc.and_(same, column)
-    return same
+    result: pa.Array[Any] = same.combine_chunks() if hasattr(same, "combine_chunks") else same
+    return result
 
 
 def changelog_maker(read: BucketReader) -> ChangelogMaker:

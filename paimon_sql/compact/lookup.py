@@ -150,7 +150,7 @@ def _table(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
     return pa.Table.from_batches(kept) if kept else None
 
 
-def _not_in(rows: pa.Table, keys: pa.Table) -> pa.Array:
+def _not_in(rows: pa.Table, keys: pa.Table) -> pa.Array[Any]:
     """Per row of `rows` (key columns only): whether its key is not a row of `keys`."""
     if keys.num_rows == 0:
         return pa.array([True] * rows.num_rows, pa.bool_())
@@ -182,13 +182,13 @@ def _key_lookup(read: BucketReader) -> KeyLookup:
 
 def _look_up(
     plan: ScanPlan, files: Sequence[DataFileMeta], keys: pa.Table, lookup: KeyLookup
-) -> dict[str, pa.Array]:
+) -> dict[str, pa.Array[Any]]:
     """Per file of `files` holding one of `keys`: the positions of its rows with those keys.
 
     Files whose key range (``_MIN_KEY``/``_MAX_KEY``) holds none of the keys are not opened; in the
     others only the row groups whose statistics may hold one are read (`KeyLookup`).
     """
-    out: dict[str, pa.Array] = {}
+    out: dict[str, pa.Array[Any]] = {}
     if keys.num_rows == 0:
         return out
     types = [plan.schema.field(k).type for k in keys.column_names]

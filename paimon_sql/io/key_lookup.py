@@ -97,7 +97,9 @@ class KeyLookup:
             self._groups.clear()
             self._bytes = 0
 
-    def positions(self, fileio: Any, path: str, size: int, fmt: str, keys: pa.Table) -> pa.Array:
+    def positions(
+        self, fileio: Any, path: str, size: int, fmt: str, keys: pa.Table
+    ) -> pa.Array[Any]:
         """The positions (int64, ascending) of the rows of the file whose key is a row of `keys`.
 
         `keys` holds distinct keys, its columns named and typed as the file's key columns are
@@ -114,7 +116,7 @@ class KeyLookup:
                 f"corrupt data file {path}: it lacks key column(s) "
                 f"{sorted(set(keys.column_names) - set(footer.columns))}"
             )
-        hits: list[pa.Array] = []
+        hits: list[pa.Array[Any]] = []
         for group in _candidate_groups(footer, keys.column(0)):
             stored = self._group(fileio, path, size, group, keys.schema)
             found = _matches(stored, keys, footer.offsets[group])
@@ -130,7 +132,8 @@ class KeyLookup:
         if fileio.local:
             return pq.ParquetFile(path)
         if hasattr(fileio, "read_ranges"):  # object store: range requests, footer first
-            return pq.ParquetFile(_remote_file(fileio, path, size), pre_buffer=False)
+            source: Any = _remote_file(fileio, path, size)
+            return pq.ParquetFile(source, pre_buffer=False)
         return pq.ParquetFile(fileio.fs.open_input_file(path))
 
     def _footer(self, fileio: Any, path: str, size: int, columns: Sequence[str]) -> _Footer:
@@ -239,40 +242,33 @@ def _read_footer(metadata: Any, columns: Sequence[str]) -> _Footer:
     )
 
 
-def _candidate_groups(footer: _Footer, first: pa.ChunkedArray) -> list[int]:
+def _candidate_groups(footer: _Footer, first: pa.ChunkedArray[Any]) -> list[int]:
     """The row groups whose first-key-column bounds hold at least one of the wanted values."""
     groups = [g for g, n in enumerate(footer.rows) if n]
-    if footer.lows is None or footer.highs is None:
+    lows, highs = footer.lows, footer.highs
+    if lows is None or highs is None:
         return groups
     values = first.combine_chunks()
-    if len(values) <= 64:  # a few keys: binary search in Python
-        wanted = sorted(values.to_pylist())
-        out = []
-        for g in groups:
-            i = bisect.bisect_left(wanted, footer.lows[g])
-            if i < len(wanted) and wanted[i] <= footer.highs[g]:
-                out.append(g)
-        return out
-    if pa.types.is_integer(values.type) or pa.types.is_date32(values.type):
+    numeric = pa.types.is_integer(values.type) or pa.types.is_date32(values.type)
+    if numeric and len(values) > 64:  # many keys: vectorised binary search
         ordered = np.sort(values.to_numpy(zero_copy_only=False))
-        lows = np.asarray(footer.lows)
-        highs = np.asarray(footer.highs)
+        low, high = np.asarray(lows), np.asarray(highs)
         if pa.types.is_date32(values.type):
             ordered = ordered.astype("datetime64[D]")
-            lows, highs = lows.astype("datetime64[D]"), highs.astype("datetime64[D]")
-        start = np.searchsorted(ordered, lows, side="left")
-        stop = np.searchsorted(ordered, highs, side="right")
+            low, high = low.astype("datetime64[D]"), high.astype("datetime64[D]")
+        start = np.searchsorted(ordered, low, side="left")
+        stop = np.searchsorted(ordered, high, side="right")
         return [g for g in groups if stop[g] > start[g]]
-    wanted = values.sort().to_pylist()
+    wanted: list[Any] = sorted(values.to_pylist())
     out = []
     for g in groups:
-        i = bisect.bisect_left(wanted, footer.lows[g])
-        if i < len(wanted) and wanted[i] <= footer.highs[g]:
+        i = bisect.bisect_left(wanted, lows[g])
+        if i < len(wanted) and wanted[i] <= highs[g]:
             out.append(g)
     return out
 
 
-def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> pa.Array:
+def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> pa.Array[Any]:
     """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending."""
     if stored.num_rows == 0:
         return pa.array([], pa.int64())

@@ -163,7 +163,8 @@ def _run_child(function: str, request: dict[str, Any]) -> dict[str, Any]:
     )
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def _build(root: Path, kind: str, n: int) -> Path:

@@ -191,10 +191,12 @@ def test_deletion_vector_files_replaced(tmp_path):
     _create(session, "dv")
     session.sql("INSERT INTO db.t SELECT i, 'v' || i, i FROM range(1000) r(i)")
     table = session.catalog.load_table(Identifier("db", "t"))
-    seen = set()
+    seen: set[str] = set()
     for i in range(5):
         session.sql(f"INSERT INTO db.t VALUES ({i * 100}, 'new{i}', -1)")  # noqa: S608
         snap = table.latest_snapshot()
+        assert snap is not None
+        assert snap.index_manifest is not None
         names = {e.index_file.file_name for e in table.index_manifest(snap.index_manifest)}
         assert len(names) == 1
         assert not names & seen
