@@ -1,20 +1,35 @@
-"""Lookup compaction of deletion-vector tables: leading runs merged a level up, old rows marked.
+"""Lookup compaction: leading runs merged a level up, reading only the keys they hold.
 
-Java's writer of a primary-key table with ``deletion-vectors.enabled`` compacts every write with a
-lookup compaction (seed 001; paimon-format.md §7, §8; ``ForceUpLevel0Compaction`` over
-``UniversalCompaction``, ``LookupMergeTreeCompactRewriter``). `paimon_sql.compact.picking`
-chooses the runs as Java does; picking every run is a full compaction
-(`paimon_sql.compact.full`). `lookup_rewrite` then, for one (partition, bucket):
+Java's writer of a primary-key table that needs lookup (``deletion-vectors.enabled``, first-row,
+``changelog-producer`` = lookup) compacts every write with a lookup compaction (seed 001;
+paimon-format.md §7, §8; ``ForceUpLevel0Compaction`` over ``UniversalCompaction``,
+``LookupMergeTreeCompactRewriter``). `paimon_sql.compact.picking` chooses the runs as Java does;
+picking every run is a full compaction (`paimon_sql.compact.full`). `lookup_rewrite` then, for one
+(partition, bucket), writes one new file at the output level holding, per key of a picked file,
+the row Java's lookup wrappers give, sorted by key:
 
-* writes one new file holding, for every key that occurs in a picked file (retractions
-  included), the row a merge of all the bucket's files gives (deletion vectors applied; a key
-  that ends deleted is left out: every older copy of it is marked deleted, so nothing of it stays
-  live), sorted by key, with the winning record's sequence number. ``sequence.field``,
-  partial-update and aggregation are merged by the reader exactly as in full compaction;
-* adds every row of a file it keeps whose key is such a key to that file's deletion vector; the
-  bucket's one DV index file (``index/index-<uuid>-<n>``) is rewritten in full (§8: one DV file
-  per bucket, rewritten whenever one of its DVs changes; encoded by
-  `paimon_sql.format.deletion_vector.encode_index`); the picked files' vectors go.
+* **deletion vectors**: the row a merge of the bucket gives (vectors applied; a key that ends
+  deleted is left out: every older copy of it is marked deleted, so nothing of it stays live),
+  with the winning record's sequence number; every row of a kept file with such a key is added to
+  that file's deletion vector, and the bucket's one DV index file (``index/index-<uuid>-<n>``) is
+  rewritten in full (§8; `paimon_sql.format.deletion_vector.encode_index`); the picked files'
+  vectors go;
+* **no deletion vectors** (first-row, lookup changelog): the kept files stay as they are
+  (`_rewrite_without_vectors`); the reader merges such a table as Java's ``LookupMergeFunction``
+  (level 0 plus each key's lowest level >= 1: `paimon_sql.read.build`).
+
+Only the keys the picked runs hold are read. The keys only level-0 files hold are looked up in
+the kept files (`_look_up`): files whose ``_MIN_KEY``/``_MAX_KEY`` hold none are skipped, and in
+the others only the Parquet row groups whose key statistics may hold one are read
+(`paimon_sql.io.key_lookup.KeyLookup`, whose footers and key columns the session caches per data
+file). The merged rows come from the reader restricted to those keys (a semi-join below the
+merge) over the picked files and the kept files that hold one. ``sequence.field``, partial-update
+and aggregation are merged by the reader exactly as in full compaction.
+
+What is cached is per immutable data file: which files are live, and their deletion vectors, are
+always the snapshot's being compacted, so a compaction or expiration by another writer between
+two writes of a session is seen at once, and a concurrent commit is caught by the commit's
+conflict check (the compaction is then planned again on the new latest snapshot).
 
 Java's file sizes differ from ours, so where a size falls on the other side of a ratio the layout
 (not the rows) may differ from Java's. A bucket whose files have another schema than the table's,
