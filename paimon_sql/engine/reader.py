@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paimon_sql.errors import (
     CorruptFileError,
@@ -33,7 +34,7 @@ from paimon_sql.io.datafiles import (
     read_orc,
     read_parquet,
 )
-from paimon_sql.plan.predicate import ValueRange, and_all, may_match
+from paimon_sql.plan.predicate import Compare, ValueRange, and_all, may_match
 from paimon_sql.plan.scan import data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -479,12 +480,33 @@ class BucketRead:
         pk = bool(plan.schema.primary_keys)
         request = ReadRequest(
             columns=tuple(plan.schema.field_names),
+            filters=_key_range(keys) if keys is not None and pk else (),
             system_columns=pk,
             key_order=pk,
             keys=keys,
             keep_retractions=pk and keep_retractions,
         )
         return self.reader.batches(plan, request)
+
+
+def _key_range(keys: pa.Table) -> tuple[Predicate, ...]:
+    """The first key column's bounds over `keys`, as filters the scans can skip row groups with.
+
+    The semi-join on `keys` selects the rows; the bounds only let DuckDB (and the remote reader's
+    row-group filter) skip what cannot match. Integer, string and date keys only.
+    """
+    if keys.num_rows == 0 or keys.num_columns == 0:
+        return ()
+    first = keys.column(0)
+    kind = first.type
+    if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_date32(kind)):
+        return ()
+    bounds = pc.min_max(first)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    if low is None or high is None:
+        return ()
+    name = keys.column_names[0]
+    return (Compare((name,), ">=", low), Compare((name,), "<=", high))
 
 
 def _streamable(plan: ScanPlan, split: Split, request: ReadRequest) -> set[str]:

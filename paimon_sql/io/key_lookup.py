@@ -64,6 +64,7 @@ _RANGED = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string, pa
 class _Footer:
     """What a Parquet footer says about the key: rows before each row group, and its bounds."""
 
+    metadata: Any  # the parsed footer (``pyarrow.parquet.FileMetaData``), not parsed again
     offsets: tuple[int, ...]  # the first position of each row group
     rows: tuple[int, ...]
     lows: tuple[Any, ...] | None  # first key column minimum per group (None: unknown)
@@ -118,7 +119,7 @@ class KeyLookup:
             )
         hits: list[pa.Array[Any]] = []
         for group in _candidate_groups(footer, keys.column(0)):
-            stored = self._group(fileio, path, size, group, keys.schema)
+            stored = self._group(fileio, path, size, group, keys.schema, footer.metadata)
             found = _matches(stored, keys, footer.offsets[group])
             if len(found):
                 hits.append(found)
@@ -128,13 +129,13 @@ class KeyLookup:
 
     # --- parquet ---------------------------------------------------------------------------------
 
-    def _open(self, fileio: Any, path: str, size: int) -> pq.ParquetFile:
+    def _open(self, fileio: Any, path: str, size: int, metadata: Any = None) -> pq.ParquetFile:
         if fileio.local:
-            return pq.ParquetFile(path)
+            return pq.ParquetFile(path, metadata=metadata)
         if hasattr(fileio, "read_ranges"):  # object store: range requests, footer first
             source: Any = _remote_file(fileio, path, size)
-            return pq.ParquetFile(source, pre_buffer=False)
-        return pq.ParquetFile(fileio.fs.open_input_file(path))
+            return pq.ParquetFile(source, pre_buffer=False, metadata=metadata)
+        return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata)
 
     def _footer(self, fileio: Any, path: str, size: int, columns: Sequence[str]) -> _Footer:
         key = (path, size)
@@ -157,7 +158,9 @@ class KeyLookup:
                 self._footers.popitem(last=False)
         return footer
 
-    def _group(self, fileio: Any, path: str, size: int, group: int, schema: pa.Schema) -> pa.Table:
+    def _group(
+        self, fileio: Any, path: str, size: int, group: int, schema: pa.Schema, metadata: Any
+    ) -> pa.Table:
         key = (path, size, group)
         with self._lock:
             known = self._groups.get(key)
@@ -166,7 +169,7 @@ class KeyLookup:
                 self._counts["row_groups_cached"] += 1
                 return known
         try:
-            table = self._open(fileio, path, size).read_row_group(
+            table = self._open(fileio, path, size, metadata).read_row_group(
                 group, columns=list(schema.names), use_threads=False
             )
             table = table.select(list(schema.names)).cast(schema)
@@ -234,6 +237,7 @@ def _read_footer(metadata: Any, columns: Sequence[str]) -> _Footer:
         highs.append(high)
     usable = ranged and all(v is not None for v in lows + highs)
     return _Footer(
+        metadata=metadata,
         offsets=tuple(offsets),
         rows=tuple(rows),
         lows=tuple(lows) if usable else None,
