@@ -82,7 +82,7 @@ class KeyLookup:
         """Keep at most `max_bytes` of decoded key columns."""
         self.max_bytes = max_bytes
         self._footers: OrderedDict[tuple[str, int], _Footer] = OrderedDict()
-        self._groups: OrderedDict[tuple[str, int, int], pa.Table] = OrderedDict()
+        self._groups: OrderedDict[tuple[str, int, int], _Keys] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self._counts = {"row_groups_read": 0, "row_groups_cached": 0, "footers_read": 0}
@@ -109,8 +109,7 @@ class KeyLookup:
         if keys.num_rows == 0:
             return pa.array([], pa.int64())
         if fmt != "parquet":
-            stored = self._whole(fileio, path, size, fmt, keys.schema)
-            return _matches(stored, keys, 0)
+            return self._whole(fileio, path, size, fmt, keys.schema).matches(keys, 0)
         footer = self._footer(fileio, path, size, keys.column_names)
         if tuple(keys.column_names) != footer.columns:
             raise SpecViolationError(
@@ -120,7 +119,7 @@ class KeyLookup:
         hits: list[pa.Array[Any]] = []
         for group in _candidate_groups(footer, keys.column(0)):
             stored = self._group(fileio, path, size, group, keys.schema, footer.metadata)
-            found = _matches(stored, keys, footer.offsets[group])
+            found = stored.matches(keys, footer.offsets[group])
             if len(found):
                 hits.append(found)
         if not hits:
@@ -160,7 +159,7 @@ class KeyLookup:
 
     def _group(
         self, fileio: Any, path: str, size: int, group: int, schema: pa.Schema, metadata: Any
-    ) -> pa.Table:
+    ) -> _Keys:
         key = (path, size, group)
         with self._lock:
             known = self._groups.get(key)
@@ -175,24 +174,26 @@ class KeyLookup:
             table = table.select(list(schema.names)).cast(schema)
         except (OSError, ValueError, pa.ArrowException) as err:
             raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
-        self._remember(key, table)
+        stored = self._remember(key, table)
         with self._lock:
             self._counts["row_groups_read"] += 1
-        return table
+        return stored
 
-    def _remember(self, key: tuple[str, int, int], table: pa.Table) -> None:
-        if table.nbytes > self.max_bytes:
-            return
+    def _remember(self, key: tuple[str, int, int], table: pa.Table) -> _Keys:
+        stored = _Keys(table)
+        if stored.nbytes > self.max_bytes:
+            return stored
         with self._lock:
             if key in self._groups:
-                return
-            self._groups[key] = table
-            self._bytes += table.nbytes
+                return stored
+            self._groups[key] = stored
+            self._bytes += stored.nbytes
             while self._bytes > self.max_bytes and self._groups:
                 _, old = self._groups.popitem(last=False)
                 self._bytes -= old.nbytes
+        return stored
 
-    def _whole(self, fileio: Any, path: str, size: int, fmt: str, schema: pa.Schema) -> pa.Table:
+    def _whole(self, fileio: Any, path: str, size: int, fmt: str, schema: pa.Schema) -> _Keys:
         key = (path, size, -1)
         with self._lock:
             known = self._groups.get(key)
@@ -205,9 +206,7 @@ class KeyLookup:
             raw = read_avro(fileio, path, schema)
         else:
             raise SpecViolationError(f"unknown data file format {fmt!r}: {path}")
-        table = raw.select(list(schema.names)).cast(schema)
-        self._remember(key, table)
-        return table
+        return self._remember(key, raw.select(list(schema.names)).cast(schema))
 
 
 def _read_footer(metadata: Any, columns: Sequence[str]) -> _Footer:
@@ -270,6 +269,41 @@ def _candidate_groups(footer: _Footer, first: pa.ChunkedArray[Any]) -> list[int]
         if i < len(wanted) and wanted[i] <= highs[g]:
             out.append(g)
     return out
+
+
+class _Keys:
+    """The key columns of a row group (or a whole file), as cached.
+
+    A single integer key column stored in ascending order (as Paimon sorts a data file by key) is
+    also kept as a numpy array: then a lookup is a binary search per key, not a scan.
+    """
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.nbytes = table.nbytes
+        self.ints: Any = None
+        if table.num_columns == 1 and pa.types.is_integer(table.schema.field(0).type):
+            column = table.column(0)
+            if column.null_count == 0 and table.num_rows:
+                values = column.to_numpy()
+                if bool(np.all(values[1:] >= values[:-1])):
+                    self.ints = values
+                    self.nbytes += values.nbytes
+
+    def matches(self, keys: pa.Table, offset: int) -> pa.Array[Any]:
+        """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending."""
+        if self.table.num_rows == 0:
+            return pa.array([], pa.int64())
+        if self.ints is not None:
+            wanted = np.unique(keys.column(0).to_numpy())
+            start = np.searchsorted(self.ints, wanted, side="left")
+            stop = np.searchsorted(self.ints, wanted, side="right")
+            runs = stop - start
+            found = np.repeat(start, runs) + (
+                np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)
+            )
+            return pa.array(found.astype(np.int64) + offset, pa.int64())
+        return _matches(self.table, keys, offset)
 
 
 def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> pa.Array[Any]:

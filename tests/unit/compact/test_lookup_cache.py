@@ -230,3 +230,29 @@ def test_one_key_reads_one_row_group(tmp_path):
         ("two", 2),
     ]
     assert session.sql("SELECT count(*) FROM db.t").fetchall() == [(20000,)]
+
+
+def test_binary_search_agrees_with_a_scan():
+    """`KeyLookup` finds a sorted integer key column's rows by binary search; a scan (Arrow's
+    is_in) over the same column must give the same positions, duplicates and unsorted columns
+    included (an unsorted column falls back to the scan)."""
+    import pyarrow as pa
+
+    from paimon_sql.io.key_lookup import _Keys, _matches
+
+    rng = random.Random(18)
+    searched = 0
+    for _ in range(400):
+        values = sorted(rng.randint(-20, 20) for _ in range(rng.randint(0, 60)))
+        if rng.random() < 0.3:
+            rng.shuffle(values)
+        stored = pa.table({"a": pa.array(values, pa.int64())})
+        wanted = {rng.randint(-25, 25) for _ in range(rng.randint(1, 8))}
+        keys = pa.table({"a": pa.array(sorted(wanted), pa.int64())})
+        offset = rng.randint(0, 100)
+        cached = _Keys(stored)
+        searched += cached.ints is not None
+        scanned = [i + offset for i, v in enumerate(values) if v in wanted]
+        assert cached.matches(keys, offset).to_pylist() == scanned
+        assert _matches(stored, keys, offset).to_pylist() == scanned
+    assert searched > 200
