@@ -117,9 +117,9 @@ class KeyLookup:
                 f"{sorted(set(keys.column_names) - set(footer.columns))}"
             )
         hits: list[pa.Array[Any]] = []
-        for group in _candidate_groups(footer, keys.column(0)):
+        for group, wanted in _candidate_groups(footer, keys):
             stored = self._group(fileio, path, size, group, keys.schema, footer.metadata)
-            found = stored.matches(keys, footer.offsets[group])
+            found = stored.matches(wanted, footer.offsets[group])
             if len(found):
                 hits.append(found)
         if not hits:
@@ -245,29 +245,38 @@ def _read_footer(metadata: Any, columns: Sequence[str]) -> _Footer:
     )
 
 
-def _candidate_groups(footer: _Footer, first: pa.ChunkedArray[Any]) -> list[int]:
-    """The row groups whose first-key-column bounds hold at least one of the wanted values."""
+def _candidate_groups(footer: _Footer, keys: pa.Table) -> list[tuple[int, pa.Table]]:
+    """The row groups whose first-key-column bounds hold one of `keys`, each with those keys.
+
+    Keys are sorted once by their first column; each row group gets the slice within its bounds
+    (a binary search per group), so a lookup of k keys costs O(k log k + groups log k).
+    """
     groups = [g for g, n in enumerate(footer.rows) if n]
     lows, highs = footer.lows, footer.highs
     if lows is None or highs is None:
-        return groups
-    values = first.combine_chunks()
-    numeric = pa.types.is_integer(values.type) or pa.types.is_date32(values.type)
-    if numeric and len(values) > 64:  # many keys: vectorised binary search
-        ordered = np.sort(values.to_numpy(zero_copy_only=False))
+        return [(g, keys) for g in groups]
+    name = keys.column_names[0]
+    ordered = keys.sort_by(name)
+    values = ordered.column(0).combine_chunks()
+    out = []
+    if pa.types.is_integer(values.type) or pa.types.is_date32(values.type):
+        sorted_values = values.to_numpy(zero_copy_only=False)
         low, high = np.asarray(lows), np.asarray(highs)
         if pa.types.is_date32(values.type):
-            ordered = ordered.astype("datetime64[D]")
+            sorted_values = sorted_values.astype("datetime64[D]")
             low, high = low.astype("datetime64[D]"), high.astype("datetime64[D]")
-        start = np.searchsorted(ordered, low, side="left")
-        stop = np.searchsorted(ordered, high, side="right")
-        return [g for g in groups if stop[g] > start[g]]
-    wanted: list[Any] = sorted(values.to_pylist())
-    out = []
+        start = np.searchsorted(sorted_values, low, side="left")
+        stop = np.searchsorted(sorted_values, high, side="right")
+        for g in groups:
+            if stop[g] > start[g]:
+                out.append((g, ordered.slice(int(start[g]), int(stop[g] - start[g]))))
+        return out
+    wanted: list[Any] = values.to_pylist()
     for g in groups:
         i = bisect.bisect_left(wanted, lows[g])
-        if i < len(wanted) and wanted[i] <= highs[g]:
-            out.append(g)
+        j = bisect.bisect_right(wanted, highs[g])
+        if j > i:
+            out.append((g, ordered.slice(i, j - i)))
     return out
 
 
