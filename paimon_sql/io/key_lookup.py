@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 
 #: Decoded key columns kept across lookups (bytes of Arrow memory); footers are not counted.
 CACHE_BYTES = 64 * 1024 * 1024
-#: Footers kept (parsed Parquet metadata, a few KiB each).
-CACHE_FOOTERS = 4096
+#: Footers kept (parsed Parquet metadata: a few KiB to ~100 KiB for a file of many row groups).
+CACHE_FOOTERS = 512
 
 _POS = "__paimon_pos"
 #: Parquet statistics of these Arrow types compare like Python values of the keys.
