@@ -5,17 +5,16 @@ first-row skip level-0 files (paimon-format.md §7; seed 001), so a write is vis
 its level-0 files are compacted. Java's writer of such tables (and of ``changelog-producer`` =
 lookup tables) compacts on every write: the write's APPEND (or OVERWRITE) snapshot is followed by
 a COMPACT snapshot of the (partition, bucket)s it touched (seed 000; tests/interop/README.md).
-`compact_after_write` does the same: deletion-vector tables get Java's lookup compaction
-(`paimon_sql.compact.lookup`: the runs Java picks merged one level up, the rows they replace
-marked in deletion vectors), first-row tables the full compaction of `paimon_sql.compact.full`
-(every file of a touched bucket merged to the top level). The writer (``paimon_sql.sql``,
-``paimon_sql.spark``) passes the bucket reader that runs the merge on DuckDB.
+`compact_after_write` does the same: deletion-vector, first-row and lookup-changelog tables get
+Java's lookup compaction (`paimon_sql.compact.lookup`: the runs Java picks merged one level up,
+reading only the keys they hold; deletion-vector tables mark the rows they replace), and a bucket
+where Java picks every run is fully compacted (`paimon_sql.compact.full`). The writer
+(``paimon_sql.sql``, ``paimon_sql.spark``) passes the bucket reader that runs the merge on
+DuckDB.
 
 * ``write-only`` = true: no compaction (Java: a separate job compacts).
 * ``changelog-producer`` = lookup: every write is compacted (Java's writer forces level 0 up at each
-  commit), and the compaction writes the lookup changelog (`paimon_sql.compact.changelog`):
-  deletion-vector tables by the lookup compaction, the others by a full compaction of the buckets
-  written.
+  commit), and the compaction writes the lookup changelog (`paimon_sql.compact.changelog`).
 * ``changelog-producer`` = full-compaction: every ``full-compaction.delta-commits`` writes (default
   1, as Flink's writer) the table is fully compacted, writing the full-compaction changelog.
 * A compaction that fails is retried once; then the statement fails with an error naming the
@@ -67,6 +66,15 @@ def hides_level0(options: Mapping[str, str], primary_keys: Sequence[str]) -> boo
 
 def _lookup(options: Mapping[str, str]) -> bool:
     return CoreOptions(options).changelog_producer is ChangelogProducer.LOOKUP
+
+
+def _needs_lookup(options: Mapping[str, str]) -> bool:
+    """Java's ``needLookup`` (deletion vectors, first-row, the lookup changelog producer).
+
+    Such a table is compacted after a write by a lookup compaction (`lookup_rewrite`).
+    """
+    first_row = CoreOptions(options).merge_engine is MergeEngine.FIRST_ROW
+    return _dv(options) or first_row or _lookup(options)
 
 
 def _full(options: Mapping[str, str]) -> bool:
@@ -150,7 +158,7 @@ def compact_after_write(
     error: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:
-            rewrite = lookup_rewrite(read) if _dv(schema.options) else None
+            rewrite = lookup_rewrite(read) if _needs_lookup(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
         except Exception as err:  # noqa: BLE001 -- any failure is retried once, then reported
             error = err

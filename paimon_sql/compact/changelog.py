@@ -25,29 +25,30 @@ in the bucket, in the data file layout, at the compaction's output level with fi
 (Java's ``createRollingChangelogFileWriter``); the COMPACT commit lists them in its changelog
 manifest list.
 
->>> _equal({"a": 1, "b": 2}, {"a": 1, "b": 3}, ignore=("b",))
-True
+>>> old, new = pa.table({"a": [1, None], "b": [2, 2]}), pa.table({"a": [1, None], "b": [2, 3]})
+>>> _same(old, new, ["a"]).to_pylist(), _same(old, new, ["a", "b"]).to_pylist()
+([True, True], [True, False])
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paimon_sql.catalog import names
 from paimon_sql.compact.full import compact as full_compact
-from paimon_sql.compact.lookup import _keys
+from paimon_sql.compact.lookup import _distinct, _key_lookup, _keys, _look_up, _only_files
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
-from paimon_sql.plan.scan import Section
+from paimon_sql.io.arrays import arange
 from paimon_sql.types import RowKind, arrow_type
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.compact.full import BucketReader, ChangelogMaker, CompactUnit, Rewriter
@@ -69,79 +70,102 @@ def produces_changelog(schema: TableSchema) -> bool:
     )
 
 
-def _equal(before: dict[str, Any], after: dict[str, Any], ignore: Sequence[str]) -> bool:
-    return all(before[k] == after[k] for k in before if k not in ignore and k in after)
-
-
-def _only(plan: ScanPlan, keep: Callable[[DataFileMeta], bool]) -> ScanPlan:
-    """`plan` reading only the files `keep` accepts, every section merged."""
-    splits = []
-    for split in plan.splits:
-        sections = []
-        for section in split.sections:
-            files = tuple(f for f in section.files if keep(f))
-            if files:
-                sections.append(Section(files=files, merge=True))
-        if sections:
-            kept = {f.file_name for s in sections for f in s.files}
-            vectors = tuple((n, r) for n, r in split.deletion_vectors if n in kept)
-            splits.append(replace(split, sections=tuple(sections), deletion_vectors=vectors))
-    return replace(plan, splits=tuple(splits))
-
-
-def _by_key(
-    batches: Iterable[pa.RecordBatch], keys: Sequence[str]
-) -> dict[tuple[Any, ...], dict[str, Any]]:
-    out: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for batch in batches:
-        for row in batch.to_pylist():
-            out[tuple(row[k] for k in keys)] = row
-    return out
-
-
-def changelog_rows(
+def changelog_table(
     plan: ScanPlan, files: Sequence[DataFileMeta], read: BucketReader
-) -> list[dict[str, Any]]:
-    """The changelog records of compacting `files` (every file of one bucket), sorted by key."""
+) -> pa.Table | None:
+    """The changelog records of compacting `files` (every file of one bucket), sorted by key.
+
+    The table's columns, then ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``; None when there are none.
+    Only the keys that get a changelog are read (a semi-join below the merge), from the files
+    whose key ranges and row groups may hold them (`paimon_sql.compact.lookup`), and paired
+    with Arrow joins on the key columns (no Python row objects).
+    """
     schema = plan.schema
     options = CoreOptions(schema.options)
-    producer = options.changelog_producer
     keys = list(schema.trimmed_primary_keys)
     top = options.top_level
-    if producer is ChangelogProducer.LOOKUP:
+    if options.changelog_producer is ChangelogProducer.LOOKUP:
         fresh = [f for f in files if f.level == 0]
-        before_plan = _only(plan, lambda f: f.level > 0)
+        older = [f for f in files if f.level > 0]
     else:  # a key only in the top level has one record: no change (Java's single-kv case)
         fresh = [f for f in files if f.level != top]
-        before_plan = _only(plan, lambda f: f.level == top)
+        older = [f for f in files if f.level == top]
     if not fresh:
-        return []
-    touched = {tuple(row[k] for k in keys) for f in fresh for row in _keys(plan, f).to_pylist()}
-    after = _by_key(read(plan), keys)
-    before = _by_key(read(before_plan), keys) if before_plan.splits else {}
-    dedup = options.flag("changelog-producer.row-deduplicate")
-    ignore = {SEQ, KIND}
-    ignored = options.options.get("changelog-producer.row-deduplicate-ignore-fields", "")
-    ignore |= {f.strip() for f in ignored.split(",") if f.strip()}
-    first_row = options.merge_engine is MergeEngine.FIRST_ROW
-    out: list[dict[str, Any]] = []
-    for key in sorted(touched, key=_sortable):
-        old, new = before.get(key), after.get(key)
-        if old is None:
-            if new is not None:
-                out.append({**new, KIND: RowKind.INSERT.value})
-        elif first_row:
-            continue
-        elif new is None:
-            out.append({**old, KIND: RowKind.DELETE.value})
-        elif not (dedup and _equal(old, new, tuple(ignore))):
-            out.append({**old, KIND: RowKind.UPDATE_BEFORE.value})
-            out.append({**new, KIND: RowKind.UPDATE_AFTER.value})
-    return out
+        return None
+    touched = _distinct(pa.concat_tables([_keys(plan, f) for f in fresh]))
+    if touched.num_rows == 0:
+        return None
+    hits = _look_up(plan, older, touched, _key_lookup(read))
+    found = [f for f in older if f.file_name in hits]
+    fields = [pa.field(f.name, arrow_type(f.type)) for f in schema.fields]
+    arrow = pa.schema([*fields, pa.field(SEQ, pa.int64()), pa.field(KIND, pa.int8())])
+    after = _rows(read(_only_files(plan, [*fresh, *found]), touched), arrow)
+    before = _rows(read(_only_files(plan, found), touched), arrow) if found else arrow.empty_table()
+    pairs = (
+        after.select(keys)
+        .append_column(_AFTER, arange(after.num_rows))
+        .join(
+            before.select(keys).append_column(_BEFORE, arange(before.num_rows)),
+            keys=keys,
+            join_type="full outer",
+        )
+    )
+    ia, ib = pairs.column(_AFTER), pairs.column(_BEFORE)
+    has_a, has_b = pc.is_valid(ia), pc.is_valid(ib)
+    pieces = [_kind(after.take(ia.filter(pc.invert(has_b))), RowKind.INSERT, 0)]
+    if options.merge_engine is not MergeEngine.FIRST_ROW:  # first-row: only new keys, +I
+        pieces.append(_kind(before.take(ib.filter(pc.invert(has_a))), RowKind.DELETE, 0))
+        both = pc.and_(has_a, has_b)
+        pa_, pb_ = ia.filter(both), ib.filter(both)
+        old, new = before.take(pb_), after.take(pa_)
+        if options.flag("changelog-producer.row-deduplicate"):
+            ignored = options.options.get("changelog-producer.row-deduplicate-ignore-fields", "")
+            ignore = {SEQ, KIND} | {f.strip() for f in ignored.split(",") if f.strip()}
+            changed = pc.invert(_same(old, new, [n for n in arrow.names if n not in ignore]))
+            old, new = old.filter(changed), new.filter(changed)
+        pieces.append(_kind(old, RowKind.UPDATE_BEFORE, 0))
+        pieces.append(_kind(new, RowKind.UPDATE_AFTER, 1))
+    out = pa.concat_tables(pieces)
+    if out.num_rows == 0:
+        return None
+    order = out.sort_by([*((k, "ascending") for k in keys), (_ORDER, "ascending")])
+    return order.drop_columns([_ORDER])
 
 
-def _sortable(key: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple((0, 0) if v is None else (1, v) for v in key)
+_AFTER, _BEFORE, _ORDER = "__paimon_after", "__paimon_before", "__paimon_order"
+
+
+def _rows(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    kept = [b for b in batches if b.num_rows]
+    if not kept:
+        return schema.empty_table()
+    return pa.Table.from_batches(kept).select(schema.names).cast(schema)
+
+
+def _kind(rows: pa.Table, kind: RowKind, order: int) -> pa.Table:
+    """`rows` with ``_VALUE_KIND`` = `kind` and a sort tag (-U before +U of a key)."""
+    n = rows.num_rows
+    at = rows.schema.get_field_index(KIND)
+    rows = rows.set_column(at, KIND, pa.array([kind.value] * n, pa.int8()))
+    return rows.append_column(_ORDER, pa.array([order] * n, pa.int8()))
+
+
+def _same(old: pa.Table, new: pa.Table, columns: Sequence[str]) -> pa.Array[Any]:
+    """Per row pair: whether every column of `columns` holds equal values (NULL equals NULL)."""
+    same: Any = pa.array([True] * old.num_rows, pa.bool_())
+    for name in columns:
+        a: Any = old.column(name)
+        b: Any = new.column(name)
+        try:
+            equal = pc.fill_null(pc.equal(a, b), False)
+            column: Any = pc.or_(equal, pc.and_(pc.is_null(a), pc.is_null(b)))
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested types: compare in Python
+            column = pa.array(
+                [x == y for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True)], pa.bool_()
+            )
+        same = pc.and_(same, column)
+    result: pa.Array[Any] = same.combine_chunks() if hasattr(same, "combine_chunks") else same
+    return result
 
 
 def changelog_maker(read: BucketReader) -> ChangelogMaker:
@@ -150,14 +174,11 @@ def changelog_maker(read: BucketReader) -> ChangelogMaker:
     prefix = str(uuid.uuid4())
 
     def make(unit: CompactUnit, rewriter: Rewriter, plan: ScanPlan) -> tuple[DataFileMeta, ...]:
-        rows = changelog_rows(plan, unit.files, read)
-        if not rows:
+        table = changelog_table(plan, unit.files, read)
+        if table is None:
             return ()
         schema = plan.schema
         options = CoreOptions(schema.options)
-        fields = [pa.field(f.name, arrow_type(f.type)) for f in schema.fields]
-        arrow = pa.schema([*fields, pa.field(SEQ, pa.int64()), pa.field(KIND, pa.int8())])
-        table = pa.Table.from_pylist(rows, schema=arrow)
         name = data_file_name(
             prefix,
             next(counter),

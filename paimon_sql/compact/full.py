@@ -34,9 +34,9 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
@@ -52,7 +52,7 @@ from paimon_sql.plan.scan import ReadMode, ScanPlan, plan_scan
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterator, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
@@ -62,10 +62,21 @@ if TYPE_CHECKING:
 
 DV_INDEX = "DELETION_VECTORS"
 
-#: The bucket reader: the rows of a one-bucket `ScanPlan`, the table columns (PK tables: then
-#: ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted by key for primary-key tables, in
-#: split order for append tables. The SQL layer passes one that runs the reader's SQL on DuckDB.
-BucketReader = Callable[[ScanPlan], Iterable[pa.RecordBatch]]
+
+class BucketReader(Protocol):
+    """The bucket reader: the rows of a one-bucket `ScanPlan`.
+
+    The table columns (PK tables: then ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted
+    by key for primary-key tables, in split order for append tables; with `keys` (a table of key
+    columns), only the rows of those keys; with `keep_retractions`, a key whose merged record is a
+    retraction too (its ``_VALUE_KIND`` says which). The SQL layer passes one that runs the
+    reader's SQL on DuckDB (``paimon_sql.engine.reader.BucketRead``, which also carries the
+    session's ``key_lookup`` cache).
+    """
+
+    def __call__(  # noqa: D102
+        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+    ) -> Iterable[pa.RecordBatch]: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

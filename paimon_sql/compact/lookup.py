@@ -1,20 +1,35 @@
-"""Lookup compaction of deletion-vector tables: leading runs merged a level up, old rows marked.
+"""Lookup compaction: leading runs merged a level up, reading only the keys they hold.
 
-Java's writer of a primary-key table with ``deletion-vectors.enabled`` compacts every write with a
-lookup compaction (seed 001; paimon-format.md §7, §8; ``ForceUpLevel0Compaction`` over
-``UniversalCompaction``, ``LookupMergeTreeCompactRewriter``). `paimon_sql.compact.picking`
-chooses the runs as Java does; picking every run is a full compaction
-(`paimon_sql.compact.full`). `lookup_rewrite` then, for one (partition, bucket):
+Java's writer of a primary-key table that needs lookup (``deletion-vectors.enabled``, first-row,
+``changelog-producer`` = lookup) compacts every write with a lookup compaction (seed 001;
+paimon-format.md §7, §8; ``ForceUpLevel0Compaction`` over ``UniversalCompaction``,
+``LookupMergeTreeCompactRewriter``). `paimon_sql.compact.picking` chooses the runs as Java does;
+picking every run is a full compaction (`paimon_sql.compact.full`). `lookup_rewrite` then, for one
+(partition, bucket), writes one new file at the output level holding, per key of a picked file,
+the row Java's lookup wrappers give, sorted by key:
 
-* writes one new file holding, for every key that occurs in a picked file (retractions
-  included), the row a merge of all the bucket's files gives (deletion vectors applied; a key
-  that ends deleted is left out: every older copy of it is marked deleted, so nothing of it stays
-  live), sorted by key, with the winning record's sequence number. ``sequence.field``,
-  partial-update and aggregation are merged by the reader exactly as in full compaction;
-* adds every row of a file it keeps whose key is such a key to that file's deletion vector; the
-  bucket's one DV index file (``index/index-<uuid>-<n>``) is rewritten in full (§8: one DV file
-  per bucket, rewritten whenever one of its DVs changes; encoded by
-  `paimon_sql.format.deletion_vector.encode_index`); the picked files' vectors go.
+* **deletion vectors**: the row a merge of the bucket gives (vectors applied; a key that ends
+  deleted is left out: every older copy of it is marked deleted, so nothing of it stays live),
+  with the winning record's sequence number; every row of a kept file with such a key is added to
+  that file's deletion vector, and the bucket's one DV index file (``index/index-<uuid>-<n>``) is
+  rewritten in full (§8; `paimon_sql.format.deletion_vector.encode_index`); the picked files'
+  vectors go;
+* **no deletion vectors** (first-row, lookup changelog): the kept files stay as they are
+  (`_rewrite_without_vectors`); the reader merges such a table as Java's ``LookupMergeFunction``
+  (level 0 plus each key's lowest level >= 1: `paimon_sql.read.build`).
+
+Only the keys the picked runs hold are read. The keys only level-0 files hold are looked up in
+the kept files (`_look_up`): files whose ``_MIN_KEY``/``_MAX_KEY`` hold none are skipped, and in
+the others only the Parquet row groups whose key statistics may hold one are read
+(`paimon_sql.io.key_lookup.KeyLookup`, whose footers and key columns the session caches per data
+file). The merged rows come from the reader restricted to those keys (a semi-join below the
+merge) over the picked files and the kept files that hold one. ``sequence.field``, partial-update
+and aggregation are merged by the reader exactly as in full compaction.
+
+What is cached is per immutable data file: which files are live, and their deletion vectors, are
+always the snapshot's being compacted, so a compaction or expiration by another writer between
+two writes of a session is seen at once, and a concurrent commit is caught by the commit's
+conflict check (the compaction is then planned again on the new latest snapshot).
 
 Java's file sizes differ from ours, so where a size falls on the other side of a ratio the layout
 (not the rows) may differ from Java's. A bucket whose files have another schema than the table's,
@@ -26,7 +41,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,32 +51,40 @@ from pyroaring import BitMap, BitMap64
 from paimon_sql.compact.full import DV_INDEX
 from paimon_sql.compact.picking import pick, sorted_runs
 from paimon_sql.errors import SpecViolationError
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.deletion_vector import encode_index
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
-from paimon_sql.format.options import CoreOptions
+from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import read_avro, read_orc
-from paimon_sql.plan.scan import data_file_path, index_file_path, read_vector
+from paimon_sql.io.key_lookup import KeyLookup
+from paimon_sql.plan.scan import Section, data_file_path, index_file_path, read_vector
 from paimon_sql.types import arrow_type
 
+_ROW = "__paimon_row"
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.compact.full import BucketReader, CompactUnit, Rewriter, UnitRewrite
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.plan.scan import ScanPlan
 
-_POS = "__paimon_pos"
-
 
 def lookup_rewrite(read: BucketReader) -> UnitRewrite:
-    """The lookup compaction of one unit, reading merged rows with `read`."""
+    """The lookup compaction of one unit, reading merged rows with `read`.
+
+    Deletion-vector tables as the module says; tables without vectors (first-row,
+    ``changelog-producer`` = lookup) by `_rewrite_without_vectors`.
+    """
 
     def rewrite(unit: CompactUnit, rewriter: Rewriter, plan: ScanPlan) -> CommitMessage | None:
         schema = plan.schema
+        options = CoreOptions(schema.options)
         if any(f.schema_id != schema.id for f in unit.files):
             return None
+        vectors_on = options.deletion_vectors and not options.deletion_vectors_merge_on_read
         runs = sorted_runs(unit.files)
         picked = pick(runs, schema.options) if runs and runs[0].level == 0 else None
         if picked is None:
@@ -69,30 +92,161 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         count, out_level = picked
         merged_files = [f for r in runs[:count] for f in r.files]
         kept = [f for r in runs[count:] for f in r.files]
-        keys = _distinct(pa.concat_tables([_keys(plan, f) for f in merged_files]))
-        rows = _semi_join(_merged(read, plan), keys)
+        keyed = [(f, _keys(plan, f)) for f in merged_files]
+        keys = _distinct(pa.concat_tables([k for _, k in keyed]))
+        hits = _look_up(plan, kept, _level0_only(keyed, keys), _key_lookup(read))
+        found = [f for f in kept if f.file_name in hits]
+        target = replace(unit, files=tuple(merged_files))
+        if not vectors_on:
+            return _rewrite_without_vectors(
+                target, rewriter, plan, read, keyed, keys, found, out_level
+            )
         message = rewriter.write(
-            replace(unit, files=tuple(merged_files)),
+            target,
             plan.splits[0].bucket_path,
-            rows.to_batches(),
+            read(_only_files(plan, merged_files + found), keys) if keys.num_rows else (),
             out_level,
         )
         vectors = _old_vectors(plan)
-        wide = CoreOptions(schema.options).flag("deletion-vectors.bitmap64")
-        for f in kept:
-            marked = _positions(_keys(plan, f), keys)
-            if len(marked):
-                # a file's existing vector keeps its width, a new one is 64-bit under
-                # deletion-vectors.bitmap64 (Java's BucketedDvMaintainer)
-                old = vectors.get(f.file_name)
-                if old is None:
-                    old = BitMap64() if wide else BitMap()
-                old.update(int(p) for p in marked.to_numpy())
-                vectors[f.file_name] = old
+        wide = options.flag("deletion-vectors.bitmap64")
+        for name, marked in hits.items():
+            # a file's existing vector keeps its width, a new one is 64-bit under
+            # deletion-vectors.bitmap64 (Java's BucketedDvMaintainer)
+            old = vectors.get(name)
+            if old is None:
+                old = BitMap64() if wide else BitMap()
+            old.update(marked.to_numpy().tolist())
+            vectors[name] = old
         index = _write_index(plan, rewriter, [f.file_name for f in kept], vectors)
         return replace(message, new_index_files=index)
 
     return rewrite
+
+
+def _rewrite_without_vectors(
+    unit: CompactUnit,
+    rewriter: Rewriter,
+    plan: ScanPlan,
+    read: BucketReader,
+    keyed: Sequence[tuple[DataFileMeta, pa.Table]],
+    keys: pa.Table,
+    found: Sequence[DataFileMeta],
+    out_level: int,
+) -> CommitMessage:
+    """Java's lookup rewrite without deletion vectors: the kept files stay as they are.
+
+    The new file at `out_level` holds, per key of the picked files (`unit.files`):
+
+    * first-row (``FirstRowMergeFunctionWrapper``): the first record among the picked files,
+      left out when all of them are level-0 records and a kept file holds the key (the older
+      row stays the first one);
+    * other merge engines (``LookupChangelogMergeFunctionWrapper``): the level-0 records merged
+      with the key's record of its lowest level >= 1 (picked or kept), as the reader merges a
+      lookup table; retractions are written too (the output is not the top level: a ``-D`` must
+      hide the older record above it).
+    """
+    bucket_path = plan.splits[0].bucket_path
+    if keys.num_rows == 0:
+        return rewriter.write(unit, bucket_path, (), out_level)
+    if CoreOptions(plan.schema.options).merge_engine is not MergeEngine.FIRST_ROW:
+        rows = read(_only_files(plan, [*unit.files, *found]), keys, keep_retractions=True)
+        return rewriter.write(unit, bucket_path, rows, out_level)
+    merged = _table(read(_only_files(plan, list(unit.files)), keys))
+    if found and merged is not None:
+        names = keys.column_names
+        older = _table(read(_only_files(plan, list(found)), keys))
+        if older is not None:
+            high = [k for f, k in keyed if f.level > 0]
+            drop = older.select(names).cast(keys.schema)
+            if high:
+                drop = drop.filter(_not_in(drop, _distinct(pa.concat_tables(high))))
+            merged = merged.filter(_not_in(merged.select(names).cast(keys.schema), drop))
+    batches = merged.to_batches() if merged is not None else ()
+    return rewriter.write(unit, bucket_path, batches, out_level)
+
+
+def _table(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
+    """The batches as one table (None when there are none)."""
+    kept = list(batches)
+    return pa.Table.from_batches(kept) if kept else None
+
+
+def _not_in(rows: pa.Table, keys: pa.Table) -> pa.Array[Any]:
+    """Per row of `rows` (key columns only): whether its key is not a row of `keys`."""
+    if keys.num_rows == 0:
+        return pa.array([True] * rows.num_rows, pa.bool_())
+    if rows.num_columns == 1:
+        return pc.invert(pc.is_in(rows.column(0), value_set=keys.column(0).combine_chunks()))
+    indexed = rows.append_column(_ROW, arange(rows.num_rows))
+    hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi").column(_ROW)
+    mask = pc.is_in(arange(rows.num_rows), value_set=hit.combine_chunks())
+    return pc.invert(mask)
+
+
+def _level0_only(keyed: Sequence[tuple[DataFileMeta, pa.Table]], keys: pa.Table) -> pa.Table:
+    """The keys of `keys` no picked file above level 0 holds: those looked up in the kept files.
+
+    As Java's lookup wrappers: a key with a record in a picked run above level 0 merges with that
+    record (its older copies further up were marked, or lose to it, when it got there).
+    """
+    high = [k for f, k in keyed if f.level > 0]
+    if not high or keys.num_rows == 0:
+        return keys
+    return keys.filter(_not_in(keys, _distinct(pa.concat_tables(high))))
+
+
+def _key_lookup(read: BucketReader) -> KeyLookup:
+    """The session's key-column cache the reader carries, or a fresh one."""
+    found = getattr(read, "key_lookup", None)
+    return found if isinstance(found, KeyLookup) else KeyLookup()
+
+
+def _look_up(
+    plan: ScanPlan, files: Sequence[DataFileMeta], keys: pa.Table, lookup: KeyLookup
+) -> dict[str, pa.Array[Any]]:
+    """Per file of `files` holding one of `keys`: the positions of its rows with those keys.
+
+    Files whose key range (``_MIN_KEY``/``_MAX_KEY``) holds none of the keys are not opened; in the
+    others only the row groups whose statistics may hold one are read (`KeyLookup`).
+    """
+    out: dict[str, pa.Array[Any]] = {}
+    if keys.num_rows == 0:
+        return out
+    types = [plan.schema.field(k).type for k in keys.column_names]
+    ordered = keys.sort_by([(k, "ascending") for k in keys.column_names])
+    low = _sortable(tuple(ordered.slice(0, 1).to_pylist()[0].values()))
+    high = _sortable(tuple(ordered.slice(ordered.num_rows - 1).to_pylist()[0].values()))
+    for f in files:
+        if _sortable(decode_row(f.max_key, types)) < low:
+            continue
+        if _sortable(decode_row(f.min_key, types)) > high:
+            continue
+        path = data_file_path(plan, plan.splits[0], f)
+        found = lookup.positions(plan.table.fileio, path, f.file_size, f.format, keys)
+        if len(found):
+            out[f.file_name] = found
+    return out
+
+
+def _sortable(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple((0, 0) if v is None else (1, v) for v in key)
+
+
+def _only_files(plan: ScanPlan, files: Sequence[DataFileMeta]) -> ScanPlan:
+    """`plan` (one bucket) reading just `files`, merged as one section, their vectors applied."""
+    names = {f.file_name for f in files}
+    vectors = tuple(
+        (name, ref)
+        for split in plan.splits
+        for name, ref in split.deletion_vectors
+        if name in names
+    )
+    split = replace(
+        plan.splits[0],
+        sections=(Section(files=tuple(files), merge=True),),
+        deletion_vectors=vectors,
+    )
+    return replace(plan, splits=(split,))
 
 
 def _key_schema(plan: ScanPlan) -> pa.Schema:
@@ -123,29 +277,6 @@ def _keys(plan: ScanPlan, f: DataFileMeta) -> pa.Table:
 
 def _distinct(keys: pa.Table) -> pa.Table:
     return keys.group_by(keys.column_names).aggregate([])
-
-
-def _positions(rows: pa.Table, keys: pa.Table) -> pa.Array:
-    """The positions of `rows` whose key is in `keys`, ascending."""
-    indexed = rows.append_column(_POS, arange(rows.num_rows))
-    hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi")
-    positions = hit.column(_POS).combine_chunks()
-    return positions.take(pc.array_sort_indices(positions))
-
-
-def _merged(read: BucketReader, plan: ScanPlan) -> pa.Table:
-    batches = [b for b in read(plan) if b.num_rows]
-    if not batches:
-        return pa.table({})
-    return pa.Table.from_batches(batches)
-
-
-def _semi_join(merged: pa.Table, keys: pa.Table) -> pa.Table:
-    """The merged rows whose key is in `keys`, in the reader's (key) order."""
-    if merged.num_rows == 0:
-        return merged
-    key_rows = merged.select(keys.column_names).cast(keys.schema)
-    return merged.take(_positions(key_rows, keys))
 
 
 def _old_vectors(plan: ScanPlan) -> dict[str, BitMap | BitMap64]:

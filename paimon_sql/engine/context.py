@@ -29,11 +29,11 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.damage import damaged_view
-from paimon_sql.engine.reader import SplitReader
+from paimon_sql.engine.reader import BucketRead, SplitReader
 from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.engine.source import PaimonSource, register
 from paimon_sql.errors import PaimonSqlError
-from paimon_sql.read.build import ReadRequest
+from paimon_sql.io.key_lookup import KeyLookup
 from paimon_sql.sqlnodes import (
     create_schema,
     create_view,
@@ -46,7 +46,7 @@ from paimon_sql.sqlnodes import (
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from contextlib import AbstractContextManager
 
     import pyarrow as pa
@@ -97,6 +97,8 @@ class Engine:
         #: The private database split queries run on (streamed reads).
         self.private = private_duckdb()
         self.reader = SplitReader(self.private)
+        #: Key columns of data files, cached for lookup compaction across the session's writes.
+        self.key_lookup = KeyLookup()
         self.log = ErrorLog()
         self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
@@ -205,22 +207,14 @@ class Engine:
         known = self._views.get(ident)
         return None if known is None else known[0]
 
-    def bucket_reader(self) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
+    def bucket_reader(self) -> BucketRead:
         """What compaction reads a plan with.
 
         Its rows merged (with the system columns and in key order for primary-key tables), run on
-        ``con``.
+        ``con``; with ``keys``, only those keys' rows. It carries the session's `KeyLookup`
+        (lookup compaction's cache of data files' key columns).
         """
-        reader = SplitReader(self.con)
-
-        def read(plan: ScanPlan) -> Iterator[pa.RecordBatch]:
-            pk = bool(plan.schema.primary_keys)
-            request = ReadRequest(
-                columns=tuple(plan.schema.field_names), system_columns=pk, key_order=pk
-            )
-            return reader.batches(plan, request)
-
-        return read
+        return BucketRead(SplitReader(self.con), self.key_lookup)
 
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest scan of table `name` (``db.table``)."""

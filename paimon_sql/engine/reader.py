@@ -38,7 +38,7 @@ from paimon_sql.io.datafiles import (
     read_orc,
     read_parquet,
 )
-from paimon_sql.plan.predicate import ValueRange, and_all, may_match
+from paimon_sql.plan.predicate import Compare, ValueRange, and_all, may_match
 from paimon_sql.plan.scan import Section, data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.io.key_lookup import KeyLookup
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import DvRef, ScanPlan, Split
     from paimon_sql.types import DataField
@@ -284,11 +285,16 @@ class SplitReader:
         try:
             dv_tables = self._deletion_vectors(cursor, plan, split, registered)
             sources = self._sources(cursor, plan, split, request, dv_tables, registered)
+            key_set = None
+            if request.keys is not None:
+                key_set = f"__paimon_keys_{next(_names)}"
+                cursor.register(key_set, request.keys)
+                registered.append(key_set)
             if request.first_rows:
-                queries = split_queries(plan, split, request, sources, dv_tables)
+                queries = split_queries(plan, split, request, sources, dv_tables, key_set)
                 rows = self.FIRST_BATCH_ROWS
             else:
-                queries = iter([split_query(plan, split, request, sources, dv_tables)])
+                queries = iter([split_query(plan, split, request, sources, dv_tables, key_set)])
                 rows = self.BATCH_ROWS
             try:
                 for query in queries:
@@ -647,6 +653,55 @@ class SplitReader:
         else:
             self._cache.move_to_end(key)
         return value
+
+
+class BucketRead:
+    """Compaction's bucket reader (`paimon_sql.compact.full.BucketReader`) on a `SplitReader`.
+
+    A plan's rows merged, with ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND`` and in key order for
+    primary-key tables; with `keys`, only the rows of those keys. `key_lookup` is the session's
+    cache of data files' key columns.
+    """
+
+    def __init__(self, reader: SplitReader, key_lookup: KeyLookup) -> None:
+        """Read with `reader`; lookups share `key_lookup`."""
+        self.reader = reader
+        self.key_lookup = key_lookup
+
+    def __call__(
+        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of `plan` (of the `keys` only, if given; retractions kept if asked)."""
+        pk = bool(plan.schema.primary_keys)
+        request = ReadRequest(
+            columns=tuple(plan.schema.field_names),
+            filters=_key_range(keys) if keys is not None and pk else (),
+            system_columns=pk,
+            key_order=pk,
+            keys=keys,
+            keep_retractions=pk and keep_retractions,
+        )
+        return self.reader.batches(plan, request)
+
+
+def _key_range(keys: pa.Table) -> tuple[Predicate, ...]:
+    """The first key column's bounds over `keys`, as filters the scans can skip row groups with.
+
+    The semi-join on `keys` selects the rows; the bounds only let DuckDB (and the remote reader's
+    row-group filter) skip what cannot match. Integer, string and date keys only.
+    """
+    if keys.num_rows == 0 or keys.num_columns == 0:
+        return ()
+    first = keys.column(0)
+    kind = first.type
+    if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_date32(kind)):
+        return ()
+    bounds = pc.min_max(first)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    if low is None or high is None:
+        return ()
+    name = keys.column_names[0]
+    return (Compare((name,), ">=", low), Compare((name,), "<=", high))
 
 
 def _streamable(plan: ScanPlan, split: Split, request: ReadRequest) -> set[str]:

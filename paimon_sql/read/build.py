@@ -23,7 +23,7 @@ import datetime
 import decimal
 import functools
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from typing import cast as as_type
 
@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
-from paimon_sql.format.options import MergeEngine
+from paimon_sql.format.options import ChangelogProducer, MergeEngine
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, conjuncts
 from paimon_sql.plan.scan import ReadMode, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
@@ -50,6 +50,8 @@ from paimon_sql.types import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+    import pyarrow as pa
+
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.plan.predicate import Predicate
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+#: A file's level beside its rows, where a lookup table's merge needs it (`_lowest_level`).
+LEVEL = "__paimon_level"
 POS = "file_row_number"
 
 
@@ -449,6 +453,10 @@ class ReadRequest:
     #: Java 1.3's ``t$row_tracking`` does (the engine's reader stitches them, see
     #: ``paimon_sql.engine.reader``).
     row_tracking: bool = False
+    #: Only the rows whose key (the trimmed primary key) is a row of this table: a semi-join placed
+    #: in every file's read, below the merge (lookup compaction reads the keys a write touched).
+    #: The columns are the key columns, typed as the table reads them; the reader registers it.
+    keys: pa.Table | None = field(default=None, compare=False)
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the
@@ -467,9 +475,11 @@ class _SplitQuery:
         request: ReadRequest,
         sources: Mapping[str, FileSource],
         dv_tables: Mapping[str, str],
+        key_set: str | None = None,
     ) -> None:
         self.plan, self.split, self.request = plan, split, request
         self.sources, self.dv_tables = sources, dv_tables
+        self.key_set = key_set
         schema: TableSchema = plan.schema
         self.types = {f.name: f.type for f in schema.fields}
         self.partition = dict(zip(schema.partition_keys, split.partition, strict=False))
@@ -532,6 +542,21 @@ class _SplitQuery:
             exp.select(exp.Star()).from_(q.subquery(copy=False), copy=False).where(cond, copy=False)
         )
 
+    def _only_keys(self, q: exp.Select) -> exp.Select:
+        """`q`'s rows whose key is in the request's key set (a semi-join), or `q` without one."""
+        if self.key_set is None:
+            return q
+        return (
+            exp.select(exp.Star())
+            .from_(q.subquery("f", copy=False), copy=False)
+            .join(
+                exp.Table(this=ident(self.key_set)),
+                using=[ident(k) for k in self.keys],
+                join_type="semi",
+                copy=False,
+            )
+        )
+
     def _partition_columns(self) -> dict[str, exp.Expression]:
         return {
             name: exp.alias_(
@@ -568,12 +593,17 @@ class _SplitQuery:
         """
         kind_filter = row_kind_in(col(KIND), ADD_KINDS)
         meta = self.pk
+        leveled = merge and self._lookup_levels(files)
         parts = []
         for f in files:
             q = self._with_partition(
                 self.file_select(f, names, meta), names + ([SEQ, KIND] if meta else [])
             )
-            parts.append(self._filtered(q, self.pre))
+            q = self._filtered(q, self.pre)
+            if leveled:
+                level = exp.alias_(exp.Literal.number(f.level), LEVEL, quoted=True)
+                q = exp.select(exp.Star(), level).from_(q.subquery(copy=False), copy=False)
+            parts.append(self._only_keys(q))
         out_names = names + list(self.partition)
         if not self.pk:
             return [union_all(parts)]
@@ -585,10 +615,53 @@ class _SplitQuery:
                 union_all(parts).subquery(copy=False), copy=False
             )
             return [plain if keep else plain.where(kind_filter, copy=False)]
+        if leveled:
+            return [self.merged(self._lowest_level(union_all(parts)), out_names, kind_filter)]
         chain = None if keep else self.anti_join_pieces(files, parts, out_names, kind_filter)
         if chain is not None:
             return chain
         return [self.merged(union_all(parts), out_names, kind_filter)]
+
+    def _lookup_levels(self, files: Sequence[DataFileMeta]) -> bool:
+        """Whether a merge of `files` keeps only each key's lowest level >= 1 (and level 0).
+
+        Java wraps the merge function of a table that needs lookup (``changelog-producer`` =
+        lookup, deletion vectors; not first-row) in ``LookupMergeFunction``: a key merges its
+        level-0 records with the record of its lowest level >= 1 only, because every lookup
+        compaction already merged the older levels into that record. Matters only where two
+        levels >= 1 meet.
+        """
+        if not self.pk or self.merge_engine is MergeEngine.FIRST_ROW:
+            return False
+        options = self.options
+        lookup = options.changelog_producer is ChangelogProducer.LOOKUP or options.deletion_vectors
+        return lookup and len({f.level for f in files if f.level > 0}) > 1
+
+    def _lowest_level(self, body: exp.Select) -> exp.Select:
+        """`body`'s rows of level 0 and of each key's lowest level >= 1 (`LEVEL` dropped)."""
+        level = col(LEVEL)
+        lowest = exp.Window(
+            this=exp.Min(
+                this=exp.Case(
+                    ifs=[
+                        exp.If(
+                            this=exp.GT(this=level.copy(), expression=exp.Literal.number(0)),
+                            true=level.copy(),
+                        )
+                    ]
+                )
+            ),
+            partition_by=[col(k) for k in self.keys],
+        )
+        keep = exp.or_(
+            exp.EQ(this=level.copy(), expression=exp.Literal.number(0)),
+            exp.EQ(this=level.copy(), expression=lowest),
+        )
+        return (
+            exp.select(exp.Star(except_=[col(LEVEL)]))
+            .from_(body.subquery(copy=False), copy=False)
+            .qualify(keep, copy=False)
+        )
 
     def anti_join_pieces(
         self,
@@ -764,9 +837,13 @@ def split_query(
     request: ReadRequest,
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
+    key_set: str | None = None,
 ) -> exp.Select:
-    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely."""
-    return _SplitQuery(plan, split, request, sources, dv_tables).build()
+    """The SQL reading one split: sections merged as needed, DVs applied, filters placed safely.
+
+    `key_set` names the registered table of `request.keys` (the rows of those keys only).
+    """
+    return _SplitQuery(plan, split, request, sources, dv_tables, key_set).build()
 
 
 def split_queries(
@@ -775,9 +852,10 @@ def split_queries(
     request: ReadRequest,
     sources: Mapping[str, FileSource],
     dv_tables: Mapping[str, str],
+    key_set: str | None = None,
 ) -> Iterator[exp.Select]:
     """`split_query` as several queries to run in order (see `_SplitQuery.queries`), for streams."""
-    return _SplitQuery(plan, split, request, sources, dv_tables).queries()
+    return _SplitQuery(plan, split, request, sources, dv_tables, key_set).queries()
 
 
 def physical_columns(plan: ScanPlan, f: DataFileMeta, request: ReadRequest) -> list[str]:

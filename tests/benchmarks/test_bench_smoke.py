@@ -55,3 +55,21 @@ def test_write_suite_smoke(tmp_path: Path) -> None:
         cell = results[case]["paimon-sql"]
         assert cell.get("best", 0) > 0, cell
     assert results["pk_fixed4_upsert"]["pypaimon-rust"]["reps"] == 1
+
+
+def test_lookup_suite_smoke(tmp_path: Path) -> None:
+    """The lookup-compaction benchmark (`tests.benchmarks.lookup`) on 2,000 rows: every cell runs,
+    the DuckDB floor finds the existing keys, and paimon-sql's table equals the expected rows."""
+    from tests.benchmarks import lookup
+
+    out = tmp_path / "lookup.json"
+    argv = ["--rows", "2000", "--reps", "2", "--ks", "1,10", "--kinds", "dv,first_row,lookup"]
+    lookup.main([*argv, "--output", str(out)])
+    results = json.loads(out.read_text())["results"]
+    assert len(results) == 6
+    for row in results:
+        ours, floor = row["paimon_sql"], row["duckdb_floor"]
+        assert "error" not in ours, row
+        assert "error" not in floor, row
+        assert ours["same"], row  # the whole table against the rows computed in DuckDB
+        assert floor["found"] == [row["k"] // 2] * 2, row  # the existing half of the keys

@@ -24,12 +24,12 @@ from paimon_sql.read.build import cast, literal
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Mapping
 
     import pyarrow as pa
 
     from paimon_sql.catalog import Table
-    from paimon_sql.plan.scan import ScanPlan
+    from paimon_sql.engine.reader import BucketRead
     from paimon_sql.sql._context import Context
 
 _NO_ORDER = ("", "none")
@@ -117,7 +117,7 @@ def _where_filter(ctx: Context, table: Table, where: str) -> Callable[[tuple[Any
     return ok
 
 
-def _reader(ctx: Context) -> Callable[[ScanPlan], Iterator[pa.RecordBatch]]:
+def _reader(ctx: Context) -> BucketRead:
     return ctx.engine.bucket_reader()
 
 

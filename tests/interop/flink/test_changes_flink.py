@@ -147,21 +147,7 @@ def _latest(warehouse: Path, name: str) -> int:
     return max(int(p.name.split("-")[1]) for p in folder.glob("snapshot-*"))
 
 
-# Java merges a key of a table that needs lookup (here: aggregation with the lookup producer) with
-# LookupMergeFunction: the record of the lowest level >= 1 plus the level-0 records, because its
-# lookup compaction leaves the older aggregate of a key at a higher level. paimon-sql's reader
-# (read/) merges every level and counts that older aggregate twice (24 where Java reads 22): the
-# twin's state, so the diff, differs. Our own changelog of this table is read by Flink as its own.
-_READ_BUG = "read/ merges every level of a lookup table (Java: LookupMergeFunction), issue 17"
-_PARAMS = [
-    pytest.param(t, marks=pytest.mark.xfail(reason=_READ_BUG, strict=True))
-    if t.name == "lookup_agg"
-    else t
-    for t in TWINS
-]
-
-
-@pytest.mark.parametrize("twin", _PARAMS, ids=lambda t: t.name)
+@pytest.mark.parametrize("twin", TWINS, ids=lambda t: t.name)
 def test_changes_like_flink(flink: FlinkOracle, tmp_path: Path, twin: Twin):
     warehouse = tmp_path / "warehouse"
     session = paimon_sql.connect(warehouse, create=True)
