@@ -1,11 +1,14 @@
 """Planning time against the number of snapshots (issue 18, item 5).
 
-``python -m tests.benchmarks.planning --snapshots 100 1000 [10000] [--files-per-commit 10]``
+``python -m tests.benchmarks.planning --snapshots 100 1000 [10000] [--files-per-commit 10]
+[--mode grow|overwrite]``
 
-Builds one append table partitioned by ``p`` with paimon-sql's own writer: every commit inserts one
-row into each of ``--files-per-commit`` partitions (one new data file each), so after N commits the
-table has N snapshots and N x files-per-commit live files. At each checkpoint it times, median of
-``--reps``:
+Builds one append table partitioned by ``p`` with paimon-sql's own writer. ``grow`` (default): every
+commit inserts one row into each of ``--files-per-commit`` partitions (one new data file each), so
+after N commits the table has N snapshots and N x files-per-commit live files. ``overwrite``: every
+commit overwrites one of ``--files-per-commit`` partitions in turn, so the live files stay at that
+number while snapshots and manifest entries (ADD and DELETE) pile up: the planning cost of history
+alone. At each checkpoint it times, median of ``--reps``:
 
 * ``latest``: finding the latest snapshot (a fresh `Table`, as a new session does);
 * ``plan_cold``: planning a full read of the latest snapshot on a fresh `Table` (nothing cached);
@@ -74,7 +77,9 @@ def measure(warehouse: str, reps: int) -> dict[str, Any]:
     }
 
 
-def run(checkpoints: list[int], files_per_commit: int, reps: int) -> list[dict[str, Any]]:
+def run(
+    checkpoints: list[int], files_per_commit: int, reps: int, mode: str = "grow"
+) -> list[dict[str, Any]]:
     import paimon_sql
 
     root = tempfile.mkdtemp(prefix="planning-")
@@ -87,13 +92,19 @@ def run(checkpoints: list[int], files_per_commit: int, reps: int) -> list[dict[s
         for target in sorted(checkpoints):
             start = time.perf_counter()
             while done < target:
-                session.sql(
-                    "INSERT INTO db.t SELECT range, ? FROM range(?)",
-                    params=[done, files_per_commit],
-                )
+                if mode == "overwrite":
+                    # dynamic partition overwrite: that partition only (integers, no parameters:
+                    # INSERT OVERWRITE takes none)
+                    part = int(done % files_per_commit)
+                    session.sql(f"INSERT OVERWRITE db.t SELECT {part}, {int(done)}")
+                else:
+                    session.sql(
+                        "INSERT INTO db.t SELECT range, ? FROM range(?)",
+                        params=[done, files_per_commit],
+                    )
                 done += 1
             build += time.perf_counter() - start
-            row = {"commits": done, "build_s": build, **measure(root, reps)}
+            row = {"mode": mode, "commits": done, "build_s": build, **measure(root, reps)}
             print(json.dumps(row), flush=True)
             out.append(row)
         session.close()
@@ -107,9 +118,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--snapshots", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--files-per-commit", type=int, default=10)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--mode", choices=["grow", "overwrite"], default="grow")
     parser.add_argument("--output", default=str(RESULTS / "planning.json"))
     args = parser.parse_args(argv)
-    rows = run(args.snapshots, args.files_per_commit, args.reps)
+    rows = run(args.snapshots, args.files_per_commit, args.reps, args.mode)
     report = {"load_average": os.getloadavg(), "rows": rows}
     Path(args.output).write_text(json.dumps(report, indent=1))
     print(f"written {args.output}", file=sys.stderr)
