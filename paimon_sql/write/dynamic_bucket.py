@@ -171,9 +171,11 @@ _FRESH_SQL = sqlglot.parse_one(
 )
 
 
-def _render(template: exp.Expression, tables: Mapping[str, str], **values: int) -> exp.Expression:
+def _render(template: exp.Expr, tables: Mapping[str, str], **values: int) -> exp.Expression:
     """`template` with its placeholder values and its fixed table names mapped to `tables`."""
     query = exp.replace_placeholders(template.copy(), **values)
+    if not isinstance(query, exp.Expression):
+        raise TypeError(f"not a statement: {query!r}")
     for node in query.find_all(exp.Table):
         if node.name in tables:
             node.set("this", exp.to_identifier(tables[node.name], quoted=True))
