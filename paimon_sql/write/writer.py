@@ -768,7 +768,7 @@ class TableWriter:
 
         With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
         (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
-        rows take their bucket from the assignment table (joined on hash and partition).
+        rows already carry theirs (`_assign_dynamic`).
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
