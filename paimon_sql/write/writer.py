@@ -684,7 +684,19 @@ class TableWriter:
         select = select.join(a, on=on, join_type="inner")
         name = f"__paimon_stage_{next(_counter)}"
         self._create(name, select)
+        before, after = (
+            db.sql(
+                exp.select(exp.Count(this=exp.Star())).from_(table_node(t)).sql("duckdb")
+            ).fetchall()[0][0]
+            for t in (staged, name)
+        )
         db.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
+        if before != after:
+            db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
+            raise PaimonSqlError(
+                f"internal error writing {self.table.name}: {before} rows staged but {after} got "
+                "a dynamic bucket; nothing was written"
+            )
         return name
 
     def hash_index(self) -> dict[tuple[bytes, int], bytes]:
