@@ -24,21 +24,26 @@ this module picks them round-robin (any choice is valid for readers, the HASH fi
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import sqlglot
+from sqlglot import exp
 
 from paimon_sql.errors import OptionError
 from paimon_sql.format.hash_index import hashes_from_arrow, hashes_to_arrow
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.io.arrays import arange
+from paimon_sql.sqlnodes import create_temp_table, drop, table_node
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+_counter = itertools.count()
 
 #: Java's MAX_DYNAMIC_BUCKETS: bucket ids are stored as shorts.
 MAX_DYNAMIC_BUCKETS = 32767
@@ -118,127 +123,258 @@ def _slots(counts: Mapping[int, int], owned: Iterator[int], fresh: int, target: 
     return slots
 
 
-_ASSIGN_SQL = sqlglot.parse_one(
-    """
-    WITH firsts AS (
-        SELECT hash, min(pos) AS pos FROM new_keys GROUP BY hash
-    ), fresh AS (
-        SELECT f.hash, row_number() OVER (ORDER BY f.pos) - 1 AS rank
-        FROM firsts AS f ANTI JOIN known AS k ON f.hash = k.hash
-    ), placed AS (
-        SELECT fresh.hash, fresh.rank, s.bucket FROM fresh LEFT JOIN slots AS s
-        ON fresh.rank >= s.start AND fresh.rank < s.stop
-    )
-    SELECT placed.hash, coalesce(placed.bucket, o.bucket) AS bucket, placed.rank
-    FROM placed LEFT JOIN overflow AS o
-    ON placed.bucket IS NULL AND (placed.rank - :capacity) % :overflow_count = o.i
-    """,
-    dialect="duckdb",
-)
-
-
-def _fresh_count(con: duckdb.DuckDBPyConnection) -> int:
-    query = "SELECT count(DISTINCT hash) FROM new_keys ANTI JOIN known USING (hash)"
-    return int(con.sql(query).fetchall()[0][0])
-
-
 def _owned_ids(options: DynamicBucketOptions, assign_id: int) -> Iterator[int]:
     top = MAX_DYNAMIC_BUCKETS if options.max_buckets == -1 else options.max_buckets
     return (b for b in range(top) if b % options.num_assigners == assign_id)
 
 
-def _assign_one(
-    con: duckdb.DuckDBPyConnection,
-    counts: Mapping[int, int],
-    options: DynamicBucketOptions,
-    assign_id: int,
-) -> pa.Table:
-    """Place the new hashes of one assigner; `new_keys` and `known` are already filtered."""
-    fresh = _fresh_count(con)
-    slots = _slots(counts, _owned_ids(options, assign_id), fresh, options.target_row_num)
-    capacity = slots[-1].stop if slots else 0
-    everyone = list(dict.fromkeys([*counts, *(s.bucket for s in slots)]))
-    if fresh > capacity and options.max_buckets == -1:
-        raise OptionError(
-            f"more than {MAX_DYNAMIC_BUCKETS} buckets needed: raise dynamic-bucket.target-row-num"
-        )
-    if fresh > capacity and not everyone:
-        raise OptionError("dynamic-bucket.max-buckets leaves this assigner no bucket")
-    slot_table = pa.table(
-        {
-            "bucket": pa.array([s.bucket for s in slots], pa.int32()),
-            "start": pa.array([s.start for s in slots], pa.int64()),
-            "stop": pa.array([s.stop for s in slots], pa.int64()),
-        }
-    )
-    overflow = pa.table(
-        {"i": pa.array(range(len(everyone)), pa.int64()), "bucket": pa.array(everyone, pa.int32())}
-    )
-    con.register("slots", slot_table)
-    con.register("overflow", overflow)
-    query = sqlglot.exp.replace_placeholders(
-        _ASSIGN_SQL.copy(), capacity=capacity, overflow_count=max(1, len(everyone))
-    )
-    return con.sql(query.sql("duckdb")).to_arrow_table()
-
-
+# The engine of `assign_buckets` and of the SQL writer: everything stays in DuckDB tables (it spills
+# past its memory limit), so no step holds a partition's hashes in Python. Inputs: ``new_keys``
+# (part, hash, pos) in any order, possibly repeating a hash; ``known_raw`` (part, bucket, hash,
+# ord) from the existing HASH files. Outputs: ``known`` and ``fresh``, both (part, hash, bucket).
+#
 # Only existing hashes the input names matter: a semi-join first, then the last bucket of each (a
 # hash listed by two buckets' files belongs to the later one, as Java's loading order decides).
 _KNOWN_SQL = sqlglot.parse_one(
-    "SELECT hash, arg_max(bucket, ord) AS bucket FROM known_raw"
-    " WHERE hash IN (SELECT hash FROM all_new) GROUP BY hash",
+    "SELECT part, hash, arg_max(bucket, ord) AS bucket FROM known_raw"
+    " SEMI JOIN new_keys USING (part, hash) GROUP BY part, hash",
     dialect="duckdb",
 )
-_FILTER_SQL = sqlglot.parse_one(
-    "SELECT * FROM all_new WHERE abs(hash % :n) = :id", dialect="duckdb"
+# The first arrival of every new distinct hash (a GROUP BY spills; a count(DISTINCT) would not).
+_FIRSTS_SQL = sqlglot.parse_one(
+    "SELECT part, hash, min(pos) AS pos FROM new_keys ANTI JOIN known USING (part, hash)"
+    " GROUP BY part, hash",
+    dialect="duckdb",
 )
-_FILTER_KNOWN_SQL = sqlglot.parse_one(
-    "SELECT * FROM all_known WHERE abs(hash % :n) = :id", dialect="duckdb"
+_FRESH_COUNT_SQL = sqlglot.parse_one(
+    "SELECT part, abs(hash % :n) AS a, count(*) AS fresh FROM firsts GROUP BY ALL",
+    dialect="duckdb",
 )
-
-
-def _known_table(existing: Mapping[int, bytes]) -> tuple[pa.Table, dict[int, int]]:
-    """(hash, bucket, ord) of the existing HASH files, and each bucket's hash count."""
-    hashes, buckets, counts = [], [], {}
-    for bucket, data in existing.items():
-        values = hashes_to_arrow(data)
-        hashes.append(values)
-        buckets.append(pa.repeat(pa.scalar(bucket, pa.int32()), len(values)))
-        if len(values):  # Java counts a bucket while reading its hashes: an empty file adds none
-            counts[bucket] = len(values)
-    hash_col = pa.concat_arrays(hashes) if hashes else pa.array([], pa.int32())
-    bucket_col = pa.concat_arrays(buckets) if buckets else pa.array([], pa.int32())
-    order = arange(len(hash_col))
-    return pa.table({"hash": hash_col, "bucket": bucket_col, "ord": order}), counts
-
-
-def _run(
-    con: duckdb.DuckDBPyConnection, template: sqlglot.exp.Expression, **values: int
-) -> pa.Table:
-    query = sqlglot.exp.replace_placeholders(template.copy(), **values)
-    return con.sql(query.sql("duckdb")).to_arrow_table()
-
-
-def _new_files(existing: Mapping[int, bytes], fresh: pa.Table) -> dict[int, bytes]:
-    """Old HASH file content plus the bucket's new hashes.
-
-    Java writes a bucket's hashes in the iteration order of its hash set, so readers take no order
-    from the file; the new ones are grouped by a stable counting sort on the bucket (fast: few
-    distinct values) and keep the query's order within it.
+# The k-th new distinct hash of an assigner (by first arrival) goes to the slot covering k; past
+# every slot, to the assigner's buckets round-robin (``caps``: capacity and bucket count).
+_FRESH_SQL = sqlglot.parse_one(
     """
-    if fresh.num_rows == 0:
-        return {}
-    buckets = fresh.column("bucket").combine_chunks()
-    order = pc.sort_indices(buckets)
-    # Big-endian int32s (format/hash_index.py), one slice of the sorted hashes per bucket.
-    data = hashes_from_arrow(fresh.column("hash").combine_chunks().take(order))
-    runs = pc.run_end_encode(buckets.take(order))
-    files: dict[int, bytes] = {}
-    start = 0
-    for bucket, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
-        files[int(bucket)] = existing.get(int(bucket), b"") + data[4 * start : 4 * end]
-        start = end
-    return files
+    WITH ranked AS (
+        SELECT f.part, f.hash, abs(f.hash % :n) AS a,
+               row_number() OVER (PARTITION BY f.part, abs(f.hash % :n) ORDER BY f.pos) - 1 AS rank
+        FROM firsts AS f
+    ), placed AS (
+        SELECT r.part, r.hash, r.a, r.rank, s.bucket FROM ranked AS r LEFT JOIN slots AS s
+        ON r.part = s.part AND r.a = s.a AND r.rank >= s.start AND r.rank < s.stop
+    )
+    SELECT p.part, p.hash, CAST(coalesce(p.bucket, o.bucket) AS INT) AS bucket
+    FROM placed AS p JOIN caps AS c ON p.part = c.part AND p.a = c.a
+    LEFT JOIN overflow AS o ON p.bucket IS NULL AND p.part = o.part AND p.a = o.a
+        AND (p.rank - c.capacity) % c.overflow_count = o.i
+    """,
+    dialect="duckdb",
+)
+
+
+def _render(template: exp.Expr, tables: Mapping[str, str], **values: int) -> exp.Expression:
+    """`template` with its placeholder values and its fixed table names mapped to `tables`."""
+    query = exp.replace_placeholders(template.copy(), **values)
+    if not isinstance(query, exp.Expression):
+        raise TypeError(f"not a statement: {query!r}")
+    for node in query.find_all(exp.Table):
+        if node.name in tables:
+            node.set("this", exp.to_identifier(tables[node.name], quoted=True))
+    return query
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssignTables:
+    """Names of the DuckDB tables one assignment reads and creates (temporary, on one connection).
+
+    `new_keys` (part BIGINT, hash INT, pos BIGINT) and `known_raw` (part BIGINT, bucket INT, hash
+    INT, ord BIGINT) exist before; `known` and `fresh` (part, hash, bucket) are created, and
+    `firsts` and the small `slots`, `caps` and `overflow` are made and dropped on the way.
+    """
+
+    new_keys: str
+    known_raw: str
+    known: str
+    firsts: str
+    fresh: str
+    slots: str
+    caps: str
+    overflow: str
+
+    @classmethod
+    def unique(cls, new_keys: str, known_raw: str, prefix: str) -> AssignTables:
+        """The created tables named ``<prefix>_known`` etc.
+
+        >>> AssignTables.unique("n", "r", "t").fresh
+        't_fresh'
+        """
+        return cls(
+            new_keys=new_keys,
+            known_raw=known_raw,
+            **{
+                k: f"{prefix}_{k}"
+                for k in ("known", "firsts", "fresh", "slots", "caps", "overflow")
+            },
+        )
+
+    def mapping(self) -> dict[str, str]:
+        """Template table name -> this assignment's table name."""
+        return {
+            "new_keys": self.new_keys,
+            "known_raw": self.known_raw,
+            "known": self.known,
+            "firsts": self.firsts,
+            "slots": self.slots,
+            "caps": self.caps,
+            "overflow": self.overflow,
+        }
+
+
+def _placement(
+    fresh_counts: Sequence[tuple[int, int, int]],
+    counts: Mapping[tuple[int, int], int],
+    options: DynamicBucketOptions,
+) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """The slots, caps and overflow tables for (part, assigner, fresh count) triples."""
+    n = options.num_assigners
+    slot_rows: dict[str, list[int]] = {"part": [], "a": [], "bucket": [], "start": [], "stop": []}
+    cap_rows: dict[str, list[int]] = {"part": [], "a": [], "capacity": [], "overflow_count": []}
+    over_rows: dict[str, list[int]] = {"part": [], "a": [], "i": [], "bucket": []}
+    for part, a, fresh in fresh_counts:
+        owned = {b: c for (p, b), c in counts.items() if p == part and b % n == a}
+        slots = _slots(owned, _owned_ids(options, a), fresh, options.target_row_num)
+        capacity = slots[-1].stop if slots else 0
+        everyone = list(dict.fromkeys([*owned, *(s.bucket for s in slots)]))
+        if fresh > capacity and options.max_buckets == -1:
+            raise OptionError(
+                f"more than {MAX_DYNAMIC_BUCKETS} buckets needed: "
+                "raise dynamic-bucket.target-row-num"
+            )
+        if fresh > capacity and not everyone:
+            raise OptionError("dynamic-bucket.max-buckets leaves this assigner no bucket")
+        for s in slots:
+            for key, value in zip(slot_rows, (part, a, s.bucket, s.start, s.stop), strict=True):
+                slot_rows[key].append(value)
+        for key, value in zip(cap_rows, (part, a, capacity, max(1, len(everyone))), strict=True):
+            cap_rows[key].append(value)
+        if fresh > capacity:
+            for i, bucket in enumerate(everyone):
+                for key, value in zip(over_rows, (part, a, i, bucket), strict=True):
+                    over_rows[key].append(value)
+    int32 = {"bucket"}
+
+    def table(rows: dict[str, list[int]]) -> pa.Table:
+        return pa.table(
+            {k: pa.array(v, pa.int32() if k in int32 else pa.int64()) for k, v in rows.items()}
+        )
+
+    return table(slot_rows), table(cap_rows), table(over_rows)
+
+
+def assign_in_duckdb(
+    con: duckdb.DuckDBPyConnection,
+    tables: AssignTables,
+    counts: Mapping[tuple[int, int], int],
+    options: DynamicBucketOptions,
+    heavy: Callable[[Callable[[], Any]], Any] | None = None,
+) -> None:
+    """Java's HashBucketAssigner for every partition of ``tables.new_keys``, inside DuckDB.
+
+    Creates ``tables.known`` (input hashes found in a HASH file keep its bucket) and
+    ``tables.fresh`` (the others, placed as `assign_buckets` explains). `counts`: (part, bucket)
+    -> number of hashes in that bucket's current HASH file. `execute` runs the statements over
+    every key through `heavy` (a writer's retries them under a larger memory cap).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE n AS SELECT 0::BIGINT part, 5 hash, 0::BIGINT pos")
+    >>> _ = con.execute("CREATE TABLE r (part BIGINT, bucket INT, hash INT, ord BIGINT)")
+    >>> t = AssignTables.unique("n", "r", "x")
+    >>> assign_in_duckdb(con, t, {}, DynamicBucketOptions())
+    >>> con.sql("SELECT * FROM x_fresh").fetchall()
+    [(0, 5, 0)]
+    """
+
+    def run(statement: Callable[[], Any]) -> Any:
+        return heavy(statement) if heavy is not None else statement()
+
+    names = tables.mapping()
+    n = options.num_assigners
+    known = create_temp_table(tables.known, _render(_KNOWN_SQL, names)).sql("duckdb")
+    run(lambda: con.execute(known))
+    firsts = create_temp_table(tables.firsts, _render(_FIRSTS_SQL, names)).sql("duckdb")
+    run(lambda: con.execute(firsts))
+    count_sql = _render(_FRESH_COUNT_SQL, names, n=n).sql("duckdb")
+    fresh_counts = run(lambda: con.sql(count_sql).fetchall())
+    slots, caps, overflow = _placement(fresh_counts, counts, options)
+    for name, data in ((tables.slots, slots), (tables.caps, caps), (tables.overflow, overflow)):
+        con.register(name, data)
+    try:
+        fresh = create_temp_table(tables.fresh, _render(_FRESH_SQL, names, n=n)).sql("duckdb")
+        run(lambda: con.execute(fresh))
+    finally:
+        for name in (tables.slots, tables.caps, tables.overflow):
+            con.unregister(name)
+        con.execute(drop("TABLE", table_node(tables.firsts)).sql("duckdb"))
+
+
+def known_hashes(
+    existing: Iterable[tuple[int, int, bytes]],
+) -> Iterator[tuple[pa.Table, tuple[int, int], int]]:
+    """Rows of a ``known_raw`` table, one HASH file at a time: (rows, (part, bucket), count).
+
+    `existing`: (part, bucket, file content) in Java's loading order; `count` is what the bucket
+    adds to its load (Java counts a bucket while reading its hashes: an empty file adds none).
+
+    >>> from paimon_sql.format.hash_index import encode_hashes
+    >>> [(t.column("ord").to_pylist(), pb, c) for t, pb, c in known_hashes(
+    ...     [(0, 1, encode_hashes([4, 5])), (0, 2, encode_hashes([6]))])]
+    [([0, 1], (0, 1), 2), ([2], (0, 2), 1)]
+    """
+    offset = 0
+    for part, bucket, data in existing:
+        values = hashes_to_arrow(data)
+        rows = pa.table(
+            {
+                "part": pa.repeat(pa.scalar(part, pa.int64()), len(values)),
+                "bucket": pa.repeat(pa.scalar(bucket, pa.int32()), len(values)),
+                "hash": values,
+                "ord": arange(len(values), offset),
+            }
+        )
+        offset += len(values)
+        yield rows, (part, bucket), len(values)
+
+
+def grouped_hashes(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[int, int, bytes]]:
+    """(part, bucket, big-endian int32 hashes) of (part, bucket, hash) batches sorted by group.
+
+    One group's hashes are held at a time.
+
+    >>> b = pa.record_batch({"part": [0, 0, 1], "bucket": [0, 0, 0], "hash": [1, 2, 3]})
+    >>> [(p, b_, len(h)) for p, b_, h in grouped_hashes([b])]
+    [(0, 0, 8), (1, 0, 4)]
+    """
+    current: tuple[int, int] | None = None
+    pieces: list[bytes] = []
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        parts = batch.column("part").cast(pa.int64())
+        buckets = batch.column("bucket").cast(pa.int64())
+        # (part, bucket) as one int64: buckets are below 2^15
+        group = pc.add(pc.multiply(parts, 1 << 16), buckets)
+        runs = pc.run_end_encode(group)
+        start = 0
+        for value, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist(), strict=True):
+            key = (int(value) >> 16, int(value) & 0xFFFF)
+            if key != current:
+                if current is not None:
+                    yield current[0], current[1], b"".join(pieces)
+                current, pieces = key, []
+            pieces.append(hashes_from_arrow(batch.column("hash").slice(start, end - start)))
+            start = end
+    if current is not None:
+        yield current[0], current[1], b"".join(pieces)
 
 
 def assign_buckets(
@@ -251,8 +387,7 @@ def assign_buckets(
     """Assign dynamic buckets to one partition's key hashes, as Java's HashBucketAssigner does.
 
     Args:
-        con: a DuckDB connection (tables named ``all_new``, ``new_keys``, ``known*``, ``slots``,
-            ``overflow`` are registered on it).
+        con: a DuckDB connection (temporary tables named ``__paimon_dyn_*`` come and go on it).
         hashes: the trimmed-PK hashes (`paimon_sql.write.bucket.hash_expression`) in arrival order.
         existing: bucket -> content of its current HASH index file (big-endian int32s).
         options: target row number, max buckets and number of assigners.
@@ -265,33 +400,57 @@ def assign_buckets(
     >>> r.assignment.column("bucket").to_pylist(), list(r.index_files)
     ([0, 0], [0])
     """
+    check(options)
+    pos = arange(len(hashes)) if positions is None else positions
+    new = pa.table(
+        {
+            "part": pa.repeat(pa.scalar(0, pa.int64()), len(hashes)),
+            "hash": pc.cast(hashes, pa.int32()),
+            "pos": pc.cast(pos, pa.int64()),
+        }
+    )
+    prefix = f"__paimon_dyn_{next(_counter)}"
+    tables = AssignTables.unique(f"{prefix}_new", f"{prefix}_raw", prefix)
+    con.register(tables.new_keys, new)
+    counts: dict[tuple[int, int], int] = {}
+    known_parts = []
+    for rows, key, count in known_hashes((0, b, data) for b, data in existing.items()):
+        known_parts.append(rows)
+        if count:
+            counts[key] = count
+    raw = pa.concat_tables(known_parts) if known_parts else next(known_hashes([(0, 0, b"")]))[0]
+    con.register(tables.known_raw, raw)
+    try:
+        assign_in_duckdb(con, tables, counts, options)
+        known = con.sql(exp.select("hash", "bucket").from_(table_node(tables.known)).sql("duckdb"))
+        ordered = exp.select("hash", "bucket").from_(table_node(tables.fresh)).order_by("bucket")
+        fresh = con.sql(ordered.sql("duckdb")).to_arrow_table()
+        known = known.to_arrow_table()
+    finally:
+        for name in (tables.known, tables.fresh):
+            con.execute(drop("TABLE", table_node(name)).sql("duckdb"))
+        con.unregister(tables.new_keys)
+        con.unregister(tables.known_raw)
+    batches = fresh.append_column("part", pa.repeat(pa.scalar(0, pa.int64()), fresh.num_rows))
+    files = {
+        bucket: existing.get(bucket, b"") + data
+        for _, bucket, data in grouped_hashes(batches.to_batches())
+    }
+    return DynamicAssignment(assignment=pa.concat_tables([known, fresh]), index_files=files)
+
+
+def check(options: DynamicBucketOptions) -> None:
+    """Refuse dynamic-bucket options Java refuses.
+
+    >>> check(DynamicBucketOptions(target_row_num=0))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.OptionError: dynamic-bucket target-row-num ... must be positive
+    """
     if options.target_row_num <= 0 or options.num_assigners <= 0:
         raise OptionError("dynamic-bucket target-row-num and initial-buckets must be positive")
     if not (options.max_buckets == -1 or 0 < options.max_buckets <= MAX_DYNAMIC_BUCKETS):
         raise OptionError(f"dynamic-bucket.max-buckets must be -1 or 1..{MAX_DYNAMIC_BUCKETS}")
-    known_raw, counts = _known_table(existing)
-    pos = arange(len(hashes)) if positions is None else positions
-    new = pa.table({"pos": pc.cast(pos, pa.int64()), "hash": hashes})
-    con.register("known_raw", known_raw)
-    con.register("all_new", new)
-    kept = _run(con, _KNOWN_SQL)  # (hash, bucket) of every known input hash: they keep their bucket
-    con.register("all_known", kept)
-    parts = [kept]
-    fresh_parts = []
-    n = options.num_assigners
-    for assign_id in range(n):
-        if n == 1:  # the filters would copy everything
-            con.register("new_keys", new)
-            con.register("known", kept)
-        else:
-            con.register("new_keys", _run(con, _FILTER_SQL, n=n, id=assign_id))
-            con.register("known", _run(con, _FILTER_KNOWN_SQL, n=n, id=assign_id))
-        owned = {b: c for b, c in counts.items() if b % n == assign_id}
-        fresh_parts.append(_assign_one(con, owned, options, assign_id))
-    fresh = pa.concat_tables(fresh_parts)
-    parts.append(fresh.select(["hash", "bucket"]))
-    assignment = pa.concat_tables([p.cast(parts[0].schema) for p in parts])
-    return DynamicAssignment(assignment=assignment, index_files=_new_files(existing, fresh))
 
 
 def assign_partitions(

@@ -44,13 +44,27 @@ from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
 from paimon_sql.io.arrays import arange
-from paimon_sql.sqlnodes import add_column, create_temp_table, drop, set_setting, table_node
+from paimon_sql.sqlnodes import (
+    add_column,
+    create_temp_table,
+    drop,
+    select_all,
+    set_setting,
+    table_node,
+)
 from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import bucket_expression, hash_expression
 from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
-from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_buckets
+from paimon_sql.write.dynamic_bucket import (
+    AssignTables,
+    DynamicBucketOptions,
+    assign_in_duckdb,
+    grouped_hashes,
+    known_hashes,
+)
+from paimon_sql.write.dynamic_bucket import check as check_dynamic
 from paimon_sql.write.global_index import (
     ASSIGNER,
     MOVED,
@@ -61,7 +75,7 @@ from paimon_sql.write.global_index import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from concurrent.futures import Future
 
     from paimon_sql.catalog import Table
@@ -80,13 +94,6 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
-_EMPTY_ASSIGNMENT = pa.table(
-    {
-        "hash": pa.array([], pa.int32()),
-        "bucket": pa.array([], pa.int32()),
-        PART: pa.array([], pa.int64()),
-    }
-)
 
 
 def _q(name: str) -> exp.Column:
@@ -134,9 +141,9 @@ class TableWriter:
         #: Names registered on `con` for this statement (the key index), dropped by `drop`.
         self._registered: list[str] = []
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
-        #: Java's ``write-buffer-size``: DuckDB's memory limit while this writer stages and sorts
-        #: (it spills to its temp directory beyond it) and, divided by 8, the largest piece of rows
-        #: encoded at once.
+        #: Java's ``write-buffer-size``: halved, DuckDB's memory limit while this writer stages and
+        #: sorts (it spills to its temp directory beyond it); divided by 24, the largest piece of
+        #: rows encoded at once (one encoding while the next is cut: the other half).
         self.buffer_size = self.options.memory("write-buffer-size")
         self._saved_limit: str | None = None
         self._limit = 0
@@ -144,8 +151,6 @@ class TableWriter:
         self._files = itertools.count()
         #: ``changelog-producer`` = input: the changelog copy of each data file, by its name.
         self._changelog: dict[str, DataFileMeta] = {}
-        #: Dynamic bucket mode: the registered (hash, bucket, part) table `_sorted` joins rows with.
-        self._assignment: str | None = None
 
     # --- staging ----------------------------------------------------------------------------------
 
@@ -226,15 +231,18 @@ class TableWriter:
             raise
 
     def _bound_memory(self) -> None:
-        """Cap DuckDB's memory at ``write-buffer-size`` until `drop`.
+        """Cap DuckDB's memory at half of ``write-buffer-size`` until `drop`.
 
-        The cap is at least 64 MiB, below which its sort cannot work. DuckDB spills the staged rows,
-        the sort and the aggregates to its ``temp_directory`` beyond it.
+        The other half is the Python side's: the pieces being cut and encoded (`piece_budget` each,
+        one encoding while the next is cut, which holds up to two) and their Parquet encoding. The
+        cap is at least 64 MiB, below which DuckDB's sort cannot work. DuckDB spills the staged
+        rows, the sort, the aggregates and the joins of the dynamic bucket assignment to its
+        ``temp_directory`` beyond it.
         """
         if self._saved_limit is not None:
             return
         (self._saved_limit,) = self.con.sql("SELECT current_setting('memory_limit')").fetchall()[0]
-        self._set_limit(max(self.buffer_size, _MIN_DUCKDB_MEMORY))
+        self._set_limit(max(self.buffer_size // 2, _MIN_DUCKDB_MEMORY))
 
     def _set_limit(self, limit: int) -> None:
         self._limit = limit
@@ -309,7 +317,7 @@ class TableWriter:
         if self.cross_partition:
             name = self._assign_cross(name)
         elif self.dynamic:
-            self._assign_dynamic(name)
+            name = self._assign_dynamic(name)
         return name
 
     # --- cross-partition tables (global_index) ----------------------------------------------------
@@ -573,77 +581,160 @@ class TableWriter:
         self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
-    def _assign_dynamic(self, staged: str) -> None:
-        """Java's HashBucketAssigner per partition.
+    def _assign_dynamic(self, staged: str) -> str:
+        """Java's HashBucketAssigner per partition; returns the staged rows with their buckets.
 
-        Known keys keep their bucket, new ones fill buckets.
+        Known keys keep their bucket, new ones fill buckets (`dynamic_bucket.assign_in_duckdb`).
+        Every step runs in DuckDB tables under the memory cap: the existing HASH files are loaded
+        one at a time, the new ones are streamed out bucket by bucket, and the buckets reach the
+        staged rows through one (spilling) join, so no step holds the keys in Python.
         """
-        table = table_node(staged)
+        db = self._db()
         options = DynamicBucketOptions.from_options(self.schema.options)
-        existing = self.hash_index()
-        cursor = self.con.cursor()
-        assigned: list[pa.Table] = []
+        check_dynamic(options)
+        table = table_node(staged)
+        parts_query = exp.select(_q(PART), *[_q(p) for p in self.parts]).from_(table).distinct()
+        part_ids = {
+            encode_row(tuple(row[1:]), self._part_types): int(row[0])
+            for row in db.sql(parts_query.sql("duckdb")).fetchall()
+        }
+        files = {k: v for k, v in self.hash_index_files().items() if k[0] in part_ids}
+        prefix = f"__paimon_dyn_{next(_counter)}"
+        new_keys = f"{prefix}_new"
+        keys = exp.select(
+            exp.alias_(_q(PART), "part"),
+            exp.alias_(_q(HASH), "hash"),
+            exp.alias_(_q(ORD), "pos"),
+        ).from_(table_node(staged))
+        db.execute(
+            exp.Create(
+                this=table_node(new_keys),
+                kind="VIEW",
+                expression=keys,
+                properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+            ).sql("duckdb")
+        )
+        tables = AssignTables.unique(new_keys, f"{prefix}_raw", prefix)
+        counts = self._load_known(tables.known_raw, files, part_ids)
         try:
-            parts = [
-                r[0]
-                for r in self.con.sql(
-                    exp.select(_q(PART)).from_(table.copy()).distinct().sql("duckdb")
-                ).fetchall()
-            ]
-            for part_id in parts:
-                rows = (
-                    exp.select(_q(HASH), _q(ORD), *[_q(p) for p in self.parts])
-                    .from_(table.copy())
-                    .where(exp.EQ(this=_q(PART), expression=exp.Literal.number(part_id)))
-                )
-                sql = rows.sql("duckdb")
-                data = self._heavy(lambda q=sql: self.con.sql(q).arrow().read_all())
-                part_bytes = encode_row(
-                    tuple(data.column(p)[0].as_py() for p in self.parts), self._part_types
-                )
-                known = {b: blob for (pb, b), blob in existing.items() if pb == part_bytes}
-                result = self._heavy(
-                    lambda d=data, k=known: assign_buckets(
-                        cursor, d.column(HASH), k, options, d.column(ORD)
-                    )
-                )
-                assigned.append(
-                    result.assignment.append_column(
-                        PART, pa.repeat(pa.scalar(part_id, pa.int64()), result.assignment.num_rows)
-                    )
-                )
-                for bucket, blob in result.index_files.items():
-                    self.write_index(part_bytes, bucket, blob)
+            assign_in_duckdb(db, tables, counts, options, heavy=self._heavy)
+            self._write_hash_files(tables.fresh, files, part_ids)
+            return self._with_buckets(staged, tables)
         finally:
-            cursor.close()
-        # Joined in `_sorted` (an UPDATE of the staged rows is several times slower and spills
-        # badly).
-        table_ = pa.concat_tables(assigned) if assigned else _EMPTY_ASSIGNMENT
-        self._assignment = f"__paimon_assign_{next(_counter)}"
-        self.con.register(self._assignment, table_)
-        # Like Java's assigner, which keeps every key hash of a partition in memory beside its write
-        # buffer, the join's hash table (about 48 bytes a hash) comes on top of write-buffer-size.
-        if self._ceiling():
-            self._set_limit(min(self._limit + 48 * table_.num_rows, self._ceiling()))
+            for name in (tables.known_raw, tables.known, tables.firsts, tables.fresh):
+                db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
+            db.execute(drop("VIEW", table_node(new_keys)).sql("duckdb"))
+
+    def _load_known(
+        self, name: str, files: Mapping[tuple[bytes, int], str], part_ids: Mapping[bytes, int]
+    ) -> dict[tuple[int, int], int]:
+        """Load the HASH files of the written partitions into table `name`, one file at a time.
+
+        Returns each (part id, bucket)'s hash count.
+        """
+        db = self._db()
+        empty = next(known_hashes([(0, 0, b"")]))[0]
+        db.register(f"{name}_empty", empty)
+        db.execute(create_temp_table(name, select_all(table_node(f"{name}_empty"))).sql("duckdb"))
+        db.unregister(f"{name}_empty")
+        counts: dict[tuple[int, int], int] = {}
+        contents = (
+            (part_ids[part], bucket, self.table.fileio.read_bytes(self.table.sub("index", file)))
+            for (part, bucket), file in files.items()
+        )
+        for rows, key, count in known_hashes(contents):
+            if count:
+                counts[key] = count
+            db.register(f"{name}_file", rows)
+            insert = exp.insert(select_all(table_node(f"{name}_file")), table_node(name))
+            sql = insert.sql("duckdb")
+            self._heavy(lambda q=sql: db.execute(q))
+            db.unregister(f"{name}_file")
+        return counts
+
+    def _write_hash_files(
+        self, fresh: str, files: Mapping[tuple[bytes, int], str], part_ids: Mapping[bytes, int]
+    ) -> None:
+        """The new HASH file of every bucket that gained hashes: its old content, then the new.
+
+        Java writes a bucket's hashes in its hash set's order, so readers take no order from the
+        file. The new hashes stream out sorted by (partition, bucket); one bucket is held at once.
+        """
+        db = self._db()
+        part_bytes = {i: b for b, i in part_ids.items()}
+        query = exp.select("part", "bucket", "hash").from_(table_node(fresh))
+        query = query.order_by("part", "bucket")
+        reader = self._heavy(lambda: db.sql(query.sql("duckdb")).arrow())
+        try:
+            for part_id, bucket, data in grouped_hashes(reader):
+                part = part_bytes[part_id]
+                old = files.get((part, bucket))
+                before = self.table.fileio.read_bytes(self.table.sub("index", old)) if old else b""
+                self.write_index(part, bucket, before + data)
+        finally:
+            reader.close()
+
+    def _with_buckets(self, staged: str, tables: AssignTables) -> str:
+        """The staged rows with the bucket of their (partition, hash) from the assignment."""
+        db = self._db()
+        assignment = exp.union(
+            exp.select("part", "hash", "bucket").from_(table_node(tables.known)),
+            exp.select("part", "hash", "bucket").from_(table_node(tables.fresh)),
+            distinct=False,
+        )
+        a = exp.Subquery(this=assignment, alias=exp.TableAlias(this=exp.to_identifier("a")))
+        columns = [c for c in db.table(staged).columns if c != BUCKET]
+        select = exp.select(
+            *[_qs(c) for c in columns],
+            exp.alias_(exp.column("bucket", table="a", quoted=True), BUCKET, quoted=True),
+        ).from_(table_node(staged, alias="s"))
+        on = exp.and_(
+            exp.EQ(this=_qs(PART), expression=exp.column("part", table="a", quoted=True)),
+            exp.EQ(this=_qs(HASH), expression=exp.column("hash", table="a", quoted=True)),
+        )
+        select = select.join(a, on=on, join_type="inner")
+        name = f"__paimon_stage_{next(_counter)}"
+        self._create(name, select)
+        before, after = (
+            db.sql(
+                exp.select(exp.Count(this=exp.Star())).from_(table_node(t)).sql("duckdb")
+            ).fetchall()[0][0]
+            for t in (staged, name)
+        )
+        db.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
+        if before != after:
+            db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
+            raise PaimonSqlError(
+                f"internal error writing {self.table.name}: {before} rows staged but {after} got "
+                "a dynamic bucket; nothing was written"
+            )
+        return name
 
     def hash_index(self) -> dict[tuple[bytes, int], bytes]:
         """(partition, bucket) -> the content of its current HASH index file.
 
         Dynamic bucket tables.
         """
+        return {
+            key: self.table.fileio.read_bytes(self.table.sub("index", name))
+            for key, name in self.hash_index_files().items()
+        }
+
+    def hash_index_files(self) -> dict[tuple[bytes, int], str]:
+        """(partition, bucket) -> the (checked) name of its current HASH index file.
+
+        In the index manifest's order, which is Java's loading order.
+        """
         return on_latest(self.table, self._hash_index_of)
 
-    def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], bytes]:
+    def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], str]:
         if latest is None or latest.index_manifest is None:
             return {}
         out = {}
         for entry in self.table.index_manifest(latest.index_manifest):
             if entry.index_file.index_type == "HASH":
-                name = names.validate_file_name(
+                out[(entry.partition, entry.bucket)] = names.validate_file_name(
                     entry.index_file.file_name, what=f"index file of table {self.table.name}"
-                )
-                out[(entry.partition, entry.bucket)] = self.table.fileio.read_bytes(
-                    self.table.sub("index", name)
                 )
         return out
 
@@ -700,13 +791,11 @@ class TableWriter:
 
         With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
         (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
-        rows take their bucket from the assignment table (joined on hash and partition).
+        rows already carry theirs (`_assign_dynamic`).
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
         bucket: exp.Expression = _qs(BUCKET)
-        if self._assignment is not None:
-            bucket = exp.column("bucket", table="a", quoted=True)
         select = exp.select(
             *[_qs(f.name) for f in self.schema.fields],
             exp.alias_(seq, SEQ, quoted=True),
@@ -715,12 +804,6 @@ class TableWriter:
             exp.alias_(bucket, BUCKET, quoted=True),
             _qs(GEN),
         ).from_(table)
-        if self._assignment is not None:
-            on = exp.and_(
-                exp.EQ(this=_qs(HASH), expression=exp.column("hash", table="a", quoted=True)),
-                exp.EQ(this=_qs(PART), expression=exp.column(PART, table="a", quoted=True)),
-            )
-            select = select.join(table_node(self._assignment, alias="a"), on=on, join_type="inner")
         order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
 
@@ -792,7 +875,7 @@ class TableWriter:
 
     def piece_budget(self) -> int:
         """The most Arrow bytes of rows encoded into one file at once."""
-        return min(self._target_size(), max(self.buffer_size // 8, 1 << 20))
+        return min(self._target_size(), max(self.buffer_size // 24, 1 << 20))
 
     def write_pieces(
         self,
@@ -800,16 +883,16 @@ class TableWriter:
         base: int,
         starts: dict[tuple[bytes, int], int],
     ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
-        """Encode (partition values, bucket, rows) pieces into files on two threads.
+        """Encode (partition values, bucket, rows) pieces into files on a second thread.
 
-        Pyarrow releases the GIL; at most two pieces are in flight besides the one being cut.
-        Primary-key rows carry their sequence
-        numbers (`base` is only a floor); an append file numbers its rows on from its bucket's
-        counter in `starts`. Returns the files per (partition, bucket) and the number of rows.
+        Pyarrow releases the GIL; one piece is encoded while the next one is cut (a bound on memory:
+        see `_bound_memory`). Primary-key rows carry their sequence numbers (`base` is only a
+        floor); an append file numbers its rows on from its bucket's counter in `starts`. Returns
+        the files per (partition, bucket) and the number of rows.
         """
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         total = 0
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=1) as pool:
             pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
             for part, bucket, rows in pieces:
                 key = (encode_row(part, self._part_types), bucket)
@@ -818,7 +901,7 @@ class TableWriter:
                 total += rows.num_rows
                 pending.append((key, pool.submit(self._write_chunk, rows, part, bucket, start)))
                 del rows
-                while len(pending) > 2:
+                while len(pending) > 1:
                     done, future = pending.popleft()
                     files.setdefault(done, []).append(future.result())
             for done, future in pending:
@@ -870,10 +953,10 @@ class TableWriter:
         One query sorts the rows by partition, bucket and key (append tables: by partition and
         bucket, and only when there is more than one); a primary-key table's repeated keys are
         adjacent in it and all but the surviving version are dropped on the way. The stream is cut
-        into files at group changes and every ``min(target-file-size, write-buffer-size / 8)`` Arrow
-        bytes. Returns the commit messages and the number of rows written. A failed stream leaves
-        its files to `abort`; when DuckDB's sort runs out of memory under the cap, the files written
-        so far are deleted and the stream starts again with a doubled cap (as `_heavy`).
+        into files at group changes and every ``min(target-file-size, write-buffer-size / 24)``
+        Arrow bytes. Returns the commit messages and the number of rows written. A failed stream
+        leaves its files to `abort`; when DuckDB's sort runs out of memory under the cap, the files
+        written so far are deleted and the stream starts again with a doubled cap (as `_heavy`).
         """
         if not self.streams():
             raise ValueError(f"table {self.table.name} is written through stage() and write()")
@@ -976,9 +1059,6 @@ class TableWriter:
         """Drop a staging table and give DuckDB back its memory limit."""
         try:
             self.con.execute(drop("TABLE", table_node(staged)).sql("duckdb"))
-            if self._assignment is not None:
-                self.con.unregister(self._assignment)
-                self._assignment = None
             for name in self._registered:
                 self._db().unregister(name)
             self._registered.clear()

@@ -4,6 +4,7 @@
     .venv/bin/python -m tests.benchmarks.run --rows 10000000 --skip-slow
     .venv/bin/python -m tests.benchmarks.run --suite write     # issue-4 write benchmarks
     .venv/bin/python -m tests.benchmarks.run --suite spark --rows 10000000  # issue-13 PySpark
+    .venv/bin/python -m tests.benchmarks.run --suite scale --sizes 1000000 10000000 50000000
 
 Every (workload, engine) cell runs in a fresh subprocess (so peak RSS is per cell); set-up is
 excluded and each repetition materializes the full result as Arrow. See README.md.
@@ -256,13 +257,78 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def _median(cell: dict[str, Any] | None) -> float | None:
+    return cell.get("median") if cell and "error" not in cell and "na" not in cell else None
+
+
+def curves(by_size: dict[int, dict[str, Any]]) -> dict[str, dict[str, dict[int, float | None]]]:
+    """Median seconds per (workload or write case, engine or writer) across sizes.
+
+    >>> curves({10: {"read": {"results": {"q": {"floor": {"median": 1.0}}}},
+    ...              "write": {"results": {"w": {"paimon-sql": {"error": "x"}}}}}})
+    {'q': {'floor': {10: 1.0}}, 'w': {'paimon-sql': {10: None}}}
+    """
+    out: dict[str, dict[str, dict[int, float | None]]] = {}
+    for size, reports in sorted(by_size.items()):
+        for report in reports.values():
+            for name, row in report["results"].items():
+                for engine, cell in row.items():
+                    out.setdefault(name, {}).setdefault(engine, {})[size] = _median(cell)
+    return out
+
+
+def render_curves(table: dict[str, dict[str, dict[int, float | None]]], sizes: list[int]) -> str:
+    """One line per (workload, engine): the median seconds at each size."""
+    head = "workload / engine".ljust(40) + "".join(f"{n:,}".rjust(14) for n in sizes)
+    lines = ["median seconds by base rows", head]
+    for name, engines in table.items():
+        for engine, points in engines.items():
+            cells = "".join(
+                (f"{points[n]:.3f}" if points.get(n) is not None else "-").rjust(14) for n in sizes
+            )
+            lines.append(f"{name} / {engine}".ljust(40) + cells)
+    return "\n".join(lines)
+
+
+def run_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """The read and write suites at every ``--sizes`` value, and their cost curves.
+
+    Each size builds (once, cached) its own tables and input; the read suite compares every
+    result in full with the floor at each size, as alone.
+    """
+    from tests.benchmarks.write import run_writes
+
+    by_size: dict[int, dict[str, Any]] = {}
+    for size in args.sizes:
+        args.rows = size
+        print(f"[bench] scale: {size:,} rows", file=sys.stderr, flush=True)
+        by_size[size] = {"read": run_reads(args), "write": run_writes(args)}
+    table = curves(by_size)
+    print(render_curves(table, args.sizes))
+    return {
+        "suite": "scale",
+        "sizes": args.sizes,
+        "load_average": os.getloadavg(),
+        "curves": table,
+        "by_size": by_size,
+        "mismatches": {n: r["read"]["mismatches"] for n, r in by_size.items()},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.benchmarks.run",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--suite", choices=("read", "write", "spark"), default="read")
+    parser.add_argument("--suite", choices=("read", "write", "spark", "scale"), default="read")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[1_000_000, 10_000_000, 50_000_000],
+        help="base rows of each step of --suite scale",
+    )
     parser.add_argument("--rows", type=int, default=1_000_000, help="base rows (default 1M)")
     parser.add_argument("--reps", type=int, default=5, help="repetitions per cell")
     parser.add_argument(
@@ -287,9 +353,16 @@ def main(argv: list[str] | None = None) -> int:
         from tests.benchmarks.write import run_spark_writes
 
         report = run_spark_writes(args)
+    elif args.suite == "scale":
+        report = run_scale(args)
     else:
         report = run_reads(args)
-    default = {"read": "latest.json", "write": "writes.json", "spark": "spark-writes.json"}
+    default = {
+        "read": "latest.json",
+        "write": "writes.json",
+        "spark": "spark-writes.json",
+        "scale": "scale.json",
+    }
     output = args.output or RESULTS / default[args.suite]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")
