@@ -132,6 +132,21 @@ def bind_parameters(statement: exp.Expression, params: Any, expected: set[str]) 
     return statement
 
 
+def parameter_names(statement: exp.Expression) -> set[str]:
+    """The parameters of `statement` as DuckDB names them: ``"1"`` … for ``?``, else their names.
+
+    For statements DuckDB's parser cannot read (Spark and Flink forms such as ``INSERT OVERWRITE``),
+    where DuckDB cannot say which parameters there are.
+
+    >>> import sqlglot
+    >>> sorted(parameter_names(sqlglot.parse_one("SELECT ?, ?, $n", read="duckdb")))
+    ['1', '2', 'n']
+    """
+    nodes = list(statement.find_all(exp.Placeholder))
+    anonymous = sum(1 for n in nodes if not n.args.get("this"))
+    return {str(i + 1) for i in range(anonymous)} | {n.name for n in nodes if n.args.get("this")}
+
+
 def _values(params: Any, expected: set[str]) -> dict[str, Any]:
     if isinstance(params, Mapping):
         values = {str(k).lstrip("$"): v for k, v in params.items()}
@@ -155,4 +170,4 @@ def _shown(name: str) -> str:
     return f"${name}"
 
 
-__all__ = ["bind_parameters"]
+__all__ = ["bind_parameters", "parameter_names"]

@@ -39,7 +39,7 @@ from paimon_sql.sql.dialect import quiet_sqlglot
 from paimon_sql.sql.functions import install_functions
 from paimon_sql.sql.incremental import change_table, hint_reader, read_hint
 from paimon_sql.sql.names import current_database, refuse_in_transaction
-from paimon_sql.sql.params import bind_parameters
+from paimon_sql.sql.params import bind_parameters, parameter_names
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
 from paimon_sql.sqlnodes import table_node
@@ -258,9 +258,9 @@ class Session:
                 "parameters bind one statement: run the statements one by one with their own params"
             )
         result: Relation | None = None
-        units: list[tuple[str, set[str]]] = [
+        units: list[tuple[str, set[str] | None]] = [
             (piece.query, set(piece.named_parameters)) for piece in pieces
-        ] or [(text, set())]
+        ] or [(text, None)]  # None: DuckDB cannot say which parameters it has
         for query, expected in units:
             try:
                 with self.catalog.fileio.statement():  # an object store lists a folder once
@@ -392,6 +392,9 @@ class Session:
         lookup: Callable[[str], object | None] | None = None,
     ) -> Relation:
         native = None  # DuckDB binds the parameters itself when nothing else rewrites the text
+        if expected is None:  # a statement DuckDB cannot parse (INSERT OVERWRITE …): sqlglot's
+            parsed = _parse(text) if params is not None else None
+            expected = parameter_names(parsed) if parsed is not None else set()
         if params is not None and not expected and isinstance(params, (list, tuple, dict)):
             if params:
                 bind_parameters(exp.select("1"), params, set())  # the count error

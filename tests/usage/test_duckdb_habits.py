@@ -122,6 +122,17 @@ def test_a_parameter_with_a_cast_after_it(s, wh):
     ]
 
 
+def test_parameters_in_insert_overwrite(s, wh):
+    """INSERT OVERWRITE is no DuckDB syntax, so sqlglot finds its parameters."""
+    s.sql("CREATE TABLE d.ow (k INT, v STRING, dt STRING) PARTITIONED BY (dt)")
+    s.execute("INSERT INTO d.ow VALUES (?, ?, ?), (2, 'b', 'y')", [1, "a", "x"])
+    s.execute("INSERT OVERWRITE d.ow PARTITION (dt = ?) SELECT ?, ?", ["x", 3, "c"])
+    s.execute("INSERT OVERWRITE d.ow SELECT $k, $v, 'y'", {"k": 4, "v": "d"})
+    with pytest.raises(ArgumentError, match="no value for parameter"):
+        s.execute("INSERT OVERWRITE d.ow SELECT ?, ?, 'y'", [5])
+    assert fresh_rows(wh, "SELECT * FROM d.ow ORDER BY k") == [(3, "c", "x"), (4, "d", "y")]
+
+
 def test_parameter_values_keep_duckdbs_types(s, wh):
     s.sql(
         "CREATE TABLE d.typed (i BIGINT, f DOUBLE, m DECIMAL(10, 3), t STRING, b BYTES, "
