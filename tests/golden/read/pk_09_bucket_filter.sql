@@ -61,9 +61,9 @@ SELECT
 FROM (
   SELECT
     "f0",
+    "f1",
     "f2",
-    "f3",
-    CAST(10 AS INT) AS "f1"
+    "f3"
   FROM READ_PARQUET(
     [
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_09.db/pk_09/f1=10/bucket-1/data-6d416200-c9db-49ff-bc27-79837bf1aaab-0.parquet'

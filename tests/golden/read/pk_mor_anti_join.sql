@@ -682,29 +682,12 @@ FROM (
   FROM (
     SELECT
       "f0",
+      "f1",
       "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
+      "f3"
     FROM READ_PARQUET(
       [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(20 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet',
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
       ]
     )

@@ -504,9 +504,9 @@ FROM (
   FROM (
     SELECT
       "f0",
+      "f1",
       "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
+      "f3"
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'

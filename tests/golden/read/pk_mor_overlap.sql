@@ -640,13 +640,13 @@ FROM (
     SELECT
       "k0" AS "k1",
       "k1" AS "k0",
+      "p0",
+      "p1",
       "s0" AS "s1",
       CAST("s1" AS BLOB) AS "s0",
       CAST(TRUNC("v0") AS INT) AS "v0",
       CAST("v1" AS TEXT) AS "v1",
-      CAST(NULL AS INT) AS "v2",
-      CAST(0 AS INT) AS "p0",
-      CAST(0 AS INT) AS "p1"
+      CAST(NULL AS INT) AS "v2"
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-2.parquet'
