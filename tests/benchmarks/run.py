@@ -4,6 +4,7 @@
     .venv/bin/python -m tests.benchmarks.run --rows 10000000 --skip-slow
     .venv/bin/python -m tests.benchmarks.run --suite write     # issue-4 write benchmarks
     .venv/bin/python -m tests.benchmarks.run --suite spark --rows 10000000  # issue-13 PySpark
+    .venv/bin/python -m tests.benchmarks.run --suite partitions --reps 3  # issue-18 scans
 
 Every (workload, engine) cell runs in a fresh subprocess (so peak RSS is per cell); set-up is
 excluded and each repetition materializes the full result as Arrow. See README.md.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from tests.benchmarks import _data, _tables
-from tests.benchmarks.workloads import WORKLOADS
+from tests.benchmarks.workloads import PARTITIONED_WORKLOADS, WORKLOADS
 from tests.second_opinion import SecondOpinionError, run_worker, versions
 
 if TYPE_CHECKING:
@@ -155,7 +156,10 @@ def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
     scans = [n for n, row in results.items() if row.get(REFERENCE)]
     if scans and REFERENCE in engines:
         lines.append("")
-        lines.append("scan target (issue 2, <= 1.2x): engine / plain read_parquet of the files")
+        lines.append(
+            "scan target (issue 2: <= 1.2x; issue 18, partitioned: <= 1.1x):"
+            " engine / plain read_parquet of the files"
+        )
         readers = [e for e in others if e != REFERENCE]
         for name in scans:
             row = results[name]
@@ -217,7 +221,11 @@ def machine() -> dict[str, Any]:
 
 
 def run_reads(args: argparse.Namespace) -> dict[str, Any]:
-    tables = _tables.ensure_tables(args.rows, with_dv=not args.no_dv)
+    suite = PARTITIONED_WORKLOADS if args.suite == "partitions" else WORKLOADS
+    selected = [w for w in suite if not args.only or w.name in args.only]
+    tables = _tables.ensure_tables(
+        args.rows, with_dv=not args.no_dv, only={w.table for w in selected}
+    )
     engines = [e for e in ENGINES if e not in args.skip_engine]
     if args.skip_slow and "pypaimon" in engines:
         engines.remove("pypaimon")
@@ -225,8 +233,8 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
     if unavailable and "paimon-sql" in engines:
         print(f"[bench] paimon-sql not usable ({unavailable}): column n/a", file=sys.stderr)
     results: dict[str, dict[str, Any]] = {}
-    for workload in WORKLOADS:
-        if workload.table not in tables or (args.only and workload.name not in args.only):
+    for workload in selected:
+        if workload.table not in tables:
             continue
         row: dict[str, Any] = {}
         for engine in engines:
@@ -238,14 +246,15 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
         _mark_agreement(row, workload)
         results[workload.name] = row
     report = {
-        "suite": "read",
+        "suite": args.suite,
         "rows": args.rows,
         "reps": args.reps,
         "pypaimon_reps": args.pypaimon_reps,
         "machine": machine(),
         "readers": {r: versions(r) for r in ("pypaimon-rust", "pypaimon") if r in engines},
         "tables": tables,
-        "workloads": {w.name: w.description for w in WORKLOADS if w.name in results},
+        "workloads": {w.name: w.description for w in suite if w.name in results},
+        "load_average": os.getloadavg(),
         "results": results,
     }
     print(render(results, engines))
@@ -262,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--suite", choices=("read", "write", "spark"), default="read")
+    parser.add_argument(
+        "--suite", choices=("read", "partitions", "write", "spark"), default="read"
+    )
     parser.add_argument("--rows", type=int, default=1_000_000, help="base rows (default 1M)")
     parser.add_argument("--reps", type=int, default=5, help="repetitions per cell")
     parser.add_argument(
@@ -289,7 +300,12 @@ def main(argv: list[str] | None = None) -> int:
         report = run_spark_writes(args)
     else:
         report = run_reads(args)
-    default = {"read": "latest.json", "write": "writes.json", "spark": "spark-writes.json"}
+    default = {
+        "read": "latest.json",
+        "partitions": "partitions.json",
+        "write": "writes.json",
+        "spark": "spark-writes.json",
+    }
     output = args.output or RESULTS / default[args.suite]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")
