@@ -336,6 +336,23 @@ def inside(path: str, roots: Iterable[str], *, local: bool, what: str) -> str:
     return normal
 
 
+def child_inside(parent: str, name: str, roots: Iterable[str], *, local: bool, what: str) -> str:
+    """`inside` of ``parent/name`` where `parent` passed `inside` already (one check per folder).
+
+    `name` is one plain path component; only it is checked for a symbolic link (then the whole
+    path is checked as `inside` does).
+
+    >>> child_inside("/wh/db.db/t/p=1", "bucket-0", ["/wh/db.db/t"], local=False, what="bucket")
+    '/wh/db.db/t/p=1/bucket-0'
+    """
+    if not name or "/" in name or name in (".", ".."):
+        raise InvalidNameError(f"{what} {name!r} is not a plain folder or file name")
+    path = parent.rstrip("/") + "/" + name
+    if local and os.path.islink(path):
+        return inside(path, roots, local=local, what=what)
+    return path
+
+
 def _has_link_below(path: str, roots: list[str]) -> bool:
     """Whether a folder or file of `path` below the deepest root holding it is a symbolic link.
 

@@ -257,6 +257,7 @@ class _Planner:
         self.stats = PruneStats()
         self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
         self._part_ok: dict[bytes, bool] = {}
+        self._part_dirs: dict[bytes, str] = {}
         self._index_columns = self.indexed_columns()
 
     # --- partitions -------------------------------------------------------------------------------
@@ -482,7 +483,7 @@ class _Planner:
                 continue
             if not self.visible(e):
                 continue
-            if self.part_names and not self.partition_ok(e.partition):
+            if self.part_names and self.predicate is not None and not self.partition_ok(e.partition):
                 self.stats.files_pruned_partition += 1
                 continue
             if keep_bucket is not None and not keep_bucket(e):
@@ -573,19 +574,29 @@ class _Planner:
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
         return _index_path(self.table, self.options, self.bucket_dir(partition, bucket), name)
 
+    def partition_dir(self, partition: bytes) -> str:
+        """The folder of `partition` (the table's for an unpartitioned table), checked once."""
+        path = self._part_dirs.get(partition)
+        if path is None:
+            parts = []
+            directory = names.path_directory(self.options.options)
+            if directory:
+                parts.append(directory)
+            if self.part_names:
+                values = zip(self.part_names, self.partition_values(partition), strict=True)
+                parts.append(partition_path(values, self.options.partition_default_name))
+            path = self.table.sub(*parts) if parts else self.table.path
+            # never read through a symbolic link leading out of the table folder
+            local = self.table.fileio.local
+            path = names.inside(path, [self.table.path], local=local, what="partition folder")
+            self._part_dirs[partition] = path
+        return path
+
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
-        parts = []
-        directory = names.path_directory(self.options.options)
-        if directory:
-            parts.append(directory)
-        if self.part_names:
-            values = zip(self.part_names, self.partition_values(partition), strict=True)
-            parts.append(partition_path(values, self.options.partition_default_name))
-        parts.append("bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}")
-        path = self.table.sub(*parts)
-        # never read through a symbolic link leading out of the table folder
+        name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"
         local = self.table.fileio.local
-        return names.inside(path, [self.table.path], local=local, what="bucket folder")
+        parent = self.partition_dir(partition)
+        return names.child_inside(parent, name, [self.table.path], local=local, what="bucket folder")
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.mode is not ReadMode.MERGE:

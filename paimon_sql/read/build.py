@@ -806,7 +806,8 @@ def _plain_scan(
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
     source = FileSource(relation=relation, columns=frozenset(columns))
     cols = _value_columns(plan, files[0], names, source)
-    select = exp.select(*cols).from_(exp.Table(this=relation))
+    # copy=False throughout: the file list may hold thousands of paths, built once here
+    select = exp.select(*cols).from_(exp.Table(this=relation), copy=False)
     conditions: list[exp.Expression] = []
     if deleted is not None:
         using = [ident(FILE_INDEX), ident(POS)]
@@ -818,10 +819,10 @@ def _plain_scan(
     if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
         conditions.append(row_kind_in(col(KIND), ADD_KINDS))
     if conditions:
-        select = select.where(exp.and_(*conditions))
+        select = select.where(exp.and_(*conditions), copy=False)
     return exp.select(
         *[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]
-    ).from_(select.subquery())
+    ).from_(select.subquery(copy=False), copy=False)
 
 
 def _layout(plan: ScanPlan, f: DataFileMeta) -> tuple[tuple[int, str, DataType], ...]:
