@@ -353,6 +353,50 @@ def child_inside(parent: str, name: str, roots: Iterable[str], *, local: bool, w
     return path
 
 
+class LinkScan:
+    """`inside` for many folders below one root, with one directory listing per parent folder.
+
+    A scan planning a thousand partitions checks each partition folder for symbolic links; listing
+    a parent once (``os.scandir`` says which entries are links) replaces a ``lstat`` per folder
+    and component. Only paths without a link are answered here; a path through a link gets the
+    full `inside` check. Meant for one plan (a listing is not kept longer).
+
+    >>> LinkScan("/wh/db.db/t", local=False).inside("/wh/db.db/t/p=1", what="partition folder")
+    '/wh/db.db/t/p=1'
+    """
+
+    def __init__(self, root: str, *, local: bool) -> None:
+        self.root, self.local = _normal(root), local
+        self._links: dict[str, frozenset[str]] = {}
+
+    def _linked(self, folder: str) -> frozenset[str]:
+        links = self._links.get(folder)
+        if links is None:
+            try:
+                with os.scandir(folder) as entries:
+                    links = frozenset(e.name for e in entries if e.is_symlink())
+            except OSError:
+                links = frozenset()  # a missing folder: whoever opens a file in it says so
+            self._links[folder] = links
+        return links
+
+    def inside(self, path: str, *, what: str) -> str:
+        """`inside(path, [root])`: lexical check, then links from the cached listings."""
+        if not self.local:
+            return inside(path, [self.root], local=False, what=what)
+        normal = _normal(path)
+        if not _under(normal, self.root):
+            return inside(path, [self.root], local=True, what=what)  # raises
+        current = self.root.rstrip("/")
+        for part in normal[len(current) :].split("/"):
+            if not part:
+                continue
+            if part in self._linked(current):
+                return inside(path, [self.root], local=True, what=what)
+            current = current + "/" + part
+        return normal
+
+
 def _has_link_below(path: str, roots: list[str]) -> bool:
     """Whether a folder or file of `path` below the deepest root holding it is a symbolic link.
 

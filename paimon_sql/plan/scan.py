@@ -258,6 +258,7 @@ class _Planner:
         self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
+        self._links = names.LinkScan(table.path, local=table.fileio.local)
         self._index_columns = self.indexed_columns()
 
     # --- partitions -------------------------------------------------------------------------------
@@ -587,8 +588,7 @@ class _Planner:
                 parts.append(partition_path(values, self.options.partition_default_name))
             path = self.table.sub(*parts) if parts else self.table.path
             # never read through a symbolic link leading out of the table folder
-            local = self.table.fileio.local
-            path = names.inside(path, [self.table.path], local=local, what="partition folder")
+            path = self._links.inside(path, what="partition folder")
             self._part_dirs[partition] = path
         return path
 
