@@ -73,9 +73,16 @@ class FileSource:
     columns: frozenset[str]
 
 
+def _no_hive() -> exp.Expression:
+    """``hive_partitioning = false``: DuckDB would otherwise take a column named like a ``k=v``
+    folder of the path from the folder name (``'__DEFAULT_PARTITION__'`` for NULL, a DATE as its
+    day number), in place of the file's own column."""
+    return exp.EQ(this=exp.column("hive_partitioning"), expression=exp.false())
+
+
 def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
-    """``read_parquet('<path>'[, file_row_number = TRUE])``."""
-    args: list[exp.Expression] = [exp.Literal.string(path)]
+    """``read_parquet('<path>', hive_partitioning = false[, file_row_number = TRUE])``."""
+    args: list[exp.Expression] = [exp.Literal.string(path), _no_hive()]
     if with_position:
         args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
@@ -802,7 +809,9 @@ def _plain_scan(
     """
     names = q.needed()
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
-    relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
+    relation = exp.Anonymous(
+        this="read_parquet", expressions=[exp.Array(expressions=paths_sql), _no_hive()]
+    )
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
     source = FileSource(relation=relation, columns=frozenset(columns))
     cols = _value_columns(plan, files[0], names, source)

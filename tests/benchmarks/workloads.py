@@ -40,11 +40,13 @@ DV_SCAN = (
     " ANTI JOIN deleted USING (filename, file_row_number) WHERE _VALUE_KIND IN (0, 2)"
 )
 PLAIN = f"SELECT {VALUES} FROM read_parquet($files)"
-# Partitioned append tables (issue 18): the partition column ``p`` is stored in the files too.
+# Partitioned append tables (issue 18): the partition column ``p`` is stored in the files too, and
+# read from them (DuckDB would take it from the ``p=<n>`` folder names otherwise).
 PARTITIONED_VALUES = VALUES + ", p"
 PARTITIONED_AGG = AGG + ", sum(p) AS p"
-PARTITIONED_PLAIN = f"SELECT {PARTITIONED_VALUES} FROM read_parquet($files)"
-PARTITIONED_PLAIN_AGG = f"SELECT {PARTITIONED_AGG} FROM read_parquet($files)"
+_FILES = "read_parquet($files, hive_partitioning = false)"
+PARTITIONED_PLAIN = f"SELECT {PARTITIONED_VALUES} FROM {_FILES}"
+PARTITIONED_PLAIN_AGG = f"SELECT {PARTITIONED_AGG} FROM {_FILES}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,7 +30,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -65,7 +66,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -100,7 +102,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -129,6 +132,7 @@ FROM (
       '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
 );

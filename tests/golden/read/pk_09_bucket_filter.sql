@@ -35,6 +35,7 @@ FROM (
           "_VALUE_KIND"
         FROM READ_PARQUET(
           '<fixtures>/paimon-cpp/test/test_data/parquet/pk_09.db/pk_09/f1=10/bucket-1/data-6d416200-c9db-49ff-bc27-79837bf1aaab-0.parquet',
+          hive_partitioning = FALSE,
           file_row_number = TRUE
         )
         WHERE
@@ -67,7 +68,8 @@ FROM (
   FROM READ_PARQUET(
     [
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_09.db/pk_09/f1=10/bucket-1/data-6d416200-c9db-49ff-bc27-79837bf1aaab-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
   ANTI JOIN "__paimon_deleted_1"
     USING ("file_index", "file_row_number")

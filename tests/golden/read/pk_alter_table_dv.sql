@@ -46,7 +46,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -101,6 +102,7 @@ FROM (
           "_VALUE_KIND"
         FROM READ_PARQUET(
           '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-8969384c-d715-4113-b663-2248c9a8c8d9-0.parquet',
+          hive_partitioning = FALSE,
           file_row_number = TRUE
         )
         WHERE
@@ -146,7 +148,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet'
+          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -182,7 +185,8 @@ FROM (
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet',
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
   UNION ALL
@@ -208,7 +212,8 @@ FROM (
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-8969384c-d715-4113-b663-2248c9a8c8d9-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
     ANTI JOIN "__paimon_deleted_1"
       USING ("file_index", "file_row_number")

@@ -35,6 +35,7 @@ FROM (
           "_VALUE_KIND"
         FROM READ_PARQUET(
           '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-0.parquet',
+          hive_partitioning = FALSE,
           file_row_number = TRUE
         )
         WHERE
@@ -69,7 +70,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-1.parquet'
+          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-1.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -107,6 +109,7 @@ FROM (
         "_VALUE_KIND"
       FROM READ_PARQUET(
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-1/data-d18e5571-abce-4309-ad4a-37f0bc93679f-0.parquet',
+        hive_partitioning = FALSE,
         file_row_number = TRUE
       )
       WHERE
@@ -149,7 +152,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=20/bucket-0/data-6922349a-83a3-4da3-995b-5a9e5b066710-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=20/bucket-0/data-6922349a-83a3-4da3-995b-5a9e5b066710-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -175,7 +179,8 @@ FROM (
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-1.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-1/data-d18e5571-abce-4309-ad4a-37f0bc93679f-0.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=20/bucket-0/data-6922349a-83a3-4da3-995b-5a9e5b066710-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
   ANTI JOIN "__paimon_deleted_1"
     USING ("file_index", "file_row_number")

@@ -31,7 +31,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -69,7 +70,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -107,7 +109,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -134,6 +137,7 @@ FROM (
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet',
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
 );
