@@ -430,14 +430,10 @@ class _Planner:
         index_files = [n for n in f.extra_files if n.endswith(INDEX_SUFFIX)]
         if f.embedded_index is None and not index_files:
             return True
-        if f.embedded_index is not None:
-            data, where = f.embedded_index, f"the embedded file index of {f.file_name}"
-        else:
-            if len(index_files) > 1:
-                raise CorruptFileError(
-                    f.file_name, f"it has more than one index file: {', '.join(index_files)}"
-                )
-            data, where = self.read_index_file(entry, index_files[0])
+        if f.embedded_index is None and len(index_files) > 1:
+            raise CorruptFileError(
+                f.file_name, f"it has more than one index file: {', '.join(index_files)}"
+            )
         file_schema = (
             self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
         )
@@ -448,10 +444,20 @@ class _Planner:
             old = by_id.get(now.id)
             if old is not None and old.type.with_nullable(True) == now.type.with_nullable(True):
                 columns[name] = (old.name, old.type)
-        try:
-            index = FileIndex.decode(data, where)
-        except SpecViolationError as err:
-            raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
+
+        def decode() -> FileIndex:
+            if f.embedded_index is not None:
+                data, where = f.embedded_index, f"the embedded file index of {f.file_name}"
+            else:
+                data, where = self.read_index_file(entry, index_files[0])
+            try:
+                return FileIndex.decode(data, where)
+            except SpecViolationError as err:
+                raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
+
+        # immutable once committed: parsed once per table object (a session keeps its tables)
+        key = f"{f.file_name}#embedded" if f.embedded_index is not None else index_files[0]
+        index = self.table.file_index(key, decode)
         return index_may_match(index, self.predicate, columns)
 
     def read_index_file(self, entry: ManifestEntry, name: str) -> tuple[bytes, str]:
