@@ -608,9 +608,11 @@ class Table:
     FILE_INDEX_CACHE = 4096
 
     def file_index(self, key: str, decode: Callable[[], _T]) -> _T:
-        """A data file's decoded file index, cached under `key` (its ``.index`` file's path, or
-        the data file's name for an embedded index): both are immutable once committed, so a
-        query that prunes by file indexes reads and parses each one once per session.
+        """A data file's decoded file index, cached under `key`.
+
+        `key` is its ``.index`` file's name, or the data file's for an embedded index: both are
+        immutable once committed, so a query that prunes by file indexes reads and parses each
+        one once per session.
 
         Examples:
             >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")

@@ -490,7 +490,11 @@ class _Planner:
                 continue
             if not self.visible(e):
                 continue
-            if self.part_names and self.predicate is not None and not self.partition_ok(e.partition):
+            if (
+                self.part_names
+                and self.predicate is not None
+                and not self.partition_ok(e.partition)
+            ):
                 self.stats.files_pruned_partition += 1
                 continue
             if keep_bucket is not None and not keep_bucket(e):
@@ -602,7 +606,9 @@ class _Planner:
         name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"
         local = self.table.fileio.local
         parent = self.partition_dir(partition)
-        return names.child_inside(parent, name, [self.table.path], local=local, what="bucket folder")
+        return names.child_inside(
+            parent, name, [self.table.path], local=local, what="bucket folder"
+        )
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.mode is not ReadMode.MERGE:

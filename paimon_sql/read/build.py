@@ -74,9 +74,12 @@ class FileSource:
 
 
 def _no_hive() -> exp.Expression:
-    """``hive_partitioning = false``: DuckDB would otherwise take a column named like a ``k=v``
-    folder of the path from the folder name (``'__DEFAULT_PARTITION__'`` for NULL, a DATE as its
-    day number), in place of the file's own column."""
+    """``hive_partitioning = false``, a named argument of ``read_parquet``.
+
+    DuckDB would otherwise take a column named like a ``k=v`` folder of the path from the folder
+    name (``'__DEFAULT_PARTITION__'`` for NULL, a DATE as its day number), in place of the file's
+    own column.
+    """
     return exp.EQ(this=exp.column("hive_partitioning"), expression=exp.false())
 
 

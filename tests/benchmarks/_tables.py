@@ -126,7 +126,9 @@ def _write_partitioned(rows: int, parts: int) -> dict[str, Any]:
     }
     data = _data.partitioned(rows, parts)
     name = f"append_p{parts}"
-    seconds = write_with("pypaimon-rust", warehouse(rows), f"{DATABASE}.{name}", [data], create=create)
+    seconds = write_with(
+        "pypaimon-rust", warehouse(rows), f"{DATABASE}.{name}", [data], create=create
+    )
     return {
         "writer": "pypaimon-rust",
         "versions": versions("pypaimon-rust"),

@@ -271,9 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--suite", choices=("read", "partitions", "write", "spark"), default="read"
-    )
+    parser.add_argument("--suite", choices=("read", "partitions", "write", "spark"), default="read")
     parser.add_argument("--rows", type=int, default=1_000_000, help="base rows (default 1M)")
     parser.add_argument("--reps", type=int, default=5, help="repetitions per cell")
     parser.add_argument(

@@ -239,9 +239,12 @@ def test_option_registry_directly() -> None:
             return
         # what validation accepted is stable: validating it again (with the keys it moved out of
         # the options) changes nothing
-        _, pks, parts = split_key_options(options, pks, parts)
+        _, moved_pks, moved_parts = split_key_options(options, pks, parts)
         again = validate_options(
-            out, fields=_FIELDS if known else None, primary_keys=pks, partition_keys=parts
+            out,
+            fields=_FIELDS if known else None,
+            primary_keys=moved_pks,
+            partition_keys=moved_parts,
         )
         assert again == out
 

@@ -21,6 +21,9 @@ import pytest
 import paimon_sql
 from tests.fixtures import FIXTURES
 
+# Queries here are fixed test input (fixture table names and constants), not built from data.
+# ruff: noqa: S608
+
 JAVA09 = FIXTURES / "generated-paimon-java-0.9" / "warehouse"
 CPP = FIXTURES / "paimon-cpp" / "test" / "test_data" / "parquet"
 
