@@ -336,6 +336,67 @@ def inside(path: str, roots: Iterable[str], *, local: bool, what: str) -> str:
     return normal
 
 
+def child_inside(parent: str, name: str, roots: Iterable[str], *, local: bool, what: str) -> str:
+    """`inside` of ``parent/name`` where `parent` passed `inside` already (one check per folder).
+
+    `name` is one plain path component; only it is checked for a symbolic link (then the whole
+    path is checked as `inside` does).
+
+    >>> child_inside("/wh/db.db/t/p=1", "bucket-0", ["/wh/db.db/t"], local=False, what="bucket")
+    '/wh/db.db/t/p=1/bucket-0'
+    """
+    if not name or "/" in name or name in (".", ".."):
+        raise InvalidNameError(f"{what} {name!r} is not a plain folder or file name")
+    path = parent.rstrip("/") + "/" + name
+    if local and os.path.islink(path):
+        return inside(path, roots, local=local, what=what)
+    return path
+
+
+class LinkScan:
+    """`inside` for many folders below one root, with one directory listing per parent folder.
+
+    A scan planning a thousand partitions checks each partition folder for symbolic links; listing
+    a parent once (``os.scandir`` says which entries are links) replaces a ``lstat`` per folder
+    and component. Only paths without a link are answered here; a path through a link gets the
+    full `inside` check. Meant for one plan (a listing is not kept longer).
+
+    >>> LinkScan("/wh/db.db/t", local=False).inside("/wh/db.db/t/p=1", what="partition folder")
+    '/wh/db.db/t/p=1'
+    """
+
+    def __init__(self, root: str, *, local: bool) -> None:
+        self.root, self.local = _normal(root), local
+        self._links: dict[str, frozenset[str]] = {}
+
+    def _linked(self, folder: str) -> frozenset[str]:
+        links = self._links.get(folder)
+        if links is None:
+            try:
+                with os.scandir(folder) as entries:
+                    links = frozenset(e.name for e in entries if e.is_symlink())
+            except OSError:
+                links = frozenset()  # a missing folder: whoever opens a file in it says so
+            self._links[folder] = links
+        return links
+
+    def inside(self, path: str, *, what: str) -> str:
+        """`inside(path, [root])`: lexical check, then links from the cached listings."""
+        if not self.local:
+            return inside(path, [self.root], local=False, what=what)
+        normal = _normal(path)
+        if not _under(normal, self.root):
+            return inside(path, [self.root], local=True, what=what)  # raises
+        current = self.root.rstrip("/")
+        for part in normal[len(current) :].split("/"):
+            if not part:
+                continue
+            if part in self._linked(current):
+                return inside(path, [self.root], local=True, what=what)
+            current = current + "/" + part
+        return normal
+
+
 def _has_link_below(path: str, roots: list[str]) -> bool:
     """Whether a folder or file of `path` below the deepest root holding it is a symbolic link.
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import datetime
 import re
 import threading
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from paimon_sql.catalog import names
 from paimon_sql.errors import (
@@ -90,6 +91,7 @@ class Table:
         self._manifests: dict[str, list[ManifestEntry]] = {}
         self._lists: dict[str, list[ManifestFileMeta]] = {}
         self._indexes: dict[str, list[IndexManifestEntry]] = {}
+        self._file_indexes: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()
         # What metadata said about the files it names: checked when they are read (damage is named).
         self._referrers: dict[str, str] = {}  # manifest (list) name -> the file that named it
@@ -601,6 +603,35 @@ class Table:
             _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
+
+    #: Decoded file indexes kept per table (most recently used).
+    FILE_INDEX_CACHE = 4096
+
+    def file_index(self, key: str, decode: Callable[[], _T]) -> _T:
+        """A data file's decoded file index, cached under `key`.
+
+        `key` is its ``.index`` file's name, or the data file's for an embedded index: both are
+        immutable once committed, so a query that prunes by file indexes reads and parses each
+        one once per session.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.file_index("f.index", lambda: ["decoded"])
+            ['decoded']
+            >>> table.file_index("f.index", lambda: ["not decoded again"])
+            ['decoded']
+        """
+        with self._lock:
+            cached = self._file_indexes.get(key)
+            if cached is not None:
+                self._file_indexes.move_to_end(key)
+                return cast("_T", cached)
+        value = decode()
+        with self._lock:
+            self._file_indexes[key] = value
+            while len(self._file_indexes) > self.FILE_INDEX_CACHE:
+                self._file_indexes.popitem(last=False)
+        return value
 
     def _read(self, name: str, what: str, decode: Callable[[dict[str, Any]], _T]) -> list[_T]:
         """Decode a metadata file of ``manifest/``.

@@ -361,10 +361,14 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB that spills to the system's temporary folder.
 
     DuckDB's own default is ``./.tmp`` under the current directory, which a write would litter.
+    Parquet footers are cached across queries (``parquet_metadata_cache``; DuckDB checks each
+    file's modification time): Paimon data files never change, and a point query on a 10M-row
+    table spends about a tenth of its time parsing the footers of the files it opens.
     """
     con = duckdb.connect()
     spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
     con.execute(set_setting("temp_directory", spill).sql("duckdb"))
+    con.execute(set_setting("parquet_metadata_cache", "true").sql("duckdb"))
     return con
 
 

@@ -461,14 +461,19 @@ class SplitReader:
             if any(section.merge for section in split.sections):  # plain files: `_Deletions`
                 dv_tables.update(self._deletion_vectors(con, plan, split, registered))
             for f in split.files:
-                path = _listed_path(plan, split, f)
-                paths[f.file_name] = path
-                names = [
-                    *plan.table.schema(f.schema_id).field_names,
-                    "_SEQUENCE_NUMBER",
-                    "_VALUE_KIND",
-                ]
-                sources[f.file_name] = parquet_source(path, names, f.file_name in dv_tables)
+                paths[f.file_name] = _listed_path(plan, split, f)
+            for section in split.sections:
+                if not section.merge:  # read by `plan_query`'s multi-file scans, from `paths`
+                    continue
+                for f in section.files:
+                    names = [
+                        *plan.table.schema(f.schema_id).field_names,
+                        "_SEQUENCE_NUMBER",
+                        "_VALUE_KIND",
+                    ]
+                    sources[f.file_name] = parquet_source(
+                        paths[f.file_name], names, f.file_name in dv_tables
+                    )
         deletions = _Deletions(self, con, plan, registered)
         filters = (predicate,) if predicate is not None else ()
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)

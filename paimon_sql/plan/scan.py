@@ -262,6 +262,8 @@ class _Planner:
         self.stats = PruneStats()
         self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
         self._part_ok: dict[bytes, bool] = {}
+        self._part_dirs: dict[bytes, str] = {}
+        self._links = names.LinkScan(table.path, local=table.fileio.local)
         self._index_columns = self.indexed_columns()
         # Data evolution: the files of one row-id range hold different columns and are stitched
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
@@ -437,14 +439,10 @@ class _Planner:
         index_files = [n for n in f.extra_files if n.endswith(INDEX_SUFFIX)]
         if f.embedded_index is None and not index_files:
             return True
-        if f.embedded_index is not None:
-            data, where = f.embedded_index, f"the embedded file index of {f.file_name}"
-        else:
-            if len(index_files) > 1:
-                raise CorruptFileError(
-                    f.file_name, f"it has more than one index file: {', '.join(index_files)}"
-                )
-            data, where = self.read_index_file(entry, index_files[0])
+        if f.embedded_index is None and len(index_files) > 1:
+            raise CorruptFileError(
+                f.file_name, f"it has more than one index file: {', '.join(index_files)}"
+            )
         file_schema = (
             self.table.schema(f.schema_id) if f.schema_id != self.schema.id else self.schema
         )
@@ -455,10 +453,20 @@ class _Planner:
             old = by_id.get(now.id)
             if old is not None and old.type.with_nullable(True) == now.type.with_nullable(True):
                 columns[name] = (old.name, old.type)
-        try:
-            index = FileIndex.decode(data, where)
-        except SpecViolationError as err:
-            raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
+
+        def decode() -> FileIndex:
+            if f.embedded_index is not None:
+                data, where = f.embedded_index, f"the embedded file index of {f.file_name}"
+            else:
+                data, where = self.read_index_file(entry, index_files[0])
+            try:
+                return FileIndex.decode(data, where)
+            except SpecViolationError as err:
+                raise CorruptFileError(where, str(err).removeprefix(where + ": ")) from err
+
+        # immutable once committed: parsed once per table object (a session keeps its tables)
+        key = f"{f.file_name}#embedded" if f.embedded_index is not None else index_files[0]
+        index = self.table.file_index(key, decode)
         return index_may_match(index, self.predicate, columns)
 
     def read_index_file(self, entry: ManifestEntry, name: str) -> tuple[bytes, str]:
@@ -514,7 +522,11 @@ class _Planner:
                 continue
             if not self.visible(e):
                 continue
-            if self.part_names and not self.partition_ok(e.partition):
+            if (
+                self.part_names
+                and self.predicate is not None
+                and not self.partition_ok(e.partition)
+            ):
                 self.stats.files_pruned_partition += 1
                 continue
             if keep_bucket is not None and not keep_bucket(e):
@@ -605,19 +617,30 @@ class _Planner:
     def index_path(self, partition: bytes, bucket: int, name: str) -> str:
         return _index_path(self.table, self.options, self.bucket_dir(partition, bucket), name)
 
+    def partition_dir(self, partition: bytes) -> str:
+        """The folder of `partition` (the table's for an unpartitioned table), checked once."""
+        path = self._part_dirs.get(partition)
+        if path is None:
+            parts = []
+            directory = names.path_directory(self.options.options)
+            if directory:
+                parts.append(directory)
+            if self.part_names:
+                values = zip(self.part_names, self.partition_values(partition), strict=True)
+                parts.append(partition_path(values, self.options.partition_default_name))
+            path = self.table.sub(*parts) if parts else self.table.path
+            # never read through a symbolic link leading out of the table folder
+            path = self._links.inside(path, what="partition folder")
+            self._part_dirs[partition] = path
+        return path
+
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
-        parts = []
-        directory = names.path_directory(self.options.options)
-        if directory:
-            parts.append(directory)
-        if self.part_names:
-            values = zip(self.part_names, self.partition_values(partition), strict=True)
-            parts.append(partition_path(values, self.options.partition_default_name))
-        parts.append("bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}")
-        path = self.table.sub(*parts)
-        # never read through a symbolic link leading out of the table folder
+        name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"
         local = self.table.fileio.local
-        return names.inside(path, [self.table.path], local=local, what="bucket folder")
+        parent = self.partition_dir(partition)
+        return names.child_inside(
+            parent, name, [self.table.path], local=local, what="bucket folder"
+        )
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.data_evolution:

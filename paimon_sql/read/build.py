@@ -78,9 +78,19 @@ class FileSource:
     columns: frozenset[str]
 
 
+def _no_hive() -> exp.Expression:
+    """``hive_partitioning = false``, a named argument of ``read_parquet``.
+
+    DuckDB would otherwise take a column named like a ``k=v`` folder of the path from the folder
+    name (``'__DEFAULT_PARTITION__'`` for NULL, a DATE as its day number), in place of the file's
+    own column.
+    """
+    return exp.EQ(this=exp.column("hive_partitioning"), expression=exp.false())
+
+
 def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
-    """``read_parquet('<path>'[, file_row_number = TRUE])``."""
-    args: list[exp.Expression] = [exp.Literal.string(path)]
+    """``read_parquet('<path>', hive_partitioning = false[, file_row_number = TRUE])``."""
+    args: list[exp.Expression] = [exp.Literal.string(path), _no_hive()]
     if with_position:
         args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
@@ -952,7 +962,10 @@ def _plain_scan(
     deleted: str | None = None,
     mask: str | None = None,
 ) -> exp.Select:
-    """Files of one schema read by one ``read_parquet`` (DuckDB parallelises across files).
+    """Files of one column layout read by one ``read_parquet`` (DuckDB parallelises across files).
+
+    The files may come from any partitions and buckets: a data file holds the partition columns
+    too (Java writes whole rows), so they are read from the files like any column.
 
     `deleted` names a table of deleted ``(file_index, file_row_number)`` rows, anti-joined on
     DuckDB's virtual columns of the scan (a hash join as cheap as the plain read); `mask`, for a
@@ -961,11 +974,14 @@ def _plain_scan(
     """
     names = q.needed()
     paths_sql = [exp.Literal.string(paths[f.file_name]) for f in files]
-    relation = exp.Anonymous(this="read_parquet", expressions=[exp.Array(expressions=paths_sql)])
+    relation = exp.Anonymous(
+        this="read_parquet", expressions=[exp.Array(expressions=paths_sql), _no_hive()]
+    )
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
     source = FileSource(relation=relation, columns=frozenset(columns))
-    cols = _value_columns(plan, files[0], names, source) + list(q._partition_columns().values())
-    select = exp.select(*cols).from_(exp.Table(this=relation))
+    cols = _value_columns(plan, files[0], names, source)
+    # copy=False throughout: the file list may hold thousands of paths, built once here
+    select = exp.select(*cols).from_(exp.Table(this=relation), copy=False)
     conditions: list[exp.Expression] = []
     if deleted is not None:
         using = [ident(FILE_INDEX), ident(POS)]
@@ -977,21 +993,34 @@ def _plain_scan(
     if plan.schema.primary_keys and any(f.delete_row_count != 0 for f in files):
         conditions.append(row_kind_in(col(KIND), ADD_KINDS))
     if conditions:
-        select = select.where(exp.and_(*conditions))
+        select = select.where(exp.and_(*conditions), copy=False)
     return exp.select(
         *[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]
-    ).from_(select.subquery())
+    ).from_(select.subquery(copy=False), copy=False)
+
+
+def _layout(plan: ScanPlan, f: DataFileMeta) -> tuple[tuple[int, str, DataType], ...]:
+    """The columns of file `f` as its schema declares them: files with equal layouts read alike.
+
+    Schemas that differ only in options or comments (each ``ALTER TABLE ... SET`` writes one) give
+    equal layouts; a renamed, added, dropped or retyped column gives another.
+    """
+    return tuple((fld.id, fld.name, fld.type) for fld in plan.table.schema(f.schema_id).fields)
+
+
+#: The split `_plain_group` reads with: no partition constants (the files hold the partition
+#: columns), so one scan serves every partition.
+_ANY_PARTITION = Split(partition=(), partition_bytes=b"", bucket=0, bucket_path="", sections=())
 
 
 def _plain_group(
     plan: ScanPlan,
-    split: Split,
     files: Sequence[DataFileMeta],
     request: ReadRequest,
     paths: Mapping[str, str],
     deletions: Deletions,
 ) -> list[exp.Select]:
-    """Files that need no merge, of one schema and partition.
+    """Files that need no merge and share one column layout (`_layout`), of any partitions.
 
     One scan, anti-joined with their deleted rows.
 
@@ -999,7 +1028,7 @@ def _plain_group(
     columns, so there the files without deletion vectors share one scan and each file with one is
     positional-joined with its keep-flags.
     """
-    q = _SplitQuery(plan, split, request, {}, {})
+    q = _SplitQuery(plan, _ANY_PARTITION, request, {}, {})
     if not VIRTUAL & set(plan.table.schema(files[0].schema_id).field_names):
         return [_plain_scan(plan, q, files, paths, deleted=deletions.positions(files))]
     masks = {f.file_name: deletions.mask(f) for f in files}
@@ -1024,8 +1053,10 @@ def plan_query(
 ) -> exp.Select:
     """The whole scan as one query, for an engine that runs it directly.
 
-    Files that need no merge are grouped by (schema, partition) into one multi-file scan each;
-    overlapping sections are merged per section as in `split_query` (their files read through
+    Files that need no merge (append tables, deletion-vector tables, non-overlapping PK files) are
+    read by one multi-file scan per column layout (`_layout`), across partitions and buckets,
+    their deleted rows anti-joined on the scan's ``(file_index, file_row_number)``; overlapping
+    sections are merged per section as in `split_query` (their files read through
     `sources`/`dv_tables`). The engine applies the statement's own filters: DuckDB pushes them
     through the union into each file scan, through ``row_number()`` for key columns, and prunes
     unused columns.
@@ -1036,7 +1067,8 @@ def plan_query(
     # scans leave them to the engine, which pushes them into the file scans itself.
     merge_request = replace(request, filters=tuple(filters))
     parts: list[exp.Select] = []
-    groups: dict[tuple[int, bytes], tuple[Split, list[DataFileMeta]]] = {}
+    groups: dict[tuple[tuple[int, str, DataType], ...], list[DataFileMeta]] = {}
+    layouts: dict[int, tuple[tuple[int, str, DataType], ...]] = {}
     for split in plan.splits:
         merging = tuple(sec for sec in split.sections if sec.merge)
         if merging:
@@ -1048,11 +1080,11 @@ def plan_query(
         for sec in split.sections:
             if not sec.merge:
                 for f in sec.files:
-                    groups.setdefault((f.schema_id, split.partition_bytes), (split, []))[1].append(
-                        f
-                    )
-    for split, files in groups.values():
-        parts.extend(_plain_group(plan, split, files, request, paths, deletions))
+                    if f.schema_id not in layouts:
+                        layouts[f.schema_id] = _layout(plan, f)
+                    groups.setdefault(layouts[f.schema_id], []).append(f)
+    for files in groups.values():
+        parts.extend(_plain_group(plan, files, request, paths, deletions))
     if not parts:
         types = {f.name: f.type for f in plan.schema.fields}
         empty = exp.select(*[exp.alias_(cast(exp.null(), types[n]), n, quoted=True) for n in names])

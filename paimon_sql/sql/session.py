@@ -423,7 +423,8 @@ class Session:
             and str(statement.args.get("kind", "")).upper() == "VIEW"
         )
         if self._binder.bind(statement, inline=not view):
-            return self._engine.run(statement.sql("duckdb"))
+            # not copied: the statement is dropped after, and an inlined scan can be large
+            return self._engine.run(statement.sql("duckdb", copy=False))
         return self._plain(text, native, params)
 
     def _plain(self, text: str, native: str | None, params: Any) -> Relation:

@@ -69,3 +69,14 @@ def upsert(n: int) -> pa.Table:
 def point_key(n: int) -> int:
     """A key that the upsert updated, so a point query has to merge two versions."""
     return int(np.random.default_rng(3).choice(n, size=max(n // 10, 1), replace=False)[0])
+
+
+#: Partition counts of the partitioned append tables (issue 18: 1, 10 and 1,000 partitions).
+PARTITION_COUNTS = (1, 10, 1000)
+
+
+def partitioned(n: int, parts: int) -> pa.Table:
+    """The base load plus ``p INT`` = ``id % parts`` (the partition column), in the base's order."""
+    table = base(n)
+    ids = table.column("id").to_numpy()
+    return table.append_column(pa.field("p", pa.int32()), pa.array((ids % parts).astype(np.int32)))

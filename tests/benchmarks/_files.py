@@ -2,7 +2,10 @@
 
 Deliberately independent of paimon_sql (it is what paimon_sql is measured against): a direct
 reading of paimon-format.md §4.5 (fold base + delta manifests), §4.4 (index manifest) and §8
-(32/64-bit DV blobs) with fastavro and pyroaring. Unpartitioned tables only.
+(32/64-bit DV blobs) with fastavro and pyroaring. Unpartitioned tables, and tables partitioned by
+INT columns (the benchmark's ``append_p<N>``): a partition's folder is ``<key>=<value>/...``, the
+values decoded from the manifest's ``_PARTITION`` (a 4-byte arity, then a BinaryRow: null bits
+padded to 8 bytes, one 8-byte little-endian slot per field; paimon-format.md §3).
 """
 
 from __future__ import annotations
@@ -66,13 +69,15 @@ def live_files(table: Path) -> TableFiles:
                     live[key] = entry
                 else:
                     live.pop(key, None)
+    keys = _partition_keys(table, snap)
     files = []
-    for (_, bucket, level, name), _entry in sorted(live.items(), key=lambda kv: str(kv[0])):
+    for (partition, bucket, level, name), _entry in sorted(live.items(), key=lambda kv: str(kv[0])):
         f = _entry["_FILE"]
         assert isinstance(f, dict)
+        folder = _partition_folder(table, keys, partition)  # type: ignore[arg-type]
         files.append(
             LiveFile(
-                path=str(table / f"bucket-{bucket}" / str(name)),
+                path=str(folder / f"bucket-{bucket}" / str(name)),
                 bucket=int(bucket),  # type: ignore[call-overload]
                 level=int(level),
                 row_count=int(f["_ROW_COUNT"]),  # type: ignore[call-overload]
@@ -85,6 +90,28 @@ def live_files(table: Path) -> TableFiles:
         files=tuple(files),  # type: ignore[call-overload]
         deleted=_deleted_positions(table, snap),
     )
+
+
+def _partition_keys(table: Path, snap: dict[str, object]) -> list[tuple[str, str]]:
+    """(name, type) of the partition columns of the snapshot's schema."""
+    schema = json.loads((table / "schema" / f"schema-{snap['schemaId']}").read_text())
+    types = {fld["name"]: str(fld["type"]) for fld in schema["fields"]}
+    return [(k, types[k]) for k in schema["partitionKeys"]]
+
+
+def _partition_folder(table: Path, keys: list[tuple[str, str]], partition: bytes) -> Path:
+    """``table/<k1>=<v1>/...`` for INT partition columns (no NULLs); the table for none."""
+    folder = table
+    null_bytes = ((len(keys) + 8 + 63) // 64) * 8
+    for i, (name, type_) in enumerate(keys):
+        if type_.removesuffix(" NOT NULL") != "INT":
+            raise NotImplementedError(f"benchmark floor: partition column {name} {type_}")
+        if (partition[4 + (i + 8) // 8] >> ((i + 8) % 8)) & 1:  # the header byte comes first
+            raise NotImplementedError(f"benchmark floor: NULL partition value of {name}")
+        start = 4 + null_bytes + 8 * i
+        (value,) = struct.unpack("<i", partition[start : start + 4])
+        folder = folder / f"{name}={value}"
+    return folder
 
 
 def _deleted_positions(table: Path, snap: dict[str, object]) -> pa.Table:

@@ -53,7 +53,9 @@ class _Floor:
         params = {
             k: v for k, v in {**self.params, "key": workload["key"]}.items() if f"${k}" in sql
         }
-        return _to_arrow(self.con.execute(sql, params))
+        # ``sql`` (a relation), not ``execute``: DuckDB 2.0's DB-API result copies the rows once
+        # more on the way to Arrow, which would slow the references down.
+        return _to_arrow(self.con.sql(sql, params=params))
 
 
 class _PaimonSql:

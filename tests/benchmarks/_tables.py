@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 DATABASE = "bench"
 PK_OPTIONS = {"bucket": "4", "file.format": "parquet"}
-TABLES = ("pk", "append", "dv")
+#: Partitioned append tables (issue 18): ``append_p<N>`` has ``N`` partitions.
+PARTITIONED = tuple(f"append_p{n}" for n in _data.PARTITION_COUNTS)
+TABLES = ("pk", "append", "dv", *PARTITIONED)
 
 
 def bench_root(rows: int) -> Path:
@@ -58,9 +60,11 @@ def inputs(rows: int) -> tuple[Path, Path]:
     return base, up
 
 
-def ensure_tables(rows: int, *, with_dv: bool = True) -> dict[str, dict[str, Any]]:
-    """Write whatever benchmark table is missing; return each table's marker."""
-    wanted = [t for t in TABLES if with_dv or t != "dv"]
+def ensure_tables(
+    rows: int, *, with_dv: bool = True, only: set[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Write whatever benchmark table is missing (of `only`, when given); return each marker."""
+    wanted = [t for t in TABLES if (with_dv or t != "dv") and (only is None or t in only)]
     return {t: _ensure(rows, t) for t in wanted}
 
 
@@ -72,7 +76,10 @@ def _ensure(rows: int, table: str) -> dict[str, Any]:
     if path.exists():
         shutil.rmtree(path)
     print(f"[bench] writing {DATABASE}.{table} ({rows} rows) ...", file=sys.stderr)
-    info = {"pk": _write_pk, "append": _write_append, "dv": _write_dv}[table](rows)
+    if table in PARTITIONED:
+        info = _write_partitioned(rows, int(table.removeprefix("append_p")))
+    else:
+        info = {"pk": _write_pk, "append": _write_append, "dv": _write_dv}[table](rows)
     marker.write_text(json.dumps(info, indent=1))
     return info
 
@@ -105,6 +112,30 @@ def _write_append(rows: int) -> dict[str, Any]:
         "commits": ["base"],
         "seconds": seconds,
         "options": options,
+    }
+
+
+def _write_partitioned(rows: int, parts: int) -> dict[str, Any]:
+    """An append table partitioned by ``p`` (``id % parts``), one commit, by pypaimon-rust."""
+    options = {"bucket": "-1", "file.format": "parquet"}
+    create = {
+        "columns": [*_data.COLUMNS, ("p", "INT")],
+        "primary_keys": [],
+        "partition_keys": ["p"],
+        "options": options,
+    }
+    data = _data.partitioned(rows, parts)
+    name = f"append_p{parts}"
+    seconds = write_with(
+        "pypaimon-rust", warehouse(rows), f"{DATABASE}.{name}", [data], create=create
+    )
+    return {
+        "writer": "pypaimon-rust",
+        "versions": versions("pypaimon-rust"),
+        "commits": ["base"],
+        "seconds": seconds,
+        "options": options,
+        "partitions": parts,
     }
 
 

@@ -5,6 +5,7 @@
     .venv/bin/python -m tests.benchmarks.run --suite write     # issue-4 write benchmarks
     .venv/bin/python -m tests.benchmarks.run --suite spark --rows 10000000  # issue-13 PySpark
     .venv/bin/python -m tests.benchmarks.run --suite scale --sizes 1000000 10000000 50000000
+    .venv/bin/python -m tests.benchmarks.run --suite partitions --reps 3  # issue-18 scans
 
 Every (workload, engine) cell runs in a fresh subprocess (so peak RSS is per cell); set-up is
 excluded and each repetition materializes the full result as Arrow. See README.md.
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from tests.benchmarks import _data, _tables
-from tests.benchmarks.workloads import WORKLOADS
+from tests.benchmarks.workloads import PARTITIONED_WORKLOADS, WORKLOADS
 from tests.second_opinion import SecondOpinionError, run_worker, versions
 
 if TYPE_CHECKING:
@@ -156,7 +157,10 @@ def render(results: dict[str, dict[str, Any]], engines: list[str]) -> str:
     scans = [n for n, row in results.items() if row.get(REFERENCE)]
     if scans and REFERENCE in engines:
         lines.append("")
-        lines.append("scan target (issue 2, <= 1.2x): engine / plain read_parquet of the files")
+        lines.append(
+            "scan target (issue 2: <= 1.2x; issue 18, partitioned: <= 1.1x):"
+            " engine / plain read_parquet of the files"
+        )
         readers = [e for e in others if e != REFERENCE]
         for name in scans:
             row = results[name]
@@ -218,7 +222,11 @@ def machine() -> dict[str, Any]:
 
 
 def run_reads(args: argparse.Namespace) -> dict[str, Any]:
-    tables = _tables.ensure_tables(args.rows, with_dv=not args.no_dv)
+    suite = PARTITIONED_WORKLOADS if args.suite == "partitions" else WORKLOADS
+    selected = [w for w in suite if not args.only or w.name in args.only]
+    tables = _tables.ensure_tables(
+        args.rows, with_dv=not args.no_dv, only={w.table for w in selected}
+    )
     engines = [e for e in ENGINES if e not in args.skip_engine]
     if args.skip_slow and "pypaimon" in engines:
         engines.remove("pypaimon")
@@ -226,8 +234,8 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
     if unavailable and "paimon-sql" in engines:
         print(f"[bench] paimon-sql not usable ({unavailable}): column n/a", file=sys.stderr)
     results: dict[str, dict[str, Any]] = {}
-    for workload in WORKLOADS:
-        if workload.table not in tables or (args.only and workload.name not in args.only):
+    for workload in selected:
+        if workload.table not in tables:
             continue
         row: dict[str, Any] = {}
         for engine in engines:
@@ -239,14 +247,15 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
         _mark_agreement(row, workload)
         results[workload.name] = row
     report = {
-        "suite": "read",
+        "suite": args.suite,
         "rows": args.rows,
         "reps": args.reps,
         "pypaimon_reps": args.pypaimon_reps,
         "machine": machine(),
         "readers": {r: versions(r) for r in ("pypaimon-rust", "pypaimon") if r in engines},
         "tables": tables,
-        "workloads": {w.name: w.description for w in WORKLOADS if w.name in results},
+        "workloads": {w.name: w.description for w in suite if w.name in results},
+        "load_average": os.getloadavg(),
         "results": results,
     }
     print(render(results, engines))
@@ -321,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--suite", choices=("read", "write", "spark", "scale"), default="read")
+    parser.add_argument(
+        "--suite", choices=("read", "partitions", "write", "spark", "scale"), default="read"
+    )
     parser.add_argument(
         "--sizes",
         type=int,
@@ -359,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         report = run_reads(args)
     default = {
         "read": "latest.json",
+        "partitions": "partitions.json",
         "write": "writes.json",
         "spark": "spark-writes.json",
         "scale": "scale.json",

@@ -40,6 +40,13 @@ DV_SCAN = (
     " ANTI JOIN deleted USING (filename, file_row_number) WHERE _VALUE_KIND IN (0, 2)"
 )
 PLAIN = f"SELECT {VALUES} FROM read_parquet($files)"
+# Partitioned append tables (issue 18): the partition column ``p`` is stored in the files too, and
+# read from them (DuckDB would take it from the ``p=<n>`` folder names otherwise).
+PARTITIONED_VALUES = VALUES + ", p"
+PARTITIONED_AGG = AGG + ", sum(p) AS p"
+_FILES = "read_parquet($files, hive_partitioning = false)"
+PARTITIONED_PLAIN = f"SELECT {PARTITIONED_VALUES} FROM {_FILES}"
+PARTITIONED_PLAIN_AGG = f"SELECT {PARTITIONED_AGG} FROM {_FILES}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,4 +136,34 @@ WORKLOADS: tuple[Workload, ...] = (
         floor=PLAIN,
         plain=PLAIN,
     ),
+)
+
+
+def _partitioned(parts: int) -> tuple[Workload, ...]:
+    table = f"append_p{parts}"
+    return (
+        Workload(
+            name=f"{table}_full_arrow",
+            table=table,
+            description=f"append table with {parts} partition(s), full scan to Arrow",
+            sql="SELECT * FROM {table}",
+            floor=PARTITIONED_PLAIN,
+            plain=PARTITIONED_PLAIN,
+        ),
+        Workload(
+            name=f"{table}_agg",
+            table=table,
+            aggregate=True,
+            description=f"append table with {parts} partition(s), count + sum of every column",
+            sql=f"SELECT {PARTITIONED_AGG} FROM {{table}}",
+            floor=PARTITIONED_PLAIN_AGG,
+            plain=PARTITIONED_PLAIN_AGG,
+        ),
+    )
+
+
+#: Issue 18's partitioned scans: ``--only append_p1000_full_arrow`` etc.; the ``partitions``
+#: suite runs them all.
+PARTITIONED_WORKLOADS: tuple[Workload, ...] = tuple(
+    w for n in (1, 10, 1000) for w in _partitioned(n)
 )

@@ -753,3 +753,25 @@ def test_snapshot_naming_manifests_outside(env, field, entry):
         env, actions[entry], (PathEscapeError, SpecViolationError, SqlError), "bare file name"
     )
     assert (env.root / "victim.txt").read_text() == "precious"
+
+
+def test_symlinked_partition_folder_is_never_followed(env):
+    """One partition folder of many moved out of the warehouse, a link left: a SELECT refuses it.
+
+    The scan checks partition folders from one listing of their parent (`names.LinkScan`), so a
+    link among plain folders must still be found.
+    """
+    env.sql("CREATE TABLE d.parts (id INT, p INT) PARTITIONED BY (p)")
+    env.sql("INSERT INTO d.parts SELECT range, range % 5 FROM range(20)")
+    assert env.sql("SELECT count(*) FROM d.parts") == [(20,)]
+    folder = env.warehouse / "d.db" / "parts" / "p=3"
+    outside = env.root / "outside_partition"
+    shutil.move(folder, outside)
+    folder.symlink_to(outside, target_is_directory=True)
+    contained(env, lambda: env.sql("SELECT * FROM d.parts"), PathEscapeError, "symbolic link")
+    # a link that stays inside the table is followed, as before
+    folder.unlink()
+    inner = env.warehouse / "d.db" / "parts" / "moved"
+    shutil.move(outside, inner)
+    folder.symlink_to(inner, target_is_directory=True)
+    assert env.sql("SELECT count(*) FROM d.parts") == [(20,)]

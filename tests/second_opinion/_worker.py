@@ -95,6 +95,8 @@ def _create_table_sql(ref, create):
     if create.get("primary_keys"):
         cols.append("PRIMARY KEY (" + ", ".join(_quote(k) for k in create["primary_keys"]) + ")")
     sql = f"CREATE TABLE IF NOT EXISTS {ref} ({', '.join(cols)})"
+    if create.get("partition_keys"):
+        sql += " PARTITIONED BY (" + ", ".join(_quote(k) for k in create["partition_keys"]) + ")"
     options = create.get("options") or {}
     if options:
         sql += " WITH (" + ", ".join(f"'{k}' = '{v}'" for k, v in options.items()) + ")"
@@ -142,6 +144,7 @@ class PyReader:
             ]
             schema = Schema.from_pyarrow_schema(
                 pa.schema(fields),
+                partition_keys=create.get("partition_keys") or None,
                 primary_keys=create.get("primary_keys") or None,
                 options=create.get("options") or None,
             )

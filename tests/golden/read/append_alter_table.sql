@@ -32,7 +32,8 @@ FROM (
         "d" AS "a",
         CAST(NULL AS INT) AS "e"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-512651de-64b5-4a10-8068-65403aaccdb8-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-512651de-64b5-4a10-8068-65403aaccdb8-0.parquet',
+        hive_partitioning = FALSE
       )
     )
     UNION ALL
@@ -52,7 +53,8 @@ FROM (
         "a",
         "e"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-1aaec161-5365-426f-b33d-3cd99a3908f2-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-1aaec161-5365-426f-b33d-3cd99a3908f2-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -87,7 +89,8 @@ FROM (
         "d" AS "a",
         CAST(NULL AS INT) AS "e"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-9dfb749f-0509-4db2-ae7b-1e4448b32165-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-9dfb749f-0509-4db2-ae7b-1e4448b32165-0.parquet',
+        hive_partitioning = FALSE
       )
     )
     UNION ALL
@@ -107,7 +110,8 @@ FROM (
         "a",
         "e"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-11b12094-192f-4ad8-92a8-ae8cba5e25ef-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-11b12094-192f-4ad8-92a8-ae8cba5e25ef-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -127,65 +131,19 @@ FROM (
     CAST("e" AS INT) AS "e"
   FROM (
     SELECT
+      "key0",
+      "key1",
       "k",
       "b" AS "c",
       CAST(NULL AS INT) AS "d",
       "d" AS "a",
-      CAST(NULL AS INT) AS "e",
-      CAST(0 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
+      CAST(NULL AS INT) AS "e"
     FROM READ_PARQUET(
       [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-512651de-64b5-4a10-8068-65403aaccdb8-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("key0" AS INT) AS "key0",
-    CAST("key1" AS INT) AS "key1",
-    CAST("k" AS INT) AS "k",
-    CAST("c" AS INT) AS "c",
-    CAST("d" AS INT) AS "d",
-    CAST("a" AS INT) AS "a",
-    CAST("e" AS INT) AS "e"
-  FROM (
-    SELECT
-      "k",
-      "c",
-      "d",
-      "a",
-      "e",
-      CAST(0 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-1aaec161-5365-426f-b33d-3cd99a3908f2-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("key0" AS INT) AS "key0",
-    CAST("key1" AS INT) AS "key1",
-    CAST("k" AS INT) AS "k",
-    CAST("c" AS INT) AS "c",
-    CAST("d" AS INT) AS "d",
-    CAST("a" AS INT) AS "a",
-    CAST("e" AS INT) AS "e"
-  FROM (
-    SELECT
-      "k",
-      "b" AS "c",
-      CAST(NULL AS INT) AS "d",
-      "d" AS "a",
-      CAST(NULL AS INT) AS "e",
-      CAST(1 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
-    FROM READ_PARQUET(
-      [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-512651de-64b5-4a10-8068-65403aaccdb8-0.parquet',
         '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-9dfb749f-0509-4db2-ae7b-1e4448b32165-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
   UNION ALL
@@ -199,17 +157,19 @@ FROM (
     CAST("e" AS INT) AS "e"
   FROM (
     SELECT
+      "key0",
+      "key1",
       "k",
       "c",
       "d",
       "a",
-      "e",
-      CAST(1 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
+      "e"
     FROM READ_PARQUET(
       [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=0/key1=1/bucket-0/data-1aaec161-5365-426f-b33d-3cd99a3908f2-0.parquet',
         '<fixtures>/paimon-cpp/test/test_data/parquet/append_table_with_alter_table.db/append_table_with_alter_table/key0=1/key1=1/bucket-0/data-11b12094-192f-4ad8-92a8-ae8cba5e25ef-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
 );

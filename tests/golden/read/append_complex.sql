@@ -30,7 +30,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -65,7 +66,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -100,7 +102,8 @@ FROM (
         "f5",
         "f6"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -110,50 +113,26 @@ FROM (
 
 -- inlined (plan_query)
 SELECT
-  *
+  CAST("f1" AS INT) AS "f1",
+  CAST("f2" AS INT) AS "f2",
+  CAST("f3" AS DATE) AS "f3",
+  CAST("f4" AS TIMESTAMP_NS) AS "f4",
+  CAST("f5" AS DECIMAL(23, 5)) AS "f5",
+  CAST("f6" AS BLOB) AS "f6"
 FROM (
   SELECT
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DATE) AS "f3",
-    CAST("f4" AS TIMESTAMP_NS) AS "f4",
-    CAST("f5" AS DECIMAL(23, 5)) AS "f5",
-    CAST("f6" AS BLOB) AS "f6"
-  FROM (
-    SELECT
-      "f2",
-      "f3",
-      "f4",
-      "f5",
-      "f6",
-      CAST(10 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DATE) AS "f3",
-    CAST("f4" AS TIMESTAMP_NS) AS "f4",
-    CAST("f5" AS DECIMAL(23, 5)) AS "f5",
-    CAST("f6" AS BLOB) AS "f6"
-  FROM (
-    SELECT
-      "f2",
-      "f3",
-      "f4",
-      "f5",
-      "f6",
-      CAST(20 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet',
-        '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet'
-      ]
-    )
+    "f1",
+    "f2",
+    "f3",
+    "f4",
+    "f5",
+    "f6"
+  FROM READ_PARQUET(
+    [
+      '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=10/bucket-0/data-f8754699-0c43-4e53-be00-7e8af1754913-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-0/data-ac0894ca-fc13-49c8-bb22-4556c8ee416c-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/append_complex_data.db/append_complex_data/f1=20/bucket-1/data-e0a6a424-e3b0-47ba-b259-d033fc01e87c-0.parquet'
+    ],
+    hive_partitioning = FALSE
   )
 );

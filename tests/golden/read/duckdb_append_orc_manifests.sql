@@ -19,7 +19,8 @@ FROM (
       "f2",
       "f3"
     FROM READ_PARQUET(
-      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-2b396f2e-0f43-4627-bad5-658fdb744d8b-0.parquet'
+      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-2b396f2e-0f43-4627-bad5-658fdb744d8b-0.parquet',
+      hive_partitioning = FALSE
     )
     UNION ALL
     SELECT
@@ -28,7 +29,8 @@ FROM (
       "f2",
       "f3"
     FROM READ_PARQUET(
-      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-428fb611-e1e7-4edb-b7bf-8194c20df01e-0.parquet'
+      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-428fb611-e1e7-4edb-b7bf-8194c20df01e-0.parquet',
+      hive_partitioning = FALSE
     )
     UNION ALL
     SELECT
@@ -37,7 +39,8 @@ FROM (
       "f2",
       "f3"
     FROM READ_PARQUET(
-      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-e09f61dc-9858-41df-bcb7-8019316aa740-0.parquet'
+      '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-e09f61dc-9858-41df-bcb7-8019316aa740-0.parquet',
+      hive_partitioning = FALSE
     )
   )
 );
@@ -59,6 +62,7 @@ FROM (
       '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-2b396f2e-0f43-4627-bad5-658fdb744d8b-0.parquet',
       '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-428fb611-e1e7-4edb-b7bf-8194c20df01e-0.parquet',
       '<fixtures>/duckdb-paimon/data/testdb.db/testtbl/bucket-0/data-e09f61dc-9858-41df-bcb7-8019316aa740-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
 );

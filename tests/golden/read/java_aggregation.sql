@@ -48,7 +48,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-646c8d9e-6a31-4846-9f25-b355dc755339-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-646c8d9e-6a31-4846-9f25-b355dc755339-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -58,7 +59,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-8687236b-41b5-4a6b-b785-abbb9fccba1f-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-8687236b-41b5-4a6b-b785-abbb9fccba1f-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -68,7 +70,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-373a1fff-51e4-4884-9cee-36ae3725b05b-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-373a1fff-51e4-4884-9cee-36ae3725b05b-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -124,7 +127,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-646c8d9e-6a31-4846-9f25-b355dc755339-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-646c8d9e-6a31-4846-9f25-b355dc755339-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -134,7 +138,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-8687236b-41b5-4a6b-b785-abbb9fccba1f-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-8687236b-41b5-4a6b-b785-abbb9fccba1f-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -144,7 +149,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-373a1fff-51e4-4884-9cee-36ae3725b05b-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_agg/bucket-0/data-373a1fff-51e4-4884-9cee-36ae3725b05b-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )

@@ -43,7 +43,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-109465c3-8af4-4744-a770-c67b4650cc00-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-109465c3-8af4-4744-a770-c67b4650cc00-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -53,7 +54,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-455e10a8-e011-4faf-a682-907aad14da9a-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-455e10a8-e011-4faf-a682-907aad14da9a-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -63,7 +65,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-b2b34253-c3d5-4fab-8388-5f0ad0251539-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-b2b34253-c3d5-4fab-8388-5f0ad0251539-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -125,7 +128,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-109465c3-8af4-4744-a770-c67b4650cc00-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-109465c3-8af4-4744-a770-c67b4650cc00-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -135,7 +139,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-455e10a8-e011-4faf-a682-907aad14da9a-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-455e10a8-e011-4faf-a682-907aad14da9a-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -145,7 +150,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-b2b34253-c3d5-4fab-8388-5f0ad0251539-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_pu/bucket-0/data-b2b34253-c3d5-4fab-8388-5f0ad0251539-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )

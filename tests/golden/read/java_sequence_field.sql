@@ -27,7 +27,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-290c8e2f-c1f9-430c-b7d8-c6e8b72b1f9e-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-290c8e2f-c1f9-430c-b7d8-c6e8b72b1f9e-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -37,7 +38,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-7627917a-5dbd-4ab3-964b-8d93875ae122-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-7627917a-5dbd-4ab3-964b-8d93875ae122-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -75,7 +77,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-290c8e2f-c1f9-430c-b7d8-c6e8b72b1f9e-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-290c8e2f-c1f9-430c-b7d8-c6e8b72b1f9e-0.parquet',
+          hive_partitioning = FALSE
         )
         UNION ALL
         SELECT
@@ -85,7 +88,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-7627917a-5dbd-4ab3-964b-8d93875ae122-0.parquet'
+          '<fixtures>/generated-paimon-java-0.9/warehouse/db.db/pk_seq/bucket-0/data-7627917a-5dbd-4ab3-964b-8d93875ae122-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )

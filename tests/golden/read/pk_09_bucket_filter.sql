@@ -35,6 +35,7 @@ FROM (
           "_VALUE_KIND"
         FROM READ_PARQUET(
           '<fixtures>/paimon-cpp/test/test_data/parquet/pk_09.db/pk_09/f1=10/bucket-1/data-6d416200-c9db-49ff-bc27-79837bf1aaab-0.parquet',
+          hive_partitioning = FALSE,
           file_row_number = TRUE
         )
         WHERE
@@ -61,13 +62,14 @@ SELECT
 FROM (
   SELECT
     "f0",
+    "f1",
     "f2",
-    "f3",
-    CAST(10 AS INT) AS "f1"
+    "f3"
   FROM READ_PARQUET(
     [
       '<fixtures>/paimon-cpp/test/test_data/parquet/pk_09.db/pk_09/f1=10/bucket-1/data-6d416200-c9db-49ff-bc27-79837bf1aaab-0.parquet'
-    ]
+    ],
+    hive_partitioning = FALSE
   )
   ANTI JOIN "__paimon_deleted_1"
     USING ("file_index", "file_row_number")

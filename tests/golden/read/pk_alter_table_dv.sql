@@ -46,7 +46,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -101,6 +102,7 @@ FROM (
           "_VALUE_KIND"
         FROM READ_PARQUET(
           '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-8969384c-d715-4113-b663-2248c9a8c8d9-0.parquet',
+          hive_partitioning = FALSE,
           file_row_number = TRUE
         )
         WHERE
@@ -146,7 +148,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet'
+          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -170,18 +173,20 @@ FROM (
     CAST("e" AS INT) AS "e"
   FROM (
     SELECT
+      "key1",
       "k",
       "key_2",
       "c",
       "d",
       "a",
-      "e",
-      CAST(0 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
+      "key0",
+      "e"
     FROM READ_PARQUET(
       [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet'
-      ]
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=0/key1=1/bucket-0/data-d7a33230-223e-4d65-8e39-bc7ed26bdd32-0.parquet',
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet'
+      ],
+      hive_partitioning = FALSE
     )
   )
   UNION ALL
@@ -196,46 +201,21 @@ FROM (
     CAST("e" AS INT) AS "e"
   FROM (
     SELECT
+      "key1",
       "k",
       "key2" AS "key_2",
       "b" AS "c",
       CAST(NULL AS INT) AS "d",
       "d" AS "a",
-      CAST(NULL AS INT) AS "e",
-      CAST(1 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
+      "key0",
+      CAST(NULL AS INT) AS "e"
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-8969384c-d715-4113-b663-2248c9a8c8d9-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
     ANTI JOIN "__paimon_deleted_1"
       USING ("file_index", "file_row_number")
-  )
-  UNION ALL
-  SELECT
-    CAST("key1" AS INT) AS "key1",
-    CAST("k" AS TEXT) AS "k",
-    CAST("key_2" AS INT) AS "key_2",
-    CAST("c" AS INT) AS "c",
-    CAST("d" AS INT) AS "d",
-    CAST("a" AS INT) AS "a",
-    CAST("key0" AS INT) AS "key0",
-    CAST("e" AS INT) AS "e"
-  FROM (
-    SELECT
-      "k",
-      "key_2",
-      "c",
-      "d",
-      "a",
-      "e",
-      CAST(1 AS INT) AS "key0",
-      CAST(1 AS INT) AS "key1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_alter_table.db/pk_table_with_alter_table/key0=1/key1=1/bucket-0/data-f2f38e80-7d28-4d51-90b3-c28951e5cdc0-0.parquet'
-      ]
-    )
   )
 );

@@ -31,7 +31,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -69,7 +70,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -107,7 +109,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -119,42 +122,22 @@ WHERE
 
 -- inlined (plan_query)
 SELECT
-  *
+  CAST("f0" AS TEXT) AS "f0",
+  CAST("f1" AS INT) AS "f1",
+  CAST("f2" AS INT) AS "f2",
+  CAST("f3" AS DOUBLE) AS "f3"
 FROM (
   SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet',
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(20 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet'
-      ]
-    )
+    "f0",
+    "f1",
+    "f2",
+    "f3"
+  FROM READ_PARQUET(
+    [
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-0/data-31f1f5a8-0430-4222-9738-31b0b06c13e2-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=10/bucket-1/data-75c43887-c54f-42e4-874a-fccbafd9fa5f-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row/f1=20/bucket-0/data-ac4292dc-854d-42fa-ae99-f6aeb566530d-0.parquet'
+    ],
+    hive_partitioning = FALSE
   )
 );

@@ -31,7 +31,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -73,7 +74,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -105,7 +107,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -129,7 +132,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -163,7 +167,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -190,7 +195,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -214,7 +220,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -249,7 +256,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -276,7 +284,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -300,7 +309,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -324,7 +334,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -365,7 +376,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -410,7 +422,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -442,7 +455,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -466,7 +480,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -500,7 +515,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -527,7 +543,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -551,7 +568,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -586,7 +604,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -613,7 +632,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -637,7 +657,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -661,7 +682,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-1.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -682,31 +704,15 @@ FROM (
   FROM (
     SELECT
       "f0",
+      "f1",
       "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
+      "f3"
     FROM READ_PARQUET(
       [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(20 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet',
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
 );

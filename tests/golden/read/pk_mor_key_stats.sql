@@ -34,7 +34,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'
+          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -82,7 +83,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -120,7 +122,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -150,7 +153,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -190,7 +194,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -223,7 +228,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -253,7 +259,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -309,7 +316,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -347,7 +355,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -377,7 +386,8 @@ FROM (
                   "_SEQUENCE_NUMBER",
                   "_VALUE_KIND"
                 FROM READ_PARQUET(
-                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                  '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                  hive_partitioning = FALSE
                 )
               )
             )
@@ -417,7 +427,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -450,7 +461,8 @@ FROM (
                     "_SEQUENCE_NUMBER",
                     "_VALUE_KIND"
                   FROM READ_PARQUET(
-                    '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+                    '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+                    hive_partitioning = FALSE
                   )
                 )
               )
@@ -480,7 +492,8 @@ FROM (
                     "_SEQUENCE_NUMBER",
                     "_VALUE_KIND"
                   FROM READ_PARQUET(
-                    '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+                    '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+                    hive_partitioning = FALSE
                   )
                 )
               )
@@ -504,13 +517,14 @@ FROM (
   FROM (
     SELECT
       "f0",
+      "f1",
       "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
+      "f3"
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-cf759363-12eb-4f9f-9549-965e455e8084-0.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
 );

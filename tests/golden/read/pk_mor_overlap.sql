@@ -59,7 +59,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-0.parquet',
+              hive_partitioning = FALSE
             )
           )
           UNION ALL
@@ -87,7 +88,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -136,7 +138,8 @@ FROM (
           "_SEQUENCE_NUMBER",
           "_VALUE_KIND"
         FROM READ_PARQUET(
-          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-2.parquet'
+          '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-2.parquet',
+          hive_partitioning = FALSE
         )
       )
     )
@@ -198,7 +201,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet',
+            hive_partitioning = FALSE
           )
         )
         UNION ALL
@@ -226,7 +230,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet',
+            hive_partitioning = FALSE
           )
         )
       )
@@ -294,7 +299,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-0.parquet',
+            hive_partitioning = FALSE
           )
         )
         UNION ALL
@@ -322,7 +328,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-1.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-1.parquet',
+            hive_partitioning = FALSE
           )
         )
       )
@@ -393,7 +400,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-0.parquet',
+              hive_partitioning = FALSE
             )
           )
           UNION ALL
@@ -421,7 +429,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -488,7 +497,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet',
+              hive_partitioning = FALSE
             )
           )
           UNION ALL
@@ -516,7 +526,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -583,7 +594,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-0.parquet',
+              hive_partitioning = FALSE
             )
           )
           UNION ALL
@@ -611,7 +623,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=1/p1=0/bucket-0/data-184f2304-49fd-4916-ba07-037757e904eb-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -640,17 +653,18 @@ FROM (
     SELECT
       "k0" AS "k1",
       "k1" AS "k0",
+      "p0",
+      "p1",
       "s0" AS "s1",
       CAST("s1" AS BLOB) AS "s0",
       CAST(TRUNC("v0") AS INT) AS "v0",
       CAST("v1" AS TEXT) AS "v1",
-      CAST(NULL AS INT) AS "v2",
-      CAST(0 AS INT) AS "p0",
-      CAST(0 AS INT) AS "p1"
+      CAST(NULL AS INT) AS "v2"
     FROM READ_PARQUET(
       [
         '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=0/bucket-0/data-c80ccf0f-6387-4cbc-8889-ade8cef54c43-2.parquet'
-      ]
+      ],
+      hive_partitioning = FALSE
     )
   )
 );

@@ -59,7 +59,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -93,7 +94,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -167,7 +169,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -201,7 +204,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_with_mor.db/pk_table_with_mor/p0=0/p1=1/bucket-0/data-24f8588c-d950-4e44-9d99-a023ea65a136-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )

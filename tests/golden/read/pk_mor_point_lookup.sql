@@ -38,7 +38,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -63,7 +64,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -88,7 +90,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -145,7 +148,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-a6394463-418c-423d-b9e2-f77e8a065f39-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -170,7 +174,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-7c8140d1-a34f-4634-9814-beb4ff65ebce-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -195,7 +200,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         )

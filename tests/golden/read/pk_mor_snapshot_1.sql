@@ -32,7 +32,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-dad09a29-e5ad-43d5-86e6-a1706e5c9ad7-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-dad09a29-e5ad-43d5-86e6-a1706e5c9ad7-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -68,7 +69,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -104,7 +106,8 @@ FROM (
         "_SEQUENCE_NUMBER",
         "_VALUE_KIND"
       FROM READ_PARQUET(
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet',
+        hive_partitioning = FALSE
       )
     )
   )
@@ -114,42 +117,22 @@ FROM (
 
 -- inlined (plan_query)
 SELECT
-  *
+  CAST("f0" AS TEXT) AS "f0",
+  CAST("f1" AS INT) AS "f1",
+  CAST("f2" AS INT) AS "f2",
+  CAST("f3" AS DOUBLE) AS "f3"
 FROM (
   SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(10 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-dad09a29-e5ad-43d5-86e6-a1706e5c9ad7-0.parquet',
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet'
-      ]
-    )
-  )
-  UNION ALL
-  SELECT
-    CAST("f0" AS TEXT) AS "f0",
-    CAST("f1" AS INT) AS "f1",
-    CAST("f2" AS INT) AS "f2",
-    CAST("f3" AS DOUBLE) AS "f3"
-  FROM (
-    SELECT
-      "f0",
-      "f2",
-      "f3",
-      CAST(20 AS INT) AS "f1"
-    FROM READ_PARQUET(
-      [
-        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
-      ]
-    )
+    "f0",
+    "f1",
+    "f2",
+    "f3"
+  FROM READ_PARQUET(
+    [
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-0/data-dad09a29-e5ad-43d5-86e6-a1706e5c9ad7-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=10/bucket-1/data-3a6000ce-0611-462e-8a99-f3cb28aa6f08-0.parquet',
+      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor/f1=20/bucket-0/data-7c66dfe2-bec3-4fc2-a952-2d17d6ae91bb-0.parquet'
+    ],
+    hive_partitioning = FALSE
   )
 );

@@ -44,7 +44,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -81,7 +82,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -107,7 +109,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -160,7 +163,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -197,7 +201,8 @@ FROM (
             "_SEQUENCE_NUMBER",
             "_VALUE_KIND"
           FROM READ_PARQUET(
-            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-0.parquet'
+            '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-0.parquet',
+            hive_partitioning = FALSE
           )
         )
       ) AS f
@@ -223,7 +228,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         )
@@ -279,7 +285,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -316,7 +323,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -342,7 +350,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-1.parquet',
+                hive_partitioning = FALSE
               )
             )
           )
@@ -394,7 +403,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -431,7 +441,8 @@ FROM (
               "_SEQUENCE_NUMBER",
               "_VALUE_KIND"
             FROM READ_PARQUET(
-              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-0.parquet'
+              '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-0.parquet',
+              hive_partitioning = FALSE
             )
           )
         ) AS f
@@ -457,7 +468,8 @@ FROM (
                 "_SEQUENCE_NUMBER",
                 "_VALUE_KIND"
               FROM READ_PARQUET(
-                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet'
+                '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_nested_type.db/pk_table_nested_type/dt=2025-04-14/hr=10/bucket-1/data-c58cbfb1-c5bc-4b51-9c49-af2d4cfcefcb-1.parquet',
+                hive_partitioning = FALSE
               )
             )
           )

@@ -114,6 +114,23 @@ def test_damaged_or_missing_index_file_is_named(copy):
         session.sql(f"SELECT * FROM {NAME} WHERE f0 = 'Nobody'").fetchall()  # noqa: S608
 
 
+def test_index_files_are_read_once_per_session(copy):
+    """Index files never change once committed: a session parses each one once (issue 18: the
+    bitmap point query re-read nine ``.index`` files per query). After the files are gone, the
+    session still prunes from what it parsed; a new session names the missing file."""
+    warehouse, table = copy
+    session = paimon_sql.connect(warehouse)
+    query = f"SELECT * FROM {NAME} WHERE f0 = 'Nobody'"  # noqa: S608
+    assert session.sql(query).fetchall() == []
+    assert _skipped(_info(session, "f0 = 'Nobody'")) == 1
+    for index in (table / "bucket-0").glob("*.index"):
+        index.unlink()
+    assert session.sql(query).fetchall() == []
+    assert _skipped(_info(session, "f0 = 'Nobody'")) == 1
+    with pytest.raises(DataFileNotFoundError, match=r"\.index"):
+        paimon_sql.connect(warehouse).sql(query).fetchall()
+
+
 def _table(tmp_path, options):
     session = paimon_sql.connect(tmp_path)
     session.sql("CREATE DATABASE db")

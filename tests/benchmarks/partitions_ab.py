@@ -1,0 +1,112 @@
+"""Partitioned scans, paimon-sql against plain ``read_parquet``, interleaved in one process.
+
+    .venv/bin/python -m tests.benchmarks.partitions_ab [--rows N] [--reps R]
+
+The ``partitions`` suite of ``run.py`` runs every cell in its own subprocess, one after the
+other; on a shared machine whose load changes by the minute its ratios carry that drift. Here
+each repetition runs the plain ``read_parquet`` of the live files (hive partitioning off: the
+partition column is read from the files, as paimon-sql does) and then the same query through a
+paimon-sql session, alternately, in one process: both see the same load. Reported: best and
+median seconds and the ratio of medians and of bests; the results of the two are compared in full
+(count and SHA-256 of every row, or the aggregate row). Tables: ``append_p<N>`` of
+``_tables.py`` (written by pypaimon-rust).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from tests.benchmarks import _tables
+from tests.benchmarks._files import live_files
+from tests.benchmarks.workloads import PARTITIONED_WORKLOADS
+from tests.second_opinion._worker import fingerprint
+
+RESULTS = Path(__file__).with_name("results")
+
+
+def _arrow(relation: Any) -> Any:
+    return relation.to_arrow_table()
+
+
+def run(rows: int, reps: int) -> dict[str, Any]:
+    import paimon_sql
+
+    tables = _tables.ensure_tables(rows, with_dv=False, only=set(_tables.PARTITIONED))
+    warehouse = str(_tables.warehouse(rows))
+    session = paimon_sql.connect(warehouse)
+    out: dict[str, Any] = {}
+    for workload in PARTITIONED_WORKLOADS:
+        files = [f.path for f in live_files(_tables.table_dir(rows, workload.table)).files]
+        con = duckdb.connect()
+        plain = workload.plain
+        ours = workload.sql.replace("{table}", f'"bench"."{workload.table}"')
+        # warm both (file cache, imports), then alternate
+        first_plain = _arrow(con.sql(plain, params={"files": files}))
+        first_ours = _arrow(session.sql(ours))
+        same = fingerprint(first_plain, workload.aggregate) == fingerprint(
+            first_ours, workload.aggregate
+        )
+        times: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            _arrow(con.sql(plain, params={"files": files}))
+            t1 = time.perf_counter()
+            _arrow(session.sql(ours))
+            t2 = time.perf_counter()
+            times["read_parquet"].append(t1 - t0)
+            times["paimon-sql"].append(t2 - t1)
+        plain_ts, ours_ts = times["read_parquet"], times["paimon-sql"]
+        cell: dict[str, Any] = {
+            engine: {"best": min(ts), "median": statistics.median(ts), "seconds": ts}
+            for engine, ts in times.items()
+        }
+        cell["ratio_median"] = statistics.median(ours_ts) / statistics.median(plain_ts)
+        cell["ratio_best"] = min(ours_ts) / min(plain_ts)
+        cell["same_result"] = same
+        cell["files"] = len(files)
+        out[workload.name] = cell
+        print(
+            f"{workload.name:28s} files {len(files):5d}  read_parquet "
+            f"{cell['read_parquet']['best']:.3f}/{cell['read_parquet']['median']:.3f}  paimon-sql "
+            f"{cell['paimon-sql']['best']:.3f}/{cell['paimon-sql']['median']:.3f}  ratio median "
+            f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x  "
+            f"{'same' if same else 'DIFFERENT'}",
+            flush=True,
+        )
+    session.close()
+    return {
+        "suite": "partitions_ab",
+        "rows": rows,
+        "reps": reps,
+        "load_average_after": os.getloadavg(),
+        "tables": tables,
+        "results": out,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.partitions_ab")
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args(argv)
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    report = run(args.rows, args.reps)
+    print(f"load average after: {report['load_average_after']}", flush=True)
+    output = args.output or RESULTS / f"partitions-ab-{args.rows}.json"
+    output.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    print(f"wrote {output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
