@@ -81,9 +81,10 @@ EXTRA = [
         meant=((1, {"id": 1, "v": "first"}),),
     ),
 ]
-# The Java API has no cross-partition bucket assigner outside an engine (Flink's
-# GlobalIndexAssigner): that case is checked against Flink in tests/interop/flink only.
-_LEFT_TO_FLINK = {"cross_partition_pk"}
+# Checked against Flink in tests/interop/flink only: the Java API has no cross-partition bucket
+# assigner outside an engine (Flink's GlobalIndexAssigner), and a 'rowkind.field' table needs the
+# kind column in Java's marker row, which the bridge does not write.
+_LEFT_TO_FLINK = {"cross_partition_pk", "aggregation_rowkind"}
 
 
 def _params() -> list[Any]:
@@ -131,9 +132,11 @@ def test_java_reads_and_extends_what_we_wrote(java_api: JavaApiOracle, tmp_path:
         latest = _ours(session, case.name)
         assert len(latest[1]) == case.rows, f"paimon-sql reads {len(latest[1])} rows"
         ours_by_id = {r["id"]: r for r in latest[1]}
-        for key, row in case.meant:  # the Flink cases' meant rows of Flink's INSERT are not here
-            if key in ours_by_id:
-                assert ours_by_id[key] == row, f"row {key}: {ours_by_id[key]}, meant {row}"
+        # The Flink cases' meant rows describe the table after Flink's own INSERT on top (which
+        # this test replaces by a Java API write): only this module's cases are checked here.
+        for key, row in case.meant if case.name in {c.name for c in EXTRA} else ():
+            got = {c: ours_by_id[key].get(c) for c in row} if key in ours_by_id else None
+            assert got == row, f"row {key}: {ours_by_id.get(key)}, meant {row}"
         by_snapshot = {s: _ours(session, case.name, s) for s in _snapshots(warehouse, case.name)}
     finally:
         session.close()
