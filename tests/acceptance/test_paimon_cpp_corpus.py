@@ -9,9 +9,10 @@ branch. The truth is Paimon 1.4.2's own read through its Java API, recorded once
 
 A read is identical to Java's, or raises: where Java itself fails (external paths under
 ``/tmp/external``, a fallback branch whose row type differs) we raise too, and where we do not
-read a feature yet we raise `UnsupportedFeatureError` naming it (`REFUSED`). `KNOWN_WRONG` lists
-the reads that still differ, each with its cause; they are strict xfails, so the day they agree
-the list must shrink.
+read a feature yet we raise `UnsupportedFeatureError` naming it (`REFUSED`). `KNOWN_WRONG` would
+list reads that still differ (strict xfails, with their cause); it is empty. The ORC reads here
+also prove `paimon_sql.io.orc_timestamps`: Java-written TIMESTAMP columns around 1970 (writer zone
+Asia/Shanghai) that pyarrow's ORC reader put one second late.
 """
 
 from __future__ import annotations
@@ -71,21 +72,8 @@ REFUSED_READS: dict[str, tuple[type[Exception], str]] = {
     ),
 }
 
-_ORC_TS = (
-    "pyarrow's ORC reader (ORC C++) adds one second to a Java-written ORC TIMESTAMP whose "
-    "seconds are negative in the writer's time zone but not in UTC (here 1970-01-01 00:00:00.001 "
-    "to 00:02:03.123): it corrects the negative-seconds rounding after the time-zone shift"
-)
-#: Reads that still differ from Java (read key → cause).
-KNOWN_WRONG = {
-    "orc/append_with_multiple_ts_precision_and_timezone.db/"
-    "append_with_multiple_ts_precision_and_timezone@latest": _ORC_TS,
-    "orc/append_with_multiple_ts_precision_and_timezone.db/"
-    "append_with_multiple_ts_precision_and_timezone@snapshot-1": _ORC_TS,
-    "orc/append_complex_build_in_fieldid.db/append_complex_build_in_fieldid@latest": _ORC_TS,
-    "orc/append_complex_build_in_fieldid.db/append_complex_build_in_fieldid@snapshot-1": _ORC_TS,
-    "orc/append_with_cast_timestamp.db/append_with_cast_timestamp@snapshot-1": _ORC_TS,
-}
+#: Reads that still differ from Java (read key → cause); none today.
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _vendored(read: dict[str, Any]) -> bool:
