@@ -12,7 +12,8 @@ A read is identical to Java's, or raises: where Java itself fails (external path
 read a feature yet we raise `UnsupportedFeatureError` naming it (`REFUSED`). `KNOWN_WRONG` would
 list reads that still differ (strict xfails, with their cause); it is empty. The ORC reads here
 also prove `paimon_sql.io.orc_timestamps`: Java-written TIMESTAMP columns around 1970 (writer zone
-Asia/Shanghai) that pyarrow's ORC reader put one second late.
+Asia/Shanghai) that pyarrow's ORC reader put one second late, and Java's cast rules on ALTER
+COLUMN (``append_with_cast_timestamp``: TIMESTAMP/LTZ to INT, DATE, STRING; INT to TIMESTAMP/LTZ).
 """
 
 from __future__ import annotations
@@ -57,20 +58,8 @@ REFUSED: dict[str, tuple[type[Exception], str]] = {
     "orc/blob_append_table_alter_table_with_cast_with_data_evolution.db/"
     "blob_append_table_alter_table_with_cast_with_data_evolution": _BLOB,
 }
-_CAST = "parquet/append_with_cast_timestamp.db/append_with_cast_timestamp"
-_CAST_ORC = "orc/append_with_cast_timestamp.db/append_with_cast_timestamp"
-#: Single reads we fail on (read key → error, pattern): ALTER COLUMN casts of TIMESTAMP/LTZ to
-#: INT, DATE and STRING and of INT to TIMESTAMP/LTZ, which Java applies on read.
-REFUSED_READS: dict[str, tuple[type[Exception], str]] = {
-    f"{_CAST.rsplit('/', 1)[0]}/append_with_cast_timestamp@latest": (
-        errors.PaimonSqlError,
-        r"INTEGER -> TIMESTAMP",
-    ),
-    f"{_CAST_ORC.rsplit('/', 1)[0]}/append_with_cast_timestamp@latest": (
-        errors.PaimonSqlError,
-        r"epoch_us\(TIMESTAMPTZ_NS\)",
-    ),
-}
+#: Single reads we refuse (read key → error, pattern); none today.
+REFUSED_READS: dict[str, tuple[type[Exception], str]] = {}
 
 #: Reads that still differ from Java (read key → cause); none today.
 KNOWN_WRONG: dict[str, str] = {}
