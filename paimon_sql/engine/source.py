@@ -244,9 +244,7 @@ class PaimonSource(ArrowScanSource):
         other_snapshot = other.latest_snapshot()
         if self.pinned and plan.snapshot is not None:
             ids = other.snapshot_ids()
-            earlier = [
-                i for i in ids if other.snapshot(i).time_millis <= plan.snapshot.time_millis
-            ]
+            earlier = [i for i in ids if other.snapshot(i).time_millis <= plan.snapshot.time_millis]
             if ids:
                 other_snapshot = other.snapshot(max(earlier) if earlier else min(ids))
         other_schema = (

@@ -19,6 +19,7 @@ columns are instants (no zone shift) and are not affected.
 from __future__ import annotations
 
 import datetime
+import zlib
 import zoneinfo
 from typing import Any
 
@@ -77,7 +78,7 @@ def _decompress(data: bytes, codec: str) -> bytes:
         if original:
             out += chunk
         elif codec == "ZLIB":
-            out += bytes(cramjam.deflate.decompress_raw(chunk))
+            out += zlib.decompress(chunk, -15)  # raw deflate
         elif codec == "ZSTD":
             out += bytes(cramjam.zstd.decompress(chunk))
         elif codec == "SNAPPY":
@@ -120,8 +121,11 @@ def _offset(zone: str) -> int:
 
 
 def fix_stripe_values(values: list[int | None], offset: int) -> list[int | None]:
-    """Nanoseconds since the epoch as pyarrow read them from a stripe whose writer zone is
-    `offset` seconds east of UTC, as Java reads them (see the module docstring)."""
+    """Nanoseconds since the epoch as Java reads them.
+
+    `values` as pyarrow read them from a stripe whose writer zone is `offset` seconds east of UTC
+    (see the module docstring).
+    """
     out: list[int | None] = []
     for value in values:
         if value is not None and value % _NANOS > 999_999:
@@ -137,8 +141,10 @@ def fix_stripe_values(values: list[int | None], offset: int) -> list[int | None]
 
 
 def fix_timestamps(table: pa.Table, zones: list[tuple[int, str]]) -> pa.Table:
-    """`table` (read from an ORC file with `stripe_zones` `zones`) with its top-level
-    time-zone-less timestamp columns corrected."""
+    """`table` with its top-level time-zone-less timestamp columns corrected.
+
+    `zones` are the `stripe_zones` of the ORC file `table` was read from.
+    """
     offsets = [(rows, _offset(zone)) for rows, zone in zones]
     if not any(offset for _, offset in offsets) or sum(r for r, _ in offsets) != table.num_rows:
         return table

@@ -405,7 +405,8 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     if old.root == "TIMESTAMP_LTZ" and new.root not in TIMESTAMP_ROOTS:
         # the instant's UTC wall clock, as a plain timestamp (any DuckDB timestamp type)
         node = exp.Anonymous(
-            this="make_timestamp_ns", expressions=[exp.Anonymous(this="epoch_ns", expressions=[node])]
+            this="make_timestamp_ns",
+            expressions=[exp.Anonymous(this="epoch_ns", expressions=[node])],
         )
         old = DataType(root="TIMESTAMP", precision=old.precision)
     if old.root in INTEGER_ROOTS and new.root in TIMESTAMP_ROOTS:

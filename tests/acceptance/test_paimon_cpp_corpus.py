@@ -141,4 +141,3 @@ def test_truth_covers_every_read_of_every_table():
     assert set(KNOWN_WRONG) | set(REFUSED_READS) <= set(TRUTH)
     branches = {(r["path"], r["table"]) for r in TRUTH.values() if "$branch_" in r["table"]}
     assert len(branches) == 4
-

@@ -4,11 +4,12 @@ paimon-cpp (alibaba/paimon-cpp @ 43d9d027) keeps ~100 tables written by Paimon's
 under ``test/test_data`` (``parquet/``, ``orc/``, ``avro/`` and a few at the top). Every read of
 every table, latest, at each snapshot and tag, and of each branch, is listed by
 :func:`corpus_reads`; :func:`java_reads` asks the Java-API oracle for each (a read Java itself
-fails on is recorded with its error, ``java_error``). The answers are kept in ``paimon-1.4.2-reads.json`` beside
-the vendored tables, so ``tests/acceptance/test_paimon_cpp_corpus.py`` needs no JVM;
-``test_cpp_corpus.py`` re-derives them.
+fails on is recorded with its error, ``java_error``). The answers are kept in
+``paimon-1.4.2-reads.json`` beside the vendored tables, so
+``tests/acceptance/test_paimon_cpp_corpus.py`` needs no JVM; ``test_cpp_corpus.py`` re-derives
+them.
 
-Regenerate (JVM, ~2 min): ``python -m tests.interop.paimon20.cpp_corpus <test_data dir> <out>``.
+Regenerate (JVM, ~15 s): ``python -m tests.interop.paimon20.cpp_corpus <test_data dir> <out>``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def corpus_reads(root: Path) -> list[dict[str, Any]]:
         for branch in _ids(folder / "branch", "branch-"):
             versions.append((folder / "branch" / f"branch-{branch}", f"{name}$branch_{branch}"))
         for home, table in versions:
-            base = {"path": path, "table": table, "snapshot": None, "tag": None}
+            base: dict[str, Any] = {"path": path, "table": table, "snapshot": None, "tag": None}
             key = path.rsplit("/", 1)[0] + "/" + table
             reads.append({**base, "key": f"{key}@latest"})
             for snap in _ids(home / "snapshot", "snapshot-"):
