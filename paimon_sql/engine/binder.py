@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.names import table_name
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
 from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
@@ -82,16 +83,23 @@ class Binder:
                 continue
             if not node.db:
                 continue
-            if "$" in node.name or node.db == "sys":
+            branch = None
+            if "$" in node.name and node.db != "sys":
+                parts = table_name(node.name)
+                if parts.branch is not None and parts.system is None:
+                    branch = parts.branch  # ``t$branch_b``: the branch's rows, as Java reads them
+            if branch is None and ("$" in node.name or node.db == "sys"):
                 changed |= self._system(node)
                 continue
             if not catalog.has_database(node.db):
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
-            ident = Identifier(node.db, node.name)
+            base = node.name if branch is None else table_name(node.name).table
             try:
-                table = self.engine.table(ident)
+                table = self.engine.table(Identifier(node.db, base))
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
+            if branch is not None:
+                table = table.branch_table(branch)
             if self._incremental(node, table):
                 changed = True
                 continue
@@ -301,7 +309,7 @@ class Binder:
         )
         plan = plan_scan(table, snapshot, predicate, schema)
         inlined = None
-        if inline and not plan.options.get("scan.fallback-branch"):
+        if inline and not table.latest_schema.options.get("scan.fallback-branch"):
             inlined = engine.reader.inline(engine.con, plan, predicate)
         if inlined is not None:
             query, registered = inlined

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.engine.travel import TimeTravel, select_travel
-from paimon_sql.errors import MissingDependencyError, PaimonSqlError, SqlError
+from paimon_sql.errors import MissingDependencyError, PaimonSqlError, SchemaError, SqlError
 from paimon_sql.plan.predicate import And, Compare, InList, IsNull, Not, Or, and_all
 from paimon_sql.plan.scan import plan_scan
 from paimon_sql.read.build import ReadRequest
@@ -225,8 +225,9 @@ class PaimonSource(ArrowScanSource):
             first_rows=self.first_rows,
         )
         plans = [plan]
-        fallback = plan.options.get("scan.fallback-branch")
-        if fallback and not self.pinned:
+        # the latest schema's option, as Java's catalog wraps the table before any time travel
+        fallback = self.table.latest_schema.options.get("scan.fallback-branch")
+        if fallback:
             plans.append(self._fallback_plan(plan, fallback, and_all(preds)))
         batches = self._logged(
             _conform((b for p in plans for b in self.reader.batches(p, request)), out_schema)
@@ -235,10 +236,36 @@ class PaimonSource(ArrowScanSource):
         return reader.__arrow_c_stream__(), columns is not None
 
     def _fallback_plan(self, plan: ScanPlan, branch: str, predicate: Predicate | None) -> ScanPlan:
-        """``scan.fallback-branch``: partitions the main branch lacks are read from `branch`."""
+        """``scan.fallback-branch``: partitions the main branch lacks are read from `branch`.
+
+        As Java's ``FallbackReadFileStoreTable``: a time-travel read of main reads the branch at
+        its last snapshot no later than main's (its first snapshot when none is), in that
+        snapshot's schema; the two row types must have the same field types (nullability aside).
+        """
         main_partitions = {s.partition for s in plan_scan(self.table, plan.snapshot).splits}
         other = self.table.branch_table(branch)
-        other_plan = plan_scan(other, other.latest_snapshot(), predicate, other.latest_schema)
+        other_snapshot = other.latest_snapshot()
+        if self.pinned and plan.snapshot is not None:
+            ids = other.snapshot_ids()
+            earlier = [i for i in ids if other.snapshot(i).time_millis <= plan.snapshot.time_millis]
+            if ids:
+                other_snapshot = other.snapshot(max(earlier) if earlier else min(ids))
+        other_schema = (
+            other.schema(other_snapshot.schema_id)
+            if other_snapshot is not None
+            else other.latest_schema
+        )
+        main_types = [f.type.with_nullable(True) for f in plan.schema.fields]
+        other_types = [f.type.with_nullable(True) for f in other_schema.fields]
+        if main_types != other_types:
+            raise SchemaError(
+                f"table {self.table.name} reads branch {branch!r} for the partitions main lacks "
+                f"('scan.fallback-branch'), but the branch's row type ({other_schema.field_names}"
+                f", schema {other_schema.id}) differs from main's ({plan.schema.field_names}, "
+                f"schema {plan.schema.id}); Java refuses this read too: give both branches the "
+                "same columns"
+            )
+        other_plan = plan_scan(other, other_snapshot, predicate, other_schema)
         splits = tuple(s for s in other_plan.splits if s.partition not in main_partitions)
         return dataclasses.replace(other_plan, splits=splits)
 

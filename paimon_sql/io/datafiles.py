@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
 from paimon_sql.io.arrays import arange
+from paimon_sql.io.orc_timestamps import fix_timestamps, stripe_zones
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -328,7 +329,10 @@ def read_orc(
         else:
             source = io.BytesIO(fileio.read_bytes(path))
         reader = orc.ORCFile(source)
-        return reader.read(columns=[c for c in columns if c in reader.schema.names])
+        table = reader.read(columns=[c for c in columns if c in reader.schema.names])
+        if any(pa.types.is_timestamp(f.type) and f.type.tz is None for f in table.schema):
+            table = fix_timestamps(table, stripe_zones(reader, source))
+        return table
     except PaimonSqlError:
         raise
     except Exception as err:

@@ -413,8 +413,22 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to DATE its epoch
     milliseconds divided by a day (truncating, so a time before 1970 lands on the next day, as in
     Java), to a string with its fraction padded to the precision; a float or double to a string
-    as ``Double.toString`` writes it (``1.0E10``). TIMESTAMP_LTZ reads in UTC.
+    as ``Double.toString`` writes it (``1.0E10``). TIMESTAMP_LTZ reads in UTC. An integer to a
+    timestamp is that many seconds after the epoch (an instant for TIMESTAMP_LTZ).
     """
+    if old.root == "TIMESTAMP_LTZ" and new.root not in TIMESTAMP_ROOTS:
+        # the instant's UTC wall clock, as a plain timestamp (any DuckDB timestamp type)
+        node = exp.Anonymous(
+            this="make_timestamp_ns",
+            expressions=[exp.Anonymous(this="epoch_ns", expressions=[node])],
+        )
+        old = DataType(root="TIMESTAMP", precision=old.precision)
+    if old.root in INTEGER_ROOTS and new.root in TIMESTAMP_ROOTS:
+        seconds = cast(node, DataType(root="BIGINT"))
+        if new.root == "TIMESTAMP_LTZ":
+            return cast(exp.Anonymous(this="to_timestamp", expressions=[seconds]), new)
+        micros = exp.Mul(this=seconds, expression=exp.Literal.number(1_000_000))
+        return cast(exp.Anonymous(this="make_timestamp", expressions=[micros]), new)
     if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
         node = exp.func("TRUNC", node)
     elif old.root == "DECIMAL" and new.root in INTEGER_ROOTS:  # to a long, then narrowed

@@ -118,6 +118,10 @@ def test_schema_and_snapshot_json_round_trip(table_dir):
 def test_every_manifest_decodes(table_dir):
     io = file_io(table_dir)
     kinds = set()
+    if not (table_dir / "snapshot").is_dir():
+        # paimon-cpp's orc/append_table_with_nested_type: a created table never written
+        assert not (table_dir / "manifest").exists()
+        return
     for path in sorted((table_dir / "manifest").iterdir()):
         records = read_records(io, str(path))
         name = path.name

@@ -128,7 +128,9 @@ public final class Bridge20 {
             return b.append('}').toString();
         }
         Catalog catalog = catalog(req.get("warehouse").asText());
-        Identifier id = Identifier.create("db", req.get("table").asText());
+        // the database defaults to "db"; a table name may carry a branch ("t$branch_b")
+        String database = req.hasNonNull("database") ? req.get("database").asText() : "db";
+        Identifier id = Identifier.create(database, req.get("table").asText());
         switch (op) {
             case "create":
                 create(catalog, id, req);

@@ -286,14 +286,17 @@ class JavaApiOracle:
         *,
         snapshot: int | None = None,
         tag: str | None = None,
+        database: str = "db",
     ) -> tuple[list[str], list[dict[str, Any]]]:
-        """Paimon's read of ``db.<table>``: column names and rows of canonical values."""
+        """Paimon's read of ``<database>.<table>`` (``table`` may name a branch,
+        ``t$branch_b``): column names and rows of canonical values."""
         from tests.interop.flink.harness import canonical_flink
 
         result = self._call(
             {
                 "op": "read",
                 "warehouse": str(Path(warehouse).resolve()),
+                "database": database,
                 "table": table,
                 "snapshot": snapshot,
                 "tag": tag,

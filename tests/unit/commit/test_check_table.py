@@ -64,6 +64,16 @@ def test_java_tables_are_intact(fmt, name):
     catalog = paimon_sql.Catalog(str(CPP / fmt))
     for table_name in catalog.tables(name):
         problems = check_table(catalog.load_table(f"{name}.{table_name}"), deep=True)
+        if (fmt, name) == ("orc", "timestamp_index"):
+            # the one object of paimon-cpp@43d9d027 our mirror lacks: this file's index (an
+            # extra file; Java reads the table without it, see test_paimon_cpp_corpus.py)
+            assert [(p.check, p.problem) for p in problems] == [
+                (
+                    "data file",
+                    "extra file of data-18569866-0c37-45e9-9d88-2eaf6dd084b0-0.orc is missing",
+                )
+            ]
+            continue
         assert problems == [], problems
 
 
