@@ -8,6 +8,7 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Blob;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericArray;
 import org.apache.paimon.data.GenericMap;
@@ -80,6 +81,8 @@ import java.util.UUID;
  *       tagged JSON of the Flink bridge (nanoseconds kept)</li>
  *   <li>{"op":"snapshots","warehouse","table"}: [{"id","kind","schema"}]</li>
  *   <li>{"op":"version"}: Paimon's implementation version of the core jar</li>
+ *   <li>every table request may name a "database" (default "db")</li>
+ *   <li>BINARY, VARBINARY and BLOB values are hex strings; a BLOB reads as its bytes</li>
  * </ul>
  */
 public final class Bridge20 {
@@ -128,7 +131,8 @@ public final class Bridge20 {
             return b.append('}').toString();
         }
         Catalog catalog = catalog(req.get("warehouse").asText());
-        Identifier id = Identifier.create("db", req.get("table").asText());
+        String database = req.hasNonNull("database") ? req.get("database").asText() : "db";
+        Identifier id = Identifier.create(database, req.get("table").asText());
         switch (op) {
             case "create":
                 create(catalog, id, req);
@@ -371,6 +375,8 @@ public final class Bridge20 {
             case BINARY:
             case VARBINARY:
                 return hex(v.asText());
+            case BLOB:
+                return Blob.fromData(hex(v.asText()));
             case DATE:
                 return (int) LocalDate.parse(v.asText()).toEpochDay();
             case TIME_WITHOUT_TIME_ZONE:
@@ -414,6 +420,12 @@ public final class Bridge20 {
     }
 
     // --- Paimon's internal data to tagged JSON ------------------------------------------------
+
+    private static String hexString(byte[] bytes) {
+        StringBuilder hex = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) hex.append(String.format("%02x", b & 0xff));
+        return hex.toString();
+    }
 
     private static void rowValue(StringBuilder out, InternalRow r, RowType type) {
         out.append('[');
@@ -459,9 +471,11 @@ public final class Bridge20 {
                 return;
             case BINARY:
             case VARBINARY:
-                StringBuilder hex = new StringBuilder();
-                for (byte b : (byte[]) v) hex.append(String.format("%02x", b & 0xff));
-                tagged(out, "binary", hex.toString());
+                tagged(out, "binary", hexString((byte[]) v));
+                return;
+            case BLOB:
+                // the bytes, as Spark and Flink return a BLOB without 'blob-as-descriptor'
+                tagged(out, "binary", hexString(((Blob) v).toData()));
                 return;
             case DATE:
                 tagged(out, "date", LocalDate.ofEpochDay((Integer) v).toString());

@@ -286,14 +286,17 @@ class JavaApiOracle:
         *,
         snapshot: int | None = None,
         tag: str | None = None,
+        database: str = "db",
     ) -> tuple[list[str], list[dict[str, Any]]]:
-        """Paimon's read of ``db.<table>``: column names and rows of canonical values."""
+        """Paimon's read of ``<database>.<table>``: column names and rows of canonical values
+        (a BLOB as its bytes, tagged ``binary`` like VARBINARY)."""
         from tests.interop.flink.harness import canonical_flink
 
         result = self._call(
             {
                 "op": "read",
                 "warehouse": str(Path(warehouse).resolve()),
+                "database": database,
                 "table": table,
                 "snapshot": snapshot,
                 "tag": tag,
@@ -330,10 +333,17 @@ class JavaApiOracle:
             }
         )
 
-    def snapshots(self, warehouse: Path | str, table: str) -> list[dict[str, Any]]:
+    def snapshots(
+        self, warehouse: Path | str, table: str, *, database: str = "db"
+    ) -> list[dict[str, Any]]:
         """``[{"id", "kind", "schema"}]`` of every snapshot Paimon lists."""
         answer = self._call(
-            {"op": "snapshots", "warehouse": str(Path(warehouse).resolve()), "table": table}
+            {
+                "op": "snapshots",
+                "warehouse": str(Path(warehouse).resolve()),
+                "database": database,
+                "table": table,
+            }
         )
         snapshots: list[dict[str, Any]] = answer["snapshots"]
         return snapshots
