@@ -262,10 +262,13 @@ class JavaApiOracle:
         overwrite: dict[str, str] | None = None,
         compact: bool = False,
         write_cols: list[str] | None = None,
+        first_row_id: int | None = None,
     ) -> None:
         """One batch write and commit (row kinds ``+I``/``-U``/``+U``/``-D``; ``overwrite`` a
         static partition, ``{}`` for the whole table; ``compact`` fully compacts every bucket;
-        ``write_cols`` writes only those columns, as data-evolution tables allow)."""
+        ``write_cols`` writes only those columns, as data-evolution tables allow; ``first_row_id``
+        places the new files at that row id, so they replace those columns of rows written before,
+        as a data-evolution update does)."""
         self._call(
             {
                 "op": "write",
@@ -276,6 +279,7 @@ class JavaApiOracle:
                 "overwrite": overwrite,
                 "compact": compact,
                 "write_cols": write_cols,
+                "first_row_id": first_row_id,
             }
         )
 
@@ -308,6 +312,16 @@ class JavaApiOracle:
             for row in result["rows"]
         ]
         return columns, rows
+
+    def compact_data_evolution(self, warehouse: Path | str, table: str) -> int:
+        """Java's data-evolution compaction (``DataEvolutionCompactCoordinator``, one commit):
+        the number of compaction tasks it ran."""
+        answer = self._call(
+            {"op": "compact_data_evolution", "warehouse": str(Path(warehouse).resolve()),
+             "table": table}
+        )
+        tasks: int = answer["tasks"]
+        return tasks
 
     def alter(self, warehouse: Path | str, table: str, changes: list[dict[str, Any]]) -> None:
         """One ``Catalog.alterTable``: ``{"add", "type"}``, ``{"rename": [old, new]}``,
