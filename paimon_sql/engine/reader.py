@@ -30,6 +30,7 @@ from paimon_sql.errors import (
     SpecViolationError,
     UnsupportedFeatureError,
 )
+from paimon_sql.format.blob_file import decode_blob_file
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import (
     orc_logical,
@@ -39,7 +40,6 @@ from paimon_sql.io.datafiles import (
     read_parquet,
 )
 from paimon_sql.plan.predicate import Compare, ValueRange, and_all, may_match
-from paimon_sql.format.blob_file import decode_blob_file
 from paimon_sql.plan.scan import Section, blob_chain, data_file_path, read_vector
 from paimon_sql.read.build import (
     FILE_INDEX,
@@ -105,6 +105,20 @@ def _owners(
             if fld.name not in partition and fld.id in ids:
                 owner.setdefault(fld.name, i)
     return owner
+
+
+def _without_blobs(
+    plan: ScanPlan, files: Sequence[DataFileMeta]
+) -> tuple[list[DataFileMeta], list[DataFileMeta]]:
+    """A row-id group's normal data files and its ``.blob`` files (never only the latter)."""
+    blob_files = [f for f in files if f.format == "blob"]
+    normal = [f for f in files if f.format != "blob"]
+    if not normal:
+        raise CorruptFileError(
+            blob_files[0].file_name,
+            f"of table {plan.table.name}: no data file holds the row ids of this BLOB file",
+        )
+    return normal, blob_files
 
 
 def _combined(values: pa.Array[Any] | pa.ChunkedArray[Any]) -> pa.Array[Any]:
@@ -566,18 +580,12 @@ class SplitReader:
         holds is NULL (Java refuses that for a NOT NULL column).
         """
         partition = set(plan.schema.partition_keys)
-        blob_files = [f for f in files if f.format == "blob"]
-        files = [f for f in files if f.format != "blob"]
-        if not files:
-            raise CorruptFileError(
-                blob_files[0].file_name,
-                f"of table {plan.table.name}: no data file holds the row ids of this BLOB file",
-            )
+        files, blob_files = _without_blobs(plan, files)
         owner = _owners(plan, files, fields)
         rows = files[0].row_count
-        columns: dict[str, pa.ChunkedArray[Any] | pa.Array[Any]] = {}
-        if blob_files:
-            columns.update(self._blob_columns(plan, split, files[0], blob_files, fields))
+        columns: dict[str, pa.ChunkedArray[Any] | pa.Array[Any]] = dict(
+            self._blob_columns(plan, split, files[0], blob_files, fields)
+        )
         for i, f in enumerate(files):
             mine = [fld.name for fld in fields if owner.get(fld.name) == i]
             if i == 0:

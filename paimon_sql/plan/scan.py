@@ -729,10 +729,10 @@ def refuse_blobs(table: str, schema: TableSchema) -> None:
     """An `UnsupportedFeatureError` for the BLOB layouts paimon-sql does not read.
 
     BLOB columns in ``.blob`` files of a data-evolution table are read (their bytes, as Java's
-    ``Blob.toData``). Refused by name: BLOB values stored as descriptors (`BLOB_DESCRIPTOR_OPTIONS`),
-    ``'blob-as-descriptor' = 'true'`` (Java's engines then return each value as a serialized
-    descriptor holding the absolute path Java saw), and a BLOB column outside a data-evolution
-    table (Java refuses such a schema).
+    ``Blob.toData``). Refused by name: BLOB values stored as descriptors
+    (`BLOB_DESCRIPTOR_OPTIONS`); ``'blob-as-descriptor' = 'true'`` (Java's engines then return
+    each value as a serialized descriptor holding the absolute path Java saw); a BLOB column
+    outside a data-evolution table (Java refuses such a schema).
 
     >>> from paimon_sql.format.schema import TableSchema
     >>> from paimon_sql.types import DataField, DataType
@@ -763,7 +763,8 @@ def refuse_blobs(table: str, schema: TableSchema) -> None:
         if options.get(key, "").strip():
             raise UnsupportedFeatureError(
                 f"table {table}: BLOB column(s) stored as descriptors ({key!r} = "
-                f"{options[key]!r}) are not read by paimon-sql yet"
+                f"{options[key]!r}) are not read by paimon-sql yet: their bytes live at the "
+                "URIs the descriptors name, which may lie outside the warehouse"
             )
     if options.get("blob-as-descriptor", "false").lower() == "true":
         raise UnsupportedFeatureError(
@@ -841,7 +842,9 @@ def _row_range(f: DataFileMeta) -> str:
     return f"{f.first_row_id}..{f.first_row_id + f.row_count - 1}"
 
 
-def blob_chain(files: Sequence[DataFileMeta], first: int, rows: int, table: str) -> list[DataFileMeta]:
+def blob_chain(
+    files: Sequence[DataFileMeta], first: int, rows: int, table: str
+) -> list[DataFileMeta]:
     """The ``.blob`` files of one BLOB column that hold rows ``first .. first+rows-1``, in order.
 
     `files` are that column's files of one row-id group (`row_id_groups` order: by first row id,

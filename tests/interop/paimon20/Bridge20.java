@@ -89,7 +89,8 @@ import java.util.UUID;
  *   <li>write's "first_row_id": the new files placed at that row id (a data-evolution update of
  *       the columns written); {"op":"compact_data_evolution"}: Java's data-evolution compaction</li>
  *   <li>every table request may name a "database" (default "db")</li>
- *   <li>BINARY, VARBINARY and BLOB values are hex strings; a BLOB reads as its bytes</li>
+ *   <li>BINARY, VARBINARY and BLOB values are hex strings (a BLOB may also be {"local": path});
+ *       a BLOB reads as its bytes</li>
  * </ul>
  */
 public final class Bridge20 {
@@ -445,7 +446,10 @@ public final class Bridge20 {
             case VARBINARY:
                 return hex(v.asText());
             case BLOB:
-                return Blob.fromData(hex(v.asText()));
+                // {"local": path}: a reference to a local file (what descriptor fields store)
+                return v.isObject()
+                        ? Blob.fromLocal(v.get("local").asText())
+                        : Blob.fromData(hex(v.asText()));
             case DATE:
                 return (int) LocalDate.parse(v.asText()).toEpochDay();
             case TIME_WITHOUT_TIME_ZONE:

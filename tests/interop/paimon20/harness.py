@@ -317,8 +317,11 @@ class JavaApiOracle:
         """Java's data-evolution compaction (``DataEvolutionCompactCoordinator``, one commit):
         the number of compaction tasks it ran."""
         answer = self._call(
-            {"op": "compact_data_evolution", "warehouse": str(Path(warehouse).resolve()),
-             "table": table}
+            {
+                "op": "compact_data_evolution",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+            }
         )
         tasks: int = answer["tasks"]
         return tasks

@@ -17,7 +17,7 @@ it here too. BLOB layouts paimon-sql does not read are refused by name, and so i
 from __future__ import annotations
 
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlglot import exp
@@ -44,10 +44,11 @@ def _build(java: JavaApiOracle, warehouse: Path) -> None:
     fields = [("id", "INT"), ("name", "STRING"), ("pic", "BLOB"), ("doc", "BLOB")]
     options = {**EVOLUTION, "blob.target-file-size": "20 kb", "compaction.min.file-num": "2"}
     java.create(warehouse, "blobs", fields, options=options)
-    rows = [[1, "a", "0102", None], [2, "b", None, "aa"], [3, "c", BIG, BIG], [4, None, "", "bb"]]
+    rows: list[list[Any]] = [[1, "a", "0102", None], [2, "b", None, "aa"], [3, "c", BIG, BIG]]
+    rows.append([4, None, "", "bb"])
     java.write(warehouse, "blobs", [*rows, [5, "e", BIG, None]])
     java.write(warehouse, "blobs", [[6, "f", "ff", None]])
-    names = [["A"], ["B"], [None], ["D"], ["E"]]
+    names: list[list[Any]] = [["A"], ["B"], [None], ["D"], ["E"]]
     java.write(warehouse, "blobs", names, write_cols=["name"], first_row_id=0)
     java.write(warehouse, "blobs", [["F", "0a0b"]], write_cols=["name", "pic"], first_row_id=5)
     java.tag(warehouse, "blobs", "before_compaction", 4)
@@ -195,6 +196,25 @@ def test_blob_as_descriptor_is_refused_by_name(java_api: JavaApiOracle, tmp_path
     session = paimon_sql.connect(tmp_path)
     try:
         with pytest.raises(UnsupportedFeatureError, match="'blob-as-descriptor'"):
+            session.sql('SELECT * FROM "db"."d"').fetchall()
+    finally:
+        session.close()
+
+
+def test_descriptor_fields_are_refused_by_name(java_api: JavaApiOracle, tmp_path: Path):
+    """``blob-descriptor-field``: Java stores a descriptor (URI, offset, length) in the Parquet
+    file and reads the bytes at that URI, here a file outside the warehouse: refused by name."""
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"hello")
+    warehouse = tmp_path / "warehouse"
+    options = {**EVOLUTION, "blob-descriptor-field": "pic"}
+    java_api.create(warehouse, "d", [("id", "INT"), ("pic", "BLOB")], options=options)
+    java_api.write(warehouse, "d", [[1, {"local": str(outside)}], [2, None]])
+    assert java_api.read(warehouse, "d")[1][0] == {"id": 1, "pic": ["binary", b"hello".hex()]}
+    assert not list(warehouse.glob("db.db/d/bucket-0/*.blob"))
+    session = paimon_sql.connect(warehouse)
+    try:
+        with pytest.raises(UnsupportedFeatureError, match="'blob-descriptor-field'"):
             session.sql('SELECT * FROM "db"."d"').fetchall()
     finally:
         session.close()
