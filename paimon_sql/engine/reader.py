@@ -636,6 +636,8 @@ class SplitReader:
         file's schema), chained over the range as Java 1.4 does (`blob_chain`), and decoded to
         their bytes, as Java's ``Blob.toData`` gives them; a column not asked for is not read.
         """
+        if not blob_files:
+            return {}
         wanted = {fld.id: fld.name for fld in fields if fld.type.root == "BLOB"}
         by_field: dict[int, list[DataFileMeta]] = {}
         for f in blob_files:
@@ -647,7 +649,12 @@ class SplitReader:
                     f"write_cols, not {f.write_cols}",
                 )
             by_field.setdefault(file_schema.field(f.write_cols[0]).id, []).append(f)
-        assert data_file.first_row_id is not None
+        if data_file.first_row_id is None:
+            raise CorruptFileError(
+                data_file.file_name,
+                f"of table {plan.table.name}: it has no first row id, so its BLOB files cannot "
+                "be placed",
+            )
         out: dict[str, pa.Array[Any]] = {}
         for field_id, column_files in by_field.items():
             chain = blob_chain(
