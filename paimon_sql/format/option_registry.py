@@ -1134,6 +1134,31 @@ def _check_row_tracking(t: _Table) -> list[str]:
     return out
 
 
+def _check_blob(t: _Table) -> list[str]:
+    """Java 1.4's ``SchemaValidation`` for BLOB columns (their values live in ``.blob`` files).
+
+    >>> from paimon_sql.types import DataType
+    >>> _check_blob(_Table({}, {"id": DataType(root="INT"), "b": DataType(root="BLOB")}, (), ()))
+    ... # doctest: +ELLIPSIS
+    ["BLOB column(s) b need 'data-evolution.enabled' = 'true' ..."]
+    """
+    if t.fields is None:
+        return []
+    blobs = [name for name, kind in t.fields.items() if kind.root == "BLOB"]
+    if not blobs:
+        return []
+    out = []
+    if not t.flag("data-evolution.enabled"):
+        out.append(
+            f"BLOB column(s) {', '.join(blobs)} need 'data-evolution.enabled' = 'true' (and "
+            "'row-tracking.enabled' = 'true'), as Java 1.4 requires"
+        )
+    if len(blobs) == len(t.fields):
+        out.append("a table with BLOB columns needs another, non-BLOB column (Java 1.4)")
+    out += [f"BLOB column {b!r} cannot be a partition key" for b in blobs if b in t.partition_keys]
+    return out
+
+
 _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_columns_exist,
     _check_bucket,
@@ -1145,6 +1170,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_aggregation,
     _check_sequence_groups,
     _check_row_tracking,
+    _check_blob,
 )
 
 

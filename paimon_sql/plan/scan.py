@@ -682,10 +682,11 @@ class _Planner:
         refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         for f in files:  # names from manifests become paths: plain file names only
             names.validate_file_name(f.file_name, what=what)
-            if f.format == "blob":
+            if f.format == "blob" and not self.data_evolution:
                 raise UnsupportedFeatureError(
-                    f"table {self.table.name} has BLOB data file {path}/{f.file_name}: BLOB "
-                    "columns (Paimon 1.4+) are not read by paimon-sql yet"
+                    f"table {self.table.name} has BLOB data file {path}/{f.file_name} but not "
+                    "'data-evolution.enabled' = 'true': Java reads .blob files only in "
+                    "data-evolution tables"
                 )
         values = self.partition_values(part) if self.part_names else ()
         chunks: list[list[Section]] = [[]]
@@ -715,70 +716,180 @@ class _Planner:
         return out
 
 
-def refuse_blobs(table: str, schema: TableSchema) -> None:
-    """An `UnsupportedFeatureError` naming `schema`'s BLOB columns (Paimon 1.4+), if any.
+#: Options under which Java 1.4 keeps BLOB values as serialized descriptors inline in the data
+#: files (the bytes at URIs that may lie outside the table), which paimon-sql does not follow.
+BLOB_DESCRIPTOR_OPTIONS = (
+    "blob-descriptor-field",
+    "blob.stored-descriptor-fields",
+    "blob-external-storage-field",
+)
 
-    A BLOB column's values live in ``.blob`` files as descriptors, which paimon-sql does not read.
+
+def refuse_blobs(table: str, schema: TableSchema) -> None:
+    """An `UnsupportedFeatureError` for the BLOB layouts paimon-sql does not read.
+
+    BLOB columns in ``.blob`` files of a data-evolution table are read (their bytes, as Java's
+    ``Blob.toData``). Refused by name: BLOB values stored as descriptors
+    (`BLOB_DESCRIPTOR_OPTIONS`); ``'blob-as-descriptor' = 'true'`` (Java's engines then return
+    each value as a serialized descriptor holding the absolute path Java saw); a BLOB column
+    outside a data-evolution table (Java refuses such a schema).
 
     >>> from paimon_sql.format.schema import TableSchema
     >>> from paimon_sql.types import DataField, DataType
     >>> a = DataField(id=0, name="a", type=DataType(root="INT"))
-    >>> plain = TableSchema(id=0, fields=(a,), highest_field_id=0)
-    >>> refuse_blobs("db.t", plain) is None
+    >>> b = DataField(id=1, name="b", type=DataType(root="BLOB"))
+    >>> evolving = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+    >>> refuse_blobs("db.t", TableSchema(id=0, fields=(a, b), highest_field_id=1,
+    ...                                  options=evolving)) is None
     True
+    >>> refuse_blobs("db.t", TableSchema(id=0, fields=(a, b), highest_field_id=1,
+    ...              options={**evolving, "blob-as-descriptor": "true"}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: table db.t: 'blob-as-descriptor' = 'true' ...
     """
     blobs = [f.name for f in schema.fields if f.type.root == "BLOB"]
-    if blobs:
+    if not blobs:
+        return
+    options = schema.options
+    enabled = [options.get(k, "false").lower() == "true" for k in _EVOLUTION]
+    if not all(enabled):
         raise UnsupportedFeatureError(
-            f"table {table} has BLOB column(s) {', '.join(blobs)}: BLOB columns (Paimon 1.4+, "
-            "values in .blob files) are not read by paimon-sql yet"
+            f"table {table} has BLOB column(s) {', '.join(blobs)} without "
+            "'row-tracking.enabled' and 'data-evolution.enabled' = 'true': Java 1.4 keeps BLOB "
+            "values only in data-evolution tables, so paimon-sql does not read this one"
+        )
+    for key in BLOB_DESCRIPTOR_OPTIONS:
+        if options.get(key, "").strip():
+            raise UnsupportedFeatureError(
+                f"table {table}: BLOB column(s) stored as descriptors ({key!r} = "
+                f"{options[key]!r}) are not read by paimon-sql yet: their bytes live at the "
+                "URIs the descriptors name, which may lie outside the warehouse"
+            )
+    if options.get("blob-as-descriptor", "false").lower() == "true":
+        raise UnsupportedFeatureError(
+            f"table {table}: 'blob-as-descriptor' = 'true' makes Java's engines return each BLOB "
+            "as a serialized descriptor of the path Java saw; paimon-sql reads BLOB values only "
+            "as their bytes (unset the option)"
         )
 
 
-def row_id_groups(files: Sequence[DataFileMeta], table: str) -> list[tuple[DataFileMeta, ...]]:
-    """A data-evolution table's files grouped as Java 1.3's ``DataEvolutionSplitGenerator.split``.
+_EVOLUTION = ("row-tracking.enabled", "data-evolution.enabled")
 
-    Files of one ``first_row_id`` form a group, newest (largest max sequence number) first; their
-    columns are stitched row by row (`paimon_sql.engine.reader`). A file without a first row id
-    is a group of its own. Groups come in row-id order; a file starting inside the previous
-    group's range is damage (Java refuses it too).
+
+def row_id_groups(files: Sequence[DataFileMeta], table: str) -> list[tuple[DataFileMeta, ...]]:
+    """A data-evolution table's files grouped as Java 1.4's ``DataEvolutionSplitRead``.
+
+    Files whose row-id ranges overlap form a group (``mergeRangesAndSort``): first its normal
+    data files, newest (largest max sequence number) first, then its ``.blob`` files by first
+    row id, newest first; their columns are stitched row by row (`paimon_sql.engine.reader`).
+    The normal files of a group must share one range (Java refuses anything else: damage here);
+    a ``.blob`` file covers part of it. A file without a first row id is a group of its own.
+    Groups come in row-id order.
 
     >>> from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta
-    >>> def f(name, first, seq):
-    ...     return DataFileMeta(file_name=name, file_size=1, row_count=2, first_row_id=first,
+    >>> def f(name, first, seq, rows=2):
+    ...     return DataFileMeta(file_name=name, file_size=1, row_count=rows, first_row_id=first,
     ...                         min_sequence_number=seq, max_sequence_number=seq, min_key=b"",
     ...                         max_key=b"", key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
     ...                         schema_id=0, level=0)
     >>> [[x.file_name for x in g] for g in row_id_groups([f("a", 0, 1), f("b", 2, 2),
-    ...                                                   f("c", 0, 3)], "db.t")]
-    [['c', 'a'], ['b']]
+    ...     f("c", 0, 3), f("d.blob", 1, 1, rows=1), f("e.blob", 0, 1, rows=1)], "db.t")]
+    [['c', 'a', 'e.blob', 'd.blob'], ['b']]
     """
     order = sorted(
         files,
         key=lambda f: (
             -(2**63) if f.first_row_id is None else f.first_row_id,
+            f.format == "blob",
             -f.max_sequence_number,
         ),
     )
     groups: list[list[DataFileMeta]] = []
-    last: int | None = None
-    end = 0
+    end: int | None = None  # the current group's range ends before this row id
     for f in order:
         if f.first_row_id is None:
             groups.append([f])
-            continue
-        if f.first_row_id != last:
-            if f.first_row_id < end:
+            end = None
+        elif end is not None and f.first_row_id < end:
+            groups[-1].append(f)
+            end = max(end, f.first_row_id + f.row_count)
+        else:
+            groups.append([f])
+            end = f.first_row_id + f.row_count
+    out = []
+    for group in groups:
+        normal = sorted(
+            (f for f in group if f.format != "blob"), key=lambda f: -f.max_sequence_number
+        )
+        blobs = sorted(
+            (f for f in group if f.format == "blob"),
+            key=lambda f: (f.first_row_id, -f.max_sequence_number),
+        )
+        for f in normal[1:]:
+            if (f.first_row_id, f.row_count) != (normal[0].first_row_id, normal[0].row_count):
                 raise CorruptFileError(
                     f.file_name,
-                    f"of table {table}: its row ids start at {f.first_row_id}, inside the range "
-                    f"of another file (up to {end - 1})",
+                    f"of table {table}: its row ids {_row_range(f)} overlap those of "
+                    f"{normal[0].file_name} ({_row_range(normal[0])}) without matching them",
                 )
-            groups.append([])
-            last = f.first_row_id
-            end = f.first_row_id + f.row_count
-        groups[-1].append(f)
-    return [tuple(g) for g in groups]
+        out.append((*normal, *blobs))
+    return [tuple(g) for g in out]
+
+
+def _row_range(f: DataFileMeta) -> str:
+    assert f.first_row_id is not None
+    return f"{f.first_row_id}..{f.first_row_id + f.row_count - 1}"
+
+
+def blob_chain(
+    files: Sequence[DataFileMeta], first: int, rows: int, table: str
+) -> list[DataFileMeta]:
+    """The ``.blob`` files of one BLOB column that hold rows ``first .. first+rows-1``, in order.
+
+    `files` are that column's files of one row-id group (`row_id_groups` order: by first row id,
+    newest first). As Java 1.4's ``SpecialFieldBunch``: a file of a range already covered is an
+    older version and skipped (it must be older); the kept files must follow one another without
+    a gap and cover the group's range exactly, all with the same ``write_cols``.
+
+    >>> from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta
+    >>> def f(name, first, seq, rows):
+    ...     return DataFileMeta(file_name=name, file_size=1, row_count=rows, first_row_id=first,
+    ...                         min_sequence_number=seq, max_sequence_number=seq, min_key=b"",
+    ...                         max_key=b"", key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+    ...                         schema_id=0, level=0, write_cols=("b",))
+    >>> [x.file_name for x in blob_chain([f("x", 0, 2, 2), f("y", 0, 1, 2), f("z", 2, 1, 1)],
+    ...                                  0, 3, "db.t")]
+    ['x', 'z']
+    """
+    chain: list[DataFileMeta] = []
+    expected = first
+    for f in files:
+        assert f.first_row_id is not None
+        if chain and f.first_row_id < expected:
+            if f.max_sequence_number >= chain[-1].max_sequence_number:
+                raise CorruptFileError(
+                    f.file_name,
+                    f"of table {table}: this BLOB file overlaps the rows of "
+                    f"{chain[-1].file_name} but is not older",
+                )
+            continue
+        if f.first_row_id != expected or (chain and f.write_cols != chain[0].write_cols):
+            raise CorruptFileError(
+                f.file_name,
+                f"of table {table}: this BLOB file starts at row id {f.first_row_id}, where "
+                f"row id {expected} was expected (its column's files must follow one another)",
+            )
+        chain.append(f)
+        expected = f.first_row_id + f.row_count
+    if expected != first + rows:
+        where = chain[-1].file_name if chain else files[0].file_name
+        raise CorruptFileError(
+            where,
+            f"of table {table}: the BLOB files of its column end before row id {first + rows} "
+            f"(their data file's range is {first}..{first + rows - 1})",
+        )
+    return chain
 
 
 def _null_first(value: Any) -> tuple[int, Any]:

@@ -23,8 +23,8 @@ CASES = [
     for w in WAREHOUSES
     for db in paimon_sql.Catalog(w).databases()
     for t in paimon_sql.Catalog(w).tables(db)
-    # external paths are unreachable by design; BLOB tables are refused (tests/acceptance)
-    if "external" not in t and "blob" not in t
+    # external paths are unreachable by design
+    if "external" not in t
 ]
 
 

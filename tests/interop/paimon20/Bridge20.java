@@ -5,9 +5,12 @@ import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Blob;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericArray;
 import org.apache.paimon.data.GenericMap;
@@ -20,6 +23,8 @@ import org.apache.paimon.data.variant.GenericVariant;
 import org.apache.paimon.data.variant.Variant;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
@@ -32,6 +37,7 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.table.sink.TableWriteImpl;
 import org.apache.paimon.table.source.ReadBuilder;
@@ -80,6 +86,11 @@ import java.util.UUID;
  *       tagged JSON of the Flink bridge (nanoseconds kept)</li>
  *   <li>{"op":"snapshots","warehouse","table"}: [{"id","kind","schema"}]</li>
  *   <li>{"op":"version"}: Paimon's implementation version of the core jar</li>
+ *   <li>write's "first_row_id": the new files placed at that row id (a data-evolution update of
+ *       the columns written); {"op":"compact_data_evolution"}: Java's data-evolution compaction</li>
+ *   <li>every table request may name a "database" (default "db")</li>
+ *   <li>BINARY, VARBINARY and BLOB values are hex strings (a BLOB may also be {"local": path});
+ *       a BLOB reads as its bytes</li>
  * </ul>
  */
 public final class Bridge20 {
@@ -138,6 +149,8 @@ public final class Bridge20 {
             case "write":
                 write(catalog, id, req);
                 return "{\"ok\":true}";
+            case "compact_data_evolution":
+                return "{\"ok\":true,\"tasks\":" + compactDataEvolution(catalog, id) + "}";
             case "read":
                 return "{\"ok\":true,\"result\":" + read(catalog, id, req) + "}";
             case "snapshots":
@@ -281,10 +294,70 @@ public final class Bridge20 {
                 }
             }
             List<CommitMessage> messages = write.prepareCommit();
+            JsonNode firstRowId = req.get("first_row_id");
+            if (firstRowId != null && !firstRowId.isNull()) {
+                messages = atRowIds(messages, firstRowId.asLong());
+            }
             try (BatchTableCommit commit = builder.newCommit()) {
                 commit.commit(messages);
             }
         }
+    }
+
+    /**
+     * The new files of `messages` placed at row ids from `start` (rewriting the columns they hold
+     * of rows already written, as a data-evolution MERGE does): normal files one after another,
+     * the .blob files of each BLOB column from the start of the normal file before them, the way
+     * Java's RowTrackingCommitUtils assigns fresh files.
+     */
+    private static List<CommitMessage> atRowIds(List<CommitMessage> messages, long start) {
+        List<CommitMessage> out = new ArrayList<>();
+        long next = start;
+        for (CommitMessage m : messages) {
+            CommitMessageImpl c = (CommitMessageImpl) m;
+            List<DataFileMeta> files = new ArrayList<>();
+            long blobDefault = next;
+            Map<String, Long> blobStarts = new HashMap<>();
+            for (DataFileMeta f : c.newFilesIncrement().newFiles()) {
+                if (f.fileName().endsWith(".blob")) {
+                    String column = f.writeCols().get(0);
+                    long at = blobStarts.getOrDefault(column, blobDefault);
+                    files.add(f.assignFirstRowId(at));
+                    blobStarts.put(column, at + f.rowCount());
+                } else {
+                    files.add(f.assignFirstRowId(next));
+                    blobDefault = next;
+                    blobStarts.clear();
+                    next += f.rowCount();
+                }
+            }
+            DataIncrement d = c.newFilesIncrement();
+            out.add(
+                    new CommitMessageImpl(
+                            c.partition(),
+                            c.bucket(),
+                            c.totalBuckets(),
+                            new DataIncrement(files, d.deletedFiles(), d.changelogFiles()),
+                            c.compactIncrement()));
+        }
+        return out;
+    }
+
+    /** Java 1.4's data-evolution compaction (normal files of adjacent row-id ranges into one). */
+    private static int compactDataEvolution(Catalog catalog, Identifier id) throws Exception {
+        FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+        String user = UUID.randomUUID().toString();
+        List<CommitMessage> messages = new ArrayList<>();
+        for (DataEvolutionCompactTask task :
+                new DataEvolutionCompactCoordinator(table, false, false).plan()) {
+            messages.add(task.doCompact(table, user));
+        }
+        if (!messages.isEmpty()) {
+            try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+                commit.commit(messages);
+            }
+        }
+        return messages.size();
     }
 
     private static String read(Catalog catalog, Identifier id, JsonNode req) throws Exception {
@@ -373,6 +446,11 @@ public final class Bridge20 {
             case BINARY:
             case VARBINARY:
                 return hex(v.asText());
+            case BLOB:
+                // {"local": path}: a reference to a local file (what descriptor fields store)
+                return v.isObject()
+                        ? Blob.fromLocal(v.get("local").asText())
+                        : Blob.fromData(hex(v.asText()));
             case DATE:
                 return (int) LocalDate.parse(v.asText()).toEpochDay();
             case TIME_WITHOUT_TIME_ZONE:
@@ -416,6 +494,12 @@ public final class Bridge20 {
     }
 
     // --- Paimon's internal data to tagged JSON ------------------------------------------------
+
+    private static String hexString(byte[] bytes) {
+        StringBuilder hex = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) hex.append(String.format("%02x", b & 0xff));
+        return hex.toString();
+    }
 
     private static void rowValue(StringBuilder out, InternalRow r, RowType type) {
         out.append('[');
@@ -461,9 +545,11 @@ public final class Bridge20 {
                 return;
             case BINARY:
             case VARBINARY:
-                StringBuilder hex = new StringBuilder();
-                for (byte b : (byte[]) v) hex.append(String.format("%02x", b & 0xff));
-                tagged(out, "binary", hex.toString());
+                tagged(out, "binary", hexString((byte[]) v));
+                return;
+            case BLOB:
+                // the bytes, as Spark and Flink return a BLOB without 'blob-as-descriptor'
+                tagged(out, "binary", hexString(((Blob) v).toData()));
                 return;
             case DATE:
                 tagged(out, "date", LocalDate.ofEpochDay((Integer) v).toString());

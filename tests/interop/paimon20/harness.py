@@ -262,10 +262,13 @@ class JavaApiOracle:
         overwrite: dict[str, str] | None = None,
         compact: bool = False,
         write_cols: list[str] | None = None,
+        first_row_id: int | None = None,
     ) -> None:
         """One batch write and commit (row kinds ``+I``/``-U``/``+U``/``-D``; ``overwrite`` a
         static partition, ``{}`` for the whole table; ``compact`` fully compacts every bucket;
-        ``write_cols`` writes only those columns, as data-evolution tables allow)."""
+        ``write_cols`` writes only those columns, as data-evolution tables allow; ``first_row_id``
+        places the new files at that row id, so they replace those columns of rows written before,
+        as a data-evolution update does)."""
         self._call(
             {
                 "op": "write",
@@ -276,6 +279,7 @@ class JavaApiOracle:
                 "overwrite": overwrite,
                 "compact": compact,
                 "write_cols": write_cols,
+                "first_row_id": first_row_id,
             }
         )
 
@@ -288,8 +292,9 @@ class JavaApiOracle:
         tag: str | None = None,
         database: str = "db",
     ) -> tuple[list[str], list[dict[str, Any]]]:
-        """Paimon's read of ``<database>.<table>`` (``table`` may name a branch,
-        ``t$branch_b``): column names and rows of canonical values."""
+        """Paimon's read of ``<database>.<table>`` (``table`` may name a branch, ``t$branch_b``):
+        column names and rows of canonical values (a BLOB as its bytes, tagged ``binary`` like
+        VARBINARY)."""
         from tests.interop.flink.harness import canonical_flink
 
         result = self._call(
@@ -308,6 +313,19 @@ class JavaApiOracle:
             for row in result["rows"]
         ]
         return columns, rows
+
+    def compact_data_evolution(self, warehouse: Path | str, table: str) -> int:
+        """Java's data-evolution compaction (``DataEvolutionCompactCoordinator``, one commit):
+        the number of compaction tasks it ran."""
+        answer = self._call(
+            {
+                "op": "compact_data_evolution",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+            }
+        )
+        tasks: int = answer["tasks"]
+        return tasks
 
     def alter(self, warehouse: Path | str, table: str, changes: list[dict[str, Any]]) -> None:
         """One ``Catalog.alterTable``: ``{"add", "type"}``, ``{"rename": [old, new]}``,
@@ -333,10 +351,17 @@ class JavaApiOracle:
             }
         )
 
-    def snapshots(self, warehouse: Path | str, table: str) -> list[dict[str, Any]]:
+    def snapshots(
+        self, warehouse: Path | str, table: str, *, database: str = "db"
+    ) -> list[dict[str, Any]]:
         """``[{"id", "kind", "schema"}]`` of every snapshot Paimon lists."""
         answer = self._call(
-            {"op": "snapshots", "warehouse": str(Path(warehouse).resolve()), "table": table}
+            {
+                "op": "snapshots",
+                "warehouse": str(Path(warehouse).resolve()),
+                "database": database,
+                "table": table,
+            }
         )
         snapshots: list[dict[str, Any]] = answer["snapshots"]
         return snapshots
