@@ -321,7 +321,8 @@ class Committer:
             if latest is None or latest.index_manifest is None
             else table.index_manifest(latest.index_manifest)
         )
-        index_entries = next_index_manifest(base_index, messages)
+        unaware = schema.bucket == -1 and not schema.primary_keys
+        index_entries = next_index_manifest(base_index, messages, unaware=unaware)
         pruned = without_removed_vectors(
             base_index if index_entries is None else index_entries, delta
         )
