@@ -5,6 +5,8 @@
   are gone.
 * Two compactions that each rebuild a bucket's deletion vectors from the same base: the second must
   not silently replace the first one's vectors (its deletions would come back).
+* Two DELETEs on an append table with deletion vectors (unaware bucket: several index files per
+  partition, combined by file name) that mark the same data file: the second conflicts.
 * Temporary files of killed writers (``.<name>.<uuid>.tmp``): readers never list them;
   ``remove_orphan_files`` removes them once older than its cutoff, and not before.
 """
@@ -23,7 +25,12 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.plan import CommitMessage, next_index_manifest
 from paimon_sql.errors import CommitConflictError
-from paimon_sql.format.manifest import FileKind, IndexFileMeta, IndexManifestEntry
+from paimon_sql.format.manifest import (
+    DeletionVectorMeta,
+    FileKind,
+    IndexFileMeta,
+    IndexManifestEntry,
+)
 from paimon_sql.io import fileio
 from tests.reliability import _commit
 
@@ -90,6 +97,55 @@ def test_deletion_vectors_rebuilt_from_a_stale_base_conflict() -> None:
     first = CommitMessage(partition=b"", bucket=0, total_buckets=1, new_index_files=(mine,))
     with pytest.raises(CommitConflictError):
         next_index_manifest(latest, [first])
+
+
+def _dv_of(name: str, *data_files: str) -> IndexFileMeta:
+    ranges = tuple(
+        DeletionVectorMeta(data_file_name=f, offset=1 + 30 * i, length=22, cardinality=1)
+        for i, f in enumerate(data_files)
+    )
+    return IndexFileMeta(
+        index_type="DELETION_VECTORS",
+        file_name=name,
+        file_size=1,
+        row_count=len(ranges),
+        dv_ranges=ranges,
+    )
+
+
+def _entries(*files: IndexFileMeta) -> list[IndexManifestEntry]:
+    return [IndexManifestEntry(kind=FileKind.ADD, partition=b"p", bucket=0, index_file=f) for f in files]
+
+
+def test_unaware_append_vectors_combine_by_file_name_and_races_conflict() -> None:
+    """Java's GlobalCombiner: a partition holds several DV files; a DELETE replaces only the ones
+    holding a vector it changed. Two DELETEs racing on one data file cannot both win."""
+    a, b = _dv_of("index-a", "data-1"), _dv_of("index-b", "data-2")
+    mine = CommitMessage(
+        partition=b"p",
+        bucket=0,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-c", "data-1"),),
+        deleted_index_files=(a,),
+    )
+    after = next_index_manifest(_entries(a, b), [mine], unaware=True) or []
+    assert sorted(e.index_file.file_name for e in after) == ["index-b", "index-c"]
+    # a concurrent DELETE of another data file meanwhile: both kept
+    other = _dv_of("index-d", "data-3")
+    after = next_index_manifest(_entries(a, b, other), [mine], unaware=True) or []
+    assert sorted(e.index_file.file_name for e in after) == ["index-b", "index-c", "index-d"]
+    # a concurrent DELETE rewrote index-a first: this one's base is gone
+    with pytest.raises(CommitConflictError, match="deletion vectors"):
+        next_index_manifest(_entries(_dv_of("index-a2", "data-1"), b), [mine], unaware=True)
+    # a concurrent DELETE gave data-3 a vector (index-d) while this one marked it too
+    first = CommitMessage(
+        partition=b"p",
+        bucket=0,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-e", "data-3"),),
+    )
+    with pytest.raises(CommitConflictError, match="deletion vectors"):
+        next_index_manifest(_entries(a, b, other), [first], unaware=True)
 
 
 def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(

@@ -36,6 +36,7 @@ from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.io.arrays import arange
 from paimon_sql.plan.scan import index_file_path, plan_scan, read_vector
 from paimon_sql.read.build import ReadRequest
+from paimon_sql.sqlnodes import drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 from paimon_sql.write.writer import TableWriter
 
@@ -64,6 +65,68 @@ def uses_vectors(table: Table) -> bool:
     return not schema.primary_keys and CoreOptions(schema.options).deletion_vectors
 
 
+class LiveRows:
+    """The latest snapshot's live rows, registered on the statement's connection.
+
+    Each row carries its data file (``FILE``, an index into `files`) and its position in that file
+    (``POS``); `name` is the registered table (None when the table has no rows).
+    """
+
+    FILE, POS = _FILE, _POS
+
+    def __init__(self, ctx: Context, table: Table) -> None:
+        """Read every live row of `table` (planned on its latest snapshot)."""
+        self.ctx = ctx
+        self.table = table
+        self.files: list[tuple[Split, DataFileMeta]] = []
+        self.name: str | None = None
+        #: `name` is a temporary table (not a registered Arrow table) that `close` drops.
+        self.temporary = False
+        snapshot_id = table.latest_snapshot_id()
+        self.plan = plan_scan(table, None if snapshot_id is None else table.snapshot(snapshot_id))
+        pieces = _live_rows(ctx, self.plan, self.files)
+        if pieces:
+            self.name = f"__paimon_append_dv_{next(_names)}"
+            ctx.engine.con.register(self.name, pa.concat_tables(pieces))
+
+    def close(self) -> None:
+        """Unregister the rows (or drop the temporary table a caller put in their place)."""
+        if self.name is not None:
+            con = self.ctx.engine.con
+            if self.temporary:
+                con.execute(drop("TABLE", table_node(self.name)).sql("duckdb"))
+            else:
+                con.unregister(self.name)
+            self.name = None
+
+    def commit(self, hits: list[tuple[Any, ...]], new_rows: exp.Select | None) -> None:
+        """Mark `hits` (``(file, position)`` pairs) deleted, append `new_rows`: one snapshot.
+
+        ``OVERWRITE`` when vectors change, as Java; a plain ``APPEND`` when only rows are added.
+        """
+        table = self.table
+        writer = None
+        index_written: list[str] = []
+        messages: list[CommitMessage] = []
+        committer = Committer(table)
+        try:
+            if new_rows is not None:
+                writer = TableWriter(self.ctx.engine.con, table)
+                written, _ = writer.write_stream(new_rows, RowKind.INSERT)
+                messages.extend(written)
+            messages.extend(_vector_messages(self.plan, self.files, hits, index_written))
+            kind = CommitKind.OVERWRITE if hits else CommitKind.APPEND
+            committer.commit(messages, kind=kind)
+        except BaseException:
+            if committer.landed is None:
+                if writer is not None:
+                    writer.abort()
+                for path in index_written:
+                    table.fileio.delete(path)
+            raise
+        self.ctx.changed(table)
+
+
 def mark_rows(
     ctx: Context,
     ident: Identifier,
@@ -73,65 +136,36 @@ def mark_rows(
 ) -> int:
     """DELETE (`sets` None) or UPDATE of an append table with deletion vectors; rows affected."""
     schema = table.latest_schema
-    snapshot_id = table.latest_snapshot_id()
-    if snapshot_id is None:
-        return 0
-    plan = plan_scan(table, table.snapshot(snapshot_id))
-    con = ctx.engine.con
-    files: list[tuple[Split, DataFileMeta]] = []
-    pieces = _live_rows(ctx, plan, files)
-    if not pieces:
-        return 0
-    rows = pa.concat_tables(pieces)
-    name = f"__paimon_append_dv_{next(_names)}"
-    con.register(name, rows)
+    live = LiveRows(ctx, table)
     try:
-        source = exp.alias_(exp.to_table(name), ident.table, table=True, quoted=True)
-        cond = where.this if where is not None else exp.true()
+        if live.name is None:
+            return 0
+        source = exp.alias_(exp.to_table(live.name), ident.table, table=True, quoted=True)
+        cond = exp.func(
+            "COALESCE", where.this.copy() if where is not None else exp.true(), exp.false()
+        )
         matched = (
-            exp.select(exp.column(_FILE), exp.column(_POS))
-            .from_(source.copy())
-            .where(exp.func("COALESCE", cond.copy(), exp.false()))
+            exp.select(exp.column(_FILE), exp.column(_POS)).from_(source.copy()).where(cond.copy())
         )
         ctx.bind(matched)
-        hits = con.sql(matched.sql("duckdb")).fetchall()
+        hits = ctx.engine.con.sql(matched.sql("duckdb")).fetchall()
         if not hits:
             return 0
-        writer = None
-        index_written: list[str] = []
-        messages: list[CommitMessage] = []
-        committer = Committer(table)
-        try:
-            if sets is not None:
-                outputs = [
-                    exp.alias_(
-                        exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), f.name, quoted=True
-                    )
-                    if f.name in sets
-                    else exp.column(f.name, quoted=True)
-                    for f in schema.fields
-                ]
-                updated = (
-                    exp.select(*outputs)
-                    .from_(source.copy())
-                    .where(exp.func("COALESCE", cond.copy(), exp.false()))
+        updated = None
+        if sets is not None:
+            outputs = [
+                exp.alias_(
+                    exp.cast(sets[f.name].copy(), duckdb_type_node(f.type)), f.name, quoted=True
                 )
-                ctx.bind(updated)
-                writer = TableWriter(con, table)
-                new_rows, _ = writer.write_stream(updated, RowKind.INSERT)
-                messages.extend(new_rows)
-            messages.extend(_vector_messages(plan, files, hits, index_written))
-            committer.commit(messages, kind=CommitKind.OVERWRITE)
-        except BaseException:
-            if committer.landed is None:
-                if writer is not None:
-                    writer.abort()
-                for path in index_written:
-                    table.fileio.delete(path)
-            raise
+                if f.name in sets
+                else exp.column(f.name, quoted=True)
+                for f in schema.fields
+            ]
+            updated = exp.select(*outputs).from_(source.copy()).where(cond.copy())
+            ctx.bind(updated)
+        live.commit(hits, updated)
     finally:
-        con.unregister(name)
-    ctx.changed(table)
+        live.close()
     return len(hits)
 
 

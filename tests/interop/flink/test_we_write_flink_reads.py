@@ -418,15 +418,21 @@ CASES += [
             "DELETE FROM {t} WHERE id IN (2, 5)",
             "UPDATE {t} SET v = 'u' WHERE id IN (3, 4)",
             "DELETE FROM {t} WHERE id = 1",
+            "MERGE INTO {t} AS t USING (SELECT * FROM (VALUES (6, 'mm'), (8, 'h')) v(id, v)) AS s "
+            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v, 'y')",
         ),
         (
             "INSERT INTO {t} VALUES (7, 'flink', 'x')",
             "CALL sys.compact(`table` => 'db.append_dv_unaware')",
         ),
-        3,
-        after=4,
-        meant=((3, {"v": "u"}), (4, {"v": "u", "dt": "x"}), (6, {"v": "f"})),
-        kinds=("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "APPEND", "COMPACT"),
+        4,
+        after=5,
+        meant=((3, {"v": "u"}), (4, {"v": "u", "dt": "x"}), (6, {"v": "mm"}), (8, {"dt": "y"})),
+        kinds=(
+            *("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "OVERWRITE"),
+            *("APPEND", "COMPACT"),
+        ),
     ),
     Case(
         "append_dv_bucketed",
@@ -438,15 +444,21 @@ CASES += [
             "DELETE FROM {t} WHERE id IN (2, 5)",
             "UPDATE {t} SET v = 'u' WHERE id IN (3, 4)",
             "DELETE FROM {t} WHERE id = 1",
+            "MERGE INTO {t} AS t USING (SELECT * FROM (VALUES (6, 'mm'), (8, 'h')) v(id, v)) AS s "
+            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)",
         ),
         (
             "INSERT INTO {t} VALUES (7, 'flink')",
             "CALL sys.compact(`table` => 'db.append_dv_bucketed')",
         ),
-        3,
-        after=4,
-        meant=((3, {"v": "u"}), (4, {"v": "u"}), (6, {"v": "f"})),
-        kinds=("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "APPEND", "COMPACT"),
+        4,
+        after=5,
+        meant=((3, {"v": "u"}), (4, {"v": "u"}), (6, {"v": "mm"}), (8, {"v": "h"})),
+        kinds=(
+            *("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "OVERWRITE"),
+            *("APPEND", "COMPACT"),
+        ),
     ),
     Case(
         "append_compacted",
