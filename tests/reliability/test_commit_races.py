@@ -114,7 +114,9 @@ def _dv_of(name: str, *data_files: str) -> IndexFileMeta:
 
 
 def _entries(*files: IndexFileMeta) -> list[IndexManifestEntry]:
-    return [IndexManifestEntry(kind=FileKind.ADD, partition=b"p", bucket=0, index_file=f) for f in files]
+    return [
+        IndexManifestEntry(kind=FileKind.ADD, partition=b"p", bucket=0, index_file=f) for f in files
+    ]
 
 
 def test_unaware_append_vectors_combine_by_file_name_and_races_conflict() -> None:

@@ -17,9 +17,9 @@ materialised once, checked, then written as one commit:
   DELETE clauses need a merge engine that applies them, as the UPDATE and DELETE statements;
 * append tables with ``deletion-vectors.enabled``: the updated and deleted target rows marked in
   deletion vectors, the updated and inserted rows appended (`paimon_sql.sql.statements.append_dv`);
-* other append tables: copy-on-write of the partitions holding an updated or deleted row (the rest of
-  their rows are kept), plus the inserted rows; a concurrent commit to those partitions fails the
-  statement instead of losing rows.
+* other append tables: copy-on-write of the partitions holding an updated or deleted row (the
+  rest of their rows are kept), plus the inserted rows; a concurrent commit to those partitions
+  fails the statement instead of losing rows.
 
 The target rows are those of the latest snapshot when the statement starts, as for UPDATE and
 DELETE: a concurrent commit to a partition an append-table MERGE rewrites fails the MERGE (no
@@ -554,7 +554,9 @@ def _write_vectors(ctx: Context, plan: _Merge, name: exp.Table, live: LiveRows) 
     hits = []
     if changing:
         query = (
-            exp.select(exp.column(LiveRows.FILE, quoted=True), exp.column(LiveRows.POS, quoted=True))
+            exp.select(
+                exp.column(LiveRows.FILE, quoted=True), exp.column(LiveRows.POS, quoted=True)
+            )
             .from_(name.copy())
             .where(exp.and_(exp.column(_T, quoted=True), _in(_ACTION, changing)))
             .distinct()
