@@ -23,6 +23,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, BitMap64
 from sqlglot import exp
@@ -206,7 +207,8 @@ def _live_rows(
                 ref = vectors.get(f.file_name)
                 if ref is not None:
                     gone = read_vector(plan.table, ref, blobs)
-                    keep = [i not in gone for i in range(rows.num_rows)]
+                    keep = np.ones(rows.num_rows, dtype=bool)
+                    keep[np.fromiter(gone, dtype=np.int64, count=len(gone))] = False
                     rows = rows.filter(pa.array(keep))
                 pieces.append(rows)
     return pieces
