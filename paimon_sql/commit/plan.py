@@ -346,6 +346,37 @@ def without_removed_vectors(
     return kept if len(kept) != len(entries) else None
 
 
+def check_vectors_live(
+    messages: Iterable[CommitMessage],
+    live: Sequence[ManifestEntry],
+    delta: Sequence[ManifestEntry],
+) -> None:
+    """Every vector of a new deletion-vector file belongs to a data file live after the commit.
+
+    A concurrent compaction that removed a file this commit marks rows of would leave a vector of
+    a file no snapshot lists (damage to every reader): `CommitConflictError` instead.
+
+    >>> check_vectors_live([], [], [])
+    """
+    after: set[tuple[bytes, int, str]] | None = None
+    for m in messages:
+        for f in m.new_index_files:
+            if f.index_type != "DELETION_VECTORS":
+                continue
+            if after is None:
+                after = {
+                    (e.partition, e.bucket, e.file.file_name)
+                    for e in fold([*live, *delta]).values()
+                }
+            for r in f.dv_ranges or ():
+                if (m.partition, m.bucket, r.data_file_name) not in after:
+                    raise CommitConflictError(
+                        f"data file {r.data_file_name} (bucket {m.bucket}) was removed by a "
+                        "concurrent commit while this one marked rows of it; the statement made "
+                        "no snapshot, run it again"
+                    )
+
+
 def _index_conflict(name: str, bucket: int) -> CommitConflictError:
     return CommitConflictError(
         f"the deletion vectors of bucket {bucket} were changed by a concurrent commit (index "

@@ -34,6 +34,7 @@ from paimon_sql.commit.plan import (
     changelog_entries,
     check_bucket_counts,
     check_conflicts,
+    check_vectors_live,
     delta_entries,
     fold,
     key_comparator,
@@ -238,6 +239,8 @@ class Committer:
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
             delta, live = self._checked(base_metas, delta, kind, overwrite, schema)
+            if live is not None:
+                check_vectors_live(messages, live, delta)
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema, live)

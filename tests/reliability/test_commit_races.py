@@ -17,13 +17,14 @@ import os
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
 from paimon_sql.commit.orphans import remove_orphan_files
-from paimon_sql.commit.plan import CommitMessage, next_index_manifest
+from paimon_sql.commit.plan import CommitMessage, check_vectors_live, fold, next_index_manifest
 from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.manifest import (
     DeletionVectorMeta,
@@ -148,6 +149,33 @@ def test_unaware_append_vectors_combine_by_file_name_and_races_conflict() -> Non
     )
     with pytest.raises(CommitConflictError, match="deletion vectors"):
         next_index_manifest(_entries(a, b, other), [first], unaware=True)
+
+
+def test_marking_rows_of_a_file_a_concurrent_compaction_removed_conflicts(tmp_path: Path) -> None:
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id INT, v STRING) WITH ('deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.a VALUES (1, 'a'), (2, 'b')")
+    session.sql("INSERT INTO db.a VALUES (3, 'c')")
+    table = session.catalog.load_table(Identifier.parse("db.a"))
+    live = _commit_live(table)
+    (first,) = [e for e in live if e.file.row_count == 2]
+    marked = CommitMessage(
+        partition=first.partition,
+        bucket=first.bucket,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-m", first.file.file_name),),
+    )
+    check_vectors_live([marked], live, [])
+    session.sql("CALL sys.compact(table => 'db.a')")  # both files rewritten into one
+    with pytest.raises(CommitConflictError, match="removed by a concurrent commit"):
+        check_vectors_live([marked], _commit_live(table), [])
+
+
+def _commit_live(table: Any) -> list[Any]:
+    snapshot = table.snapshot(table.latest_snapshot_id())
+    metas = table.data_manifests(snapshot)
+    return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
 def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(
