@@ -760,7 +760,7 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
-        if uses_vectors(table):
+        if uses_vectors(table) and where is not None:  # without WHERE: Java truncates the table
             check_writable(table)
             return count(ctx, mark_rows(ctx, ident, table, where, None))
         return count(ctx, _copy_on_write(ctx, ident, table, where, None))
@@ -800,6 +800,7 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     if not schema.primary_keys:
         if uses_vectors(table):
             check_writable(table)
+            refuse_row_rewrite(schema.options, table.name, "UPDATE")
             return count(ctx, mark_rows(ctx, ident, table, where, sets))
         return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
     row_level_supported(table, "UPDATE")
