@@ -47,7 +47,8 @@ def test_unaware_table_marks_rows_in_per_partition_index_files(tmp_path: Path) -
     del rows[2], rows[5]
     # one new index file in partition x, bucket 0, covering both data files there
     (first,) = _indexes(s).values()
-    assert first[0] == "{x}" and first[1] == 0 and len(first[2]) == 2
+    assert first[:2] == ("{x}", 0)
+    assert len(first[2]) == 2
 
     assert s.sql("UPDATE db.t SET v = 'u' WHERE id = 4").fetchall() == [(1,)]
     rows[4] = ("u", "x")
