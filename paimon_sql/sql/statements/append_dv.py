@@ -30,12 +30,14 @@ from sqlglot import exp
 
 from paimon_sql.commit.plan import CommitMessage
 from paimon_sql.commit.publish import Committer
+from paimon_sql.engine.pushdown import table_predicate
+from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.deletion_vector import encode_index
 from paimon_sql.format.manifest import DeletionVectorMeta, FileKind, IndexFileMeta
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.io.arrays import arange
-from paimon_sql.plan.scan import index_file_path, plan_scan, read_vector
+from paimon_sql.plan.scan import DvRef, index_file_path, plan_scan, read_vector
 from paimon_sql.read.build import ReadRequest
 from paimon_sql.sqlnodes import drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
@@ -44,6 +46,7 @@ from paimon_sql.write.writer import TableWriter
 if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
     from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan, Split
     from paimon_sql.sql._context import Context
 
@@ -75,8 +78,13 @@ class LiveRows:
 
     FILE, POS = _FILE, _POS
 
-    def __init__(self, ctx: Context, table: Table) -> None:
-        """Read every live row of `table` (planned on its latest snapshot)."""
+    def __init__(self, ctx: Context, table: Table, where: exp.Expression | None = None) -> None:
+        """Read the live rows of `table` (planned on its latest snapshot).
+
+        With `where` (a condition on the table's columns, as the statement spells it), only the
+        files whose partition and statistics may hold a matching row (whole files: positions
+        count from a file's start).
+        """
         self.ctx = ctx
         self.table = table
         self.files: list[tuple[Split, DataFileMeta]] = []
@@ -84,7 +92,8 @@ class LiveRows:
         #: `name` is a temporary table (not a registered Arrow table) that `close` drops.
         self.temporary = False
         snapshot_id = table.latest_snapshot_id()
-        self.plan = plan_scan(table, None if snapshot_id is None else table.snapshot(snapshot_id))
+        snapshot = None if snapshot_id is None else table.snapshot(snapshot_id)
+        self.plan = plan_scan(table, snapshot, _predicate(table, where))
         pieces = _live_rows(ctx, self.plan, self.files)
         if pieces:
             self.name = f"__paimon_append_dv_{next(_names)}"
@@ -128,6 +137,19 @@ class LiveRows:
         self.ctx.changed(table)
 
 
+def _predicate(table: Table, where: exp.Expression | None) -> Predicate | None:
+    """What `where` implies about the table's files (pruning only: rows are filtered again)."""
+    if where is None:
+        return None
+    schema = table.latest_schema
+    select = (
+        exp.select(exp.Star()).from_(exp.to_table(table.name.split(".")[-1])).where(where.copy())
+    )
+    target = next(select.find_all(exp.Table))
+    types = {f.name: f.type for f in schema.fields}
+    return table_predicate(target, set(schema.field_names), types)
+
+
 def mark_rows(
     ctx: Context,
     ident: Identifier,
@@ -137,7 +159,7 @@ def mark_rows(
 ) -> int:
     """DELETE (`sets` None) or UPDATE of an append table with deletion vectors; rows affected."""
     schema = table.latest_schema
-    live = LiveRows(ctx, table)
+    live = LiveRows(ctx, table, where.this if where is not None else None)
     try:
         if live.name is None:
             return 0
@@ -235,7 +257,7 @@ def _vector_messages(
         by_bucket[key][f.file_name] = positions
         splits.setdefault(key, split)
     index_files = _index_files(plan)
-    old_refs: dict[tuple[bytes, int], dict[str, Any]] = defaultdict(dict)
+    old_refs: dict[tuple[bytes, int], dict[str, DvRef]] = defaultdict(dict)
     for split in plan.splits:
         for file_name, ref in split.deletion_vectors:
             old_refs[(split.partition_bytes, split.bucket)][file_name] = ref
@@ -243,9 +265,10 @@ def _vector_messages(
     out = []
     for key, changed in by_bucket.items():
         split = splits[key]
-        refs = old_refs.get(key, {})
+        olds = index_files.get(key, {})
+        refs = _bucket_refs(plan, split, olds, old_refs.get(key, {}))
 
-        def vector(file_name: str, refs: dict[str, Any] = refs) -> Vector:
+        def vector(file_name: str, refs: dict[str, DvRef] = refs) -> Vector:
             ref = refs.get(file_name)
             if ref is not None:
                 return read_vector(plan.table, ref, blobs)
@@ -256,7 +279,6 @@ def _vector_messages(
             v = vector(file_name)
             v.update(positions)
             new_vectors[file_name] = v
-        olds = index_files.get(key, {})
         if unaware:
             touched = {refs[n].index_file for n in changed if n in refs}
             new_files = []
@@ -285,6 +307,33 @@ def _vector_messages(
             )
         )
     return out
+
+
+def _bucket_refs(
+    plan: ScanPlan, split: Split, olds: dict[str, IndexFileMeta], planned: dict[str, DvRef]
+) -> dict[str, DvRef]:
+    """Every vector of a bucket, also of files the condition pruned from the plan.
+
+    Their vectors are rewritten or carried over too. `planned`: the refs the planner resolved.
+    """
+    refs: dict[str, DvRef] = {}
+    for meta in olds.values():
+        for d in meta.dv_ranges or ():
+            if d.data_file_name in planned:
+                continue
+            if meta.external_path:
+                raise UnsupportedFeatureError(
+                    f"{plan.table.name}: deletion-vector index file {meta.file_name} has an "
+                    "external path; paimon-sql marks rows only in index files under the table"
+                )
+            refs[d.data_file_name] = DvRef(
+                index_file=meta.file_name,
+                index_path=index_file_path(plan, split, meta.file_name),
+                meta=d,
+                index_file_size=meta.file_size,
+            )
+    refs.update(planned)
+    return refs
 
 
 def _index_files(plan: ScanPlan) -> dict[tuple[bytes, int], dict[str, IndexFileMeta]]:

@@ -8,12 +8,9 @@ bucket 0, an index file replaced only when one of its vectors changes), one OVER
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import paimon_sql
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 def _session(tmp_path: Path, with_: str) -> paimon_sql.Session:
@@ -97,3 +94,12 @@ def test_fixed_bucket_table_keeps_one_index_file_per_bucket(tmp_path: Path) -> N
     expected = {i: f"v{i}" if i < 20 else f"w{i}" for i in range(30) if i % 3}
     expected.update({i: "u" for i in expected if i % 5 == 1})
     assert sorted(s.sql("SELECT id, v FROM db.t").fetchall()) == sorted(expected.items())
+
+
+def test_marking_reads_only_the_files_the_condition_may_match(tmp_path: Path) -> None:
+    s = _session(tmp_path, "PARTITIONED BY (dt) WITH ('deletion-vectors.enabled' = 'true')")
+    s.sql("INSERT INTO db.t VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'y')")
+    (lost,) = (tmp_path / "wh" / "db.db" / "t" / "dt=x").rglob("data-*")
+    lost.unlink()  # partition x is unreadable now: a DELETE in y must not read it
+    assert s.sql("DELETE FROM db.t WHERE dt = 'y' AND id = 2").fetchall() == [(1,)]
+    assert s.sql("SELECT id FROM db.t WHERE dt = 'y'").fetchall() == [(3,)]
