@@ -8,9 +8,12 @@ bucket 0, an index file replaced only when one of its vectors changes), one OVER
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import paimon_sql
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _session(tmp_path: Path, with_: str) -> paimon_sql.Session:
