@@ -242,7 +242,10 @@ def level_overlaps(
 
 
 def next_index_manifest(
-    base: Sequence[IndexManifestEntry], messages: Iterable[CommitMessage]
+    base: Sequence[IndexManifestEntry],
+    messages: Iterable[CommitMessage],
+    *,
+    unaware: bool = False,
 ) -> list[IndexManifestEntry] | None:
     """The complete index manifest after this commit (a listing, not a delta); None if unchanged.
 
@@ -251,8 +254,14 @@ def next_index_manifest(
     snapshot no longer holds the DV files the message replaces (`deleted_index_files`), or holds one
     it does not name, a concurrent commit changed them and this one would drop its deletions
     (Java's conflict detection of index files): `CommitConflictError`.
+
+    `unaware`: an unaware-bucket append table, whose deletion-vector files are combined by file
+    name (Java's ``GlobalCombiner``): a partition holds any number of them; a new file that covers a
+    data file another kept file also covers means a concurrent DELETE marked it too.
     """
     entries = {(e.partition, e.bucket, e.index_file.file_name): e for e in base}
+    if unaware:
+        return _by_file_name(entries, messages)
     changed = False
     for m in messages:
         replaced = {f.file_name for f in m.deleted_index_files}
@@ -272,6 +281,33 @@ def next_index_manifest(
                 kind=FileKind.ADD, partition=m.partition, bucket=m.bucket, index_file=f
             )
             changed = True
+    return list(entries.values()) if changed else None
+
+
+def _by_file_name(
+    entries: dict[tuple[bytes, int, str], IndexManifestEntry], messages: Iterable[CommitMessage]
+) -> list[IndexManifestEntry] | None:
+    changed = False
+    added: set[tuple[bytes, int, str]] = set()
+    for m in messages:
+        for f in m.deleted_index_files:
+            gone = entries.pop((m.partition, m.bucket, f.file_name), None) is None
+            if gone and f.index_type == "DELETION_VECTORS":
+                raise _index_conflict(f.file_name, m.bucket)
+            changed |= not gone
+        for f in m.new_index_files:
+            key = (m.partition, m.bucket, f.file_name)
+            entries[key] = IndexManifestEntry(
+                kind=FileKind.ADD, partition=m.partition, bucket=m.bucket, index_file=f
+            )
+            added.add(key)
+            changed = True
+    covered: dict[tuple[bytes, str], str] = {}
+    for key, e in entries.items():
+        for r in e.index_file.dv_ranges or ():
+            other = covered.setdefault((e.partition, r.data_file_name), key[2])
+            if other != key[2] and (key in added or (e.partition, e.bucket, other) in added):
+                raise _index_conflict(key[2], e.bucket)
     return list(entries.values()) if changed else None
 
 
@@ -308,6 +344,37 @@ def without_removed_vectors(
 
     kept = [e for e in entries if not covers_only_removed(e)]
     return kept if len(kept) != len(entries) else None
+
+
+def check_vectors_live(
+    messages: Iterable[CommitMessage],
+    live: Sequence[ManifestEntry],
+    delta: Sequence[ManifestEntry],
+) -> None:
+    """Every vector of a new deletion-vector file belongs to a data file live after the commit.
+
+    A concurrent compaction that removed a file this commit marks rows of would leave a vector of
+    a file no snapshot lists (damage to every reader): `CommitConflictError` instead.
+
+    >>> check_vectors_live([], [], [])
+    """
+    after: set[tuple[bytes, int, str]] | None = None
+    for m in messages:
+        for f in m.new_index_files:
+            if f.index_type != "DELETION_VECTORS":
+                continue
+            if after is None:
+                after = {
+                    (e.partition, e.bucket, e.file.file_name)
+                    for e in fold([*live, *delta]).values()
+                }
+            for r in f.dv_ranges or ():
+                if (m.partition, m.bucket, r.data_file_name) not in after:
+                    raise CommitConflictError(
+                        f"data file {r.data_file_name} (bucket {m.bucket}) was removed by a "
+                        "concurrent commit while this one marked rows of it; the statement made "
+                        "no snapshot, run it again"
+                    )
 
 
 def _index_conflict(name: str, bucket: int) -> CommitConflictError:

@@ -34,6 +34,7 @@ from paimon_sql.commit.plan import (
     changelog_entries,
     check_bucket_counts,
     check_conflicts,
+    check_vectors_live,
     delta_entries,
     fold,
     key_comparator,
@@ -238,6 +239,8 @@ class Committer:
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
             delta, live = self._checked(base_metas, delta, kind, overwrite, schema)
+            if live is not None:
+                check_vectors_live(messages, live, delta)
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema, live)
@@ -321,7 +324,8 @@ class Committer:
             if latest is None or latest.index_manifest is None
             else table.index_manifest(latest.index_manifest)
         )
-        index_entries = next_index_manifest(base_index, messages)
+        unaware = schema.bucket == -1 and not schema.primary_keys
+        index_entries = next_index_manifest(base_index, messages, unaware=unaware)
         pruned = without_removed_vectors(
             base_index if index_entries is None else index_entries, delta
         )

@@ -1005,12 +1005,14 @@ def _check_changelog(t: _Table) -> list[str]:
 
 
 def _check_deletion_vectors(t: _Table) -> list[str]:
-    """Seed 001 "limitations": PK tables only, changelog none/lookup, not first-row."""
+    """Java's ``validateForDeletionVectors``: changelog none or lookup, not first-row.
+
+    Append tables (no primary key) may have them too, with any bucket mode (Paimon 0.9+: DELETE
+    and UPDATE mark rows in deletion vectors instead of rewriting files).
+    """
     if not t.flag("deletion-vectors.enabled"):
         return []
     out = []
-    if not t.primary_keys:
-        out.append("'deletion-vectors.enabled' needs a primary key (seed 001: PK tables only)")
     if t.changelog_producer not in ("none", "lookup"):
         out.append(
             f"deletion vectors support changelog-producer 'none' or 'lookup', not "

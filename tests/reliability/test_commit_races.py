@@ -5,6 +5,8 @@
   are gone.
 * Two compactions that each rebuild a bucket's deletion vectors from the same base: the second must
   not silently replace the first one's vectors (its deletions would come back).
+* Two DELETEs on an append table with deletion vectors (unaware bucket: several index files per
+  partition, combined by file name) that mark the same data file: the second conflicts.
 * Temporary files of killed writers (``.<name>.<uuid>.tmp``): readers never list them;
   ``remove_orphan_files`` removes them once older than its cutoff, and not before.
 """
@@ -15,15 +17,21 @@ import os
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
 from paimon_sql.commit.orphans import remove_orphan_files
-from paimon_sql.commit.plan import CommitMessage, next_index_manifest
+from paimon_sql.commit.plan import CommitMessage, check_vectors_live, fold, next_index_manifest
 from paimon_sql.errors import CommitConflictError
-from paimon_sql.format.manifest import FileKind, IndexFileMeta, IndexManifestEntry
+from paimon_sql.format.manifest import (
+    DeletionVectorMeta,
+    FileKind,
+    IndexFileMeta,
+    IndexManifestEntry,
+)
 from paimon_sql.io import fileio
 from tests.reliability import _commit
 
@@ -90,6 +98,84 @@ def test_deletion_vectors_rebuilt_from_a_stale_base_conflict() -> None:
     first = CommitMessage(partition=b"", bucket=0, total_buckets=1, new_index_files=(mine,))
     with pytest.raises(CommitConflictError):
         next_index_manifest(latest, [first])
+
+
+def _dv_of(name: str, *data_files: str) -> IndexFileMeta:
+    ranges = tuple(
+        DeletionVectorMeta(data_file_name=f, offset=1 + 30 * i, length=22, cardinality=1)
+        for i, f in enumerate(data_files)
+    )
+    return IndexFileMeta(
+        index_type="DELETION_VECTORS",
+        file_name=name,
+        file_size=1,
+        row_count=len(ranges),
+        dv_ranges=ranges,
+    )
+
+
+def _entries(*files: IndexFileMeta) -> list[IndexManifestEntry]:
+    return [
+        IndexManifestEntry(kind=FileKind.ADD, partition=b"p", bucket=0, index_file=f) for f in files
+    ]
+
+
+def test_unaware_append_vectors_combine_by_file_name_and_races_conflict() -> None:
+    """Java's GlobalCombiner: a partition holds several DV files; a DELETE replaces only the ones
+    holding a vector it changed. Two DELETEs racing on one data file cannot both win."""
+    a, b = _dv_of("index-a", "data-1"), _dv_of("index-b", "data-2")
+    mine = CommitMessage(
+        partition=b"p",
+        bucket=0,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-c", "data-1"),),
+        deleted_index_files=(a,),
+    )
+    after = next_index_manifest(_entries(a, b), [mine], unaware=True) or []
+    assert sorted(e.index_file.file_name for e in after) == ["index-b", "index-c"]
+    # a concurrent DELETE of another data file meanwhile: both kept
+    other = _dv_of("index-d", "data-3")
+    after = next_index_manifest(_entries(a, b, other), [mine], unaware=True) or []
+    assert sorted(e.index_file.file_name for e in after) == ["index-b", "index-c", "index-d"]
+    # a concurrent DELETE rewrote index-a first: this one's base is gone
+    with pytest.raises(CommitConflictError, match="deletion vectors"):
+        next_index_manifest(_entries(_dv_of("index-a2", "data-1"), b), [mine], unaware=True)
+    # a concurrent DELETE gave data-3 a vector (index-d) while this one marked it too
+    first = CommitMessage(
+        partition=b"p",
+        bucket=0,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-e", "data-3"),),
+    )
+    with pytest.raises(CommitConflictError, match="deletion vectors"):
+        next_index_manifest(_entries(a, b, other), [first], unaware=True)
+
+
+def test_marking_rows_of_a_file_a_concurrent_compaction_removed_conflicts(tmp_path: Path) -> None:
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.a (id INT, v STRING) WITH ('deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.a VALUES (1, 'a'), (2, 'b')")
+    session.sql("INSERT INTO db.a VALUES (3, 'c')")
+    table = session.catalog.load_table(Identifier.parse("db.a"))
+    live = _commit_live(table)
+    (first,) = [e for e in live if e.file.row_count == 2]
+    marked = CommitMessage(
+        partition=first.partition,
+        bucket=first.bucket,
+        total_buckets=0,
+        new_index_files=(_dv_of("index-m", first.file.file_name),),
+    )
+    check_vectors_live([marked], live, [])
+    session.sql("CALL sys.compact(table => 'db.a')")  # both files rewritten into one
+    with pytest.raises(CommitConflictError, match="removed by a concurrent commit"):
+        check_vectors_live([marked], _commit_live(table), [])
+
+
+def _commit_live(table: Any) -> list[Any]:
+    snapshot = table.snapshot(table.latest_snapshot_id())
+    metas = table.data_manifests(snapshot)
+    return list(fold(e for m in metas for e in table.manifest(m.file_name)).values())
 
 
 def test_temporary_files_are_ignored_by_readers_and_removed_after_the_cutoff(

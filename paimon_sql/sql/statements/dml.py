@@ -16,9 +16,10 @@ A DuckDB query feeds `TableWriter`, `Committer` commits.
   (partitioned table, no PARTITION clause) the partitions the query writes (Spark's dynamic
   overwrite).
 * DELETE FROM t WHERE …: primary-key tables get ``-D`` records of the matching rows; append tables
-  are rewritten copy-on-write per partition.
+  are rewritten copy-on-write per partition, or with ``deletion-vectors.enabled`` get the rows
+  marked in deletion vectors (`paimon_sql.sql.statements.append_dv`).
 * UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables
-  copy-on-write.
+  copy-on-write, or (with deletion vectors) the old rows marked and the new ones appended.
 * Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink
   sink does (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE
   needs deduplicate, partial-update with ``partial-update.remove-record-on-delete`` (or
@@ -52,6 +53,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
+from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, type_sql
 from paimon_sql.write.global_index import is_cross_partition
@@ -758,6 +760,9 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
+        if uses_vectors(table) and where is not None:  # without WHERE: Java truncates the table
+            check_writable(table)
+            return count(ctx, mark_rows(ctx, ident, table, where, None))
         return count(ctx, _copy_on_write(ctx, ident, table, where, None))
     row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
@@ -793,6 +798,10 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         sets[name] = eq.expression
     where = statement.args.get("where")
     if not schema.primary_keys:
+        if uses_vectors(table):
+            check_writable(table)
+            refuse_row_rewrite(schema.options, table.name, "UPDATE")
+            return count(ctx, mark_rows(ctx, ident, table, where, sets))
         return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
     row_level_supported(table, "UPDATE")
     outputs = [

@@ -15,9 +15,11 @@ materialised once, checked, then written as one commit:
 * primary-key tables: the updated and inserted rows (``+U`` / ``+I``) and the deleted ones
   (``-D``) in one write (a key both deleted and inserted keeps the inserted row); UPDATE and
   DELETE clauses need a merge engine that applies them, as the UPDATE and DELETE statements;
-* append tables: copy-on-write of the partitions holding an updated or deleted row (the rest of
-  their rows are kept), plus the inserted rows; a concurrent commit to those partitions fails the
-  statement instead of losing rows.
+* append tables with ``deletion-vectors.enabled``: the updated and deleted target rows marked in
+  deletion vectors, the updated and inserted rows appended (`paimon_sql.sql.statements.append_dv`);
+* other append tables: copy-on-write of the partitions holding an updated or deleted row (the
+  rest of their rows are kept), plus the inserted rows; a concurrent commit to those partitions
+  fails the statement instead of losing rows.
 
 The target rows are those of the latest snapshot when the statement starts, as for UPDATE and
 DELETE: a concurrent commit to a partition an append-table MERGE rewrites fails the MERGE (no
@@ -49,6 +51,7 @@ from paimon_sql.engine.context import hidden_name
 from paimon_sql.errors import ExecutionError, SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.sql.statements import dml
+from paimon_sql.sql.statements.append_dv import LiveRows, uses_vectors
 from paimon_sql.sqlnodes import create_temp_table, drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 
@@ -110,6 +113,9 @@ class _Merge:
         self.on = self._condition(statement)
         self.source_columns = self._source_columns()
         self.clauses = [self._clause(w) for w in statement.args["whens"].expressions]
+        #: An append table with deletion vectors: its live rows with their file positions, read
+        #: instead of the table (`paimon_sql.sql.statements.append_dv.LiveRows`).
+        self.positions: str | None = None
 
     # --- reading the statement --------------------------------------------------------------------
 
@@ -290,7 +296,11 @@ class _Merge:
             exp.Star(),
             exp.alias_(exp.true(), _T, quoted=True),
             exp.alias_(rid, _RID, quoted=True),
-        ).from_(table_node(self.ident.database, self.ident.table))
+        ).from_(
+            table_node(self.ident.database, self.ident.table)
+            if self.positions is None
+            else exp.to_table(self.positions)
+        )
         source_rows = exp.select(exp.Star(), exp.alias_(exp.true(), _S, quoted=True)).from_(
             self.using.copy()
         )
@@ -304,6 +314,10 @@ class _Merge:
             exp.column(_T, table=self.alias, quoted=True),
             exp.column(_S, table=self.source_alias, quoted=True),
         ]
+        if self.positions is not None:
+            outputs += [
+                exp.column(c, table=self.alias, quoted=True) for c in (LiveRows.FILE, LiveRows.POS)
+            ]
         for f in self.schema.fields:
             kept = exp.column(f.name, table=self.alias, quoted=True)
             values = [self._value(c, f.name) for c in self.clauses]
@@ -409,7 +423,30 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
         dml.row_level_supported(table, "UPDATE")
     if pk and plan.indexes("delete"):
         dml.row_level_supported(table, "DELETE")
-    pinned = None if pk else dml.live_files(table)
+    live = LiveRows(ctx, table) if uses_vectors(table) else None
+    try:
+        return _merge(ctx, plan, pk, live)
+    finally:
+        if live is not None:
+            live.close()
+
+
+def _merge(ctx: Context, plan: _Merge, pk: bool, live: LiveRows | None) -> Relation:
+    table = plan.table
+    if live is not None and live.name is None:  # nothing to match: the same as an empty table
+        live.name = hidden_name("__paimon_merge_empty_")
+        empty = exp.select(
+            *[
+                exp.alias_(exp.cast(exp.null(), duckdb_type_node(f.type)), f.name, quoted=True)
+                for f in plan.schema.fields
+            ],
+            exp.alias_(exp.cast(exp.null(), "BIGINT"), LiveRows.FILE, quoted=True),
+            exp.alias_(exp.cast(exp.null(), "BIGINT"), LiveRows.POS, quoted=True),
+        ).where(exp.false())
+        ctx.engine.con.execute(create_temp_table(live.name, empty).sql("duckdb"))
+        live.temporary = True
+    plan.positions = None if live is None else live.name
+    pinned = None if pk or live is not None else dml.live_files(table)
     joined = plan.joined()
     ctx.bind(joined)
     acting = plan.indexes("update", "delete", "insert")
@@ -418,7 +455,7 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
     target = exp.column(_T, quoted=True)
     keep = exp.or_(
         exp.not_(exp.Is(this=exp.column(_ACTION, quoted=True), expression=exp.null())),
-        exp.and_(target, exp.column(_S, quoted=True)) if pk else target,
+        exp.and_(target, exp.column(_S, quoted=True)) if pk or live is not None else target,
     )
     staged = hidden_name("__paimon_merge_")
     name = exp.Table(this=_quoted(staged))
@@ -441,6 +478,8 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
         if changed:
             if pk:
                 _write_keyed(ctx, plan, name)
+            elif live is not None:
+                _write_vectors(ctx, plan, name, live)
             else:
                 _write_copy(ctx, plan, name, pinned)
     finally:
@@ -506,6 +545,31 @@ def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         .qualify(exp.not_(exp.and_(is_delete.copy(), upserted)))
     )
     dml.write_rows(ctx, plan.table, select, kind=exp.column(_KIND, quoted=True))
+
+
+def _write_vectors(ctx: Context, plan: _Merge, name: exp.Table, live: LiveRows) -> None:
+    """Append table with deletion vectors: mark the updated and deleted rows, add the new ones."""
+    changing = plan.indexes("update", "delete")
+    written = plan.indexes("update", "insert")
+    hits = []
+    if changing:
+        query = (
+            exp.select(
+                exp.column(LiveRows.FILE, quoted=True), exp.column(LiveRows.POS, quoted=True)
+            )
+            .from_(name.copy())
+            .where(exp.and_(exp.column(_T, quoted=True), _in(_ACTION, changing)))
+            .distinct()
+        )
+        hits = ctx.engine.fetch(query)
+    new_rows = None
+    if written:
+        new_rows = (
+            exp.select(*[exp.column(f, quoted=True) for f in plan.schema.field_names])
+            .from_(name.copy())
+            .where(_in(_ACTION, written))
+        )
+    live.commit(hits, new_rows)
 
 
 def _write_copy(ctx: Context, plan: _Merge, name: exp.Table, pinned: Any) -> None:

@@ -405,6 +405,61 @@ CASES += [
         after=3,
         meant=((1, {"v": "flink"}), (2, {"v": "b2"})),
     ),
+    # append tables with deletion vectors: DELETE/UPDATE mark rows (OVERWRITE snapshots, as
+    # Java 1.x's Spark writer commits them); the second DELETE hits a file that has a vector
+    # already, and one whose index file holds another file's vector (kept, rewritten)
+    Case(
+        "append_dv_unaware",
+        "CREATE TABLE {t} (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
+        "WITH ('deletion-vectors.enabled' = 'true')",
+        (
+            "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y'), (4, 'd', 'x')",
+            "INSERT INTO {t} VALUES (5, 'e', 'x'), (6, 'f', 'y')",
+            "DELETE FROM {t} WHERE id IN (2, 5)",
+            "UPDATE {t} SET v = 'u' WHERE id IN (3, 4)",
+            "DELETE FROM {t} WHERE id = 1",
+            "MERGE INTO {t} AS t USING (SELECT * FROM (VALUES (6, 'mm'), (8, 'h')) v(id, v)) AS s "
+            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v, 'y')",
+        ),
+        (
+            "INSERT INTO {t} VALUES (7, 'flink', 'x')",
+            "CALL sys.compact(`table` => 'db.append_dv_unaware')",
+        ),
+        4,
+        after=5,
+        meant=((3, {"v": "u"}), (4, {"v": "u", "dt": "x"}), (6, {"v": "mm"}), (8, {"dt": "y"})),
+        kinds=(
+            *("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "OVERWRITE"),
+            *("APPEND", "COMPACT"),
+        ),
+    ),
+    Case(
+        "append_dv_bucketed",
+        "CREATE TABLE {t} (id INT, v STRING) "
+        "WITH ('bucket' = '2', 'bucket-key' = 'id', 'deletion-vectors.enabled' = 'true')",
+        (
+            "INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')",
+            "INSERT INTO {t} VALUES (5, 'e'), (6, 'f')",
+            "DELETE FROM {t} WHERE id IN (2, 5)",
+            "UPDATE {t} SET v = 'u' WHERE id IN (3, 4)",
+            "DELETE FROM {t} WHERE id = 1",
+            "MERGE INTO {t} AS t USING (SELECT * FROM (VALUES (6, 'mm'), (8, 'h')) v(id, v)) AS s "
+            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+            "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)",
+        ),
+        (
+            "INSERT INTO {t} VALUES (7, 'flink')",
+            "CALL sys.compact(`table` => 'db.append_dv_bucketed')",
+        ),
+        4,
+        after=5,
+        meant=((3, {"v": "u"}), (4, {"v": "u"}), (6, {"v": "mm"}), (8, {"v": "h"})),
+        kinds=(
+            *("APPEND", "APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE", "OVERWRITE"),
+            *("APPEND", "COMPACT"),
+        ),
+    ),
     Case(
         "append_compacted",
         "CREATE TABLE {t} (id INT, v STRING) WITH ('bucket' = '2', 'bucket-key' = 'id')",
