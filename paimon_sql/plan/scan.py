@@ -264,6 +264,18 @@ class _Planner:
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
         self._links = names.LinkScan(table.path, local=table.fileio.local)
+        # Folder paths are built by string joins from checked parts (one component each, no
+        # leading '/'): the directory option is checked here, partition names and values are
+        # escaped (`partition_path`), and every folder then passes `LinkScan.inside`.
+        directory = names.path_directory(self.options.options)
+        root = table.path.rstrip("/")
+        self._data_root = f"{root}/{directory}" if directory else table.path
+        self._default_partition = self.options.partition_default_name
+        self._what_data = f"data file of table {table.name}"
+        self._hide_level0 = not include_level0 and (
+            self.mode is ReadMode.DELETION_VECTORS
+            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
+        )
         self._index_columns = self.indexed_columns()
         # Data evolution: the files of one row-id range hold different columns and are stitched
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
@@ -373,11 +385,7 @@ class _Planner:
         if entry.bucket == POSTPONE_BUCKET:
             self.stats.files_hidden_postpone += 1
             return False
-        hide_level0 = not self.include_level0 and (
-            self.mode is ReadMode.DELETION_VECTORS
-            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
-        )
-        if hide_level0 and entry.file.level == 0:
+        if self._hide_level0 and entry.file.level == 0:
             self.stats.files_hidden_level0 += 1
             return False
         return True
@@ -543,6 +551,8 @@ class _Planner:
         dvs = self.deletion_vectors() if groups else {}
         if dvs:
             self.check_vectors(entries, dvs, groups)
+        if groups:
+            refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         splits: list[Split] = []
         for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             self.stats.partitions.add(part)
@@ -621,14 +631,10 @@ class _Planner:
         """The folder of `partition` (the table's for an unpartitioned table), checked once."""
         path = self._part_dirs.get(partition)
         if path is None:
-            parts = []
-            directory = names.path_directory(self.options.options)
-            if directory:
-                parts.append(directory)
+            path = self._data_root
             if self.part_names:
                 values = zip(self.part_names, self.partition_values(partition), strict=True)
-                parts.append(partition_path(values, self.options.partition_default_name))
-            path = self.table.sub(*parts) if parts else self.table.path
+                path = f"{path.rstrip('/')}/{partition_path(values, self._default_partition)}"
             # never read through a symbolic link leading out of the table folder
             path = self._links.inside(path, what="partition folder")
             self._part_dirs[partition] = path
@@ -678,8 +684,7 @@ class _Planner:
         total_buckets: int,
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
-        what = f"data file of table {self.table.name}"
-        refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
+        what = self._what_data
         for f in files:  # names from manifests become paths: plain file names only
             names.validate_file_name(f.file_name, what=what)
             if f.format == "blob":
@@ -699,8 +704,10 @@ class _Planner:
             size += section_size
         out = []
         for chunk in chunks:
-            in_chunk = {f.file_name for s in chunk for f in s.files}
-            split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in in_chunk))
+            split_dvs: tuple[tuple[str, DvRef], ...] = ()
+            if dvs:
+                in_chunk = {f.file_name for s in chunk for f in s.files}
+                split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in in_chunk))
             out.append(
                 Split(
                     partition=values,
