@@ -108,24 +108,24 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     A missing file is an error naming it and the snapshot that lists it, not a DuckDB I/O error.
     """
     path = data_file_path(plan, split, f)
-    fileio = plan.table.fileio
-    if fileio.local:
-        listed_by = (
-            f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
-        )
+    if plan.table.fileio.local:
         try:
             size = os.stat(path).st_size
         except OSError as err:
             raise DataFileNotFoundError(
-                f"data file not found: {path} (listed by {listed_by})"
+                f"data file not found: {path} (listed by {_listed_by(plan)})"
             ) from err
         if (
             size != f.file_size
         ):  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
             raise CorruptFileError(
-                path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}"
+                path, f"it has {size} bytes, {_listed_by(plan)} lists it with {f.file_size}"
             )
     return path
+
+
+def _listed_by(plan: ScanPlan) -> str:
+    return f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
 
 
 def orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
@@ -435,10 +435,17 @@ class SplitReader:
         fileio = plan.table.fileio
         if not fileio.local or _tracked(plan):
             return None
+        nanos: dict[int, bool] = {}  # per schema id
         for split in plan.splits:
-            for f in split.files:
-                if f.format != "parquet" or _has_nanos(plan, f):
-                    return None
+            for section in split.sections:
+                for f in section.files:
+                    if f.format != "parquet":
+                        return None
+                    has = nanos.get(f.schema_id)
+                    if has is None:
+                        has = nanos[f.schema_id] = _has_nanos(plan, f)
+                    if has:
+                        return None
         registered: list[str] = []
         try:
             return self._inline(con, plan, registered, predicate), registered
@@ -460,9 +467,9 @@ class SplitReader:
         for split in plan.splits:
             if any(section.merge for section in split.sections):  # plain files: `_Deletions`
                 dv_tables.update(self._deletion_vectors(con, plan, split, registered))
-            for f in split.files:
-                paths[f.file_name] = _listed_path(plan, split, f)
             for section in split.sections:
+                for f in section.files:
+                    paths[f.file_name] = _listed_path(plan, split, f)
                 if not section.merge:  # read by `plan_query`'s multi-file scans, from `paths`
                     continue
                 for f in section.files:

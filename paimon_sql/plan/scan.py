@@ -219,7 +219,9 @@ def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     if f.external_path:
         what = f"data file {f.file_name} of table {plan.table.name}"
         return names.external_path(f.external_path, plan.options.options, what=what)
-    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
+    # a plain file name (planning checks): joined as os.path.join / posixpath.join would
+    folder = split.bucket_path
+    return f"{folder}/{f.file_name}" if folder and folder[-1] != "/" else folder + f.file_name
 
 
 def _index_path(table: Table, options: CoreOptions, bucket_dir: str, name: str) -> str:
