@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -214,6 +215,13 @@ def _ranges_from_stats(
     return out
 
 
+#: Per table object and schema id: partition bytes -> decoded values / relative folder.
+_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[str, int], dict[bytes, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_PARTITION_MEMO = 200_000  # entries per table before the memo starts over
+
+
 def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     """Where a data file lives: its external path, else the derived bucket path (§1)."""
     if f.external_path:
@@ -262,7 +270,15 @@ class _Planner:
         self.key_names = self.schema.trimmed_primary_keys
         self.key_types = _types(self.schema, self.key_names)
         self.stats = PruneStats()
-        self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
+        # decoded partition values and their relative folders, kept with the table object across
+        # plans (pure functions of the bytes and the schema; folders are still checked per plan)
+        memo = _PARTITIONS.setdefault(table, {})
+        if sum(len(m) for m in memo.values()) > _PARTITION_MEMO:
+            memo.clear()
+        self._partition_cache: dict[bytes, tuple[Any, ...]] = memo.setdefault(
+            ("values", self.schema.id), {}
+        )
+        self._part_paths: dict[bytes, str] = memo.setdefault(("path", self.schema.id), {})
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
         self._links = names.LinkScan(table.path, local=table.fileio.local)
@@ -635,8 +651,12 @@ class _Planner:
         if path is None:
             path = self._data_root
             if self.part_names:
-                values = zip(self.part_names, self.partition_values(partition), strict=True)
-                path = f"{path.rstrip('/')}/{partition_path(values, self._default_partition)}"
+                relative = self._part_paths.get(partition)
+                if relative is None:
+                    values = zip(self.part_names, self.partition_values(partition), strict=True)
+                    relative = partition_path(values, self._default_partition)
+                    self._part_paths[partition] = relative
+                path = f"{path.rstrip('/')}/{relative}"
             # never read through a symbolic link leading out of the table folder
             path = self._links.inside(path, what="partition folder")
             self._part_dirs[partition] = path
