@@ -53,12 +53,13 @@ def worker(rows: int, only: list[str]) -> None:
         if not name:
             break
         plain, ours, files = prepared[name]
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         con.sql(plain, params={"files": files}).to_arrow_table()
-        t1 = time.perf_counter()
+        c1, t1 = time.process_time(), time.perf_counter()
         session.sql(ours).to_arrow_table()
-        t2 = time.perf_counter()
-        print(json.dumps({"plain": t1 - t0, "ours": t2 - t1}), flush=True)
+        c2, t2 = time.process_time(), time.perf_counter()
+        got = {"plain": t1 - t0, "ours": t2 - t1, "plain_cpu": c1 - c0, "ours_cpu": c2 - c1}
+        print(json.dumps(got), flush=True)
 
 
 def _start(tree: Path, rows: int, only: list[str]) -> subprocess.Popen[str]:
@@ -66,7 +67,9 @@ def _start(tree: Path, rows: int, only: list[str]) -> subprocess.Popen[str]:
     args = [sys.executable, str(Path(__file__).resolve()), "--worker", "--rows", str(rows)]
     args += [a for name in only for a in ("--only", name)]
     # cwd: the tree, so `tests.benchmarks` resolves to its files too
-    return subprocess.Popen(args, cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        args, cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         ready[key] = json.loads(proc.stdout.readline())
         print(f"{key}: {ready[key]['module']} same results: {ready[key]['same']}", flush=True)
     times: dict[str, dict[str, dict[str, list[float]]]] = {
-        k: {n: {"plain": [], "ours": []} for n in names} for k in procs
+        k: {n: {m: [] for m in ("plain", "ours", "plain_cpu", "ours_cpu")} for n in names}
+        for k in procs
     }
     order = list(procs)
     for rep in range(args.reps):
@@ -105,22 +109,30 @@ def main(argv: list[str] | None = None) -> int:
                 proc.stdin.write(name + "\n")
                 proc.stdin.flush()
                 got = json.loads(proc.stdout.readline())
-                times[key][name]["plain"].append(got["plain"])
-                times[key][name]["ours"].append(got["ours"])
+                for metric, value in got.items():
+                    times[key][name][metric].append(value)
     for proc in procs.values():
         assert proc.stdin is not None
         proc.stdin.write("\n")
         proc.stdin.flush()
         proc.wait()
-    report: dict[str, Any] = {"rows": args.rows, "reps": args.reps, "trees": {k: str(t) for k, t in trees.items()}}
+    report: dict[str, Any] = {
+        "rows": args.rows,
+        "reps": args.reps,
+        "trees": {k: str(t) for k, t in trees.items()},
+    }
     for name in names:
         for key in procs:
             plain, ours = times[key][name]["plain"], times[key][name]["ours"]
+            plain_cpu, ours_cpu = times[key][name]["plain_cpu"], times[key][name]["ours_cpu"]
             cell = {
                 "plain": plain,
                 "ours": ours,
+                "plain_cpu": plain_cpu,
+                "ours_cpu": ours_cpu,
                 "ratio_median": statistics.median(ours) / statistics.median(plain),
                 "ratio_best": min(ours) / min(plain),
+                "cpu_ratio_median": statistics.median(ours_cpu) / statistics.median(plain_cpu),
                 "same_result": ready[key]["same"][name],
             }
             report.setdefault(name, {})[key] = cell
@@ -128,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:28s} {key:4s} read_parquet {min(plain):.3f}/{statistics.median(plain):.3f}"
                 f"  paimon-sql {min(ours):.3f}/{statistics.median(ours):.3f}  ratio median "
                 f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x"
+                f"  cpu {statistics.median(plain_cpu):.3f}/{statistics.median(ours_cpu):.3f}"
+                f" = {cell['cpu_ratio_median']:.2f}x"
                 f"  {'same' if cell['same_result'] else 'DIFFERENT'}",
                 flush=True,
             )
