@@ -540,6 +540,9 @@ class _Planner:
             for e in entries:
                 self.check_whole_file(e.file)
         keep_bucket = self.bucket_filter()
+        # what `file_stats_ok` / `file_index_ok` would answer True for every file is not asked
+        by_stats = not self.data_evolution and self.predicate is not None
+        by_index = not self.data_evolution and bool(self._index_columns)
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
         totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
@@ -558,10 +561,10 @@ class _Planner:
             if keep_bucket is not None and not keep_bucket(e):
                 self.stats.files_pruned_bucket += 1
                 continue
-            if not self.data_evolution and not self.file_stats_ok(e.file):
+            if by_stats and not self.file_stats_ok(e.file):
                 self.stats.files_pruned_stats += 1
                 continue
-            if not self.data_evolution and not self.file_index_ok(e):
+            if by_index and not self.file_index_ok(e):
                 self.stats.files_pruned_index += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
@@ -572,12 +575,13 @@ class _Planner:
         if groups:
             refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         splits: list[Split] = []
-        for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        empty: dict[str, DvRef] = {}
+        for key in sorted(groups):  # (partition bytes, bucket): unique, so no list is compared
+            part, bucket = key
             self.stats.partitions.add(part)
-            self.stats.buckets.add((part, bucket))
-            bucket_dvs = dvs.get((part, bucket), {})
+            self.stats.buckets.add(key)
             splits.extend(
-                self.bucket_splits(part, bucket, files, bucket_dvs, totals[(part, bucket)])
+                self.bucket_splits(part, bucket, groups[key], dvs.get(key, empty), totals[key])
             )
         return ScanPlan(
             table=self.table,
