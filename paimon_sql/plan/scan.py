@@ -533,16 +533,15 @@ class _Planner:
                 f"id): paimon-sql does not read such files yet (missing: {', '.join(missing)})"
             )
 
-    def plan(self) -> ScanPlan:
-        entries = self.live_entries()
-        self.stats.files_total = len(entries)
-        if not self.data_evolution:  # there, files of one row-id range are stitched column-wise
-            for e in entries:
-                self.check_whole_file(e.file)
+    def kept(
+        self, entries: Sequence[ManifestEntry]
+    ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], dict[tuple[bytes, int], int]]:
+        """The files of `entries` the plan reads by (partition, bucket), and each bucket's total."""
         keep_bucket = self.bucket_filter()
         # what `file_stats_ok` / `file_index_ok` would answer True for every file is not asked
         by_stats = not self.data_evolution and self.predicate is not None
         by_index = not self.data_evolution and bool(self._index_columns)
+        by_partition = bool(self.part_names) and self.predicate is not None
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
         totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
@@ -551,11 +550,7 @@ class _Planner:
                 continue
             if not self.visible(e):
                 continue
-            if (
-                self.part_names
-                and self.predicate is not None
-                and not self.partition_ok(e.partition)
-            ):
+            if by_partition and not self.partition_ok(e.partition):
                 self.stats.files_pruned_partition += 1
                 continue
             if keep_bucket is not None and not keep_bucket(e):
@@ -569,6 +564,15 @@ class _Planner:
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
             totals.setdefault((e.partition, e.bucket), e.total_buckets)
+        return groups, totals
+
+    def plan(self) -> ScanPlan:
+        entries = self.live_entries()
+        self.stats.files_total = len(entries)
+        if not self.data_evolution:  # there, files of one row-id range are stitched column-wise
+            for e in entries:
+                self.check_whole_file(e.file)
+        groups, totals = self.kept(entries)
         dvs = self.deletion_vectors() if groups else {}
         if dvs:
             self.check_vectors(entries, dvs, groups)

@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             for key in order if rep % 2 == 0 else order[::-1]:
                 proc = procs[key]
-                assert proc.stdin is not None and proc.stdout is not None
+                assert proc.stdin is not None
+                assert proc.stdout is not None
                 proc.stdin.write(name + "\n")
                 proc.stdin.flush()
                 got = json.loads(proc.stdout.readline())
