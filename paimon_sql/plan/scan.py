@@ -215,8 +215,8 @@ def _ranges_from_stats(
     return out
 
 
-#: Per table object and schema id: partition bytes -> decoded values / relative folder.
-_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[str, int], dict[bytes, Any]]] = (
+#: Per table object and partition layout: partition bytes -> decoded values / relative folder.
+_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[Any, ...], dict[bytes, Any]]] = (
     weakref.WeakKeyDictionary()
 )
 _PARTITION_MEMO = 200_000  # entries per table before the memo starts over
@@ -271,14 +271,15 @@ class _Planner:
         self.key_types = _types(self.schema, self.key_names)
         self.stats = PruneStats()
         # decoded partition values and their relative folders, kept with the table object across
-        # plans (pure functions of the bytes and the schema; folders are still checked per plan)
+        # plans: pure functions of the bytes, the partition keys' names and types and the default
+        # partition name (the key); the folders themselves are still checked on every plan
         memo = _PARTITIONS.setdefault(table, {})
         if sum(len(m) for m in memo.values()) > _PARTITION_MEMO:
             memo.clear()
-        self._partition_cache: dict[bytes, tuple[Any, ...]] = memo.setdefault(
-            ("values", self.schema.id), {}
-        )
-        self._part_paths: dict[bytes, str] = memo.setdefault(("path", self.schema.id), {})
+        shape = (tuple(self.part_names), tuple(self.part_types))
+        self._partition_cache: dict[bytes, Any] = memo.setdefault(("values", *shape), {})
+        default = self.options.partition_default_name
+        self._part_paths: dict[bytes, Any] = memo.setdefault(("path", *shape, default), {})
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
         self._links = names.LinkScan(table.path, local=table.fileio.local)
