@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from paimon_sql.catalog import names as catalog_names
 from paimon_sql.errors import (
     CorruptFileError,
     DataFileNotFoundError,
@@ -110,7 +112,16 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     path = data_file_path(plan, split, f)
     if plan.table.fileio.local:
         try:
-            size = os.stat(path).st_size
+            info = os.lstat(path)  # not followed: a data file that is a link is checked first
+            if stat.S_ISLNK(info.st_mode):
+                roots = (
+                    catalog_names.external_roots(plan.options.options)
+                    if f.external_path
+                    else (plan.table.path,)
+                )
+                catalog_names.inside(path, roots, local=True, what=f"data file {f.file_name}")
+                info = os.stat(path)
+            size = info.st_size
         except OSError as err:
             raise DataFileNotFoundError(
                 f"data file not found: {path} (listed by {_listed_by(plan)})"
