@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from paimon_sql.catalog import names as catalog_names
 from paimon_sql.errors import (
     CorruptFileError,
     DataFileNotFoundError,
@@ -131,24 +133,33 @@ def _listed_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     A missing file is an error naming it and the snapshot that lists it, not a DuckDB I/O error.
     """
     path = data_file_path(plan, split, f)
-    fileio = plan.table.fileio
-    if fileio.local:
-        listed_by = (
-            f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
-        )
+    if plan.table.fileio.local:
         try:
-            size = os.stat(path).st_size
+            info = os.lstat(path)  # not followed: a data file that is a link is checked first
+            if stat.S_ISLNK(info.st_mode):
+                roots = (
+                    catalog_names.external_roots(plan.options.options)
+                    if f.external_path
+                    else (plan.table.path,)
+                )
+                catalog_names.inside(path, roots, local=True, what=f"data file {f.file_name}")
+                info = os.stat(path)
+            size = info.st_size
         except OSError as err:
             raise DataFileNotFoundError(
-                f"data file not found: {path} (listed by {listed_by})"
+                f"data file not found: {path} (listed by {_listed_by(plan)})"
             ) from err
         if (
             size != f.file_size
         ):  # truncated, emptied or appended to: DuckDB would fail on it, unnamed
             raise CorruptFileError(
-                path, f"it has {size} bytes, {listed_by} lists it with {f.file_size}"
+                path, f"it has {size} bytes, {_listed_by(plan)} lists it with {f.file_size}"
             )
     return path
+
+
+def _listed_by(plan: ScanPlan) -> str:
+    return f"snapshot {plan.snapshot.id if plan.snapshot else '?'} of table {plan.table.name}"
 
 
 def orc_table(plan: ScanPlan, f: DataFileMeta, path: str, columns: list[str]) -> pa.Table:
@@ -458,10 +469,17 @@ class SplitReader:
         fileio = plan.table.fileio
         if not fileio.local or _tracked(plan):
             return None
+        nanos: dict[int, bool] = {}  # per schema id
         for split in plan.splits:
-            for f in split.files:
-                if f.format != "parquet" or _has_nanos(plan, f):
-                    return None
+            for section in split.sections:
+                for f in section.files:
+                    if f.format != "parquet":
+                        return None
+                    has = nanos.get(f.schema_id)
+                    if has is None:
+                        has = nanos[f.schema_id] = _has_nanos(plan, f)
+                    if has:
+                        return None
         registered: list[str] = []
         try:
             return self._inline(con, plan, registered, predicate), registered
@@ -483,9 +501,9 @@ class SplitReader:
         for split in plan.splits:
             if any(section.merge for section in split.sections):  # plain files: `_Deletions`
                 dv_tables.update(self._deletion_vectors(con, plan, split, registered))
-            for f in split.files:
-                paths[f.file_name] = _listed_path(plan, split, f)
             for section in split.sections:
+                for f in section.files:
+                    paths[f.file_name] = _listed_path(plan, split, f)
                 if not section.merge:  # read by `plan_query`'s multi-file scans, from `paths`
                     continue
                 for f in section.files:

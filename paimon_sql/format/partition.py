@@ -27,6 +27,8 @@ _ESCAPED = frozenset(
 
 def escape_path_name(text: str) -> str:
     r"""Hive-style escaping: control characters and ``"#%'*/:=?\{}[]^`` become ``%XX``."""
+    if _ESCAPED.isdisjoint(text):
+        return text  # the common case: nothing to escape
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
 
 

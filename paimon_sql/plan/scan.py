@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -214,12 +215,21 @@ def _ranges_from_stats(
     return out
 
 
+#: Per table object and partition layout: partition bytes -> decoded values / relative folder.
+_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[Any, ...], dict[bytes, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_PARTITION_MEMO = 200_000  # entries per table before the memo starts over
+
+
 def data_file_path(plan: ScanPlan, split: Split, f: DataFileMeta) -> str:
     """Where a data file lives: its external path, else the derived bucket path (§1)."""
     if f.external_path:
         what = f"data file {f.file_name} of table {plan.table.name}"
         return names.external_path(f.external_path, plan.options.options, what=what)
-    return plan.table.fileio.join(split.bucket_path, f.file_name)  # a plain name (planning checks)
+    # a plain file name (planning checks): joined as os.path.join / posixpath.join would
+    folder = split.bucket_path
+    return f"{folder}/{f.file_name}" if folder and folder[-1] != "/" else folder + f.file_name
 
 
 def _index_path(table: Table, options: CoreOptions, bucket_dir: str, name: str) -> str:
@@ -260,10 +270,31 @@ class _Planner:
         self.key_names = self.schema.trimmed_primary_keys
         self.key_types = _types(self.schema, self.key_names)
         self.stats = PruneStats()
-        self._partition_cache: dict[bytes, tuple[Any, ...]] = {}
+        # decoded partition values and their relative folders, kept with the table object across
+        # plans: pure functions of the bytes, the partition keys' names and types and the default
+        # partition name (the key); the folders themselves are still checked on every plan
+        memo = _PARTITIONS.setdefault(table, {})
+        if sum(len(m) for m in memo.values()) > _PARTITION_MEMO:
+            memo.clear()
+        shape = (tuple(self.part_names), tuple(self.part_types))
+        self._partition_cache: dict[bytes, Any] = memo.setdefault(("values", *shape), {})
+        default = self.options.partition_default_name
+        self._part_paths: dict[bytes, Any] = memo.setdefault(("path", *shape, default), {})
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
         self._links = names.LinkScan(table.path, local=table.fileio.local)
+        # Folder paths are built by string joins from checked parts (one component each, no
+        # leading '/'): the directory option is checked here, partition names and values are
+        # escaped (`partition_path`), and every folder then passes `LinkScan.inside`.
+        directory = names.path_directory(self.options.options)
+        root = table.path.rstrip("/")
+        self._data_root = f"{root}/{directory}" if directory else table.path
+        self._default_partition = self.options.partition_default_name
+        self._what_data = f"data file of table {table.name}"
+        self._hide_level0 = not include_level0 and (
+            self.mode is ReadMode.DELETION_VECTORS
+            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
+        )
         self._index_columns = self.indexed_columns()
         # Data evolution: the files of one row-id range hold different columns and are stitched
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
@@ -373,11 +404,7 @@ class _Planner:
         if entry.bucket == POSTPONE_BUCKET:
             self.stats.files_hidden_postpone += 1
             return False
-        hide_level0 = not self.include_level0 and (
-            self.mode is ReadMode.DELETION_VECTORS
-            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
-        )
-        if hide_level0 and entry.file.level == 0:
+        if self._hide_level0 and entry.file.level == 0:
             self.stats.files_hidden_level0 += 1
             return False
         return True
@@ -507,13 +534,15 @@ class _Planner:
                 f"id): paimon-sql does not read such files yet (missing: {', '.join(missing)})"
             )
 
-    def plan(self) -> ScanPlan:
-        entries = self.live_entries()
-        self.stats.files_total = len(entries)
-        if not self.data_evolution:  # there, files of one row-id range are stitched column-wise
-            for e in entries:
-                self.check_whole_file(e.file)
+    def kept(
+        self, entries: Sequence[ManifestEntry]
+    ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], dict[tuple[bytes, int], int]]:
+        """The files of `entries` the plan reads by (partition, bucket), and each bucket's total."""
         keep_bucket = self.bucket_filter()
+        # what `file_stats_ok` / `file_index_ok` would answer True for every file is not asked
+        by_stats = not self.data_evolution and self.predicate is not None
+        by_index = not self.data_evolution and bool(self._index_columns)
+        by_partition = bool(self.part_names) and self.predicate is not None
         groups: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
         totals: dict[tuple[bytes, int], int] = {}
         for e in entries:
@@ -522,34 +551,42 @@ class _Planner:
                 continue
             if not self.visible(e):
                 continue
-            if (
-                self.part_names
-                and self.predicate is not None
-                and not self.partition_ok(e.partition)
-            ):
+            if by_partition and not self.partition_ok(e.partition):
                 self.stats.files_pruned_partition += 1
                 continue
             if keep_bucket is not None and not keep_bucket(e):
                 self.stats.files_pruned_bucket += 1
                 continue
-            if not self.data_evolution and not self.file_stats_ok(e.file):
+            if by_stats and not self.file_stats_ok(e.file):
                 self.stats.files_pruned_stats += 1
                 continue
-            if not self.data_evolution and not self.file_index_ok(e):
+            if by_index and not self.file_index_ok(e):
                 self.stats.files_pruned_index += 1
                 continue
             groups[(e.partition, e.bucket)].append(e.file)
             totals.setdefault((e.partition, e.bucket), e.total_buckets)
+        return groups, totals
+
+    def plan(self) -> ScanPlan:
+        entries = self.live_entries()
+        self.stats.files_total = len(entries)
+        if not self.data_evolution:  # there, files of one row-id range are stitched column-wise
+            for e in entries:
+                self.check_whole_file(e.file)
+        groups, totals = self.kept(entries)
         dvs = self.deletion_vectors() if groups else {}
         if dvs:
             self.check_vectors(entries, dvs, groups)
+        if groups:
+            refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
         splits: list[Split] = []
-        for (part, bucket), files in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        empty: dict[str, DvRef] = {}
+        for key in sorted(groups):  # (partition bytes, bucket): unique, so no list is compared
+            part, bucket = key
             self.stats.partitions.add(part)
-            self.stats.buckets.add((part, bucket))
-            bucket_dvs = dvs.get((part, bucket), {})
+            self.stats.buckets.add(key)
             splits.extend(
-                self.bucket_splits(part, bucket, files, bucket_dvs, totals[(part, bucket)])
+                self.bucket_splits(part, bucket, groups[key], dvs.get(key, empty), totals[key])
             )
         return ScanPlan(
             table=self.table,
@@ -621,14 +658,14 @@ class _Planner:
         """The folder of `partition` (the table's for an unpartitioned table), checked once."""
         path = self._part_dirs.get(partition)
         if path is None:
-            parts = []
-            directory = names.path_directory(self.options.options)
-            if directory:
-                parts.append(directory)
+            path = self._data_root
             if self.part_names:
-                values = zip(self.part_names, self.partition_values(partition), strict=True)
-                parts.append(partition_path(values, self.options.partition_default_name))
-            path = self.table.sub(*parts) if parts else self.table.path
+                relative = self._part_paths.get(partition)
+                if relative is None:
+                    values = zip(self.part_names, self.partition_values(partition), strict=True)
+                    relative = partition_path(values, self._default_partition)
+                    self._part_paths[partition] = relative
+                path = f"{path.rstrip('/')}/{relative}"
             # never read through a symbolic link leading out of the table folder
             path = self._links.inside(path, what="partition folder")
             self._part_dirs[partition] = path
@@ -678,8 +715,7 @@ class _Planner:
         total_buckets: int,
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
-        what = f"data file of table {self.table.name}"
-        refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
+        what = self._what_data
         for f in files:  # names from manifests become paths: plain file names only
             names.validate_file_name(f.file_name, what=what)
             if f.format == "blob" and not self.data_evolution:
@@ -700,8 +736,10 @@ class _Planner:
             size += section_size
         out = []
         for chunk in chunks:
-            in_chunk = {f.file_name for s in chunk for f in s.files}
-            split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in in_chunk))
+            split_dvs: tuple[tuple[str, DvRef], ...] = ()
+            if dvs:
+                in_chunk = {f.file_name for s in chunk for f in s.files}
+                split_dvs = tuple(sorted((n, r) for n, r in dvs.items() if n in in_chunk))
             out.append(
                 Split(
                     partition=values,

@@ -1082,7 +1082,7 @@ def plan_query(
     merge_request = replace(request, filters=tuple(filters))
     parts: list[exp.Select] = []
     groups: dict[tuple[tuple[int, str, DataType], ...], list[DataFileMeta]] = {}
-    layouts: dict[int, tuple[tuple[int, str, DataType], ...]] = {}
+    by_schema: dict[int, list[DataFileMeta]] = {}  # schema id -> its layout's group
     for split in plan.splits:
         merging = tuple(sec for sec in split.sections if sec.merge)
         if merging:
@@ -1094,9 +1094,10 @@ def plan_query(
         for sec in split.sections:
             if not sec.merge:
                 for f in sec.files:
-                    if f.schema_id not in layouts:
-                        layouts[f.schema_id] = _layout(plan, f)
-                    groups.setdefault(layouts[f.schema_id], []).append(f)
+                    group = by_schema.get(f.schema_id)
+                    if group is None:
+                        group = by_schema[f.schema_id] = groups.setdefault(_layout(plan, f), [])
+                    group.append(f)
     for files in groups.values():
         parts.extend(_plain_group(plan, files, request, paths, deletions))
     if not parts:

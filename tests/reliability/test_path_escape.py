@@ -775,3 +775,28 @@ def test_symlinked_partition_folder_is_never_followed(env):
     shutil.move(outside, inner)
     folder.symlink_to(inner, target_is_directory=True)
     assert env.sql("SELECT count(*) FROM d.parts") == [(20,)]
+
+
+def test_symlinked_data_file_is_never_followed(env):
+    """A data file moved out of the warehouse, a link left in its bucket: a SELECT refuses it.
+
+    Folders are checked when planned (`names.LinkScan`, `child_inside`); the file itself when its
+    size is checked before the read (one ``lstat``, which the size check needed anyway). A link to
+    a file inside the table is followed, as folder links inside it are.
+    """
+    env.sql("CREATE TABLE d.files (id INT, p INT) PARTITIONED BY (p)")
+    env.sql("INSERT INTO d.files SELECT range, range % 3 FROM range(30)")
+    expected = env.sql("SELECT * FROM d.files ORDER BY id")
+    assert len(expected) == 30
+    bucket = env.warehouse / "d.db" / "files" / "p=1" / "bucket-0"
+    (data,) = bucket.glob("data-*.parquet")
+    outside = env.root / "outside_file.parquet"
+    shutil.move(data, outside)
+    data.symlink_to(outside)
+    contained(env, lambda: env.sql("SELECT * FROM d.files"), PathEscapeError, "symbolic link")
+    # a link that stays inside the table is followed
+    data.unlink()
+    inner = env.warehouse / "d.db" / "files" / "kept.parquet"
+    shutil.move(outside, inner)
+    data.symlink_to(inner)
+    assert env.sql("SELECT * FROM d.files ORDER BY id") == expected
