@@ -331,8 +331,62 @@ def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array(chunks, type=column.type)
 
 
+#: Units of an Arrow timestamp per millisecond.
+_PER_MILLI = {"s": 0, "ms": 1, "us": 1_000, "ns": 1_000_000}
+
+
+def _negative_fraction(values: Any) -> Any:
+    """The first TIMESTAMP in `values` (at any depth) before 1970 with a sub-millisecond fraction.
+
+    None when there is none.
+    """
+    t = values.type
+    if isinstance(values, pa.ChunkedArray):
+        return next((v for c in values.chunks if (v := _negative_fraction(c)) is not None), None)
+    if pa.types.is_timestamp(t):
+        per_milli = _PER_MILLI[t.unit]
+        if per_milli <= 1:
+            return None
+        raw = values.cast(pa.int64())
+        k = pa.scalar(per_milli, pa.int64())
+        whole = pc.multiply(pc.divide(raw, k), k)  # x - x / k * k: the fraction
+        zero = pa.scalar(0, pa.int64())
+        bad = pc.and_(pc.less(raw, zero), pc.not_equal(pc.subtract(raw, whole), zero))
+        hits = values.filter(bad)
+        return hits[0] if len(hits) else None
+    if pa.types.is_struct(t):
+        children = [values.field(i) for i in range(t.num_fields)]
+    elif pa.types.is_map(t):
+        children = [values.keys, values.items]
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        children = [values.flatten()]
+    else:
+        return None
+    return next((v for c in children if (v := _negative_fraction(c)) is not None), None)
+
+
+def _refuse_negative_fractions(table: pa.Table) -> None:
+    """Refuse TIMESTAMP values Apache Paimon cannot read back from pyarrow's ORC files.
+
+    pyarrow's ORC writer splits an instant with division toward zero, so one before 1970 with a
+    sub-millisecond fraction gets a negative nanosecond field (invalid ORC, which Java's reader
+    turns into a negative nano-of-millisecond and Paimon rejects). Whole milliseconds are safe.
+    """
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        value = _negative_fraction(column)
+        if value is not None:
+            raise UnsupportedFeatureError(
+                f"column {name!r} holds {value}: a TIMESTAMP before 1970 with a sub-millisecond "
+                "fraction cannot be written to ORC so that Apache Paimon reads it (pyarrow's ORC "
+                "writer stores a negative nanosecond field); round it to milliseconds or use "
+                "'file.format' = 'parquet'"
+            )
+
+
 def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     import pyarrow.orc as orc
+
+    _refuse_negative_fractions(table)
 
     columns = [
         column.cast(pa.int32()) if pa.types.is_time32(column.type) else _unsliced(column)

@@ -23,7 +23,7 @@ from sqlglot import exp
 
 import paimon_sql
 from tests.interop import cross_partition as cross
-from tests.interop.flink.harness import FlinkError, arrow_rows, assert_same_rows
+from tests.interop.flink.harness import arrow_rows, assert_same_rows
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -148,23 +148,6 @@ CASES = [
         ("INSERT INTO {t} VALUES (1, TIMESTAMP_NS '2024-01-01 12:00:00.123456789')",),
         "INSERT INTO {t} VALUES (2, TIMESTAMP '2024-01-01 12:00:00.000000001')",
         1,
-    ),
-    Case(
-        "orc_before_1970",
-        "CREATE TABLE {t} (id INT, ts6 TIMESTAMP(6)) WITH ('file.format' = 'orc')",
-        ("INSERT INTO {t} VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999999')",),
-        "INSERT INTO {t} VALUES (2, TIMESTAMP '2024-01-01 00:00:00')",
-        1,
-        xfail="issue 14: Java 1.3 cannot read a TIMESTAMP before 1970 with a sub-millisecond "
-        "fraction from paimon-sql's ORC files (IllegalArgumentException in Paimon's "
-        "Timestamp.fromEpochMillis). Cause: Arrow's ORC adapter (TimestampAppender) splits a "
-        "value with C++ integer division, truncating toward zero, so a negative instant with a "
-        "fraction gets seconds rounded up and NEGATIVE nanoseconds; liborc stores them as they "
-        "come (the ORC spec wants nanos in [0, 1e9), Java's writer stores seconds truncated and "
-        "nanos positive). Java's reader keeps the negative nanos, and Paimon rejects a negative "
-        "nano-of-millisecond. Whole-millisecond fractions survive (orc_before_1970_millis); "
-        "pyarrow has no knob, so a fix means another ORC writer or re-encoding the two streams",
-        raises=(FlinkError,),
     ),
     Case(
         "orc_before_1970_millis",
