@@ -91,6 +91,7 @@ class Table:
         self._manifests: dict[str, list[ManifestEntry]] = {}
         self._lists: dict[str, list[ManifestFileMeta]] = {}
         self._indexes: dict[str, list[IndexManifestEntry]] = {}
+        self._digests: dict[tuple[str, str], object] = {}
         self._file_indexes: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()
         # What metadata said about the files it names: checked when they are read (damage is named).
@@ -603,6 +604,29 @@ class Table:
             _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
+
+    def manifest_digest(
+        self, name: str, kind: str, build: Callable[[list[ManifestEntry]], _T]
+    ) -> _T:
+        """`build` of a manifest's entries, cached per table under (`name`, `kind`).
+
+        A manifest never changes once written, so whatever is derived from it (a writer's sequence
+        numbers per bucket) is computed once per session.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> meta = table.manifest_list(table.snapshot(1).delta_manifest_list)[0]
+            >>> table.manifest_digest(meta.file_name, "count", len)
+            1
+            >>> table.manifest_digest(meta.file_name, "count", lambda entries: "not again")
+            1
+        """
+        key = (name, kind)
+        if key not in self._digests:
+            value = build(self.manifest(name))
+            with self._lock:
+                self._digests[key] = value
+        return cast("_T", self._digests[key])
 
     #: Decoded file indexes kept per table (most recently used).
     FILE_INDEX_CACHE = 4096

@@ -302,18 +302,14 @@ class Committer:
         delta: Sequence[ManifestEntry],
         schema: TableSchema,
     ) -> list[ManifestFileMeta]:
-        """The manifests of `metas` that may list files of the partitions and buckets of `delta`."""
+        """The manifests of `metas` that may list files of the partitions of `delta`.
+
+        Every bucket of them: the bucket-count check compares a partition's buckets (as Java's
+        ``readAllEntriesFromChangedPartitions``).
+        """
         types = [schema.field(k).type for k in schema.partition_keys]
         parts = {decode_row(p, types) for p in {e.partition for e in delta}}
-        buckets = [e.bucket for e in delta]
-        low, high = min(buckets, default=0), max(buckets, default=0)
-        return [
-            m
-            for m in metas
-            if (m.min_bucket is None or m.min_bucket <= high)
-            and (m.max_bucket is None or m.max_bucket >= low)
-            and may_hold(m.partition_stats, parts, types)
-        ]
+        return [m for m in metas if may_hold(m.partition_stats, parts, types)]
 
     def _publish(
         self,
@@ -472,9 +468,10 @@ class Committer:
         target: int,
     ) -> list[ManifestFileMeta]:
         """`entries` written as manifests of about `target` bytes (estimated from `sources`)."""
-        total = sum(m.file_size for m in sources) or 1
+        header = len(encode_avro([], avro_schemas.MANIFEST_ENTRY_SCHEMA))  # schema, once a file
+        payload = sum(max(m.file_size - header, 1) for m in sources)
         count = sum(m.num_added_files + m.num_deleted_files for m in sources) or 1
-        per_file = max(1, int(target * count / total))
+        per_file = max(1, int((target - header) * count / payload))
         return [
             self._write_manifest(attempt, entries[i : i + per_file], schema)
             for i in range(0, len(entries), per_file)

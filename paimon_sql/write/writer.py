@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.catalog import names
-from paimon_sql.commit.plan import CommitMessage, fold, may_hold
+from paimon_sql.commit.plan import CommitMessage, fold, may_hold, merge_entries
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import (
     DataFileNotFoundError,
@@ -45,7 +45,7 @@ from paimon_sql.errors import (
     UnsupportedFeatureError,
 )
 from paimon_sql.format.binary_row import decode_row, encode_row
-from paimon_sql.format.manifest import IndexFileMeta
+from paimon_sql.format.manifest import FileKind, IndexFileMeta
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from paimon_sql.catalog import Table
-    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.write.global_index import KeyReader
@@ -815,21 +815,33 @@ class TableWriter:
         return _LazyStarts(compute)
 
     def _next_sequence_in(self, latest: Snapshot | None, key: tuple[bytes, int]) -> int:
+        """One past the highest sequence number of bucket `key`'s live files in `latest`.
+
+        The fold of the manifests, done on per-manifest digests (cached: manifests never change):
+        from the newest manifest back, the first ADD (highest number first) that no later manifest
+        deletes.
+        """
         if latest is None:
             return 0
         part, bucket = key
         values = {decode_row(part, self._part_types)}
-        entries = (
-            e
+        found = [
+            digest[key]
             for m in self.table.data_manifests(latest)
             if (m.min_bucket is None or m.min_bucket <= bucket)
             and (m.max_bucket is None or bucket <= m.max_bucket)
             and may_hold(m.partition_stats, values, self._part_types)
-            for e in self.table.manifest(m.file_name)
-            if e.bucket == bucket and e.partition == part
-        )
-        live = fold(entries).values()
-        return max((e.file.max_sequence_number + 1 for e in live), default=0)
+            and key in (digest := self.table.manifest_digest(m.file_name, "seq", _sequences))
+        ]
+        deleted: set[tuple[Any, ...]] = set()
+        best = 0
+        for adds, deletes in reversed(found):
+            for number, ident in adds:
+                if ident not in deleted:
+                    best = max(best, number)
+                    break
+            deleted |= deletes
+        return best
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
         """All staged rows in one stream sorted by (partition, bucket, generation, key).
@@ -1303,3 +1315,22 @@ class _LazyStarts(dict[tuple[bytes, int], int]):
     def get(self, key: tuple[bytes, int], default: Any = None) -> Any:  # noqa: ARG002
         """The number of `key` (computed if new; never `default`)."""
         return self[key]
+
+
+def _sequences(
+    entries: Sequence[ManifestEntry],
+) -> dict[tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]]:
+    """Per (partition, bucket) of one manifest: its ADDs (next sequence number, identifier),
+    highest first, and the identifiers it deletes (an ADD the manifest itself deletes is gone)."""
+    out: dict[
+        tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]
+    ] = {}
+    for e in merge_entries(entries):
+        adds, deletes = out.setdefault((e.partition, e.bucket), ([], set()))
+        if e.kind is FileKind.ADD:
+            adds.append((e.file.max_sequence_number + 1, e.identifier))
+        else:
+            deletes.add(e.identifier)
+    for adds, _ in out.values():
+        adds.sort(key=lambda a: a[0], reverse=True)
+    return out
