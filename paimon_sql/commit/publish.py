@@ -427,7 +427,11 @@ class Committer:
         options = CoreOptions(schema.options)
         target = options.memory("manifest.target-file-size")
         full = self._full_compaction(
-            attempt, metas, schema, target, options.memory("manifest.full-compaction-threshold-size")
+            attempt,
+            metas,
+            schema,
+            target,
+            options.memory("manifest.full-compaction-threshold-size"),
         )
         if full is not None:
             return full

@@ -1312,7 +1312,7 @@ class _LazyStarts(dict[tuple[bytes, int], int]):
         value = self[key] = self._compute(key)
         return value
 
-    def get(self, key: tuple[bytes, int], default: Any = None) -> Any:  # noqa: ARG002
+    def get(self, key: tuple[bytes, int], default: Any = None) -> Any:
         """The number of `key` (computed if new; never `default`)."""
         return self[key]
 
@@ -1320,8 +1320,10 @@ class _LazyStarts(dict[tuple[bytes, int], int]):
 def _sequences(
     entries: Sequence[ManifestEntry],
 ) -> dict[tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]]:
-    """Per (partition, bucket) of one manifest: its ADDs (next sequence number, identifier),
-    highest first, and the identifiers it deletes (an ADD the manifest itself deletes is gone)."""
+    """Per (partition, bucket) of one manifest: its ADDs, highest number first, and its DELETEs.
+
+    ADDs as (next sequence number, identifier); an ADD the manifest itself deletes is gone.
+    """
     out: dict[
         tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]
     ] = {}

@@ -13,6 +13,8 @@ alone. At each checkpoint it times, median of ``--reps``:
 * ``latest``: finding the latest snapshot (a fresh `Table`, as a new session does);
 * ``plan_cold``: planning a full read of the latest snapshot on a fresh `Table` (nothing cached);
 * ``plan_warm``: the same plan again on that `Table` (manifests cached per table);
+* ``commit_s`` / ``commit_cpu_s``: one INSERT (write and commit) just before the checkpoint,
+  median of the last 20: it must not grow with the history;
 * ``manifests``: how many data manifests the latest snapshot lists (Java's merging keeps it below
   ``manifest.merge-min-count`` plus what one merge writes).
 
@@ -90,11 +92,15 @@ def measure(warehouse: str, reps: int) -> dict[str, Any]:
 
 
 def run(
-    checkpoints: list[int], files_per_commit: int, reps: int, mode: str = "grow"
+    checkpoints: list[int],
+    files_per_commit: int,
+    reps: int,
+    mode: str = "grow",
+    keep: str | None = None,
 ) -> list[dict[str, Any]]:
     import paimon_sql
 
-    root = tempfile.mkdtemp(prefix="planning-")
+    root = keep or tempfile.mkdtemp(prefix="planning-")
     try:
         session = paimon_sql.connect(root, create=True)
         session.sql("CREATE DATABASE db")
@@ -103,7 +109,10 @@ def run(
         build = 0.0
         for target in sorted(checkpoints):
             start = time.perf_counter()
+            walls: list[float] = []
+            cpus: list[float] = []
             while done < target:
+                wall, cpu = time.perf_counter(), time.process_time()
                 if mode == "overwrite":
                     # dynamic partition overwrite: that partition only (integers, no parameters:
                     # INSERT OVERWRITE takes none)
@@ -115,14 +124,25 @@ def run(
                         params=[done, files_per_commit],
                     )
                 done += 1
+                walls.append(time.perf_counter() - wall)
+                cpus.append(time.process_time() - cpu)
             build += time.perf_counter() - start
-            row = {"mode": mode, "commits": done, "build_s": build, **measure(root, reps)}
+            row = {
+                "mode": mode,
+                "commits": done,
+                "build_s": build,
+                # one statement (write + commit) near the checkpoint: median of the last 20
+                "commit_s": statistics.median(walls[-20:]),
+                "commit_cpu_s": statistics.median(cpus[-20:]),
+                **measure(root, reps),
+            }
             print(json.dumps(row), flush=True)
             out.append(row)
         session.close()
         return out
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,8 +152,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--mode", choices=["grow", "overwrite"], default="grow")
     parser.add_argument("--output", default=str(RESULTS / "planning.json"))
+    parser.add_argument("--keep", help="build the warehouse in this new folder and keep it")
     args = parser.parse_args(argv)
-    rows = run(args.snapshots, args.files_per_commit, args.reps, args.mode)
+    rows = run(args.snapshots, args.files_per_commit, args.reps, args.mode, args.keep)
     report = {"load_average": os.getloadavg(), "rows": rows}
     Path(args.output).write_text(json.dumps(report, indent=1))
     print(f"written {args.output}", file=sys.stderr)
