@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import fastavro
@@ -39,7 +40,7 @@ def _manifests_listing(folder: str, data_files: set[str]) -> set[str]:
         if not name.startswith("manifest-") or name.startswith("manifest-list-"):
             continue
         with open(os.path.join(folder, name), "rb") as fh:
-            records = list(fastavro.reader(fh))
+            records: list[Any] = list(fastavro.reader(fh))
         if any(r["_FILE"]["_FILE_NAME"] in data_files for r in records):
             out.add(name)
     return out
