@@ -88,7 +88,8 @@ class Table:
         self.name = name
         self.branch = names.validate_name("branch", branch)
         self._schemas: dict[int, TableSchema] = {}
-        self._manifests: dict[str, list[ManifestEntry]] = {}
+        self._manifests: OrderedDict[str, list[ManifestEntry]] = OrderedDict()
+        self._cached_entries = 0
         self._lists: dict[str, list[ManifestFileMeta]] = {}
         self._indexes: dict[str, list[IndexManifestEntry]] = {}
         self._digests: dict[tuple[str, str], object] = {}
@@ -559,6 +560,9 @@ class Table:
         """
         return self._referrers.get(name)
 
+    #: Manifest entries kept decoded per table (least recently used manifests go first).
+    MANIFEST_CACHE_ENTRIES = 1_000_000
+
     def manifest(self, name: str) -> list[ManifestEntry]:
         """The entries of a manifest file in ``manifest/`` (cached).
 
@@ -569,11 +573,22 @@ class Table:
             >>> [(e.kind.name, e.bucket, e.file.row_count, e.file.level) for e in entries]
             [('ADD', 0, 2, 0)]
         """
-        cached = self._manifests.get(name)
-        if cached is None:
-            cached = self._read(name, "manifest", manifest_entry_from_record)
-            with self._lock:
+        with self._lock:
+            cached = self._manifests.get(name)
+            if cached is not None:
+                self._manifests.move_to_end(name)
+                return cached
+        cached = self._read(name, "manifest", manifest_entry_from_record)
+        with self._lock:
+            if name not in self._manifests:
                 self._manifests[name] = cached
+                self._cached_entries += len(cached)
+            # merged manifests supersede each other as a session commits: keep the recent ones
+            while self._cached_entries > self.MANIFEST_CACHE_ENTRIES and len(self._manifests) > 1:
+                old, entries = self._manifests.popitem(last=False)
+                self._cached_entries -= len(entries)
+                for key in [k for k in self._digests if k[0] == old]:
+                    del self._digests[key]
         return cached
 
     def index_manifest(self, name: str) -> list[IndexManifestEntry]:

@@ -177,14 +177,16 @@ class Committer:
             landed = self.committed(identifier)
             if landed is not None:
                 return landed
-        start = self.table.latest_snapshot_id() or 0
+        start = self.table.latest_snapshot_id()
         delay = 0.01
         for attempt in range(retries + 1):
             if attempt:
-                landed = self.committed(identifier, above=start)
+                landed = self.committed(identifier, above=start or 0)
                 if landed is not None:
                     return landed
-            snapshot = self._attempt(messages, kind, overwrite, identifier, properties)
+            # the first attempt plans on the listing just made (a stale base loses in `_create`)
+            base = start if not attempt else self.table.latest_snapshot_id()
+            snapshot = self._attempt(messages, kind, overwrite, identifier, properties, base)
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
@@ -230,10 +232,10 @@ class Committer:
         overwrite: Callable[[ManifestEntry], bool] | None,
         identifier: int,
         properties: dict[str, str] | None,
+        base_id: int | None,
     ) -> Snapshot | None:
         table = self.table
         schema = table.latest_schema
-        base_id = table.latest_snapshot_id()
         attempt = _Attempt()
         try:
             latest = None if base_id is None else table.snapshot(base_id)
