@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-_SNAPSHOT = re.compile(r"^snapshot-(\d+)$")
 _SCHEMA = re.compile(r"^schema-(\d+)$")
 _TAG_PREFIX = "tag-"
 
@@ -254,7 +253,14 @@ class Table:
             [1, 2]
         """
         listed = self.fileio.list_names(self.meta("snapshot"))
-        return sorted(int(m[1]) for n in listed if (m := _SNAPSHOT.match(n)))
+        # string tests, not the regex: this listing is most of a commit's CPU at 10,000 snapshots
+        ids = [
+            int(n[9:])
+            for n in listed
+            if n.startswith("snapshot-") and n[9:].isascii() and n[9:].isdigit()
+        ]
+        ids.sort()
+        return ids
 
     def latest_snapshot_id(self) -> int | None:
         """The highest listed snapshot id, None when there is none.
