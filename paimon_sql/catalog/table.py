@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-_SNAPSHOT = re.compile(r"^snapshot-(\d+)$")
 _SCHEMA = re.compile(r"^schema-(\d+)$")
 _TAG_PREFIX = "tag-"
 
@@ -88,9 +87,11 @@ class Table:
         self.name = name
         self.branch = names.validate_name("branch", branch)
         self._schemas: dict[int, TableSchema] = {}
-        self._manifests: dict[str, list[ManifestEntry]] = {}
+        self._manifests: OrderedDict[str, list[ManifestEntry]] = OrderedDict()
+        self._cached_entries = 0
         self._lists: dict[str, list[ManifestFileMeta]] = {}
         self._indexes: dict[str, list[IndexManifestEntry]] = {}
+        self._digests: dict[tuple[str, str], object] = {}
         self._file_indexes: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()
         # What metadata said about the files it names: checked when they are read (damage is named).
@@ -252,7 +253,14 @@ class Table:
             [1, 2]
         """
         listed = self.fileio.list_names(self.meta("snapshot"))
-        return sorted(int(m[1]) for n in listed if (m := _SNAPSHOT.match(n)))
+        # string tests, not the regex: this listing is most of a commit's CPU at 10,000 snapshots
+        ids = [
+            int(n[9:])
+            for n in listed
+            if n.startswith("snapshot-") and n[9:].isascii() and n[9:].isdigit()
+        ]
+        ids.sort()
+        return ids
 
     def latest_snapshot_id(self) -> int | None:
         """The highest listed snapshot id, None when there is none.
@@ -558,6 +566,9 @@ class Table:
         """
         return self._referrers.get(name)
 
+    #: Manifest entries kept decoded per table (least recently used manifests go first).
+    MANIFEST_CACHE_ENTRIES = 1_000_000
+
     def manifest(self, name: str) -> list[ManifestEntry]:
         """The entries of a manifest file in ``manifest/`` (cached).
 
@@ -568,11 +579,22 @@ class Table:
             >>> [(e.kind.name, e.bucket, e.file.row_count, e.file.level) for e in entries]
             [('ADD', 0, 2, 0)]
         """
-        cached = self._manifests.get(name)
-        if cached is None:
-            cached = self._read(name, "manifest", manifest_entry_from_record)
-            with self._lock:
+        with self._lock:
+            cached = self._manifests.get(name)
+            if cached is not None:
+                self._manifests.move_to_end(name)
+                return cached
+        cached = self._read(name, "manifest", manifest_entry_from_record)
+        with self._lock:
+            if name not in self._manifests:
                 self._manifests[name] = cached
+                self._cached_entries += len(cached)
+            # merged manifests supersede each other as a session commits: keep the recent ones
+            while self._cached_entries > self.MANIFEST_CACHE_ENTRIES and len(self._manifests) > 1:
+                old, entries = self._manifests.popitem(last=False)
+                self._cached_entries -= len(entries)
+                for key in [k for k in self._digests if k[0] == old]:
+                    del self._digests[key]
         return cached
 
     def index_manifest(self, name: str) -> list[IndexManifestEntry]:
@@ -603,6 +625,29 @@ class Table:
             _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
+
+    def manifest_digest(
+        self, name: str, kind: str, build: Callable[[list[ManifestEntry]], _T]
+    ) -> _T:
+        """`build` of a manifest's entries, cached per table under (`name`, `kind`).
+
+        A manifest never changes once written, so whatever is derived from it (a writer's sequence
+        numbers per bucket) is computed once per session.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> meta = table.manifest_list(table.snapshot(1).delta_manifest_list)[0]
+            >>> table.manifest_digest(meta.file_name, "count", len)
+            1
+            >>> table.manifest_digest(meta.file_name, "count", lambda entries: "not again")
+            1
+        """
+        key = (name, kind)
+        if key not in self._digests:
+            value = build(self.manifest(name))
+            with self._lock:
+                self._digests[key] = value
+        return cast("_T", self._digests[key])
 
     #: Decoded file indexes kept per table (most recently used).
     FILE_INDEX_CACHE = 4096

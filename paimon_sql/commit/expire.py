@@ -360,16 +360,22 @@ def expire_snapshots(
         raise ArgumentError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
     if max_deletes < 0:
         raise ArgumentError(f"max_deletes must not be negative, got {max_deletes}")
-    latest = table.latest_snapshot_id()
-    earliest = table.earliest_snapshot_id()
-    if latest is None or earliest is None:
+    ids = table.snapshot_ids()  # one listing for both ends (it is linear in the history)
+    if not ids:
         return 0
+    latest = ids[-1]
+    first = len(ids) - 1  # the earliest: the start of the consecutive run ending at the latest
+    while first > 0 and ids[first - 1] == ids[first] - 1:
+        first -= 1
+    earliest = ids[first]
     lowest_kept = max(latest - retain_max + 1, earliest)
     end = latest - retain_min + 1
     consumer = consumer_min_next(table)
     if consumer is not None:
         end = min(end, consumer)
     end = min(end, earliest + max_deletes)
+    if end <= earliest:  # nothing to expire: only the EARLIEST hint is checked, on this listing
+        return expire_until(table, earliest, end, keep_changelog=keep_changelog, listed=ids)
     older = -(2**63) if older_than_ms is None else older_than_ms
     for snapshot_id in range(lowest_kept, end):
         try:
@@ -385,7 +391,14 @@ def _write_earliest(table: Table, snapshot_id: int) -> None:
     table.fileio.write_bytes(table.meta("snapshot", "EARLIEST"), str(snapshot_id).encode())
 
 
-def expire_until(table: Table, earliest: int, end: int, *, keep_changelog: bool = False) -> int:
+def expire_until(
+    table: Table,
+    earliest: int,
+    end: int,
+    *,
+    keep_changelog: bool = False,
+    listed: Iterable[int] | None = None,
+) -> int:
     """Expire snapshots ``[earliest, end)`` (ids already gone are skipped); the number expired.
 
     The order keeps every snapshot still listed readable if the process dies at any point: the
@@ -394,7 +407,7 @@ def expire_until(table: Table, earliest: int, end: int, *, keep_changelog: bool 
     snapshot or tag uses. A crash part-way leaves those files unreferenced, for
     ``remove_orphan_files``; it never leaves a listed snapshot whose files are gone.
     """
-    listed = set(table.snapshot_ids())
+    listed = set(table.snapshot_ids() if listed is None else listed)
     begin = end
     while begin - 1 >= earliest and begin - 1 in listed:
         begin -= 1

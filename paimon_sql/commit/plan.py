@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import CommitConflictError, UnsupportedFeatureError
-from paimon_sql.format.binary_row import decode_row
+from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.manifest import (
     FileKind,
     FileSource,
@@ -32,11 +32,12 @@ from paimon_sql.format.manifest import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.format.manifest import (
         DataFileMeta,
         IndexFileMeta,
+        SimpleStats,
     )
     from paimon_sql.types import DataType
 
@@ -117,6 +118,71 @@ def fold(entries: Iterable[ManifestEntry]) -> dict[tuple[Any, ...], ManifestEntr
         else:
             live.pop(e.identifier, None)
     return live
+
+
+def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
+    """Entries of several manifests merged in order, as Java's minor manifest compaction.
+
+    A DELETE cancels its ADD; a DELETE whose ADD is in an earlier manifest (not merged here) is
+    kept, so the merged file still removes it.
+
+    >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
+    >>> f = DataFileMeta(file_name="f", file_size=1, row_count=1, min_key=b"", max_key=b"",
+    ...                  key_stats=EMPTY_STATS, value_stats=EMPTY_STATS, min_sequence_number=0,
+    ...                  max_sequence_number=0, schema_id=0, level=0)
+    >>> add = ManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, total_buckets=1, file=f)
+    >>> gone = replace(add, kind=FileKind.DELETE)
+    >>> merge_entries([add, gone]), [e.kind.name for e in merge_entries([gone])]
+    ([], ['DELETE'])
+    """
+    merged: dict[tuple[Any, ...], ManifestEntry] = {}
+    for e in entries:
+        ident = e.identifier
+        if e.kind is FileKind.DELETE and ident in merged and merged[ident].kind is FileKind.ADD:
+            del merged[ident]
+        else:
+            merged[ident] = e
+    return list(merged.values())
+
+
+def may_hold(
+    stats: SimpleStats, partitions: Collection[tuple[Any, ...]], types: Sequence[DataType]
+) -> bool:
+    """Whether a manifest whose partition stats are `stats` may list files of `partitions`.
+
+    Every field of a partition must lie within the manifest's min/max (or be NULL where the
+    manifest counts NULLs); stats that do not fit the types (another writer, no stats) may hold
+    anything.
+
+    >>> from paimon_sql.format.binary_row import encode_row
+    >>> from paimon_sql.format.manifest import SimpleStats
+    >>> from paimon_sql.types import parse_type
+    >>> t = [parse_type("INT")]
+    >>> s = SimpleStats(min_values=encode_row([3], t), max_values=encode_row([5], t),
+    ...                 null_counts=(0,))
+    >>> may_hold(s, [(4,)], t), may_hold(s, [(6,), (None,)], t)
+    (True, False)
+    """
+    if not types:
+        return True
+    try:
+        if row_arity(stats.min_values) != len(types) or row_arity(stats.max_values) != len(types):
+            return True
+        mins = decode_row(stats.min_values, types)
+        maxs = decode_row(stats.max_values, types)
+    except Exception:  # noqa: BLE001 (stats we cannot read prune nothing)
+        return True
+    nulls = stats.null_counts or ()
+    for values in partitions:
+        for i, v in enumerate(values):
+            if v is None:
+                if i < len(nulls) and nulls[i] == 0:
+                    break
+            elif mins[i] is None or maxs[i] is None or not (mins[i] <= v <= maxs[i]):
+                break
+        else:
+            return True
+    return False
 
 
 def check_conflicts(

@@ -38,6 +38,8 @@ from paimon_sql.commit.plan import (
     delta_entries,
     fold,
     key_comparator,
+    may_hold,
+    merge_entries,
     next_index_manifest,
     overwrite_entries,
     record_counts,
@@ -176,14 +178,16 @@ class Committer:
             landed = self.committed(identifier)
             if landed is not None:
                 return landed
-        start = self.table.latest_snapshot_id() or 0
+        start = self.table.latest_snapshot_id()
         delay = 0.01
         for attempt in range(retries + 1):
             if attempt:
-                landed = self.committed(identifier, above=start)
+                landed = self.committed(identifier, above=start or 0)
                 if landed is not None:
                     return landed
-            snapshot = self._attempt(messages, kind, overwrite, identifier, properties)
+            # the first attempt plans on the listing just made (a stale base loses in `_create`)
+            base = start if not attempt else self.table.latest_snapshot_id()
+            snapshot = self._attempt(messages, kind, overwrite, identifier, properties, base)
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
@@ -229,21 +233,21 @@ class Committer:
         overwrite: Callable[[ManifestEntry], bool] | None,
         identifier: int,
         properties: dict[str, str] | None,
+        base_id: int | None,
     ) -> Snapshot | None:
         table = self.table
         schema = table.latest_schema
-        base_id = table.latest_snapshot_id()
         attempt = _Attempt()
         try:
             latest = None if base_id is None else table.snapshot(base_id)
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
-            delta, live = self._checked(base_metas, delta, kind, overwrite, schema)
+            delta, live = self._checked(base_metas, delta, kind, overwrite, schema, messages)
             if live is not None:
                 check_vectors_live(messages, live, delta)
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
-            base_metas = self._merge_manifests(attempt, base_metas, schema, live)
+            base_metas = self._merge_manifests(attempt, base_metas, schema)
             snapshot = self._publish(
                 latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt
             )
@@ -269,19 +273,26 @@ class Committer:
         kind: CommitKind,
         overwrite: Callable[[ManifestEntry], bool] | None,
         schema: TableSchema,
+        messages: Sequence[CommitMessage],
     ) -> tuple[list[ManifestEntry], list[ManifestEntry] | None]:
         """Java's conflict checks against the latest snapshot's live files (§1.3).
 
-        Returns the delta, with the DELETE entries of an overwrite prepended, and the live files if
-        they were read (None if not). A plain append of new files into fixed buckets only needs the
-        bucket-count check (Java's checkSameBucketByTotalBuckets), so it reads the live files only
-        then.
+        Returns the delta, with the DELETE entries of an overwrite prepended, and the live files of
+        the partitions read (None if none were read). A plain append of new files into fixed
+        buckets only needs the bucket-count check (Java's checkSameBucketByTotalBuckets); an append
+        into unaware or dynamic buckets needs none. Every check compares files of one partition, so
+        only the manifests that may list files of the partitions this commit touches (its files and
+        its index files) are read (their partition stats say which); an overwrite, whose predicate
+        may select any partition, reads every manifest.
         """
         deletes = any(e.kind is FileKind.DELETE for e in delta)
         full = kind is not CommitKind.APPEND or overwrite is not None or deletes
         fixed = any(e.total_buckets > 0 for e in delta)
         if not (full or fixed):
             return delta, None
+        if overwrite is None:
+            indexed = {m.partition for m in messages if m.new_index_files or m.deleted_index_files}
+            base_metas = self._touching(base_metas, {e.partition for e in delta} | indexed, schema)
         live = _live(self.table, base_metas)
         if not full:
             check_bucket_counts(live, delta)
@@ -292,6 +303,21 @@ class Committer:
         compare = key_comparator([schema.field(k).type for k in keys]) if keys else None
         check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
         return delta, live
+
+    def _touching(
+        self,
+        metas: Sequence[ManifestFileMeta],
+        partitions: set[bytes],
+        schema: TableSchema,
+    ) -> list[ManifestFileMeta]:
+        """The manifests of `metas` that may list files of `partitions` (serialized rows).
+
+        Every bucket of them: the bucket-count check compares a partition's buckets (as Java's
+        ``readAllEntriesFromChangedPartitions``).
+        """
+        types = [schema.field(k).type for k in schema.partition_keys]
+        parts = {decode_row(p, types) for p in partitions}
+        return [m for m in metas if may_hold(m.partition_stats, parts, types)]
 
     def _publish(
         self,
@@ -395,32 +421,105 @@ class Committer:
         return True
 
     def _merge_manifests(
+        self, attempt: _Attempt, metas: list[ManifestFileMeta], schema: TableSchema
+    ) -> list[ManifestFileMeta]:
+        """Java's manifest merging (``ManifestFileMerger``): reads stay cheap, commits stay small.
+
+        Full compaction when the manifests after the leading run of big manifests without DELETE
+        entries reach ``manifest.full-compaction-threshold-size`` (16 MiB): those, and the big ones
+        that may hold a file they delete, are folded into the live entries and rewritten. Otherwise
+        minor compaction: runs of consecutive small manifests that together reach
+        ``manifest.target-file-size`` (8 MiB) are merged into one, and a trailing run of at least
+        ``manifest.merge-min-count`` (30) too. A commit therefore reads only the manifests it
+        rewrites, never the whole history.
+        """
+        options = CoreOptions(schema.options)
+        target = options.memory("manifest.target-file-size")
+        full = self._full_compaction(
+            attempt,
+            metas,
+            schema,
+            target,
+            options.memory("manifest.full-compaction-threshold-size"),
+        )
+        if full is not None:
+            return full
+        min_count = options.integer("manifest.merge-min-count")
+        result: list[ManifestFileMeta] = []
+        candidates: list[ManifestFileMeta] = []
+        size = 0
+        for meta in metas:
+            candidates.append(meta)
+            size += meta.file_size
+            if size >= target:
+                result += self._merge_candidates(attempt, candidates, schema, target)
+                candidates, size = [], 0
+        if len(candidates) >= min_count:
+            result += self._merge_candidates(attempt, candidates, schema, target)
+        else:
+            result += candidates
+        return result
+
+    def _merge_candidates(
+        self,
+        attempt: _Attempt,
+        candidates: list[ManifestFileMeta],
+        schema: TableSchema,
+        target: int,
+    ) -> list[ManifestFileMeta]:
+        if len(candidates) == 1:
+            return candidates
+        entries = merge_entries(e for m in candidates for e in self.table.manifest(m.file_name))
+        return self._write_rolled(attempt, entries, candidates, schema, target)
+
+    def _write_rolled(
+        self,
+        attempt: _Attempt,
+        entries: list[ManifestEntry],
+        sources: Sequence[ManifestFileMeta],
+        schema: TableSchema,
+        target: int,
+    ) -> list[ManifestFileMeta]:
+        """`entries` written as manifests of about `target` bytes (estimated from `sources`)."""
+        header = len(encode_avro([], avro_schemas.MANIFEST_ENTRY_SCHEMA))  # schema, once a file
+        payload = sum(max(m.file_size - header, 1) for m in sources)
+        count = sum(m.num_added_files + m.num_deleted_files for m in sources) or 1
+        per_file = max(1, int((target - header) * count / payload))
+        return [
+            self._write_manifest(attempt, entries[i : i + per_file], schema)
+            for i in range(0, len(entries), per_file)
+        ]
+
+    def _full_compaction(
         self,
         attempt: _Attempt,
         metas: list[ManifestFileMeta],
         schema: TableSchema,
-        live: list[ManifestEntry] | None = None,
-    ) -> list[ManifestFileMeta]:
-        """Java's manifest merging, so that reads stay cheap.
-
-        From ``manifest.merge-min-count`` (30) manifests on, fold them into the live entries
-        (`live`, when the conflict checks already folded `metas`) and write those anew, rolled by
-        ``manifest.target-file-size`` (8 MiB).
-        """
-        options = CoreOptions(schema.options)
-        min_count = options.integer("manifest.merge-min-count")
-        if len(metas) < min_count:
-            return metas
-        if live is None:
-            live = _live(self.table, metas)
-        target = options.memory("manifest.target-file-size")
-        total = sum(m.file_size for m in metas) or 1
-        entries_per_file = max(1, int(len(live) * target / total)) if live else 1
-        merged = [
-            self._write_manifest(attempt, live[i : i + entries_per_file], schema)
-            for i in range(0, len(live), entries_per_file)
-        ]
-        return merged
+        target: int,
+        threshold: int,
+    ) -> list[ManifestFileMeta] | None:
+        """Java's ``tryFullCompaction``; None when the delta manifests are below `threshold`."""
+        first = 0
+        while (
+            first < len(metas)
+            and metas[first].num_deleted_files == 0
+            and metas[first].file_size >= target
+        ):
+            first += 1
+        base, delta = metas[:first], metas[first:]
+        if sum(m.file_size for m in delta) < threshold:
+            return None
+        delta_entries_ = [e for m in delta for e in self.table.manifest(m.file_name)]
+        types = [schema.field(k).type for k in schema.partition_keys]
+        deleted = {
+            decode_row(p, types)
+            for p in {e.partition for e in delta_entries_ if e.kind is FileKind.DELETE}
+        }
+        kept = [m for m in base if not (deleted and may_hold(m.partition_stats, deleted, types))]
+        rewritten = [m for m in base if m not in kept]
+        entries = [e for m in rewritten for e in self.table.manifest(m.file_name)]
+        live = list(fold([*entries, *delta_entries_]).values())
+        return kept + self._write_rolled(attempt, live, [*rewritten, *delta], schema, target)
 
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:

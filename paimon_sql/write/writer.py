@@ -35,11 +35,17 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.catalog import names
-from paimon_sql.commit.plan import CommitMessage, fold
+from paimon_sql.commit.plan import CommitMessage, fold, may_hold, merge_entries
 from paimon_sql.commit.retry import on_latest
-from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
-from paimon_sql.format.binary_row import encode_row
-from paimon_sql.format.manifest import IndexFileMeta
+from paimon_sql.errors import (
+    DataFileNotFoundError,
+    PaimonSqlError,
+    SchemaError,
+    SnapshotNotFoundError,
+    UnsupportedFeatureError,
+)
+from paimon_sql.format.binary_row import decode_row, encode_row
+from paimon_sql.format.manifest import FileKind, IndexFileMeta
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import partition_path
@@ -79,7 +85,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from paimon_sql.catalog import Table
-    from paimon_sql.format.manifest import DataFileMeta
+    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.write.global_index import KeyReader
@@ -786,6 +792,57 @@ class TableWriter:
             out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
         return out
 
+    def bucket_sequences(self) -> dict[tuple[bytes, int], int]:
+        """`next_sequence`, computed per (partition, bucket) when first asked for.
+
+        Each one reads only the manifests whose partition stats and bucket range may hold that
+        bucket's files, so an append into a few partitions costs what it writes, not the table's
+        size. They are read on the latest snapshot when this is called (again on a newer one if
+        expiration removes its files meanwhile).
+        """
+        base_id = self.table.latest_snapshot_id()
+        try:
+            pinned = None if base_id is None else self.table.snapshot(base_id)
+        except (DataFileNotFoundError, SnapshotNotFoundError):
+            pinned = on_latest(self.table, lambda latest: latest)
+
+        def compute(key: tuple[bytes, int]) -> int:
+            try:
+                return self._next_sequence_in(pinned, key)
+            except (DataFileNotFoundError, SnapshotNotFoundError):
+                return on_latest(self.table, lambda latest: self._next_sequence_in(latest, key))
+
+        return _LazyStarts(compute)
+
+    def _next_sequence_in(self, latest: Snapshot | None, key: tuple[bytes, int]) -> int:
+        """One past the highest sequence number of bucket `key`'s live files in `latest`.
+
+        The fold of the manifests, done on per-manifest digests (cached: manifests never change):
+        from the newest manifest back, the first ADD (highest number first) that no later manifest
+        deletes.
+        """
+        if latest is None:
+            return 0
+        part, bucket = key
+        values = {decode_row(part, self._part_types)}
+        found = [
+            digest[key]
+            for m in self.table.data_manifests(latest)
+            if (m.min_bucket is None or m.min_bucket <= bucket)
+            and (m.max_bucket is None or bucket <= m.max_bucket)
+            and may_hold(m.partition_stats, values, self._part_types)
+            and key in (digest := self.table.manifest_digest(m.file_name, "seq", _sequences))
+        ]
+        deleted: set[tuple[Any, ...]] = set()
+        best = 0
+        for adds, deletes in reversed(found):
+            for number, ident in adds:
+                if ident not in deleted:
+                    best = max(best, number)
+                    break
+            deleted |= deletes
+        return best
+
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
         """All staged rows in one stream sorted by (partition, bucket, generation, key).
 
@@ -1006,8 +1063,11 @@ class TableWriter:
     def _stream(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression
     ) -> tuple[list[CommitMessage], int]:
-        starts = self.next_sequence()
-        base = max(starts.values(), default=0)  # PK: one base above every bucket's counter (§7)
+        if self.pk:  # one base above every bucket's counter (§7)
+            starts = self.next_sequence()
+            base = max(starts.values(), default=0)
+        else:  # each file numbers on from its own bucket's counter
+            starts, base = self.bucket_sequences(), 0
         query = self._stream_query(source, kind)
         reader = self.con.sql(query.sql("duckdb")).arrow()
         try:
@@ -1239,3 +1299,40 @@ def cut_groups(
                 rows = sum(b.num_rows for b in held)
                 yield current, take(max(1, budget * rows // held_bytes))
     yield from finish()
+
+
+class _LazyStarts(dict[tuple[bytes, int], int]):
+    """A bucket's next sequence number, computed the first time it is asked for."""
+
+    def __init__(self, compute: Callable[[tuple[bytes, int]], int]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: tuple[bytes, int]) -> int:
+        value = self[key] = self._compute(key)
+        return value
+
+    def get(self, key: tuple[bytes, int], default: Any = None) -> Any:
+        """The number of `key` (computed if new; never `default`)."""
+        return self[key]
+
+
+def _sequences(
+    entries: Sequence[ManifestEntry],
+) -> dict[tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]]:
+    """Per (partition, bucket) of one manifest: its ADDs, highest number first, and its DELETEs.
+
+    ADDs as (next sequence number, identifier); an ADD the manifest itself deletes is gone.
+    """
+    out: dict[
+        tuple[bytes, int], tuple[list[tuple[int, tuple[Any, ...]]], set[tuple[Any, ...]]]
+    ] = {}
+    for e in merge_entries(entries):
+        adds, deletes = out.setdefault((e.partition, e.bucket), ([], set()))
+        if e.kind is FileKind.ADD:
+            adds.append((e.file.max_sequence_number + 1, e.identifier))
+        else:
+            deletes.add(e.identifier)
+    for adds, _ in out.values():
+        adds.sort(key=lambda a: a[0], reverse=True)
+    return out

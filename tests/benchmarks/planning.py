@@ -13,6 +13,8 @@ alone. At each checkpoint it times, median of ``--reps``:
 * ``latest``: finding the latest snapshot (a fresh `Table`, as a new session does);
 * ``plan_cold``: planning a full read of the latest snapshot on a fresh `Table` (nothing cached);
 * ``plan_warm``: the same plan again on that `Table` (manifests cached per table);
+* ``commit_s`` / ``commit_cpu_s``: one INSERT (write and commit) just before the checkpoint,
+  median of the last 20: it must not grow with the history;
 * ``manifests``: how many data manifests the latest snapshot lists (Java's merging keeps it below
   ``manifest.merge-min-count`` plus what one merge writes).
 
@@ -90,11 +92,16 @@ def measure(warehouse: str, reps: int) -> dict[str, Any]:
 
 
 def run(
-    checkpoints: list[int], files_per_commit: int, reps: int, mode: str = "grow"
+    checkpoints: list[int],
+    files_per_commit: int,
+    reps: int,
+    mode: str = "grow",
+    keep: str | None = None,
+    linked: bool = False,
 ) -> list[dict[str, Any]]:
     import paimon_sql
 
-    root = tempfile.mkdtemp(prefix="planning-")
+    root = keep or tempfile.mkdtemp(prefix="planning-")
     try:
         session = paimon_sql.connect(root, create=True)
         session.sql("CREATE DATABASE db")
@@ -103,8 +110,13 @@ def run(
         build = 0.0
         for target in sorted(checkpoints):
             start = time.perf_counter()
+            walls: list[float] = []
+            cpus: list[float] = []
             while done < target:
-                if mode == "overwrite":
+                wall, cpu = time.perf_counter(), time.process_time()
+                if linked and done:
+                    _linked_commit(root, done)
+                elif mode == "overwrite":
                     # dynamic partition overwrite: that partition only (integers, no parameters:
                     # INSERT OVERWRITE takes none)
                     part = int(done % files_per_commit)
@@ -115,14 +127,78 @@ def run(
                         params=[done, files_per_commit],
                     )
                 done += 1
+                walls.append(time.perf_counter() - wall)
+                cpus.append(time.process_time() - cpu)
             build += time.perf_counter() - start
-            row = {"mode": mode, "commits": done, "build_s": build, **measure(root, reps)}
+            row = {
+                "mode": mode,
+                "commits": done,
+                "build_s": build,
+                # one statement (write + commit) near the checkpoint: median of the last 20
+                "commit_s": statistics.median(walls[-20:]),
+                "commit_cpu_s": statistics.median(cpus[-20:]),
+                **measure(root, reps),
+            }
             print(json.dumps(row), flush=True)
             out.append(row)
         session.close()
         return out
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+_FIRST: dict[str, Any] = {}
+
+
+def _linked_commit(root: str, number: int) -> None:
+    """Commit `number`: the first commit's data files again, as new hard links (``--linked``).
+
+    The same rows under new names, committed through `Committer` (the commit path of every
+    statement, without DuckDB's query and Parquet encoding): a valid table whose history grows ten
+    times faster to build. Each file gets the commit number as its sequence number.
+    """
+    import dataclasses
+
+    import paimon_sql
+    from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.commit.publish import Committer
+
+    if "table" not in _FIRST:
+        table = paimon_sql.Catalog(root).load_table("db.t")
+        snapshot = table.snapshot(1)
+        _FIRST["table"] = table
+        _FIRST["entries"] = [
+            e for m in table.data_manifests(snapshot) for e in table.manifest(m.file_name)
+        ]
+    table = _FIRST["table"]
+    messages = []
+    for e in _FIRST["entries"]:
+        folder = table.sub(*_bucket_folder(table, e))
+        name = f"linked-{number}-{e.file.file_name}"
+        os.link(os.path.join(folder, e.file.file_name), os.path.join(folder, name))
+        f = dataclasses.replace(
+            e.file, file_name=name, min_sequence_number=number, max_sequence_number=number
+        )
+        messages.append(
+            CommitMessage(
+                partition=e.partition,
+                bucket=e.bucket,
+                total_buckets=e.total_buckets,
+                new_files=(f,),
+            )
+        )
+    Committer(table).commit(messages)
+
+
+def _bucket_folder(table: Any, entry: Any) -> list[str]:
+    from paimon_sql.format.binary_row import decode_row
+
+    schema = table.latest_schema
+    types = [schema.field(k).type for k in schema.partition_keys]
+    values = decode_row(entry.partition, types)
+    parts = [f"{k}={v}" for k, v in zip(schema.partition_keys, values, strict=True)]
+    return [*parts, f"bucket-{entry.bucket}"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,8 +208,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--mode", choices=["grow", "overwrite"], default="grow")
     parser.add_argument("--output", default=str(RESULTS / "planning.json"))
+    parser.add_argument("--keep", help="build the warehouse in this new folder and keep it")
+    parser.add_argument(
+        "--linked",
+        action="store_true",
+        help="grow: commits after the first add hard links of its files (see _linked_commit)",
+    )
     args = parser.parse_args(argv)
-    rows = run(args.snapshots, args.files_per_commit, args.reps, args.mode)
+    rows = run(args.snapshots, args.files_per_commit, args.reps, args.mode, args.keep, args.linked)
     report = {"load_average": os.getloadavg(), "rows": rows}
     Path(args.output).write_text(json.dumps(report, indent=1))
     print(f"written {args.output}", file=sys.stderr)
