@@ -331,8 +331,8 @@ def _unsliced(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array(chunks, type=column.type)
 
 
-#: Units of an Arrow timestamp per millisecond.
-_PER_MILLI = {"s": 0, "ms": 1, "us": 1_000, "ns": 1_000_000}
+#: Ticks per second of each Arrow time unit.
+_PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}
 
 
 def _negative_fraction(values: Any) -> Any:
@@ -344,7 +344,7 @@ def _negative_fraction(values: Any) -> Any:
     if isinstance(values, pa.ChunkedArray):
         return next((v for c in values.chunks if (v := _negative_fraction(c)) is not None), None)
     if pa.types.is_timestamp(t):
-        per_milli = _PER_MILLI[t.unit]
+        per_milli = _PER_SECOND[t.unit] // 1000
         if per_milli <= 1:
             return None
         raw = values.cast(pa.int64())
@@ -822,7 +822,7 @@ def _index_keys(column: pa.ChunkedArray[Any], t: DataType) -> list[Any]:
     if root in TIMESTAMP_ROOTS:
         precision = 6 if t.precision is None else t.precision
         unit = column.type.unit
-        per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+        per_second = _PER_SECOND[unit]
         want = 1000 if precision <= 3 else 1_000_000
         ints = column.cast(pa.int64()).to_pylist()
         return [None if v is None else v * want // per_second for v in ints]
@@ -830,7 +830,7 @@ def _index_keys(column: pa.ChunkedArray[Any], t: DataType) -> list[Any]:
         return column.cast(pa.int32()).to_pylist()
     if root == "TIME":
         unit = column.type.unit if pa.types.is_time(column.type) else "ms"
-        per_second = {"s": 1, "ms": 1000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+        per_second = _PER_SECOND[unit]
         ints = column.cast(pa.int64()).to_pylist()
         return [None if v is None else v * 1000 // per_second for v in ints]
     values = column.to_pylist()
