@@ -143,7 +143,9 @@ def _predicate(table: Table, where: exp.Expression | None) -> Predicate | None:
         return None
     schema = table.latest_schema
     select = (
-        exp.select(exp.Star()).from_(exp.to_table(table.name.split(".")[-1])).where(where.copy())
+        exp.select(exp.Star())
+        .from_(exp.table_(table.name.split(".")[-1], quoted=True))
+        .where(where.copy())
     )
     target = next(select.find_all(exp.Table))
     types = {f.name: f.type for f in schema.fields}
@@ -163,7 +165,9 @@ def mark_rows(
     try:
         if live.name is None:
             return 0
-        source = exp.alias_(exp.to_table(live.name), ident.table, table=True, quoted=True)
+        source = exp.alias_(
+            exp.table_(live.name, quoted=True), ident.table, table=True, quoted=True
+        )
         cond = exp.func(
             "COALESCE", where.this.copy() if where is not None else exp.true(), exp.false()
         )

@@ -299,7 +299,7 @@ class _Merge:
         ).from_(
             table_node(self.ident.database, self.ident.table)
             if self.positions is None
-            else exp.to_table(self.positions)
+            else exp.table_(self.positions, quoted=True)
         )
         source_rows = exp.select(exp.Star(), exp.alias_(exp.true(), _S, quoted=True)).from_(
             self.using.copy()
