@@ -22,7 +22,12 @@ def small_parts(monkeypatch):
 def _table(warehouse):
     s = paimon_sql.connect(warehouse, create=True)
     s.sql("CREATE DATABASE d")
-    s.sql("CREATE TABLE d.t (id BIGINT, wide STRING) WITH ('primary-key' = 'id', 'bucket' = '1')")
+    # The writer cuts a primary-key stream every write-buffer-size / 24 Arrow bytes (~10.7 MB at the
+    # default 256 mb); a larger buffer keeps the ~14 MB of Arrow in one file, so it needs two parts.
+    s.sql(
+        "CREATE TABLE d.t (id BIGINT, wide STRING) "
+        "WITH ('primary-key' = 'id', 'bucket' = '1', 'write-buffer-size' = '1 gb')"
+    )
     return s
 
 
