@@ -23,6 +23,18 @@ import org.apache.paimon.data.variant.GenericVariant;
 import org.apache.paimon.data.variant.Variant;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.globalindex.GlobalIndexBuilderUtils;
+import org.apache.paimon.globalindex.GlobalIndexSingletonWriter;
+import org.apache.paimon.globalindex.IndexedSplit;
+import org.apache.paimon.globalindex.btree.BTreeGlobalIndexBuilder;
+import org.apache.paimon.index.IndexFileMeta;
+import org.apache.paimon.io.CompactIncrement;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.predicate.PredicateBuilder;
+import org.apache.paimon.table.SpecialFields;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.utils.Range;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.options.Options;
@@ -88,6 +100,13 @@ import java.util.UUID;
  *   <li>{"op":"version"}: Paimon's implementation version of the core jar</li>
  *   <li>write's "first_row_id": the new files placed at that row id (a data-evolution update of
  *       the columns written); {"op":"compact_data_evolution"}: Java's data-evolution compaction</li>
+ *   <li>{"op":"create_global_index","column","index_type":"bitmap"|"btree"}: Java 1.4's global
+ *       index over the whole table, built as Spark's create_global_index procedure builds it
+ *       (bitmap: one file per partition and row-id shard, GlobalIndexBuilderUtils; btree:
+ *       BTreeGlobalIndexBuilder), committed as one snapshot; answers the number of index files</li>
+ *   <li>read's "filter": {"column","equal": value} or {"column","is_null": true}: the rows of a
+ *       filtered scan (a data-evolution table's scan answers through its global index) and
+ *       "indexed": whether the plan's splits came from a global index (IndexedSplit)</li>
  *   <li>every table request may name a "database" (default "db")</li>
  *   <li>BINARY, VARBINARY and BLOB values are hex strings (a BLOB may also be {"local": path});
  *       a BLOB reads as its bytes</li>
@@ -158,6 +177,8 @@ public final class Bridge20 {
             case "alter":
                 alter(catalog, id, req.get("changes"));
                 return "{\"ok\":true}";
+            case "create_global_index":
+                return "{\"ok\":true,\"files\":" + createGlobalIndex(catalog, id, req) + "}";
             case "tag":
                 ((FileStoreTable) catalog.getTable(id))
                         .createTag(req.get("tag").asText(), req.get("snapshot").asLong());
@@ -360,6 +381,124 @@ public final class Bridge20 {
         return messages.size();
     }
 
+    /**
+     * Java 1.4's global index on one column of a row-tracking table, built the way Spark's
+     * create_global_index procedure builds it, committed as one snapshot: the number of files.
+     */
+    private static int createGlobalIndex(Catalog catalog, Identifier id, JsonNode req)
+            throws Exception {
+        FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+        String column = req.get("column").asText();
+        String indexType = req.get("index_type").asText();
+        List<CommitMessage> messages = new ArrayList<>();
+        if (indexType.equals("btree")) {
+            BTreeGlobalIndexBuilder builder =
+                    new BTreeGlobalIndexBuilder(table).withIndexField(column);
+            for (DataSplit split : builder.scan().get().getRight()) {
+                messages.addAll(builder.build(split, IO));
+            }
+        } else {
+            DataField field = table.rowType().getField(column);
+            RowType readType =
+                    SpecialFields.rowTypeWithRowId(
+                            table.rowType().project(java.util.Collections.singletonList(column)));
+            Options options = table.coreOptions().toConfiguration();
+            long perShard = options.get(CoreOptions.GLOBAL_INDEX_ROW_COUNT_PER_SHARD);
+            Map<BinaryRow, List<DataFileMeta>> byPartition = new LinkedHashMap<>();
+            for (ManifestEntry e : table.store().newScan().plan().files()) {
+                if (e.file().firstRowId() != null) {
+                    byPartition.computeIfAbsent(e.partition(), k -> new ArrayList<>()).add(e.file());
+                }
+            }
+            for (Map.Entry<BinaryRow, List<DataFileMeta>> part : byPartition.entrySet()) {
+                // shards of `perShard` row ids; within one, runs of adjacent or overlapping files
+                Map<Long, List<DataFileMeta>> shards = new java.util.TreeMap<>();
+                for (DataFileMeta f : part.getValue()) {
+                    Range r = f.nonNullRowIdRange();
+                    for (long s = r.from / perShard; s <= r.to / perShard; s++) {
+                        shards.computeIfAbsent(s * perShard, k -> new ArrayList<>()).add(f);
+                    }
+                }
+                for (Map.Entry<Long, List<DataFileMeta>> shard : shards.entrySet()) {
+                    List<DataFileMeta> files = shard.getValue();
+                    files.sort(java.util.Comparator.comparingLong(DataFileMeta::nonNullFirstRowId));
+                    List<DataFileMeta> run = new ArrayList<>();
+                    long runEnd = -1;
+                    for (DataFileMeta f : files) {
+                        if (!run.isEmpty() && f.nonNullFirstRowId() > runEnd + 1) {
+                            messages.add(
+                                    bitmapShard(table, part.getKey(), run, shard.getKey(),
+                                            perShard, field, readType, indexType, options));
+                            run = new ArrayList<>();
+                            runEnd = -1;
+                        }
+                        run.add(f);
+                        runEnd = Math.max(runEnd, f.nonNullRowIdRange().to);
+                    }
+                    messages.add(
+                            bitmapShard(table, part.getKey(), run, shard.getKey(), perShard,
+                                    field, readType, indexType, options));
+                }
+            }
+        }
+        int files = 0;
+        for (CommitMessage m : messages) {
+            files += ((CommitMessageImpl) m).newFilesIncrement().newIndexFiles().size();
+        }
+        try (TableCommitImpl commit =
+                table.newCommit("global-index-" + indexType + "-create-" + UUID.randomUUID())) {
+            commit.commit(messages);
+        }
+        return files;
+    }
+
+    private static CommitMessage bitmapShard(
+            FileStoreTable table,
+            BinaryRow partition,
+            List<DataFileMeta> files,
+            long shardStart,
+            long perShard,
+            DataField field,
+            RowType readType,
+            String indexType,
+            Options options)
+            throws Exception {
+        long from = files.get(0).nonNullFirstRowId();
+        long to = Long.MIN_VALUE;
+        for (DataFileMeta f : files) to = Math.max(to, f.nonNullRowIdRange().to);
+        Range range = new Range(Math.max(from, shardStart), Math.min(to, shardStart + perShard - 1));
+        DataSplit split =
+                DataSplit.builder()
+                        .withPartition(partition)
+                        .withBucket(0)
+                        .withDataFiles(files)
+                        .withBucketPath(
+                                table.store().pathFactory().bucketPath(partition, 0).toString())
+                        .rawConvertible(false)
+                        .build();
+        IndexedSplit indexed = new IndexedSplit(split, java.util.Collections.singletonList(range), null);
+        GlobalIndexSingletonWriter writer =
+                (GlobalIndexSingletonWriter)
+                        GlobalIndexBuilderUtils.createIndexWriter(table, indexType, field, options);
+        InternalRow.FieldGetter getter = InternalRow.createFieldGetter(field.type(), 0);
+        try (RecordReader<InternalRow> reader =
+                table.newReadBuilder().withReadType(readType).newRead().createReader(indexed)) {
+            reader.forEachRemaining(r -> writer.write(getter.getFieldOrNull(r)));
+        }
+        List<IndexFileMeta> metas =
+                GlobalIndexBuilderUtils.toIndexFileMetas(
+                        table.fileIO(),
+                        table.store().pathFactory().globalIndexFileFactory(),
+                        table.coreOptions(),
+                        range,
+                        field.id(),
+                        indexType,
+                        writer.finish());
+        return new CommitMessageImpl(
+                partition, 0, null, DataIncrement.indexIncrement(metas),
+                CompactIncrement.emptyIncrement());
+    }
+
     private static String read(Catalog catalog, Identifier id, JsonNode req) throws Exception {
         Table table = catalog.getTable(id);
         Map<String, String> dynamic = new HashMap<>();
@@ -368,8 +507,19 @@ public final class Bridge20 {
         if (!dynamic.isEmpty()) table = table.copy(dynamic);
         RowType rowType = table.rowType();
         ReadBuilder rb = table.newReadBuilder();
+        JsonNode filter = req.get("filter");
+        if (filter != null && !filter.isNull()) {
+            PredicateBuilder pb = new PredicateBuilder(rowType);
+            int at = rowType.getFieldIndex(filter.get("column").asText());
+            rb.withFilter(
+                    filter.hasNonNull("is_null")
+                            ? pb.isNull(at)
+                            : pb.equal(at, internal(rowType.getTypeAt(at), filter.get("equal"))));
+        }
         List<Split> splits = rb.newScan().plan().splits();
-        StringBuilder out = new StringBuilder("{\"columns\":[");
+        boolean indexed = !splits.isEmpty();
+        for (Split s : splits) indexed &= s instanceof IndexedSplit;
+        StringBuilder out = new StringBuilder("{\"indexed\":" + indexed + ",\"columns\":[");
         List<DataField> fields = rowType.getFields();
         for (int i = 0; i < fields.size(); i++) {
             if (i > 0) out.append(',');

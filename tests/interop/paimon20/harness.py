@@ -314,6 +314,47 @@ class JavaApiOracle:
         ]
         return columns, rows
 
+    def create_global_index(
+        self, warehouse: Path | str, table: str, column: str, index_type: str = "bitmap"
+    ) -> int:
+        """Java 1.4's global index (``bitmap`` or ``btree``) on `column` of a row-tracking table,
+        built as Spark's ``create_global_index`` procedure builds it and committed as one
+        snapshot: the number of index files."""
+        answer = self._call(
+            {
+                "op": "create_global_index",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+                "column": column,
+                "index_type": index_type,
+            }
+        )
+        files: int = answer["files"]
+        return files
+
+    def query(
+        self, warehouse: Path | str, table: str, column: str, value: Any
+    ) -> tuple[bool, list[dict[str, Any]]]:
+        """Java's filtered scan ``column = value`` (``value`` None: ``column IS NULL``): whether
+        the plan came from a global index (a data-evolution table's scan), and the rows read."""
+        from tests.interop.flink.harness import canonical_flink
+
+        condition = {"is_null": True} if value is None else {"equal": value}
+        result = self._call(
+            {
+                "op": "read",
+                "warehouse": str(Path(warehouse).resolve()),
+                "table": table,
+                "filter": {"column": column, **condition},
+            }
+        )["result"]
+        columns = result["columns"]
+        rows = [
+            dict(zip(columns, (canonical_flink(v) for v in row), strict=True))
+            for row in result["rows"]
+        ]
+        return bool(result["indexed"]), rows
+
     def compact_data_evolution(self, warehouse: Path | str, table: str) -> int:
         """Java's data-evolution compaction (``DataEvolutionCompactCoordinator``, one commit):
         the number of compaction tasks it ran."""
