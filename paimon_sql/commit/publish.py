@@ -151,7 +151,9 @@ class Committer:
     def _write_index(self, attempt: _Attempt, entries: Sequence[IndexManifestEntry]) -> str:
         name = self._name("index-manifest")
         records = [index_manifest_entry_to_record(e) for e in entries]
-        self._write(attempt, name, encode_avro(records, avro_schemas.INDEX_MANIFEST_ENTRY_SCHEMA))
+        self._write(
+            attempt, name, encode_avro(records, avro_schemas.index_manifest_schema(records))
+        )
         return name
 
     # --- the loop ---------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ with ``"default": null`` (§4.1, §13 item 1: Java reads branch 1 as the value).
 
 The field lists are the newest released layouts found in the fixtures: manifest entries through
 ``_WRITE_COLS`` (1.3 and 2.0), manifest lists through ``_MAX_ROW_ID`` (2.0), index manifests through
-``_EXTERNAL_PATH`` (1.3; the 2.0 ``_GLOBAL_INDEX`` is left out, as no fixture shows it and we never
-write global indexes). Every Java reader since 0.9 matches fields by name, so older readers skip
+``_GLOBAL_INDEX`` (1.4: a global index file's row-id range, indexed field and index meta; its
+``_SOURCE_META``, only in unreleased 2.0 builds, is written when an entry carries one:
+`index_manifest_schema`). Every Java reader since 0.9 matches fields by name, so older readers skip
 what they do not know.
 
 >>> [f["name"] for f in MANIFEST_FILE_META_SCHEMA["fields"]][:3]
@@ -148,26 +149,67 @@ _DV_RANGE: dict[str, Any] = {
     ],
 }
 
-# : An index manifest's records: IndexManifestEntry, ``_VERSION`` 1 (§4.4). The "S" in DELETIONS is
-# real.
-INDEX_MANIFEST_ENTRY_SCHEMA: dict[str, Any] = {
-    "type": "record",
-    "name": RECORD,
-    "namespace": NAMESPACE,
-    "fields": [
-        field("_VERSION", "int"),
-        field("_KIND", "int"),
-        field("_PARTITION", "bytes"),
-        field("_BUCKET", "int"),
-        field("_INDEX_TYPE", "string"),
-        field("_FILE_NAME", "string"),
-        field("_FILE_SIZE", "long"),
-        field("_ROW_COUNT", "long"),
-        field(
-            "_DELETIONS_VECTORS_RANGES",
-            {"type": "array", "items": nullable(_DV_RANGE)},
-            optional=True,
-        ),
-        field("_EXTERNAL_PATH", "string", optional=True),
-    ],
-}
+
+def _global_index(source_meta: bool) -> dict[str, Any]:
+    """Java 1.4's GlobalIndexMeta (a nullable ROW): row-id range, indexed field, index meta."""
+    fields = [
+        field("_ROW_RANGE_START", "long"),
+        field("_ROW_RANGE_END", "long"),
+        field("_INDEX_FIELD_ID", "int"),
+        field("_EXTRA_FIELD_IDS", {"type": "array", "items": "int"}, optional=True),
+        field("_INDEX_META", "bytes", optional=True),
+    ]
+    if source_meta:  # 2.0 (unreleased) builds
+        fields.append(field("_SOURCE_META", "bytes", optional=True))
+    return {"type": "record", "name": RECORD + "__GLOBAL_INDEX", "fields": fields}
+
+
+def _index_manifest_entry(source_meta: bool) -> dict[str, Any]:
+    return {
+        "type": "record",
+        "name": RECORD,
+        "namespace": NAMESPACE,
+        "fields": [
+            field("_VERSION", "int"),
+            field("_KIND", "int"),
+            field("_PARTITION", "bytes"),
+            field("_BUCKET", "int"),
+            field("_INDEX_TYPE", "string"),
+            field("_FILE_NAME", "string"),
+            field("_FILE_SIZE", "long"),
+            field("_ROW_COUNT", "long"),
+            field(
+                "_DELETIONS_VECTORS_RANGES",
+                {"type": "array", "items": nullable(_DV_RANGE)},
+                optional=True,
+            ),
+            field("_EXTERNAL_PATH", "string", optional=True),
+            field("_GLOBAL_INDEX", _global_index(source_meta), optional=True),
+        ],
+    }
+
+
+# : An index manifest's records: IndexManifestEntry, ``_VERSION`` 1 (§4.4), as Java 1.4 writes them.
+# The "S" in DELETIONS is real.
+INDEX_MANIFEST_ENTRY_SCHEMA: dict[str, Any] = _index_manifest_entry(source_meta=False)
+# : The same with the ``_SOURCE_META`` of a global index (2.0 builds; see `index_manifest_schema`).
+INDEX_MANIFEST_ENTRY_SCHEMA_2_0: dict[str, Any] = _index_manifest_entry(source_meta=True)
+
+
+def index_manifest_schema(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The schema for index-manifest `records`: Java 1.4's, or 2.0's when one has ``_SOURCE_META``.
+
+    So a global index written by a 2.0 build keeps its source meta through our commits, and every
+    other index manifest is written exactly as Java 1.4 writes it.
+
+    >>> index_manifest_schema([]) is INDEX_MANIFEST_ENTRY_SCHEMA
+    True
+    >>> rec = {"_GLOBAL_INDEX": {"_SOURCE_META": b"x"}}
+    >>> index_manifest_schema([rec]) is INDEX_MANIFEST_ENTRY_SCHEMA_2_0
+    True
+    """
+    for rec in records:
+        meta = rec.get("_GLOBAL_INDEX")
+        if meta is not None and meta.get("_SOURCE_META") is not None:
+            return INDEX_MANIFEST_ENTRY_SCHEMA_2_0
+    return INDEX_MANIFEST_ENTRY_SCHEMA

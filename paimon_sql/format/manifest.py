@@ -135,8 +135,27 @@ class DeletionVectorMeta:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GlobalIndexMeta:
+    """What a global index file covers (Java 1.4's ``GlobalIndexMeta``, ``_GLOBAL_INDEX``).
+
+    A global index (``bitmap``, ``btree``, ...; Java builds it with the ``create_global_index``
+    procedure on row-tracking tables) answers for the rows whose row ids lie in
+    [`row_range_start`, `row_range_end`] (both inclusive) of one partition, by the values of the
+    field with id `index_field_id`. `index_meta` is the index type's own header (a btree's key
+    range), `source_meta` the 2.0 builds' addition; both are kept as bytes, never interpreted.
+    """
+
+    row_range_start: int
+    row_range_end: int
+    index_field_id: int
+    extra_field_ids: tuple[int, ...] | None = None
+    index_meta: bytes | None = None
+    source_meta: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IndexFileMeta:
-    """An index file: HASH (dynamic bucket) or DELETION_VECTORS."""
+    """An index file: HASH (dynamic bucket), DELETION_VECTORS or a global index (`global_index`)."""
 
     index_type: str
     file_name: str
@@ -144,6 +163,7 @@ class IndexFileMeta:
     row_count: int
     dv_ranges: tuple[DeletionVectorMeta, ...] | None = None
     external_path: str | None = None
+    global_index: GlobalIndexMeta | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -223,6 +243,15 @@ _INDEX_SPEC: _Spec = (
     ("_ROW_COUNT", _INT, False),
     ("_DELETIONS_VECTORS_RANGES", (list,), True),
     ("_EXTERNAL_PATH", _STR, True),
+    ("_GLOBAL_INDEX", (dict,), True),
+)
+_GLOBAL_SPEC: _Spec = (
+    ("_ROW_RANGE_START", _INT, False),
+    ("_ROW_RANGE_END", _INT, False),
+    ("_INDEX_FIELD_ID", _INT, False),
+    ("_EXTRA_FIELD_IDS", (list,), True),
+    ("_INDEX_META", _BYTES, True),
+    ("_SOURCE_META", _BYTES, True),
 )
 _DV_SPEC: _Spec = (
     ("f0", _STR, False),
@@ -230,8 +259,8 @@ _DV_SPEC: _Spec = (
     ("f2", _INT, False),
     ("_CARDINALITY", _INT, True),
 )
-# : Index types this reader knows; others are only allowed as 2.0 global indexes (``_GLOBAL_INDEX``
-# set).
+# : Index types this reader knows; others are only allowed as global indexes (``_GLOBAL_INDEX`` set,
+# Java 1.4).
 INDEX_TYPES = frozenset({"HASH", "DELETION_VECTORS"})
 
 
@@ -390,20 +419,69 @@ def _dv_ranges(ranges: list[Any] | None, row_count: int) -> tuple[DeletionVector
     return tuple(out)
 
 
+def global_index_from_record(rec: Mapping[str, Any], file_name: str) -> GlobalIndexMeta:
+    """The `GlobalIndexMeta` of index file `file_name` from its ``_GLOBAL_INDEX`` record.
+
+    A row range is non-negative and not reversed; field ids are non-negative ints.
+
+    >>> meta = global_index_from_record({"_ROW_RANGE_START": 0, "_ROW_RANGE_END": 7,
+    ...                                  "_INDEX_FIELD_ID": 1}, "bitmap-global-index-u.index")
+    >>> meta.row_range_end, meta.index_field_id, meta.index_meta
+    (7, 1, None)
+    >>> global_index_from_record({"_ROW_RANGE_START": 8, "_ROW_RANGE_END": 7,
+    ...                           "_INDEX_FIELD_ID": 1}, "x.index")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    paimon_sql.errors.SpecViolationError: global index of x.index has the row range [8, 7]: ...
+    """
+    what = f"global index of {file_name}"
+    _check(rec, _GLOBAL_SPEC, what)
+    _not_negative(rec, ("_ROW_RANGE_START", "_INDEX_FIELD_ID"), what)
+    start, end = rec["_ROW_RANGE_START"], rec["_ROW_RANGE_END"]
+    if end < start:
+        raise SpecViolationError(
+            f"{what} has the row range [{start}, {end}]: its end lies before its start"
+        )
+    extra = rec.get("_EXTRA_FIELD_IDS")
+    if extra is not None:
+        for field_id in extra:
+            if type(field_id) is not int or field_id < 0:
+                raise SpecViolationError(f"{what} has the extra field id {field_id!r}")
+        extra = tuple(extra)
+    meta, source = rec.get("_INDEX_META"), rec.get("_SOURCE_META")
+    return GlobalIndexMeta(
+        row_range_start=start,
+        row_range_end=end,
+        index_field_id=rec["_INDEX_FIELD_ID"],
+        extra_field_ids=extra,
+        index_meta=None if meta is None else bytes(meta),
+        source_meta=None if source is None else bytes(source),
+    )
+
+
 def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEntry:
     """An `IndexManifestEntry` from its record, every field checked (§4.4).
 
     A deletion-vector entry must list as many vectors as its ``_ROW_COUNT``; an index type other
-    than HASH and DELETION_VECTORS is only valid as a global index.
+    than HASH and DELETION_VECTORS is only valid as a global index, and those two never are one.
     """
     _version(rec, 1, "index manifest")
     _check(rec, _INDEX_SPEC, "index manifest record")
     _not_negative(rec, ("_FILE_SIZE", "_ROW_COUNT"), "index manifest record")
     index_type = rec["_INDEX_TYPE"]
-    if index_type not in INDEX_TYPES and rec.get("_GLOBAL_INDEX") is None:
+    file_name = _name(rec["_FILE_NAME"], "index manifest record")
+    global_record = rec.get("_GLOBAL_INDEX")
+    if index_type not in INDEX_TYPES and global_record is None:
         raise SpecViolationError(
             f"index manifest record has the unknown _INDEX_TYPE {index_type!r}"
         )
+    if index_type in INDEX_TYPES and global_record is not None:
+        raise SpecViolationError(
+            f"index manifest record of {file_name} (type {index_type}) has a _GLOBAL_INDEX: "
+            "only global index types (bitmap, btree, ...) carry one"
+        )
+    global_index = None
+    if global_record is not None:
+        global_index = global_index_from_record(global_record, file_name)
     ranges = rec.get("_DELETIONS_VECTORS_RANGES")
     if index_type != "DELETION_VECTORS" and ranges is not None:
         raise SpecViolationError(
@@ -420,11 +498,12 @@ def index_manifest_entry_from_record(rec: Mapping[str, Any]) -> IndexManifestEnt
         bucket=rec["_BUCKET"],
         index_file=IndexFileMeta(
             index_type=index_type,
-            file_name=_name(rec["_FILE_NAME"], "index manifest record"),
+            file_name=file_name,
             file_size=rec["_FILE_SIZE"],
             row_count=rec["_ROW_COUNT"],
             dv_ranges=dv,
             external_path=rec.get("_EXTERNAL_PATH"),
+            global_index=global_index,
         ),
     )
 
@@ -561,4 +640,30 @@ def index_manifest_entry_to_record(entry: IndexManifestEntry) -> dict[str, Any]:
         "_ROW_COUNT": f.row_count,
         "_DELETIONS_VECTORS_RANGES": ranges,
         "_EXTERNAL_PATH": f.external_path,
+        "_GLOBAL_INDEX": None if f.global_index is None else global_index_to_record(f.global_index),
     }
+
+
+def global_index_to_record(meta: GlobalIndexMeta) -> dict[str, Any]:
+    """The ``_GLOBAL_INDEX`` record of a `GlobalIndexMeta`, inverse of `global_index_from_record`.
+
+    ``_SOURCE_META`` is only present when set (Java 1.4's layout has no such field; the schema is
+    chosen by `avro_schemas.index_manifest_schema`).
+
+    >>> meta = GlobalIndexMeta(row_range_start=0, row_range_end=5, index_field_id=2,
+    ...                        index_meta=b"\x01")
+    >>> global_index_from_record(global_index_to_record(meta), "f") == meta
+    True
+    >>> sorted(global_index_to_record(meta))[:2]
+    ['_EXTRA_FIELD_IDS', '_INDEX_FIELD_ID']
+    """
+    rec: dict[str, Any] = {
+        "_ROW_RANGE_START": meta.row_range_start,
+        "_ROW_RANGE_END": meta.row_range_end,
+        "_INDEX_FIELD_ID": meta.index_field_id,
+        "_EXTRA_FIELD_IDS": _opt_list(meta.extra_field_ids),
+        "_INDEX_META": meta.index_meta,
+    }
+    if meta.source_meta is not None:
+        rec["_SOURCE_META"] = meta.source_meta
+    return rec

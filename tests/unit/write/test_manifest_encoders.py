@@ -54,22 +54,27 @@ def _avro_manifests() -> list[Any]:
 
 def _global_index(path: Any) -> bool:
     """Paimon 1.4's index manifests of a global index carry ``_GLOBAL_INDEX`` records (row range,
-    field id, index meta) that our encoder does not write yet (paimon-cpp's
-    ``append_with_global_index*``): kept out of the round trips, see
-    `test_global_index_manifests_are_not_encoded_yet`."""
+    field id, index meta): paimon-cpp's ``append_with_global_index*`` and our Java 1.4.2 table."""
     schema = fastavro.reader(io.BytesIO(path.read_bytes())).writer_schema
     return isinstance(schema, dict) and any(f["name"] == "_GLOBAL_INDEX" for f in schema["fields"])
 
 
-GLOBAL_INDEX = [p for p in _avro_manifests() if _global_index(p)]
-MANIFESTS = [p for p in _avro_manifests() if not _global_index(p)]
+MANIFESTS = _avro_manifests()
+GLOBAL_INDEX = [p for p in MANIFESTS if _global_index(p)]
 
 
-def test_global_index_manifests_are_not_encoded_yet():
-    """Fails the day ``INDEX_MANIFEST_ENTRY_SCHEMA`` has ``_GLOBAL_INDEX``: then drop the filter."""
-    assert len(GLOBAL_INDEX) == 4  # parquet/ (the orc/ twins keep ORC manifests)
+def test_global_index_manifests_are_encoded():
+    """Every Java-written global-index manifest round-trips (in `test_round_trip`) and is the
+    newest index-manifest layout (`test_writer_schema_equals_java`, `test_record_bytes_equal_java`)."""
+    assert len(GLOBAL_INDEX) >= 4  # paimon-cpp's parquet/ (its orc/ twins keep ORC manifests)
     assert all(_kind(p.name) == "index-manifest" for p in GLOBAL_INDEX)
-    assert "_GLOBAL_INDEX" not in {f["name"] for f in INDEX_MANIFEST_ENTRY_SCHEMA["fields"]}
+    assert _global_index(_newest("index-manifest"))
+    metas = [
+        index_manifest_entry_from_record(r).index_file.global_index
+        for p in GLOBAL_INDEX
+        for r in decode_records(p.read_bytes(), str(p))
+    ]
+    assert metas and all(m is not None for m in metas)
 
 
 def _legacy(path: Any) -> bool:
