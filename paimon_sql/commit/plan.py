@@ -412,6 +412,75 @@ def without_removed_vectors(
     return kept if len(kept) != len(entries) else None
 
 
+def global_indexes_after(
+    entries: Sequence[IndexManifestEntry],
+    delta: Sequence[ManifestEntry],
+    *,
+    overwrite: bool,
+    table: str,
+) -> list[IndexManifestEntry] | None:
+    """`entries` with this commit's effect on Java's global indexes (None when unchanged).
+
+    A global index (``_GLOBAL_INDEX``: bitmap, btree, ... built by Java 1.4's
+    ``create_global_index``) maps values to the row ids of a range of one partition. Java 1.4.2:
+
+    * a commit that only adds files with fresh row ids keeps every global index file
+      (``IndexManifestFileHandler``'s combiner keeps them by file name; the new rows lie outside
+      every indexed range);
+    * an overwrite (INSERT OVERWRITE, TRUNCATE, DROP PARTITION: `overwrite`) drops every index file
+      of the partitions it replaces (``CommitScanner.readOverwriteChanges``): so does this, for
+      each partition whose data files the overwrite deletes;
+    * anything else that removes data files of an indexed partition, or adds files over indexed
+      row ids (compaction, DELETE, UPDATE, MERGE rewriting rows), would leave the index naming
+      rows that are gone or changed; Java guards it per statement (MERGE's
+      ``global-index.column-update-action``, 2.0's compaction index dropper). Refused here with
+      `UnsupportedFeatureError`, before anything is published.
+
+    `delta` has its row ids assigned (`assign_row_ids`).
+
+    >>> global_indexes_after([], [], overwrite=False, table="db.t") is None
+    True
+    """
+    indexed = [e for e in entries if e.index_file.global_index is not None]
+    if not indexed:
+        return None
+    removed = {e.partition for e in delta if e.kind is FileKind.DELETE}
+    if overwrite:
+        kept = [
+            e for e in entries if e.index_file.global_index is None or e.partition not in removed
+        ]
+        return kept if len(kept) != len(entries) else None
+    for e in indexed:
+        meta = e.index_file.global_index
+        assert meta is not None
+        if e.partition in removed:
+            raise _global_index_refusal(table, e, "removes data files of its partition")
+        for d in delta:
+            f = d.file
+            if d.kind is FileKind.ADD and d.partition == e.partition and f.first_row_id is not None:
+                last = f.first_row_id + f.row_count - 1
+                if f.first_row_id <= meta.row_range_end and last >= meta.row_range_start:
+                    raise _global_index_refusal(
+                        table, e, f"writes rows {f.first_row_id}..{last} of {f.file_name} over it"
+                    )
+    return None
+
+
+def _global_index_refusal(
+    table: str, entry: IndexManifestEntry, what: str
+) -> UnsupportedFeatureError:
+    meta = entry.index_file.global_index
+    assert meta is not None
+    return UnsupportedFeatureError(
+        f"commit to {table}: it {what}, and Java's {entry.index_file.index_type} global index "
+        f"{entry.index_file.file_name} covers rows {meta.row_range_start}..{meta.row_range_end} "
+        f"there (field id {meta.index_field_id}); paimon-sql does not rebuild global indexes, so "
+        "the index would describe rows that are gone. Nothing was written. Rewrite the rows with "
+        "Java (Spark's MERGE/UPDATE, compaction), or drop the index first (Spark's "
+        "drop_global_index procedure) and rebuild it with create_global_index afterwards"
+    )
+
+
 def check_vectors_live(
     messages: Iterable[CommitMessage],
     live: Sequence[ManifestEntry],

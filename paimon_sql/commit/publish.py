@@ -37,6 +37,7 @@ from paimon_sql.commit.plan import (
     check_vectors_live,
     delta_entries,
     fold,
+    global_indexes_after,
     key_comparator,
     may_hold,
     merge_entries,
@@ -251,7 +252,16 @@ class Committer:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema)
             snapshot = self._publish(
-                latest, base_metas, delta, messages, kind, schema, identifier, properties, attempt
+                latest,
+                base_metas,
+                delta,
+                messages,
+                kind,
+                schema,
+                identifier,
+                properties,
+                attempt,
+                replaces=overwrite is not None,
             )
         except (DataFileNotFoundError, SnapshotNotFoundError):
             self._discard(attempt)
@@ -332,6 +342,8 @@ class Committer:
         identifier: int,
         properties: dict[str, str] | None,
         attempt: _Attempt,
+        *,
+        replaces: bool,
     ) -> Snapshot | None:
         table = self.table
         snapshot_id = 1 if latest is None else latest.id + 1
@@ -359,6 +371,14 @@ class Committer:
         )
         if pruned is not None:
             index_entries = pruned
+        guarded = global_indexes_after(
+            base_index if index_entries is None else index_entries,
+            delta,
+            overwrite=replaces,
+            table=table.name,
+        )
+        if guarded is not None:
+            index_entries = guarded
         index_name = latest.index_manifest if latest is not None else None
         if index_entries is not None:
             index_name = self._write_index(attempt, index_entries) if index_entries else None

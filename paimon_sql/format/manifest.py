@@ -645,7 +645,7 @@ def index_manifest_entry_to_record(entry: IndexManifestEntry) -> dict[str, Any]:
 
 
 def global_index_to_record(meta: GlobalIndexMeta) -> dict[str, Any]:
-    """The ``_GLOBAL_INDEX`` record of a `GlobalIndexMeta`, inverse of `global_index_from_record`.
+    r"""The ``_GLOBAL_INDEX`` record of a `GlobalIndexMeta`, inverse of `global_index_from_record`.
 
     ``_SOURCE_META`` is only present when set (Java 1.4's layout has no such field; the schema is
     chosen by `avro_schemas.index_manifest_schema`).
