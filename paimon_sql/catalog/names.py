@@ -205,6 +205,8 @@ PREFIX_OPTIONS = ("data-file.prefix", "changelog-file.prefix")
 #: Options naming a folder relative to the table folder.
 DIRECTORY_OPTIONS = ("data-file.path-directory",)
 EXTERNAL_PATHS = "data-file.external-paths"
+#: Java 1.4's root for global index files (``_GLOBAL_INDEX`` entries record their full path).
+GLOBAL_INDEX_EXTERNAL_PATH = "global-index.external-path"
 
 
 def file_prefix(options: Mapping[str, str], key: str) -> str:
@@ -280,13 +282,17 @@ def _normal(path: str) -> str:
     return posixpath.normpath(path) if path else path
 
 
-def external_roots(options: Mapping[str, str]) -> tuple[str, ...]:
-    """The external roots ``data-file.external-paths`` configures (absolute paths or URIs).
+def external_roots(options: Mapping[str, str], *, key: str = EXTERNAL_PATHS) -> tuple[str, ...]:
+    """The external roots option `key` configures (absolute paths or URIs).
+
+    ``data-file.external-paths`` by default; `GLOBAL_INDEX_EXTERNAL_PATH` for global index files.
 
     >>> external_roots({"data-file.external-paths": "FILE:///tmp/ext, s3://b/p"})
     ('/tmp/ext', 's3://b/p')
+    >>> external_roots({"global-index.external-path": "/tmp/gi"}, key=GLOBAL_INDEX_EXTERNAL_PATH)
+    ('/tmp/gi',)
     """
-    value = options.get(EXTERNAL_PATHS) or ""
+    value = options.get(key) or ""
     roots = []
     for raw in value.split(","):
         raw = raw.strip()
@@ -295,7 +301,7 @@ def external_roots(options: Mapping[str, str]) -> tuple[str, ...]:
         root = _normal(raw)
         if not (root.startswith("/") or "://" in root):
             raise OptionError(
-                f"table option {EXTERNAL_PATHS!r}: {raw!r} is not an absolute path or URI; "
+                f"table option {key!r}: {raw!r} is not an absolute path or URI; "
                 "write e.g. 'file:///data/external' or 's3://bucket/path'"
             )
         roots.append(root)
@@ -417,21 +423,24 @@ def _has_link_below(path: str, roots: list[str]) -> bool:
     return False
 
 
-def external_path(path: str, options: Mapping[str, str], *, what: str) -> str:
+def external_path(
+    path: str, options: Mapping[str, str], *, what: str, key: str = EXTERNAL_PATHS
+) -> str:
     """A data or index file's external path from a manifest.
 
-    Checked to lie inside one of the roots ``data-file.external-paths`` configures (lexically: the
-    roots may live on other filesystems).
+    Checked to lie inside one of the roots option `key` configures (``data-file.external-paths``;
+    `GLOBAL_INDEX_EXTERNAL_PATH` for a global index file), lexically: the roots may live on other
+    filesystems.
 
     >>> external_path("FILE:/tmp/ext/b-0/f", {"data-file.external-paths": "file:///tmp/ext"},
     ...               what="data file")
     '/tmp/ext/b-0/f'
     """
-    roots = external_roots(options)
+    roots = external_roots(options, key=key)
     if not roots:
         raise PathEscapeError(
             f"{what} has the external path {path!r} but the table configures no "
-            f"{EXTERNAL_PATHS!r}; the metadata is damaged or crafted"
+            f"{key!r}; the metadata is damaged or crafted"
         )
     return inside(path, roots, local=False, what=f"{what} (external path)")
 

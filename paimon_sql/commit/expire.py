@@ -113,13 +113,20 @@ class Layout:
         return [main, *(self.table.fileio.join(folder, x) for x in extra)]
 
     def index_path(self, partition: bytes, bucket: int, meta: IndexFileMeta) -> str:
-        """An index file: ``index/<name>``, its external path, or (if so configured) the bucket."""
+        """An index file: ``index/<name>``, its external path, or (if so configured) the bucket.
+
+        A global index file (Java 1.4) lives in ``index/`` or under ``global-index.external-path``,
+        never in a bucket (Java's ``globalIndexFileFactory``).
+        """
         what = f"index file of table {self.table.name}"
         name = names.validate_file_name(meta.file_name, what=what)
         if meta.external_path:
             options = self.options.options
-            return names.external_path(meta.external_path, options, what=f"{what} {name}")
-        if self.options.flag("index-file-in-data-file-dir"):
+            key = names.EXTERNAL_PATHS
+            if meta.global_index is not None:
+                key = names.GLOBAL_INDEX_EXTERNAL_PATH
+            return names.external_path(meta.external_path, options, what=f"{what} {name}", key=key)
+        if meta.global_index is None and self.options.flag("index-file-in-data-file-dir"):
             return self.table.fileio.join(self.bucket_dir(partition, bucket), name)
         return self.table.sub("index", name)
 
@@ -238,7 +245,11 @@ class Deleter:
         """
         if self._roots is None:
             options = self.table.latest_schema.options
-            self._roots = [self.table.path, *names.external_roots(options)]
+            self._roots = [
+                self.table.path,
+                *names.external_roots(options),
+                *names.external_roots(options, key=names.GLOBAL_INDEX_EXTERNAL_PATH),
+            ]
         names.inside(path, self._roots, local=self.table.fileio.local, what="file to delete")
         self.deleted.append(path)
         if not self.dry_run:

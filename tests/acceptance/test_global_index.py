@@ -312,8 +312,21 @@ def test_row_rewrites_are_refused_unchanged(warehouse: Path, statement: str):
     before = _listing(warehouse)
     session = _session(warehouse)
     try:
-        with pytest.raises(errors.PaimonSqlError):
+        with pytest.raises(errors.UnsupportedFeatureError, match="row-tracking"):
             session.sql(statement)
     finally:
         session.close()
     assert _listing(warehouse) == before
+
+
+def test_global_index_files_stay_in_index_folder_with_index_file_in_data_file_dir(
+    warehouse: Path,
+):
+    """``index-file-in-data-file-dir`` moves bucket index files (DV, HASH), never global ones:
+    Java's ``globalIndexFileFactory`` keeps them in ``index/``, where check_table finds them."""
+    session = _session(warehouse)
+    try:
+        session.sql("ALTER TABLE db.global_index SET ('index-file-in-data-file-dir' = 'true')")
+        assert session.sql("CALL sys.check_table(table => 'db.global_index')").fetchall() == []
+    finally:
+        session.close()

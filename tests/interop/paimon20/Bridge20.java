@@ -104,6 +104,7 @@ import java.util.UUID;
  *       index over the whole table, built as Spark's create_global_index procedure builds it
  *       (bitmap: one file per partition and row-id shard, GlobalIndexBuilderUtils; btree:
  *       BTreeGlobalIndexBuilder), committed as one snapshot; answers the number of index files</li>
+ *   <li>{"op":"truncate"}: BatchTableCommit.truncateTable (what Spark's TRUNCATE TABLE runs)</li>
  *   <li>read's "filter": {"column","equal": value} or {"column","is_null": true}: the rows of a
  *       filtered scan (a data-evolution table's scan answers through its global index) and
  *       "indexed": whether the plan's splits came from a global index (IndexedSplit)</li>
@@ -176,6 +177,12 @@ public final class Bridge20 {
                 return "{\"ok\":true,\"snapshots\":" + snapshots(catalog, id) + "}";
             case "alter":
                 alter(catalog, id, req.get("changes"));
+                return "{\"ok\":true}";
+            case "truncate":
+                try (BatchTableCommit commit =
+                        ((FileStoreTable) catalog.getTable(id)).newBatchWriteBuilder().newCommit()) {
+                    commit.truncateTable();
+                }
                 return "{\"ok\":true}";
             case "create_global_index":
                 return "{\"ok\":true,\"files\":" + createGlobalIndex(catalog, id, req) + "}";

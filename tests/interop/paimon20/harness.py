@@ -332,6 +332,10 @@ class JavaApiOracle:
         files: int = answer["files"]
         return files
 
+    def truncate(self, warehouse: Path | str, table: str) -> None:
+        """``BatchTableCommit.truncateTable`` (Spark's TRUNCATE TABLE): one OVERWRITE snapshot."""
+        self._call({"op": "truncate", "warehouse": str(Path(warehouse).resolve()), "table": table})
+
     def query(
         self, warehouse: Path | str, table: str, column: str, value: Any
     ) -> tuple[bool, list[dict[str, Any]]]:
