@@ -44,7 +44,8 @@ TRUTH = json.loads((ROOT / "java_truth.json").read_text())["global_index"]
 def _latest_index_manifest(table_dir: Path) -> Path:
     latest = (table_dir / "snapshot" / "LATEST").read_text().strip()
     snap = json.loads((table_dir / "snapshot" / f"snapshot-{latest}").read_text())
-    return table_dir / "manifest" / snap["indexManifest"]
+    name: str = snap["indexManifest"]
+    return table_dir / "manifest" / name
 
 
 @pytest.fixture
@@ -115,13 +116,17 @@ def test_index_manifest_round_trip_is_byte_identical_to_java():
     assert records == raw  # field for field, _GLOBAL_INDEX included
     ours = encode_avro(records, index_manifest_schema(records))
     java_reader, our_reader = (fastavro.reader(io.BytesIO(b)) for b in (data, ours))
-    assert our_reader.writer_schema == java_reader.writer_schema
-    nested = [f for f in our_reader.writer_schema["fields"] if f["name"] == "_GLOBAL_INDEX"]
+    schema: Any = our_reader.writer_schema
+    assert schema == java_reader.writer_schema
+    nested = [f for f in schema["fields"] if f["name"] == "_GLOBAL_INDEX"]
     assert nested[0]["type"][0] == "null"
     assert nested[0]["type"][1]["name"].endswith(".record__GLOBAL_INDEX")
 
     def blocks(raw_bytes: bytes) -> bytes:
-        return b"".join(b.bytes_.getvalue() for b in fastavro.block_reader(io.BytesIO(raw_bytes)))
+        return b"".join(
+            b.bytes_.getvalue()  # type: ignore[attr-defined]  # fastavro's Block has bytes_
+            for b in fastavro.block_reader(io.BytesIO(raw_bytes))
+        )
 
     assert blocks(ours) == blocks(data)
 

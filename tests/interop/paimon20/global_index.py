@@ -31,7 +31,7 @@ OPTIONS = {
     "data-evolution.enabled": "true",
     "bucket": "-1",
 }
-ROWS_1 = [
+ROWS_1: list[list[Any]] = [
     [1, "x", 10, "a"],
     [2, "y", 20, "a"],
     [3, "x", None, "a"],
@@ -39,7 +39,7 @@ ROWS_1 = [
     [5, None, 30, "b"],
     [6, "x", 10, "b"],
 ]
-ROWS_2 = [[7, "x", 10, "a"], [8, "y", 40, "b"]]
+ROWS_2: list[list[Any]] = [[7, "x", 10, "a"], [8, "y", 40, "b"]]
 #: Filtered scans (column, value; None is IS NULL) Java answers through the indexes.
 QUERIES = [("name", "x"), ("name", "y"), ("name", None), ("k", 10), ("k", 30), ("k", 99)]
 SOURCE = (

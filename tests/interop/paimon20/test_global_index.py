@@ -63,7 +63,7 @@ def _global_entries(warehouse: Path) -> list[Any]:
     try:
         table = session.table(f"db.{TABLE}")
         snap = table.latest_snapshot()
-        if snap.index_manifest is None:
+        if snap is None or snap.index_manifest is None:
             return []
         entries = table.index_manifest(snap.index_manifest)
         return sorted(
@@ -163,9 +163,11 @@ def test_external_global_index_files_are_checked_and_expired_in_place(
     (index_file,) = outside.iterdir()
     session = paimon_sql.connect(warehouse)
     try:
-        entry = session.table("db.ext").index_manifest(
-            session.table("db.ext").latest_snapshot().index_manifest
-        )[0]
+        table = session.table("db.ext")
+        snap = table.latest_snapshot()
+        assert snap is not None
+        assert snap.index_manifest is not None
+        entry = table.index_manifest(snap.index_manifest)[0]
         assert entry.index_file.external_path is not None
         assert entry.index_file.external_path.endswith("/" + index_file.name)
         check = "CALL sys.check_table(table => 'db.ext')"

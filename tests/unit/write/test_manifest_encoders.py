@@ -65,7 +65,8 @@ GLOBAL_INDEX = [p for p in MANIFESTS if _global_index(p)]
 
 def test_global_index_manifests_are_encoded():
     """Every Java-written global-index manifest round-trips (in `test_round_trip`) and is the
-    newest index-manifest layout (`test_writer_schema_equals_java`, `test_record_bytes_equal_java`)."""
+    newest index-manifest layout (`test_writer_schema_equals_java`,
+    `test_record_bytes_equal_java`)."""
     assert len(GLOBAL_INDEX) >= 4  # paimon-cpp's parquet/ (its orc/ twins keep ORC manifests)
     assert all(_kind(p.name) == "index-manifest" for p in GLOBAL_INDEX)
     assert _global_index(_newest("index-manifest"))
@@ -74,7 +75,8 @@ def test_global_index_manifests_are_encoded():
         for p in GLOBAL_INDEX
         for r in decode_records(p.read_bytes(), str(p))
     ]
-    assert metas and all(m is not None for m in metas)
+    assert metas
+    assert all(m is not None for m in metas)
 
 
 def _legacy(path: Any) -> bool:
