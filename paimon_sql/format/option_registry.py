@@ -284,6 +284,20 @@ data-file.thin-mode | bool | false | -
     Leave key columns out of PK data files.
 index-file-in-data-file-dir | bool | false | -
     Write index files next to data files.
+global-index.enabled | bool | true | -
+    Java 1.4 answers filters through global indexes (paimon-sql reads the data).
+global-index.external-path | str | - | -
+    Root folder for Java 1.4's global index files instead of the table's index folder.
+global-index.column-update-action | enum | throw_error | throw_error/drop_partition_index
+    What Java's MERGE does when it updates a globally indexed column.
+global-index.row-count-per-shard | int | 100000 | 1..long
+    Rows per shard when Java builds a global index.
+global-index.build.max-shard | int | 32 | 1..
+    Preferred most shards when Java builds a global index.
+global-index.build.max-parallelism | int | 4096 | 1..
+    Most parallel tasks when Java builds a global index.
+global-index.thread-num | int | - | 1..
+    Threads Java's global index scan uses.
 target-file-size | mem | - | -
     Target data file size (PK 128 mb, append 256 mb).
 write-buffer-size | mem | 256 mb | -
