@@ -153,6 +153,12 @@ def _index(table: Table, snapshot: Snapshot) -> list[str]:
         meta = e.index_file
         count = len(meta.dv_ranges or ())
         detail = f"{count} vectors" if meta.dv_ranges is not None else f"{meta.row_count} rows"
+        if meta.global_index is not None:
+            g = meta.global_index
+            detail += (
+                f", global index of field {g.index_field_id} over row ids "
+                f"{g.row_range_start}..{g.row_range_end}"
+            )
         items.append((f"bucket-{e.bucket} {meta.index_type} {meta.file_name} ({detail})", []))
     lines: list[str] = []
     _children(lines, "", items)

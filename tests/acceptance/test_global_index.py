@@ -335,3 +335,16 @@ def test_global_index_files_stay_in_index_folder_with_index_file_in_data_file_di
         assert session.sql("CALL sys.check_table(table => 'db.global_index')").fetchall() == []
     finally:
         session.close()
+
+
+def test_tree_shows_global_index_ranges():
+    from paimon_sql.catalog.tree import tree_lines
+
+    session = paimon_sql.connect(ROOT / "warehouse")
+    try:
+        lines = tree_lines(session.table("db.global_index"))
+    finally:
+        session.close()
+    shown = [line for line in lines if "global index of field" in line]
+    assert len(shown) == 4
+    assert sum("over row ids 0..2" in line for line in shown) == 2
