@@ -427,9 +427,9 @@ def global_indexes_after(
     * a commit that only adds files with fresh row ids keeps every global index file
       (``IndexManifestFileHandler``'s combiner keeps them by file name; the new rows lie outside
       every indexed range);
-    * an overwrite (INSERT OVERWRITE, TRUNCATE, DROP PARTITION: `overwrite`) drops every index file
-      of the partitions it replaces (``CommitScanner.readOverwriteChanges``): so does this, for
-      each partition whose data files the overwrite deletes;
+    * an overwrite (INSERT OVERWRITE, TRUNCATE, Spark overwrite writes: `overwrite`) drops every
+      index file of the partitions it replaces (``CommitScanner.readOverwriteChanges``): so does
+      this, for each partition whose data files the overwrite deletes;
     * anything else that removes data files of an indexed partition, or adds files over indexed
       row ids (compaction, DELETE, UPDATE, MERGE rewriting rows), would leave the index naming
       rows that are gone or changed; Java guards it per statement (MERGE's
