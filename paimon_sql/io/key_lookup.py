@@ -33,6 +33,7 @@ are only evicted by the byte budget.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import shutil
 import tempfile
@@ -119,8 +120,10 @@ class KeyLookup:
         }
 
     def stats(self) -> dict[str, int]:
-        """Counters since creation (row groups decoded, served from the cache, spilled; footers
-        read) and the bytes now held in memory and on disk."""
+        """Counters since creation, and the bytes now held in memory and on disk.
+
+        The counters: row groups decoded, served from the cache and spilled; footers read.
+        """
         return dict(self._counts, cached_bytes=self._bytes, disk_bytes=self._disk)
 
     def clear(self) -> None:
@@ -384,15 +387,15 @@ class _Keys:
     def drop(self) -> None:
         """Remove the local file, if any (a mapping still in use stays readable)."""
         if self.file is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.file)
-            except OSError:
-                pass
             self.file = None
 
     def matches(self, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
-        """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending;
-        and per row of `keys` (distinct keys) whether it is stored."""
+        """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending.
+
+        Also per row of `keys` (distinct keys): whether it is stored.
+        """
         if self.ints is None:
             assert self.table is not None
             return _matches(self.table, keys, offset)
@@ -436,8 +439,10 @@ class _Keys:
 
 
 def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
-    """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending;
-    and per row of `keys` whether `stored` holds it."""
+    """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending.
+
+    Also per row of `keys`: whether `stored` holds it.
+    """
     if stored.num_rows == 0 or keys.num_rows == 0:
         return pa.array([], pa.int64()), pa.array([False] * keys.num_rows, pa.bool_())
     if keys.num_columns == 1:

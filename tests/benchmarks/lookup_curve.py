@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.benchmarks.lookup import _BASE, _build, _floor, _rss, _run_child, _upsert_ids
+from tests.benchmarks.lookup import _BASE, _build, _rss, _run_child, _upsert_ids
 from tests.second_opinion import cache_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"

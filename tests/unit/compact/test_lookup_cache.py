@@ -289,7 +289,8 @@ def test_spilled_keys_across_foreign_commits(tmp_path, monkeypatch, kind):
     _create(ours, kind)
     other = paimon_sql.connect(tmp_path / "wh")
     model, rng = Model(kind), random.Random(kind)
-    ours.sql(f"INSERT INTO db.t VALUES {model.values_sql((a, 'base', a) for a in range(0, 60, 2))}")
+    base = model.values_sql((a, "base", a) for a in range(0, 60, 2))
+    ours.sql(f"INSERT INTO db.t VALUES {base}")  # noqa: S608
     for a in range(0, 60, 2):
         model.upsert(a, "base", a)
     for step in range(10):
@@ -299,7 +300,8 @@ def test_spilled_keys_across_foreign_commits(tmp_path, monkeypatch, kind):
         _statement(model, rng, other if step % 4 == 1 else ours, keys=70)
         assert _read(ours) == model.expected(), f"step {step}"
     stats = ours.engine.key_lookup.stats()
-    assert stats["row_groups_spilled"] > 0 and stats["row_groups_cached"] > 0
+    assert stats["row_groups_spilled"] > 0
+    assert stats["row_groups_cached"] > 0
 
 
 def test_budgets_evict_and_clear_removes_the_files(tmp_path):
@@ -328,7 +330,8 @@ def test_budgets_evict_and_clear_removes_the_files(tmp_path):
             assert found.to_pylist() == [k // 3 for k in want]
             assert held.column(0).to_pylist() == want
     stats = lookup.stats()
-    assert stats["disk_bytes"] <= 170_000 and stats["row_groups_spilled"] == 6
+    assert stats["disk_bytes"] <= 170_000
+    assert stats["row_groups_spilled"] == 6
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert len(list(folder.iterdir())) == 2  # the evicted files are gone
     lookup.clear()
