@@ -55,10 +55,12 @@ from paimon_sql.io.datafiles import _remote_file, read_avro, read_orc
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-#: Decoded key columns kept in memory across lookups (bytes); footers are not counted.
-CACHE_BYTES = 64 * 1024 * 1024
-#: Sorted integer key columns of row groups of at least `SPILL_ROWS` rows go to local files
-#: (memory-mapped, read a block at a time) up to this many bytes, least recently used first out.
+#: Decoded key columns kept in memory across lookups (bytes); footers are not counted. 32 MiB
+#: hold the keys of a 4M-row bucket of one BIGINT key.
+CACHE_BYTES = 32 * 1024 * 1024
+#: Sorted integer key columns (of row groups of at least `SPILL_ROWS` rows) pushed out of memory go
+#: to local files (memory-mapped, read a block at a time), up to this many bytes; the least
+#: recently used file goes first.
 CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024
 SPILL_ROWS = 4096
 #: Keys per block of a spilled column: one in-memory fence per block, one block read per key.
@@ -86,12 +88,13 @@ class _Footer:
 class KeyLookup:
     """Cached key columns of immutable, key-sorted data files, for finding rows by key.
 
-    Thread-safe; one per session (`paimon_sql.engine.context.Engine` holds it). Kept in memory:
-    footers, small row groups' keys and keys that are not one integer column (at most
-    `max_bytes`); a larger row group's sorted integer keys go to a local file (at most
-    `max_disk_bytes` over all files, in a folder of the system's temporary folder removed when
-    the cache is cleared or collected), of which memory holds every `BLOCK`-th key: a lookup of k
-    keys then reads at most k blocks of 4 KiB, whatever the size of the bucket.
+    Thread-safe; one per session (`paimon_sql.engine.context.Engine` holds it). Two tiers, each
+    least recently used first out: memory (footers, and decoded key columns up to `max_bytes`),
+    and local files (up to `max_disk_bytes`, in a folder of the system's temporary folder removed
+    when the cache is cleared or collected). A row group's sorted integer keys pushed out of
+    memory go to a file, of which memory keeps every `BLOCK`-th key: a lookup of k keys there
+    reads at most k blocks of 4 KiB, whatever the size of the bucket. Other keys pushed out are
+    forgotten (decoded again when needed).
     """
 
     def __init__(
@@ -108,8 +111,10 @@ class KeyLookup:
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._footers: OrderedDict[tuple[str, int], _Footer] = OrderedDict()
         self._groups: OrderedDict[tuple[str, int, int], _Keys] = OrderedDict()
+        self._on_disk: OrderedDict[tuple[str, int, int], _Keys] = OrderedDict()
         self._bytes = 0
         self._disk = 0
+        self._fence_bytes = 0
         self._spilled = 0
         self._lock = threading.Lock()
         self._counts = {
@@ -124,14 +129,20 @@ class KeyLookup:
 
         The counters: row groups decoded, served from the cache and spilled; footers read.
         """
-        return dict(self._counts, cached_bytes=self._bytes, disk_bytes=self._disk)
+        return dict(
+            self._counts,
+            cached_bytes=self._bytes,
+            disk_bytes=self._disk,
+            fence_bytes=self._fence_bytes,
+        )
 
     def clear(self) -> None:
         """Forget everything (the local files included)."""
         with self._lock:
             self._footers.clear()
             self._groups.clear()
-            self._bytes = self._disk = 0
+            self._on_disk.clear()
+            self._bytes = self._disk = self._fence_bytes = 0
             finalizer, self._finalizer, self._dir = self._finalizer, None, None
         if finalizer is not None:
             finalizer()
@@ -219,12 +230,9 @@ class KeyLookup:
         self, fileio: Any, path: str, size: int, group: int, schema: pa.Schema, metadata: Any
     ) -> _Keys:
         key = (path, size, group)
-        with self._lock:
-            known = self._groups.get(key)
-            if known is not None:
-                self._groups.move_to_end(key)
-                self._counts["row_groups_cached"] += 1
-                return known
+        known = self._cached(key)
+        if known is not None:
+            return known
         try:
             table = self._open(fileio, path, size, metadata).read_row_group(
                 group, columns=list(schema.names), use_threads=False
@@ -237,36 +245,49 @@ class KeyLookup:
             self._counts["row_groups_read"] += 1
         return stored
 
+    def _cached(self, key: tuple[str, int, int]) -> _Keys | None:
+        with self._lock:
+            for tier in (self._groups, self._on_disk):
+                known = tier.get(key)
+                if known is not None:
+                    tier.move_to_end(key)
+                    self._counts["row_groups_cached"] += 1
+                    return known
+        return None
+
     def _remember(self, key: tuple[str, int, int], table: pa.Table) -> _Keys:
-        stored = _Keys(table, self._spill, self.max_disk_bytes)
-        if stored.nbytes > self.max_bytes:
-            stored.drop()
-            return stored
+        stored = _Keys(table)
         with self._lock:
             if key in self._groups:
-                stored.drop()
                 return self._groups[key]
             self._groups[key] = stored
             self._bytes += stored.nbytes
-            self._disk += stored.disk
-            if stored.disk:
-                self._counts["row_groups_spilled"] += 1
-            while (self._bytes > self.max_bytes or self._disk > self.max_disk_bytes) and len(
-                self._groups
-            ) > 1:
-                _, old = self._groups.popitem(last=False)
+            out: list[tuple[tuple[str, int, int], _Keys]] = []
+            while self._bytes > self.max_bytes and self._groups:
+                old_key, old = self._groups.popitem(last=False)
                 self._bytes -= old.nbytes
+                out.append((old_key, old))
+        for old_key, old in out:  # to the disk tier, outside the lock (file writes)
+            if old.can_spill() and old.nbytes <= self.max_disk_bytes:
+                old.spill(self._spill)
+                with self._lock:
+                    self._on_disk[old_key] = old
+                    self._disk += old.disk
+                    self._fence_bytes += old.nbytes
+                    self._counts["row_groups_spilled"] += 1
+        with self._lock:
+            while self._disk > self.max_disk_bytes and self._on_disk:
+                _, old = self._on_disk.popitem(last=False)
                 self._disk -= old.disk
+                self._fence_bytes -= old.nbytes
                 old.drop()
         return stored
 
     def _whole(self, fileio: Any, path: str, size: int, fmt: str, schema: pa.Schema) -> _Keys:
         key = (path, size, -1)
-        with self._lock:
-            known = self._groups.get(key)
-            if known is not None:
-                self._groups.move_to_end(key)
-                return known
+        known = self._cached(key)
+        if known is not None:
+            return known
         if fmt == "orc":
             raw = read_orc(fileio, path, list(schema.names), size=size)
         elif fmt == "avro":
@@ -357,10 +378,10 @@ class _Keys:
     with a hash lookup over the row group.
     """
 
-    def __init__(self, table: pa.Table, spill: Any = None, max_disk: int = 0) -> None:
+    def __init__(self, table: pa.Table) -> None:
         self.table: pa.Table | None = table
-        self.nbytes = table.nbytes
-        self.disk = 0
+        self.nbytes = table.nbytes  # bytes in memory
+        self.disk = 0  # bytes in the local file
         self.ints: Any = None
         self.fences: Any = None
         self.file: str | None = None
@@ -370,19 +391,20 @@ class _Keys:
             if column.null_count == 0 and table.num_rows:
                 values = np.ascontiguousarray(column.to_numpy())
                 if bool(np.all(values[1:] >= values[:-1])):
-                    self.table = None
-                    if (
-                        spill is not None
-                        and len(values) >= SPILL_ROWS
-                        and values.nbytes <= max_disk
-                    ):
-                        self.file = spill(values)
-                        self.ints = np.load(self.file, mmap_mode="r")
-                        self.block = BLOCK
-                        self.fences = values[:: self.block].copy()
-                        self.nbytes, self.disk = self.fences.nbytes, values.nbytes
-                    else:
-                        self.ints, self.nbytes = values, values.nbytes
+                    self.table, self.ints, self.nbytes = None, values, values.nbytes
+
+    def can_spill(self) -> bool:
+        """Whether `spill` would move the keys to a file (sorted integers, enough of them)."""
+        return self.file is None and self.ints is not None and len(self.ints) >= SPILL_ROWS
+
+    def spill(self, write: Any) -> None:
+        """Move the keys to the file `write` makes of them; memory keeps every `BLOCK`-th."""
+        values = self.ints
+        self.block = BLOCK
+        self.fences = values[:: self.block].copy()
+        self.file = write(values)
+        self.ints = np.load(self.file, mmap_mode="r")
+        self.nbytes, self.disk = self.fences.nbytes, values.nbytes
 
     def drop(self) -> None:
         """Remove the local file, if any (a mapping still in use stays readable)."""

@@ -263,7 +263,9 @@ def test_binary_search_agrees_with_a_scan(tmp_path, spilled):
         if spilled:  # blocks of 4 keys: runs of one key cross blocks
             key_lookup.SPILL_ROWS, key_lookup.BLOCK = 1, 4
         try:
-            cached = _Keys(stored, spill if spilled else None, 1 << 20)
+            cached = _Keys(stored)
+            if spilled and cached.can_spill():
+                cached.spill(spill)
         finally:
             key_lookup.SPILL_ROWS, key_lookup.BLOCK = 4096, 512
         searched += cached.ints is not None and (cached.fences is not None) == spilled
@@ -287,6 +289,7 @@ def test_spilled_keys_across_foreign_commits(tmp_path, monkeypatch, kind):
     ours = paimon_sql.connect(tmp_path / "wh", create=True)
     ours.sql("CREATE DATABASE db")
     _create(ours, kind)
+    ours.engine.key_lookup.max_bytes = 1  # every integer key column to the disk tier
     other = paimon_sql.connect(tmp_path / "wh")
     model, rng = Model(kind), random.Random(kind)
     base = model.values_sql((a, "base", a) for a in range(0, 60, 2))
@@ -305,8 +308,8 @@ def test_spilled_keys_across_foreign_commits(tmp_path, monkeypatch, kind):
 
 
 def test_budgets_evict_and_clear_removes_the_files(tmp_path):
-    """Past its disk budget the cache drops the least recently used spilled columns (their files
-    go); lookups stay right; `clear` removes the folder."""
+    """Past its memory budget the cache moves key columns to files; past its disk budget it drops
+    the least recently used files; lookups stay right; `clear` removes the folder."""
     import os
 
     import numpy as np
@@ -321,7 +324,7 @@ def test_budgets_evict_and_clear_removes_the_files(tmp_path):
         path = str(tmp_path / f"f{i}.parquet")
         pq.write_table(pa.table({"id": np.arange(i, 30_000, 3, dtype=np.int64)}), path)
         paths.append(path)
-    lookup = KeyLookup(max_disk_bytes=170_000, spill_dir=str(tmp_path))
+    lookup = KeyLookup(max_bytes=1, max_disk_bytes=170_000, spill_dir=str(tmp_path))
     keys = pa.table({"id": pa.array([0, 1, 2, 29_999, 50_000], pa.int64())})
     for _ in range(2):
         for i, path in enumerate(paths):
