@@ -95,7 +95,10 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         keyed = [(f, _keys(plan, f)) for f in merged_files]
         keys = _distinct(pa.concat_tables([k for _, k in keyed]))
         held: list[pa.Table] = []
-        hits = _look_up(plan, kept, _level0_only(keyed, keys), _key_lookup(read), held)
+        lookup = _key_lookup(read)
+        hits = _look_up(plan, kept, _level0_only(keyed, keys), lookup, held)
+        # the picked files are replaced by this compaction: what is cached of them is dead weight
+        lookup.forget(data_file_path(plan, plan.splits[0], f) for f in merged_files)
         found = [f for f in kept if f.file_name in hits]
         target = replace(unit, files=tuple(merged_files))
         if not vectors_on:

@@ -53,7 +53,7 @@ from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import _remote_file, read_avro, read_orc
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
 #: Decoded key columns kept in memory across lookups (bytes); footers are not counted. 32 MiB
 #: hold the keys of a 4M-row bucket of one BIGINT key.
@@ -146,6 +146,24 @@ class KeyLookup:
             finalizer, self._finalizer, self._dir = self._finalizer, None, None
         if finalizer is not None:
             finalizer()
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop what is cached of the files at `paths` (files a compaction just replaced).
+
+        Only frees room early: an entry of a file that is gone is never used again anyway.
+        """
+        gone = set(paths)
+        with self._lock:
+            for key in [k for k in self._footers if k[0] in gone]:
+                del self._footers[key]
+            for key in [k for k in self._groups if k[0] in gone]:
+                self._bytes -= self._groups.pop(key).nbytes
+            dropped = [self._on_disk.pop(k) for k in list(self._on_disk) if k[0] in gone]
+            for old in dropped:
+                self._disk -= old.disk
+                self._fence_bytes -= old.nbytes
+        for old in dropped:
+            old.drop()
 
     def positions(
         self, fileio: Any, path: str, size: int, fmt: str, keys: pa.Table

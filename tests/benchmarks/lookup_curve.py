@@ -9,7 +9,9 @@ For each n in `--rows` and k in `--ks`, in a fresh process over a fresh copy of 
 * ``warm``: `--reps` more upserts of other keys in the same session (median): the cached key
   columns are searched, and only the rows the new records replace are marked.
 
-Time is the ``INSERT`` statement (write, APPEND commit, lookup compaction, COMPACT commit).
+Time is the ``INSERT`` statement (write, APPEND commit, lookup compaction, COMPACT commit), and
+apart the key lookup's own share of it (time in ``KeyLookup.find``: footers, key columns
+decoded or searched).
 Extra memory is the peak RSS (``VmHWM``, reset through ``/proc/self/clear_refs`` before the warm
 reps) minus the RSS before the statement(s). The DuckDB floor is `tests.benchmarks.lookup`'s:
 a semi-join of the k keys with the live files' key column (file name and row number: what a
@@ -54,6 +56,19 @@ def _curve_cell(request: dict[str, Any]) -> dict[str, Any]:
     )  # fmt: skip
     session = paimon_sql.connect(warehouse)
     session.sql("SELECT count(*) FROM db.t").fetchall()
+    lookup = session.engine.key_lookup
+    spent = [0.0]
+    method = "find" if hasattr(lookup, "find") else "positions"  # older code: positions only
+    find = getattr(lookup, method)
+
+    def timed_find(*args: Any) -> Any:  # the key lookup's own share of a statement
+        start = time.perf_counter()
+        try:
+            return find(*args)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    setattr(lookup, method, timed_find)
 
     def upsert(rep: int) -> float:
         ids = _upsert_ids(n, k, rep, False)
@@ -68,9 +83,14 @@ def _curve_cell(request: dict[str, Any]) -> dict[str, Any]:
     cold = upsert(0)
     _, peak = _rss()
     cold_mb = (peak - before) / 2**20
+    cold_lookup, after_cold = spent[0], lookup.stats()
     _reset_peak()
     before, _ = _rss()
-    warm = [upsert(rep) for rep in range(1, reps + 1)]
+    warm, warm_lookup = [], []
+    for rep in range(1, reps + 1):
+        spent[0] = 0.0
+        warm.append(upsert(rep))
+        warm_lookup.append(spent[0])
     _, peak = _rss()
     warm_mb = (peak - before) / 2**20
     stats = session.engine.key_lookup.stats()
@@ -90,9 +110,12 @@ def _curve_cell(request: dict[str, Any]) -> dict[str, Any]:
     want = con.sql(f"SELECT * FROM ({expected}) ORDER BY id").to_arrow_table()
     return {
         "cold_seconds": cold,
+        "cold_lookup_seconds": cold_lookup,
         "cold_extra_mb": cold_mb,
         "warm_seconds": warm,
+        "warm_lookup_seconds": warm_lookup,
         "warm_extra_mb": warm_mb,
+        "key_cache_after_cold": after_cold,
         "key_cache": stats,
         "rows": ours.num_rows,
         "same": ours.cast(want.schema).equals(want),
@@ -106,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--kinds", default="dv")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--output", type=Path, default=RESULTS / "lookup-curve.json")
+    parser.add_argument("--label", default="", help="a note stored with the results")
     args = parser.parse_args(argv)
     results: list[dict[str, Any]] = []
     load = [os.getloadavg()[0]]
@@ -135,7 +159,12 @@ def main(argv: list[str] | None = None) -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(
         json.dumps(
-            {"reps": args.reps, "load_1min": [round(v, 2) for v in load], "results": results},
+            {
+                "label": args.label,
+                "reps": args.reps,
+                "load_1min": [round(v, 2) for v in load],
+                "results": results,
+            },
             indent=1,
         )
     )
@@ -173,7 +202,10 @@ def _print(row: dict[str, Any]) -> None:
         f"{row['table']:9} n={row['n']:>8} k={row['k']:>5}: cold {ours['cold_seconds'] * 1e3:7.0f}"
         f" ms +{ours['cold_extra_mb']:5.0f} MB; warm {warm * 1e3:6.0f} ms "
         f"({', '.join(f'{s * 1e3:.0f}' for s in ours['warm_seconds'])}) "
-        f"+{ours['warm_extra_mb']:5.0f} MB; floor {fmed * 1e3:6.0f} ms; "
+        f"+{ours['warm_extra_mb']:5.0f} MB; lookup cold "
+        f"{ours['cold_lookup_seconds'] * 1e3:5.1f} warm "
+        f"{statistics.median(ours['warm_lookup_seconds']) * 1e3:5.1f} ms; "
+        f"floor {fmed * 1e3:6.0f} ms; "
         f"rows {'same' if ours['same'] else 'DIFFERENT'}",
         flush=True,
     )

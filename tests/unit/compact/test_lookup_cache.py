@@ -309,7 +309,8 @@ def test_spilled_keys_across_foreign_commits(tmp_path, monkeypatch, kind):
 
 def test_budgets_evict_and_clear_removes_the_files(tmp_path):
     """Past its memory budget the cache moves key columns to files; past its disk budget it drops
-    the least recently used files; lookups stay right; `clear` removes the folder."""
+    the least recently used files; lookups stay right; `forget` drops a replaced file's entries;
+    `clear` removes the folder."""
     import os
 
     import numpy as np
@@ -337,6 +338,9 @@ def test_budgets_evict_and_clear_removes_the_files(tmp_path):
     assert stats["row_groups_spilled"] == 6
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert len(list(folder.iterdir())) == 2  # the evicted files are gone
+    lookup.forget([paths[2]])  # a file a compaction replaced
+    assert len(list(folder.iterdir())) == 1
+    assert lookup.stats()["disk_bytes"] == 80_000
     lookup.clear()
     assert not folder.exists()
 
