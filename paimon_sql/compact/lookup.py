@@ -22,9 +22,13 @@ Only the keys the picked runs hold are read. The keys only level-0 files hold ar
 the kept files (`_look_up`): files whose ``_MIN_KEY``/``_MAX_KEY`` hold none are skipped, and in
 the others only the Parquet row groups whose key statistics may hold one are read
 (`paimon_sql.io.key_lookup.KeyLookup`, whose footers and key columns the session caches per data
-file). The merged rows come from the reader restricted to those keys (a semi-join below the
-merge) over the picked files and the kept files that hold one. ``sequence.field``, partial-update
-and aggregation are merged by the reader exactly as in full compaction.
+file, in memory and then in local files: a warm lookup of k keys costs O(k log n)). The merged
+rows come from the reader restricted to those keys (a semi-join below the merge) over the picked
+files and the kept files that hold one -- only the picked files for a deduplicate table without
+``sequence.field`` that produces no changelog: its newest record wins whatever the kept ones hold,
+which are only marked (Java's lookup keeps positions only there, ``PersistPositionProcessor``).
+First-row tables take which keys the kept files hold from the lookup. ``sequence.field``,
+partial-update and aggregation are merged by the reader exactly as in full compaction.
 
 What is cached is per immutable data file: which files are live, and their deletion vectors, are
 always the snapshot's being compacted, so a compaction or expiration by another writer between
