@@ -154,10 +154,10 @@ class KeyLookup:
         """
         gone = set(paths)
         with self._lock:
-            for key in [k for k in self._footers if k[0] in gone]:
-                del self._footers[key]
-            for key in [k for k in self._groups if k[0] in gone]:
-                self._bytes -= self._groups.pop(key).nbytes
+            for footer in [k for k in self._footers if k[0] in gone]:
+                del self._footers[footer]
+            for group in [k for k in self._groups if k[0] in gone]:
+                self._bytes -= self._groups.pop(group).nbytes
             dropped = [self._on_disk.pop(k) for k in list(self._on_disk) if k[0] in gone]
             for old in dropped:
                 self._disk -= old.disk
