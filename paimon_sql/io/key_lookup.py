@@ -421,7 +421,9 @@ class _Keys:
         self.block = BLOCK
         self.fences = values[:: self.block].copy()
         self.file = write(values)
-        self.ints = np.load(self.file, mmap_mode="r")
+        self.ints = np.asarray(
+            np.load(self.file, mmap_mode="r")
+        )  # a plain view: no memmap overhead
         self.nbytes, self.disk = self.fences.nbytes, values.nbytes
 
     def drop(self) -> None:
