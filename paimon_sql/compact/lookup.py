@@ -22,9 +22,13 @@ Only the keys the picked runs hold are read. The keys only level-0 files hold ar
 the kept files (`_look_up`): files whose ``_MIN_KEY``/``_MAX_KEY`` hold none are skipped, and in
 the others only the Parquet row groups whose key statistics may hold one are read
 (`paimon_sql.io.key_lookup.KeyLookup`, whose footers and key columns the session caches per data
-file). The merged rows come from the reader restricted to those keys (a semi-join below the
-merge) over the picked files and the kept files that hold one. ``sequence.field``, partial-update
-and aggregation are merged by the reader exactly as in full compaction.
+file, in memory and then in local files: a warm lookup of k keys costs O(k log n)). The merged
+rows come from the reader restricted to those keys (a semi-join below the merge) over the picked
+files and the kept files that hold one -- only the picked files for a deduplicate table without
+``sequence.field`` that produces no changelog: its newest record wins whatever the kept ones hold,
+which are only marked (Java's lookup keeps positions only there, ``PersistPositionProcessor``).
+First-row tables take which keys the kept files hold from the lookup. ``sequence.field``,
+partial-update and aggregation are merged by the reader exactly as in full compaction.
 
 What is cached is per immutable data file: which files are live, and their deletion vectors, are
 always the snapshot's being compacted, so a compaction or expiration by another writer between
@@ -54,7 +58,7 @@ from paimon_sql.errors import SpecViolationError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.deletion_vector import encode_index
 from paimon_sql.format.manifest import DeletionVectorMeta, IndexFileMeta
-from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import read_avro, read_orc
 from paimon_sql.io.key_lookup import KeyLookup
@@ -94,17 +98,24 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         kept = [f for r in runs[count:] for f in r.files]
         keyed = [(f, _keys(plan, f)) for f in merged_files]
         keys = _distinct(pa.concat_tables([k for _, k in keyed]))
-        hits = _look_up(plan, kept, _level0_only(keyed, keys), _key_lookup(read))
+        held: list[pa.Table] = []
+        lookup = _key_lookup(read)
+        hits = _look_up(plan, kept, _level0_only(keyed, keys), lookup, held)
+        # the picked files are replaced by this compaction: what is cached of them is dead weight
+        lookup.forget(data_file_path(plan, plan.splits[0], f) for f in merged_files)
         found = [f for f in kept if f.file_name in hits]
         target = replace(unit, files=tuple(merged_files))
         if not vectors_on:
             return _rewrite_without_vectors(
-                target, rewriter, plan, read, keyed, keys, found, out_level
+                target, rewriter, plan, read, keyed, keys, found, out_level, held
             )
+        # the kept files' rows of the keys take part in the merge unless the newest record
+        # wins whatever they hold (Java's lookup then keeps positions only, no values)
+        sources = merged_files + (found if _needs_old_values(options) else [])
         message = rewriter.write(
             target,
             plan.splits[0].bucket_path,
-            read(_only_files(plan, merged_files + found), keys) if keys.num_rows else (),
+            read(_only_files(plan, sources), keys) if keys.num_rows else (),
             out_level,
         )
         vectors = _old_vectors(plan)
@@ -132,6 +143,7 @@ def _rewrite_without_vectors(
     keys: pa.Table,
     found: Sequence[DataFileMeta],
     out_level: int,
+    held: Sequence[pa.Table] = (),
 ) -> CommitMessage:
     """Java's lookup rewrite without deletion vectors: the kept files stay as they are.
 
@@ -152,17 +164,27 @@ def _rewrite_without_vectors(
         rows = read(_only_files(plan, [*unit.files, *found]), keys, keep_retractions=True)
         return rewriter.write(unit, bucket_path, rows, out_level)
     merged = _table(read(_only_files(plan, list(unit.files)), keys))
-    if found and merged is not None:
+    if found and held and merged is not None:
+        # the keys the kept files hold (found by the lookup, among the keys no picked file
+        # above level 0 holds): without vectors every stored row of a first-row table is live
         names = keys.column_names
-        older = _table(read(_only_files(plan, list(found)), keys))
-        if older is not None:
-            high = [k for f, k in keyed if f.level > 0]
-            drop = older.select(names).cast(keys.schema)
-            if high:
-                drop = drop.filter(_not_in(drop, _distinct(pa.concat_tables(high))))
-            merged = merged.filter(_not_in(merged.select(names).cast(keys.schema), drop))
+        drop = _distinct(pa.concat_tables(held))
+        merged = merged.filter(_not_in(merged.select(names).cast(keys.schema), drop))
     batches = merged.to_batches() if merged is not None else ()
     return rewriter.write(unit, bucket_path, batches, out_level)
+
+
+def _needs_old_values(options: CoreOptions) -> bool:
+    """Whether merging a key needs its older records, not only the newest one's position.
+
+    Java's lookup keeps positions only (``PersistPositionProcessor``) for a deduplicate table
+    without ``sequence.field`` that produces no changelog: the newest record wins.
+    """
+    return (
+        options.merge_engine is not MergeEngine.DEDUPLICATE
+        or bool(options.sequence_fields)
+        or options.changelog_producer is ChangelogProducer.LOOKUP
+    )
 
 
 def _table(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
@@ -202,12 +224,17 @@ def _key_lookup(read: BucketReader) -> KeyLookup:
 
 
 def _look_up(
-    plan: ScanPlan, files: Sequence[DataFileMeta], keys: pa.Table, lookup: KeyLookup
+    plan: ScanPlan,
+    files: Sequence[DataFileMeta],
+    keys: pa.Table,
+    lookup: KeyLookup,
+    held: list[pa.Table] | None = None,
 ) -> dict[str, pa.Array[Any]]:
     """Per file of `files` holding one of `keys`: the positions of its rows with those keys.
 
     Files whose key range (``_MIN_KEY``/``_MAX_KEY``) holds none of the keys are not opened; in the
-    others only the row groups whose statistics may hold one are read (`KeyLookup`).
+    others only the row groups whose statistics may hold one are read (`KeyLookup`). The keys
+    found are appended to `held`, if given (per file; a key may be in several).
     """
     out: dict[str, pa.Array[Any]] = {}
     if keys.num_rows == 0:
@@ -222,9 +249,11 @@ def _look_up(
         if _sortable(decode_row(f.min_key, types)) > high:
             continue
         path = data_file_path(plan, plan.splits[0], f)
-        found = lookup.positions(plan.table.fileio, path, f.file_size, f.format, keys)
+        found, present = lookup.find(plan.table.fileio, path, f.file_size, f.format, keys)
         if len(found):
             out[f.file_name] = found
+            if held is not None:
+                held.append(present)
     return out
 
 

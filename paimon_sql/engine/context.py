@@ -350,8 +350,9 @@ class Engine:
         return self.log.translate(err)
 
     def close(self) -> None:
-        """Close both DuckDB connections."""
+        """Close both DuckDB connections (and drop the key cache's local files)."""
         self._views.clear()
+        self.key_lookup.clear()
         self.con.close()
         self.private.close()
         _open_engines.discard(self)

@@ -33,7 +33,12 @@ are only evicted by the byte budget.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import os
+import shutil
+import tempfile
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -48,10 +53,18 @@ from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import _remote_file, read_avro, read_orc
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
-#: Decoded key columns kept across lookups (bytes of Arrow memory); footers are not counted.
-CACHE_BYTES = 64 * 1024 * 1024
+#: Decoded key columns kept in memory across lookups (bytes); footers are not counted. 32 MiB
+#: hold the keys of a 4M-row bucket of one BIGINT key.
+CACHE_BYTES = 32 * 1024 * 1024
+#: Sorted integer key columns (of row groups of at least `SPILL_ROWS` rows) pushed out of memory go
+#: to local files (memory-mapped, read a block at a time), up to this many bytes; the least
+#: recently used file goes first.
+CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024
+SPILL_ROWS = 4096
+#: Keys per block of a spilled column: one in-memory fence per block, one block read per key.
+BLOCK = 512
 #: Footers kept (parsed Parquet metadata: a few KiB to ~100 KiB for a file of many row groups).
 CACHE_FOOTERS = 512
 
@@ -75,28 +88,82 @@ class _Footer:
 class KeyLookup:
     """Cached key columns of immutable, key-sorted data files, for finding rows by key.
 
-    Thread-safe; one per session (`paimon_sql.engine.context.Engine` holds it).
+    Thread-safe; one per session (`paimon_sql.engine.context.Engine` holds it). Two tiers, each
+    least recently used first out: memory (footers, and decoded key columns up to `max_bytes`),
+    and local files (up to `max_disk_bytes`, in a folder of the system's temporary folder removed
+    when the cache is cleared or collected). A row group's sorted integer keys pushed out of
+    memory go to a file, of which memory keeps every `BLOCK`-th key: a lookup of k keys there
+    reads at most k blocks of 4 KiB, whatever the size of the bucket. Other keys pushed out are
+    forgotten (decoded again when needed).
     """
 
-    def __init__(self, max_bytes: int = CACHE_BYTES) -> None:
-        """Keep at most `max_bytes` of decoded key columns."""
+    def __init__(
+        self,
+        max_bytes: int = CACHE_BYTES,
+        max_disk_bytes: int = CACHE_DISK_BYTES,
+        spill_dir: str | None = None,
+    ) -> None:
+        """Keep at most `max_bytes` in memory and `max_disk_bytes` in files under `spill_dir`."""
         self.max_bytes = max_bytes
+        self.max_disk_bytes = max_disk_bytes
+        self._spill_parent = spill_dir
+        self._dir: str | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._footers: OrderedDict[tuple[str, int], _Footer] = OrderedDict()
         self._groups: OrderedDict[tuple[str, int, int], _Keys] = OrderedDict()
+        self._on_disk: OrderedDict[tuple[str, int, int], _Keys] = OrderedDict()
         self._bytes = 0
+        self._disk = 0
+        self._fence_bytes = 0
+        self._spilled = 0
         self._lock = threading.Lock()
-        self._counts = {"row_groups_read": 0, "row_groups_cached": 0, "footers_read": 0}
+        self._counts = {
+            "row_groups_read": 0,
+            "row_groups_cached": 0,
+            "footers_read": 0,
+            "row_groups_spilled": 0,
+        }
 
     def stats(self) -> dict[str, int]:
-        """Counters since creation: row groups decoded and served from the cache, footers read."""
-        return dict(self._counts, cached_bytes=self._bytes)
+        """Counters since creation, and the bytes now held in memory and on disk.
+
+        The counters: row groups decoded, served from the cache and spilled; footers read.
+        """
+        return dict(
+            self._counts,
+            cached_bytes=self._bytes,
+            disk_bytes=self._disk,
+            fence_bytes=self._fence_bytes,
+        )
 
     def clear(self) -> None:
-        """Forget everything."""
+        """Forget everything (the local files included)."""
         with self._lock:
             self._footers.clear()
             self._groups.clear()
-            self._bytes = 0
+            self._on_disk.clear()
+            self._bytes = self._disk = self._fence_bytes = 0
+            finalizer, self._finalizer, self._dir = self._finalizer, None, None
+        if finalizer is not None:
+            finalizer()
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop what is cached of the files at `paths` (files a compaction just replaced).
+
+        Only frees room early: an entry of a file that is gone is never used again anyway.
+        """
+        gone = set(paths)
+        with self._lock:
+            for footer in [k for k in self._footers if k[0] in gone]:
+                del self._footers[footer]
+            for group in [k for k in self._groups if k[0] in gone]:
+                self._bytes -= self._groups.pop(group).nbytes
+            dropped = [self._on_disk.pop(k) for k in list(self._on_disk) if k[0] in gone]
+            for old in dropped:
+                self._disk -= old.disk
+                self._fence_bytes -= old.nbytes
+        for old in dropped:
+            old.drop()
 
     def positions(
         self, fileio: Any, path: str, size: int, fmt: str, keys: pa.Table
@@ -106,10 +173,17 @@ class KeyLookup:
         `keys` holds distinct keys, its columns named and typed as the file's key columns are
         read. Files that are not Parquet are read whole (key columns only).
         """
+        return self.find(fileio, path, size, fmt, keys)[0]
+
+    def find(
+        self, fileio: Any, path: str, size: int, fmt: str, keys: pa.Table
+    ) -> tuple[pa.Array[Any], pa.Table]:
+        """`positions`, and the rows of `keys` the file holds."""
         if keys.num_rows == 0:
-            return pa.array([], pa.int64())
+            return pa.array([], pa.int64()), keys
         if fmt != "parquet":
-            return self._whole(fileio, path, size, fmt, keys.schema).matches(keys, 0)
+            found, mask = self._whole(fileio, path, size, fmt, keys.schema).matches(keys, 0)
+            return found, keys.filter(mask)
         footer = self._footer(fileio, path, size, keys.column_names)
         if tuple(keys.column_names) != footer.columns:
             raise SpecViolationError(
@@ -117,14 +191,27 @@ class KeyLookup:
                 f"{sorted(set(keys.column_names) - set(footer.columns))}"
             )
         hits: list[pa.Array[Any]] = []
+        held: list[pa.Table] = []
         for group, wanted in _candidate_groups(footer, keys):
             stored = self._group(fileio, path, size, group, keys.schema, footer.metadata)
-            found = stored.matches(wanted, footer.offsets[group])
+            found, mask = stored.matches(wanted, footer.offsets[group])
             if len(found):
                 hits.append(found)
+                held.append(wanted.filter(mask))
         if not hits:
-            return pa.array([], pa.int64())
-        return pa.concat_arrays(hits)
+            return pa.array([], pa.int64()), keys.slice(0, 0)
+        return pa.concat_arrays(hits), pa.concat_tables(held)
+
+    def _spill(self, values: np.ndarray[Any, Any]) -> str:
+        """Write `values` to a new local file; its path."""
+        with self._lock:
+            if self._dir is None:
+                self._dir = tempfile.mkdtemp(prefix="paimon-sql-keys-", dir=self._spill_parent)
+                self._finalizer = weakref.finalize(self, shutil.rmtree, self._dir, True)
+            self._spilled += 1
+            path = os.path.join(self._dir, f"{self._spilled}.npy")
+        np.save(path, values, allow_pickle=False)
+        return path
 
     # --- parquet ---------------------------------------------------------------------------------
 
@@ -161,12 +248,9 @@ class KeyLookup:
         self, fileio: Any, path: str, size: int, group: int, schema: pa.Schema, metadata: Any
     ) -> _Keys:
         key = (path, size, group)
-        with self._lock:
-            known = self._groups.get(key)
-            if known is not None:
-                self._groups.move_to_end(key)
-                self._counts["row_groups_cached"] += 1
-                return known
+        known = self._cached(key)
+        if known is not None:
+            return known
         try:
             table = self._open(fileio, path, size, metadata).read_row_group(
                 group, columns=list(schema.names), use_threads=False
@@ -179,27 +263,49 @@ class KeyLookup:
             self._counts["row_groups_read"] += 1
         return stored
 
+    def _cached(self, key: tuple[str, int, int]) -> _Keys | None:
+        with self._lock:
+            for tier in (self._groups, self._on_disk):
+                known = tier.get(key)
+                if known is not None:
+                    tier.move_to_end(key)
+                    self._counts["row_groups_cached"] += 1
+                    return known
+        return None
+
     def _remember(self, key: tuple[str, int, int], table: pa.Table) -> _Keys:
         stored = _Keys(table)
-        if stored.nbytes > self.max_bytes:
-            return stored
         with self._lock:
             if key in self._groups:
-                return stored
+                return self._groups[key]
             self._groups[key] = stored
             self._bytes += stored.nbytes
+            out: list[tuple[tuple[str, int, int], _Keys]] = []
             while self._bytes > self.max_bytes and self._groups:
-                _, old = self._groups.popitem(last=False)
+                old_key, old = self._groups.popitem(last=False)
                 self._bytes -= old.nbytes
+                out.append((old_key, old))
+        for old_key, old in out:  # to the disk tier, outside the lock (file writes)
+            if old.can_spill() and old.nbytes <= self.max_disk_bytes:
+                old.spill(self._spill)
+                with self._lock:
+                    self._on_disk[old_key] = old
+                    self._disk += old.disk
+                    self._fence_bytes += old.nbytes
+                    self._counts["row_groups_spilled"] += 1
+        with self._lock:
+            while self._disk > self.max_disk_bytes and self._on_disk:
+                _, old = self._on_disk.popitem(last=False)
+                self._disk -= old.disk
+                self._fence_bytes -= old.nbytes
+                old.drop()
         return stored
 
     def _whole(self, fileio: Any, path: str, size: int, fmt: str, schema: pa.Schema) -> _Keys:
         key = (path, size, -1)
-        with self._lock:
-            known = self._groups.get(key)
-            if known is not None:
-                self._groups.move_to_end(key)
-                return known
+        known = self._cached(key)
+        if known is not None:
+            return known
         if fmt == "orc":
             raw = read_orc(fileio, path, list(schema.names), size=size)
         elif fmt == "avro":
@@ -284,46 +390,113 @@ class _Keys:
     """The key columns of a row group (or a whole file), as cached.
 
     A single integer key column stored in ascending order (as Paimon sorts a data file by key) is
-    also kept as a numpy array: then a lookup is a binary search per key, not a scan.
+    kept as a numpy array, searched by bisection; from `SPILL_ROWS` rows on (and when the disk
+    budget allows) the array is a local file mapped in memory, of which every `BLOCK`-th key is
+    held: a key's bisection reads one block of the file. Other keys stay an Arrow table, matched
+    with a hash lookup over the row group.
     """
 
     def __init__(self, table: pa.Table) -> None:
-        self.table = table
-        self.nbytes = table.nbytes
+        self.table: pa.Table | None = table
+        self.nbytes = table.nbytes  # bytes in memory
+        self.disk = 0  # bytes in the local file
         self.ints: Any = None
+        self.fences: Any = None
+        self.file: str | None = None
+        self.block = BLOCK
         if table.num_columns == 1 and pa.types.is_integer(table.schema.field(0).type):
             column = table.column(0)
             if column.null_count == 0 and table.num_rows:
-                values = column.to_numpy()
+                values = np.ascontiguousarray(column.to_numpy())
                 if bool(np.all(values[1:] >= values[:-1])):
-                    self.ints = values
-                    self.nbytes += values.nbytes
+                    self.table, self.ints, self.nbytes = None, values, values.nbytes
 
-    def matches(self, keys: pa.Table, offset: int) -> pa.Array[Any]:
-        """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending."""
-        if self.table.num_rows == 0:
-            return pa.array([], pa.int64())
-        if self.ints is not None:
-            wanted = np.unique(keys.column(0).to_numpy())
-            start = np.searchsorted(self.ints, wanted, side="left")
-            stop = np.searchsorted(self.ints, wanted, side="right")
-            runs = stop - start
-            found = np.repeat(start, runs) + (
-                np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)
-            )
-            return pa.array(found.astype(np.int64) + offset, pa.int64())
-        return _matches(self.table, keys, offset)
+    def can_spill(self) -> bool:
+        """Whether `spill` would move the keys to a file (sorted integers, enough of them)."""
+        return self.file is None and self.ints is not None and len(self.ints) >= SPILL_ROWS
+
+    def spill(self, write: Any) -> None:
+        """Move the keys to the file `write` makes of them; memory keeps every `BLOCK`-th."""
+        values = self.ints
+        self.block = BLOCK
+        self.fences = values[:: self.block].copy()
+        self.file = write(values)
+        self.ints = np.asarray(
+            np.load(self.file, mmap_mode="r")
+        )  # a plain view: no memmap overhead
+        self.nbytes, self.disk = self.fences.nbytes, values.nbytes
+
+    def drop(self) -> None:
+        """Remove the local file, if any (a mapping still in use stays readable)."""
+        if self.file is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.file)
+            self.file = None
+
+    def matches(self, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
+        """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending.
+
+        Also per row of `keys` (distinct keys): whether it is stored.
+        """
+        if self.ints is None:
+            assert self.table is not None
+            return _matches(self.table, keys, offset)
+        wanted = keys.column(0).to_numpy()
+        order = np.argsort(wanted, kind="stable")
+        ordered = wanted[order]
+        start, stop = self._search(ordered)
+        runs = stop - start
+        found = np.repeat(start, runs) + (
+            np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)
+        )
+        held = np.zeros(len(wanted), dtype=bool)
+        held[order] = runs > 0
+        return pa.array(found.astype(np.int64) + offset, pa.int64()), pa.array(held)
+
+    def _search(self, wanted: Any) -> tuple[Any, Any]:
+        """First and past-the-last positions of each of the ascending `wanted` keys."""
+        ints, fences = self.ints, self.fences
+        if fences is None:
+            return np.searchsorted(ints, wanted, "left"), np.searchsorted(ints, wanted, "right")
+        n = len(ints)
+        # the last block whose first key is <= the key: the key's rows end in it (the next
+        # block starts above the key); they start in it unless the block starts with the key
+        block = np.maximum(np.searchsorted(fences, wanted, "right") - 1, 0)
+        blocks = np.unique(block)
+        firsts = blocks * self.block
+        sizes = np.minimum(self.block, n - firsts)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        index = np.repeat(firsts - bounds[:-1], sizes) + np.arange(int(bounds[-1]))
+        gathered = np.asarray(ints[index])  # only these blocks of the file are read
+        low = np.searchsorted(gathered, wanted, "left")
+        high = np.searchsorted(gathered, wanted, "right")
+        which = np.minimum(np.searchsorted(bounds, low, "right") - 1, len(blocks) - 1)
+        start = firsts[which] + (low - bounds[which])
+        stop = start + (high - low)
+        edge = np.flatnonzero((block > 0) & (fences[block] == wanted))
+        if len(edge):  # a key a block starts with may have rows in the block before
+            start[edge] = np.searchsorted(ints, wanted[edge], "left")
+            stop[edge] = np.searchsorted(ints, wanted[edge], "right")
+        return start, stop
 
 
-def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> pa.Array[Any]:
-    """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending."""
-    if stored.num_rows == 0:
-        return pa.array([], pa.int64())
+def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
+    """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending.
+
+    Also per row of `keys`: whether `stored` holds it.
+    """
+    if stored.num_rows == 0 or keys.num_rows == 0:
+        return pa.array([], pa.int64()), pa.array([False] * keys.num_rows, pa.bool_())
     if keys.num_columns == 1:
         mask = pc.is_in(stored.column(0), value_set=keys.column(0).combine_chunks())
         found = pc.indices_nonzero(mask).cast(pa.int64())
-        return pc.add(found, offset) if offset else found
+        held = pc.is_in(keys.column(0), value_set=stored.column(0).combine_chunks())
+        return (pc.add(found, offset) if offset else found), held
+    names = list(keys.column_names)
     indexed = stored.append_column(_POS, arange(stored.num_rows, offset))
-    hit = indexed.join(keys, keys=list(keys.column_names), join_type="left semi")
+    hit = indexed.join(keys, keys=names, join_type="left semi")
     positions = hit.column(_POS).combine_chunks()
-    return positions.take(pc.array_sort_indices(positions))
+    numbered = keys.append_column(_POS, arange(keys.num_rows))
+    kept = numbered.join(stored.select(names), keys=names, join_type="left semi").column(_POS)
+    held = pc.is_in(arange(keys.num_rows), value_set=kept.combine_chunks())
+    return positions.take(pc.array_sort_indices(positions)), held

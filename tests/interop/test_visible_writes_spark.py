@@ -21,6 +21,15 @@ pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 _PK_COLUMNS = "(id INT, dt STRING, v STRING)"
 
+_BASE = "INSERT INTO {t} VALUES " + ", ".join(f"({i}, 'a', 'b{i}')" for i in range(0, 6000, 2))  # noqa: S608
+_UPSERTS = [
+    "INSERT INTO {t} VALUES (10, 'a', 'u1'), (2500, 'a', 'u1'), (7001, 'b', 'new1')",
+    "INSERT INTO {t} VALUES (10, 'a', 'u2'), (4002, 'a', 'u2'), (11, 'b', 'new2')",
+    "DELETE FROM {t} WHERE id = 2500",
+    "INSERT INTO {t} VALUES (2500, 'a', 'back'), (5998, 'a', 'u4'), (0, 'a', 'u4')",
+    "INSERT INTO {t} VALUES (11, 'b', 'u5'), (3000, 'a', 'u5')",
+]
+
 CASES = {
     "dv_fixed_partitioned": (
         "PARTITIONED BY (dt)",
@@ -90,6 +99,21 @@ CASES = {
             "INSERT INTO {t} VALUES (2, 'a', 'later'), (4, 'b', 'w')",
         ],
         ["INSERT INTO {t} VALUES (1, 'a', 'spark'), (5, 'b', 's5')"],
+    ),
+    # a base large enough that each later write is compacted by a lookup over the kept base
+    # file (deletion vectors marked, positions only for deduplicate; first-row keeps the kept
+    # files' keys), not by a full compaction
+    "dv_large_base_upserts": (
+        "",
+        "'primary-key' = 'id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true'",
+        [_BASE, *_UPSERTS],
+        ["INSERT INTO {t} VALUES (7, 'a', 'spark'), (5001, 'b', 'spark')"],
+    ),
+    "first_row_large_base_upserts": (
+        "",
+        "'primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'first-row'",
+        [_BASE, *[u for u in _UPSERTS if not u.startswith("DELETE")]],
+        ["INSERT INTO {t} VALUES (7, 'a', 'spark'), (5001, 'b', 'spark')"],
     ),
 }
 

@@ -51,6 +51,13 @@ _UPSERTS = (
 )
 _DML = (*_UPSERTS, "DELETE FROM {t} WHERE id = 1", "UPDATE {t} SET v = 'cc' WHERE id = 3")
 
+_BASE = "INSERT INTO {t} VALUES " + ", ".join(f"({i}, 'b{i}', {i})" for i in range(0, 3000, 2))  # noqa: S608
+_BASE_UPSERTS = (
+    "INSERT INTO {t} VALUES (10, 'u1', 1), (700, 'u1', 1), (3001, 'new1', 1)",
+    "INSERT INTO {t} VALUES (10, 'u2', 2), (1500, 'u2', 2), (11, 'new2', 2)",
+    "INSERT INTO {t} VALUES (11, 'u3', 3), (2998, 'u3', 3), (0, 'u3', 3)",
+)
+
 TWINS = [
     Twin("input_dedup", ", 'changelog-producer' = 'input'", _DML),
     Twin(
@@ -94,6 +101,18 @@ TWINS = [
         "lookup_first",
         ", 'changelog-producer' = 'lookup', 'merge-engine' = 'first-row'",
         (*_UPSERTS, "INSERT INTO {t} VALUES (5, 'e', 5), (1, 'z', 9)"),
+    ),
+    # a base large enough that the later writes are compacted by a lookup over the kept base
+    # file, not fully
+    Twin(
+        "lookup_first_large_base",
+        ", 'changelog-producer' = 'lookup', 'merge-engine' = 'first-row'",
+        (_BASE, *_BASE_UPSERTS),
+    ),
+    Twin(
+        "lookup_dv_large_base",
+        ", 'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true'",
+        (_BASE, *_BASE_UPSERTS, "DELETE FROM {t} WHERE id = 700"),
     ),
     Twin("full_dedup", ", 'changelog-producer' = 'full-compaction'", _DML),
     Twin(
