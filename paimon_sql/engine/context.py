@@ -98,7 +98,8 @@ class Engine:
         self.private = private_duckdb()
         self.reader = SplitReader(self.private)
         #: Key columns of data files, cached for lookup compaction across the session's writes.
-        self.key_lookup = KeyLookup()
+        #: Spilled key columns go where DuckDB spills (`scratch_folder`), nowhere near a warehouse.
+        self.key_lookup = KeyLookup(spill_dir=scratch_folder())
         self.log = ErrorLog()
         self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
@@ -358,6 +359,17 @@ class Engine:
         _open_engines.discard(self)
 
 
+def scratch_folder() -> str:
+    """The one folder a process's sessions spill to: DuckDB's sorts and the spilled key columns.
+
+    In the system's temporary folder, never in a warehouse or the current directory.
+
+    >>> scratch_folder().endswith(f"paimon-sql-{os.getpid()}")
+    True
+    """
+    return os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
+
+
 def private_duckdb() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB that spills to the system's temporary folder.
 
@@ -367,10 +379,9 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     table spends about a tenth of its time parsing the footers of the files it opens.
     """
     con = duckdb.connect()
-    spill = os.path.join(tempfile.gettempdir(), f"paimon-sql-{os.getpid()}")
-    con.execute(set_setting("temp_directory", spill).sql("duckdb"))
+    con.execute(set_setting("temp_directory", scratch_folder()).sql("duckdb"))
     con.execute(set_setting("parquet_metadata_cache", "true").sql("duckdb"))
     return con
 
 
-__all__ = ["HIDDEN_PREFIX", "Engine", "hidden_name", "private_duckdb"]
+__all__ = ["HIDDEN_PREFIX", "Engine", "hidden_name", "private_duckdb", "scratch_folder"]

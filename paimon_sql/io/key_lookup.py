@@ -206,6 +206,8 @@ class KeyLookup:
         """Write `values` to a new local file; its path."""
         with self._lock:
             if self._dir is None:
+                if self._spill_parent is not None:
+                    os.makedirs(self._spill_parent, exist_ok=True)
                 self._dir = tempfile.mkdtemp(prefix="paimon-sql-keys-", dir=self._spill_parent)
                 self._finalizer = weakref.finalize(self, shutil.rmtree, self._dir, True)
             self._spilled += 1
