@@ -180,11 +180,13 @@ def test_file_lists_are_statement_parameters(tmp_path):
     when it runs again later."""
     with closing(paimon_sql.connect(str(CPP))) as session:
         expected = _sorted(session.scan(EMPTY).fetchall())
-        assert len(expected) == 7 and any(r[0] is None for r in expected)
+        assert len(expected) == 7
+        assert any(r[0] is None for r in expected)
         assert any(r[0] == "" for r in expected)
         rel = session.sql(f"SELECT * FROM {EMPTY}")
         text = rel.sql_query()
-        assert "$__paimon_files_" in text and ".parquet" not in text, text
+        assert "$__paimon_files_" in text, text
+        assert ".parquet" not in text, text
         session.sql("SELECT count(*) FROM append_10.append_10").fetchall()  # another statement
         assert _sorted(rel.fetchall()) == expected
         assert _sorted(rel.fetchall()) == expected
