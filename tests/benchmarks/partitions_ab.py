@@ -1,6 +1,6 @@
 """Partitioned scans, paimon-sql against plain ``read_parquet``, interleaved in one process.
 
-    .venv/bin/python -m tests.benchmarks.partitions_ab [--rows N] [--reps R]
+    .venv/bin/python -m tests.benchmarks.partitions_ab [--rows N] [--reps R] [--dv] [--only W]
 
 The ``partitions`` suite of ``run.py`` runs every cell in its own subprocess, one after the
 other; on a shared machine whose load changes by the minute its ratios carry that drift. Here
@@ -10,6 +10,11 @@ paimon-sql session, alternately, in one process: both see the same load. Reporte
 median seconds and the ratio of medians and of bests; the results of the two are compared in full
 (count and SHA-256 of every row, or the aggregate row). Tables: ``append_p<N>`` of
 ``_tables.py`` (written by pypaimon-rust).
+
+``--dv`` adds the deletion-vector table ``dv`` (Java-written, 1M rows only: building it needs
+Spark): the reference is the plain ``read_parquet`` of its live level > 0 files (the deleted rows
+included, as issue 18 measures it); paimon-sql's result is compared in full with the floor's
+(the same files minus the deletion vectors' positions, `workloads.DV_SCAN`), run once, untimed.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import duckdb
 
 from tests.benchmarks import _tables
 from tests.benchmarks._files import live_files
-from tests.benchmarks.workloads import PARTITIONED_WORKLOADS
+from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
 from tests.second_opinion._worker import fingerprint
 
 RESULTS = Path(__file__).with_name("results")
@@ -37,21 +42,29 @@ def _arrow(relation: Any) -> Any:
     return relation.to_arrow_table()
 
 
-def run(rows: int, reps: int) -> dict[str, Any]:
+def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None) -> dict[str, Any]:
     import paimon_sql
 
-    tables = _tables.ensure_tables(rows, with_dv=False, only=set(_tables.PARTITIONED))
+    workloads = [*PARTITIONED_WORKLOADS, *(DV_WORKLOADS if dv else ())]
+    workloads = [w for w in workloads if not only or w.name in only]
+    wanted = {w.table for w in workloads}
+    tables = _tables.ensure_tables(rows, with_dv="dv" in wanted, only=wanted)
     warehouse = str(_tables.warehouse(rows))
     session = paimon_sql.connect(warehouse)
     out: dict[str, Any] = {}
-    for workload in PARTITIONED_WORKLOADS:
-        files = [f.path for f in live_files(_tables.table_dir(rows, workload.table)).files]
+    for workload in workloads:
+        live = live_files(_tables.table_dir(rows, workload.table))
+        # Java reads a DV table's level > 0 files only (paimon-format.md §8)
+        files = [f.path for f in live.files if f.level > 0 or workload.table != "dv"]
         con = duckdb.connect()
         plain = workload.plain
         ours = workload.sql.replace("{table}", f'"bench"."{workload.table}"')
         # warm both (file cache, imports), then alternate
         first_plain = _arrow(con.sql(plain, params={"files": files}))
         first_ours = _arrow(session.sql(ours))
+        if workload.floor != workload.plain:  # the reference keeps deleted rows: check the floor
+            con.register("deleted", live.deleted)
+            first_plain = _arrow(con.sql(workload.floor, params={"files": files}))
         same = fingerprint(first_plain, workload.aggregate) == fingerprint(
             first_ours, workload.aggregate
         )
@@ -98,9 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--dv", action="store_true", help="add the deletion-vector table's scans")
+    parser.add_argument("--only", action="append", default=[], help="a workload name (repeatable)")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
-    report = run(args.rows, args.reps)
+    report = run(args.rows, args.reps, dv=args.dv, only=args.only)
     print(f"load average after: {report['load_average_after']}", flush=True)
     output = args.output or RESULTS / f"partitions-ab-{args.rows}.json"
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")
