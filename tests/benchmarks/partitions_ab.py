@@ -69,21 +69,37 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
             first_ours, workload.aggregate
         )
         times: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
+        cpu: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
+        loads = [os.getloadavg()[0]]
         for _ in range(reps):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             _arrow(con.sql(plain, params={"files": files}))
-            t1 = time.perf_counter()
+            c1, t1 = time.process_time(), time.perf_counter()
             _arrow(session.sql(ours))
-            t2 = time.perf_counter()
+            c2, t2 = time.process_time(), time.perf_counter()
             times["read_parquet"].append(t1 - t0)
             times["paimon-sql"].append(t2 - t1)
+            cpu["read_parquet"].append(c1 - c0)
+            cpu["paimon-sql"].append(c2 - c1)
+        loads.append(os.getloadavg()[0])
         plain_ts, ours_ts = times["read_parquet"], times["paimon-sql"]
         cell: dict[str, Any] = {
-            engine: {"best": min(ts), "median": statistics.median(ts), "seconds": ts}
+            engine: {
+                "best": min(ts),
+                "median": statistics.median(ts),
+                "seconds": ts,
+                # process CPU time, every thread (less sensitive to the neighbours than wall time)
+                "cpu_median": statistics.median(cpu[engine]),
+                "cpu_seconds": cpu[engine],
+            }
             for engine, ts in times.items()
         }
         cell["ratio_median"] = statistics.median(ours_ts) / statistics.median(plain_ts)
         cell["ratio_best"] = min(ours_ts) / min(plain_ts)
+        cell["cpu_ratio_median"] = statistics.median(cpu["paimon-sql"]) / statistics.median(
+            cpu["read_parquet"]
+        )
+        cell["load_average"] = loads
         cell["same_result"] = same
         cell["files"] = len(files)
         out[workload.name] = cell
@@ -91,7 +107,8 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
             f"{workload.name:28s} files {len(files):5d}  read_parquet "
             f"{cell['read_parquet']['best']:.3f}/{cell['read_parquet']['median']:.3f}  paimon-sql "
             f"{cell['paimon-sql']['best']:.3f}/{cell['paimon-sql']['median']:.3f}  ratio median "
-            f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x  "
+            f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x cpu "
+            f"{cell['cpu_ratio_median']:.2f}x  load {loads[0]:.0f}-{loads[1]:.0f}  "
             f"{'same' if same else 'DIFFERENT'}",
             flush=True,
         )
