@@ -196,7 +196,7 @@ def test_file_lists_are_statement_parameters(tmp_path):
         assert _sorted(session.sql("SELECT * FROM copied").fetchall()) == _sorted(expected + blank)
         out = tmp_path / "out.parquet"
         session.sql(f"COPY (SELECT * FROM {EMPTY}) TO '{out}'")
-        assert _sorted(duckdb.sql(f"SELECT * FROM '{out}'").fetchall()) == expected
+        assert _sorted(duckdb.connect().sql(f"SELECT * FROM '{out}'").fetchall()) == expected
         joined = session.sql(
             f"SELECT count(*) FROM {EMPTY} a JOIN {EMPTY} b ON a.f0 IS NOT DISTINCT FROM b.f0"
         ).fetchall()
