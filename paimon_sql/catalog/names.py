@@ -388,19 +388,47 @@ class LinkScan:
 
     def inside(self, path: str, *, what: str) -> str:
         """`inside(path, [root])`: lexical check, then links from the cached listings."""
+        return self.check(self.lexical(path, what=what), what=what)
+
+    def lexical(self, path: str, *, what: str) -> Folder:
+        """The part of `inside` that reads no folder: `path` normalised, or `PathEscapeError`.
+
+        A pure function of `path` and the root, so a caller may keep it across plans (then only
+        `check` runs per plan).
+
+        >>> LinkScan("/wh/t", local=True).lexical("/wh/t/a/../p=1", what="folder")
+        Folder(path='/wh/t/p=1', steps=(('/wh/t', 'p=1'),))
+        """
         if not self.local:
-            return inside(path, [self.root], local=False, what=what)
+            return Folder(inside(path, [self.root], local=False, what=what), ())
         normal = _normal(path)
         if not _under(normal, self.root):
-            return inside(path, [self.root], local=True, what=what)  # raises
+            inside(path, [self.root], local=True, what=what)  # raises
+        steps = []
         current = self.root.rstrip("/")
         for part in normal[len(current) :].split("/"):
-            if not part:
-                continue
-            if part in self._linked(current):
-                return inside(path, [self.root], local=True, what=what)
-            current = current + "/" + part
-        return normal
+            if part:
+                steps.append((current, part))
+                current = current + "/" + part
+        return Folder(normal, tuple(steps))
+
+    def check(self, folder: Folder, *, what: str) -> str:
+        """`folder`'s path, checked for symbolic links from the cached listings of its parents."""
+        for parent, part in folder.steps:
+            if part in self._linked(parent):
+                return inside(folder.path, [self.root], local=True, what=what)
+        return folder.path
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """A folder below a `LinkScan`'s root, normalised, and its (parent, name) steps from the root.
+
+    No steps for a remote path (nothing to check for links there).
+    """
+
+    path: str
+    steps: tuple[tuple[str, str], ...]
 
 
 def _has_link_below(path: str, roots: list[str]) -> bool:

@@ -17,7 +17,7 @@ False
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -66,13 +66,21 @@ class Binder:
         self.incremental = incremental
         self.changes = changes
 
-    def bind(self, statement: exp.Expression, *, inline: bool = True) -> bool:
+    def bind(
+        self,
+        statement: exp.Expression,
+        *,
+        inline: bool = True,
+        params: dict[str, Any] | None = None,
+    ) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
 
         Whether any was.
 
         `inline`: a local Parquet table may become the merge SQL itself (a view outlives the
-        statement, so it must re-plan on every read: it gets streaming sources).
+        statement, so it must re-plan on every read: it gets streaming sources). `params`: the
+        file lists of inlined scans become named parameters of the statement, added to it (the
+        caller runs the statement with them); without it they are literals in the text.
         """
         catalog = self.engine.catalog
         changed = False
@@ -118,6 +126,7 @@ class Binder:
                 inline and not early,
                 first_rows=early,
                 latest_schema=latest,
+                params=params,
             )
             changed = True
         return changed
@@ -290,6 +299,7 @@ class Binder:
         *,
         first_rows: bool = False,
         latest_schema: bool = False,
+        params: dict[str, Any] | None = None,
     ) -> None:
         """Replace `node` by a read of `table` at `snapshot` (inlined SQL, else a source).
 
@@ -310,7 +320,7 @@ class Binder:
         plan = plan_scan(table, snapshot, predicate, schema)
         inlined = None
         if inline and not table.latest_schema.options.get("scan.fallback-branch"):
-            inlined = engine.reader.inline(engine.con, plan, predicate)
+            inlined = engine.reader.inline(engine.con, plan, predicate, params)
         if inlined is not None:
             query, registered = inlined
             engine.hold(registered)

@@ -312,8 +312,10 @@ class Engine:
 
     # --- running ----------------------------------------------------------------------------------
 
-    def run(self, sql: str) -> Relation:
-        """A `Relation` of `sql` (DuckDB's dialect) on ``con``."""
+    def run(self, sql: str, params: dict[str, Any] | None = None) -> Relation:
+        """A `Relation` of `sql` (DuckDB's dialect) on ``con``, with its named `params` if any."""
+        if params:
+            return self.relation(lambda con: con.sql(sql, params=params))
         return self.relation(lambda con: con.sql(sql))
 
     def relation(self, make: Callable[[duckdb.DuckDBPyConnection], Any]) -> Relation:

@@ -456,7 +456,11 @@ class SplitReader:
         raise SpecViolationError(f"unknown data file format {f.format!r}: {path}")
 
     def inline(
-        self, con: duckdb.DuckDBPyConnection, plan: ScanPlan, predicate: Predicate | None = None
+        self,
+        con: duckdb.DuckDBPyConnection,
+        plan: ScanPlan,
+        predicate: Predicate | None = None,
+        params: dict[str, Any] | None = None,
     ) -> tuple[exp.Select, list[str]] | None:
         """The whole plan as one query for `con` to run itself, or None when it needs the stream.
 
@@ -464,7 +468,9 @@ class SplitReader:
         nanoseconds); the deletion vectors are registered on `con` under the returned names (the
         caller keeps them alive). `predicate` (the statement's own filter, which DuckDB applies
         anyway) is also placed inside merged sections where it is safe: DuckDB cannot push a key
-        filter into the anti-joined side of a merge.
+        filter into the anti-joined side of a merge. With `params`, the file lists of multi-file
+        scans become parameters of the query, added to it (the caller runs the query with them);
+        without, ``VARCHAR[]`` literals.
         """
         fileio = plan.table.fileio
         if not fileio.local or _tracked(plan):
@@ -482,7 +488,7 @@ class SplitReader:
                         return None
         registered: list[str] = []
         try:
-            return self._inline(con, plan, registered, predicate), registered
+            return self._inline(con, plan, registered, predicate, params), registered
         except BaseException:
             for name in registered:
                 con.unregister(name)
@@ -494,6 +500,7 @@ class SplitReader:
         plan: ScanPlan,
         registered: list[str],
         predicate: Predicate | None,
+        params: dict[str, Any] | None,
     ) -> exp.Select:
         dv_tables: dict[str, str] = {}
         sources: dict[str, FileSource] = {}
@@ -515,7 +522,7 @@ class SplitReader:
                     sources[f.file_name] = parquet_source(
                         paths[f.file_name], names, f.file_name in dv_tables
                     )
-        deletions = _Deletions(self, con, plan, registered)
+        deletions = _Deletions(self, con, plan, registered, params)
         filters = (predicate,) if predicate is not None else ()
         return plan_query(plan, sources, dv_tables, paths, deletions, filters=filters)
 
@@ -857,8 +864,10 @@ class _Deletions:
         con: duckdb.DuckDBPyConnection,
         plan: ScanPlan,
         registered: list[str],
+        params: dict[str, Any] | None = None,
     ) -> None:
         self.reader, self.con, self.plan, self.registered = reader, con, plan, registered
+        self.params = params
         self.refs: dict[str, DvRef] = {}
         for split in plan.splits:
             self.refs.update(split.deletion_vectors)
@@ -893,6 +902,13 @@ class _Deletions:
         if not rows:
             return pa.table({FILE_INDEX: pa.array([], pa.uint64()), POS: pa.array([], pa.int64())})
         return pa.table({FILE_INDEX: pa.concat_arrays(indexes), POS: pa.concat_arrays(rows)})
+
+    def file_list(self, paths: Sequence[str]) -> exp.Expression:
+        if self.params is None:
+            return exp.Array(expressions=[exp.Literal.string(p) for p in paths])
+        name = f"__paimon_files_{next(_names)}"
+        self.params[name] = list(paths)
+        return exp.Placeholder(this=name)
 
     def mask(self, f: DataFileMeta) -> str | None:
         deleted = self._deleted(f)

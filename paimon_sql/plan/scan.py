@@ -216,7 +216,7 @@ def _ranges_from_stats(
 
 
 #: Per table object and partition layout: partition bytes -> decoded values / relative folder.
-_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[Any, ...], dict[bytes, Any]]] = (
+_PARTITIONS: weakref.WeakKeyDictionary[Table, dict[tuple[Any, ...], dict[Any, Any]]] = (
     weakref.WeakKeyDictionary()
 )
 _PARTITION_MEMO = 200_000  # entries per table before the memo starts over
@@ -290,7 +290,13 @@ class _Planner:
         root = table.path.rstrip("/")
         self._data_root = f"{root}/{directory}" if directory else table.path
         self._default_partition = self.options.partition_default_name
+        # the lexical half of each partition folder's check (`LinkScan.lexical`), kept with the
+        # table as the relative folders are; the links are looked for on every plan
+        self._part_folders: dict[bytes, names.Folder] = memo.setdefault(
+            ("folder", *shape, default, self._data_root), {}
+        )
         self._what_data = f"data file of table {table.name}"
+        self._table_roots = (table.path,)
         self._hide_level0 = not include_level0 and (
             self.mode is ReadMode.DELETION_VECTORS
             or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
@@ -300,6 +306,9 @@ class _Planner:
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,
         # since one file's columns say nothing about the row's other columns.
         self.data_evolution = self.options.row_tracking and self.options.data_evolution
+        # data file names that passed `validate_file_name` and the BLOB rule (pure checks of the
+        # name), kept with the table
+        self._names_ok: dict[str, bool] = memo.setdefault(("names", self.data_evolution), {})
 
     # --- partitions -------------------------------------------------------------------------------
 
@@ -658,16 +667,20 @@ class _Planner:
         """The folder of `partition` (the table's for an unpartitioned table), checked once."""
         path = self._part_dirs.get(partition)
         if path is None:
-            path = self._data_root
-            if self.part_names:
-                relative = self._part_paths.get(partition)
-                if relative is None:
-                    values = zip(self.part_names, self.partition_values(partition), strict=True)
-                    relative = partition_path(values, self._default_partition)
-                    self._part_paths[partition] = relative
-                path = f"{path.rstrip('/')}/{relative}"
+            folder = self._part_folders.get(partition)
+            if folder is None:
+                path = self._data_root
+                if self.part_names:
+                    relative = self._part_paths.get(partition)
+                    if relative is None:
+                        values = zip(self.part_names, self.partition_values(partition), strict=True)
+                        relative = partition_path(values, self._default_partition)
+                        self._part_paths[partition] = relative
+                    path = f"{path.rstrip('/')}/{relative}"
+                folder = self._links.lexical(path, what="partition folder")
+                self._part_folders[partition] = folder
             # never read through a symbolic link leading out of the table folder
-            path = self._links.inside(path, what="partition folder")
+            path = self._links.check(folder, what="partition folder")
             self._part_dirs[partition] = path
         return path
 
@@ -676,7 +689,7 @@ class _Planner:
         local = self.table.fileio.local
         parent = self.partition_dir(partition)
         return names.child_inside(
-            parent, name, [self.table.path], local=local, what="bucket folder"
+            parent, name, self._table_roots, local=local, what="bucket folder"
         )
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
@@ -716,7 +729,10 @@ class _Planner:
     ) -> list[Split]:
         path = self.bucket_dir(part, bucket)
         what = self._what_data
+        checked = self._names_ok
         for f in files:  # names from manifests become paths: plain file names only
+            if f.file_name in checked:
+                continue
             names.validate_file_name(f.file_name, what=what)
             if f.format == "blob" and not self.data_evolution:
                 raise UnsupportedFeatureError(
@@ -724,16 +740,20 @@ class _Planner:
                     "'data-evolution.enabled' = 'true': Java reads .blob files only in "
                     "data-evolution tables"
                 )
+            checked[f.file_name] = True
         values = self.partition_values(part) if self.part_names else ()
-        chunks: list[list[Section]] = [[]]
-        size = 0
-        for section in self.sections(files):
-            section_size = sum(f.file_size for f in section.files)
-            if chunks[-1] and size + section_size > TARGET_SPLIT_BYTES:
-                chunks.append([])
-                size = 0
-            chunks[-1].append(section)
-            size += section_size
+        sections = self.sections(files)
+        chunks: list[list[Section]] = [sections]
+        if sum(f.file_size for f in files) > TARGET_SPLIT_BYTES:
+            chunks = [[]]
+            size = 0
+            for section in sections:
+                section_size = sum(f.file_size for f in section.files)
+                if chunks[-1] and size + section_size > TARGET_SPLIT_BYTES:
+                    chunks.append([])
+                    size = 0
+                chunks[-1].append(section)
+                size += section_size
         out = []
         for chunk in chunks:
             split_dvs: tuple[tuple[str, DvRef], ...] = ()

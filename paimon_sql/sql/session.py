@@ -66,6 +66,30 @@ SYSTEM_TABLES = SystemTables(
 )
 
 
+def _parameterizable(statement: exp.Expression) -> bool:
+    """Whether DuckDB runs `statement` with prepared-statement parameters.
+
+    Queries, INSERT, COPY, CREATE TABLE … AS, DESCRIBE and SUMMARIZE do; views and macros cannot
+    hold parameters, and a PIVOT whose columns come from the data cannot have them in its source.
+
+    >>> import sqlglot
+    >>> _parameterizable(sqlglot.parse_one("SELECT * FROM db.t", read="duckdb"))
+    True
+    >>> _parameterizable(sqlglot.parse_one("PIVOT db.t ON a USING sum(b)", read="duckdb"))
+    False
+    """
+    if isinstance(statement, exp.Create):
+        if str(statement.args.get("kind", "")).upper() != "TABLE":
+            return False
+    elif not isinstance(statement, _PARAMETERIZED):
+        return False
+    return statement.find(exp.Pivot) is None
+
+
+#: The statements DuckDB prepares with parameters (besides CREATE TABLE).
+_PARAMETERIZED = (exp.Query, exp.Insert, exp.Copy, exp.Describe, exp.Summarize)
+
+
 class Session:
     """A warehouse opened in DuckDB. Use `sql` for queries; tables are ``"db"."table"``.
 
@@ -422,9 +446,11 @@ class Session:
             isinstance(statement, exp.Create)
             and str(statement.args.get("kind", "")).upper() == "VIEW"
         )
-        if self._binder.bind(statement, inline=not view):
+        # the inlined scans' file lists, as parameters where DuckDB takes them
+        files: dict[str, Any] | None = {} if _parameterizable(statement) else None
+        if self._binder.bind(statement, inline=not view, params=files):
             # not copied: the statement is dropped after, and an inlined scan can be large
-            return self._engine.run(statement.sql("duckdb", copy=False))
+            return self._engine.run(statement.sql("duckdb", copy=False), files)
         return self._plain(text, native, params)
 
     def _plain(self, text: str, native: str | None, params: Any) -> Relation:

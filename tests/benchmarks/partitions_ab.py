@@ -1,6 +1,6 @@
 """Partitioned scans, paimon-sql against plain ``read_parquet``, interleaved in one process.
 
-    .venv/bin/python -m tests.benchmarks.partitions_ab [--rows N] [--reps R]
+    .venv/bin/python -m tests.benchmarks.partitions_ab [--rows N] [--reps R] [--dv] [--only W]
 
 The ``partitions`` suite of ``run.py`` runs every cell in its own subprocess, one after the
 other; on a shared machine whose load changes by the minute its ratios carry that drift. Here
@@ -10,6 +10,11 @@ paimon-sql session, alternately, in one process: both see the same load. Reporte
 median seconds and the ratio of medians and of bests; the results of the two are compared in full
 (count and SHA-256 of every row, or the aggregate row). Tables: ``append_p<N>`` of
 ``_tables.py`` (written by pypaimon-rust).
+
+``--dv`` adds the deletion-vector table ``dv`` (Java-written, 1M rows only: building it needs
+Spark): the reference is the plain ``read_parquet`` of its live level > 0 files (the deleted rows
+included, as issue 18 measures it); paimon-sql's result is compared in full with the floor's
+(the same files minus the deletion vectors' positions, `workloads.DV_SCAN`), run once, untimed.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import duckdb
 
 from tests.benchmarks import _tables
 from tests.benchmarks._files import live_files
-from tests.benchmarks.workloads import PARTITIONED_WORKLOADS
+from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
 from tests.second_opinion._worker import fingerprint
 
 RESULTS = Path(__file__).with_name("results")
@@ -37,40 +42,64 @@ def _arrow(relation: Any) -> Any:
     return relation.to_arrow_table()
 
 
-def run(rows: int, reps: int) -> dict[str, Any]:
+def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None) -> dict[str, Any]:
     import paimon_sql
 
-    tables = _tables.ensure_tables(rows, with_dv=False, only=set(_tables.PARTITIONED))
+    workloads = [*PARTITIONED_WORKLOADS, *(DV_WORKLOADS if dv else ())]
+    workloads = [w for w in workloads if not only or w.name in only]
+    wanted = {w.table for w in workloads}
+    tables = _tables.ensure_tables(rows, with_dv="dv" in wanted, only=wanted)
     warehouse = str(_tables.warehouse(rows))
     session = paimon_sql.connect(warehouse)
     out: dict[str, Any] = {}
-    for workload in PARTITIONED_WORKLOADS:
-        files = [f.path for f in live_files(_tables.table_dir(rows, workload.table)).files]
+    for workload in workloads:
+        live = live_files(_tables.table_dir(rows, workload.table))
+        # Java reads a DV table's level > 0 files only (paimon-format.md §8)
+        files = [f.path for f in live.files if f.level > 0 or workload.table != "dv"]
         con = duckdb.connect()
         plain = workload.plain
         ours = workload.sql.replace("{table}", f'"bench"."{workload.table}"')
         # warm both (file cache, imports), then alternate
         first_plain = _arrow(con.sql(plain, params={"files": files}))
         first_ours = _arrow(session.sql(ours))
+        if workload.floor != workload.plain:  # the reference keeps deleted rows: check the floor
+            con.register("deleted", live.deleted)
+            first_plain = _arrow(con.sql(workload.floor, params={"files": files}))
         same = fingerprint(first_plain, workload.aggregate) == fingerprint(
             first_ours, workload.aggregate
         )
         times: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
+        cpu: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
+        loads = [os.getloadavg()[0]]
         for _ in range(reps):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             _arrow(con.sql(plain, params={"files": files}))
-            t1 = time.perf_counter()
+            c1, t1 = time.process_time(), time.perf_counter()
             _arrow(session.sql(ours))
-            t2 = time.perf_counter()
+            c2, t2 = time.process_time(), time.perf_counter()
             times["read_parquet"].append(t1 - t0)
             times["paimon-sql"].append(t2 - t1)
+            cpu["read_parquet"].append(c1 - c0)
+            cpu["paimon-sql"].append(c2 - c1)
+        loads.append(os.getloadavg()[0])
         plain_ts, ours_ts = times["read_parquet"], times["paimon-sql"]
         cell: dict[str, Any] = {
-            engine: {"best": min(ts), "median": statistics.median(ts), "seconds": ts}
+            engine: {
+                "best": min(ts),
+                "median": statistics.median(ts),
+                "seconds": ts,
+                # process CPU time, every thread (less sensitive to the neighbours than wall time)
+                "cpu_median": statistics.median(cpu[engine]),
+                "cpu_seconds": cpu[engine],
+            }
             for engine, ts in times.items()
         }
         cell["ratio_median"] = statistics.median(ours_ts) / statistics.median(plain_ts)
         cell["ratio_best"] = min(ours_ts) / min(plain_ts)
+        cell["cpu_ratio_median"] = statistics.median(cpu["paimon-sql"]) / statistics.median(
+            cpu["read_parquet"]
+        )
+        cell["load_average"] = loads
         cell["same_result"] = same
         cell["files"] = len(files)
         out[workload.name] = cell
@@ -78,7 +107,8 @@ def run(rows: int, reps: int) -> dict[str, Any]:
             f"{workload.name:28s} files {len(files):5d}  read_parquet "
             f"{cell['read_parquet']['best']:.3f}/{cell['read_parquet']['median']:.3f}  paimon-sql "
             f"{cell['paimon-sql']['best']:.3f}/{cell['paimon-sql']['median']:.3f}  ratio median "
-            f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x  "
+            f"{cell['ratio_median']:.2f}x best {cell['ratio_best']:.2f}x cpu "
+            f"{cell['cpu_ratio_median']:.2f}x  load {loads[0]:.0f}-{loads[1]:.0f}  "
             f"{'same' if same else 'DIFFERENT'}",
             flush=True,
         )
@@ -98,9 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--dv", action="store_true", help="add the deletion-vector table's scans")
+    parser.add_argument("--only", action="append", default=[], help="a workload name (repeatable)")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
-    report = run(args.rows, args.reps)
+    report = run(args.rows, args.reps, dv=args.dv, only=args.only)
     print(f"load average after: {report['load_average_after']}", flush=True)
     output = args.output or RESULTS / f"partitions-ab-{args.rows}.json"
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")

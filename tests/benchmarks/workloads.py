@@ -167,3 +167,26 @@ def _partitioned(parts: int) -> tuple[Workload, ...]:
 PARTITIONED_WORKLOADS: tuple[Workload, ...] = tuple(
     w for n in (1, 10, 1000) for w in _partitioned(n)
 )
+
+
+#: The deletion-vector table's scans of ``partitions_ab --dv``: ``floor`` is the exact answer,
+#: ``plain`` the timed reference (the same files, deleted rows included).
+DV_WORKLOADS = (
+    Workload(
+        name="dv_full_arrow",
+        table="dv",
+        description="deletion-vector table (Java-written), full scan to Arrow",
+        sql="SELECT * FROM {table}",
+        floor=DV_SCAN,
+        plain=PLAIN,
+    ),
+    Workload(
+        name="dv_agg",
+        table="dv",
+        aggregate=True,
+        description="deletion-vector table, count + sum of every column",
+        sql=f"SELECT {AGG} FROM {{table}}",
+        floor=f"SELECT {AGG} FROM ({DV_SCAN})",
+        plain=f"SELECT {AGG} FROM read_parquet($files)",
+    ),
+)

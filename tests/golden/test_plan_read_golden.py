@@ -324,6 +324,10 @@ class _Deletions:
     def mask(self, f: DataFileMeta) -> str | None:
         return self._name() if f.file_name in self.refs else None
 
+    def file_list(self, paths: Sequence[str]) -> exp.Expression:
+        """Literal paths, as an inlined read without statement parameters writes them."""
+        return exp.Array(expressions=[exp.Literal.string(p) for p in paths])
+
 
 def _pretty(query: exp.Expression) -> str:
     return _relative(query.sql(dialect="duckdb", pretty=True))

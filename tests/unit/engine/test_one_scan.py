@@ -45,6 +45,19 @@ JAVA_TABLES = [
     (CPP, "append_table_with_alter_table.append_table_with_alter_table", 2),  # 2 layouts
     (CPP, "pk_table_with_alter_table.pk_table_with_alter_table", 2),  # DV, 2 partitions, 2 layouts
     (JAVA09, "db.pk_part_dv", 1),
+    # NULL partition values (Java's __DEFAULT_PARTITION__ folder), '' and ' ' beside NULL, and a
+    # renamed default partition
+    (CPP, "append_with_empty_partition.append_with_empty_partition", 1),
+    (
+        CPP,
+        "append_with_empty_partition_with_empty_value.append_with_empty_partition_with_empty_value",
+        1,
+    ),
+    (
+        CPP,
+        "append_with_empty_partition_with_specific_name.append_with_empty_partition_with_specific_name",
+        1,
+    ),
 ]
 
 
@@ -154,3 +167,51 @@ def test_a_column_named_file_index_falls_back_to_per_file_masks(tmp_path):
     assert int(info["deletion vectors"].split()[0]) >= 2
     expected = [(i, i * 10, i % 3) for i in range(30) if i % 7]
     assert _sorted(got) == _sorted(expected)
+
+
+EMPTY = "append_with_empty_partition_with_empty_value.append_with_empty_partition_with_empty_value"
+
+
+def test_file_lists_are_statement_parameters(tmp_path):
+    """A query's multi-file scan takes its file list as a parameter of the statement (DuckDB parses
+    a thousand path literals in milliseconds): every statement kind that takes parameters reads
+    the same rows as the streamed read (Java-written table: NULL, '' and ' ' partitions); a view
+    and a PIVOT, which cannot hold parameters, keep literals; the relation keeps its parameters
+    when it runs again later."""
+    with closing(paimon_sql.connect(str(CPP))) as session:
+        expected = _sorted(session.scan(EMPTY).fetchall())
+        assert len(expected) == 7
+        assert any(r[0] is None for r in expected)
+        assert any(r[0] == "" for r in expected)
+        rel = session.sql(f"SELECT * FROM {EMPTY}")
+        text = rel.sql_query()
+        assert "$__paimon_files_" in text, text
+        assert ".parquet" not in text, text
+        session.sql("SELECT count(*) FROM append_10.append_10").fetchall()  # another statement
+        assert _sorted(rel.fetchall()) == expected
+        assert _sorted(rel.fetchall()) == expected
+        session.sql(f"CREATE TEMP TABLE copied AS SELECT * FROM {EMPTY}")
+        session.sql(f"INSERT INTO copied SELECT * FROM {EMPTY} WHERE f0 IS NULL OR f0 = ''")
+        blank = [r for r in expected if r[0] is None or r[0] == ""]
+        assert _sorted(session.sql("SELECT * FROM copied").fetchall()) == _sorted(expected + blank)
+        out = tmp_path / "out.parquet"
+        session.sql(f"COPY (SELECT * FROM {EMPTY}) TO '{out}'")
+        assert _sorted(duckdb.connect().sql(f"SELECT * FROM '{out}'").fetchall()) == expected
+        joined = session.sql(
+            f"SELECT count(*) FROM {EMPTY} a JOIN {EMPTY} b ON a.f0 IS NOT DISTINCT FROM b.f0"
+        ).fetchall()
+        counts: dict[Any, int] = {}
+        for r in expected:
+            counts[r[0]] = counts.get(r[0], 0) + 1
+        assert joined == [(sum(n * n for n in counts.values()),)]
+        pivot = session.sql(f"PIVOT {EMPTY} ON f1 USING count(*) GROUP BY f0").fetchall()
+        oracle = duckdb.connect()
+        oracle.sql("CREATE TABLE t (f0 VARCHAR, f1 INT, f2 INT, f3 DOUBLE)")
+        oracle.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", expected)
+        assert _sorted(pivot) == _sorted(
+            oracle.sql("PIVOT t ON f1 USING count(*) GROUP BY f0").fetchall()
+        )
+        session.sql(f"CREATE VIEW v AS SELECT f0, f3 FROM {EMPTY}")
+        assert _sorted(session.sql("SELECT * FROM v").fetchall()) == _sorted(
+            [(r[0], r[3]) for r in expected]
+        )
