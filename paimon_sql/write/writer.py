@@ -1091,7 +1091,9 @@ class TableWriter:
         else:  # each file numbers on from its own bucket's counter
             starts, base = self.bucket_sequences(), 0
         query = self._stream_query(source, kind)
-        reader = self.con.sql(query.sql("duckdb")).arrow()
+        # batches of at most a quarter run, so a run overshoots its rows by little
+        batch = min(131072, max(self.run_rows() // 4, 1024))
+        reader = self.con.sql(query.sql("duckdb")).arrow(batch_size=batch)
         try:
             return self._write_batches(reader, base, starts)
         finally:
@@ -1114,8 +1116,9 @@ class TableWriter:
         Python. Java's writer likewise sorts its write buffer and flushes it as a level-0 sorted
         run when it is full (level-0 files may overlap; readers merge them by sequence number).
         Append rows are sorted by partition and bucket, and only when there is more than one.
-        An out-of-memory error of the input's own query raised inside a run's sort is raised as
-        itself (`write_stream` relieves the memory and starts again).
+        An out-of-memory error of the input's query inside a run's sort, or of the sort read
+        through DuckDB's Arrow stream (an ``OSError`` there), is raised as DuckDB's
+        ``OutOfMemoryException`` (`write_stream` relieves the memory and starts again).
         """
         if not self.pk and not self.parts and self.schema.bucket <= 1:
             yield from reader
@@ -1147,9 +1150,12 @@ class TableWriter:
                 try:
                     query = exp.select("*").from_(table_node(name)).order_by(*order)
                     yield from cursor.sql(query.sql("duckdb")).arrow()
-                except duckdb.Error:
+                except (duckdb.Error, OSError) as err:
                     if "oom" in state:
                         raise state["oom"] from None
+                    if isinstance(err, OSError) and "Out of Memory" in str(err):
+                        # DuckDB's Arrow stream reports its sort's out-of-memory as an IOError
+                        raise duckdb.OutOfMemoryException(str(err)) from err
                     raise
                 finally:
                     cursor.unregister(name)
