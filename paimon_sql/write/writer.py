@@ -279,10 +279,10 @@ class TableWriter:
         then does the cap double. False when neither is left.
         """
         if self._saved_threads is None:
-            (threads,) = self.con.sql("SELECT current_setting('threads')").fetchall()[0]
+            (threads,) = self._db().sql("SELECT current_setting('threads')").fetchall()[0]
             if int(threads) > 1:
                 self._saved_threads = int(threads)
-                self.con.execute(set_setting("threads", "1").sql("duckdb"))
+                self._db().execute(set_setting("threads", "1").sql("duckdb"))
                 return True
         return self._double_limit()
 
@@ -302,7 +302,7 @@ class TableWriter:
 
     def _restore_memory(self) -> None:
         if self._saved_threads is not None:
-            self.con.execute(set_setting("threads", str(self._saved_threads)).sql("duckdb"))
+            self._db().execute(set_setting("threads", str(self._saved_threads)).sql("duckdb"))
             self._saved_threads = None
         if self._saved_limit is not None:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
