@@ -1116,9 +1116,11 @@ class TableWriter:
         Python. Java's writer likewise sorts its write buffer and flushes it as a level-0 sorted
         run when it is full (level-0 files may overlap; readers merge them by sequence number).
         Append rows are sorted by partition and bucket, and only when there is more than one.
-        An out-of-memory error of the input's query inside a run's sort, or of the sort read
-        through DuckDB's Arrow stream (an ``OSError`` there), is raised as DuckDB's
-        ``OutOfMemoryException`` (`write_stream` relieves the memory and starts again).
+        An error of the input's query inside a run's sort is raised as itself (not as the
+        cursor's wrapping ``InvalidInputException``: a value that does not fit stays a conversion
+        error, an out-of-memory one is relieved by `write_stream`); an out-of-memory error of the
+        sort read through DuckDB's Arrow stream (an ``OSError`` there) as DuckDB's
+        ``OutOfMemoryException``.
         """
         if not self.pk and not self.parts and self.schema.bucket <= 1:
             yield from reader
@@ -1138,8 +1140,8 @@ class TableWriter:
                     if rows >= limit:
                         state["more"] = True
                         return
-            except duckdb.OutOfMemoryException as err:
-                state["oom"] = err
+            except duckdb.Error as err:  # the input query's own error, raised as itself below
+                state["error"] = err
                 raise
 
         cursor = self._db().cursor()
@@ -1151,8 +1153,8 @@ class TableWriter:
                     query = exp.select("*").from_(table_node(name)).order_by(*order)
                     yield from cursor.sql(query.sql("duckdb")).arrow()
                 except (duckdb.Error, OSError) as err:
-                    if "oom" in state:
-                        raise state["oom"] from None
+                    if "error" in state:
+                        raise state["error"] from None
                     if isinstance(err, OSError) and "Out of Memory" in str(err):
                         # DuckDB's Arrow stream reports its sort's out-of-memory as an IOError
                         raise duckdb.OutOfMemoryException(str(err)) from err
