@@ -1132,7 +1132,6 @@ class TableWriter:
 
         def run() -> Iterator[pa.RecordBatch]:
             rows = 0
-            state["more"] = False
             try:
                 for batch in batches:
                     yield batch
@@ -1147,6 +1146,7 @@ class TableWriter:
         cursor = self._db().cursor()
         try:
             while state["more"]:
+                state["more"] = False  # until `run` stops at the limit with input left
                 name = f"__paimon_run_{next(_counter)}"
                 cursor.register(name, pa.RecordBatchReader.from_batches(reader.schema, run()))
                 try:
