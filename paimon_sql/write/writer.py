@@ -574,8 +574,13 @@ class TableWriter:
         self._heavy(lambda: self.con.execute(sql))
 
     def _single_generation(self, staged: str) -> None:
+        """Add GEN = 0 to every staged row (a rewrite of the table: under the cap, as `_heavy`).
+
+        A 50M-row dynamic-bucket load ran out of memory here under the 128 MiB cap.
+        """
         integer = exp.DataType(this=exp.DataType.Type.INT)
-        self.con.execute(add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb"))
+        sql = add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb")
+        self._heavy(lambda: self._db().execute(sql))
 
     def _generations(self, staged: str) -> str:
         """Number the versions of a key within the statement.
