@@ -6,11 +6,13 @@ DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expressio
 and the sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes
 and encodes them on two threads. Two paths:
 
-* `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one sorted query
-  straight from the input, no staging copy. Sequence numbers are counted in stream order above every
-  earlier one, which is enough because each key occurs once per statement; a key written twice
-  (`RepeatedKeys`, found as equal neighbours in the sorted stream) sends the statement to the other
-  path.
+* `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one query straight
+  from the input, no staging copy, sorted in runs of bounded size as Java's writer flushes its
+  buffer (an input beyond one run leaves one level-0 sorted run per bucket per run; most inputs are
+  one run). Sequence numbers are counted in stream order above every earlier one, so a later run's
+  rows carry higher numbers; a key written twice within a run (`RepeatedKeys`, found as equal
+  neighbours in the sorted run) sends the statement to the other path, in two runs it is written
+  twice, the later arrival winning as in the staged path.
 * `stage` + `write` (dynamic buckets, the other merge engines, repeated keys): the input is
   materialised once with its arrival number, so versions of a key can be numbered (a key written
   twice in one statement goes to two files, each holding a key once, as Java's write buffer
@@ -152,6 +154,8 @@ class TableWriter:
         #: rows encoded at once (one encoding while the next is cut: the other half).
         self.buffer_size = self.options.memory("write-buffer-size")
         self._saved_limit: str | None = None
+        #: The connection's ``threads`` while this writer sorts on one thread (`_relieve`).
+        self._saved_threads: int | None = None
         self._limit = 0
         self._prefix = file_id or str(uuid.uuid4())
         self._files = itertools.count()
@@ -266,21 +270,40 @@ class TableWriter:
         self._set_limit(min(self._limit * 2, ceiling))
         return True
 
+    def _relieve(self) -> bool:
+        """After DuckDB ran out of memory under the cap: sort on one thread, else double the cap.
+
+        DuckDB's sort holds some memory per thread that it cannot spill: on 2 threads it fails at
+        once under a 128 MiB cap on 10M rows, on one it spills and finishes within it. So the first
+        relief is one thread (the cap kept: memory stays bounded by ``write-buffer-size``); only
+        then does the cap double. False when neither is left.
+        """
+        if self._saved_threads is None:
+            (threads,) = self._db().sql("SELECT current_setting('threads')").fetchall()[0]
+            if int(threads) > 1:
+                self._saved_threads = int(threads)
+                self._db().execute(set_setting("threads", "1").sql("duckdb"))
+                return True
+        return self._double_limit()
+
     def _heavy(self, run: Callable[[], _T]) -> _T:
         """Run a statement over all staged rows under the cap.
 
-        DuckDB's sort keeps a little memory per row pinned, so past some rows per MiB of cap it
-        cannot finish: then the cap doubles (never above the connection's own limit) and the
-        statement runs again; nothing was written yet.
+        DuckDB's sort keeps a little memory per thread and per row pinned, so past some rows per
+        MiB of cap it cannot finish: then it runs on one thread, then the cap doubles (never above
+        the connection's own limit), and the statement runs again; nothing was written yet.
         """
         while True:
             try:
                 return run()
             except duckdb.OutOfMemoryException:
-                if not self._double_limit():
+                if not self._relieve():
                     raise
 
     def _restore_memory(self) -> None:
+        if self._saved_threads is not None:
+            self._db().execute(set_setting("threads", str(self._saved_threads)).sql("duckdb"))
+            self._saved_threads = None
         if self._saved_limit is not None:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
@@ -551,8 +574,13 @@ class TableWriter:
         self._heavy(lambda: self.con.execute(sql))
 
     def _single_generation(self, staged: str) -> None:
+        """Add GEN = 0 to every staged row (a rewrite of the table: under the cap, as `_heavy`).
+
+        A 50M-row dynamic-bucket load ran out of memory here under the 128 MiB cap.
+        """
         integer = exp.DataType(this=exp.DataType.Type.INT)
-        self.con.execute(add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb"))
+        sql = add_column(staged, GEN, integer, exp.Literal.number(0)).sql("duckdb")
+        self._heavy(lambda: self._db().execute(sql))
 
     def _generations(self, staged: str) -> str:
         """Number the versions of a key within the statement.
@@ -1007,13 +1035,15 @@ class TableWriter:
 
         See `streams`.
 
-        One query sorts the rows by partition, bucket and key (append tables: by partition and
-        bucket, and only when there is more than one); a primary-key table's repeated keys are
-        adjacent in it and all but the surviving version are dropped on the way. The stream is cut
-        into files at group changes and every ``min(target-file-size, write-buffer-size / 24)``
-        Arrow bytes. Returns the commit messages and the number of rows written. A failed stream
-        leaves its files to `abort`; when DuckDB's sort runs out of memory under the cap, the files
-        written so far are deleted and the stream starts again with a doubled cap (as `_heavy`).
+        The query's rows are sorted by partition, bucket and key (append tables: by partition and
+        bucket, and only when there is more than one) in runs of at most `run_rows` rows (`_runs`;
+        a larger input leaves several overlapping level-0 sorted runs per bucket, later runs with
+        higher sequence numbers); a primary-key key repeated within a run raises `RepeatedKeys`.
+        Each run is cut into files at group changes and every
+        ``min(target-file-size, write-buffer-size / 24)`` Arrow bytes. Returns the commit messages
+        and the number of rows written. A failed stream leaves its files to `abort`; when DuckDB's
+        sort runs out of memory under the cap, the files written so far are deleted and the stream
+        starts again on one thread, then with a doubled cap (`_relieve`, as `_heavy`).
         """
         if not self.streams():
             raise ValueError(f"table {self.table.name} is written through stage() and write()")
@@ -1027,7 +1057,7 @@ class TableWriter:
                     self._delete_since(mark)
                     raise
                 except duckdb.OutOfMemoryException:
-                    if not self._double_limit():
+                    if not self._relieve():
                         raise
                     self._delete_since(mark)
         finally:
@@ -1040,25 +1070,22 @@ class TableWriter:
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
-        group_cols = [*self.parts, BUCKET]
         if not self.pk:
             select = exp.select(
                 *[_q(f.name) for f in self.schema.fields],
                 exp.alias_(self.bucket_column(), BUCKET, quoted=True),
                 copy=False,
             ).from_(inner, copy=False)
-            if self.parts or self.schema.bucket > 1:
-                select = select.order_by(*[_q(c) for c in group_cols], copy=False)
-            return select
+            return select  # sorted by (partition, bucket) in runs, when needed: `_runs`
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True),
             exp.alias_(self.bucket_column(), BUCKET, quoted=True),
             copy=False,
         ).from_(inner, copy=False)
-        # No arrival numbering: a window in this query makes DuckDB's whole sort single-threaded (3x
-        # slower); a key written twice in one statement is found in the sorted stream instead.
-        return select.order_by(*[_q(c) for c in (*group_cols, *self.keys)], copy=False)
+        # No arrival numbering (a window makes DuckDB's sort single-threaded, 3x slower) and no
+        # ORDER BY: `_runs` sorts the stream in runs, where a repeated key is an equal neighbour.
+        return select
 
     def _stream(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression
@@ -1069,16 +1096,83 @@ class TableWriter:
         else:  # each file numbers on from its own bucket's counter
             starts, base = self.bucket_sequences(), 0
         query = self._stream_query(source, kind)
-        reader = self.con.sql(query.sql("duckdb")).arrow()
+        # batches of at most a quarter run, so a run overshoots its rows by little
+        batch = min(131072, max(self.run_rows() // 4, 1024))
+        reader = self.con.sql(query.sql("duckdb")).arrow(batch_size=batch)
         try:
             return self._write_batches(reader, base, starts)
         finally:
             reader.close()  # a failed stream must not leave the connection busy
 
+    def run_rows(self) -> int:
+        """The most rows DuckDB sorts as one run: one per 12 bytes of its cap.
+
+        The cap being half of ``write-buffer-size`` (11M rows at the default 256 MiB; at least 4096
+        rows). DuckDB's sort spills its rows beyond the cap but keeps a few bytes per row pinned:
+        one sort of 10M rows finished under a 128 MiB cap on one thread, 50M did not.
+        """
+        return max(self.buffer_size // 24, 4096)
+
+    def _runs(self, reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+        """The unsorted input `reader` as consecutive runs sorted by partition, bucket and key.
+
+        Each run is at most `run_rows` rows (one more batch), sorted by DuckDB on a cursor of the
+        connection as the input streams into it: neither the run nor the input is held in
+        Python. Java's writer likewise sorts its write buffer and flushes it as a level-0 sorted
+        run when it is full (level-0 files may overlap; readers merge them by sequence number).
+        Append rows are sorted by partition and bucket, and only when there is more than one.
+        An error of the input's query inside a run's sort is raised as itself (not as the
+        cursor's wrapping ``InvalidInputException``: a value that does not fit stays a conversion
+        error, an out-of-memory one is relieved by `write_stream`); an out-of-memory error of the
+        sort read through DuckDB's Arrow stream (an ``OSError`` there) as DuckDB's
+        ``OutOfMemoryException``.
+        """
+        if not self.pk and not self.parts and self.schema.bucket <= 1:
+            yield from reader
+            return
+        order = [_q(c) for c in (*self.parts, BUCKET, *(self.keys if self.pk else ()))]
+        limit = self.run_rows()
+        batches = iter(reader)
+        state: dict[str, Any] = {"more": True}
+
+        def run() -> Iterator[pa.RecordBatch]:
+            rows = 0
+            try:
+                for batch in batches:
+                    yield batch
+                    rows += batch.num_rows
+                    if rows >= limit:
+                        state["more"] = True
+                        return
+            except duckdb.Error as err:  # the input query's own error, raised as itself below
+                state["error"] = err
+                raise
+
+        cursor = self._db().cursor()
+        try:
+            while state["more"]:
+                state["more"] = False  # until `run` stops at the limit with input left
+                name = f"__paimon_run_{next(_counter)}"
+                cursor.register(name, pa.RecordBatchReader.from_batches(reader.schema, run()))
+                try:
+                    query = exp.select("*").from_(table_node(name)).order_by(*order)
+                    yield from cursor.sql(query.sql("duckdb")).arrow()
+                except (duckdb.Error, OSError) as err:
+                    if "error" in state:
+                        raise state["error"] from None
+                    if isinstance(err, OSError) and "Out of Memory" in str(err):
+                        # DuckDB's Arrow stream reports its sort's out-of-memory as an IOError
+                        raise duckdb.OutOfMemoryException(str(err)) from err
+                    raise
+                finally:
+                    cursor.unregister(name)
+        finally:
+            cursor.close()
+
     def _write_batches(
         self, reader: pa.RecordBatchReader, base: int, starts: dict[tuple[bytes, int], int]
     ) -> tuple[list[CommitMessage], int]:
-        batches: Iterator[pa.RecordBatch] = iter(reader)
+        batches: Iterator[pa.RecordBatch] = self._runs(reader)
         schema = reader.schema
         if self.pk:
             keys = [*self.parts, *self.keys]

@@ -38,7 +38,7 @@ class _Floor:
         self.plain = plain
         db, name = table.split(".", 1)
         files = live_files(Path(warehouse) / f"{db}.db" / name)
-        dv = name == "dv"
+        dv = name.startswith("dv")  # the Java-written DV table (`workloads.DV`)
         # Java reads DV tables without merging and skips level-0 files (paimon-format.md §8).
         live = [f for f in files.files if f.level > 0 or not dv]
         self.params = {

@@ -2,11 +2,13 @@
 
 ``<cache>/bench/rows-<n>/warehouse/bench.db/``:
 
-* ``pk``: primary key ``id``, 4 fixed buckets, Parquet; base load + upsert, two commits, by
-  pypaimon-rust (no compaction, so a read must merge two level-0 files per bucket).
+* ``pk8``: primary key ``id``, 8 fixed buckets (`workloads.PK_BUCKETS`; the count is in the name,
+  so the 4-bucket ``pk`` of earlier caches is never taken for it), Parquet; base load + upsert, two
+  commits, by pypaimon-rust (no compaction, so a read must merge two level-0 files per bucket).
 * ``append``: append table (``bucket=-1``), the base load, by pypaimon-rust.
-* ``dv``: like ``pk`` plus ``deletion-vectors.enabled``, by Apache Paimon (Java) through Spark:
+* ``dv8``: like ``pk8`` plus ``deletion-vectors.enabled``, by Apache Paimon (Java) through Spark:
   Java compacts on commit and marks the rows the upsert superseded in deletion vectors.
+* ``append_p<N>``: the base load plus ``p = id % N``, partitioned by ``p``, by pypaimon-rust.
 
 Each table is complete once its ``<table>.json`` marker (writer, versions, seconds) exists; a
 table directory without a marker is deleted and written again.
@@ -23,16 +25,17 @@ import pyarrow.parquet as pq
 
 from tests.benchmarks import _data
 from tests.benchmarks._spark import PAIMON_VERSION, run_spark_job
+from tests.benchmarks.workloads import DV, PK, PK_BUCKETS
 from tests.second_opinion import cache_dir, versions, write_with
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 DATABASE = "bench"
-PK_OPTIONS = {"bucket": "4", "file.format": "parquet"}
+PK_OPTIONS = {"bucket": str(PK_BUCKETS), "file.format": "parquet"}
 #: Partitioned append tables (issue 18): ``append_p<N>`` has ``N`` partitions.
 PARTITIONED = tuple(f"append_p{n}" for n in _data.PARTITION_COUNTS)
-TABLES = ("pk", "append", "dv", *PARTITIONED)
+TABLES = (PK, "append", DV, *PARTITIONED)
 
 
 def bench_root(rows: int) -> Path:
@@ -64,7 +67,7 @@ def ensure_tables(
     rows: int, *, with_dv: bool = True, only: set[str] | None = None
 ) -> dict[str, dict[str, Any]]:
     """Write whatever benchmark table is missing (of `only`, when given); return each marker."""
-    wanted = [t for t in TABLES if (with_dv or t != "dv") and (only is None or t in only)]
+    wanted = [t for t in TABLES if (with_dv or t != DV) and (only is None or t in only)]
     return {t: _ensure(rows, t) for t in wanted}
 
 
@@ -79,7 +82,7 @@ def _ensure(rows: int, table: str) -> dict[str, Any]:
     if table in PARTITIONED:
         info = _write_partitioned(rows, int(table.removeprefix("append_p")))
     else:
-        info = {"pk": _write_pk, "append": _write_append, "dv": _write_dv}[table](rows)
+        info = {PK: _write_pk, "append": _write_append, DV: _write_dv}[table](rows)
     marker.write_text(json.dumps(info, indent=1))
     return info
 
@@ -88,7 +91,7 @@ def _write_pk(rows: int) -> dict[str, Any]:
     base, up = (pq.read_table(p) for p in inputs(rows))
     create = {"columns": list(_data.COLUMNS), "primary_keys": ["id"], "options": PK_OPTIONS}
     seconds = write_with(
-        "pypaimon-rust", warehouse(rows), f"{DATABASE}.pk", [base, up], create=create
+        "pypaimon-rust", warehouse(rows), f"{DATABASE}.{PK}", [base, up], create=create
     )
     return {
         "writer": "pypaimon-rust",
@@ -145,7 +148,7 @@ def _write_dv(rows: int) -> dict[str, Any]:
         {
             "warehouse": str(warehouse(rows)),
             "database": DATABASE,
-            "table": "dv",
+            "table": DV,
             "columns": list(_data.COLUMNS),
             "primary_keys": ["id"],
             "options": options,

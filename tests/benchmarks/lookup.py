@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.benchmarks.workloads import DV
 from tests.second_opinion import cache_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -207,10 +208,10 @@ def main(argv: list[str] | None = None) -> None:
             java = kind == "dv_java"
             if java:
                 source = cache_dir() / "bench" / "rows-1000000" / "warehouse"
-                if not (source / "bench.db" / "dv").exists():
+                if not (source / "bench.db" / DV).exists():
                     print("dv_java: no bench/rows-1000000 (run the read suite once); skipped")
                     continue
-                n, name, rel = 1_000_000, '"bench"."dv"', Path("bench.db") / "dv"
+                n, name, rel = 1_000_000, f'"bench"."{DV}"', Path("bench.db") / DV
             else:
                 source, n, name, rel = (
                     _build(root, kind, args.rows),

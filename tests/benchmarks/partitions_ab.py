@@ -32,7 +32,7 @@ import duckdb
 
 from tests.benchmarks import _tables
 from tests.benchmarks._files import live_files
-from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
+from tests.benchmarks.workloads import DV, DV_WORKLOADS, PARTITIONED_WORKLOADS
 from tests.second_opinion._worker import fingerprint
 
 RESULTS = Path(__file__).with_name("results")
@@ -48,14 +48,14 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
     workloads = [*PARTITIONED_WORKLOADS, *(DV_WORKLOADS if dv else ())]
     workloads = [w for w in workloads if not only or w.name in only]
     wanted = {w.table for w in workloads}
-    tables = _tables.ensure_tables(rows, with_dv="dv" in wanted, only=wanted)
+    tables = _tables.ensure_tables(rows, with_dv=DV in wanted, only=wanted)
     warehouse = str(_tables.warehouse(rows))
     session = paimon_sql.connect(warehouse)
     out: dict[str, Any] = {}
     for workload in workloads:
         live = live_files(_tables.table_dir(rows, workload.table))
         # Java reads a DV table's level > 0 files only (paimon-format.md §8)
-        files = [f.path for f in live.files if f.level > 0 or workload.table != "dv"]
+        files = [f.path for f in live.files if f.level > 0 or workload.table != DV]
         con = duckdb.connect()
         plain = workload.plain
         ours = workload.sql.replace("{table}", f'"bench"."{workload.table}"')

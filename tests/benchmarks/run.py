@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from tests.benchmarks import _data, _tables
-from tests.benchmarks.workloads import PARTITIONED_WORKLOADS, WORKLOADS
+from tests.benchmarks.workloads import PARTITIONED_WORKLOADS, SCALE_WORKLOADS, WORKLOADS
 from tests.second_opinion import SecondOpinionError, run_worker, versions
 
 if TYPE_CHECKING:
@@ -222,7 +222,9 @@ def machine() -> dict[str, Any]:
 
 
 def run_reads(args: argparse.Namespace) -> dict[str, Any]:
-    suite = PARTITIONED_WORKLOADS if args.suite == "partitions" else WORKLOADS
+    suite = {"partitions": PARTITIONED_WORKLOADS, "scale": SCALE_WORKLOADS}.get(
+        args.suite, WORKLOADS
+    )
     selected = [w for w in suite if not args.only or w.name in args.only]
     tables = _tables.ensure_tables(
         args.rows, with_dv=not args.no_dv, only={w.table for w in selected}

@@ -51,10 +51,10 @@ def test_write_suite_smoke(tmp_path: Path) -> None:
     argv = ["--suite", "write", "--rows", str(ROWS), "--reps", "1", "--skip-slow"]
     assert run.main([*argv, "--output", str(out)]) == 0
     results = json.loads(out.read_text())["results"]
-    for case in ("pk_fixed4_load", "pk_fixed4_upsert", "pk_dynamic_load", "append_load"):
+    for case in ("pk_fixed8_load", "pk_fixed8_upsert", "pk_dynamic_load", "append_load"):
         cell = results[case]["paimon-sql"]
         assert cell.get("best", 0) > 0, cell
-    assert results["pk_fixed4_upsert"]["pypaimon-rust"]["reps"] == 1
+    assert results["pk_fixed8_upsert"]["pypaimon-rust"]["reps"] == 1
 
 
 def test_lookup_suite_smoke(tmp_path: Path) -> None:

@@ -47,6 +47,11 @@ PARTITIONED_AGG = AGG + ", sum(p) AS p"
 _FILES = "read_parquet($files, hive_partitioning = false)"
 PARTITIONED_PLAIN = f"SELECT {PARTITIONED_VALUES} FROM {_FILES}"
 PARTITIONED_PLAIN_AGG = f"SELECT {PARTITIONED_AGG} FROM {_FILES}"
+#: Buckets of the ``pk`` and ``dv`` tables (issue 18: PK with 8 buckets). The count is part of the
+#: table names (``pk8``, ``dv8``), so cached tables of another layout are never reused.
+PK_BUCKETS = 8
+PK = f"pk{PK_BUCKETS}"
+DV = f"dv{PK_BUCKETS}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,14 +88,14 @@ class Workload:
 WORKLOADS: tuple[Workload, ...] = (
     Workload(
         name="pk_full_arrow",
-        table="pk",
+        table=PK,
         description="PK table, full merged read, all columns to Arrow",
         sql="SELECT * FROM {table}",
         floor=MERGED,
     ),
     Workload(
         name="pk_full_agg",
-        table="pk",
+        table=PK,
         aggregate=True,
         description="PK table, full merged read, count + sum of every column",
         sql=f"SELECT {AGG} FROM {{table}}",
@@ -98,7 +103,7 @@ WORKLOADS: tuple[Workload, ...] = (
     ),
     Workload(
         name="pk_point",
-        table="pk",
+        table=PK,
         description="PK table, WHERE id = <an updated key>",
         sql="SELECT * FROM {table} WHERE id = {key}",
         floor=MERGED_KEY,
@@ -106,7 +111,7 @@ WORKLOADS: tuple[Workload, ...] = (
     ),
     Workload(
         name="pk_nonkey",
-        table="pk",
+        table=PK,
         description=f"PK table, non-key predicate {NONKEY} (~1%), after the merge",
         sql=f"SELECT * FROM {{table}} WHERE {NONKEY}",
         floor=f"SELECT * FROM ({MERGED}) WHERE {NONKEY}",
@@ -114,7 +119,7 @@ WORKLOADS: tuple[Workload, ...] = (
     ),
     Workload(
         name="pk_limit10",
-        table="pk",
+        table=PK,
         description="PK table, SELECT * LIMIT 10 (floor merges bucket 0 only)",
         sql="SELECT * FROM {table} LIMIT 10",
         floor=f"SELECT * FROM ({MERGED_BUCKET0}) LIMIT 10",
@@ -122,7 +127,7 @@ WORKLOADS: tuple[Workload, ...] = (
     ),
     Workload(
         name="dv_full_arrow",
-        table="dv",
+        table=DV,
         description="deletion-vector PK table (Java-written), full scan to Arrow",
         sql="SELECT * FROM {table}",
         floor=DV_SCAN,
@@ -174,7 +179,7 @@ PARTITIONED_WORKLOADS: tuple[Workload, ...] = tuple(
 DV_WORKLOADS = (
     Workload(
         name="dv_full_arrow",
-        table="dv",
+        table=DV,
         description="deletion-vector table (Java-written), full scan to Arrow",
         sql="SELECT * FROM {table}",
         floor=DV_SCAN,
@@ -182,7 +187,7 @@ DV_WORKLOADS = (
     ),
     Workload(
         name="dv_agg",
-        table="dv",
+        table=DV,
         aggregate=True,
         description="deletion-vector table, count + sum of every column",
         sql=f"SELECT {AGG} FROM {{table}}",
@@ -190,3 +195,7 @@ DV_WORKLOADS = (
         plain=f"SELECT {AGG} FROM read_parquet($files)",
     ),
 )
+
+#: The scale suite (issue 18, item 5: PK with 8 buckets, DV, append partitioned): the read suite
+#: plus the 10-partition append table.
+SCALE_WORKLOADS: tuple[Workload, ...] = WORKLOADS + _partitioned(10)

@@ -6,7 +6,7 @@ input already in memory; no interpreter start-up, imports or IPC decoding).
 
 Cases, each into a fresh table (``--rows N``: N-row load, then an N/5-row upsert):
 
-* ``pk_fixed4_load`` / ``pk_fixed4_upsert``: PK table, 4 fixed buckets.
+* ``pk_fixed8_load`` / ``pk_fixed8_upsert``: PK table, 8 fixed buckets (issue 18; 4 before).
 * ``pk_dynamic_load`` / ``pk_dynamic_upsert``: PK table, dynamic bucket (``bucket=-1``).
 * ``append_load``: append table (``bucket=-1``); ``--rows 10000000`` for the 10M case.
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 CASES: dict[str, dict[str, Any]] = {
-    "pk_fixed4": {"primary_keys": ["id"], "options": {"bucket": "4", "file.format": "parquet"}},
+    "pk_fixed8": {"primary_keys": ["id"], "options": {"bucket": "8", "file.format": "parquet"}},
     "pk_dynamic": {"primary_keys": ["id"], "options": {"bucket": "-1", "file.format": "parquet"}},
     "append": {"primary_keys": [], "options": {"bucket": "-1", "file.format": "parquet"}},
 }

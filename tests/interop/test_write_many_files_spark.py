@@ -11,6 +11,8 @@ happened.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import paimon_sql
@@ -36,7 +38,17 @@ TABLES = {
         "deduplicate",
     ),
     "pk_partial": ("'bucket' = '2', 'merge-engine' = 'partial-update'", True, "partial-update"),
+    # issue 18: a write buffer of 4,096 rows a run (96 kb / 24): the load is sorted in several
+    # runs, each its own overlapping level-0 files; keys 0..1,999 arrive twice, in two runs
+    "pk_fixed_runs": ("'bucket' = '3', 'write-buffer-size' = '96 kb'", True, "deduplicate"),
+    "pk_first_row_runs": (
+        "'bucket' = '3', 'merge-engine' = 'first-row', 'write-buffer-size' = '96 kb'",
+        True,
+        "first-row",
+    ),
 }
+#: Rows of the ``_runs`` tables' load beyond ``ROWS``: keys 0..REPEATED-1 arrive again.
+REPEATED = 2_000
 
 
 def _ddl(name: str, options: str, pk: bool) -> str:
@@ -69,9 +81,18 @@ def _write(session: paimon_sql.Session, name: str, pk: bool, engine: str | None)
         name == "pk_fixed_repeats"
     ):  # one key twice in a statement: the staged path picks the later one
         second += " UNION ALL SELECT 8, 'd2', 'again', 88"
+    arrivals = range(ROWS)
+    if name.endswith("_runs"):  # arrival i writes key i % ROWS: keys < REPEATED twice
+        arrivals = range(ROWS + REPEATED)
+        load = (
+            f"SELECT i % {ROWS}, 'd' || (i % {ROWS} % 3), 'load-' || i || repeat('x', i % 17), i "
+            f"FROM range({ROWS + REPEATED}) t(i)"
+        )
     session.sql(f"INSERT INTO db.{name} {load}")
     session.sql(f"INSERT INTO db.{name} {second}")
-    loaded = [(i, _dt(i), f"load-{i}" + "x" * (i % 17), i) for i in range(ROWS)]
+    loaded = [(i % ROWS, _dt(i % ROWS), f"load-{i}" + "x" * (i % 17), i) for i in arrivals]
+    if engine == "first-row":  # the first arrival of a key stays
+        loaded = list({(r[0], r[1]): r for r in reversed(loaded)}.values())
     upserted = [(i, _dt(i), f"up-{i}", -i) for i in UPSERT]
     if not pk:
         rows = loaded + upserted
@@ -119,6 +140,21 @@ def test_spark_reads_many_file_writes(written, name):
     # first-row: its writes are compacted at once, into files of the target size
     if TABLES[name][2] != "first-row":
         assert files[0][2] >= 2, f"the writes must be cut into several files per bucket: {files}"
+    if name == "pk_fixed_runs":  # the load alone: 14,000 rows in runs of 4,096 (+ a batch)
+        loaded = session.sql(
+            f"SELECT bucket, min_key, max_key FROM db.`{name}$files` VERSION AS OF 1"
+        ).fetchall()
+        ids = [
+            (b, int(lo.strip("[]").split(",")[0]), int(hi.strip("[]").split(",")[0]))
+            for b, lo, hi in loaded
+        ]
+        # one sorted run per bucket would cut it into files of disjoint key ranges
+        overlapping = {
+            a[0]
+            for a, b in itertools.combinations(ids, 2)
+            if a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
+        }
+        assert overlapping == {0, 1, 2}, loaded
     assert spark_columns(spark, f"db.{name}") == ["id", "dt", "v", "n"]
     theirs = sorted((r["id"], r["dt"], r["v"], r["n"]) for r in spark_rows(spark, f"db.{name}"))
     assert theirs == expected[name]

@@ -25,6 +25,7 @@ _SCRIPT = textwrap.dedent(
     import json, sys
     import paimon_sql
     warehouse, kind, rows, buffer = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    pad = int(sys.argv[5])  # characters added to each string value (wider rows)
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
     pk = ", PRIMARY KEY (id) NOT ENFORCED" if kind in ("pk", "dynamic") else ""
@@ -37,8 +38,8 @@ _SCRIPT = textwrap.dedent(
         return next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:"))
     baseline = hwm()
     session.sql(
-        f"INSERT INTO db.t SELECT range, (range * 7) % 1000003, range / 3, 'user_' || range, "
-        f"'category-' || (range % 100) FROM range({rows})"
+        f"INSERT INTO db.t SELECT range, (range * 7) % 1000003, range / 3, "
+        f"'user_' || range || repeat('x', {pad}), 'category-' || (range % 100) FROM range({rows})"
     )
     peak = hwm()
     (count,) = session.sql("SELECT count(*) FROM db.t").fetchall()[0]
@@ -47,10 +48,10 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-def _peak(tmp_path, kind: str, rows: int, buffer: str, python: str = sys.executable) -> dict:
+def _peak(tmp_path, kind: str, rows: int, buffer: str, pad: int = 0) -> dict:
     warehouse = tmp_path / f"{kind}-{rows}"
     proc = subprocess.run(
-        [python, "-c", _SCRIPT, str(warehouse), kind, str(rows), buffer],
+        [sys.executable, "-c", _SCRIPT, str(warehouse), kind, str(rows), buffer, str(pad)],
         capture_output=True,
         text=True,
         check=False,
@@ -92,3 +93,20 @@ def test_dynamic_bucket_load_stays_within_the_write_buffer(tmp_path):
     # DuckDB's cap (32 MB, raised to its 64 MB floor), what DuckDB's allocator keeps beyond it,
     # the pieces and their encoding: at most 4x the cap
     assert growth_mb <= 4 * 64, out
+
+
+def test_fixed_bucket_load_stays_within_the_write_buffer(tmp_path):
+    """Issue 18: a fixed-bucket primary-key load is bounded by ``write-buffer-size``.
+
+    2M keys of ~150-byte rows with a 64 MB buffer (DuckDB's cap: its 64 MB floor). The writer
+    before sorted all rows in one query on every DuckDB thread; DuckDB's sort could not finish
+    under the cap on two threads, so the cap doubled: it grew by 291 MB here (10M rows of the
+    benchmark's input at the default 256 MB: 589 MB peak). Now the rows are sorted in runs of
+    bounded size (`TableWriter._runs`) and an out-of-memory sort retries on one thread under the
+    same cap: 174 MB (10M rows: 427 MB).
+    """
+    out = _peak(tmp_path, "pk", 2_000_000, "64 mb", pad=120)
+    growth_mb = (out["peak_kb"] - out["baseline_kb"]) / 1024
+    print("fixed", out, f"growth {growth_mb:.0f} MB")
+    # DuckDB's 64 MB cap, what its allocator keeps beyond it, two pieces and their encoding
+    assert growth_mb <= 3.5 * 64, out
