@@ -12,10 +12,10 @@ committer that planned on L and resumed after others committed L+1, L+2 … and 
 otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale base, and its rows would be lost.
 So ``snapshot-L`` must still be there, checked *after* ``snapshot-(L+1)`` was seen absent:
 expiration deletes oldest first, so L+1 cannot have gone while L stays. ``snapshot-(L-1)`` must be
-there too (else the folder is listed): a lone L may be a stray a commit on an expired base left below
-a gap. A snapshot id above L that exists at the check never goes away (expiration keeps at least
-the latest), and every paimon-sql committer creates its snapshot under the same lock, so the check
-and the create cannot be interleaved.
+there too (else the folder is listed): a lone L may be a stray that a commit on an expired base
+left below a gap. A snapshot id above L that exists at the check never goes away (expiration keeps
+at least the latest), and every paimon-sql committer creates its snapshot under the same lock, so
+the check and the create cannot be interleaved.
 
 A retried commit first looks for a snapshot of its own (commit user + commit identifier, Java's
 ``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes

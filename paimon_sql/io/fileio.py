@@ -108,7 +108,7 @@ class FileIO:
         return self.fs.get_file_info(path).type != pafs.FileType.NotFound
 
     def is_file(self, path: str) -> bool:
-        """Whether `path` is a file (one stat; the snapshot probes of `Table.latest_snapshot_id`)."""
+        """Whether `path` is a file (one stat: the probes of `Table.latest_snapshot_id`)."""
         if self.local:
             return os.path.isfile(path)
         return self.fs.get_file_info(path).type == pafs.FileType.File

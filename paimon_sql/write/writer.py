@@ -913,9 +913,7 @@ class TableWriter:
                 reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget()
             )
         )
-        files, written = self.write_pieces(
-            pieces, base, self.bucket_sequences(), numbering="shift"
-        )
+        files, written = self.write_pieces(pieces, base, self.bucket_sequences(), numbering="shift")
         if written != expected:
             raise PaimonSqlError(
                 f"internal error writing {self.table.name}: {expected} rows staged but {written} "
@@ -960,6 +958,7 @@ class TableWriter:
                 elif numbering is not None:
                     start = starts.get(key, 0)
                     index = rows.schema.get_field_index(SEQ)
+                    numbers: pa.Array[Any] | pa.ChunkedArray[Any]
                     if numbering == "shift":
                         numbers = pc.add(rows.column(index), pa.scalar(start, pa.int64()))
                     else:
@@ -1332,12 +1331,11 @@ class _LazyStarts(dict[tuple[bytes, int], int]):
 def _fold_sequences(
     table: Table, metas: Sequence[ManifestFileMeta], part: bytes | None
 ) -> dict[tuple[bytes, int], int]:
-    """Per (partition, bucket) of `metas` (of partition `part` only, unless None): one past the
-    highest sequence number of its live files.
+    """One past the highest live sequence number per (partition, bucket) of `metas`.
 
-    The fold of the manifests, done on per-manifest digests (`_sequences`, cached by the table):
-    from the newest manifest back, each one's first ADD (highest number first) that no later
-    manifest deletes; the highest of those.
+    Of partition `part` only, unless None. The fold of the manifests, done on per-manifest
+    digests (`_sequences`, cached by the table): from the newest manifest back, each one's first
+    ADD (highest number first) that no later manifest deletes; the highest of those.
     """
     best: dict[tuple[bytes, int], int] = {}
     deleted: dict[tuple[bytes, int], set[tuple[Any, ...]]] = {}

@@ -8,6 +8,7 @@ wrong id. The hints are damaged and the objects listed with boto3, not with paim
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 import pytest
@@ -17,6 +18,9 @@ from paimon_sql.catalog import Table
 from paimon_sql.commit.publish import Committer
 from paimon_sql.io.objectstore import ObjectStoreFileIO
 from paimon_sql.write.writer import TableWriter
+
+if TYPE_CHECKING:
+    from paimon_sql.io.fileio import FileIO
 
 INSERTS = 6
 RETAIN = 4  # snapshots 3..6 stay
@@ -29,12 +33,12 @@ class CountingStore(ObjectStoreFileIO):
         super().__init__(uri)
         self.listed: list[str] = []
 
-    def _listing(self, path: str):  # type: ignore[no-untyped-def]
+    def _listing(self, path: str) -> dict[str, Any]:
         self.listed.append(path)
         return super()._listing(path)
 
 
-def _ends(client, bucket: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _ends(client: Any, bucket: str) -> tuple[int, int]:
     found = client.list_objects_v2(Bucket=bucket, Prefix="wh/db.db/t/snapshot/")
     ids = sorted(
         int(m[1])
@@ -53,7 +57,7 @@ def _rows(count: int) -> list[tuple[int, int]]:
 
 #: each case builds its table on the server (~6 s): the full matrix runs on local disk
 #: (tests/unit/commit/test_snapshot_hints.py)
-DAMAGE = {
+DAMAGE: dict[str, dict[str, bytes | str | None]] = {
     "good": {},
     "latest-lags": {"LATEST": b"4"},
     "latest-garbage": {"LATEST": b"x1"},
@@ -86,7 +90,7 @@ def test_hints_on_s3(s3_env, bucket: str, s3_warehouse: str, case: str) -> None:
             client.put_object(Bucket=bucket, Key=prefix + name, Body=value)
 
     fileio = CountingStore(s3_warehouse)
-    table = Table(fileio, f"{s3_warehouse}/db.db/t", "db.t")
+    table = Table(cast("FileIO", fileio), f"{s3_warehouse}/db.db/t", "db.t")
     expected = _ends(client, bucket)
     assert (table.earliest_snapshot_id(), table.latest_snapshot_id()) == expected
     writer = TableWriter(duckdb.connect(), table)

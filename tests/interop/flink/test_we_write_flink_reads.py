@@ -102,7 +102,7 @@ def _many_commits() -> Case:
         if i % 6 == 5:
             rows.insert(0, (keys[0], f"p{keys[0] % 3}", "overwritten"))
         statements.append(
-            "INSERT INTO {t} VALUES " + ", ".join(f"({k}, '{d}', '{v}')" for k, d, v in rows)
+            "INSERT INTO {t} VALUES " + ", ".join(f"({k}, '{d}', '{v}')" for k, d, v in rows)  # noqa: S608
         )
         for k, _, v in rows:
             meant[k] = v

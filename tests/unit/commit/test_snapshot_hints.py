@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow.fs as pafs
@@ -24,6 +24,9 @@ from paimon_sql.catalog import Table
 from paimon_sql.commit.publish import Committer
 from paimon_sql.io.fileio import FileIO
 from paimon_sql.write.writer import TableWriter
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 INSERTS = 12
 RETAIN = 8  # snapshots 5..12 stay after the expiration
@@ -122,7 +125,9 @@ def _check_reads_and_commit(root: Path, folder: Path) -> None:
     expected_ends = _ends(folder)
     table = paimon_sql.Catalog(root).load_table("db.t")
     assert (table.earliest_snapshot_id(), table.latest_snapshot_id()) == expected_ends
-    assert table.latest_snapshot().id == expected_ends[1]
+    latest = table.latest_snapshot()
+    assert latest is not None
+    assert latest.id == expected_ends[1]
     session = paimon_sql.connect(root)
     assert sorted(session.sql("SELECT id, v FROM db.t").fetchall()) == _rows(INSERTS)
     session.sql("INSERT INTO db.t VALUES (?, ?)", params=[INSERTS + 1, (INSERTS + 1) * 10])
