@@ -1,7 +1,12 @@
 """Planning time against the number of snapshots (issue 18, item 5).
 
 ``python -m tests.benchmarks.planning --snapshots 100 1000 [10000] [--files-per-commit 10]
-[--mode grow|overwrite]``
+[--mode grow|overwrite] [--bulk [--mode compact --live 1000]] [--keep DIR]``;
+``--java-count DIR`` has Flink 1.3.1 and paimon-sql count a kept table's rows.
+
+``--bulk`` (`_Bulk`) builds 10,000 snapshots and 100,000 files without SQL statements:
+pyarrow-written Parquet files committed through `Committer`, 10 a commit (``compact``: a fixed
+number of live files, each commit rewriting 10 of them).
 
 Builds one append table partitioned by ``p`` with paimon-sql's own writer. ``grow`` (default): every
 commit inserts one row into each of ``--files-per-commit`` partitions (one new data file each), so
@@ -220,13 +225,15 @@ class _Bulk:
     def __init__(self, root: str, files: int, partitions: int, rows: int) -> None:
         import paimon_sql
 
-        session = paimon_sql.connect(root, create=True)
-        session.sql("CREATE DATABASE db")
-        session.sql(
-            "CREATE TABLE db.t (p INT, v BIGINT) PARTITIONED BY (p) "
-            "WITH ('snapshot.time-retained' = '7 d', 'file.compression' = 'none')"
-        )
-        session.close()
+        resume = os.path.isdir(os.path.join(root, "db.db", "t"))
+        if not resume:
+            session = paimon_sql.connect(root, create=True)
+            session.sql("CREATE DATABASE db")
+            session.sql(
+                "CREATE TABLE db.t (p INT, v BIGINT) PARTITIONED BY (p) "
+                "WITH ('snapshot.time-retained' = '7 d', 'file.compression' = 'none')"
+            )
+            session.close()
         self.table = paimon_sql.Catalog(root).load_table("db.t")
         self.schema = self.table.latest_schema
         self.files, self.partitions, self.rows = files, partitions, rows
@@ -235,6 +242,23 @@ class _Bulk:
         self.sequence: dict[int, int] = {}
         self.live: dict[int, list[Any]] = {}  # partition -> its live files, oldest first
         self.write_s = 0.0
+        if resume:  # a grow build kept with --keep goes on (its files are read back)
+            self._resume()
+
+    def _resume(self) -> None:
+        from paimon_sql.commit.plan import fold
+        from paimon_sql.format.binary_row import decode_row
+
+        types = [self.schema.field("p").type]
+        snapshot = self.table.latest_snapshot()
+        metas = self.table.data_manifests(snapshot)
+        live = fold(e for m in metas for e in self.table.manifest(m.file_name)).values()
+        for e in sorted(live, key=lambda e: e.file.min_sequence_number):
+            (part,) = decode_row(e.partition, types)
+            seq = self.sequence.get(part, 0)
+            self.sequence[part] = max(seq, e.file.max_sequence_number + 1)
+            self.live.setdefault(part, []).append((e.file, None))
+            self.next_value += e.file.row_count
 
     def _write(self, part: int, first_value: int) -> Any:
         import uuid
@@ -324,7 +348,8 @@ def run_bulk(
     root = keep or tempfile.mkdtemp(prefix="planning-bulk-")
     try:
         bulk = _Bulk(root, files_per_commit, partitions, rows)
-        done, out, build = 0, [], 0.0
+        snapshot = bulk.table.latest_snapshot()
+        done, out, build = (0 if snapshot is None else snapshot.id), [], 0.0
         grow_first = -(-live // files_per_commit) if mode == "compact" else 0
         for target in sorted(checkpoints):
             start = time.perf_counter()
@@ -357,6 +382,33 @@ def run_bulk(
             shutil.rmtree(root, ignore_errors=True)
 
 
+def java_count(warehouse: str) -> dict[str, Any]:
+    """Apache Paimon 1.3.1 (Flink 1.20, `tests/interop/flink/harness.py`) and paimon-sql count the
+    rows of ``db.t``'s latest snapshot (``--java-count DIR``, on a table kept with ``--keep``)."""
+    import paimon_sql
+    from tests.interop.flink.harness import oracle
+
+    sql = "SELECT count(*) AS n, sum(v) AS s, count(DISTINCT p) AS parts FROM t"
+    start = time.perf_counter()
+    _, rows = oracle().query(warehouse, sql)
+    java_s = time.perf_counter() - start
+    session = paimon_sql.connect(warehouse)
+    start = time.perf_counter()
+    ((n, total, parts),) = session.sql(
+        "SELECT count(*), sum(v), count(DISTINCT p) FROM db.t"
+    ).fetchall()
+    ours_s = time.perf_counter() - start
+    table = session.table("db.t")
+    snapshot = table.latest_snapshot()
+    return {
+        "snapshot": snapshot.id if snapshot else 0,
+        "java": rows[0],
+        "java_s": java_s,
+        "paimon_sql": {"n": n, "s": str(total), "parts": parts},
+        "paimon_sql_s": ours_s,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--snapshots", type=int, nargs="+", default=[100, 1000])
@@ -378,7 +430,11 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="grow: commits after the first add hard links of its files (see _linked_commit)",
     )
+    parser.add_argument("--java-count", metavar="DIR", help="count db.t in DIR with Flink too")
     args = parser.parse_args(argv)
+    if args.java_count:
+        print(json.dumps(java_count(args.java_count), default=str))
+        return
     if args.bulk:
         rows = run_bulk(
             args.snapshots,
