@@ -21,6 +21,7 @@ from paimon_sql.errors import (
     ArgumentError,
     CorruptFileError,
     DataFileNotFoundError,
+    PaimonSqlError,
     SnapshotNotFoundError,
     SpecViolationError,
 )
@@ -50,6 +51,8 @@ _T = TypeVar("_T")
 
 _SCHEMA = re.compile(r"^schema-(\d+)$")
 _TAG_PREFIX = "tag-"
+#: How many ids a lagging hint is walked (each a probe) before the snapshot folder is listed.
+_PROBES = 8
 
 
 class Table:
@@ -263,28 +266,54 @@ class Table:
         return ids
 
     def latest_snapshot_id(self) -> int | None:
-        """The highest listed snapshot id, None when there is none.
+        """The id of the newest snapshot, None when there is none.
 
-        A listing: the LATEST hint can lag behind or, written by a stale writer, point below the
-        real latest, and a reader must never trust it then.
+        Java's way (``HintFileUtils.findLatest``), made safe against a stray snapshot below a gap:
+        the ``LATEST`` hint `n` is trusted when ``snapshot-n`` and ``snapshot-(n-1)`` exist and
+        ``snapshot-(n+1)`` does not; a hint that lags is walked forward a few ids. Otherwise (no
+        hint, garbage, ahead of the files, a run of one that may be a stray left by a commit on an
+        expired base) the snapshot folder is listed. A run of two consecutive snapshots has no gap
+        right above it only if it is the latest: expiration deletes oldest first and every writer
+        creates ``snapshot-(L+1)`` on the latest ``L``.
 
         Examples:
             >>> paimon_sql.Catalog(warehouse).load_table("db.t").latest_snapshot_id()
             2
         """
+        hinted = self._latest_from_hint()
+        if hinted is not None:
+            return hinted
         ids = self.snapshot_ids()
         return ids[-1] if ids else None
 
     def earliest_snapshot_id(self) -> int | None:
         """The lowest id of the run of consecutive snapshots that ends at the latest, else None.
 
-        A listing: the EARLIEST hint moves before an expiration deletes, and a stray snapshot below
-        a gap, left by a writer that committed on an expired base, is not part of the history.
+        The ``EARLIEST`` hint `e` is trusted when the latest is found from its hint, ``e`` is at
+        most the latest, ``snapshot-e`` exists, ``snapshot-(e-1)`` does not (an expiration moves
+        the hint before it deletes), and ``snapshot-(e+1)`` exists unless `e` is the latest (a stray
+        below a gap has none above it). A hint naming an expired snapshot is walked forward a few
+        ids (Java moves it after deleting). Otherwise the folder is listed.
 
         Examples:
             >>> paimon_sql.Catalog(warehouse).load_table("db.t").earliest_snapshot_id()
             1
         """
+        latest = self._latest_from_hint()
+        hint = None if latest is None else self._hint("EARLIEST")
+        if latest is not None and hint is not None:
+            present = self._snapshot_present
+            candidate = hint
+            for _ in range(_PROBES):
+                if candidate > latest:
+                    break
+                if present(candidate):
+                    if candidate > 1 and present(candidate - 1):
+                        break  # expiration under way, or a stale hint: list
+                    if candidate == latest or present(candidate + 1):
+                        return candidate
+                    break
+                candidate += 1
         ids = self.snapshot_ids()
         if not ids:
             return None
@@ -292,6 +321,55 @@ class Table:
         while first > 0 and ids[first - 1] == ids[first] - 1:
             first -= 1
         return ids[first]
+
+    def is_latest(self, snapshot_id: int) -> bool:
+        """Whether ``snapshot-<id>`` exists and no newer snapshot does (the commit check).
+
+        Without a listing when ``snapshot-(id-1)`` exists too (see `latest_snapshot_id`): first
+        ``snapshot-(id+1)`` must be absent, then ``snapshot-<id>`` present. A newer snapshot
+        whose successor was expired means `id` was expired before it (oldest first).
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> table.is_latest(2), table.is_latest(1), table.is_latest(3)
+            (True, False, False)
+        """
+        present = self._snapshot_present
+        if present(snapshot_id + 1) or not present(snapshot_id):
+            return False
+        if snapshot_id > 1 and present(snapshot_id - 1):
+            return True
+        ids = self.snapshot_ids()
+        return bool(ids) and ids[-1] == snapshot_id
+
+    def _hint(self, name: str) -> int | None:
+        """The id a hint file (``LATEST`` / ``EARLIEST``) holds; None if absent or not an id > 0."""
+        try:
+            text = self.fileio.read_bytes(self.meta("snapshot", name)).strip()
+        except PaimonSqlError:
+            return None
+        if not text.isdigit() or len(text) > 18:
+            return None
+        value = int(text)
+        return value if value > 0 else None
+
+    def _snapshot_present(self, snapshot_id: int) -> bool:
+        if snapshot_id < 1:
+            return False
+        return self.fileio.is_file(self.meta("snapshot", f"snapshot-{snapshot_id}"))
+
+    def _latest_from_hint(self) -> int | None:
+        """The latest id found from the ``LATEST`` hint without a listing, else None."""
+        hint = self._hint("LATEST")
+        present = self._snapshot_present
+        if hint is None or not present(hint) or not present(hint - 1):
+            return None
+        latest = hint
+        for _ in range(_PROBES):
+            if not present(latest + 1):
+                return latest
+            latest += 1
+        return None
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
         """The snapshot ``snapshot-<id>``.

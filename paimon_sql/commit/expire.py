@@ -371,21 +371,19 @@ def expire_snapshots(
         raise ArgumentError(f"retain_max ({retain_max}) must be at least retain_min ({retain_min})")
     if max_deletes < 0:
         raise ArgumentError(f"max_deletes must not be negative, got {max_deletes}")
-    ids = table.snapshot_ids()  # one listing for both ends (it is linear in the history)
-    if not ids:
+    # both ends from the hints checked against the files (a listing only when they do not hold)
+    latest = table.latest_snapshot_id()
+    earliest = table.earliest_snapshot_id()
+    if latest is None or earliest is None:
         return 0
-    latest = ids[-1]
-    first = len(ids) - 1  # the earliest: the start of the consecutive run ending at the latest
-    while first > 0 and ids[first - 1] == ids[first] - 1:
-        first -= 1
-    earliest = ids[first]
+    ids = range(earliest, latest + 1)  # the consecutive run ending at the latest
     lowest_kept = max(latest - retain_max + 1, earliest)
     end = latest - retain_min + 1
     consumer = consumer_min_next(table)
     if consumer is not None:
         end = min(end, consumer)
     end = min(end, earliest + max_deletes)
-    if end <= earliest:  # nothing to expire: only the EARLIEST hint is checked, on this listing
+    if end <= earliest:  # nothing to expire: only the EARLIEST hint is checked
         return expire_until(table, earliest, end, keep_changelog=keep_changelog, listed=ids)
     older = -(2**63) if older_than_ms is None else older_than_ms
     for snapshot_id in range(lowest_kept, end):
@@ -394,8 +392,10 @@ def expire_snapshots(
         except (SnapshotNotFoundError, DataFileNotFoundError):  # expired concurrently
             continue
         if older <= moment:
-            return expire_until(table, earliest, snapshot_id, keep_changelog=keep_changelog)
-    return expire_until(table, earliest, end, keep_changelog=keep_changelog)
+            return expire_until(
+                table, earliest, snapshot_id, keep_changelog=keep_changelog, listed=ids
+            )
+    return expire_until(table, earliest, end, keep_changelog=keep_changelog, listed=ids)
 
 
 def _write_earliest(table: Table, snapshot_id: int) -> None:
@@ -418,7 +418,7 @@ def expire_until(
     snapshot or tag uses. A crash part-way leaves those files unreferenced, for
     ``remove_orphan_files``; it never leaves a listed snapshot whose files are gone.
     """
-    listed = set(table.snapshot_ids() if listed is None else listed)
+    listed = listed if isinstance(listed, range) else set(listed or table.snapshot_ids())
     begin = end
     while begin - 1 >= earliest and begin - 1 in listed:
         begin -= 1

@@ -1,17 +1,21 @@
 """Atomic publishing of a commit: manifests, lists, index manifest, then ``snapshot-N`` if absent.
 
-The loop is Java's optimistic concurrency (paimon-format.md §1.3): read the latest snapshot L *by
-listing* the snapshot folder (never from the LATEST hint), check Java's conflicts against L's live
-files (the cumulative effect of every snapshot since the statement's base), write the lists on top
-of L, then, holding the snapshot folder's lock, list again and create ``snapshot-(L+1)`` only if L
-is still the latest. Otherwise the attempt is planned again on the new latest, with back-off.
+The loop is Java's optimistic concurrency (paimon-format.md §1.3): find the latest snapshot L
+(`Table.latest_snapshot_id`: the LATEST hint, checked against the files, else a listing), check
+Java's conflicts against L's live files (the cumulative effect of every snapshot since the
+statement's base), write the lists on top of L, then, holding the snapshot folder's lock, create
+``snapshot-(L+1)`` only if L is still the latest (`Table.is_latest`). Otherwise the attempt is
+planned again on the new latest, with back-off.
 
-Why the second listing: expiration deletes old snapshot files, so "``snapshot-(L+1)`` is absent"
-does not mean "L is the latest" -- a committer that planned on L and resumed after others committed
-L+1, L+2 … and expired L+1 would otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale
-base, and its rows would be lost. A snapshot id above L that exists at the check never goes away
-(expiration keeps at least the latest), and every paimon-sql committer creates its snapshot under
-the same lock, so the check and the create cannot be interleaved.
+Why "``snapshot-(L+1)`` is absent" is not enough: expiration deletes old snapshot files -- a
+committer that planned on L and resumed after others committed L+1, L+2 … and expired L+1 would
+otherwise create ``snapshot-(L+1)`` *below* EARLIEST, on a stale base, and its rows would be lost.
+So ``snapshot-L`` must still be there, checked *after* ``snapshot-(L+1)`` was seen absent:
+expiration deletes oldest first, so L+1 cannot have gone while L stays. ``snapshot-(L-1)`` must be
+there too (else the folder is listed): a lone L may be a stray that a commit on an expired base
+left below a gap. A snapshot id above L that exists at the check never goes away (expiration keeps
+at least the latest), and every paimon-sql committer creates its snapshot under the same lock, so
+the check and the create cannot be interleaved.
 
 A retried commit first looks for a snapshot of its own (commit user + commit identifier, Java's
 ``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes
@@ -413,8 +417,9 @@ class Committer:
     def _create(self, base: Snapshot | None, snapshot: Snapshot) -> bool:
         """Create ``snapshot-N`` if the base is still the latest snapshot; False when it is stale.
 
-        The check is a listing, under the folder lock; then the LATEST (for the first snapshot also
-        EARLIEST) hint moves.
+        The check (`Table.is_latest`: ``snapshot-(B+1)`` absent, then ``snapshot-B`` and
+        ``snapshot-(B-1)`` present, else a listing) is made under the folder lock; then the LATEST
+        (for the first snapshot also EARLIEST) hint moves.
         """
         table = self.table
         fileio = table.fileio
@@ -422,7 +427,12 @@ class Committer:
         path = table.meta("snapshot", f"snapshot-{snapshot.id}")
         data = snapshot_to_json(snapshot).encode("utf-8")
         with fileio.folder_lock(folder):
-            if table.latest_snapshot_id() != (None if base is None else base.id):
+            stale = (
+                table.latest_snapshot_id() is not None
+                if base is None
+                else not table.is_latest(base.id)
+            )
+            if stale:
                 return False  # someone committed since the base (and maybe expired it): plan again
             try:
                 if not fileio.try_create(path, data):

@@ -107,6 +107,12 @@ class FileIO:
             return os.path.exists(path)
         return self.fs.get_file_info(path).type != pafs.FileType.NotFound
 
+    def is_file(self, path: str) -> bool:
+        """Whether `path` is a file (one stat: the probes of `Table.latest_snapshot_id`)."""
+        if self.local:
+            return os.path.isfile(path)
+        return self.fs.get_file_info(path).type == pafs.FileType.File
+
     def is_dir(self, path: str) -> bool:
         """Whether `path` is a folder."""
         if self.local:

@@ -444,6 +444,32 @@ class ObjectStoreFileIO:
         """Whether an object, or any object below `path` (a folder), exists."""
         return self._head(path) is not None or self.is_dir(path)
 
+    def is_file(self, path: str) -> bool:
+        """Whether the object `path` exists (one HEAD; never a listing).
+
+        The statement remembers the answer, an absence too: probing for ``snapshot-(n+1)`` is how a
+        latest snapshot is confirmed, so a miss is expected and does not make the statement forget
+        what it saw (a change this FileIO makes still does).
+        """
+        if self._recall(("absent", path)):
+            return False
+        if self._recall(("head", path)) is not None:
+            return True
+        store, key = self._locate(path)
+        if not key:
+            return False
+        try:
+            meta: dict[str, Any] = self._ob.head(store, key)
+        except Exception as err:
+            if isinstance(err, self._ob.exceptions.NotFoundError | FileNotFoundError):
+                self._count(0)
+                self._remember(("absent", path), True)
+                return False
+            raise self._fail(err, path, "look up") from err
+        self._count(0)
+        self._remember(("head", path), meta)
+        return True
+
     def is_dir(self, path: str) -> bool:
         """Whether any object lies below `path` (for a bucket: whether the bucket exists)."""
         store, key = self._locate(path)

@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.catalog import names
-from paimon_sql.commit.plan import CommitMessage, fold, may_hold, merge_entries
+from paimon_sql.commit.plan import CommitMessage, may_hold, merge_entries
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import (
     DataFileNotFoundError,
@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from paimon_sql.catalog import Table
-    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry
+    from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.write.global_index import KeyReader
@@ -806,70 +806,62 @@ class TableWriter:
     # --- files ------------------------------------------------------------------------------------
 
     def next_sequence(self) -> dict[tuple[bytes, int], int]:
-        """Per (partition, bucket): one past the highest sequence number of the live files."""
+        """Per (partition, bucket): one past the highest sequence number of the live files.
+
+        Every bucket of the latest snapshot (a Spark job ships them to its tasks), folded from the
+        per-manifest digests (cached: manifests never change).
+        """
         return on_latest(self.table, self._next_sequence_of)
 
     def _next_sequence_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], int]:
         if latest is None:
             return {}
-        metas = self.table.data_manifests(latest)
-        live = fold(e for m in metas for e in self.table.manifest(m.file_name)).values()
-        out: dict[tuple[bytes, int], int] = {}
-        for e in live:
-            key = (e.partition, e.bucket)
-            out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
-        return out
+        return _fold_sequences(self.table, self.table.data_manifests(latest), None)
 
     def bucket_sequences(self) -> dict[tuple[bytes, int], int]:
-        """`next_sequence`, computed per (partition, bucket) when first asked for.
+        """`next_sequence`, computed per partition when one of its buckets is first asked for.
 
-        Each one reads only the manifests whose partition stats and bucket range may hold that
-        bucket's files, so an append into a few partitions costs what it writes, not the table's
-        size. They are read on the latest snapshot when this is called (again on a newer one if
-        expiration removes its files meanwhile).
+        Each partition reads only the manifests whose partition stats may hold its files, so a
+        write into a few partitions costs what it writes, not the table's size; the fold runs on
+        per-manifest digests, cached across the statements of a session. They are read on the
+        latest snapshot when this is called (again on a newer one if expiration removes its files
+        meanwhile). Primary-key and append writers both number from here, per bucket (§7).
         """
         base_id = self.table.latest_snapshot_id()
         try:
             pinned = None if base_id is None else self.table.snapshot(base_id)
         except (DataFileNotFoundError, SnapshotNotFoundError):
             pinned = on_latest(self.table, lambda latest: latest)
+        partitions: dict[bytes, dict[tuple[bytes, int], int]] = {}
 
         def compute(key: tuple[bytes, int]) -> int:
-            try:
-                return self._next_sequence_in(pinned, key)
-            except (DataFileNotFoundError, SnapshotNotFoundError):
-                return on_latest(self.table, lambda latest: self._next_sequence_in(latest, key))
+            part = key[0]
+            found = partitions.get(part)
+            if found is None:
+                try:
+                    found = self._partition_sequences(pinned, part)
+                except (DataFileNotFoundError, SnapshotNotFoundError):
+                    found = on_latest(
+                        self.table, lambda latest: self._partition_sequences(latest, part)
+                    )
+                partitions[part] = found
+            return found.get(key, 0)
 
         return _LazyStarts(compute)
 
-    def _next_sequence_in(self, latest: Snapshot | None, key: tuple[bytes, int]) -> int:
-        """One past the highest sequence number of bucket `key`'s live files in `latest`.
-
-        The fold of the manifests, done on per-manifest digests (cached: manifests never change):
-        from the newest manifest back, the first ADD (highest number first) that no later manifest
-        deletes.
-        """
+    def _partition_sequences(
+        self, latest: Snapshot | None, part: bytes
+    ) -> dict[tuple[bytes, int], int]:
+        """One past the highest sequence number of each bucket of partition `part` in `latest`."""
         if latest is None:
-            return 0
-        part, bucket = key
+            return {}
         values = {decode_row(part, self._part_types)}
-        found = [
-            digest[key]
+        metas = [
+            m
             for m in self.table.data_manifests(latest)
-            if (m.min_bucket is None or m.min_bucket <= bucket)
-            and (m.max_bucket is None or bucket <= m.max_bucket)
-            and may_hold(m.partition_stats, values, self._part_types)
-            and key in (digest := self.table.manifest_digest(m.file_name, "seq", _sequences))
+            if may_hold(m.partition_stats, values, self._part_types)
         ]
-        deleted: set[tuple[Any, ...]] = set()
-        best = 0
-        for adds, deletes in reversed(found):
-            for number, ident in adds:
-                if ident not in deleted:
-                    best = max(best, number)
-                    break
-            deleted |= deletes
-        return best
+        return _fold_sequences(self.table, metas, part)
 
     def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
         """All staged rows in one stream sorted by (partition, bucket, generation, key).
@@ -935,7 +927,7 @@ class TableWriter:
         stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
         rows whatever the input size.
         """
-        base = max(self.next_sequence().values(), default=0)  # above every bucket's counter (§7)
+        base = 0  # the stream's numbers: 0-based input positions, moved per bucket when written
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
         reader = self._sorted(staged, base)
@@ -949,7 +941,7 @@ class TableWriter:
                 reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget()
             )
         )
-        files, written = self.write_pieces(pieces, base, {})
+        files, written = self.write_pieces(pieces, base, self.bucket_sequences(), numbering="shift")
         if written != expected:
             raise PaimonSqlError(
                 f"internal error writing {self.table.name}: {expected} rows staged but {written} "
@@ -967,22 +959,43 @@ class TableWriter:
         pieces: Iterable[tuple[tuple[Any, ...], int, pa.Table]],
         base: int,
         starts: dict[tuple[bytes, int], int],
+        *,
+        numbering: str | None = None,
     ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
         """Encode (partition values, bucket, rows) pieces into files on a second thread.
 
         Pyarrow releases the GIL; one piece is encoded while the next one is cut (a bound on memory:
-        see `_bound_memory`). Primary-key rows carry their sequence numbers (`base` is only a
-        floor); an append file numbers its rows on from its bucket's counter in `starts`. Returns
-        the files per (partition, bucket) and the number of rows.
+        see `_bound_memory`). An append file numbers its rows on from its bucket's counter in
+        `starts`. Primary-key rows carry a sequence number column: final as it is (`numbering`
+        None; `base` is only a floor), input positions moved up by their bucket's counter
+        (``"shift"``: the input order of several versions of a key is kept), or replaced by the
+        bucket's next numbers, consecutive as Java's (``"renumber"``: each key occurs once in the
+        statement, so only the place above the bucket's live files matters). Returns the files per
+        (partition, bucket) and the number of rows.
         """
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         total = 0
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending: deque[tuple[tuple[bytes, int], Future[DataFileMeta]]] = deque()
-            for part, bucket, rows in pieces:
+            for part, bucket, piece in pieces:
                 key = (encode_row(part, self._part_types), bucket)
-                start = base if self.pk else starts.get(key, 0)
-                starts[key] = start + rows.num_rows
+                rows = piece
+                if not self.pk:
+                    start = starts.get(key, 0)
+                    starts[key] = start + rows.num_rows
+                elif numbering is not None:
+                    start = starts.get(key, 0)
+                    index = rows.schema.get_field_index(SEQ)
+                    numbers: pa.Array[Any] | pa.ChunkedArray[Any]
+                    if numbering == "shift":
+                        numbers = pc.add(rows.column(index), pa.scalar(start, pa.int64()))
+                    else:
+                        numbers = arange(rows.num_rows, start)
+                        starts[key] = start + rows.num_rows
+                    rows = rows.set_column(index, SEQ, numbers)
+                else:
+                    start = base
+                del piece
                 total += rows.num_rows
                 pending.append((key, pool.submit(self._write_chunk, rows, part, bucket, start)))
                 del rows
@@ -1090,11 +1103,8 @@ class TableWriter:
     def _stream(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression
     ) -> tuple[list[CommitMessage], int]:
-        if self.pk:  # one base above every bucket's counter (§7)
-            starts = self.next_sequence()
-            base = max(starts.values(), default=0)
-        else:  # each file numbers on from its own bucket's counter
-            starts, base = self.bucket_sequences(), 0
+        # each bucket numbers on from its own counter (§7), read for the buckets written only
+        starts, base = self.bucket_sequences(), 0
         query = self._stream_query(source, kind)
         # batches of at most a quarter run, so a run overshoots its rows by little
         batch = min(131072, max(self.run_rows() // 4, 1024))
@@ -1184,7 +1194,8 @@ class TableWriter:
                 batches, schema, [*self.parts, BUCKET], self.piece_budget()
             )
         )
-        files, total = self.write_pieces(pieces, base, starts)
+        numbering = "renumber" if self.pk else None
+        files, total = self.write_pieces(pieces, base, starts, numbering=numbering)
         return self.commit_messages(files), total
 
     def _non_null_keys(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -1409,6 +1420,33 @@ class _LazyStarts(dict[tuple[bytes, int], int]):
     def get(self, key: tuple[bytes, int], default: Any = None) -> Any:
         """The number of `key` (computed if new; never `default`)."""
         return self[key]
+
+
+def _fold_sequences(
+    table: Table, metas: Sequence[ManifestFileMeta], part: bytes | None
+) -> dict[tuple[bytes, int], int]:
+    """One past the highest live sequence number per (partition, bucket) of `metas`.
+
+    Of partition `part` only, unless None. The fold of the manifests, done on per-manifest
+    digests (`_sequences`, cached by the table): from the newest manifest back, each one's first
+    ADD (highest number first) that no later manifest deletes; the highest of those.
+    """
+    best: dict[tuple[bytes, int], int] = {}
+    deleted: dict[tuple[bytes, int], set[tuple[Any, ...]]] = {}
+    for meta in reversed(metas):
+        digest = table.manifest_digest(meta.file_name, "seq", _sequences)
+        for key, (adds, deletes) in digest.items():
+            if part is not None and key[0] != part:
+                continue
+            gone = deleted.get(key)
+            for number, ident in adds:
+                if gone is None or ident not in gone:
+                    if number > best.get(key, 0):
+                        best[key] = number
+                    break
+            if deletes:
+                deleted.setdefault(key, set()).update(deletes)
+    return best
 
 
 def _sequences(

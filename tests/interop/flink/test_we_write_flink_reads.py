@@ -88,6 +88,37 @@ def _typed(name: str, fmt: str, options: str, pk: bool, *extra: str) -> Case:
     )
 
 
+def _many_commits() -> Case:
+    """A partitioned primary-key table after 18 upsert statements (issue 18: each bucket numbers
+    on from its own live files, read from the written partitions' manifests only, merged every 5).
+
+    Every 6th statement writes a key twice (the staged path, input order kept); the others stream.
+    What each key holds is worked out here from the statements, not read back.
+    """
+    statements, meant = [], {}
+    for i in range(18):
+        keys = [(i * 7) % 15, (i * 7 + 3) % 15]
+        rows = [(k, f"p{k % 3}", f"s{i}-{k}") for k in keys]
+        if i % 6 == 5:
+            rows.insert(0, (keys[0], f"p{keys[0] % 3}", "overwritten"))
+        statements.append(
+            "INSERT INTO {t} VALUES " + ", ".join(f"({k}, '{d}', '{v}')" for k, d, v in rows)  # noqa: S608
+        )
+        for k, _, v in rows:
+            meant[k] = v
+    meant[3] = "flink-upsert"
+    return Case(
+        "pk_many_commits",
+        "CREATE TABLE {t} (id INT, dt STRING, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
+        "PARTITIONED BY (dt) WITH ('bucket' = '2', 'manifest.merge-min-count' = '5')",
+        tuple(statements),
+        "INSERT INTO {t} VALUES (100, 'p1', 'flink'), (3, 'p0', 'flink-upsert')",
+        15,
+        after=16,
+        meant=tuple((k, {"dt": f"p{k % 3}", "v": v}) for k, v in sorted(meant.items())),
+    )
+
+
 CASES = [
     _typed("append_unaware", "parquet", "", False),
     _typed("append_fixed", "orc", ", 'bucket' = '2', 'bucket-key' = 'id'", False),
@@ -524,6 +555,7 @@ CASES += [
         2,
         meant=((1, {"t0": ["time", "12:34:56.000000000"], "t3": ["time", "23:59:59.999000000"]}),),
     ),
+    _many_commits(),
 ]
 
 _OURS = (AssertionError, paimon_sql.errors.PaimonSqlError, duckdb.Error)

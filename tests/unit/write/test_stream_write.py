@@ -44,18 +44,26 @@ def test_a_key_twice_in_one_statement_keeps_the_engines_version(session, engine,
 
 
 def test_streamed_write_numbers_above_earlier_writes_and_later_statements_win(session):
+    """Each bucket numbers on from its own live files (§7: consecutive per (partition, bucket))."""
     _create(session, "deduplicate")
+    query = (
+        "SELECT bucket, file_path, min_sequence_number, max_sequence_number, record_count "
+        "FROM db.`t$files`"
+    )
     session.sql("INSERT INTO db.t SELECT i, 'old', 0 FROM range(100) t(i)")
+    first = session.sql(query).fetchall()
     session.sql("INSERT INTO db.t SELECT i, 'new', 0 FROM range(0, 100, 2) t(i)")
-    files = session.sql(
-        "SELECT min_sequence_number, max_sequence_number, record_count FROM db.`t$files` "
-        "ORDER BY min_sequence_number"
-    ).fetchall()
-    first = [f for f in files if f[1] < 100]
-    second = [f for f in files if f[0] >= 100]
-    assert sum(f[2] for f in first) == 100
-    assert sum(f[2] for f in second) == 50
-    assert min(f[0] for f in second) > max(f[1] for f in first)
+    second = [f for f in session.sql(query).fetchall() if f not in first]
+    assert sum(f[4] for f in first) == 100
+    assert sum(f[4] for f in second) == 50
+    for bucket in (0, 1):
+        old = [f for f in first if f[0] == bucket]
+        new = [f for f in second if f[0] == bucket]
+        assert old
+        assert new
+        assert min(f[2] for f in old) == 0  # an empty bucket starts at 0
+        assert max(f[3] for f in old) == sum(f[4] for f in old) - 1  # consecutive
+        assert min(f[2] for f in new) == max(f[3] for f in old) + 1  # on from the bucket's max
     rows = dict(session.sql("SELECT id, v FROM db.t").fetchall())
     assert rows == {i: ("new" if i % 2 == 0 else "old") for i in range(100)}
 
