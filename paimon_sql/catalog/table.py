@@ -362,7 +362,8 @@ class Table:
         """The latest id found from the ``LATEST`` hint without a listing, else None."""
         hint = self._hint("LATEST")
         present = self._snapshot_present
-        if hint is None or not present(hint) or not present(hint - 1):
+        # a hint of 1 has no snapshot below it to vouch for it: list at once, without a probe
+        if hint is None or hint <= 1 or not present(hint) or not present(hint - 1):
             return None
         latest = hint
         for _ in range(_PROBES):
