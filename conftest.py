@@ -13,7 +13,9 @@ conftest reaches only the doctests below its folder.
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -60,3 +62,25 @@ def _doctest_warehouses(request: pytest.FixtureRequest) -> None:
     namespace["tmp_warehouse"] = str(tmp_path / "empty")
     (tmp_path / "empty").mkdir()
     namespace["warehouse"] = str(shutil.copytree(sample, tmp_path / "warehouse", symlinks=True))
+
+
+# --- leaving the process -----------------------------------------------------------------------
+# A whole run leaves thousands of DuckDB databases to the interpreter's shutdown (sessions that
+# tests do not close; each holds worker threads): tearing them down one by one took ~10 minutes
+# after the summary was printed. The results are final once the session has finished, so the
+# process leaves with the session's exit status at the very end instead.
+_exit_status: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remember the run's exit status for `pytest_unconfigure`."""
+    _exit_status.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave at once with the run's status (the summary is printed; nothing else is pending)."""
+    if _exit_status:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_exit_status[-1])
