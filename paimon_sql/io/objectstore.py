@@ -422,9 +422,15 @@ class ObjectStoreFileIO:
         self._count(sum(len(p) for p in out), _coalesced(ranges))
         return out
 
-    def _head(self, path: str) -> dict[str, Any] | None:
+    def _head(self, path: str, *, probe: bool = False) -> dict[str, Any] | None:
+        """The object's metadata (one HEAD, remembered for the statement), None when absent.
+
+        An absence makes the statement forget what it remembered (it may be stale), unless it
+        was a `probe` for an object that is expected to be missing: then the absence itself is
+        remembered.
+        """
         store, key = self._locate(path)
-        if not key:
+        if not key or (probe and self._recall(("absent", path))):
             return None
         found = self._recall(("head", path))
         if found is not None:
@@ -434,7 +440,10 @@ class ObjectStoreFileIO:
         except Exception as err:
             if isinstance(err, self._ob.exceptions.NotFoundError | FileNotFoundError):
                 self._count(0)
-                self._changed()  # what the statement remembered may be stale: ask again
+                if probe:
+                    self._remember(("absent", path), True)
+                else:
+                    self._changed()  # what the statement remembered may be stale: ask again
                 return None
             raise self._fail(err, path, "look up") from err
         self._count(0)
@@ -447,28 +456,11 @@ class ObjectStoreFileIO:
     def is_file(self, path: str) -> bool:
         """Whether the object `path` exists (one HEAD; never a listing).
 
-        The statement remembers the answer, an absence too: probing for ``snapshot-(n+1)`` is how a
-        latest snapshot is confirmed, so a miss is expected and does not make the statement forget
-        what it saw (a change this FileIO makes still does).
+        A `_head` probe: probing for ``snapshot-(n+1)`` is how a latest snapshot is confirmed, so
+        a miss is expected, is remembered for the statement and does not make it forget what it
+        saw (a change this FileIO makes still does).
         """
-        if self._recall(("absent", path)):
-            return False
-        if self._recall(("head", path)) is not None:
-            return True
-        store, key = self._locate(path)
-        if not key:
-            return False
-        try:
-            meta: dict[str, Any] = self._ob.head(store, key)
-        except Exception as err:
-            if isinstance(err, self._ob.exceptions.NotFoundError | FileNotFoundError):
-                self._count(0)
-                self._remember(("absent", path), True)
-                return False
-            raise self._fail(err, path, "look up") from err
-        self._count(0)
-        self._remember(("head", path), meta)
-        return True
+        return self._head(path, probe=True) is not None
 
     def is_dir(self, path: str) -> bool:
         """Whether any object lies below `path` (for a bucket: whether the bucket exists)."""

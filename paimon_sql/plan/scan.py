@@ -279,7 +279,6 @@ class _Planner:
         shape = (tuple(self.part_names), tuple(self.part_types))
         self._partition_cache: dict[bytes, Any] = memo.setdefault(("values", *shape), {})
         default = self.options.partition_default_name
-        self._part_paths: dict[bytes, Any] = memo.setdefault(("path", *shape, default), {})
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
         self._links = names.LinkScan(table.path, local=table.fileio.local)
@@ -290,8 +289,8 @@ class _Planner:
         root = table.path.rstrip("/")
         self._data_root = f"{root}/{directory}" if directory else table.path
         self._default_partition = self.options.partition_default_name
-        # the lexical half of each partition folder's check (`LinkScan.lexical`), kept with the
-        # table as the relative folders are; the links are looked for on every plan
+        # each partition's folder with the lexical half of its check (`LinkScan.lexical`), kept
+        # with the table; the links are looked for on every plan
         self._part_folders: dict[bytes, names.Folder] = memo.setdefault(
             ("folder", *shape, default, self._data_root), {}
         )
@@ -669,20 +668,21 @@ class _Planner:
         if path is None:
             folder = self._part_folders.get(partition)
             if folder is None:
-                path = self._data_root
-                if self.part_names:
-                    relative = self._part_paths.get(partition)
-                    if relative is None:
-                        values = zip(self.part_names, self.partition_values(partition), strict=True)
-                        relative = partition_path(values, self._default_partition)
-                        self._part_paths[partition] = relative
-                    path = f"{path.rstrip('/')}/{relative}"
-                folder = self._links.lexical(path, what="partition folder")
+                folder = self._links.lexical(
+                    self._partition_path(partition), what="partition folder"
+                )
                 self._part_folders[partition] = folder
             # never read through a symbolic link leading out of the table folder
             path = self._links.check(folder, what="partition folder")
             self._part_dirs[partition] = path
         return path
+
+    def _partition_path(self, partition: bytes) -> str:
+        """`partition`'s folder, joined from its escaped names and values (not yet checked)."""
+        if not self.part_names:
+            return self._data_root
+        values = zip(self.part_names, self.partition_values(partition), strict=True)
+        return f"{self._data_root.rstrip('/')}/{partition_path(values, self._default_partition)}"
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
         name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"

@@ -951,7 +951,11 @@ VIRTUAL = frozenset({FILE_INDEX, POS})
 
 
 class Deletions(Protocol):
-    """Registers deleted rows of files that need no merge, for `plan_query` (which builds SQL)."""
+    """The engine's side of `plan_query` (which builds SQL): what the query refers to by name.
+
+    The deleted rows of files that need no merge, registered as tables, and the file lists of
+    multi-file scans, as literals or statement parameters.
+    """
 
     def positions(self, files: Sequence[DataFileMeta]) -> str | None:
         """A registered table of the deleted rows of `files`; None when none has a deletion vector.
