@@ -150,10 +150,11 @@ def _floor(request: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": seconds, "found": found}
 
 
-def _run_child(function: str, request: dict[str, Any]) -> dict[str, Any]:
+def _run_child(function: str, request: dict[str, Any], module: str = "lookup") -> dict[str, Any]:
+    """`module.function(request)` in a fresh interpreter (its own peak RSS); its JSON result."""
     code = (
-        "import json, sys; from tests.benchmarks import lookup; "
-        f"print(json.dumps(lookup.{function}(json.loads(sys.argv[1]))))"
+        f"import json, sys; from tests.benchmarks import {module}; "
+        f"print(json.dumps({module}.{function}(json.loads(sys.argv[1]))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(request)],
@@ -163,7 +164,7 @@ def _run_child(function: str, request: dict[str, Any]) -> dict[str, Any]:
         cwd=Path(__file__).resolve().parents[2],
     )
     if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1:]}
+        return {"error": done.stderr.strip().splitlines()[-3:]}
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
                         "table_path": str(copy / "db.db" / "t"),
                     }  # fmt: skip
                     floor = _run_child("_floor", request)
-                    ours = _run_child_curve(request)
+                    ours = _run_child("_curve_cell", request, module="lookup_curve")
                 finally:
                     shutil.rmtree(scratch, ignore_errors=True)
                 load.append(os.getloadavg()[0])
@@ -169,27 +169,6 @@ def main(argv: list[str] | None = None) -> None:
         )
     )
     print(f"wrote {args.output}")
-
-
-def _run_child_curve(request: dict[str, Any]) -> dict[str, Any]:
-    import subprocess
-    import sys
-
-    code = (
-        "import json, sys; from tests.benchmarks import lookup_curve; "
-        "print(json.dumps(lookup_curve._curve_cell(json.loads(sys.argv[1]))))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(request)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-3:]}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def _print(row: dict[str, Any]) -> None:
