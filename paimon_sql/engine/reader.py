@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from typing import cast as as_type
 
 import duckdb
 import numpy as np
@@ -44,7 +45,7 @@ from paimon_sql.io.datafiles import (
 from paimon_sql.plan.predicate import Compare, ValueRange, and_all, may_match
 from paimon_sql.plan.scan import Section, blob_chain, data_file_path, read_vector
 from paimon_sql.read.build import (
-    FILE_INDEX,
+    DV_BITS,
     KEEP,
     POS,
     FileSource,
@@ -288,7 +289,8 @@ class SplitReader:
     def __init__(self, engine: duckdb.DuckDBPyConnection) -> None:
         """Use cursors of `engine` for split queries."""
         self.engine = engine
-        self._cache: OrderedDict[tuple[object, ...], pa.Array | pa.Table] = OrderedDict()
+        # values: decoded arrays and tables (counted in rows), deletion bitmaps (in bytes)
+        self._cache: OrderedDict[tuple[object, ...], pa.Array | pa.Table | bytes] = OrderedDict()
         self._cache_rows = 0
 
     def batches(self, plan: ScanPlan, request: ReadRequest) -> Iterator[pa.RecordBatch]:
@@ -746,11 +748,13 @@ class SplitReader:
                 bitmap.to_array() if hasattr(bitmap, "to_array") else list(bitmap), pa.int64()
             )
 
-        return self._cached(("positions", ref.index_path, ref.meta.offset), decode)
+        return as_type(
+            "pa.Array", self._cached(("positions", ref.index_path, ref.meta.offset), decode)
+        )
 
     def _cached(
-        self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table]
-    ) -> pa.Array | pa.Table:
+        self, key: tuple[object, ...], make: Callable[[], pa.Array | pa.Table | bytes]
+    ) -> pa.Array | pa.Table | bytes:
         value = self._cache.get(key)
         if value is None:
             value = make()
@@ -883,25 +887,30 @@ class _Deletions:
         self.registered.append(name)
         return name
 
-    def positions(self, files: Sequence[DataFileMeta]) -> str | None:
+    def vectors(self, files: Sequence[DataFileMeta]) -> str | None:
         refs = [self.refs.get(f.file_name) for f in files]
         if not any(refs):
             return None
-        key = ("table", *((r.index_path, r.meta.offset) if r else None for r in refs))
-        table = self.reader._cached(key, lambda: self._positions_table(files))
-        return self._register(table) if len(table) else None
+        bitmaps = [self._bitmap(f, ref) for f, ref in zip(files, refs, strict=True)]
+        return self._register(pa.table({DV_BITS: pa.array([bitmaps], pa.list_(pa.binary()))}))
 
-    def _positions_table(self, files: Sequence[DataFileMeta]) -> pa.Table:
-        indexes: list[pa.Array] = []
-        rows: list[pa.Array] = []
-        for i, f in enumerate(files):
-            deleted = self._deleted(f)
-            if deleted is not None and len(deleted):
-                indexes.append(pa.nulls(len(deleted), pa.uint64()).fill_null(i))
-                rows.append(deleted)
-        if not rows:
-            return pa.table({FILE_INDEX: pa.array([], pa.uint64()), POS: pa.array([], pa.int64())})
-        return pa.table({FILE_INDEX: pa.concat_arrays(indexes), POS: pa.concat_arrays(rows)})
+    def _bitmap(self, f: DataFileMeta, ref: DvRef | None) -> bytes:
+        """`f`'s deleted rows as a bitmap, most significant bit first (`Deletions.vectors`).
+
+        Cached by the reader per vector; a file without one gets a bitmap of zeros.
+        """
+        rows = f.row_count
+        if ref is None:
+            return bytes((rows + 7) // 8)
+
+        def make() -> bytes:
+            deleted = self.reader.positions(self.plan, ref, self.blobs).to_numpy()
+            flags = np.zeros(rows, dtype=np.bool_)
+            flags[deleted[deleted < rows]] = True
+            return bytes(np.packbits(flags).data)
+
+        bitmap = self.reader._cached(("bitmap", ref.index_path, ref.meta.offset, rows), make)
+        return as_type("bytes", bitmap)
 
     def file_list(self, paths: Sequence[str]) -> exp.Expression:
         if self.params is None:

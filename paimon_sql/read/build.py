@@ -944,6 +944,8 @@ __all__ = [
 
 
 KEEP = "__paimon_keep"
+#: The column of `Deletions.vectors`' table: one deletion bitmap per file of a scan.
+DV_BITS = "__paimon_dv"
 FILE_INDEX = "file_index"
 #: DuckDB's virtual columns of a multi-file scan; a table with a column of one of these names cannot
 #: use them.
@@ -957,11 +959,12 @@ class Deletions(Protocol):
     multi-file scans, as literals or statement parameters.
     """
 
-    def positions(self, files: Sequence[DataFileMeta]) -> str | None:
-        """A registered table of the deleted rows of `files`; None when none has a deletion vector.
+    def vectors(self, files: Sequence[DataFileMeta]) -> str | None:
+        """A registered one-row table of the deletion vectors of `files`, as bitmaps.
 
-        Its columns are ``(file_index UBIGINT, file_row_number BIGINT)``, where ``file_index`` is a
-        file's position in `files`.
+        Its one column, ``__paimon_dv`` (``BLOB[]``), holds per file of `files`, in order, the
+        bitmap of its deleted rows: bit ``i`` (most significant first) is set when row ``i`` is
+        deleted, ``ceil(row_count / 8)`` bytes. None when no file of `files` has a vector.
         """
 
     def mask(self, f: DataFileMeta) -> str | None:
@@ -985,7 +988,7 @@ def _plain_scan(
     paths: Mapping[str, str],
     deletions: Deletions,
     *,
-    deleted: str | None = None,
+    vectors: str | None = None,
     mask: str | None = None,
 ) -> exp.Select:
     """Files of one column layout read by one ``read_parquet`` (DuckDB parallelises across files).
@@ -993,10 +996,12 @@ def _plain_scan(
     The files may come from any partitions and buckets: a data file holds the partition columns
     too (Java writes whole rows), so they are read from the files like any column.
 
-    `deleted` names a table of deleted ``(file_index, file_row_number)`` rows, anti-joined on
-    DuckDB's virtual columns of the scan (a hash join as cheap as the plain read); `mask`, for a
-    single file, is a keep-flag per row POSITIONAL-joined with it (used when the table has a column
-    named like a virtual column).
+    `vectors` names `Deletions.vectors`' one-row table of the files' deletion bitmaps: a row is
+    kept where ``get_bit(<its file's bitmap>, file_row_number)`` is 0, on DuckDB's virtual columns
+    of the scan (``file_index`` picks the bitmap). A filter, not a join: the statement's own
+    filters still reach the scan, and it costs about a tenth of the plain read where an anti-join
+    on ``(file_index, file_row_number)`` cost half. `mask`, for a single file, is a keep-flag per
+    row POSITIONAL-joined with it (used when the table has a column named like a virtual column).
     """
     names = q.needed()
     file_list = deletions.file_list([paths[f.file_name] for f in files])
@@ -1007,10 +1012,11 @@ def _plain_scan(
     # copy=False throughout: the file list may hold thousands of paths, built once here
     select = exp.select(*cols).from_(exp.Table(this=relation), copy=False)
     conditions: list[exp.Expression] = []
-    if deleted is not None:
-        using = [ident(FILE_INDEX), ident(POS)]
-        anti = exp.Join(this=exp.Table(this=ident(deleted)), kind="ANTI", using=using)
-        select.append("joins", anti)
+    if vectors is not None:
+        bits = exp.select(exp.alias_(exp.cast(col(DV_BITS), "BIT[]"), DV_BITS, quoted=True))
+        bits = bits.from_(exp.Table(this=ident(vectors)), copy=False)
+        select = select.join(bits.subquery(copy=False), join_type="CROSS", copy=False)
+        conditions.append(_kept_row(col(DV_BITS)))
     if mask is not None:
         select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))
         conditions.append(col(KEEP))
@@ -1021,6 +1027,20 @@ def _plain_scan(
     return exp.select(
         *[exp.alias_(cast(col(n), q.types[n]), n, quoted=True) for n in q.request.columns]
     ).from_(select.subquery(copy=False), copy=False)
+
+
+def _kept_row(bitmaps: exp.Expression) -> exp.Expression:
+    """Whether the scan's row is kept: its bit in its file's bitmap (1-based list) is not set.
+
+    >>> sql = _kept_row(col("b")).sql("duckdb")
+    >>> sql.removeprefix('GET_BIT(LIST_EXTRACT("b", CAST("file_index" + 1 AS BIGINT)), ')
+    'CAST("file_row_number" AS INT)) = 0'
+    """
+    index = exp.cast(exp.Add(this=col(FILE_INDEX), expression=exp.Literal.number(1)), "BIGINT")
+    bitmap = exp.Anonymous(this="list_extract", expressions=[bitmaps, index])
+    position = exp.cast(col(POS), "INT")
+    bit = exp.Anonymous(this="get_bit", expressions=[bitmap, position])
+    return exp.EQ(this=bit, expression=exp.Literal.number(0))
 
 
 def _layout(plan: ScanPlan, f: DataFileMeta) -> tuple[tuple[int, str, DataType], ...]:
@@ -1054,7 +1074,15 @@ def _plain_group(
     """
     q = _SplitQuery(plan, _ANY_PARTITION, request, {}, {})
     if not VIRTUAL & set(plan.table.schema(files[0].schema_id).field_names):
-        return [_plain_scan(plan, q, files, paths, deletions, deleted=deletions.positions(files))]
+        # files without a vector need no row positions: they get a scan of their own
+        with_dv = {name for split in plan.splits for name, _ in split.deletion_vectors}
+        marked = [f for f in files if f.file_name in with_dv]
+        vectors = deletions.vectors(marked) if marked else None
+        if vectors is None:
+            return [_plain_scan(plan, q, files, paths, deletions)]
+        out = [_plain_scan(plan, q, marked, paths, deletions, vectors=vectors)]
+        unmarked = [f for f in files if f.file_name not in with_dv]
+        return [_plain_scan(plan, q, unmarked, paths, deletions), *out] if unmarked else out
     masks = {f.file_name: deletions.mask(f) for f in files}
     plain = [f for f in files if masks[f.file_name] is None]
     out = [_plain_scan(plan, q, plain, paths, deletions)] if plain else []

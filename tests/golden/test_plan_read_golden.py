@@ -318,7 +318,7 @@ class _Deletions:
         self.count += 1
         return f"__paimon_deleted_{self.count}"
 
-    def positions(self, files: Sequence[DataFileMeta]) -> str | None:
+    def vectors(self, files: Sequence[DataFileMeta]) -> str | None:
         return self._name() if any(f.file_name in self.refs for f in files) else None
 
     def mask(self, f: DataFileMeta) -> str | None:

@@ -71,6 +71,14 @@ FROM (
     ],
     hive_partitioning = FALSE
   )
-  ANTI JOIN "__paimon_deleted_1"
-    USING ("file_index", "file_row_number")
+  CROSS JOIN (
+    SELECT
+      CAST("__paimon_dv" AS BIT[]) AS "__paimon_dv"
+    FROM "__paimon_deleted_1"
+  )
+  WHERE
+    GET_BIT(
+      LIST_EXTRACT("__paimon_dv", CAST("file_index" + 1 AS BIGINT)),
+      CAST("file_row_number" AS INT)
+    ) = 0
 );

@@ -163,25 +163,55 @@ FROM (
 
 -- inlined (plan_query)
 SELECT
-  CAST("f0" AS TEXT) AS "f0",
-  CAST("f1" AS INT) AS "f1",
-  CAST("f2" AS INT) AS "f2",
-  CAST("f3" AS DOUBLE) AS "f3"
+  *
 FROM (
   SELECT
-    "f0",
-    "f1",
-    "f2",
-    "f3"
-  FROM READ_PARQUET(
-    [
-      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-0.parquet',
-      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-1.parquet',
-      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-1/data-d18e5571-abce-4309-ad4a-37f0bc93679f-0.parquet',
-      '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=20/bucket-0/data-6922349a-83a3-4da3-995b-5a9e5b066710-0.parquet'
-    ],
-    hive_partitioning = FALSE
+    CAST("f0" AS TEXT) AS "f0",
+    CAST("f1" AS INT) AS "f1",
+    CAST("f2" AS INT) AS "f2",
+    CAST("f3" AS DOUBLE) AS "f3"
+  FROM (
+    SELECT
+      "f0",
+      "f1",
+      "f2",
+      "f3"
+    FROM READ_PARQUET(
+      [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-1.parquet',
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=20/bucket-0/data-6922349a-83a3-4da3-995b-5a9e5b066710-0.parquet'
+      ],
+      hive_partitioning = FALSE
+    )
   )
-  ANTI JOIN "__paimon_deleted_1"
-    USING ("file_index", "file_row_number")
+  UNION ALL
+  SELECT
+    CAST("f0" AS TEXT) AS "f0",
+    CAST("f1" AS INT) AS "f1",
+    CAST("f2" AS INT) AS "f2",
+    CAST("f3" AS DOUBLE) AS "f3"
+  FROM (
+    SELECT
+      "f0",
+      "f1",
+      "f2",
+      "f3"
+    FROM READ_PARQUET(
+      [
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-0/data-f19db350-7c55-4686-8839-78d15aa17fc1-0.parquet',
+        '<fixtures>/paimon-cpp/test/test_data/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv/f1=10/bucket-1/data-d18e5571-abce-4309-ad4a-37f0bc93679f-0.parquet'
+      ],
+      hive_partitioning = FALSE
+    )
+    CROSS JOIN (
+      SELECT
+        CAST("__paimon_dv" AS BIT[]) AS "__paimon_dv"
+      FROM "__paimon_deleted_1"
+    )
+    WHERE
+      GET_BIT(
+        LIST_EXTRACT("__paimon_dv", CAST("file_index" + 1 AS BIGINT)),
+        CAST("file_row_number" AS INT)
+      ) = 0
+  )
 );
