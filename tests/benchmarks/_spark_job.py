@@ -2,7 +2,7 @@
 
 Runs in the cached ``spark`` virtualenv (``python _spark_job.py <request.json>``); imports nothing
 from the repository. Request: ``{"jar", "warehouse", "database", "table", "columns", "options",
-"primary_keys", "inputs": [parquet, ...]}``; each input becomes one ``INSERT INTO`` commit.
+"primary_keys", "inputs": [parquet, ...], "driver_memory"?}``; each input becomes one ``INSERT INTO`` commit.
 With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup compaction) and marks the
 superseded rows of older files in deletion vectors.
 """
@@ -17,14 +17,14 @@ import sys
 import time
 
 
-def _session(jar, warehouse):
+def _session(jar, warehouse, memory):
     from pyspark.sql import SparkSession
 
     return (
         SparkSession.builder.master("local[2]")
         .appName("paimon-sql-bench")
         .config("spark.jars", jar)
-        .config("spark.driver.memory", "6g")
+        .config("spark.driver.memory", memory)
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.catalog.paimon", "org.apache.paimon.spark.SparkCatalog")
@@ -40,7 +40,7 @@ def _session(jar, warehouse):
 def main(argv):
     with open(argv[1]) as fh:
         req = json.load(fh)
-    spark = _session(req["jar"], req["warehouse"])
+    spark = _session(req["jar"], req["warehouse"], req.get("driver_memory", "6g"))
     spark.sparkContext.setLogLevel("WARN")
     db, table = req["database"], req["table"]
     ref = f"paimon.`{db}`.`{table}`"

@@ -153,6 +153,8 @@ def _write_dv(rows: int) -> dict[str, Any]:
             "primary_keys": ["id"],
             "options": options,
             "inputs": [str(p) for p in inputs(rows)],
+            # 6g failed at 50M rows (the job died after ~35 min with ~5 GB free)
+            "driver_memory": "12g" if rows > 10_000_000 else "6g",
         }
     )
     return {
