@@ -17,6 +17,7 @@ SQL) is `paimon_sql.engine.binder`'s job.
 from __future__ import annotations
 
 import atexit
+import functools
 import itertools
 import os
 import tempfile
@@ -78,6 +79,79 @@ def hidden_name(prefix: str = HIDDEN_PREFIX) -> str:
     return f"{prefix}{next(_counter)}"
 
 
+class Sources:
+    """The part of an `Engine` that what DuckDB holds may hold: tables and sources, no connection.
+
+    DuckDB keeps the sources and functions registered on a connection in C++, where Python's
+    collector cannot see them: were they to hold the engine, and so its connection, an engine
+    no longer used would never be freed (nor DuckDB's threads of its two databases). The routing
+    sources of ``paimon_*`` functions and a table's views hold this instead.
+    """
+
+    def __init__(self, catalog: Catalog, reader: SplitReader, log: ErrorLog) -> None:
+        """Tables of `catalog`, read by `reader`; stream errors kept in `log`."""
+        self.catalog, self.reader, self.log = catalog, reader, log
+        self.tables: dict[Identifier, Table] = {}
+        self.arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
+
+    def table(self, identifier: str | Identifier) -> Table:
+        """The `Table` (metadata access) behind ``db.table``, cached until it changes."""
+        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
+        table = self.tables.get(ident)
+        if table is None:
+            table = self.catalog.load_table(ident)
+            self.tables[ident] = table
+        return table
+
+    def arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
+        """The Arrow schema DuckDB produces for the rows of `table` at schema `schema_id`."""
+        key = (table.path, schema_id)
+        schema = self.arrow_schemas.get(key)
+        if schema is None:
+            fields = table.schema(schema_id).fields
+            select = exp.select(
+                *[
+                    exp.alias_(
+                        exp.Cast(this=exp.null(), to=duckdb_type_node(f.type)), f.name, quoted=True
+                    )
+                    for f in fields
+                ]
+            )
+            cursor = self.reader.engine.cursor()
+            try:
+                schema = cursor.sql(select.sql("duckdb")).arrow().schema
+            finally:
+                cursor.close()
+            self.arrow_schemas[key] = schema
+        return schema
+
+    def source(
+        self,
+        table: Table,
+        snapshot: Snapshot | None = None,
+        *,
+        pinned: bool = False,
+        first_rows: bool = False,
+        latest_schema: bool = False,
+    ) -> PaimonSource:
+        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
+
+        `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
+        rows fast. `latest_schema`: a pinned snapshot read in the latest schema (Flink's hints).
+        """
+        select = (lambda: snapshot) if pinned else table.latest_snapshot
+        return PaimonSource(
+            table,
+            self.reader,
+            functools.partial(self.arrow_schema, table),
+            select,
+            self.log,
+            pinned=pinned,
+            first_rows=first_rows,
+            latest_schema=latest_schema,
+        )
+
+
 class Engine:
     """The DuckDB side of a session: connections, views, registered sources, error relay."""
 
@@ -101,9 +175,10 @@ class Engine:
         #: Spilled key columns go where DuckDB spills (`scratch_folder`), nowhere near a warehouse.
         self.key_lookup = KeyLookup(spill_dir=scratch_folder())
         self.log = ErrorLog()
-        self._arrow_schemas: dict[tuple[str, int], pa.Schema] = {}
+        #: Tables and sources, for what is registered on ``con`` (`Sources`).
+        self.sources = Sources(catalog, self.reader, self.log)
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
-        self._tables: dict[Identifier, Table] = {}
+        self._tables = self.sources.tables
         self._lock = threading.Lock()
         self._keep: list[str] = []  # deletion-vector tables the inlined queries read
         #: The latest scan of each table (``db.table``): its plan (inlined) or its source
@@ -115,36 +190,11 @@ class Engine:
 
     def table(self, identifier: str | Identifier) -> Table:
         """The `Table` (metadata access) behind ``db.table``, cached until it changes."""
-        ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
-        table = self._tables.get(ident)
-        if table is None:
-            table = self.catalog.load_table(ident)
-            self._tables[ident] = table
-        return table
+        return self.sources.table(identifier)
 
     def arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
         """The Arrow schema DuckDB produces for the rows of `table` at schema `schema_id`."""
-        key = (table.path, schema_id)
-        schema = self._arrow_schemas.get(key)
-        if schema is None:
-            fields = table.schema(schema_id).fields
-            select = exp.select(
-                *[
-                    exp.alias_(
-                        exp.Cast(this=exp.null(), to=duckdb_type_node(f.type)),
-                        f.name,
-                        quoted=True,
-                    )
-                    for f in fields
-                ]
-            )
-            cursor = self.private.cursor()
-            try:
-                schema = cursor.sql(select.sql("duckdb")).arrow().schema
-            finally:
-                cursor.close()
-            self._arrow_schemas[key] = schema
-        return schema
+        return self.sources.arrow_schema(table, schema_id)
 
     def source(
         self,
@@ -155,21 +205,9 @@ class Engine:
         first_rows: bool = False,
         latest_schema: bool = False,
     ) -> PaimonSource:
-        """A DuckDB source over `table`: the latest snapshot, or `snapshot` when `pinned`.
-
-        `first_rows`: the query will stop early (``LIMIT``), so splits are read to give their first
-        rows fast. `latest_schema`: a pinned snapshot read in the latest schema (Flink's hints).
-        """
-        select = (lambda: snapshot) if pinned else table.latest_snapshot
-        return PaimonSource(
-            table,
-            self.reader,
-            lambda sid: self.arrow_schema(table, sid),
-            select,
-            self.log,
-            pinned=pinned,
-            first_rows=first_rows,
-            latest_schema=latest_schema,
+        """`Sources.source`: a DuckDB source over `table` (holding no engine)."""
+        return self.sources.source(
+            table, snapshot, pinned=pinned, first_rows=first_rows, latest_schema=latest_schema
         )
 
     def register(self, source: PaimonSource, shown: str) -> str:
@@ -386,4 +424,4 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     return con
 
 
-__all__ = ["HIDDEN_PREFIX", "Engine", "hidden_name", "private_duckdb", "scratch_folder"]
+__all__ = ["HIDDEN_PREFIX", "Engine", "Sources", "hidden_name", "private_duckdb", "scratch_folder"]

@@ -57,15 +57,17 @@ def install_functions(con: duckdb.DuckDBPyConnection, engine: Engine, system: Sy
 
     `system` builds the system tables' content (the session's ``SYSTEM_TABLES``).
     """
+    # the connection-free part: what DuckDB holds must not hold the connection (`Sources`)
+    sources = engine.sources
     binds = install_sources(
         con,
-        engine,
+        sources,
         system,
         schemas=SCHEMAS,
         catalog_schemas=CATALOG_SCHEMAS,
         audit_log_schema=audit_log_schema,
         functions=debug.FUNCTIONS,
-        changes=functools.partial(change_batches, engine),
+        changes=functools.partial(change_batches, sources),
     )
     for name, (function, parameters) in binds.items():
         _function(con, name, function, parameters)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
     from paimon_sql.catalog import Table
-    from paimon_sql.engine.context import Engine
+    from paimon_sql.engine.source import Engine
 
 
 #: Every option a read honours in a table's ``/*+ OPTIONS(…) */`` hint.

@@ -654,6 +654,20 @@ class Session:
         travel = TimeTravel(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
         return self._binder.scan(self.table(identifier), travel)
 
+    def __enter__(self) -> Session:
+        """The session itself: ``with connect(...) as session:`` closes it at the block's end.
+
+        Examples:
+            >>> with connect(warehouse) as session:
+            ...     session.sql('SELECT count(*) FROM "db"."t"').fetchall()
+            [(2,)]
+        """
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the session (`close`), whether the block raised or not."""
+        self.close()
+
     def close(self) -> None:
         """Close both DuckDB connections.
 

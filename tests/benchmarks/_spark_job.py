@@ -2,9 +2,9 @@
 
 Runs in the cached ``spark`` virtualenv (``python _spark_job.py <request.json>``); imports nothing
 from the repository. Request: ``{"jar", "warehouse", "database", "table", "columns", "options",
-"primary_keys", "inputs": [parquet, ...], "driver_memory"?}``; each input becomes one ``INSERT INTO`` commit.
-With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup compaction) and marks the
-superseded rows of older files in deletion vectors.
+"primary_keys", "inputs": [parquet, ...], "driver_memory"?}``; each input becomes one
+``INSERT INTO`` commit. With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup
+compaction) and marks the superseded rows of older files in deletion vectors.
 """
 
 # Spark SQL for a fixed benchmark table, from the runner's own constants; runs in the spark venv
