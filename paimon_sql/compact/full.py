@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -69,13 +69,21 @@ class BucketReader(Protocol):
     The table columns (PK tables: then ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted
     by key for primary-key tables, in split order for append tables; with `keys` (a table of key
     columns), only the rows of those keys; with `keep_retractions`, a key whose merged record is a
-    retraction too (its ``_VALUE_KIND`` says which). The SQL layer passes one that runs the
-    reader's SQL on DuckDB (``paimon_sql.engine.reader.BucketRead``, which also carries the
-    session's ``key_lookup`` cache).
+    retraction too (its ``_VALUE_KIND`` says which); with `rows` (per data file name, the
+    ascending positions of its rows to read), only those rows of the files it names, merged as the
+    whole files would be (a reader may read other files than Parquet whole: the same rows come
+    out). The SQL layer passes one that runs the reader's SQL on DuckDB
+    (``paimon_sql.engine.reader.BucketRead``, which also carries the session's ``key_lookup``
+    cache).
     """
 
     def __call__(  # noqa: D102
-        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+        self,
+        plan: ScanPlan,
+        keys: pa.Table | None = None,
+        *,
+        keep_retractions: bool = False,
+        rows: Mapping[str, pa.Array[Any]] | None = None,
     ) -> Iterable[pa.RecordBatch]: ...
 
 

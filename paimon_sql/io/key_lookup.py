@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
 from paimon_sql.io.arrays import arange
-from paimon_sql.io.datafiles import _remote_file, read_avro, read_orc
+from paimon_sql.io.datafiles import _chunk_ranges, _remote_file, read_avro, read_orc
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -122,12 +122,15 @@ class KeyLookup:
             "row_groups_cached": 0,
             "footers_read": 0,
             "row_groups_spilled": 0,
+            "value_row_groups_read": 0,
+            "value_rows_read": 0,
         }
 
     def stats(self) -> dict[str, int]:
         """Counters since creation, and the bytes now held in memory and on disk.
 
-        The counters: row groups decoded, served from the cache and spilled; footers read.
+        The counters: row groups decoded, served from the cache and spilled; footers read; row
+        groups and rows read for their values (`rows`).
         """
         return dict(
             self._counts,
@@ -202,6 +205,67 @@ class KeyLookup:
             return pa.array([], pa.int64()), keys.slice(0, 0)
         return pa.concat_arrays(hits), pa.concat_tables(held)
 
+    def rows(
+        self,
+        fileio: Any,
+        path: str,
+        size: int,
+        key_columns: Sequence[str],
+        positions: pa.Array[Any],
+        columns: Sequence[str],
+        position_column: str | None = None,
+    ) -> pa.Table:
+        """The `columns` of the rows at `positions` (ascending) of Parquet file `path`.
+
+        Only the row groups holding one of the positions are read (the footer is the one cached
+        for the key lookup, found by `key_columns`); each row's position in the file is added as
+        `position_column`, if given. INT96 timestamps read as nanoseconds. Columns the file lacks are left
+        out (as `paimon_sql.io.datafiles.read_parquet` does). Never cached: these are the values
+        of a few rows, read once per compaction.
+        """
+        footer = self._footer(fileio, path, size, key_columns)
+        wanted = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
+        offsets = np.asarray(footer.offsets, dtype=np.int64)
+        total = int(offsets[-1] + footer.rows[-1]) if len(offsets) else 0
+        if len(wanted) and (wanted.min() < 0 or wanted.max() >= total):
+            raise SpecViolationError(
+                f"corrupt Parquet data file {path}: position {int(wanted.max())} is outside its "
+                f"{total} rows"
+            )
+        at = np.searchsorted(offsets, wanted, side="right") - 1
+        groups = [int(g) for g in np.unique(at)]
+        try:
+            stored = footer.metadata.schema.to_arrow_schema().names
+            present = [c for c in columns if c in stored]
+            if hasattr(fileio, "read_ranges") and not fileio.local:  # the chunks in one go
+                source: Any = _remote_file(fileio, path, size)
+                source.prefetch(_chunk_ranges(footer.metadata, present, groups))
+                parquet = pq.ParquetFile(
+                    source,
+                    pre_buffer=False,
+                    metadata=footer.metadata,
+                    coerce_int96_timestamp_unit="ns",
+                )
+            else:
+                parquet = self._open(fileio, path, size, footer.metadata, coerce_int96="ns")
+            if groups:
+                table = parquet.read_row_groups(groups, columns=present, use_threads=False)
+            else:
+                table = parquet.schema_arrow.empty_table().select(present)
+        except (OSError, ValueError, pa.ArrowException) as err:
+            raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+        # a position's index in the concatenated row groups: its offset in its group plus the
+        # rows of the groups read before it
+        starts = np.cumsum([0] + [footer.rows[g] for g in groups])[:-1]
+        index = wanted - offsets[at] + starts[np.searchsorted(groups, at)]
+        out = table.take(pa.array(index, pa.int64()))
+        with self._lock:
+            self._counts["value_row_groups_read"] += len(groups)
+            self._counts["value_rows_read"] += len(wanted)
+        if position_column is None:
+            return out
+        return out.append_column(position_column, pa.array(wanted, pa.int64()))
+
     def _spill(self, values: np.ndarray[Any, Any]) -> str:
         """Write `values` to a new local file; its path."""
         with self._lock:
@@ -217,13 +281,16 @@ class KeyLookup:
 
     # --- parquet ---------------------------------------------------------------------------------
 
-    def _open(self, fileio: Any, path: str, size: int, metadata: Any = None) -> pq.ParquetFile:
+    def _open(
+        self, fileio: Any, path: str, size: int, metadata: Any = None, coerce_int96: Any = None
+    ) -> pq.ParquetFile:
+        extra = {"coerce_int96_timestamp_unit": coerce_int96} if coerce_int96 else {}
         if fileio.local:
-            return pq.ParquetFile(path, metadata=metadata)
+            return pq.ParquetFile(path, metadata=metadata, **extra)
         if hasattr(fileio, "read_ranges"):  # object store: range requests, footer first
             source: Any = _remote_file(fileio, path, size)
-            return pq.ParquetFile(source, pre_buffer=False, metadata=metadata)
-        return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata)
+            return pq.ParquetFile(source, pre_buffer=False, metadata=metadata, **extra)
+        return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata, **extra)
 
     def _footer(self, fileio: Any, path: str, size: int, columns: Sequence[str]) -> _Footer:
         key = (path, size)
