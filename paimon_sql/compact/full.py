@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -52,7 +52,7 @@ from paimon_sql.plan.scan import ReadMode, ScanPlan, plan_scan
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Iterator, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta

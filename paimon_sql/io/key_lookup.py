@@ -219,9 +219,9 @@ class KeyLookup:
 
         Only the row groups holding one of the positions are read (the footer is the one cached
         for the key lookup, found by `key_columns`); each row's position in the file is added as
-        `position_column`, if given. INT96 timestamps read as nanoseconds. Columns the file lacks are left
-        out (as `paimon_sql.io.datafiles.read_parquet` does). Never cached: these are the values
-        of a few rows, read once per compaction.
+        `position_column`, if given. INT96 timestamps read as nanoseconds. Columns the file
+        lacks are left out (as `paimon_sql.io.datafiles.read_parquet` does). Never cached: these
+        are the values of a few rows, read once per compaction.
         """
         footer = self._footer(fileio, path, size, key_columns)
         wanted = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)

@@ -14,6 +14,7 @@ tests/interop/flink/test_old_rows_flink.py.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -32,7 +33,7 @@ KINDS = {
 BASE = "INSERT INTO db.t SELECT i, repeat('x', 1000) || i, i FROM range(20000) r(i)"
 #: (statement, [(key, s, n)] it upserts or [(key,)] it deletes); existing keys in far-apart
 #: row groups, new keys, and a key written twice.
-STEPS = {
+STEPS: dict[str, list[tuple[str, list[tuple[Any, ...]]]]] = {
     "lookup": [
         ("INSERT INTO db.t VALUES (100, 'u1', -1), (9000, 'u1', -1), (30001, 'new', 1)",
          [(100, "u1", -1), (9000, "u1", -1), (30001, "new", 1)]),
@@ -71,7 +72,8 @@ def _state(session):
     table = session.catalog.load_table(Identifier("db", "t"))
     snapshot = table.latest_snapshot()
     plan = _plan(table, snapshot, table.latest_schema)
-    files, blobs = [], {}
+    files: list[Any] = []
+    blobs: dict[str, bytes] = {}
     for split in plan.splits:
         vectors = dict(split.deletion_vectors)
         for f in split.files:
