@@ -27,6 +27,12 @@ rows come from the reader restricted to those keys (a semi-join below the merge)
 files and the kept files that hold one -- only the picked files for a deduplicate table without
 ``sequence.field`` that produces no changelog: its newest record wins whatever the kept ones hold,
 which are only marked (Java's lookup keeps positions only there, ``PersistPositionProcessor``).
+Of a kept Parquet file only the rows at the positions found are read (`_old_rows`; the reader's
+``rows``: the row groups holding them, through the cached footer, then those rows), and merged
+as the whole file would be (its level, sequence numbers, vector); a kept ORC or Avro file is read
+whole, restricted by the semi-join (the same rows, more bytes). The changelog of
+``changelog-producer`` = lookup (`paimon_sql.compact.changelog`) reads its older rows the same
+way.
 First-row tables take which keys the kept files hold from the lookup. ``sequence.field``,
 partial-update and aggregation are merged by the reader exactly as in full compaction.
 
