@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import hashlib
 import os
 import shutil
 import tempfile
@@ -65,6 +66,11 @@ CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024
 SPILL_ROWS = 4096
 #: Keys per block of a spilled column: one in-memory fence per block, one block read per key.
 BLOCK = 512
+#: Row groups whose column chunks `KeyLookup.rows` fetches from an object store in one go.
+GROUPS_PER_FETCH = 16
+#: Answers of `KeyLookup.rows` kept (the last ones), each of at most `VALUES_BYTES`.
+VALUES_KEPT = 4
+VALUES_BYTES = 16 * 1024 * 1024
 #: Footers kept (parsed Parquet metadata: a few KiB to ~100 KiB for a file of many row groups).
 CACHE_FOOTERS = 512
 
@@ -117,6 +123,7 @@ class KeyLookup:
         self._fence_bytes = 0
         self._spilled = 0
         self._lock = threading.Lock()
+        self._values: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
         self._counts = {
             "row_groups_read": 0,
             "row_groups_cached": 0,
@@ -124,13 +131,14 @@ class KeyLookup:
             "row_groups_spilled": 0,
             "value_row_groups_read": 0,
             "value_rows_read": 0,
+            "value_reads_cached": 0,
         }
 
     def stats(self) -> dict[str, int]:
         """Counters since creation, and the bytes now held in memory and on disk.
 
         The counters: row groups decoded, served from the cache and spilled; footers read; row
-        groups and rows read for their values (`rows`).
+        groups and rows read for their values (`rows`), and its answers served again.
         """
         return dict(
             self._counts,
@@ -143,6 +151,7 @@ class KeyLookup:
         """Forget everything (the local files included)."""
         with self._lock:
             self._footers.clear()
+            self._values.clear()
             self._groups.clear()
             self._on_disk.clear()
             self._bytes = self._disk = self._fence_bytes = 0
@@ -159,6 +168,8 @@ class KeyLookup:
         with self._lock:
             for footer in [k for k in self._footers if k[0] in gone]:
                 del self._footers[footer]
+            for memo in [k for k in self._values if k[0] in gone]:
+                del self._values[memo]
             for group in [k for k in self._groups if k[0] in gone]:
                 self._bytes -= self._groups.pop(group).nbytes
             dropped = [self._on_disk.pop(k) for k in list(self._on_disk) if k[0] in gone]
@@ -215,16 +226,49 @@ class KeyLookup:
         columns: Sequence[str],
         position_column: str | None = None,
     ) -> pa.Table:
-        """The `columns` of the rows at `positions` (ascending) of Parquet file `path`.
+        """The `columns` of the rows at `positions` of Parquet file `path`, in position order.
 
         Only the row groups holding one of the positions are read (the footer is the one cached
         for the key lookup, found by `key_columns`); each row's position in the file is added as
         `position_column`, if given. INT96 timestamps read as nanoseconds. Columns the file
-        lacks are left out (as `paimon_sql.io.datafiles.read_parquet` does). Never cached: these
-        are the values of a few rows, read once per compaction.
+        lacks are left out (as `paimon_sql.io.datafiles.read_parquet` does). The last few
+        answers are kept (files never change), so the reads of one compaction (a lookup
+        changelog's before and after, then the rewrite) decode the row groups once.
         """
+        wanted = np.sort(np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64))
+        memo = (
+            path,
+            size,
+            tuple(columns),
+            position_column,
+            hashlib.sha256(wanted.tobytes()).digest(),
+        )
+        with self._lock:
+            known = self._values.get(memo)
+            if known is not None:  # the same rows asked again (a changelog's reads, the rewrite)
+                self._values.move_to_end(memo)
+                self._counts["value_reads_cached"] += 1
+                return known
+        out = self._read_rows(fileio, path, size, key_columns, wanted, columns, position_column)
+        if out.nbytes <= VALUES_BYTES:
+            with self._lock:
+                self._values[memo] = out
+                while len(self._values) > VALUES_KEPT:
+                    self._values.popitem(last=False)
+        return out
+
+    def _read_rows(
+        self,
+        fileio: Any,
+        path: str,
+        size: int,
+        key_columns: Sequence[str],
+        wanted: np.ndarray[Any, Any],
+        columns: Sequence[str],
+        position_column: str | None,
+    ) -> pa.Table:
+        """`rows`, read from the file (`wanted`: the positions, ascending)."""
         footer = self._footer(fileio, path, size, key_columns)
-        wanted = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
         offsets = np.asarray(footer.offsets, dtype=np.int64)
         total = int(offsets[-1] + footer.rows[-1]) if len(offsets) else 0
         if len(wanted) and (wanted.min() < 0 or wanted.max() >= total):
@@ -233,13 +277,15 @@ class KeyLookup:
                 f"{total} rows"
             )
         at = np.searchsorted(offsets, wanted, side="right") - 1
-        groups = [int(g) for g in np.unique(at)]
+        groups, firsts = np.unique(at, return_index=True)
+        bounds = [*firsts.tolist(), len(wanted)]
+        pieces: list[pa.Table] = []
         try:
             stored = footer.metadata.schema.to_arrow_schema().names
             present = [c for c in columns if c in stored]
-            if hasattr(fileio, "read_ranges") and not fileio.local:  # the chunks in one go
-                source: Any = _remote_file(fileio, path, size)
-                source.prefetch(_chunk_ranges(footer.metadata, present, groups))
+            remote = hasattr(fileio, "read_ranges") and not fileio.local
+            source: Any = _remote_file(fileio, path, size) if remote else None
+            if remote:
                 parquet = pq.ParquetFile(
                     source,
                     pre_buffer=False,
@@ -248,17 +294,24 @@ class KeyLookup:
                 )
             else:
                 parquet = self._open(fileio, path, size, footer.metadata, coerce_int96="ns")
-            if groups:
-                table = parquet.read_row_groups(groups, columns=present, use_threads=False)
+            # one row group decoded at a time (memory: one group's columns, whatever k is); on
+            # an object store the chunks of `GROUPS_PER_FETCH` groups are fetched in one go
+            for i, g in enumerate(groups.tolist()):
+                if remote and i % GROUPS_PER_FETCH == 0:
+                    batch = groups[i : i + GROUPS_PER_FETCH].tolist()
+                    ranges = _chunk_ranges(footer.metadata, present, batch)
+                    if ranges:
+                        source.release(min(r[0] for r in ranges))  # earlier groups' chunks
+                    source.prefetch(ranges)
+                group = parquet.read_row_group(g, columns=present, use_threads=False)
+                local = wanted[bounds[i] : bounds[i + 1]] - offsets[g]
+                pieces.append(group.take(pa.array(local, pa.int64())))
+            if pieces:
+                out = pa.concat_tables(pieces)
             else:
-                table = parquet.schema_arrow.empty_table().select(present)
+                out = parquet.schema_arrow.empty_table().select(present)
         except (OSError, ValueError, pa.ArrowException) as err:
             raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
-        # a position's index in the concatenated row groups: its offset in its group plus the
-        # rows of the groups read before it
-        starts = np.cumsum([0] + [footer.rows[g] for g in groups])[:-1]
-        index = wanted - offsets[at] + starts[np.searchsorted(groups, at)]
-        out = table.take(pa.array(index, pa.int64()))
         with self._lock:
             self._counts["value_row_groups_read"] += len(groups)
             self._counts["value_rows_read"] += len(wanted)
