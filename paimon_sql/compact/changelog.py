@@ -99,8 +99,13 @@ def changelog_table(
     found = [f for f in older if f.file_name in hits]
     fields = [pa.field(f.name, arrow_type(f.type)) for f in schema.fields]
     arrow = pa.schema([*fields, pa.field(SEQ, pa.int64()), pa.field(KIND, pa.int8())])
-    after = _rows(read(_only_files(plan, [*fresh, *found]), touched), arrow)
-    before = _rows(read(_only_files(plan, found), touched), arrow) if found else arrow.empty_table()
+    # of the older files, only the rows of the touched keys are read (`hits`: their positions)
+    after = _rows(read(_only_files(plan, [*fresh, *found]), touched, rows=hits), arrow)
+    before = (
+        _rows(read(_only_files(plan, found), touched, rows=hits), arrow)
+        if found
+        else arrow.empty_table()
+    )
     pairs = (
         after.select(keys)
         .append_column(_AFTER, arange(after.num_rows))

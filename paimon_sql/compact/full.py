@@ -52,7 +52,7 @@ from paimon_sql.plan.scan import ReadMode, ScanPlan, plan_scan
 from paimon_sql.write.data_file import data_file_name, write_data_file
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Iterator, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import DataFileMeta, IndexFileMeta
@@ -69,13 +69,21 @@ class BucketReader(Protocol):
     The table columns (PK tables: then ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``), merged and sorted
     by key for primary-key tables, in split order for append tables; with `keys` (a table of key
     columns), only the rows of those keys; with `keep_retractions`, a key whose merged record is a
-    retraction too (its ``_VALUE_KIND`` says which). The SQL layer passes one that runs the
-    reader's SQL on DuckDB (``paimon_sql.engine.reader.BucketRead``, which also carries the
-    session's ``key_lookup`` cache).
+    retraction too (its ``_VALUE_KIND`` says which); with `rows` (per data file name, the
+    ascending positions of its rows to read), only those rows of the files it names, merged as the
+    whole files would be (a reader may read other files than Parquet whole: the same rows come
+    out). The SQL layer passes one that runs the reader's SQL on DuckDB
+    (``paimon_sql.engine.reader.BucketRead``, which also carries the session's ``key_lookup``
+    cache).
     """
 
     def __call__(  # noqa: D102
-        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+        self,
+        plan: ScanPlan,
+        keys: pa.Table | None = None,
+        *,
+        keep_retractions: bool = False,
+        rows: Mapping[str, pa.Array[Any]] | None = None,
     ) -> Iterable[pa.RecordBatch]: ...
 
 

@@ -27,6 +27,12 @@ rows come from the reader restricted to those keys (a semi-join below the merge)
 files and the kept files that hold one -- only the picked files for a deduplicate table without
 ``sequence.field`` that produces no changelog: its newest record wins whatever the kept ones hold,
 which are only marked (Java's lookup keeps positions only there, ``PersistPositionProcessor``).
+Of a kept Parquet file only the rows at the positions found are read (`_old_rows`; the reader's
+``rows``: the row groups holding them, through the cached footer, then those rows), and merged
+as the whole file would be (its level, sequence numbers, vector); a kept ORC or Avro file is read
+whole, restricted by the semi-join (the same rows, more bytes). The changelog of
+``changelog-producer`` = lookup (`paimon_sql.compact.changelog`) reads its older rows the same
+way.
 First-row tables take which keys the kept files hold from the lookup. ``sequence.field``,
 partial-update and aggregation are merged by the reader exactly as in full compaction.
 
@@ -68,7 +74,7 @@ from paimon_sql.types import arrow_type
 _ROW = "__paimon_row"
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.compact.full import BucketReader, CompactUnit, Rewriter, UnitRewrite
@@ -100,22 +106,28 @@ def lookup_rewrite(read: BucketReader) -> UnitRewrite:
         keys = _distinct(pa.concat_tables([k for _, k in keyed]))
         held: list[pa.Table] = []
         lookup = _key_lookup(read)
-        hits = _look_up(plan, kept, _level0_only(keyed, keys), lookup, held)
+        looked = _level0_only(keyed, keys)
+        hits = _look_up(plan, kept, looked, lookup, held)
         # the picked files are replaced by this compaction: what is cached of them is dead weight
         lookup.forget(data_file_path(plan, plan.splits[0], f) for f in merged_files)
         found = [f for f in kept if f.file_name in hits]
         target = replace(unit, files=tuple(merged_files))
+        old_values = _needs_old_values(options)
+        # first-row without vectors reads only the picked files (`_rewrite_without_vectors`)
+        first_row = options.merge_engine is MergeEngine.FIRST_ROW
+        values_read = old_values and (vectors_on or not first_row)
+        rows = _old_rows(plan, found, keys, looked, hits, lookup) if values_read else {}
         if not vectors_on:
             return _rewrite_without_vectors(
-                target, rewriter, plan, read, keyed, keys, found, out_level, held
+                target, rewriter, plan, read, keyed, keys, found, out_level, held, rows
             )
         # the kept files' rows of the keys take part in the merge unless the newest record
         # wins whatever they hold (Java's lookup then keeps positions only, no values)
-        sources = merged_files + (found if _needs_old_values(options) else [])
+        sources = merged_files + (found if old_values else [])
         message = rewriter.write(
             target,
             plan.splits[0].bucket_path,
-            read(_only_files(plan, sources), keys) if keys.num_rows else (),
+            read(_only_files(plan, sources), keys, rows=rows) if keys.num_rows else (),
             out_level,
         )
         vectors = _old_vectors(plan)
@@ -144,6 +156,7 @@ def _rewrite_without_vectors(
     found: Sequence[DataFileMeta],
     out_level: int,
     held: Sequence[pa.Table] = (),
+    rows: Mapping[str, pa.Array[Any]] | None = None,
 ) -> CommitMessage:
     """Java's lookup rewrite without deletion vectors: the kept files stay as they are.
 
@@ -155,14 +168,16 @@ def _rewrite_without_vectors(
     * other merge engines (``LookupChangelogMergeFunctionWrapper``): the level-0 records merged
       with the key's record of its lowest level >= 1 (picked or kept), as the reader merges a
       lookup table; retractions are written too (the output is not the top level: a ``-D`` must
-      hide the older record above it).
+      hide the older record above it). Of the kept files only the rows at `rows` are read.
     """
     bucket_path = plan.splits[0].bucket_path
     if keys.num_rows == 0:
         return rewriter.write(unit, bucket_path, (), out_level)
     if CoreOptions(plan.schema.options).merge_engine is not MergeEngine.FIRST_ROW:
-        rows = read(_only_files(plan, [*unit.files, *found]), keys, keep_retractions=True)
-        return rewriter.write(unit, bucket_path, rows, out_level)
+        merged_rows = read(
+            _only_files(plan, [*unit.files, *found]), keys, keep_retractions=True, rows=rows
+        )
+        return rewriter.write(unit, bucket_path, merged_rows, out_level)
     merged = _table(read(_only_files(plan, list(unit.files)), keys))
     if found and held and merged is not None:
         # the keys the kept files hold (found by the lookup, among the keys no picked file
@@ -185,6 +200,27 @@ def _needs_old_values(options: CoreOptions) -> bool:
         or bool(options.sequence_fields)
         or options.changelog_producer is ChangelogProducer.LOOKUP
     )
+
+
+def _old_rows(
+    plan: ScanPlan,
+    found: Sequence[DataFileMeta],
+    keys: pa.Table,
+    looked: pa.Table,
+    hits: Mapping[str, pa.Array[Any]],
+    lookup: KeyLookup,
+) -> dict[str, pa.Array[Any]]:
+    """Per kept file of `found`: the positions of its rows with one of `keys`.
+
+    Exactly the rows of those files the semi-join on `keys` keeps, so reading only them
+    (`BucketReader`'s ``rows``) merges to what reading the whole files gives. `hits` holds the
+    positions of the keys `looked` (looked up already): when those are all of `keys` they are
+    the answer; otherwise (a picked run above level 0 holds some keys) the found files are
+    searched again for every key (their key columns are cached by then).
+    """
+    if looked.num_rows == keys.num_rows:
+        return {f.file_name: hits[f.file_name] for f in found}
+    return _look_up(plan, found, keys, lookup)
 
 
 def _table(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:

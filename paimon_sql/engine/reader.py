@@ -380,7 +380,15 @@ class SplitReader:
         loaded: dict[str, pa.Table] = {}
         streamed = _streamable(plan, split, request)
 
+        given = request.file_rows or {}
+
         def source(f: DataFileMeta) -> FileSource:
+            rows = given.get(f.file_name)
+            if rows is not None:  # these rows of the file only, read already
+                name = f"__paimon_file_{next(_names)}"
+                cursor.register(name, rows)
+                registered.append(name)
+                return table_source(name, rows.column_names)
             table = loaded.pop(f.file_name, None)
             if table is None and f.file_name in streamed:
                 stream = parquet_batches(
@@ -419,12 +427,13 @@ class SplitReader:
             if (
                 len(by_name) > 1
             ):  # fetch the split's remote files at once (obstore releases the GIL)
+                whole = [f for f in split.files if f.file_name not in given]
                 with ThreadPoolExecutor(max_workers=min(len(by_name), self.FETCH_THREADS)) as pool:
                     tables = pool.map(
                         lambda f: self._table(plan, split, f, request, f.file_name in dv_tables),
-                        split.files,
+                        whole,
                     )
-                    loaded.update(zip([f.file_name for f in split.files], tables, strict=True))
+                    loaded.update(zip([f.file_name for f in whole], tables, strict=True))
         return {name: source(f) for name, f in by_name.items()}
 
     #: Remote data files of one split fetched at the same time.
@@ -782,9 +791,20 @@ class BucketRead:
         self.key_lookup = key_lookup
 
     def __call__(
-        self, plan: ScanPlan, keys: pa.Table | None = None, *, keep_retractions: bool = False
+        self,
+        plan: ScanPlan,
+        keys: pa.Table | None = None,
+        *,
+        keep_retractions: bool = False,
+        rows: Mapping[str, pa.Array[Any]] | None = None,
     ) -> Iterator[pa.RecordBatch]:
-        """The rows of `plan` (of the `keys` only, if given; retractions kept if asked)."""
+        """The rows of `plan` (of the `keys` only, if given; retractions kept if asked).
+
+        `rows` names, per data file, the positions (ascending) of its only rows to read: of a
+        Parquet file only the row groups holding them are read (`KeyLookup.rows`, through the
+        footer the key lookup cached) and the rows taken, then merged as the file would be.
+        Files of other formats are read whole (restricted to `keys` by the semi-join).
+        """
         pk = bool(plan.schema.primary_keys)
         request = ReadRequest(
             columns=tuple(plan.schema.field_names),
@@ -794,7 +814,32 @@ class BucketRead:
             keys=keys,
             keep_retractions=pk and keep_retractions,
         )
+        if rows:
+            request = replace(request, file_rows=self._file_rows(plan, request, rows))
         return self.reader.batches(plan, request)
+
+    def _file_rows(
+        self, plan: ScanPlan, request: ReadRequest, rows: Mapping[str, pa.Array[Any]]
+    ) -> dict[str, pa.Table]:
+        """Per Parquet file of `plan` named in `rows`: its rows at those positions."""
+        keys = list(plan.schema.trimmed_primary_keys)
+        out: dict[str, pa.Table] = {}
+        for split in plan.splits:
+            vectors = {name for name, _ in split.deletion_vectors}
+            for f in split.files:
+                wanted = rows.get(f.file_name)
+                if wanted is None or f.format != "parquet":
+                    continue
+                out[f.file_name] = self.key_lookup.rows(
+                    plan.table.fileio,
+                    _listed_path(plan, split, f),
+                    f.file_size,
+                    keys,  # as the key lookup named them (its cached footer's key)
+                    wanted,
+                    physical_columns(plan, f, request),
+                    POS if f.file_name in vectors else None,
+                )
+        return out
 
 
 def _key_range(keys: pa.Table) -> tuple[Predicate, ...]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import hashlib
 import os
 import shutil
 import tempfile
@@ -50,7 +51,7 @@ import pyarrow.parquet as pq
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
 from paimon_sql.io.arrays import arange
-from paimon_sql.io.datafiles import _remote_file, read_avro, read_orc
+from paimon_sql.io.datafiles import _chunk_ranges, _remote_file, read_avro, read_orc
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -65,6 +66,11 @@ CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024
 SPILL_ROWS = 4096
 #: Keys per block of a spilled column: one in-memory fence per block, one block read per key.
 BLOCK = 512
+#: Row groups whose column chunks `KeyLookup.rows` fetches from an object store in one go.
+GROUPS_PER_FETCH = 16
+#: Answers of `KeyLookup.rows` kept (the last ones), each of at most `VALUES_BYTES`.
+VALUES_KEPT = 4
+VALUES_BYTES = 16 * 1024 * 1024
 #: Footers kept (parsed Parquet metadata: a few KiB to ~100 KiB for a file of many row groups).
 CACHE_FOOTERS = 512
 
@@ -117,17 +123,22 @@ class KeyLookup:
         self._fence_bytes = 0
         self._spilled = 0
         self._lock = threading.Lock()
+        self._values: OrderedDict[tuple[Any, ...], pa.Table] = OrderedDict()
         self._counts = {
             "row_groups_read": 0,
             "row_groups_cached": 0,
             "footers_read": 0,
             "row_groups_spilled": 0,
+            "value_row_groups_read": 0,
+            "value_rows_read": 0,
+            "value_reads_cached": 0,
         }
 
     def stats(self) -> dict[str, int]:
         """Counters since creation, and the bytes now held in memory and on disk.
 
-        The counters: row groups decoded, served from the cache and spilled; footers read.
+        The counters: row groups decoded, served from the cache and spilled; footers read; row
+        groups and rows read for their values (`rows`), and its answers served again.
         """
         return dict(
             self._counts,
@@ -140,6 +151,7 @@ class KeyLookup:
         """Forget everything (the local files included)."""
         with self._lock:
             self._footers.clear()
+            self._values.clear()
             self._groups.clear()
             self._on_disk.clear()
             self._bytes = self._disk = self._fence_bytes = 0
@@ -156,6 +168,8 @@ class KeyLookup:
         with self._lock:
             for footer in [k for k in self._footers if k[0] in gone]:
                 del self._footers[footer]
+            for memo in [k for k in self._values if k[0] in gone]:
+                del self._values[memo]
             for group in [k for k in self._groups if k[0] in gone]:
                 self._bytes -= self._groups.pop(group).nbytes
             dropped = [self._on_disk.pop(k) for k in list(self._on_disk) if k[0] in gone]
@@ -202,6 +216,109 @@ class KeyLookup:
             return pa.array([], pa.int64()), keys.slice(0, 0)
         return pa.concat_arrays(hits), pa.concat_tables(held)
 
+    def rows(
+        self,
+        fileio: Any,
+        path: str,
+        size: int,
+        key_columns: Sequence[str],
+        positions: pa.Array[Any],
+        columns: Sequence[str],
+        position_column: str | None = None,
+    ) -> pa.Table:
+        """The `columns` of the rows at `positions` of Parquet file `path`, in position order.
+
+        Only the row groups holding one of the positions are read (the footer is the one cached
+        for the key lookup, found by `key_columns`); each row's position in the file is added as
+        `position_column`, if given. INT96 timestamps read as nanoseconds. Columns the file
+        lacks are left out (as `paimon_sql.io.datafiles.read_parquet` does). The last few
+        answers are kept (files never change), so the reads of one compaction (a lookup
+        changelog's before and after, then the rewrite) decode the row groups once.
+        """
+        wanted = np.sort(np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64))
+        memo = (
+            path,
+            size,
+            tuple(columns),
+            position_column,
+            hashlib.sha256(wanted.tobytes()).digest(),
+        )
+        with self._lock:
+            known = self._values.get(memo)
+            if known is not None:  # the same rows asked again (a changelog's reads, the rewrite)
+                self._values.move_to_end(memo)
+                self._counts["value_reads_cached"] += 1
+                return known
+        out = self._read_rows(fileio, path, size, key_columns, wanted, columns, position_column)
+        if out.nbytes <= VALUES_BYTES:
+            with self._lock:
+                self._values[memo] = out
+                while len(self._values) > VALUES_KEPT:
+                    self._values.popitem(last=False)
+        return out
+
+    def _read_rows(
+        self,
+        fileio: Any,
+        path: str,
+        size: int,
+        key_columns: Sequence[str],
+        wanted: np.ndarray[Any, Any],
+        columns: Sequence[str],
+        position_column: str | None,
+    ) -> pa.Table:
+        """`rows`, read from the file (`wanted`: the positions, ascending)."""
+        footer = self._footer(fileio, path, size, key_columns)
+        offsets = np.asarray(footer.offsets, dtype=np.int64)
+        total = int(offsets[-1] + footer.rows[-1]) if len(offsets) else 0
+        if len(wanted) and (wanted.min() < 0 or wanted.max() >= total):
+            raise SpecViolationError(
+                f"corrupt Parquet data file {path}: position {int(wanted.max())} is outside its "
+                f"{total} rows"
+            )
+        at = np.searchsorted(offsets, wanted, side="right") - 1
+        groups, firsts = np.unique(at, return_index=True)
+        bounds = [*firsts.tolist(), len(wanted)]
+        pieces: list[pa.Table] = []
+        try:
+            stored = footer.metadata.schema.to_arrow_schema().names
+            present = [c for c in columns if c in stored]
+            remote = hasattr(fileio, "read_ranges") and not fileio.local
+            source: Any = _remote_file(fileio, path, size) if remote else None
+            if remote:
+                parquet = pq.ParquetFile(
+                    source,
+                    pre_buffer=False,
+                    metadata=footer.metadata,
+                    coerce_int96_timestamp_unit="ns",
+                )
+            else:
+                parquet = self._open(fileio, path, size, footer.metadata, coerce_int96="ns")
+            # one row group decoded at a time (memory: one group's columns, whatever k is); on
+            # an object store the chunks of `GROUPS_PER_FETCH` groups are fetched in one go
+            for i, g in enumerate(groups.tolist()):
+                if remote and i % GROUPS_PER_FETCH == 0:
+                    batch = groups[i : i + GROUPS_PER_FETCH].tolist()
+                    ranges = _chunk_ranges(footer.metadata, present, batch)
+                    if ranges:
+                        source.release(min(r[0] for r in ranges))  # earlier groups' chunks
+                    source.prefetch(ranges)
+                group = parquet.read_row_group(g, columns=present, use_threads=False)
+                local = wanted[bounds[i] : bounds[i + 1]] - offsets[g]
+                pieces.append(group.take(pa.array(local, pa.int64())))
+            if pieces:
+                out = pa.concat_tables(pieces)
+            else:
+                out = parquet.schema_arrow.empty_table().select(present)
+        except (OSError, ValueError, pa.ArrowException) as err:
+            raise SpecViolationError(f"corrupt Parquet data file {path}: {err}") from err
+        with self._lock:
+            self._counts["value_row_groups_read"] += len(groups)
+            self._counts["value_rows_read"] += len(wanted)
+        if position_column is None:
+            return out
+        return out.append_column(position_column, pa.array(wanted, pa.int64()))
+
     def _spill(self, values: np.ndarray[Any, Any]) -> str:
         """Write `values` to a new local file; its path."""
         with self._lock:
@@ -217,13 +334,16 @@ class KeyLookup:
 
     # --- parquet ---------------------------------------------------------------------------------
 
-    def _open(self, fileio: Any, path: str, size: int, metadata: Any = None) -> pq.ParquetFile:
+    def _open(
+        self, fileio: Any, path: str, size: int, metadata: Any = None, coerce_int96: Any = None
+    ) -> pq.ParquetFile:
+        extra = {"coerce_int96_timestamp_unit": coerce_int96} if coerce_int96 else {}
         if fileio.local:
-            return pq.ParquetFile(path, metadata=metadata)
+            return pq.ParquetFile(path, metadata=metadata, **extra)
         if hasattr(fileio, "read_ranges"):  # object store: range requests, footer first
             source: Any = _remote_file(fileio, path, size)
-            return pq.ParquetFile(source, pre_buffer=False, metadata=metadata)
-        return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata)
+            return pq.ParquetFile(source, pre_buffer=False, metadata=metadata, **extra)
+        return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata, **extra)
 
     def _footer(self, fileio: Any, path: str, size: int, columns: Sequence[str]) -> _Footer:
         key = (path, size)

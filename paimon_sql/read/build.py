@@ -481,6 +481,12 @@ class ReadRequest:
     #: in every file's read, below the merge (lookup compaction reads the keys a write touched).
     #: The columns are the key columns, typed as the table reads them; the reader registers it.
     keys: pa.Table | None = field(default=None, compare=False)
+    #: Some files' rows, read already (per data file name): a file named here is read as this
+    #: table in place of the whole file -- its columns as `physical_columns` names them, plus
+    #: each row's position in the file as `POS` (what its deletion vector counts). Lookup
+    #: compaction passes the rows of a kept file that hold the keys it merges; the file keeps its
+    #: place in the merge (level, sequence numbers, schema).
+    file_rows: Mapping[str, pa.Table] | None = field(default=None, compare=False)
 
 
 #: The anti-join chain scans a file once per later file (quadratic); above this many files the

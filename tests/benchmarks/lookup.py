@@ -48,6 +48,9 @@ KINDS = {
     "dv": "'deletion-vectors.enabled' = 'true'",
     "first_row": "'merge-engine' = 'first-row'",
     "lookup": "'changelog-producer' = 'lookup'",
+    # deletion vectors whose merge needs the kept record's values (the upserts set every column,
+    # so the expected rows are the deduplicate ones)
+    "dv_partial": "'deletion-vectors.enabled' = 'true', 'merge-engine' = 'partial-update'",
 }
 _BASE = "SELECT i * 2 AS id, CAST(i % 1000 AS INT) AS i1, 'user_' || i AS s1, i / 3.0 AS d1"
 _JAVA_COLUMNS = "id, 1 AS i1, 2 AS i2, 0.5 AS d1, 0.5 AS d2, 'x' AS s1, 'y' AS s2"

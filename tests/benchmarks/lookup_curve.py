@@ -20,6 +20,9 @@ table is read and compared in full with the rows DuckDB computes from the same g
 
     .venv/bin/python -m tests.benchmarks.lookup_curve [--rows 1000000,3000000,10000000]
         [--ks 1,10,100,1000,10000] [--kinds dv] [--reps 3]
+
+Kinds (`tests.benchmarks.lookup.KINDS`): ``dv``, ``first_row``, ``lookup`` (changelog producer),
+``dv_partial`` (deletion vectors, partial-update: the kept rows' values are merged).
 """
 
 from __future__ import annotations
