@@ -54,7 +54,7 @@ def fingerprints(table: pa.Table) -> np.ndarray[Any, Any]:
     out = np.zeros(table.num_rows, dtype=_U64)
     with np.errstate(over="ignore"):
         for column in table.columns:
-            array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+            array: Any = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
             out = _mix(out * _COLUMN + _column(array))
     return out
 
@@ -76,9 +76,9 @@ def same_rows(
     equal = np.ones(len(at), dtype=bool)
     left_rows, right_rows = pa.array(at, pa.int64()), pa.array(of, pa.int64())
     for name in wanted.column_names:
-        left = stored.column(name).take(left_rows)
-        right = wanted.column(name).take(right_rows)
-        same = pc.fill_null(pc.equal(left, right), False)
+        left: Any = stored.column(name).take(left_rows)
+        right: Any = wanted.column(name).take(right_rows)
+        same: Any = pc.fill_null(pc.equal(left, right), False)
         both_null = pc.and_(pc.is_null(left), pc.is_null(right))
         same = pc.or_(same, both_null)
         if pa.types.is_floating(left.type):
@@ -87,14 +87,15 @@ def same_rows(
     return equal
 
 
-def _mix(h: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def _mix(h: Any) -> np.ndarray[Any, Any]:
     """A bijective scramble of 64 bits (the splitmix64 finalizer)."""
     h = (h ^ (h >> _U64(30))) * _MIX1
     h = (h ^ (h >> _U64(27))) * _MIX2
-    return h ^ (h >> _U64(31))
+    out: np.ndarray[Any, Any] = h ^ (h >> _U64(31))
+    return out
 
 
-def _column(array: pa.Array[Any]) -> np.ndarray[Any, Any]:
+def _column(array: Any) -> np.ndarray[Any, Any]:
     """The per-row hash of one key column (overflow wraps modulo 2**64)."""
     kind = array.type
     if pa.types.is_dictionary(kind):
@@ -125,7 +126,7 @@ def _fixed_width(kind: pa.DataType) -> bool:
     return width >= 8 and width % 8 == 0 and not pa.types.is_nested(kind)
 
 
-def _canonical_float(array: pa.Array[Any]) -> pa.Array[Any]:
+def _canonical_float(array: Any) -> Any:
     """Every zero as +0.0 and every NaN as one NaN (equal values, equal bytes)."""
     zero = pa.scalar(0, array.type)
     nan = pa.scalar(float("nan"), array.type)
@@ -133,7 +134,7 @@ def _canonical_float(array: pa.Array[Any]) -> pa.Array[Any]:
     return pc.if_else(pc.is_nan(array), nan, array)
 
 
-def _fixed_hash(array: pa.Array[Any]) -> np.ndarray[Any, Any]:
+def _fixed_hash(array: Any) -> np.ndarray[Any, Any]:
     """A fixed-width column's values as bytes, folded 8 at a time."""
     kind = array.type
     width = kind.byte_width if isinstance(kind, pa.FixedSizeBinaryType) else kind.bit_width // 8
@@ -150,7 +151,7 @@ def _fixed_hash(array: pa.Array[Any]) -> np.ndarray[Any, Any]:
     return out
 
 
-def _bytes_hash(array: pa.Array[Any], offset_type: Any) -> np.ndarray[Any, Any]:
+def _bytes_hash(array: Any, offset_type: Any) -> np.ndarray[Any, Any]:
     """Sum of byte i times ``_P ** i`` per value, mixed with the value's length."""
     n = len(array)
     _, offsets_buffer, data_buffer = array.buffers()

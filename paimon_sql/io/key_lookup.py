@@ -489,13 +489,14 @@ class _Keys:
         Also per row of `keys` (distinct keys): whether it is stored. `keys` may carry its
         fingerprints in a column `_FP` (else they are computed here).
         """
+        prints = None
         if _FP in keys.column_names:
-            wanted = keys.column(_FP).to_numpy()
+            prints = keys.column(_FP).to_numpy()
             keys = keys.drop_columns([_FP])
-        elif self.order is not None:
-            wanted = self.fingerprint(keys)
-        else:
+        if self.order is None:
             wanted = keys.column(0).to_numpy()
+        else:
+            wanted = self.fingerprint(keys) if prints is None else prints
         order = np.argsort(wanted, kind="stable")
         start, stop = self._search(wanted[order])
         runs = stop - start
