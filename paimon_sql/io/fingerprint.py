@@ -11,8 +11,8 @@ How a value is read (the same for the stored keys and the wanted ones):
 
 * fixed-width types (integers, date, time, timestamp, decimal, float, boolean, fixed-size
   binary): the value's bytes (a float's zero and NaN made canonical), folded 8 bytes at a time;
-* strings and binaries: a polynomial of the bytes modulo 2**64 (byte i times an odd constant to
-  the power i), mixed with the length;
+* strings and binaries: a polynomial modulo 2**64 (an odd constant) of the value's 8-byte words
+  (zero-padded; of its bytes for values over 64 bytes), mixed with the length;
 * null: a constant; any other type (never a Paimon key type): a constant too, so every row is a
   candidate and the check decides (correct, only slower).
 
@@ -151,8 +151,13 @@ def _fixed_hash(array: Any) -> np.ndarray[Any, Any]:
     return out
 
 
+#: Up to this many bytes in the longest value, values are hashed as the 8-byte words of a
+#: zero-padded matrix (faster); else byte by byte, to the same sums (no matrix that wide).
+_WORDS_UP_TO = 64
+
+
 def _bytes_hash(array: Any, offset_type: Any) -> np.ndarray[Any, Any]:
-    """Sum of byte i times ``_P ** i`` per value, mixed with the value's length."""
+    """A polynomial of the value's 8-byte words (`_word_sums`), mixed with its length."""
     n = len(array)
     _, offsets_buffer, data_buffer = array.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[array.offset : array.offset + n + 1]
@@ -163,11 +168,43 @@ def _bytes_hash(array: Any, offset_type: Any) -> np.ndarray[Any, Any]:
     if total:
         data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
         starts = offsets[:-1] - offsets[0]
-        # the power of each byte: its place in its value
-        place = np.arange(total, dtype=np.int64) - np.repeat(starts, lengths)
-        powers = np.ones(int(lengths.max()), dtype=_U64)
-        powers[1:] = np.cumprod(np.full(len(powers) - 1, _P, dtype=_U64), dtype=_U64)
-        running = np.cumsum(data.astype(_U64) * powers[place], dtype=_U64)
-        ends = np.concatenate([[_U64(0)], running])
-        sums = ends[starts + lengths] - ends[starts]
+        longest = int(lengths.max())
+        if longest <= _WORDS_UP_TO:
+            sums = _word_sums(data, starts, lengths, -(-longest // 8))
+        else:
+            sums = _byte_sums(data, starts, lengths, longest)
     return _mix(sums + lengths.astype(_U64) * _MIX2)
+
+
+def _word_sums(data: Any, starts: Any, lengths: Any, words: int) -> np.ndarray[Any, Any]:
+    """Sum of word j (8 bytes, little-endian, zero-padded) times ``_P ** j`` per value.
+
+    Trailing zero words add nothing: the sum does not depend on `words`.
+    """
+    n, width = len(starts), words * 8
+    matrix = np.zeros(n * width, dtype=np.uint8)
+    # each byte's place in the matrix: its value's row, then its place in the value
+    rows = np.arange(0, n * width, width, dtype=np.int64) - starts
+    matrix[np.arange(len(data), dtype=np.int64) + np.repeat(rows, lengths)] = data
+    folded = matrix.view("<u8").astype(_U64, copy=False).reshape(n, words)
+    out = folded[:, 0].copy()
+    power = _U64(1)
+    for w in range(1, words):
+        power *= _P
+        out += folded[:, w] * power
+    return out
+
+
+def _byte_sums(data: Any, starts: Any, lengths: Any, longest: int) -> np.ndarray[Any, Any]:
+    """`_word_sums` byte by byte: byte i is worth ``(byte << 8 * (i % 8)) * _P ** (i // 8)``.
+
+    (Word j is the little-endian sum of its bytes shifted: the two sums are equal.)
+    """
+    place = np.arange(len(data), dtype=np.int64) - np.repeat(starts, lengths)
+    powers = np.ones(-(-longest // 8), dtype=_U64)
+    powers[1:] = np.cumprod(np.full(len(powers) - 1, _P, dtype=_U64), dtype=_U64)
+    shifted = data.astype(_U64) << (place % 8).astype(_U64) * _U64(8)
+    running = np.cumsum(shifted * powers[place // 8], dtype=_U64)
+    ends = np.concatenate([[_U64(0)], running])
+    sums: np.ndarray[Any, Any] = ends[starts + lengths] - ends[starts]
+    return sums

@@ -448,7 +448,7 @@ class _Keys:
                     return
         prints = fingerprint(table)
         position = np.int32 if table.num_rows < 2**31 else np.int64
-        self.order = np.argsort(prints, kind="stable").astype(position)
+        self.order = np.argsort(prints).astype(position)  # equal fingerprints: any order
         self.ints = prints[self.order]
         self.nbytes += self.ints.nbytes + self.order.nbytes
 

@@ -28,7 +28,8 @@ from paimon_sql.io.fileio import file_io
 from paimon_sql.io.fingerprint import fingerprints
 from paimon_sql.io.key_lookup import KeyLookup
 
-_WORDS = ["", "a", "ab", "abc", "b", "ba", "é", "éa", "日本", "z" * 40, "a\x00", "A"]
+# "y" * 70: a file holding it hashes byte by byte, the others 8 bytes at a time
+_WORDS = ["", "a", "ab", "abc", "b", "ba", "é", "éa", "日本", "z" * 40, "y" * 70, "a\x00", "A"]
 
 
 def _string(rng):
@@ -137,3 +138,21 @@ def test_string_keys_spilled_read_one_block(tmp_path, monkeypatch):
     assert stats["fence_bytes"] == 8 * -(-20_000 // key_lookup.BLOCK)
     assert len(os.listdir(tmp_path / "spill" / os.listdir(tmp_path / "spill")[0])) == 3
     lookup.clear()
+
+
+def test_a_value_has_one_fingerprint_in_any_table():
+    """A value's fingerprint depends on it alone: not on the longest value beside it (hashed by
+    8-byte words up to 64 bytes, byte by byte above), nor on the slice or the chunking."""
+    rng = random.Random(7)
+    values = [
+        "".join(rng.choice("aé日\x00z") for _ in range(rng.randrange(0, 90))) for _ in range(300)
+    ]
+    whole = fingerprints(pa.table({"s": values}))
+    short = [i for i, v in enumerate(values) if len(v.encode()) <= 64]
+    alone = fingerprints(pa.table({"s": [values[i] for i in short]}))
+    assert alone.tolist() == whole[short].tolist()
+    chunked = pa.table({"s": pa.chunked_array([values[:100], values[100:]])})
+    assert fingerprints(chunked).tolist() == whole.tolist()
+    assert fingerprints(pa.table({"s": pa.array(values).slice(17)})).tolist() == whole[17:].tolist()
+    binary = pa.table({"s": pa.array([v.encode() for v in values], pa.large_binary())})
+    assert len(set(fingerprints(binary).tolist())) == len(set(values))
