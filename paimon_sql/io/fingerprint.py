@@ -184,8 +184,9 @@ def _word_sums(data: Any, starts: Any, lengths: Any, words: int) -> np.ndarray[A
     n, width = len(starts), words * 8
     matrix = np.zeros(n * width, dtype=np.uint8)
     # each byte's place in the matrix: its value's row, then its place in the value
-    rows = np.arange(0, n * width, width, dtype=np.int64) - starts
-    matrix[np.arange(len(data), dtype=np.int64) + np.repeat(rows, lengths)] = data
+    index = np.int32 if n * width < 2**31 else np.int64  # half the memory traffic
+    rows = np.arange(0, n * width, width, dtype=index) - starts.astype(index)
+    matrix[np.arange(len(data), dtype=index) + np.repeat(rows, lengths)] = data
     folded = matrix.view("<u8").astype(_U64, copy=False).reshape(n, words)
     out = folded[:, 0].copy()
     power = _U64(1)
@@ -200,7 +201,8 @@ def _byte_sums(data: Any, starts: Any, lengths: Any, longest: int) -> np.ndarray
 
     (Word j is the little-endian sum of its bytes shifted: the two sums are equal.)
     """
-    place = np.arange(len(data), dtype=np.int64) - np.repeat(starts, lengths)
+    index = np.int32 if len(data) < 2**31 else np.int64
+    place = np.arange(len(data), dtype=index) - np.repeat(starts.astype(index), lengths)
     powers = np.ones(-(-longest // 8), dtype=_U64)
     powers[1:] = np.cumprod(np.full(len(powers) - 1, _P, dtype=_U64), dtype=_U64)
     shifted = data.astype(_U64) << (place % 8).astype(_U64) * _U64(8)
