@@ -10,7 +10,11 @@ and caches by file name. `KeyLookup` does the same job without a second file:
   group; only row groups whose [min, max] holds one of the wanted keys are read. paimon-sql's
   files have ~1 MiB row groups, so one key costs one row group's key column; Java's files have one
   large row group, read once;
-* only the **key columns** of those row groups are decoded, then matched against the keys.
+* only the **key columns** of those row groups are decoded, then searched for the keys: a single
+  integer key sorted as stored by bisection of the column itself; any other key (strings, dates,
+  decimals, several columns) by bisection of the row group's sorted 64-bit fingerprints
+  (`paimon_sql.io.fingerprint`), each candidate then checked against the stored key value, so a
+  shared fingerprint never marks a wrong row. A warm lookup of k keys costs O(k log n) either way.
 
 Footers and decoded key columns are cached per (path, size): data file names are never reused,
 so an entry can never describe another file's bytes. What is cached never decides *which* files
@@ -46,22 +50,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from paimon_sql.errors import PaimonSqlError, SpecViolationError
-from paimon_sql.io.arrays import arange
 from paimon_sql.io.datafiles import _chunk_ranges, _remote_file, read_avro, read_orc
+from paimon_sql.io.fingerprint import fingerprints, same_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
+
+    #: A table of key columns -> one uint64 per row, equal for equal rows (`fingerprints`).
+    Fingerprint = Callable[[pa.Table], np.ndarray[Any, Any]]
 
 #: Decoded key columns kept in memory across lookups (bytes); footers are not counted. 32 MiB
 #: hold the keys of a 4M-row bucket of one BIGINT key.
 CACHE_BYTES = 32 * 1024 * 1024
-#: Sorted integer key columns (of row groups of at least `SPILL_ROWS` rows) pushed out of memory go
+#: The searchable key columns (of row groups of at least `SPILL_ROWS` rows) pushed out of memory go
 #: to local files (memory-mapped, read a block at a time), up to this many bytes; the least
-#: recently used file goes first.
+#: recently used row group goes first.
 CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024
 SPILL_ROWS = 4096
 #: Keys per block of a spilled column: one in-memory fence per block, one block read per key.
@@ -74,7 +80,8 @@ VALUES_BYTES = 16 * 1024 * 1024
 #: Footers kept (parsed Parquet metadata: a few KiB to ~100 KiB for a file of many row groups).
 CACHE_FOOTERS = 512
 
-_POS = "__paimon_pos"
+#: The wanted keys' fingerprints, computed once per lookup, carried beside them.
+_FP = "__paimon_fingerprint"
 #: Parquet statistics of these Arrow types compare like Python values of the keys.
 _RANGED = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string, pa.types.is_date32)
 
@@ -99,8 +106,9 @@ class KeyLookup:
     and local files (up to `max_disk_bytes`, in a folder of the system's temporary folder removed
     when the cache is cleared or collected). A row group's sorted integer keys pushed out of
     memory go to a file, of which memory keeps every `BLOCK`-th key: a lookup of k keys there
-    reads at most k blocks of 4 KiB, whatever the size of the bucket. Other keys pushed out are
-    forgotten (decoded again when needed).
+    reads at most k blocks of 4 KiB, whatever the size of the bucket. Other keys go out as three
+    files: their sorted fingerprints (memory keeps every `BLOCK`-th), the positions in that order,
+    and the key columns (Arrow IPC, mapped: a check reads only the candidate rows).
     """
 
     def __init__(
@@ -108,9 +116,15 @@ class KeyLookup:
         max_bytes: int = CACHE_BYTES,
         max_disk_bytes: int = CACHE_DISK_BYTES,
         spill_dir: str | None = None,
+        fingerprint: Fingerprint = fingerprints,
     ) -> None:
-        """Keep at most `max_bytes` in memory and `max_disk_bytes` in files under `spill_dir`."""
+        """Keep at most `max_bytes` in memory and `max_disk_bytes` in files under `spill_dir`.
+
+        `fingerprint` maps key rows to 64-bit values (only candidates: every match is checked
+        against the stored key, so any function equal on equal rows gives the same answers).
+        """
         self.max_bytes = max_bytes
+        self.fingerprint = fingerprint
         self.max_disk_bytes = max_disk_bytes
         self._spill_parent = spill_dir
         self._dir: str | None = None
@@ -195,8 +209,11 @@ class KeyLookup:
         """`positions`, and the rows of `keys` the file holds."""
         if keys.num_rows == 0:
             return pa.array([], pa.int64()), keys
+        probe = keys
+        if not _integer_key(keys.schema):  # fingerprinted once, for every row group searched
+            probe = keys.append_column(_FP, pa.array(self.fingerprint(keys), pa.uint64()))
         if fmt != "parquet":
-            found, mask = self._whole(fileio, path, size, fmt, keys.schema).matches(keys, 0)
+            found, mask = self._whole(fileio, path, size, fmt, keys.schema).matches(probe, 0)
             return found, keys.filter(mask)
         footer = self._footer(fileio, path, size, keys.column_names)
         if tuple(keys.column_names) != footer.columns:
@@ -206,12 +223,12 @@ class KeyLookup:
             )
         hits: list[pa.Array[Any]] = []
         held: list[pa.Table] = []
-        for group, wanted in _candidate_groups(footer, keys):
+        for group, wanted in _candidate_groups(footer, probe):
             stored = self._group(fileio, path, size, group, keys.schema, footer.metadata)
             found, mask = stored.matches(wanted, footer.offsets[group])
             if len(found):
                 hits.append(found)
-                held.append(wanted.filter(mask))
+                held.append(wanted.select(keys.column_names).filter(mask))
         if not hits:
             return pa.array([], pa.int64()), keys.slice(0, 0)
         return pa.concat_arrays(hits), pa.concat_tables(held)
@@ -319,8 +336,8 @@ class KeyLookup:
             return out
         return out.append_column(position_column, pa.array(wanted, pa.int64()))
 
-    def _spill(self, values: np.ndarray[Any, Any]) -> str:
-        """Write `values` to a new local file; its path."""
+    def _spill(self, values: np.ndarray[Any, Any] | pa.Table) -> str:
+        """Write `values` (an array, or a table in Arrow IPC) to a new local file; its path."""
         with self._lock:
             if self._dir is None:
                 if self._spill_parent is not None:
@@ -328,7 +345,13 @@ class KeyLookup:
                 self._dir = tempfile.mkdtemp(prefix="paimon-sql-keys-", dir=self._spill_parent)
                 self._finalizer = weakref.finalize(self, shutil.rmtree, self._dir, True)
             self._spilled += 1
-            path = os.path.join(self._dir, f"{self._spilled}.npy")
+            path = os.path.join(self._dir, str(self._spilled))
+        if isinstance(values, pa.Table):
+            path += ".arrow"
+            with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, values.schema) as out:
+                out.write_table(values)
+            return path
+        path += ".npy"
         np.save(path, values, allow_pickle=False)
         return path
 
@@ -396,7 +419,7 @@ class KeyLookup:
         return None
 
     def _remember(self, key: tuple[str, int, int], table: pa.Table) -> _Keys:
-        stored = _Keys(table)
+        stored = _Keys(table, self.fingerprint)
         with self._lock:
             if key in self._groups:
                 return self._groups[key]
@@ -508,72 +531,109 @@ def _candidate_groups(footer: _Footer, keys: pa.Table) -> list[tuple[int, pa.Tab
     return out
 
 
+def _integer_key(schema: pa.Schema) -> bool:
+    """Whether the key is one integer column (searched as such, without fingerprints)."""
+    return len(schema) == 1 and pa.types.is_integer(schema.field(0).type)
+
+
 class _Keys:
-    """The key columns of a row group (or a whole file), as cached.
+    """The key columns of a row group (or a whole file), as cached, searchable by bisection.
 
     A single integer key column stored in ascending order (as Paimon sorts a data file by key) is
-    kept as a numpy array, searched by bisection; from `SPILL_ROWS` rows on (and when the disk
-    budget allows) the array is a local file mapped in memory, of which every `BLOCK`-th key is
-    held: a key's bisection reads one block of the file. Other keys stay an Arrow table, matched
-    with a hash lookup over the row group.
+    kept as a numpy array (`ints`), searched by bisection. Any other key keeps its Arrow columns
+    (`table`) plus the rows' fingerprints sorted (`ints`) and the row positions in that order
+    (`order`): a wanted key's fingerprint is bisected, and each candidate row checked against the
+    wanted key (`paimon_sql.io.fingerprint.same_rows`). From `SPILL_ROWS` rows on (and when the
+    disk budget allows) these arrays and columns are local files mapped in memory, of which every
+    `BLOCK`-th sorted value is held: a key's bisection reads one block of the file, its check
+    only the candidate rows.
     """
 
-    def __init__(self, table: pa.Table) -> None:
+    def __init__(self, table: pa.Table, fingerprint: Fingerprint = fingerprints) -> None:
         self.table: pa.Table | None = table
         self.nbytes = table.nbytes  # bytes in memory
-        self.disk = 0  # bytes in the local file
-        self.ints: Any = None
+        self.disk = 0  # bytes in the local files
+        self.ints: Any = None  # the sorted values searched: integer keys, or fingerprints
+        self.order: Any = None  # fingerprinted: the position of each of `ints`
         self.fences: Any = None
-        self.file: str | None = None
+        self.files: list[str] = []
         self.block = BLOCK
-        if table.num_columns == 1 and pa.types.is_integer(table.schema.field(0).type):
+        self.fingerprint = fingerprint
+        if _integer_key(table.schema):
             column = table.column(0)
             if column.null_count == 0 and table.num_rows:
                 values = np.ascontiguousarray(column.to_numpy())
                 if bool(np.all(values[1:] >= values[:-1])):
                     self.table, self.ints, self.nbytes = None, values, values.nbytes
+                    return
+        prints = fingerprint(table)
+        position = np.int32 if table.num_rows < 2**31 else np.int64
+        self.order = np.argsort(prints).astype(position)  # equal fingerprints: any order
+        self.ints = prints[self.order]
+        self.nbytes += self.ints.nbytes + self.order.nbytes
 
     def can_spill(self) -> bool:
-        """Whether `spill` would move the keys to a file (sorted integers, enough of them)."""
-        return self.file is None and self.ints is not None and len(self.ints) >= SPILL_ROWS
+        """Whether `spill` would move the keys to files (enough of them, not yet spilled)."""
+        return not self.files and self.ints is not None and len(self.ints) >= SPILL_ROWS
 
     def spill(self, write: Any) -> None:
-        """Move the keys to the file `write` makes of them; memory keeps every `BLOCK`-th."""
-        values = self.ints
+        """Move the keys to the files `write` makes of them; memory keeps every `BLOCK`-th."""
         self.block = BLOCK
-        self.fences = values[:: self.block].copy()
-        self.file = write(values)
-        self.ints = np.asarray(
-            np.load(self.file, mmap_mode="r")
-        )  # a plain view: no memmap overhead
-        self.nbytes, self.disk = self.fences.nbytes, values.nbytes
+        self.fences = self.ints[:: self.block].copy()
+        self.disk = self.ints.nbytes
+        self.ints = self._mapped(write(self.ints))
+        if self.order is not None:
+            assert self.table is not None
+            self.disk += self.order.nbytes
+            self.order = self._mapped(write(self.order))
+            path = write(self.table)
+            self.files.append(path)
+            self.disk += os.path.getsize(path)
+            self.table = pa.ipc.open_file(pa.memory_map(path)).read_all()  # zero-copy
+        self.nbytes = self.fences.nbytes
+
+    def _mapped(self, path: str) -> Any:
+        self.files.append(path)
+        return np.asarray(np.load(path, mmap_mode="r"))  # a plain view: no memmap overhead
 
     def drop(self) -> None:
-        """Remove the local file, if any (a mapping still in use stays readable)."""
-        if self.file is not None:
+        """Remove the local files, if any (a mapping still in use stays readable)."""
+        for path in self.files:
             with contextlib.suppress(OSError):
-                os.unlink(self.file)
-            self.file = None
+                os.unlink(path)
+        self.files = []
 
     def matches(self, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
         """Positions (plus `offset`) of the stored rows whose key is a row of `keys`, ascending.
 
-        Also per row of `keys` (distinct keys): whether it is stored.
+        Also per row of `keys` (distinct keys): whether it is stored. `keys` may carry its
+        fingerprints in a column `_FP` (else they are computed here).
         """
-        if self.ints is None:
-            assert self.table is not None
-            return _matches(self.table, keys, offset)
-        wanted = keys.column(0).to_numpy()
+        prints = None
+        if _FP in keys.column_names:
+            prints = keys.column(_FP).to_numpy()
+            keys = keys.drop_columns([_FP])
+        if self.order is None:
+            wanted = keys.column(0).to_numpy()
+        else:
+            wanted = self.fingerprint(keys) if prints is None else prints
         order = np.argsort(wanted, kind="stable")
-        ordered = wanted[order]
-        start, stop = self._search(ordered)
+        start, stop = self._search(wanted[order])
         runs = stop - start
+        total = int(runs.sum())
         found = np.repeat(start, runs) + (
-            np.arange(int(runs.sum())) - np.repeat(np.cumsum(runs) - runs, runs)
+            np.arange(total) - np.repeat(np.cumsum(runs) - runs, runs)
         )
         held = np.zeros(len(wanted), dtype=bool)
-        held[order] = runs > 0
-        return pa.array(found.astype(np.int64) + offset, pa.int64()), pa.array(held)
+        if self.order is None:  # integer keys: the found rows are the positions
+            held[order] = runs > 0
+            return pa.array(found.astype(np.int64) + offset, pa.int64()), pa.array(held)
+        assert self.table is not None
+        at = np.asarray(self.order[found], dtype=np.int64)
+        of = np.repeat(order, runs)  # the wanted row each candidate is checked against
+        same = same_rows(self.table, at, keys, of)
+        held[of[same]] = True
+        return pa.array(np.unique(at[same]) + offset, pa.int64()), pa.array(held)
 
     def _search(self, wanted: Any) -> tuple[Any, Any]:
         """First and past-the-last positions of each of the ascending `wanted` keys."""
@@ -600,25 +660,3 @@ class _Keys:
             start[edge] = np.searchsorted(ints, wanted[edge], "left")
             stop[edge] = np.searchsorted(ints, wanted[edge], "right")
         return start, stop
-
-
-def _matches(stored: pa.Table, keys: pa.Table, offset: int) -> tuple[pa.Array[Any], pa.Array[Any]]:
-    """Positions (plus `offset`) of the rows of `stored` whose key is a row of `keys`, ascending.
-
-    Also per row of `keys`: whether `stored` holds it.
-    """
-    if stored.num_rows == 0 or keys.num_rows == 0:
-        return pa.array([], pa.int64()), pa.array([False] * keys.num_rows, pa.bool_())
-    if keys.num_columns == 1:
-        mask = pc.is_in(stored.column(0), value_set=keys.column(0).combine_chunks())
-        found = pc.indices_nonzero(mask).cast(pa.int64())
-        held = pc.is_in(keys.column(0), value_set=stored.column(0).combine_chunks())
-        return (pc.add(found, offset) if offset else found), held
-    names = list(keys.column_names)
-    indexed = stored.append_column(_POS, arange(stored.num_rows, offset))
-    hit = indexed.join(keys, keys=names, join_type="left semi")
-    positions = hit.column(_POS).combine_chunks()
-    numbered = keys.append_column(_POS, arange(keys.num_rows))
-    kept = numbered.join(stored.select(names), keys=names, join_type="left semi").column(_POS)
-    held = pc.is_in(arange(keys.num_rows), value_set=kept.combine_chunks())
-    return positions.take(pc.array_sort_indices(positions)), held

@@ -51,9 +51,19 @@ KINDS = {
     # deletion vectors whose merge needs the kept record's values (the upserts set every column,
     # so the expected rows are the deduplicate ones)
     "dv_partial": "'deletion-vectors.enabled' = 'true', 'merge-engine' = 'partial-update'",
+    "dv_str": "'deletion-vectors.enabled' = 'true'",  # a STRING key: 'key-' || the number
 }
 _BASE = "SELECT i * 2 AS id, CAST(i % 1000 AS INT) AS i1, 'user_' || i AS s1, i / 3.0 AS d1"
 _JAVA_COLUMNS = "id, 1 AS i1, 2 AS i2, 0.5 AS d1, 0.5 AS d2, 'x' AS s1, 'y' AS s2"
+#: Kinds whose key is a STRING: the id of `_BASE` / `_upsert_ids` as ``'key-' || id``.
+STRING_KEYED = {"dv_str"}
+
+
+def _keyed(kind: str, query: str) -> str:
+    """`query` (a SELECT with an integer ``id`` first) with the id as `kind`'s key type."""
+    if kind not in STRING_KEYED:
+        return query
+    return f"SELECT 'key-' || id AS id, * EXCLUDE (id) FROM ({query})"
 
 
 def _upsert_ids(n: int, k: int, rep: int, java: bool) -> str:
@@ -92,7 +102,7 @@ def _cell(request: dict[str, Any]) -> dict[str, Any]:
     before, _ = _rss()
     seconds = []
     for rep in range(reps):
-        ids = _upsert_ids(n, k, rep, java)
+        ids = _keyed(kind, _upsert_ids(n, k, rep, java))
         columns = _JAVA_COLUMNS if java else f"id, -1 AS i1, 'u{rep}' AS s1, {rep}.0 AS d1"
         start = time.perf_counter()
         session.sql(f"INSERT INTO {name} SELECT {columns} FROM ({ids})")
@@ -103,9 +113,10 @@ def _cell(request: dict[str, Any]) -> dict[str, Any]:
     same = None
     if not java:
         con = duckdb.connect()
-        con.sql(f"CREATE TABLE base AS {_BASE} FROM range({n}) r(i)")
+        con.sql(f"CREATE TABLE base AS {_keyed(kind, f'{_BASE} FROM range({n}) r(i)')}")
         ups = " UNION ALL ".join(
-            f"SELECT id, -1 AS i1, 'u{r}' AS s1, {r}.0 AS d1 FROM ({_upsert_ids(n, k, r, java)})"
+            f"SELECT id, -1 AS i1, 'u{r}' AS s1, {r}.0 AS d1 "
+            f"FROM ({_keyed(kind, _upsert_ids(n, k, r, java))})"
             for r in range(reps)
         )
         con.sql(f"CREATE TABLE ups AS {ups}")
@@ -141,6 +152,7 @@ def _floor(request: dict[str, Any]) -> dict[str, Any]:
     for rep in range(reps):
         ids = _upsert_ids(n, k, rep, java)
         start = time.perf_counter()
+        ids = _keyed(request["kind"], ids)
         con.sql(f"CREATE OR REPLACE TEMP TABLE new_rows AS SELECT id, -1 AS i1 FROM ({ids})")
         hits = con.sql(
             f"SELECT filename, file_row_number FROM read_parquet({paths!r}, filename = true, "
@@ -182,12 +194,13 @@ def _build(root: Path, kind: str, n: int) -> Path:
     shutil.rmtree(warehouse, ignore_errors=True)
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
+    key_type = "STRING" if kind in STRING_KEYED else "BIGINT"
     session.sql(
-        "CREATE TABLE db.t (id BIGINT NOT NULL, i1 INT, s1 STRING, d1 DOUBLE, PRIMARY KEY (id) "
-        f"NOT ENFORCED) WITH ('bucket' = '1', {KINDS[kind]})"
+        f"CREATE TABLE db.t (id {key_type} NOT NULL, i1 INT, s1 STRING, d1 DOUBLE, PRIMARY KEY "
+        f"(id) NOT ENFORCED) WITH ('bucket' = '1', {KINDS[kind]})"
     )
     start = time.perf_counter()
-    session.sql(f"INSERT INTO db.t {_BASE} FROM range({n}) r(i)")
+    session.sql(f"INSERT INTO db.t {_keyed(kind, f'{_BASE} FROM range({n}) r(i)')}")
     print(f"built {kind}: {n} rows in {time.perf_counter() - start:.1f} s", flush=True)
     session.close()
     (warehouse / "done").write_text("ok")

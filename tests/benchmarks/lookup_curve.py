@@ -19,10 +19,11 @@ deletion vector marks) plus a ``COPY`` of the k rows, median of `--reps`. After 
 table is read and compared in full with the rows DuckDB computes from the same generators.
 
     .venv/bin/python -m tests.benchmarks.lookup_curve [--rows 1000000,3000000,10000000]
-        [--ks 1,10,100,1000,10000] [--kinds dv] [--reps 3]
+        [--ks 1,10,100,1000,10000] [--kinds dv,dv_str] [--reps 3]
 
 Kinds (`tests.benchmarks.lookup.KINDS`): ``dv``, ``first_row``, ``lookup`` (changelog producer),
-``dv_partial`` (deletion vectors, partial-update: the kept rows' values are merged).
+``dv_partial`` (deletion vectors, partial-update: the kept rows' values are merged), ``dv_str``
+(the ``dv`` table with a STRING key, ``'key-' || id``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.benchmarks.lookup import _BASE, _build, _rss, _run_child, _upsert_ids
+from tests.benchmarks.lookup import _BASE, _build, _keyed, _rss, _run_child, _upsert_ids
 from tests.second_opinion import cache_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -74,7 +75,7 @@ def _curve_cell(request: dict[str, Any]) -> dict[str, Any]:
     setattr(lookup, method, timed_find)
 
     def upsert(rep: int) -> float:
-        ids = _upsert_ids(n, k, rep, False)
+        ids = _keyed(kind, _upsert_ids(n, k, rep, False))
         start = time.perf_counter()
         session.sql(
             f"INSERT INTO db.t SELECT id, -1 AS i1, 'u{rep}' AS s1, {rep}.0 AS d1 FROM ({ids})"
@@ -100,9 +101,10 @@ def _curve_cell(request: dict[str, Any]) -> dict[str, Any]:
     ours = session.sql("SELECT * FROM db.t ORDER BY id").to_arrow_table()
     session.close()
     con = duckdb.connect()
-    con.sql(f"CREATE TABLE base AS {_BASE} FROM range({n}) r(i)")
+    con.sql(f"CREATE TABLE base AS {_keyed(kind, f'{_BASE} FROM range({n}) r(i)')}")
     ups = " UNION ALL ".join(
-        f"SELECT id, -1 AS i1, 'u{r}' AS s1, {r}.0 AS d1 FROM ({_upsert_ids(n, k, r, False)})"
+        f"SELECT id, -1 AS i1, 'u{r}' AS s1, {r}.0 AS d1 "
+        f"FROM ({_keyed(kind, _upsert_ids(n, k, r, False))})"
         for r in range(reps + 1)
     )
     con.sql(f"CREATE TABLE ups AS {ups}")
