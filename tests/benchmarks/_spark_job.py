@@ -2,8 +2,8 @@
 
 Runs in the cached ``spark`` virtualenv (``python _spark_job.py <request.json>``); imports nothing
 from the repository. Request: ``{"jar", "warehouse", "database", "table", "columns", "options",
-"primary_keys", "partition_keys"?, "inputs": [parquet, ...], "driver_memory"?}``; each input becomes one
-``INSERT INTO`` commit (its columns by name, the partition columns included).
+"primary_keys", "partition_keys"?, "inputs": [parquet, ...], "driver_memory"?}``; each input
+becomes one ``INSERT INTO`` commit (its columns by name, the partition columns included).
 With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup compaction) and marks the
 superseded rows of older files in deletion vectors.
 """

@@ -9,10 +9,10 @@
 * ``dv8``: like ``pk8`` plus ``deletion-vectors.enabled``, by Apache Paimon (Java) through Spark:
   Java compacts on commit and marks the rows the upsert superseded in deletion vectors.
 * ``append_p<N>``: the base load plus ``p = id % N``, partitioned by ``p``, by pypaimon-rust.
-* ``dv_p<N>`` (N = 10, 1000; ``dv8`` is the 1-partition case): like ``dv8``, but with ``p = id % N``
-  in the base load and the upsert, partitioned by ``p``, primary key ``(id, p)`` (Paimon requires the
-  partition columns in it), `DV_PARTITION_BUCKETS` bucket(s) per partition, by Apache Paimon (Java)
-  through Spark.
+* ``dv_p<N>`` (N = 10, 1000; ``dv8`` is the 1-partition case): like ``dv8``, but with
+  ``p = id % N`` in the base load and the upsert, partitioned by ``p``, primary key ``(id, p)``
+  (Paimon requires the partition columns in it), `DV_PARTITION_BUCKETS` bucket(s) per partition,
+  by Apache Paimon (Java) through Spark.
 
 Each table is complete once its ``<table>.json`` marker (writer, versions, seconds) exists; a
 table directory without a marker is deleted and written again.
@@ -60,7 +60,8 @@ def table_dir(rows: int, table: str) -> Path:
 
 def inputs(rows: int, parts: int | None = None) -> tuple[Path, Path]:
     """Parquet files of the base load and the upsert (inputs for Spark and write benchmarks);
-    with ``parts``, both with the partition column ``p`` = ``id % parts`` (`_data.with_partition`)."""
+    with ``parts``, both with the partition column ``p`` = ``id % parts``
+    (`_data.with_partition`)."""
     root = bench_root(rows) / "input"
     suffix = "" if parts is None else f"_p{parts}"
     base, up = root / f"base{suffix}.parquet", root / f"upsert{suffix}.parquet"

@@ -196,7 +196,7 @@ def _dv_partitioned(parts: int) -> tuple[Workload, ...]:
             name=f"{table}_agg",
             table=table,
             aggregate=True,
-            description=f"deletion-vector table with {parts} partitions, count + sum of every column",
+            description=f"deletion-vector table, {parts} partitions, count + sum of every column",
             sql=f"SELECT {PARTITIONED_AGG} FROM {{table}}",
             floor=f"SELECT {PARTITIONED_AGG} FROM ({DV_PARTITIONED_SCAN})",
             plain=PARTITIONED_PLAIN_AGG,
