@@ -105,6 +105,7 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
         cell["load_average"] = loads
         cell["same_result"] = same
         cell["files"] = len(files)
+        cell["deleted_rows"] = live.deleted.num_rows if dv else 0
         out[workload.name] = cell
         print(
             f"{workload.name:28s} files {len(files):5d}  read_parquet "
