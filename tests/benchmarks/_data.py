@@ -75,8 +75,12 @@ def point_key(n: int) -> int:
 PARTITION_COUNTS = (1, 10, 1000)
 
 
-def partitioned(n: int, parts: int) -> pa.Table:
-    """The base load plus ``p INT`` = ``id % parts`` (the partition column), in the base's order."""
-    table = base(n)
+def with_partition(table: pa.Table, parts: int) -> pa.Table:
+    """``table`` plus ``p INT`` = ``id % parts`` (the partition column), in the table's order."""
     ids = table.column("id").to_numpy()
     return table.append_column(pa.field("p", pa.int32()), pa.array((ids % parts).astype(np.int32)))
+
+
+def partitioned(n: int, parts: int) -> pa.Table:
+    """The base load plus ``p INT`` = ``id % parts`` (the partition column), in the base's order."""
+    return with_partition(base(n), parts)

@@ -3,9 +3,10 @@
 Deliberately independent of paimon_sql (it is what paimon_sql is measured against): a direct
 reading of paimon-format.md §4.5 (fold base + delta manifests), §4.4 (index manifest) and §8
 (32/64-bit DV blobs) with fastavro and pyroaring. Unpartitioned tables, and tables partitioned by
-INT columns (the benchmark's ``append_p<N>``): a partition's folder is ``<key>=<value>/...``, the
-values decoded from the manifest's ``_PARTITION`` (a 4-byte arity, then a BinaryRow: null bits
-padded to 8 bytes, one 8-byte little-endian slot per field; paimon-format.md §3).
+INT columns (the benchmark's ``append_p<N>`` and ``dv_p<N>``): a partition's folder is
+``<key>=<value>/...``, the values decoded from the manifest's ``_PARTITION`` (a 4-byte arity, then a
+BinaryRow: null bits padded to 8 bytes, one 8-byte little-endian slot per field; paimon-format.md
+§3); a deletion vector's data file is found in the folder of its index entry's ``_PARTITION``.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def live_files(table: Path) -> TableFiles:
     return TableFiles(
         snapshot_id=int(snap["id"]),
         files=tuple(files),  # type: ignore[call-overload]
-        deleted=_deleted_positions(table, snap),
+        deleted=_deleted_positions(table, snap, keys),
     )
 
 
@@ -114,7 +115,9 @@ def _partition_folder(table: Path, keys: list[tuple[str, str]], partition: bytes
     return folder
 
 
-def _deleted_positions(table: Path, snap: dict[str, object]) -> pa.Table:
+def _deleted_positions(
+    table: Path, snap: dict[str, object], keys: list[tuple[str, str]]
+) -> pa.Table:
     paths: list[str] = []
     positions: list[int] = []
     index_manifest = snap.get("indexManifest")
@@ -125,7 +128,9 @@ def _deleted_positions(table: Path, snap: dict[str, object]) -> pa.Table:
             blob = (table / "index" / str(entry["_FILE_NAME"])).read_bytes()
             for rng in entry["_DELETIONS_VECTORS_RANGES"] or []:  # type: ignore[attr-defined]
                 deleted = _decode_dv(blob, int(rng["f1"]))
-                paths.extend([str(table / f"bucket-{entry['_BUCKET']}" / rng["f0"])] * len(deleted))
+                folder = _partition_folder(table, keys, entry["_PARTITION"])  # type: ignore[arg-type]
+                path = folder / f"bucket-{entry['_BUCKET']}" / rng["f0"]
+                paths.extend([str(path)] * len(deleted))
                 positions.extend(deleted)
     return pa.table(
         {

@@ -2,9 +2,10 @@
 
 Runs in the cached ``spark`` virtualenv (``python _spark_job.py <request.json>``); imports nothing
 from the repository. Request: ``{"jar", "warehouse", "database", "table", "columns", "options",
-"primary_keys", "inputs": [parquet, ...], "driver_memory"?}``; each input becomes one
-``INSERT INTO`` commit. With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup
-compaction) and marks the superseded rows of older files in deletion vectors.
+"primary_keys", "partition_keys"?, "inputs": [parquet, ...], "driver_memory"?}``; each input
+becomes one ``INSERT INTO`` commit (its columns by name, the partition columns included).
+With ``deletion-vectors.enabled`` Paimon compacts on commit (lookup compaction) and marks the
+superseded rows of older files in deletion vectors.
 """
 
 # Spark SQL for a fixed benchmark table, from the runner's own constants; runs in the spark venv
@@ -52,7 +53,9 @@ def main(argv):
         props["primary-key"] = ",".join(req["primary_keys"])
     tbl_props = ", ".join(f"'{k}' = '{v}'" for k, v in props.items())
     spark.sql(f"CREATE DATABASE IF NOT EXISTS paimon.`{db}`")
-    spark.sql(f"CREATE TABLE {ref} ({cols}) TBLPROPERTIES ({tbl_props})")
+    partitioned = ", ".join(f"`{name}`" for name in req.get("partition_keys") or ())
+    partitioned_by = f" PARTITIONED BY ({partitioned})" if partitioned else ""
+    spark.sql(f"CREATE TABLE {ref} ({cols}){partitioned_by} TBLPROPERTIES ({tbl_props})")
     names = ", ".join(f"`{name}`" for name, _ in req["columns"])
     seconds = []
     for path in req["inputs"]:

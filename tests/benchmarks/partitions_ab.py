@@ -11,10 +11,11 @@ median seconds and the ratio of medians and of bests; the results of the two are
 (count and SHA-256 of every row, or the aggregate row). Tables: ``append_p<N>`` of
 ``_tables.py`` (written by pypaimon-rust).
 
-``--dv`` adds the deletion-vector table ``dv`` (Java-written, 1M rows only: building it needs
-Spark): the reference is the plain ``read_parquet`` of its live level > 0 files (the deleted rows
-included, as issue 18 measures it); paimon-sql's result is compared in full with the floor's
-(the same files minus the deletion vectors' positions, `workloads.DV_SCAN`), run once, untimed.
+``--dv`` adds the deletion-vector tables ``dv8`` (unpartitioned, 8 buckets), ``dv_p10`` and
+``dv_p1000`` (Java-written: building them needs Spark): the reference is the plain ``read_parquet``
+of their live level > 0 files (the deleted rows included, as issue 18 measures it); paimon-sql's
+result is compared in full with the floor's (the same files minus the deletion vectors' positions,
+`workloads.DV_SCAN`, `workloads.DV_PARTITIONED_SCAN`), run once, untimed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import duckdb
 
 from tests.benchmarks import _tables
 from tests.benchmarks._files import live_files
-from tests.benchmarks.workloads import DV, DV_WORKLOADS, PARTITIONED_WORKLOADS
+from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
 from tests.second_opinion._worker import fingerprint
 
 RESULTS = Path(__file__).with_name("results")
@@ -48,14 +49,16 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
     workloads = [*PARTITIONED_WORKLOADS, *(DV_WORKLOADS if dv else ())]
     workloads = [w for w in workloads if not only or w.name in only]
     wanted = {w.table for w in workloads}
-    tables = _tables.ensure_tables(rows, with_dv=DV in wanted, only=wanted)
+    with_dv = bool(wanted & set(_tables.DV_TABLES))
+    tables = _tables.ensure_tables(rows, with_dv=with_dv, only=wanted)
     warehouse = str(_tables.warehouse(rows))
     session = paimon_sql.connect(warehouse)
     out: dict[str, Any] = {}
     for workload in workloads:
         live = live_files(_tables.table_dir(rows, workload.table))
         # Java reads a DV table's level > 0 files only (paimon-format.md §8)
-        files = [f.path for f in live.files if f.level > 0 or workload.table != DV]
+        dv = workload.table in _tables.DV_TABLES
+        files = [f.path for f in live.files if f.level > 0 or not dv]
         con = duckdb.connect()
         plain = workload.plain
         ours = workload.sql.replace("{table}", f'"bench"."{workload.table}"')
@@ -102,6 +105,7 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
         cell["load_average"] = loads
         cell["same_result"] = same
         cell["files"] = len(files)
+        cell["deleted_rows"] = live.deleted.num_rows if dv else 0
         out[workload.name] = cell
         print(
             f"{workload.name:28s} files {len(files):5d}  read_parquet "

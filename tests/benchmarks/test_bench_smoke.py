@@ -73,3 +73,22 @@ def test_lookup_suite_smoke(tmp_path: Path) -> None:
         assert "error" not in floor, row
         assert ours["same"], row  # the whole table against the rows computed in DuckDB
         assert floor["found"] == [row["k"] // 2] * 2, row  # the existing half of the keys
+
+
+def test_partitioned_dv_scan_smoke(tmp_path: Path) -> None:
+    """`partitions_ab --dv` on the Java-written 10-partition DV table (one Spark job per cache):
+    paimon-sql's rows equal the floor's (the level > 0 files of every partition minus the positions
+    of their deletion vectors, found in the partition folders), and the upsert did delete rows."""
+    from tests.benchmarks import partitions_ab
+
+    out = tmp_path / "dv.json"
+    only = ["--only", "dv_p10_full_arrow", "--only", "dv_p10_agg"]
+    argv = ["--dv", "--rows", str(ROWS), "--reps", "1", *only, "--output", str(out)]
+    assert partitions_ab.main(argv) == 0
+    report = json.loads(out.read_text())
+    assert report["tables"]["dv_p10"]["count"] == ROWS + ROWS // 10  # Spark's own count
+    for name in ("dv_p10_full_arrow", "dv_p10_agg"):
+        cell = report["results"][name]
+        assert cell["same_result"], cell
+        assert cell["files"] >= 10, cell  # at least one live file per partition
+        assert cell["deleted_rows"] == ROWS // 10, cell  # the upsert's updates, each deleted once

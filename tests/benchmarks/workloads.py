@@ -35,10 +35,11 @@ MERGED = _MERGE.format(src="$files", pre="")
 MERGED_BUCKET0 = _MERGE.format(src="$bucket0", pre="")
 MERGED_KEY = _MERGE.format(src="$files", pre="WHERE id = $key")
 # DV table: level > 0 files read as they are, minus the positions in their deletion vectors.
-DV_SCAN = (
-    "SELECT " + VALUES + " FROM read_parquet($files, filename = true, file_row_number = true)"
+_DV_SCAN = (
+    "SELECT {values} FROM read_parquet($files, {hive}filename = true, file_row_number = true)"
     " ANTI JOIN deleted USING (filename, file_row_number) WHERE _VALUE_KIND IN (0, 2)"
 )
+DV_SCAN = _DV_SCAN.format(values=VALUES, hive="")
 PLAIN = f"SELECT {VALUES} FROM read_parquet($files)"
 # Partitioned append tables (issue 18): the partition column ``p`` is stored in the files too, and
 # read from them (DuckDB would take it from the ``p=<n>`` folder names otherwise).
@@ -47,11 +48,17 @@ PARTITIONED_AGG = AGG + ", sum(p) AS p"
 _FILES = "read_parquet($files, hive_partitioning = false)"
 PARTITIONED_PLAIN = f"SELECT {PARTITIONED_VALUES} FROM {_FILES}"
 PARTITIONED_PLAIN_AGG = f"SELECT {PARTITIONED_AGG} FROM {_FILES}"
+# Partitioned DV tables: the same, ``p`` read from the files.
+DV_PARTITIONED_SCAN = _DV_SCAN.format(values=PARTITIONED_VALUES, hive="hive_partitioning = false, ")
 #: Buckets of the ``pk`` and ``dv`` tables (issue 18: PK with 8 buckets). The count is part of the
 #: table names (``pk8``, ``dv8``), so cached tables of another layout are never reused.
 PK_BUCKETS = 8
 PK = f"pk{PK_BUCKETS}"
 DV = f"dv{PK_BUCKETS}"
+#: Java-written partitioned DV tables (issue 18: 10 and 1,000 partitions; ``dv8`` is the 1-partition
+#: case): ``dv_p<N>``, ``p`` = ``id % N``, built by `_tables.py`.
+DV_PARTITION_COUNTS = (10, 1000)
+DV_PARTITIONED = tuple(f"dv_p{n}" for n in DV_PARTITION_COUNTS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -174,8 +181,32 @@ PARTITIONED_WORKLOADS: tuple[Workload, ...] = tuple(
 )
 
 
-#: The deletion-vector table's scans of ``partitions_ab --dv``: ``floor`` is the exact answer,
-#: ``plain`` the timed reference (the same files, deleted rows included).
+def _dv_partitioned(parts: int) -> tuple[Workload, ...]:
+    table = f"dv_p{parts}"
+    return (
+        Workload(
+            name=f"{table}_full_arrow",
+            table=table,
+            description=f"deletion-vector table with {parts} partitions (Java-written), full scan",
+            sql="SELECT * FROM {table}",
+            floor=DV_PARTITIONED_SCAN,
+            plain=PARTITIONED_PLAIN,
+        ),
+        Workload(
+            name=f"{table}_agg",
+            table=table,
+            aggregate=True,
+            description=f"deletion-vector table, {parts} partitions, count + sum of every column",
+            sql=f"SELECT {PARTITIONED_AGG} FROM {{table}}",
+            floor=f"SELECT {PARTITIONED_AGG} FROM ({DV_PARTITIONED_SCAN})",
+            plain=PARTITIONED_PLAIN_AGG,
+        ),
+    )
+
+
+#: The deletion-vector tables' scans of ``partitions_ab --dv`` (``dv8``, ``dv_p10``,
+#: ``dv_p1000``): ``floor`` is the exact answer, ``plain`` the timed reference (the same files,
+#: deleted rows included).
 DV_WORKLOADS = (
     Workload(
         name="dv_full_arrow",
@@ -194,6 +225,7 @@ DV_WORKLOADS = (
         floor=f"SELECT {AGG} FROM ({DV_SCAN})",
         plain=f"SELECT {AGG} FROM read_parquet($files)",
     ),
+    *(w for n in DV_PARTITION_COUNTS for w in _dv_partitioned(n)),
 )
 
 #: The scale suite (issue 18, item 5: PK with 8 buckets, DV, append partitioned): the read suite
