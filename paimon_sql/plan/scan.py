@@ -281,6 +281,7 @@ class _Planner:
         default = self.options.partition_default_name
         self._part_ok: dict[bytes, bool] = {}
         self._part_dirs: dict[bytes, str] = {}
+        self._bucket_dirs: dict[tuple[bytes, int], str] = {}  # checked once per plan
         self._links = names.LinkScan(table.path, local=table.fileio.local)
         # Folder paths are built by string joins from checked parts (one component each, no
         # leading '/'): the directory option is checked here, partition names and values are
@@ -685,12 +686,20 @@ class _Planner:
         return f"{self._data_root.rstrip('/')}/{partition_path(values, self._default_partition)}"
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
-        name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"
-        local = self.table.fileio.local
-        parent = self.partition_dir(partition)
-        return names.child_inside(
-            parent, name, self._table_roots, local=local, what="bucket folder"
-        )
+        """The folder of a bucket, checked for a symbolic link once per plan.
+
+        Asked for again by the deletion vectors' index paths and by the splits.
+        """
+        path = self._bucket_dirs.get((partition, bucket))
+        if path is None:
+            name = "bucket-postpone" if bucket == POSTPONE_BUCKET else f"bucket-{bucket}"
+            local = self.table.fileio.local
+            parent = self.partition_dir(partition)
+            path = names.child_inside(
+                parent, name, self._table_roots, local=local, what="bucket folder"
+            )
+            self._bucket_dirs[(partition, bucket)] = path
+        return path
 
     def sections(self, files: list[DataFileMeta]) -> list[Section]:
         if self.data_evolution:
