@@ -17,6 +17,7 @@ SQL) is `paimon_sql.engine.binder`'s job.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import itertools
 import os
@@ -164,6 +165,8 @@ class Engine:
         """Expose `catalog`'s tables on `connection` (a new in-memory DuckDB when omitted)."""
         self.catalog = catalog
         self.con = connection if connection is not None else private_duckdb()
+        #: Whether ``con`` is the engine's own (closed with it) or a caller's (left open).
+        self.owns_connection = connection is None
         #: The DuckDB catalog the views live in (the connection's default database).
         ((self.home,),) = self.con.sql(
             exp.select(exp.func("current_database")).sql("duckdb")
@@ -391,10 +394,19 @@ class Engine:
         return self.log.translate(err)
 
     def close(self) -> None:
-        """Close both DuckDB connections (and drop the key cache's local files)."""
+        """Close the private DuckDB and ``con`` when it is the engine's own.
+
+        A caller's connection (`paimon_sql.sql.install.install`) stays open: only the views of
+        the warehouse's tables are dropped from it. The key cache's local files go too.
+        """
+        if not self.owns_connection:
+            for ident in list(self._views):
+                with contextlib.suppress(duckdb.Error):  # the caller may have dropped it
+                    self.forget(ident)
         self._views.clear()
         self.key_lookup.clear()
-        self.con.close()
+        if self.owns_connection:
+            self.con.close()
         self.private.close()
         _open_engines.discard(self)
 

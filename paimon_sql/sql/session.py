@@ -669,7 +669,10 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Close both DuckDB connections.
+        """Close the session's DuckDB connections.
+
+        A session made by `paimon_sql.install` on a caller's connection leaves that connection
+        open and drops only the views of the warehouse's tables from it.
 
         Examples:
             >>> session = connect(warehouse)

@@ -58,3 +58,20 @@ def test_a_result_outlives_the_session_that_made_it(tmp_path):
     assert relation.fetchall() == [(1,), (2,)]
     assert scanned.fetchall() == [(1,), (2,)]
     assert paimon_sql.connect(warehouse).con.sql("SELECT count(*) FROM d.t").fetchall() == [(2,)]
+
+
+def test_closing_an_installed_session_leaves_the_callers_connection_open(tmp_path):
+    """`install` works on the caller's connection: closing its session drops the warehouse's views
+    from it, and nothing else (the caller's own tables stay, the connection stays open)."""
+    import duckdb
+
+    warehouse = _warehouse(tmp_path)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE mine AS SELECT 42 AS x")
+    session = paimon_sql.install(con, warehouse)
+    assert con.sql('SELECT count(*) FROM "d"."t"').fetchall() == [(2,)]
+    session.close()
+    assert con.sql("SELECT x FROM mine").fetchall() == [(42,)]
+    views = con.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    assert ("t",) not in views
+    con.close()
