@@ -181,7 +181,6 @@ class Engine:
         #: Tables and sources, for what is registered on ``con`` (`Sources`).
         self.sources = Sources(catalog, self.reader, self.log)
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
-        self._tables = self.sources.tables
         self._lock = threading.Lock()
         self._keep: list[str] = []  # deletion-vector tables the inlined queries read
         #: The latest scan of each table (``db.table``): its plan (inlined) or its source
@@ -194,10 +193,6 @@ class Engine:
     def table(self, identifier: str | Identifier) -> Table:
         """The `Table` (metadata access) behind ``db.table``, cached until it changes."""
         return self.sources.table(identifier)
-
-    def arrow_schema(self, table: Table, schema_id: int) -> pa.Schema:
-        """The Arrow schema DuckDB produces for the rows of `table` at schema `schema_id`."""
-        return self.sources.arrow_schema(table, schema_id)
 
     def source(
         self,
@@ -329,7 +324,7 @@ class Engine:
 
     def reexpose(self, ident: Identifier) -> None:
         """(Re)expose a table as a view after DDL."""
-        self._tables.pop(ident, None)
+        self.sources.tables.pop(ident, None)
         self._views.pop(ident, None)
         self.expose(ident)
 
@@ -341,7 +336,7 @@ class Engine:
 
     def forget(self, ident: Identifier) -> None:
         """Drop a table's view after DROP / RENAME."""
-        self._tables.pop(ident, None)
+        self.sources.tables.pop(ident, None)
         self._views.pop(ident, None)
         self.con.execute(drop("VIEW", table_node(ident.database, ident.table)).sql("duckdb"))
 

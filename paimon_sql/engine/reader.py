@@ -949,10 +949,8 @@ class _Deletions:
             return bytes((rows + 7) // 8)
 
         def make() -> bytes:
-            deleted = self.reader.positions(self.plan, ref, self.blobs).to_numpy()
-            flags = np.zeros(rows, dtype=np.bool_)
-            flags[deleted[deleted < rows]] = True
-            return bytes(np.packbits(flags).data)
+            deleted = self.reader.positions(self.plan, ref, self.blobs)
+            return bytes(np.packbits(_deleted_flags(deleted, rows)).data)
 
         bitmap = self.reader._cached(("bitmap", ref.index_path, ref.meta.offset, rows), make)
         return as_type("bytes", bitmap)
@@ -968,14 +966,19 @@ class _Deletions:
         deleted = self._deleted(f)
         if deleted is None:
             return None
-        return self._register(pa.table({KEEP: _mask(deleted.to_pylist(), f.row_count)}))
+        keep = ~_deleted_flags(deleted, f.row_count)
+        return self._register(pa.table({KEEP: pa.array(keep, pa.bool_())}))
 
 
-def _mask(deleted: object, rows: int) -> pa.Array:
-    """One keep-flag per row of a data file: False where the deletion vector lists the position."""
-    keep = bytearray(b"\x01") * rows
-    for position in deleted:  # type: ignore[attr-defined]
-        if position < rows:
-            keep[position] = 0
-    flags = pa.Array.from_buffers(pa.uint8(), rows, [None, pa.py_buffer(bytes(keep))])
-    return flags.cast(pa.bool_())
+def _deleted_flags(deleted: pa.Array, rows: int) -> np.ndarray[Any, Any]:
+    """One flag per row of a data file: True where its deletion vector lists the position.
+
+    A position past the file's `rows` is left out (the file's own rows decide).
+
+    >>> _deleted_flags(pa.array([1, 3, 9], pa.int64()), 4).tolist()
+    [False, True, False, True]
+    """
+    positions = deleted.to_numpy()
+    flags = np.zeros(rows, dtype=np.bool_)
+    flags[positions[positions < rows]] = True
+    return flags

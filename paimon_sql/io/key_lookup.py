@@ -302,15 +302,9 @@ class KeyLookup:
             present = [c for c in columns if c in stored]
             remote = hasattr(fileio, "read_ranges") and not fileio.local
             source: Any = _remote_file(fileio, path, size) if remote else None
-            if remote:
-                parquet = pq.ParquetFile(
-                    source,
-                    pre_buffer=False,
-                    metadata=footer.metadata,
-                    coerce_int96_timestamp_unit="ns",
-                )
-            else:
-                parquet = self._open(fileio, path, size, footer.metadata, coerce_int96="ns")
+            parquet = self._open(
+                fileio, path, size, footer.metadata, coerce_int96="ns", source=source
+            )
             # one row group decoded at a time (memory: one group's columns, whatever k is); on
             # an object store the chunks of `GROUPS_PER_FETCH` groups are fetched in one go
             for i, g in enumerate(groups.tolist()):
@@ -358,13 +352,25 @@ class KeyLookup:
     # --- parquet ---------------------------------------------------------------------------------
 
     def _open(
-        self, fileio: Any, path: str, size: int, metadata: Any = None, coerce_int96: Any = None
+        self,
+        fileio: Any,
+        path: str,
+        size: int,
+        metadata: Any = None,
+        coerce_int96: Any = None,
+        source: Any = None,
     ) -> pq.ParquetFile:
+        """`path` opened for reading row groups.
+
+        On an object store through `source` if given (a `_remote_file` the caller prefetches
+        ranges of), else through a new one.
+        """
         extra = {"coerce_int96_timestamp_unit": coerce_int96} if coerce_int96 else {}
         if fileio.local:
             return pq.ParquetFile(path, metadata=metadata, **extra)
         if hasattr(fileio, "read_ranges"):  # object store: range requests, footer first
-            source: Any = _remote_file(fileio, path, size)
+            if source is None:
+                source = _remote_file(fileio, path, size)
             return pq.ParquetFile(source, pre_buffer=False, metadata=metadata, **extra)
         return pq.ParquetFile(fileio.fs.open_input_file(path), metadata=metadata, **extra)
 

@@ -151,27 +151,38 @@ WORKLOADS: tuple[Workload, ...] = (
 )
 
 
-def _partitioned(parts: int) -> tuple[Workload, ...]:
-    table = f"append_p{parts}"
+def _scan_pair(table: str, what: str, floor: str, full: str) -> tuple[Workload, ...]:
+    """A partitioned table's full scan to Arrow and aggregate of every column.
+
+    `what` starts the aggregate's description, `full` is the full scan's; `floor` is the exact
+    answer of the full scan (the aggregate's is over it), the plain reference reads the files.
+    """
+    plain = floor == PARTITIONED_PLAIN  # an append table: the files are the answer
+    agg_floor = PARTITIONED_PLAIN_AGG if plain else f"SELECT {PARTITIONED_AGG} FROM ({floor})"
     return (
         Workload(
             name=f"{table}_full_arrow",
             table=table,
-            description=f"append table with {parts} partition(s), full scan to Arrow",
+            description=full,
             sql="SELECT * FROM {table}",
-            floor=PARTITIONED_PLAIN,
+            floor=floor,
             plain=PARTITIONED_PLAIN,
         ),
         Workload(
             name=f"{table}_agg",
             table=table,
             aggregate=True,
-            description=f"append table with {parts} partition(s), count + sum of every column",
+            description=f"{what}, count + sum of every column",
             sql=f"SELECT {PARTITIONED_AGG} FROM {{table}}",
-            floor=PARTITIONED_PLAIN_AGG,
+            floor=agg_floor,
             plain=PARTITIONED_PLAIN_AGG,
         ),
     )
+
+
+def _partitioned(parts: int) -> tuple[Workload, ...]:
+    what = f"append table with {parts} partition(s)"
+    return _scan_pair(f"append_p{parts}", what, PARTITIONED_PLAIN, f"{what}, full scan to Arrow")
 
 
 #: Issue 18's partitioned scans: ``--only append_p1000_full_arrow`` etc.; the ``partitions``
@@ -182,25 +193,11 @@ PARTITIONED_WORKLOADS: tuple[Workload, ...] = tuple(
 
 
 def _dv_partitioned(parts: int) -> tuple[Workload, ...]:
-    table = f"dv_p{parts}"
-    return (
-        Workload(
-            name=f"{table}_full_arrow",
-            table=table,
-            description=f"deletion-vector table with {parts} partitions (Java-written), full scan",
-            sql="SELECT * FROM {table}",
-            floor=DV_PARTITIONED_SCAN,
-            plain=PARTITIONED_PLAIN,
-        ),
-        Workload(
-            name=f"{table}_agg",
-            table=table,
-            aggregate=True,
-            description=f"deletion-vector table, {parts} partitions, count + sum of every column",
-            sql=f"SELECT {PARTITIONED_AGG} FROM {{table}}",
-            floor=f"SELECT {PARTITIONED_AGG} FROM ({DV_PARTITIONED_SCAN})",
-            plain=PARTITIONED_PLAIN_AGG,
-        ),
+    return _scan_pair(
+        f"dv_p{parts}",
+        f"deletion-vector table, {parts} partitions",
+        DV_PARTITIONED_SCAN,
+        f"deletion-vector table with {parts} partitions (Java-written), full scan",
     )
 
 

@@ -1,7 +1,8 @@
 """Apache Paimon 1.3.1 (Flink) reads what lookup compaction wrote from the kept files' old rows.
 
-The layouts of tests/unit/compact/test_old_rows.py (a base file of ~20 row groups, then upserts
-whose lookup compactions read, of the base file, only the row groups holding the keys): Flink's
+The layouts of tests/unit/compact/test_old_rows.py (`tests.old_rows_cases`: a base file of ~20
+row groups, then upserts whose lookup compactions read, of the base file, only the row groups
+holding the keys): Flink's
 read of the table, and for ``changelog-producer`` = lookup its changelog over the upserts
 (``incremental-between``, changelog mode), equal a model of the merge engine on dicts, and
 paimon-sql's own reads.
@@ -15,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pytest
 
-import paimon_sql
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
+from tests.old_rows_cases import KINDS, STEPS, apply, base_rows, create
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,51 +25,6 @@ if TYPE_CHECKING:
     from tests.interop.flink.harness import FlinkOracle
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
-
-KINDS = {
-    "lookup": "'changelog-producer' = 'lookup'",
-    "dv_partial": "'deletion-vectors.enabled' = 'true', 'merge-engine' = 'partial-update'",
-}
-BASE = 20000
-STEPS: dict[str, list[tuple[str, list[tuple[Any, ...]]]]] = {
-    "lookup": [
-        ("INSERT INTO db.t VALUES (100, 'u1', -1), (9000, 'u1', -1), (30001, 'new', 1)",
-         [(100, "u1", -1), (9000, "u1", -1), (30001, "new", 1)]),
-        ("INSERT INTO db.t VALUES (9000, 'u2', -2), (19990, 'u2', -2)",
-         [(9000, "u2", -2), (19990, "u2", -2)]),
-        ("DELETE FROM db.t WHERE a = 100", [(100,)]),
-        ("INSERT INTO db.t VALUES (100, 'back', 5), (12345, 'u3', -3)",
-         [(100, "back", 5), (12345, "u3", -3)]),
-    ],
-    "dv_partial": [
-        ("INSERT INTO db.t VALUES (100, CAST(NULL AS STRING), -1), (9000, 'u1', NULL), "
-         "(30001, 'new', 1)",
-         [(100, None, -1), (9000, "u1", None), (30001, "new", 1)]),
-        ("INSERT INTO db.t VALUES (9000, NULL, -2), (19990, 'u2', NULL)",
-         [(9000, None, -2), (19990, "u2", None)]),
-        ("INSERT INTO db.t VALUES (100, 'back', NULL), (12345, NULL, -3)",
-         [(100, "back", None), (12345, None, -3)]),
-    ],
-}  # fmt: skip
-
-
-def _apply(kind, rows, change, log):
-    """`change` applied to `rows` (the model), its changelog rows appended to `log`."""
-    for a, *values in change:
-        old = rows.get(a)
-        if not values:
-            if old is not None:
-                log.append(("-D", a, *old))
-            rows.pop(a, None)
-            continue
-        new = tuple(values)
-        if kind == "dv_partial" and old is not None:
-            new = tuple(v if v is not None else o for v, o in zip(values, old, strict=True))
-        if old is None:
-            log.append(("+I", a, *new))
-        else:
-            log += [("-U", a, *old), ("+U", a, *new)]
-        rows[a] = new
 
 
 def _digest(s):
@@ -83,19 +39,13 @@ def _latest(warehouse):
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_flink_reads_what_old_rows_merged(flink: FlinkOracle, tmp_path: Path, kind: str):
     warehouse = tmp_path / "warehouse"
-    session = paimon_sql.connect(warehouse, create=True)
-    session.sql("CREATE DATABASE db")
-    session.sql(
-        "CREATE TABLE db.t (a INT NOT NULL, s STRING, n BIGINT, PRIMARY KEY (a) NOT ENFORCED) "
-        f"WITH ('bucket' = '1', {KINDS[kind]})"
-    )
-    session.sql(f"INSERT INTO db.t SELECT i, repeat('x', 1000) || i, i FROM range({BASE}) r(i)")  # noqa: S608
+    session = create(warehouse, kind)
     start = _latest(warehouse)
-    rows = {i: ("x" * 1000 + str(i), i) for i in range(BASE)}
+    rows = base_rows()
     log: list[tuple[Any, ...]] = []
     for statement, change in STEPS[kind]:
         session.sql(statement)
-        _apply(kind, rows, change, log)
+        apply(kind, rows, change, log)
     assert session.engine.key_lookup.stats()["value_row_groups_read"] > 0  # the rows path ran
     digest = "SELECT a, MD5(s) AS s, n FROM {t}"
     expected = pa.table(

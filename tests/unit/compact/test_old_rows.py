@@ -8,7 +8,7 @@ file read whole (the semi-join path the rows read replaces); after every stateme
 warehouses hold the same rows in every file (sequence numbers and row kinds included), the same
 changelog files and the same deletion-vector marks, and reads equal a model of the merge engine
 on dicts (independent of paimon-sql). Java's (Flink, Paimon 1.3.1) reads of the same layouts:
-tests/interop/flink/test_old_rows_flink.py.
+tests/interop/flink/test_old_rows_flink.py. The scenario: `tests.old_rows_cases`.
 """
 
 from __future__ import annotations
@@ -19,51 +19,11 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-import paimon_sql
 from paimon_sql.catalog import Identifier
 from paimon_sql.compact.full import _plan
 from paimon_sql.engine.reader import BucketRead
 from paimon_sql.plan.scan import read_vector
-
-KINDS = {
-    "lookup": "'changelog-producer' = 'lookup'",
-    "dv_partial": "'deletion-vectors.enabled' = 'true', 'merge-engine' = 'partial-update'",
-}
-#: 20,000 rows of ~1 KB: paimon-sql's ~1 MiB row groups make ~20 of them in the base file.
-BASE = "INSERT INTO db.t SELECT i, repeat('x', 1000) || i, i FROM range(20000) r(i)"
-#: (statement, [(key, s, n)] it upserts or [(key,)] it deletes); existing keys in far-apart
-#: row groups, new keys, and a key written twice.
-STEPS: dict[str, list[tuple[str, list[tuple[Any, ...]]]]] = {
-    "lookup": [
-        ("INSERT INTO db.t VALUES (100, 'u1', -1), (9000, 'u1', -1), (30001, 'new', 1)",
-         [(100, "u1", -1), (9000, "u1", -1), (30001, "new", 1)]),
-        ("INSERT INTO db.t VALUES (9000, 'u2', -2), (19990, 'u2', -2)",
-         [(9000, "u2", -2), (19990, "u2", -2)]),
-        ("DELETE FROM db.t WHERE a = 100", [(100,)]),
-        ("INSERT INTO db.t VALUES (100, 'back', 5), (12345, 'u3', -3)",
-         [(100, "back", 5), (12345, "u3", -3)]),
-    ],
-    "dv_partial": [
-        ("INSERT INTO db.t VALUES (100, CAST(NULL AS STRING), -1), (9000, 'u1', NULL), "
-         "(30001, 'new', 1)",
-         [(100, None, -1), (9000, "u1", None), (30001, "new", 1)]),
-        ("INSERT INTO db.t VALUES (9000, NULL, -2), (19990, 'u2', NULL)",
-         [(9000, None, -2), (19990, "u2", None)]),
-        ("INSERT INTO db.t VALUES (100, 'back', NULL), (12345, NULL, -3)",
-         [(100, "back", None), (12345, None, -3)]),
-    ],
-}  # fmt: skip
-
-
-def _session(path, kind):
-    session = paimon_sql.connect(path, create=True)
-    session.sql("CREATE DATABASE db")
-    session.sql(
-        "CREATE TABLE db.t (a INT NOT NULL, s STRING, n BIGINT, PRIMARY KEY (a) NOT ENFORCED) "
-        f"WITH ('bucket' = '1', {KINDS[kind]})"
-    )
-    session.sql(BASE)
-    return session
+from tests.old_rows_cases import KINDS, STEPS, apply, base_rows, create
 
 
 def _state(session):
@@ -90,17 +50,6 @@ def _state(session):
     return sorted(files, key=str), logs
 
 
-def _model(kind, rows, change):
-    for a, *values in change:
-        if not values:
-            rows.pop(a, None)
-        elif kind == "dv_partial" and a in rows:
-            old = rows[a]
-            rows[a] = tuple(v if v is not None else o for v, o in zip(values, old, strict=True))
-        else:
-            rows[a] = tuple(values)
-
-
 def _groups(session, keys):
     """The row groups of the base file holding `keys`, how many it has, and how many other
     files are live (small files of earlier writes: one row group each)."""
@@ -119,9 +68,9 @@ def _groups(session, keys):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_old_rows_only_and_same_as_whole_files(tmp_path, monkeypatch, kind):
-    ours = _session(tmp_path / "rows", kind)
-    whole = _session(tmp_path / "whole", kind)
-    rows = {i: (f"{'x' * 1000}{i}", i) for i in range(20000)}
+    ours = create(tmp_path / "rows", kind)
+    whole = create(tmp_path / "whole", kind)
+    rows = base_rows()
     lookup = ours.engine.key_lookup
     written: set[int] = set()
     for statement, change in STEPS[kind]:
@@ -135,7 +84,7 @@ def test_old_rows_only_and_same_as_whole_files(tmp_path, monkeypatch, kind):
             m.setattr(BucketRead, "_file_rows", lambda self, plan, request, rows: {})
             whole.sql(statement)
         assert whole.engine.key_lookup.stats()["value_row_groups_read"] == 0
-        _model(kind, rows, change)
+        apply(kind, rows, change)
         read = after["value_row_groups_read"] - before["value_row_groups_read"]
         if groups:  # only those groups, once (the lookup changelog's before and after and the
             # rewrite read the same rows: `KeyLookup.rows` answers again)
