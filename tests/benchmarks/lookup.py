@@ -150,9 +150,8 @@ def _floor(request: dict[str, Any]) -> dict[str, Any]:
     out = tempfile.mkdtemp(prefix="floor-")
     seconds, found = [], []
     for rep in range(reps):
-        ids = _upsert_ids(n, k, rep, java)
+        ids = _keyed(request["kind"], _upsert_ids(n, k, rep, java))
         start = time.perf_counter()
-        ids = _keyed(request["kind"], ids)
         con.sql(f"CREATE OR REPLACE TEMP TABLE new_rows AS SELECT id, -1 AS i1 FROM ({ids})")
         hits = con.sql(
             f"SELECT filename, file_row_number FROM read_parquet({paths!r}, filename = true, "
