@@ -17,7 +17,9 @@ The plan (PySpark 3.5 and 4.x, no Paimon jar):
    writes files of bucket 0 of the partitions it sees (as Java's Spark writer does).
 3. Driver: one snapshot through `Committer` (Java's conflict checks and retries), APPEND or
    OVERWRITE; the files of attempts Spark did not keep (failed, speculative losers) are deleted; a
-   failed job deletes every file it wrote and raises, with no snapshot. Deletion-vector and
+   failed job deletes every file it wrote and raises, with no snapshot. Files are deleted only once
+   no task of the write runs any more (`_Jobs.settle`): a task still running when Spark gives up
+   on the job would otherwise add its file after the clean-up. Deletion-vector and
    first-row tables are then compacted as the SQL writer does after a write (`compact_after_write`).
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -167,8 +170,9 @@ def run(
         )
         dynamic_overwrite = setting.lower() == "dynamic"
     frame = _with_static(df, schema, static)
+    jobs = _Jobs(df, job.job_id)
     try:
-        with _arrow_batches(df):
+        with _arrow_batches(df), jobs:
             if writer.cross_partition:
                 from pyspark.sql import functions as F
 
@@ -180,12 +184,14 @@ def run(
                 job = replace(job, assignment=_assign(frame, job, writer))
             payloads = _run_tasks(_routed(frame, job, schema), job, task)
     except BaseException as err:
+        jobs.settle(cancel=True)
         _clean(table, job, keep=set())
         writer.abort()
         translated = _translated(err, table.name)
         if translated is err:
             raise
         raise translated from err
+    jobs.settle(cancel=False)  # speculative losers Spark is still killing
     messages = messages_of(payloads) + writer.commit_messages({})
     return finish(job, messages, mode, dynamic_overwrite=dynamic_overwrite, extra_files=writer)
 
@@ -238,6 +244,56 @@ def finish(
 
 
 # --- planning -------------------------------------------------------------------------------------
+
+
+class _Jobs:
+    """The Spark jobs of one write, tagged with its job id, so that it can wait for their tasks.
+
+    When a job fails, Spark raises on the driver while other tasks of it may still be running (and
+    writing files); after success, speculative duplicates may still be running until Spark kills
+    them. `settle` waits until none of the write's tasks is active, so the clean-up that follows
+    sees every file. The jobs are found as the new ones in the caller's job group (jobs another
+    thread starts in that group meanwhile are waited for too: harmless). With Spark Connect (no
+    SparkContext) there is nothing to wait on and it does nothing.
+    """
+
+    WAIT_SECONDS = 120.0
+
+    def __init__(self, df: DataFrame, tag: str) -> None:
+        self.tag = tag
+        try:
+            self.context: Any = df.sparkSession.sparkContext
+        except NotImplementedError:  # Spark Connect sessions have no SparkContext
+            self.context = None
+        self.group: str | None = None
+        self.before: set[int] = set()
+
+    def __enter__(self) -> _Jobs:
+        if self.context is not None:
+            self.group = self.context.getLocalProperty("spark.jobGroup.id")
+            self.before = set(self.context.statusTracker().getJobIdsForGroup(self.group))
+            self.context.addJobTag(self.tag)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.context is not None:
+            self.context.removeJobTag(self.tag)
+
+    def settle(self, *, cancel: bool) -> None:
+        """Cancel the write's jobs (`cancel`) and wait until none of their tasks is running."""
+        if self.context is None:
+            return
+        if cancel:
+            self.context.cancelJobsWithTag(self.tag)
+        tracker = self.context.statusTracker()
+        deadline = time.monotonic() + self.WAIT_SECONDS
+        while time.monotonic() < deadline:
+            jobs = set(tracker.getJobIdsForGroup(self.group)) - self.before
+            infos = [tracker.getJobInfo(j) for j in jobs]
+            stages = [tracker.getStageInfo(s) for i in infos if i is not None for s in i.stageIds]
+            if all(s is None or s.numActiveTasks == 0 for s in stages):
+                return
+            time.sleep(0.05)
 
 
 def _static_partition(

@@ -22,6 +22,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -571,6 +572,61 @@ def test_task_failing_for_one_partition_leaves_nothing(lake):
         run(df, "db.fails", warehouse=str(lake.warehouse), task=_failing_for("d1"))
     assert lake.kinds("fails") == []
     assert _files_on_disk(lake.warehouse / "db.db" / "fails") == set()
+
+
+def _failing_first_partition_while_the_other_runs(
+    log: Path,
+) -> Callable[..., Iterator[pa.RecordBatch]]:
+    """Task 0 fails at once (every attempt); task 1 notes the time in `log` every 20 ms for 3 s,
+    then writes its files.
+    """
+
+    def task(
+        job: WriteJob, batches: Iterable[pa.RecordBatch], attempt: int
+    ) -> Iterator[pa.RecordBatch]:
+        import time
+
+        from pyspark import TaskContext
+
+        batches = list(batches)
+        context = TaskContext.get()
+        assert context is not None
+        if context.partitionId() == 0:
+            raise RuntimeError("injected failure of task 0")
+        for _ in range(150):
+            with log.open("a") as out:
+                out.write(f"{time.time()}\n")
+            time.sleep(0.02)
+        yield from write_task(job, batches, attempt)
+
+    return task
+
+
+def test_task_still_running_when_the_job_fails_is_stopped_before_the_clean_up(lake, tmp_path):
+    """Spark raises on the driver as soon as one task has failed for good, while another may still
+    be running (and about to write a file). The write returns only once no task of it runs, so its
+    clean-up sees every file.
+    """
+    lake.create("straggler", "'bucket' = '2'", partitioned=True)
+    rows = _rows(random.Random(8), range(200), ("d0", "d1", "d2", "d3"), "x")
+    df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
+    log = tmp_path / "ticks"
+    with pytest.raises(PaimonSqlError, match="injected failure of task 0"):
+        run(
+            df,
+            "db.straggler",
+            warehouse=str(lake.warehouse),
+            task=_failing_first_partition_while_the_other_runs(log),
+        )
+    returned = time.time()
+    time.sleep(0.5)
+    ticks = [float(t) for t in log.read_text().split()]
+    assert ticks, "task 1 never ran: the test proves nothing"
+    assert max(ticks) < returned, (
+        f"task 1 still ran {max(ticks) - returned:.3f} s after the write raised"
+    )
+    assert lake.kinds("straggler") == []
+    assert _files_on_disk(lake.warehouse / "db.db" / "straggler") == set()
 
 
 def test_task_failing_once_is_retried_without_duplicates(lake):
