@@ -423,8 +423,9 @@ class Session:
             if params:
                 bind_parameters(exp.select("1"), params, set())  # the count error
             params = None  # no parameters and no values: the statement as it is
+        parsed = None  # `text` as parsed by `_prepare`, when it left the text as it was
         if params is not None or lookup is not None:
-            prepared = self._prepare(text, params, expected or set(), lookup)
+            prepared, parsed = self._prepare(text, params, expected or set(), lookup)
             if prepared is None:
                 native = text
             else:
@@ -433,7 +434,7 @@ class Session:
             handled = dispatch_text(self, text)
         if handled is not None:
             return handled
-        statement = _parse(text)
+        statement = parsed if parsed is not None else _parse(text)
         if statement is None:
             return self._plain(text, native, params)
         with quiet_sqlglot():
@@ -474,18 +475,21 @@ class Session:
         params: Any,
         expected: set[str],
         lookup: Callable[[str], object | None] | None,
-    ) -> str | None:
-        """`text` with parameters bound and the caller's variables replaced; None: unchanged."""
+    ) -> tuple[str | None, exp.Expression | None]:
+        """`text` with parameters bound and the caller's variables replaced (None: unchanged).
+
+        With the parsed statement when the text is unchanged (not parsed twice), else None.
+        """
         statement = _parse(text)
         if statement is None:
-            return None  # DuckDB binds the parameters (and reports what is wrong)
+            return None, None  # DuckDB binds the parameters (and reports what is wrong)
         replaced = lookup is not None and self._binder.replace_variables(statement, lookup)
         if params is None:
-            return statement.sql("duckdb") if replaced else None
+            return (statement.sql("duckdb"), None) if replaced else (None, statement)
         if not replaced and not self._rewritten(statement):
-            return None
+            return None, statement
         bind_parameters(statement, params, expected)
-        return statement.sql("duckdb")
+        return statement.sql("duckdb"), None
 
     def _rewritten(self, statement: exp.Expression) -> bool:
         """Whether paimon-sql (not DuckDB alone) runs `statement`: it names a Paimon table."""
