@@ -929,8 +929,12 @@ def prunable_filters(
 
 
 def sql_text(query: exp.Expression) -> str:
-    """The DuckDB text of a built query."""
-    return query.sql(dialect="duckdb")
+    """The DuckDB text of a built query, which it may change: generate it once, then drop it.
+
+    Not copied first: a merge query has hundreds of nodes, and copying them cost about as much
+    as generating the text.
+    """
+    return query.sql(dialect="duckdb", copy=False)
 
 
 __all__ = [
