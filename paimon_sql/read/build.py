@@ -969,10 +969,10 @@ class Deletions(Protocol):
     multi-file scans, as literals or statement parameters.
     """
 
-    def vectors(self, files: Sequence[DataFileMeta]) -> str | None:
-        """A registered one-row table of the deletion vectors of `files`, as bitmaps.
+    def vectors(self, files: Sequence[DataFileMeta]) -> exp.Select | None:
+        """A one-row query of the deletion vectors of `files`, as bitmaps.
 
-        Its one column, ``__paimon_dv`` (``BLOB[]``), holds per file of `files`, in order, the
+        Its one column, ``__paimon_dv`` (``BIT[]``), holds per file of `files`, in order, the
         bitmap of its deleted rows: bit ``i`` (most significant first) is set when row ``i`` is
         deleted, ``ceil(row_count / 8)`` bytes. None when no file of `files` has a vector.
         """
@@ -998,7 +998,7 @@ def _plain_scan(
     paths: Mapping[str, str],
     deletions: Deletions,
     *,
-    vectors: str | None = None,
+    vectors: exp.Select | None = None,
     mask: str | None = None,
 ) -> exp.Select:
     """Files of one column layout read by one ``read_parquet`` (DuckDB parallelises across files).
@@ -1006,7 +1006,7 @@ def _plain_scan(
     The files may come from any partitions and buckets: a data file holds the partition columns
     too (Java writes whole rows), so they are read from the files like any column.
 
-    `vectors` names `Deletions.vectors`' one-row table of the files' deletion bitmaps: a row is
+    `vectors` is `Deletions.vectors`' one-row query of the files' deletion bitmaps: a row is
     kept where ``get_bit(<its file's bitmap>, file_row_number)`` is 0, on DuckDB's virtual columns
     of the scan (``file_index`` picks the bitmap). A filter, not a join: the statement's own
     filters still reach the scan, and it costs about a tenth of the plain read where an anti-join
@@ -1023,9 +1023,7 @@ def _plain_scan(
     select = exp.select(*cols).from_(exp.Table(this=relation), copy=False)
     conditions: list[exp.Expression] = []
     if vectors is not None:
-        bits = exp.select(exp.alias_(exp.cast(col(DV_BITS), "BIT[]"), DV_BITS, quoted=True))
-        bits = bits.from_(exp.Table(this=ident(vectors)), copy=False)
-        select = select.join(bits.subquery(copy=False), join_type="CROSS", copy=False)
+        select = select.join(vectors.subquery(copy=False), join_type="CROSS", copy=False)
         conditions.append(_kept_row(col(DV_BITS)))
     if mask is not None:
         select.append("joins", exp.Join(this=exp.Table(this=ident(mask)), method="POSITIONAL"))

@@ -35,6 +35,7 @@ from paimon_sql.format.binary_row import decode_row
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ReadMode, plan_scan, read_vector
 from paimon_sql.read.build import (
+    DV_BITS,
     POS,
     ReadRequest,
     parquet_source,
@@ -318,8 +319,13 @@ class _Deletions:
         self.count += 1
         return f"__paimon_deleted_{self.count}"
 
-    def vectors(self, files: Sequence[DataFileMeta]) -> str | None:
-        return self._name() if any(f.file_name in self.refs for f in files) else None
+    def vectors(self, files: Sequence[DataFileMeta]) -> exp.Select | None:
+        """The registered table's one-row query, as the engine builds it without parameters."""
+        if not any(f.file_name in self.refs for f in files):
+            return None
+        bits = exp.cast(exp.column(DV_BITS, quoted=True), "BIT[]")
+        query = exp.select(exp.alias_(bits, DV_BITS, quoted=True))
+        return query.from_(exp.Table(this=exp.to_identifier(self._name(), quoted=True)))
 
     def mask(self, f: DataFileMeta) -> str | None:
         return self._name() if f.file_name in self.refs else None
