@@ -36,6 +36,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
+from paimon_sql.format.bucket import bucket_of
 from paimon_sql.types import (
     BINARY_ROOTS,
     NUMERIC_ROOTS,
@@ -665,3 +666,71 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
         yield evaluate
     finally:
         con.close()
+
+
+# --- small inputs: the buckets in Python --------------------------------------------------------
+
+#: Inputs of at most this many rows (known from the statement's shape) get their buckets from
+#: `python_buckets`: DuckDB takes 20-90 ms to bind and start the hash expression of a string key,
+#: whatever the number of rows; Python hashes a row in about 10 us.
+FEW_ROWS = 1024
+
+#: Key types whose Python values (from Arrow) encode into Java's BinaryRow exactly: no padding
+#: (CHAR, BINARY), no float bit patterns, no sub-microsecond or zoned times.
+_PYTHON_HASHED = frozenset(
+    {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "DECIMAL", "VARCHAR", "VARBINARY"}
+)
+
+
+def hashed_in_python(types: Sequence[DataType]) -> bool:
+    """Whether `python_buckets` can hash a bucket key of these types.
+
+    >>> from paimon_sql.types import parse_type
+    >>> hashed_in_python([parse_type("STRING"), parse_type("DECIMAL(20, 2)")])
+    True
+    >>> hashed_in_python([parse_type("TIMESTAMP(9)")])
+    False
+    """
+    return bool(types) and all(t.root in _PYTHON_HASHED for t in types)
+
+
+def few_rows(source: exp.Expression | str, limit: int = FEW_ROWS) -> bool:
+    """Whether the query `source` yields at most `limit` rows, by its shape alone.
+
+    Only ``VALUES`` lists and ``SELECT``s without ``FROM``, under projections, filters and
+    ``UNION``s: no table, join, ``UNNEST`` or table function (any of which may yield any number of
+    rows). Conservative: False when unsure.
+
+    >>> few_rows(exp.maybe_parse("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) t(k, v)"))
+    True
+    >>> few_rows(exp.maybe_parse("SELECT i FROM range(3) r(i)"))
+    False
+    >>> few_rows(exp.maybe_parse("SELECT unnest([1, 2, 3])"))
+    False
+    """
+    if isinstance(source, str):
+        return False
+    if source.find(exp.Table, exp.Join, exp.Unnest, exp.Explode, exp.Lateral):
+        return False
+    rows = sum(len(v.expressions) for v in source.find_all(exp.Values))
+    rows += sum(1 for s in source.find_all(exp.Select) if not s.args.get("from_"))
+    return rows <= limit
+
+
+def python_buckets(
+    rows: pa.Table, keys: Sequence[str], types: Sequence[DataType], num_buckets: int
+) -> pa.Array[Any]:
+    """The fixed bucket of each row of `rows`, hashed in Python (`format.bucket.bucket_of`).
+
+    The same as `bucket_expression` (Java's), for `hashed_in_python` key types.
+
+    >>> from paimon_sql.types import parse_type
+    >>> rows = pa.table({"id": [1, 2, 3]})
+    >>> python_buckets(rows, ["id"], [parse_type("BIGINT NOT NULL")], 4).to_pylist()
+    [2, 0, 1]
+    """
+    columns = [rows.column(k).to_pylist() for k in keys]
+    return pa.array(
+        [bucket_of(values, types, num_buckets) for values in zip(*columns, strict=True)],
+        pa.int32(),
+    )

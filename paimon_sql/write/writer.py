@@ -62,7 +62,13 @@ from paimon_sql.sqlnodes import (
 )
 from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
-from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.bucket import (
+    bucket_expression,
+    few_rows,
+    hash_expression,
+    hashed_in_python,
+    python_buckets,
+)
 from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import (
@@ -1077,23 +1083,23 @@ class TableWriter:
             self._restore_memory()
 
     def _stream_query(
-        self, source: exp.Expression | str, kind: RowKind | exp.Expression
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression, *, bucket: bool = True
     ) -> exp.Select:
+        """The rows of `source` in the table's columns, their kind and (`bucket`) their bucket."""
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
+        buckets = [exp.alias_(self.bucket_column(), BUCKET, quoted=True)] if bucket else []
         if not self.pk:
             select = exp.select(
-                *[_q(f.name) for f in self.schema.fields],
-                exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-                copy=False,
+                *[_q(f.name) for f in self.schema.fields], *buckets, copy=False
             ).from_(inner, copy=False)
             return select  # sorted by (partition, bucket) in runs, when needed: `_runs`
         select = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True),
-            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
+            *buckets,
             copy=False,
         ).from_(inner, copy=False)
         # No arrival numbering (a window makes DuckDB's sort single-threaded, 3x slower) and no
@@ -1105,6 +1111,8 @@ class TableWriter:
     ) -> tuple[list[CommitMessage], int]:
         # each bucket numbers on from its own counter (§7), read for the buckets written only
         starts, base = self.bucket_sequences(), 0
+        if self._python_buckets(source):
+            return self._write_batches(self._few(source, kind).to_reader(), base, starts)
         query = self._stream_query(source, kind)
         # batches of at most a quarter run, so a run overshoots its rows by little
         batch = min(131072, max(self.run_rows() // 4, 1024))
@@ -1113,6 +1121,26 @@ class TableWriter:
             return self._write_batches(reader, base, starts)
         finally:
             reader.close()  # a failed stream must not leave the connection busy
+
+    def _python_buckets(self, source: exp.Expression | str) -> bool:
+        """Whether the buckets of `source`'s rows are hashed in Python (`write.bucket.few_rows`).
+
+        Fixed buckets (more than one), a key `hashed_in_python`, and an input that has few rows by
+        its shape (``INSERT … VALUES``): DuckDB's hash expression costs 20-90 ms to bind and start
+        whatever the rows; Python about 10 us a row.
+        """
+        if self.schema.bucket <= 1 or not self.schema.bucket_keys:
+            return False
+        types = [self.schema.field(k).type for k in self.schema.bucket_keys]
+        return hashed_in_python(types) and few_rows(source)
+
+    def _few(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> pa.Table:
+        """`_stream_query`'s rows of a small `source`, their bucket hashed in Python."""
+        query = self._stream_query(source, kind, bucket=False)
+        rows: pa.Table = self._db().sql(query.sql("duckdb")).arrow().read_all()
+        keys = list(self.schema.bucket_keys)
+        types = [self.schema.field(k).type for k in keys]
+        return rows.append_column(BUCKET, python_buckets(rows, keys, types, self.schema.bucket))
 
     def run_rows(self) -> int:
         """The most rows DuckDB sorts as one run: one per 12 bytes of its cap.

@@ -224,6 +224,52 @@ CASES = [
 ]
 
 
+def _string_key_buckets() -> Case:
+    """A composite STRING/DATE/DECIMAL key in 5 buckets: ``INSERT … VALUES`` hashes its few rows in
+    Python (`write.bucket.python_buckets`), the 2,000-row INSERT in DuckDB (issue 18). Both must
+    pick Java's buckets, or the later upserts (ours by VALUES of rows DuckDB placed, then Flink's)
+    would leave a key twice.
+    """
+    key_rows = (
+        (1, "a", "2020-02-29", "-1.50"),
+        (2, "abcdefg", "1969-12-31", "0.00"),
+        (3, "abcdefgh", "1900-01-01", "12345678901234.56"),
+        (4, "ключ-unicode-€", "2024-06-01", "-0.01"),
+        (5, "", "2000-01-01", "99.99"),
+        (6, "a", "2020-02-29", "-1.49"),
+        (7, "a-much-longer-key-of-forty-bytes-or-so!!", "2024-01-01", "1.00"),
+        (8, "z", "1970-01-01", "-12345678901234.56"),
+    )
+    values = ", ".join(f"({i}, '{k}', DATE '{d}', {n}, 'x')" for i, k, d, n in key_rows)
+    return Case(
+        "pk_string_key_buckets",
+        "CREATE TABLE {t} (id INT NOT NULL, k STRING NOT NULL, d DATE NOT NULL, "
+        "n DECIMAL(20, 2) NOT NULL, v STRING, PRIMARY KEY (k, d, n) NOT ENFORCED) "
+        "WITH ('bucket' = '5')",
+        (
+            "INSERT INTO {t} VALUES " + values,  # noqa: S608 - fixed test rows
+            "INSERT INTO {t} SELECT 100 + i, 'r-' || i, DATE '2024-01-01' + i::INT, "
+            "(i / 100)::DECIMAL(20, 2), 'range' FROM range(2000) r(i)",
+            "INSERT INTO {t} VALUES (105, 'r-5', DATE '2024-01-06', 0.05, 'ours-upd'), "
+            "(1600, 'r-1500', DATE '2028-02-09', 15.00, 'ours-upd')",
+        ),
+        "INSERT INTO {t} VALUES (3, 'abcdefgh', DATE '1900-01-01', 12345678901234.56, "
+        "'flink-upd'), (105, 'r-5', DATE '2024-01-06', 0.05, 'flink-upd'), "
+        "(9999, 'new-key-from-flink', DATE '2030-01-01', 1.00, 'flink')",
+        2008,
+        after=2009,
+        meant=(
+            (3, {"v": "flink-upd"}),
+            (105, {"v": "flink-upd"}),
+            (1600, {"v": "ours-upd"}),
+            (9999, {"v": "flink"}),
+        ),
+    )
+
+
+CASES.append(_string_key_buckets())
+
+
 # --- issue 14 (oracle14): merge engines, sequence fields, compaction, schema evolution ---------
 
 _PK = "CREATE TABLE {t} (%s, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1'%s)"

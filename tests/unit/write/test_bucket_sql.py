@@ -19,7 +19,12 @@ from sqlglot import exp
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.bucket import bucket_of, hash_row_bytes, row_hash
 from paimon_sql.types import duckdb_type, parse_type
-from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.bucket import (
+    bucket_expression,
+    hash_expression,
+    hashed_in_python,
+    python_buckets,
+)
 from tests.fixtures import FIXTURES
 
 if TYPE_CHECKING:
@@ -405,6 +410,11 @@ def test_java_written_rows_sit_in_their_bucket(con, table):
         rows = read_data_file(data_file)
         if any(name not in rows.column_names for name, _ in key):
             continue  # written under an older schema
+        types = [t for _, t in key]
+        if hashed_in_python(types):  # small INSERTs hash in Python: the same buckets as Java's
+            names = [name for name, _ in key]
+            hashed = set(python_buckets(rows, names, types, n).to_pylist())
+            assert hashed <= {folder_bucket}, f"{data_file}: Python hashes rows to {hashed}"
         con.register("data_file", rows)
         misplaced = exp.NEQ(this=e.copy(), expression=exp.Literal.number(folder_bucket))
         query = select_sql(exp.func("count", exp.Star()), table="data_file", where=misplaced)
@@ -413,6 +423,60 @@ def test_java_written_rows_sit_in_their_bucket(con, table):
         assert wrong == 0, f"{data_file}: {wrong} rows hash to another bucket"
     if checked == 0:
         pytest.skip("no ORC/Parquet data files under the table folder (Avro, external paths)")
+
+
+PYTHON_HASHED_TYPES = [
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "DATE",
+    "STRING",
+    "VARCHAR(20)",
+    "BYTES",
+    "DECIMAL(10, 2)",
+    "DECIMAL(18, 18)",
+    "DECIMAL(19, 0)",
+    "DECIMAL(38, 10)",
+]
+
+
+@pytest.mark.parametrize("type_text", PYTHON_HASHED_TYPES)
+def test_python_buckets_of_duckdb_rows_match_the_sql(con, type_text):
+    """Small INSERTs hash in Python the rows DuckDB hands over as Arrow: the same buckets as the SQL
+    expression (checked against Java above), alone and behind a second key column."""
+    assert hashed_in_python([parse_type(type_text)])
+    for types in ([type_text + " NOT NULL"], ["STRING", type_text], [type_text, "INT"]):
+        parsed = [parse_type(t) for t in types]
+        rng = random.Random(f"{types}")
+        rows = [tuple(rand_value(rng, t) for t in parsed) for _ in range(300)]
+        if len(parsed) == 1 and type_text.startswith("DECIMAL("):  # Java's length edges
+            scale = parsed[0].scale or 0
+            rows += [(decimal.Decimal(u).scaleb(-scale),) for u in (-128, -129, 127, 128, -1)]
+        sql_hashes(con, rows, types)  # fills table k (rid, c0, c1 ...) with the rows
+        names = [f"c{i}" for i in range(len(parsed))]
+        cols = [(exp.column(c), t) for c, t in zip(names, parsed, strict=True)]
+        for buckets in (3, 16):
+            e = bucket_expression(cols, buckets)
+            query = exp.select(*[exp.column(c) for c in names], exp.alias_(e, "b"))
+            table = con.sql(query.from_("k").order_by("rid").sql("duckdb")).to_arrow_table()
+            got = python_buckets(table, names, parsed, buckets).to_pylist()
+            assert got == table.column("b").to_pylist(), f"{types} into {buckets} buckets"
+
+
+def test_only_exact_types_are_hashed_in_python():
+    for text in (
+        "FLOAT",
+        "DOUBLE",
+        "CHAR(3)",
+        "BINARY(4)",
+        "TIME",
+        "TIMESTAMP(3)",
+        "TIMESTAMP_LTZ(6)",
+    ):
+        assert not hashed_in_python([parse_type(text)]), text
+    assert not hashed_in_python([])
 
 
 #: Keys hashed by the Python reference in `test_bucket_sql_at_scale` (every 50th of 1M: its per-key
