@@ -1,0 +1,80 @@
+# ruff: noqa: S608 - the SQL is benchmark constants and generated numbers
+"""Small INSERTs into a table of several fixed buckets (issue 18 item 2): the bucket hash's cost.
+
+    .venv/bin/python -m tests.benchmarks.small_insert [--rows 100000] [--buckets 8] [--reps 9]
+
+A primary-key table keyed by a STRING (``'key-' || i``) with `--buckets` buckets and `--rows`
+rows; then ``INSERT … VALUES`` of 1 and of 100 new keys, `--reps` times each, statement time
+(wall and CPU, median). Each size runs twice, alternating: with the buckets hashed in Python (what
+a few-row input gets, `paimon_sql.write.bucket.few_rows`) and with DuckDB's hash expression (what
+every other input gets). The table's rows are then compared in full with the keys inserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from typing import Any
+
+import paimon_sql
+from paimon_sql.write.writer import TableWriter
+
+
+def run(rows: int, buckets: int, reps: int) -> dict[str, Any]:
+    session = paimon_sql.connect(tempfile.mkdtemp(prefix="small-insert-"))
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id STRING NOT NULL, v INT, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('bucket' = '{buckets}')"
+    )
+    session.sql(f"INSERT INTO db.t SELECT 'key-' || i, i::INT FROM range({rows}) r(i)")
+    python_path = TableWriter._python_buckets
+    out: dict[str, Any] = {}
+    inserted = 0
+    for n in (1, 100):
+        times: dict[str, list[tuple[float, float]]] = {"python": [], "duckdb": []}
+        for rep in range(reps):
+            for how in ("python", "duckdb"):
+                if how == "duckdb":
+                    TableWriter._python_buckets = lambda self, source: False  # type: ignore[method-assign]
+                values = ", ".join(f"('new-{how}-{n}-{rep}-{j}', {j})" for j in range(n))
+                c0, t0 = time.process_time(), time.perf_counter()
+                session.sql(f"INSERT INTO db.t VALUES {values}")
+                times[how].append((time.perf_counter() - t0, time.process_time() - c0))
+                TableWriter._python_buckets = python_path  # type: ignore[method-assign]
+                inserted += n
+        out[f"{n}_rows"] = {
+            how: {
+                "wall_ms": statistics.median(w for w, _ in ts) * 1e3,
+                "cpu_ms": statistics.median(c for _, c in ts) * 1e3,
+            }
+            for how, ts in times.items()
+        }
+        print(
+            f"INSERT of {n:3d} row(s): "
+            + "  ".join(
+                f"{how} {cell['wall_ms']:.1f} ms (cpu {cell['cpu_ms']:.1f})"
+                for how, cell in out[f"{n}_rows"].items()
+            ),
+            flush=True,
+        )
+    ((count, distinct),) = session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall()
+    out["same"] = count == distinct == rows + inserted
+    print(f"rows {count}, distinct keys {distinct}, expected {rows + inserted}: {out['same']}")
+    session.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--buckets", type=int, default=8)
+    parser.add_argument("--reps", type=int, default=9)
+    args = parser.parse_args(argv)
+    run(args.rows, args.buckets, args.reps)
+
+
+if __name__ == "__main__":
+    main()
