@@ -84,8 +84,8 @@ EXTRA = [
 # Checked against Flink in tests/interop/flink only: the Java API has no cross-partition bucket
 # assigner outside an engine (Flink's GlobalIndexAssigner), and a 'rowkind.field' table needs the
 # kind column in Java's marker row, which the bridge does not write; Java's marker row (id, text,
-# the rest NULL) cannot fill the NOT NULL STRING/DATE/DECIMAL key of 'pk_string_key_buckets' (Java
-# still reads every snapshot of it: the bucket check is Flink's upserts).
+# the rest NULL) cannot fill the NOT NULL STRING/DATE/DECIMAL key of 'pk_string_key_buckets' (its
+# bucket check is Flink's upserts).
 _LEFT_TO_FLINK = {"cross_partition_pk", "aggregation_rowkind", "pk_string_key_buckets"}
 
 
