@@ -16,7 +16,7 @@ import fastavro
 from paimon_sql.errors import CorruptFileError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from paimon_sql.io.fileio import FileIO
 
@@ -46,11 +46,45 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
 
             return _arrow_records(pq.read_table(io.BytesIO(data)))
     except Exception as err:
-        raise CorruptFileError(
-            where, f"the metadata file does not decode ({type(err).__name__}: {err})"
-        ) from err
+        raise _undecodable(where, err) from err
     raise CorruptFileError(
         where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})"
+    )
+
+
+def stream_records(data: bytes, where: str) -> tuple[Any, Iterator[dict[str, Any]]]:
+    """The Avro writer schema of a metadata file (None for ORC or Parquet) and its records.
+
+    An Avro file's records are decoded one at a time as they are taken, so a caller that turns
+    each into an object never holds them all (a 100,000-entry manifest's records are some
+    700,000 dicts and lists, which the garbage collector would otherwise scan again and again).
+    A decoding error, when the header is read or later, is a `CorruptFileError` naming `where`.
+
+    >>> from paimon_sql.io.records import encode_avro
+    >>> schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}
+    >>> writer_schema, rows = stream_records(encode_avro([{"a": 1}, {"a": 2}], schema), "x")
+    >>> writer_schema["fields"], list(rows)
+    ([{'name': 'a', 'type': 'int'}], [{'a': 1}, {'a': 2}])
+    """
+    if data[:4] != b"Obj\x01":
+        return None, iter(decode_records(data, where))
+    try:
+        reader = fastavro.reader(io.BytesIO(data))
+    except Exception as err:
+        raise _undecodable(where, err) from err
+    return reader.writer_schema, _checked(reader, where)
+
+
+def _checked(rows: Iterator[dict[str, Any]], where: str) -> Iterator[dict[str, Any]]:
+    try:
+        yield from rows
+    except Exception as err:
+        raise _undecodable(where, err) from err
+
+
+def _undecodable(where: str, err: Exception) -> CorruptFileError:
+    return CorruptFileError(
+        where, f"the metadata file does not decode ({type(err).__name__}: {err})"
     )
 
 
