@@ -10,15 +10,14 @@ primary-key table ``db.t`` with two snapshots and the tag ``v1``; ``tmp_warehous
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import gc
 import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from paimon_sql.catalog import names
+from paimon_sql.catalog.gc_pause import gc_paused
 from paimon_sql.errors import (
     ArgumentError,
     CorruptFileError,
@@ -782,42 +781,12 @@ class Table:
             raise CorruptFileError(path, f"it has {len(data)} bytes, {referrer} says {size}")
         try:
             schema, records = stream_records(data, path)
-            with _gc_paused():
+            with gc_paused():
                 return decode(records, schema)
         except CorruptFileError:
             raise
         except SpecViolationError as err:
             raise CorruptFileError(path, _problem(err)) from err
-
-
-_GC_LOCK = threading.Lock()
-_gc_pauses = 0  # decodings under way (threads may decode manifests at the same time)
-_gc_was_on = False
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while metadata is decoded.
-
-    Decoding a manifest makes some five objects per entry that all live on (in the manifest
-    cache) and hold no cycles; with the collector on, each of its full collections walks every
-    object the process holds, and as the cache grows it runs more often: at 100,000 entries
-    that was a fifth of a cold plan's CPU time (measured with ``gc.callbacks``). Reference
-    counting still frees what is dropped; the collector resumes afterwards, unless it was off.
-    """
-    global _gc_pauses, _gc_was_on
-    with _GC_LOCK:
-        if _gc_pauses == 0:
-            _gc_was_on = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_on:
-                gc.enable()
 
 
 def _each(decode: Callable[[dict[str, Any]], _T]) -> _Decoder[_T]:

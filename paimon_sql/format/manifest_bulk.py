@@ -7,7 +7,7 @@ schema (`avro_schema_proves`) and then only checks values per entry (version, ki
 sizes, bare file names, file source). A record that fails any check, or lacks a field, or holds
 ``null`` where a record is due, is decoded again by `manifest_entry_from_record`, which raises
 the same error it always did; without such a schema (ORC or Parquet manifests) every record
-takes that checked way. Equal partitions and equal statistics share one object.
+takes that checked way. Equal partitions share one object, as do stats over no columns.
 
 >>> from paimon_sql.format.avro_schemas import MANIFEST_ENTRY_SCHEMA
 >>> from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, FileKind, EMPTY_STATS
@@ -139,7 +139,7 @@ def entries_from_records(records: Iterable[Mapping[str, Any]], schema: Any) -> l
     for rec in records:
         try:
             entry = _entry(rec, partitions, stats)
-        except (KeyError, TypeError):  # a missing field or a null record: said by the checks
+        except (KeyError, TypeError, AttributeError):  # a missing field or a null record
             entry = None
         out.append(entry or manifest_entry_from_record(rec))
     return out
@@ -195,16 +195,26 @@ _set_kind, _set_partition, _set_bucket, _set_total_buckets, _set_file = _setters
 )
 
 
-def _stats(rec: Mapping[str, Any], cache: dict[tuple[Any, ...], SimpleStats]) -> SimpleStats:
+def _stats(rec: Mapping[str, Any], shared: dict[tuple[Any, ...], SimpleStats]) -> SimpleStats:
+    """`SimpleStats` of a checked stats record.
+
+    Stats over no columns (an append table's key stats) are one object per manifest; interning
+    all stats would cost more than it saves (a file's value stats are its own).
+    """
     counts = rec.get("_NULL_COUNTS")
-    key = (rec["_MIN_VALUES"], rec["_MAX_VALUES"], None if counts is None else tuple(counts))
-    stats = cache.get(key)
-    if stats is None:
-        stats = _new(SimpleStats)
-        _set_min_values(stats, key[0])
-        _set_max_values(stats, key[1])
-        _set_null_counts(stats, key[2])
-        cache[key] = stats
+    lows, highs = rec["_MIN_VALUES"], rec["_MAX_VALUES"]
+    key = None
+    if not counts:
+        key = (lows, highs, counts is None)
+        found = shared.get(key)
+        if found is not None:
+            return found
+    stats = _new(SimpleStats)
+    _set_min_values(stats, lows)
+    _set_max_values(stats, highs)
+    _set_null_counts(stats, None if counts is None else tuple(counts))
+    if key is not None:
+        shared[key] = stats
     return stats
 
 

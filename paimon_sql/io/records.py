@@ -75,7 +75,7 @@ def stream_records(data: bytes, where: str) -> tuple[Any, Iterator[dict[str, Any
     return reader.writer_schema, _checked(reader, where)
 
 
-def _checked(rows: Iterator[dict[str, Any]], where: str) -> Iterator[dict[str, Any]]:
+def _checked(rows: Iterable[Any], where: str) -> Iterator[dict[str, Any]]:
     try:
         yield from rows
     except Exception as err:
