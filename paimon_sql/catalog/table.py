@@ -31,7 +31,7 @@ from paimon_sql.format.manifest import (
     index_manifest_entry_from_record,
     manifest_file_meta_from_record,
 )
-from paimon_sql.format.manifest_bulk import entries_from_records
+from paimon_sql.format.manifest_bulk import entries_from_records, plain_creation_time
 from paimon_sql.format.schema import schema_from_json, schema_to_json
 from paimon_sql.format.snapshot import snapshot_from_json
 from paimon_sql.io.records import stream_records
@@ -667,7 +667,7 @@ class Table:
             if cached is not None:
                 self._manifests.move_to_end(name)
                 return cached
-        cached = self._read(name, "manifest", entries_from_records)
+        cached = self._read(name, "manifest", entries_from_records, plain_creation_time)
         with self._lock:
             if name not in self._manifests:
                 self._manifests[name] = cached
@@ -761,10 +761,17 @@ class Table:
                 self._file_indexes.popitem(last=False)
         return value
 
-    def _read(self, name: str, what: str, decode: _Decoder[_T]) -> list[_T]:
+    def _read(
+        self,
+        name: str,
+        what: str,
+        decode: _Decoder[_T],
+        schema_edit: Callable[[Any], Any] | None = None,
+    ) -> list[_T]:
         """Decode a metadata file of ``manifest/``: `decode` gets its records and Avro schema.
 
-        It is checked against the size its referrer recorded.
+        It is checked against the size its referrer recorded. `schema_edit`: as in
+        `stream_records`.
         """
         path = self.manifest_path(name)
         referrer = self._referrers.get(name)
@@ -780,7 +787,7 @@ class Table:
         if size is not None and size != len(data):
             raise CorruptFileError(path, f"it has {len(data)} bytes, {referrer} says {size}")
         try:
-            schema, records = stream_records(data, path)
+            schema, records = stream_records(data, path, schema_edit=schema_edit)
             with gc_paused():
                 return decode(records, schema)
         except CorruptFileError:

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,51 @@ def avro_schema_proves(schema: Any, spec: _Spec = _MANIFEST_SPEC) -> bool:
         for name, types, nullable in spec
         if name in by_name
     )
+
+
+def plain_creation_time(schema: Any) -> Any | None:
+    """The manifest schema `schema` with ``_CREATION_TIME`` a plain long; None if it is one.
+
+    Java stores the local wall-clock time in millis as if it were UTC and declares it
+    ``timestamp-millis`` (§4.3); decoded as declared it becomes a UTC datetime that every user
+    turns back into those millis (`creation_time_millis`), at about a microsecond per entry, a
+    tenth of decoding it. The bytes are the same long either way.
+
+    >>> from paimon_sql.format.avro_schemas import MANIFEST_ENTRY_SCHEMA
+    >>> plain = plain_creation_time(MANIFEST_ENTRY_SCHEMA)
+    >>> _time_field(plain)["type"]
+    ['null', 'long']
+    >>> plain_creation_time(plain) is None
+    True
+    """
+    edited = copy.deepcopy(schema)
+    field = _time_field(edited)
+    if field is None:
+        return None
+    declared = field["type"]
+    if isinstance(declared, list):
+        field["type"] = ["long" if t == _MILLIS else t for t in declared]
+    elif declared == _MILLIS:
+        field["type"] = "long"
+    return None if field["type"] == declared else edited
+
+
+_MILLIS = {"type": "long", "logicalType": "timestamp-millis"}
+
+
+def _time_field(schema: Any) -> dict[str, Any] | None:
+    """The ``_CREATION_TIME`` field of a manifest schema's ``_FILE`` record, if it has one."""
+    entry = _branch(schema)
+    file_field = None if entry is None else _field(entry[0], "_FILE")
+    file_record = None if file_field is None else _branch(file_field.get("type"))
+    return None if file_record is None else _field(file_record[0], "_CREATION_TIME")
+
+
+def _field(record: dict[str, Any], name: str) -> dict[str, Any] | None:
+    fields = record.get("fields") if record.get("type") == "record" else None
+    if not isinstance(fields, list):
+        return None
+    return next((f for f in fields if isinstance(f, dict) and f.get("name") == name), None)
 
 
 def entries_from_records(records: Iterable[Mapping[str, Any]], schema: Any) -> list[ManifestEntry]:
