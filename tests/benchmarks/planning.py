@@ -6,7 +6,14 @@
 
 ``--bulk`` (`_Bulk`) builds 10,000 snapshots and 100,000 files without SQL statements:
 pyarrow-written Parquet files committed through `Committer`, 10 a commit (``compact``: a fixed
-number of live files, each commit rewriting 10 of them).
+number of live files, each commit rewriting 10 of them). With ``--files-per-commit 1000`` a
+100,000-file table takes 100 commits (about a minute): planning depends on the manifest entries
+and manifests, not on how many commits made them.
+
+``--measure DIR [DIR ...] [--label L]`` only measures kept tables (`measure_kept`: cold and warm
+plans, wall, CPU and garbage-collector seconds), each in a child process, and appends the rows as
+one run to ``--output``; with another ``paimon_sql`` first on ``PYTHONPATH`` (run from outside the
+repository) it measures that version on the same tables.
 
 Builds one append table partitioned by ``p`` with paimon-sql's own writer. ``grow`` (default): every
 commit inserts one row into each of ``--files-per-commit`` partitions (one new data file each), so
