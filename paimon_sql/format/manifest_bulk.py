@@ -99,8 +99,8 @@ def avro_schema_proves(schema: Any, spec: _Spec = _MANIFEST_SPEC) -> bool:
 
     A field the schema lacks is left to the per-record checks (a missing required field fails
     them); a nullable union ``["null", T]`` is accepted where `spec` allows null, and for nested
-    records (a null one fails the bulk decoding). A top-level ``["null", record]`` (Paimon 0.8)
-    is its record.
+    records (a null one fails the bulk decoding). A top-level ``["null", record]`` (the Paimon
+    0.9 layout of the paimon-cpp fixtures, nullable records throughout) is its record.
 
     >>> from paimon_sql.format.avro_schemas import MANIFEST_ENTRY_SCHEMA
     >>> avro_schema_proves(MANIFEST_ENTRY_SCHEMA)
