@@ -17,6 +17,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from paimon_sql.catalog import names
+from paimon_sql.catalog.gc_pause import gc_paused
 from paimon_sql.errors import (
     ArgumentError,
     CorruptFileError,
@@ -28,15 +29,15 @@ from paimon_sql.errors import (
 from paimon_sql.format.manifest import (
     FileKind,
     index_manifest_entry_from_record,
-    manifest_entry_from_record,
     manifest_file_meta_from_record,
 )
+from paimon_sql.format.manifest_bulk import entries_from_records, plain_creation_time
 from paimon_sql.format.schema import schema_from_json, schema_to_json
 from paimon_sql.format.snapshot import snapshot_from_json
-from paimon_sql.io.records import decode_records
+from paimon_sql.io.records import stream_records
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from paimon_sql.format.manifest import (
         IndexManifestEntry,
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
     from paimon_sql.io import FileIO
 
 _T = TypeVar("_T")
+if TYPE_CHECKING:
+    #: Decodes a metadata file from its records and its Avro writer schema (None: ORC/Parquet).
+    _Decoder = Callable[[Iterator[dict[str, Any]], Any], list[_T]]
 
 _SCHEMA = re.compile(r"^schema-(\d+)$")
 _TAG_PREFIX = "tag-"
@@ -591,7 +595,7 @@ class Table:
         """
         cached = self._lists.get(name)
         if cached is None:
-            cached = self._read(name, "manifest list", manifest_file_meta_from_record)
+            cached = self._read(name, "manifest list", _each(manifest_file_meta_from_record))
             for meta in cached:
                 self._referrers[meta.file_name] = self.sub("manifest", name)
                 self._sizes[meta.file_name] = meta.file_size
@@ -663,7 +667,7 @@ class Table:
             if cached is not None:
                 self._manifests.move_to_end(name)
                 return cached
-        cached = self._read(name, "manifest", manifest_entry_from_record)
+        cached = self._read(name, "manifest", entries_from_records, plain_creation_time)
         with self._lock:
             if name not in self._manifests:
                 self._manifests[name] = cached
@@ -700,7 +704,7 @@ class Table:
         """
         cached = self._indexes.get(name)
         if cached is None:  # index manifests never change either: read once per table
-            cached = self._read(name, "index manifest", index_manifest_entry_from_record)
+            cached = self._read(name, "index manifest", _each(index_manifest_entry_from_record))
             _check_index_manifest(self.sub("manifest", name), cached)
             self._indexes[name] = cached
         return cached
@@ -757,10 +761,17 @@ class Table:
                 self._file_indexes.popitem(last=False)
         return value
 
-    def _read(self, name: str, what: str, decode: Callable[[dict[str, Any]], _T]) -> list[_T]:
-        """Decode a metadata file of ``manifest/``.
+    def _read(
+        self,
+        name: str,
+        what: str,
+        decode: _Decoder[_T],
+        schema_edit: Callable[[Any], Any] | None = None,
+    ) -> list[_T]:
+        """Decode a metadata file of ``manifest/``: `decode` gets its records and Avro schema.
 
-        It is checked against the size its referrer recorded.
+        It is checked against the size its referrer recorded. `schema_edit`: as in
+        `stream_records`.
         """
         path = self.manifest_path(name)
         referrer = self._referrers.get(name)
@@ -776,11 +787,22 @@ class Table:
         if size is not None and size != len(data):
             raise CorruptFileError(path, f"it has {len(data)} bytes, {referrer} says {size}")
         try:
-            return [decode(r) for r in decode_records(data, path)]
+            schema, records = stream_records(data, path, schema_edit=schema_edit)
+            with gc_paused():
+                return decode(records, schema)
         except CorruptFileError:
             raise
         except SpecViolationError as err:
             raise CorruptFileError(path, _problem(err)) from err
+
+
+def _each(decode: Callable[[dict[str, Any]], _T]) -> _Decoder[_T]:
+    """A `Table._read` decoder that decodes each record with `decode`."""
+
+    def decode_all(records: Iterator[dict[str, Any]], schema: Any) -> list[_T]:
+        return [decode(r) for r in records]
+
+    return decode_all
 
 
 def _check_index_manifest(path: str, entries: list[IndexManifestEntry]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 from typing import TYPE_CHECKING, Any, cast
 
 import fastavro
@@ -16,7 +17,7 @@ import fastavro
 from paimon_sql.errors import CorruptFileError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from paimon_sql.io.fileio import FileIO
 
@@ -46,11 +47,139 @@ def decode_records(data: bytes, where: str) -> list[dict[str, Any]]:
 
             return _arrow_records(pq.read_table(io.BytesIO(data)))
     except Exception as err:
-        raise CorruptFileError(
-            where, f"the metadata file does not decode ({type(err).__name__}: {err})"
-        ) from err
+        raise _undecodable(where, err) from err
     raise CorruptFileError(
         where, f"not an Avro, ORC or Parquet metadata file (starts with {magic!r})"
+    )
+
+
+def stream_records(
+    data: bytes, where: str, *, schema_edit: Callable[[Any], Any] | None = None
+) -> tuple[Any, Iterator[dict[str, Any]]]:
+    """The Avro writer schema of a metadata file (None for ORC or Parquet) and its records.
+
+    An Avro file's records are decoded one at a time as they are taken, so a caller that turns
+    each into an object never holds them all (a 100,000-entry manifest's records are some
+    700,000 dicts and lists, which the garbage collector would otherwise scan again and again).
+    A decoding error, when the header is read or later, is a `CorruptFileError` naming `where`.
+
+    `schema_edit` may return another writer schema to decode an Avro file with (None: keep
+    its own): one that encodes the same bytes, such as without a logical type (a plain long
+    instead of a datetime). The returned schema is the one decoded with.
+
+    >>> from paimon_sql.io.records import encode_avro
+    >>> schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}
+    >>> writer_schema, rows = stream_records(encode_avro([{"a": 1}, {"a": 2}], schema), "x")
+    >>> writer_schema["fields"], list(rows)
+    ([{'name': 'a', 'type': 'int'}], [{'a': 1}, {'a': 2}])
+    """
+    if data[:4] != b"Obj\x01":
+        return None, iter(decode_records(data, where))
+    if schema_edit is not None:
+        data = _edited(data, schema_edit)
+    try:
+        reader = fastavro.reader(io.BytesIO(data))
+    except Exception as err:
+        raise _undecodable(where, err) from err
+    return reader.writer_schema, _checked(reader, where)
+
+
+#: Schemas as edited by a `stream_records` caller: (edit, the file's schema JSON) -> the JSON to
+#: decode with (None: unchanged). The manifests of a table share one schema.
+_EDITS: dict[tuple[Any, bytes], bytes | None] = {}
+
+
+def _edited(data: bytes, edit: Callable[[Any], Any]) -> bytes:
+    """`data` with the ``avro.schema`` of its header as `edit` returns it.
+
+    An Avro object container file is the magic, the metadata map, the sync marker, then the
+    blocks (Avro 1.11 specification, "Object Container Files"): only the map is written again.
+    Anything unexpected in the header leaves `data` as it is, for fastavro to judge.
+    """
+    try:
+        meta, end = _metadata(data)
+        schema = meta[b"avro.schema"]
+    except (IndexError, KeyError, ValueError):
+        return data
+    key = (edit, schema)
+    if key not in _EDITS:
+        if len(_EDITS) > 64:
+            _EDITS.clear()
+        try:
+            changed = edit(json.loads(schema))
+        except ValueError:  # not JSON: fastavro says so
+            changed = None
+        _EDITS[key] = None if changed is None else json.dumps(changed).encode()
+    replaced = _EDITS[key]
+    if replaced is None:
+        return data
+    meta[b"avro.schema"] = replaced
+    out = [data[:4], _long(len(meta))]
+    for name, value in meta.items():
+        out += [_long(len(name)), name, _long(len(value)), value]
+    out += [_long(0), data[end:]]
+    return b"".join(out)
+
+
+def _metadata(data: bytes) -> tuple[dict[bytes, bytes], int]:
+    """The header's metadata map and where it ends (its sync marker follows)."""
+    meta: dict[bytes, bytes] = {}
+    pos = 4
+    while True:
+        count, pos = _read_long(data, pos)
+        if count == 0:
+            return meta, pos
+        if count < 0:  # a block with its size in bytes
+            count = -count
+            _, pos = _read_long(data, pos)
+        for _ in range(count):
+            name, pos = _read_bytes(data, pos)
+            meta[name], pos = _read_bytes(data, pos)
+
+
+def _read_bytes(data: bytes, pos: int) -> tuple[bytes, int]:
+    """Avro bytes (a length, then as many bytes) at `pos`, and the position after them."""
+    size, pos = _read_long(data, pos)
+    if size < 0 or pos + size > len(data):
+        raise ValueError("truncated header")
+    return data[pos : pos + size], pos + size
+
+
+def _read_long(data: bytes, pos: int) -> tuple[int, int]:
+    """An Avro long (zig-zag varint) at `pos`, and the position after it."""
+    shift = value = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return (value >> 1) ^ -(value & 1), pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _long(value: int) -> bytes:
+    """An Avro long (zig-zag varint)."""
+    zigzag = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while zigzag > 0x7F:
+        out.append((zigzag & 0x7F) | 0x80)
+        zigzag >>= 7
+    out.append(zigzag)
+    return bytes(out)
+
+
+def _checked(rows: Iterable[Any], where: str) -> Iterator[dict[str, Any]]:
+    try:
+        yield from rows
+    except Exception as err:
+        raise _undecodable(where, err) from err
+
+
+def _undecodable(where: str, err: Exception) -> CorruptFileError:
+    return CorruptFileError(
+        where, f"the metadata file does not decode ({type(err).__name__}: {err})"
     )
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog import names
+from paimon_sql.catalog.gc_pause import gc_paused
 from paimon_sql.errors import (
     CorruptFileError,
     DataFileNotFoundError,
@@ -996,7 +997,8 @@ def plan_scan(
     the plan to those (partition bytes, bucket)s (the compaction after a write).
     """
     planner = _Planner(table, snapshot, predicate, schema, mode, include_level0, buckets)
-    return planner.plan()
+    with gc_paused():  # a plan makes a few acyclic objects per file (see gc_pause)
+        return planner.plan()
 
 
 def plan_files(

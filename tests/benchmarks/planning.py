@@ -6,7 +6,14 @@
 
 ``--bulk`` (`_Bulk`) builds 10,000 snapshots and 100,000 files without SQL statements:
 pyarrow-written Parquet files committed through `Committer`, 10 a commit (``compact``: a fixed
-number of live files, each commit rewriting 10 of them).
+number of live files, each commit rewriting 10 of them). With ``--files-per-commit 1000`` a
+100,000-file table takes 100 commits (about a minute): planning depends on the manifest entries
+and manifests, not on how many commits made them.
+
+``--measure DIR [DIR ...] [--label L]`` only measures kept tables (`measure_kept`: cold and warm
+plans, wall, CPU and garbage-collector seconds), each in a child process, and appends the rows as
+one run to ``--output``; with another ``paimon_sql`` first on ``PYTHONPATH`` (run from outside the
+repository) it measures that version on the same tables.
 
 Builds one append table partitioned by ``p`` with paimon-sql's own writer. ``grow`` (default): every
 commit inserts one row into each of ``--files-per-commit`` partitions (one new data file each), so
@@ -382,6 +389,88 @@ def run_bulk(
             shutil.rmtree(root, ignore_errors=True)
 
 
+def measure_kept(warehouse: str, reps: int) -> dict[str, Any]:
+    """Cold and warm plans of a kept table's latest snapshot (``--measure``), in this process.
+
+    Cold: a fresh `Table` each time, nothing else held (the process has imported and planned
+    once before, so imports are not counted; the operating system's page cache is warm). Warm:
+    the same `Table` again (its manifests cached). Wall and CPU seconds, medians of `reps`;
+    ``gc_s``: seconds the cyclic garbage collector ran during the cold plans (median), from
+    ``gc.callbacks``.
+    """
+    import gc
+
+    import paimon_sql
+    from paimon_sql.plan.scan import plan_scan as plan
+
+    catalog = paimon_sql.Catalog(warehouse)
+    warm_up = catalog.load_table("db.t")
+    files = sum(len(s.files) for s in plan(warm_up, warm_up.latest_snapshot()).splits)
+    manifests = len(warm_up.data_manifests(warm_up.latest_snapshot()))
+    del warm_up
+    gc.collect()
+    spent = [0.0, 0.0]
+
+    def collector(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            spent[1] = time.perf_counter()
+        else:
+            spent[0] += time.perf_counter() - spent[1]
+
+    walls, cpus, gcs = [], [], []
+    gc.callbacks.append(collector)
+    try:
+        for _ in range(reps):
+            spent[0] = 0.0
+            wall, cpu = time.perf_counter(), time.process_time()
+            fresh = catalog.load_table("db.t")
+            plan(fresh, fresh.latest_snapshot())
+            cpus.append(time.process_time() - cpu)
+            walls.append(time.perf_counter() - wall)
+            gcs.append(spent[0])
+            del fresh
+    finally:
+        gc.callbacks.remove(collector)
+    table = catalog.load_table("db.t")
+    plan(table, table.latest_snapshot())
+    cold_cpu = statistics.median(cpus)
+    return {
+        "warehouse": os.path.basename(warehouse.rstrip("/")),
+        "live_files": files,
+        "manifests": manifests,
+        "plan_cold_s": statistics.median(walls),
+        "plan_cold_cpu_s": cold_cpu,
+        "plan_cold_gc_s": statistics.median(gcs),
+        "plan_warm_s": _timed(lambda: plan(table, table.latest_snapshot()), reps),
+        "plan_warm_cpu_s": _cpu(lambda: plan(table, table.latest_snapshot()), reps),
+        "cpu_per_file_us": cold_cpu / max(files, 1) * 1e6,
+        "load_average": os.getloadavg()[0],
+    }
+
+
+def measure_each(warehouses: list[str], reps: int) -> list[dict[str, Any]]:
+    """`measure_kept` of each warehouse in a process of its own (``--measure``).
+
+    The child imports ``paimon_sql`` as this process would (``PYTHONPATH``): to measure another
+    version, put its package folder first.
+    """
+    import subprocess
+
+    rows = []
+    for warehouse in warehouses:
+        command = ["--measure-one", warehouse, "--reps", str(reps)]
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks.planning", *command],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
 def java_count(warehouse: str) -> dict[str, Any]:
     """Apache Paimon 1.3.1 (Flink 1.20, `tests/interop/flink/harness.py`) and paimon-sql count the
     rows of ``db.t``'s latest snapshot (``--java-count DIR``, on a table kept with ``--keep``)."""
@@ -431,9 +520,30 @@ def main(argv: list[str] | None = None) -> None:
         help="grow: commits after the first add hard links of its files (see _linked_commit)",
     )
     parser.add_argument("--java-count", metavar="DIR", help="count db.t in DIR with Flink too")
+    parser.add_argument(
+        "--measure",
+        nargs="+",
+        metavar="DIR",
+        help="only measure the kept tables in DIR... (each in a child process; see measure_kept)",
+    )
+    parser.add_argument("--label", default="", help="--measure: a label stored with the rows")
+    parser.add_argument("--measure-one", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.java_count:
         print(json.dumps(java_count(args.java_count), default=str))
+        return
+    if args.measure_one:
+        print(json.dumps(measure_kept(args.measure_one, args.reps)))
+        return
+    if args.measure:
+        measured = measure_each(args.measure, args.reps)
+        out = Path(args.output)
+        report = json.loads(out.read_text()) if out.exists() else {}
+        report.setdefault("runs", []).append(
+            {"label": args.label, "load_average": os.getloadavg(), "rows": measured}
+        )
+        out.write_text(json.dumps(report, indent=1))
+        print(f"written {args.output}", file=sys.stderr)
         return
     if args.bulk:
         rows = run_bulk(
