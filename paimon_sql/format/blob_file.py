@@ -33,6 +33,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import CorruptFileError, UnsupportedFeatureError
+from paimon_sql.format.varint import zigzag_varint
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -84,11 +85,7 @@ def encode_lengths(lengths: Sequence[int]) -> bytes:
     for i, value in enumerate(lengths):
         delta = value if i == 0 else value - previous
         previous = value
-        raw = ((delta << 1) ^ (delta >> 63)) & 0xFFFFFFFFFFFFFFFF
-        while raw & ~0x7F:
-            out.append((raw & 0x7F) | 0x80)
-            raw >>= 7
-        out.append(raw)
+        out += zigzag_varint(delta)
     return bytes(out)
 
 

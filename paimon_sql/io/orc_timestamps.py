@@ -25,18 +25,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from paimon_sql.format.varint import read_varint
+
 _NANOS = 1_000_000_000
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
 
 
 def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
@@ -44,13 +35,13 @@ def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
     out: list[tuple[int, int | bytes]] = []
     pos = 0
     while pos < len(data):
-        key, pos = _varint(data, pos)
+        key, pos = read_varint(data, pos)
         number, wire = key >> 3, key & 7
         value: int | bytes
         if wire == 0:
-            value, pos = _varint(data, pos)
+            value, pos = read_varint(data, pos)
         elif wire == 2:
-            size, pos = _varint(data, pos)
+            size, pos = read_varint(data, pos)
             value, pos = data[pos : pos + size], pos + size
         elif wire == 1:
             value, pos = int.from_bytes(data[pos : pos + 8], "little"), pos + 8

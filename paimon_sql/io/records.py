@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import fastavro
 
 from paimon_sql.errors import CorruptFileError
+from paimon_sql.format.varint import read_zigzag, zigzag_varint
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -114,10 +115,10 @@ def _edited(data: bytes, edit: Callable[[Any], Any]) -> bytes:
     if replaced is None:
         return data
     meta[b"avro.schema"] = replaced
-    out = [data[:4], _long(len(meta))]
+    out = [data[:4], zigzag_varint(len(meta))]
     for name, value in meta.items():
-        out += [_long(len(name)), name, _long(len(value)), value]
-    out += [_long(0), data[end:]]
+        out += [zigzag_varint(len(name)), name, zigzag_varint(len(value)), value]
+    out += [zigzag_varint(0), data[end:]]
     return b"".join(out)
 
 
@@ -126,12 +127,12 @@ def _metadata(data: bytes) -> tuple[dict[bytes, bytes], int]:
     meta: dict[bytes, bytes] = {}
     pos = 4
     while True:
-        count, pos = _read_long(data, pos)
+        count, pos = read_zigzag(data, pos)
         if count == 0:
             return meta, pos
         if count < 0:  # a block with its size in bytes
             count = -count
-            _, pos = _read_long(data, pos)
+            _, pos = read_zigzag(data, pos)
         for _ in range(count):
             name, pos = _read_bytes(data, pos)
             meta[name], pos = _read_bytes(data, pos)
@@ -139,35 +140,10 @@ def _metadata(data: bytes) -> tuple[dict[bytes, bytes], int]:
 
 def _read_bytes(data: bytes, pos: int) -> tuple[bytes, int]:
     """Avro bytes (a length, then as many bytes) at `pos`, and the position after them."""
-    size, pos = _read_long(data, pos)
+    size, pos = read_zigzag(data, pos)
     if size < 0 or pos + size > len(data):
         raise ValueError("truncated header")
     return data[pos : pos + size], pos + size
-
-
-def _read_long(data: bytes, pos: int) -> tuple[int, int]:
-    """An Avro long (zig-zag varint) at `pos`, and the position after it."""
-    shift = value = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
-def _long(value: int) -> bytes:
-    """An Avro long (zig-zag varint)."""
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while zigzag > 0x7F:
-        out.append((zigzag & 0x7F) | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
 
 
 def _checked(rows: Iterable[Any], where: str) -> Iterator[dict[str, Any]]:

@@ -10,6 +10,7 @@ import pytest
 
 from paimon_sql.errors import CorruptFileError
 from paimon_sql.format.manifest_bulk import plain_creation_time
+from paimon_sql.format.varint import zigzag_varint
 from paimon_sql.io.records import decode_records, stream_records
 
 FIXTURES = Path(__file__).parents[2] / "data" / "fixtures"
@@ -50,8 +51,15 @@ def _header_with_negative_block_count(data: bytes) -> bytes:
     from paimon_sql.io import records as r
 
     meta, end = r._metadata(data)
-    body = b"".join(r._long(len(k)) + k + r._long(len(v)) + v for k, v in meta.items())
-    return data[:4] + r._long(-len(meta)) + r._long(len(body)) + body + r._long(0) + data[end:]
+    body = b"".join(zigzag_varint(len(k)) + k + zigzag_varint(len(v)) + v for k, v in meta.items())
+    return (
+        data[:4]
+        + zigzag_varint(-len(meta))
+        + zigzag_varint(len(body))
+        + body
+        + zigzag_varint(0)
+        + data[end:]
+    )
 
 
 def test_a_header_written_as_a_sized_block_is_edited_too():
