@@ -62,7 +62,12 @@ from paimon_sql.sqlnodes import (
 )
 from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
-from paimon_sql.write.bucket import bucket_expression, hash_expression
+from paimon_sql.write.bucket import (
+    bucket_expression,
+    hash_expression,
+    python_buckets,
+    python_hashable,
+)
 from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
 from paimon_sql.write.dynamic_bucket import (
@@ -90,6 +95,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.types import DataType
     from paimon_sql.write.global_index import KeyReader
 
 _T = TypeVar("_T")
@@ -102,6 +108,9 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
+#: At most this many input rows get their fixed bucket from Python (`TableWriter._small_input`).
+#: Python hashes a STRING key in ~10 µs a row, DuckDB binds its SQL hash in 60-90 ms a statement.
+SMALL_INPUT_ROWS = 4096
 
 
 def _q(name: str) -> exp.Column:
@@ -172,13 +181,7 @@ class TableWriter:
         """
         n = self.schema.bucket
         if n > 0:
-            keys = self.schema.bucket_keys
-            if not keys:
-                raise SchemaError(
-                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' "
-                    "(append tables)"
-                )
-            cols = [(_q(k), self.schema.field(k).type) for k in keys]
+            cols = [(_q(k), t) for k, t in self._bucket_key()]
             return bucket_expression(cols, n)
         if self.dynamic:
             return exp.cast(exp.null(), "INTEGER")  # assigned after staging, per partition
@@ -187,6 +190,25 @@ class TableWriter:
                 "writing postpone-bucket tables (bucket=-2) is not supported yet"
             )
         return exp.Literal.number(0)
+
+    def _bucket_key(self) -> list[tuple[str, DataType]]:
+        """The bucket key's columns and types (fixed buckets)."""
+        keys = self.schema.bucket_keys
+        if not keys:
+            raise SchemaError(
+                f"table {self.table.name} has bucket={self.schema.bucket} but no bucket key; set "
+                "'bucket-key' (append tables)"
+            )
+        return [(k, self.schema.field(k).type) for k in keys]
+
+    def _python_buckets(self) -> bool:
+        """Whether a small input's fixed buckets are computed in Python (`_small_input`).
+
+        More than one bucket (one is the constant 0) and a key of `python_hashable` types.
+        """
+        if self.schema.bucket <= 1:
+            return False
+        return all(python_hashable(t) for _, t in self._bucket_key())
 
     def _generation(self) -> exp.Expression:
         """0 for the version a file keeps.
@@ -1077,42 +1099,70 @@ class TableWriter:
             self._restore_memory()
 
     def _stream_query(
-        self, source: exp.Expression | str, kind: RowKind | exp.Expression
+        self, source: exp.Expression | str, kind: RowKind | exp.Expression, *, bucket: bool = True
     ) -> exp.Select:
+        """The input's rows as the table's columns, then ``_VALUE_KIND`` (primary keys), then the
+        bucket (unless not `bucket`: `_runs` adds it)."""
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
-        if not self.pk:
-            select = exp.select(
-                *[_q(f.name) for f in self.schema.fields],
-                exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-                copy=False,
-            ).from_(inner, copy=False)
-            return select  # sorted by (partition, bucket) in runs, when needed: `_runs`
-        select = exp.select(
-            *[_q(f.name) for f in self.schema.fields],
-            exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True),
-            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
-            copy=False,
-        ).from_(inner, copy=False)
+        columns: list[exp.Expression] = [_q(f.name) for f in self.schema.fields]
+        if self.pk:
+            columns.append(exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True))
+        if bucket:
+            columns.append(exp.alias_(self.bucket_column(), BUCKET, quoted=True))
         # No arrival numbering (a window makes DuckDB's sort single-threaded, 3x slower) and no
-        # ORDER BY: `_runs` sorts the stream in runs, where a repeated key is an equal neighbour.
-        return select
+        # ORDER BY: `_runs` sorts the stream in runs, where a repeated key is an equal neighbour
+        # (append rows by partition and bucket, only when needed).
+        return exp.select(*columns, copy=False).from_(inner, copy=False)
 
     def _stream(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression
     ) -> tuple[list[CommitMessage], int]:
         # each bucket numbers on from its own counter (§7), read for the buckets written only
         starts, base = self.bucket_sequences(), 0
-        query = self._stream_query(source, kind)
+        python = self._python_buckets()
+        query = self._stream_query(source, kind, bucket=not python)
         # batches of at most a quarter run, so a run overshoots its rows by little
         batch = min(131072, max(self.run_rows() // 4, 1024))
         reader = self.con.sql(query.sql("duckdb")).arrow(batch_size=batch)
         try:
-            return self._write_batches(reader, base, starts)
+            rows = self._small_input(reader) if python else reader
+            return self._write_batches(rows, base, starts)
         finally:
             reader.close()  # a failed stream must not leave the connection busy
+
+    def _small_input(self, reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+        """`reader`'s rows with their fixed bucket computed in Python when they are few.
+
+        Reads up to `SMALL_INPUT_ROWS` rows: an input that ends there gets its buckets from
+        `python_buckets` (Java's hash, as the SQL computes it); a larger one (or one with a value
+        Python cannot hold) streams on without the bucket, which `_runs` adds in SQL while it sorts.
+        DuckDB binds the SQL hash of a STRING key in 60-90 ms on every statement, more than
+        Python spends on thousands of rows. An error of the input's query raises here as
+        `_runs` raises it.
+        """
+        head: list[pa.RecordBatch] = []
+        rows = 0
+        batches = iter(reader)
+        try:
+            for batch in batches:
+                head.append(batch)
+                rows += batch.num_rows
+                if rows > SMALL_INPUT_ROWS:
+                    break
+            else:
+                small = pa.Table.from_batches(head, schema=reader.schema)
+                key = self._bucket_key()
+                columns = [small.column(name) for name, _ in key]
+                buckets = python_buckets(columns, [t for _, t in key], self.schema.bucket)
+                if buckets is not None:
+                    small = small.append_column(pa.field(BUCKET, pa.int32()), buckets)
+                    return pa.RecordBatchReader.from_batches(small.schema, small.to_batches())
+        except OSError as err:  # the query's error read through DuckDB's Arrow stream
+            raise input_error(err) from err
+        return pa.RecordBatchReader.from_batches(reader.schema, itertools.chain(head, batches))
 
     def run_rows(self) -> int:
         """The most rows DuckDB sorts as one run: one per 12 bytes of its cap.
@@ -1141,6 +1191,9 @@ class TableWriter:
             yield from reader
             return
         order = [_q(c) for c in (*self.parts, BUCKET, *(self.keys if self.pk else ()))]
+        columns: list[exp.Expression] = [exp.Star()]
+        if BUCKET not in reader.schema.names:  # a large input (`_small_input`): hashed here
+            columns.append(exp.alias_(self.bucket_column(), BUCKET, quoted=True))
         limit = self.run_rows()
         batches = iter(reader)
         state: dict[str, Any] = {"more": True}
@@ -1157,6 +1210,9 @@ class TableWriter:
             except duckdb.Error as err:  # the input query's own error, raised as itself below
                 state["error"] = err
                 raise
+            except OSError as err:  # the same, read through DuckDB's Arrow stream
+                state["error"] = input_error(err)
+                raise
 
         cursor = self._db().cursor()
         try:
@@ -1165,7 +1221,7 @@ class TableWriter:
                 name = f"__paimon_run_{next(_counter)}"
                 cursor.register(name, pa.RecordBatchReader.from_batches(reader.schema, run()))
                 try:
-                    query = exp.select("*").from_(table_node(name)).order_by(*order)
+                    query = exp.select(*columns).from_(table_node(name)).order_by(*order)
                     yield from cursor.sql(query.sql("duckdb")).arrow()
                 except (duckdb.Error, OSError) as err:
                     if "error" in state:
@@ -1184,6 +1240,8 @@ class TableWriter:
     ) -> tuple[list[CommitMessage], int]:
         batches: Iterator[pa.RecordBatch] = self._runs(reader)
         schema = reader.schema
+        if BUCKET not in schema.names:  # added by `_runs`
+            schema = schema.append(pa.field(BUCKET, pa.int32()))
         if self.pk:
             keys = [*self.parts, *self.keys]
             batches = _numbered(_unique_keys(self._non_null_keys(batches), keys), base)
@@ -1229,6 +1287,32 @@ class TableWriter:
             self._registered.clear()
         finally:
             self._restore_memory()
+
+
+#: DuckDB's exception types by the words its message starts with.
+_DUCKDB_ERRORS: dict[str, type[duckdb.Error]] = {
+    "Conversion Error": duckdb.ConversionException,
+    "Out of Range Error": duckdb.OutOfRangeException,
+    "Out of Memory Error": duckdb.OutOfMemoryException,
+    "Invalid Input Error": duckdb.InvalidInputException,
+}
+
+
+def input_error(err: OSError) -> duckdb.Error:
+    """The DuckDB error of a query read through its Arrow stream, which raises it as an OSError.
+
+    Of the type its message names (a value that does not fit stays a conversion error, running out
+    of memory an ``OutOfMemoryException``), else an ``InvalidInputException``, as DuckDB wraps the
+    error of a stream it scans.
+
+    >>> type(input_error(OSError("Conversion Error: Could not convert string 'x' to INT32")))
+    <class '_duckdb.ConversionException'>
+    >>> type(input_error(OSError("table db.t cannot be read: damaged file")))
+    <class '_duckdb.InvalidInputException'>
+    """
+    text = str(err)
+    kind = _DUCKDB_ERRORS.get(text.split(":", 1)[0], duckdb.InvalidInputException)
+    return kind(text)
 
 
 def kind_node(kind: RowKind | exp.Expression) -> exp.Expression:
