@@ -674,11 +674,11 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
         con.close()
 
 
-# --- small inputs: the bucket in Python ------------------------------------------------------------
+# --- small inputs: the bucket in Python ---------------------------------------------------------
 
 
 def python_hashable(t: DataType) -> bool:
-    """Whether `key_values` turns DuckDB's Arrow values of a `t` column into `encode_row`'s exactly.
+    """Whether `key_values` turns DuckDB's Arrow values of type `t` into `encode_row`'s exactly.
 
     Every bucket-key type but TIMESTAMP(p > 6) / TIMESTAMP_LTZ(p > 6), whose nanoseconds a Python
     ``datetime`` cannot hold (those keys are hashed in SQL only).
@@ -697,13 +697,12 @@ _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def key_values(column: pa.Array[Any] | pa.ChunkedArray[Any], t: DataType) -> list[Any]:
-    """The Python values of an Arrow column of DuckDB type ``duckdb_type(t)``, as `encode_row`
-    takes them (`python_hashable` types).
+    """The Python values of an Arrow column of DuckDB type ``duckdb_type(t)``, for `encode_row`.
 
-    DATE as days and TIME as milliseconds (a date beyond ``datetime.date``'s years still converts);
-    TIMESTAMP as a naive ``datetime``, TIMESTAMP_LTZ as a UTC one, from the microseconds since the
-    epoch (whatever the zone of the Arrow type). A timestamp outside years 1..9999 raises
-    ``OverflowError``; a column of another unit, ``ValueError``.
+    Of `python_hashable` types: DATE as days and TIME as milliseconds (a date beyond the years of
+    ``datetime.date`` still converts); TIMESTAMP as a naive ``datetime``, TIMESTAMP_LTZ as a UTC
+    one, from the microseconds since the epoch (whatever the zone of the Arrow type). A timestamp
+    outside years 1..9999 raises ``OverflowError``; a column of another unit, ``ValueError``.
 
     >>> from paimon_sql.types import parse_type
     >>> key_values(pa.array([0, None], pa.time64("us")), parse_type("TIME"))

@@ -1101,13 +1101,15 @@ class TableWriter:
     def _stream_query(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression, *, bucket: bool = True
     ) -> exp.Select:
-        """The input's rows as the table's columns, then ``_VALUE_KIND`` (primary keys), then the
-        bucket (unless not `bucket`: `_runs` adds it)."""
+        """The input's rows as the table's columns, ``_VALUE_KIND`` (primary keys), the bucket.
+
+        Without the bucket unless `bucket` (`_runs` adds it).
+        """
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
-        columns: list[exp.Expression] = [_q(f.name) for f in self.schema.fields]
+        columns: list[exp.Expr] = [_q(f.name) for f in self.schema.fields]
         if self.pk:
             columns.append(exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True))
         if bucket:
@@ -1191,7 +1193,7 @@ class TableWriter:
             yield from reader
             return
         order = [_q(c) for c in (*self.parts, BUCKET, *(self.keys if self.pk else ()))]
-        columns: list[exp.Expression] = [exp.Star()]
+        columns: list[exp.Expr] = [exp.Star()]
         if BUCKET not in reader.schema.names:  # a large input (`_small_input`): hashed here
             columns.append(exp.alias_(self.bucket_column(), BUCKET, quoted=True))
         limit = self.run_rows()

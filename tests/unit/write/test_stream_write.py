@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the statements are test inputs built from our own names and values
 """Fixed-bucket primary-key writes stream straight from the query; a key written twice in one
 statement falls back to staging, which knows the arrival order. Both must keep the right version."""
 
@@ -148,11 +149,11 @@ _KEYED = {
 }
 
 
-def _bucket_files(root, names) -> dict[tuple, int]:
+def _bucket_files(root, names) -> dict[tuple[object, ...], int]:
     """Every written row's key (columns `names`) → the bucket folder of its data file."""
     import pyarrow.parquet as pq
 
-    out = {}
+    out: dict[tuple[object, ...], int] = {}
     for path in sorted(root.glob("bucket-*/data-*.parquet")):
         bucket = int(path.parent.name.removeprefix("bucket-"))
         for row in pq.read_table(path, columns=names).to_pylist():
@@ -171,14 +172,18 @@ def test_small_and_large_inputs_land_in_javas_buckets(session, tmp_path, monkeyp
     """
     from paimon_sql.format.bucket import bucket_of
     from paimon_sql.types import parse_type
+    from paimon_sql.write import bucket as bucket_module
     from paimon_sql.write import writer
 
     key, pk, sql_key, py_key = _KEYED[shape]
-    calls = []
-    real = writer.python_buckets
-    monkeypatch.setattr(
-        writer, "python_buckets", lambda *a: calls.append(len(a[0][0])) or real(*a)
-    )
+    calls: list[int] = []
+    real = bucket_module.python_buckets
+
+    def counted(columns, types, num_buckets):
+        calls.append(len(columns[0]))
+        return real(columns, types, num_buckets)
+
+    monkeypatch.setattr(writer, "python_buckets", counted)
     small, large = 300, writer.SMALL_INPUT_ROWS + 700
     names = [n for n, _ in key]
     columns = ", ".join(f"{n} {t}" for n, t in key)
@@ -213,7 +218,9 @@ def test_an_input_error_read_from_the_stream_is_duckdbs_error(session, tmp_path,
     fails naming the value and leaves no file. (Before, the large input's error read "reading the
     stream registered as '__paimon_run_1' failed: IOError: …".)
     """
-    session.sql("CREATE TABLE db.t (id STRING, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')")
+    session.sql(
+        "CREATE TABLE db.t (id STRING, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')"
+    )
     session.sql("INSERT INTO db.t VALUES ('a', 1)")
     table = tmp_path / "wh" / "db.db" / "t"
     before = sorted(p.name for p in table.rglob("*") if p.is_file())
