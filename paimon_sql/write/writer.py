@@ -210,6 +210,12 @@ class TableWriter:
             return False
         return all(python_hashable(t) for _, t in self._bucket_key())
 
+    def _staged_bucket(self) -> exp.Expression:
+        """The bucket of a staged row: NULL where `_sorted` computes it, else `bucket_column`."""
+        if self._python_buckets():
+            return exp.cast(exp.null(), "INTEGER")
+        return self.bucket_column()
+
     def _generation(self) -> exp.Expression:
         """0 for the version a file keeps.
 
@@ -354,7 +360,7 @@ class TableWriter:
         staged = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
-            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
+            exp.alias_(self._staged_bucket(), BUCKET, quoted=True),
             exp.alias_(self._kind(kind), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
@@ -885,16 +891,25 @@ class TableWriter:
         ]
         return _fold_sequences(self.table, metas, part)
 
-    def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
-        """All staged rows in one stream sorted by (partition, bucket, generation, key).
+    def _sorted(self, staged: str, base: int, rows: int) -> pa.RecordBatchReader:
+        """All `rows` staged rows in one stream sorted by (partition, bucket, generation, key).
 
         With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
         (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
-        rows already carry theirs (`_assign_dynamic`).
+        rows already carry theirs (`_assign_dynamic`). Fixed buckets that `_staged_bucket` left
+        NULL are computed here: in Python for at most `SMALL_INPUT_ROWS` rows (joined by arrival
+        number), else in SQL by the sort.
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
         bucket: exp.Expression = _qs(BUCKET)
+        joined = None
+        if self._python_buckets():
+            joined = self._python_staged(staged) if rows <= SMALL_INPUT_ROWS else None
+            if joined is None:
+                bucket = self.bucket_column()
+            else:
+                bucket = exp.column(BUCKET, table="b", quoted=True)
         select = exp.select(
             *[_qs(f.name) for f in self.schema.fields],
             exp.alias_(seq, SEQ, quoted=True),
@@ -903,8 +918,24 @@ class TableWriter:
             exp.alias_(bucket, BUCKET, quoted=True),
             _qs(GEN),
         ).from_(table)
+        if joined is not None:
+            on = exp.EQ(this=_qs(ORD), expression=exp.column(ORD, table="b", quoted=True))
+            select = select.join(table_node(joined, alias="b"), on=on)
         order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
+
+    def _python_staged(self, staged: str) -> str | None:
+        """The staged rows' arrival numbers and buckets from `python_buckets`, registered.
+
+        The registered name; None when a key value has no Python form.
+        """
+        key = self._bucket_key()
+        query = exp.select(_q(ORD), *[_q(name) for name, _ in key]).from_(table_node(staged))
+        rows = self._db().sql(query.sql("duckdb")).arrow().read_all()
+        buckets = python_buckets(rows.columns[1:], [t for _, t in key], self.schema.bucket)
+        if buckets is None:
+            return None
+        return self._register(pa.table({ORD: rows.column(0), BUCKET: buckets}))
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
@@ -952,7 +983,7 @@ class TableWriter:
         base = 0  # the stream's numbers: 0-based input positions, moved per bucket when written
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
-        reader = self._sorted(staged, base)
+        reader = self._sorted(staged, base, expected)
         pieces = (
             (
                 tuple(rows.column(p)[0].as_py() for p in self.parts),

@@ -2,10 +2,11 @@
 """paimon-sql puts each row of a fixed-bucket table in the bucket Apache Paimon 1.3.1 (Flink) does.
 
 The writer hashes a small statement's bucket keys in Python (at most ``SMALL_INPUT_ROWS`` rows) and
-a larger one's in DuckDB SQL (`paimon_sql.write.writer.TableWriter._small_input`). For keys of
-every kind (a STRING, a (STRING, INT) pair, every primitive type with NULLs, the nanosecond
-timestamps that only SQL hashes) paimon-sql writes one small and one large statement into an
-8-bucket table; Flink then writes every row again (``INSERT INTO t SELECT …, 'flink' FROM t``),
+a larger one's in DuckDB SQL (`paimon_sql.write.writer.TableWriter._small_input` when it streams,
+``_sorted`` when it stages). For keys of every kind (a STRING, a (STRING, INT) pair, every
+primitive type with NULLs, the nanosecond timestamps that only SQL hashes; a partial-update table,
+which stages) paimon-sql writes one small and one large statement into an 8-bucket table; Flink
+then writes every row again (``INSERT INTO t SELECT …, 'flink' FROM t``),
 hashing the keys with Java's own code. Each row's copy must sit in the bucket of paimon-sql's
 original (rows matched by a column ``n`` outside the key). A primary-key table also reads back its
 keys once each, with Flink's values, in Flink and in paimon-sql alike: a key in another bucket than
@@ -85,26 +86,29 @@ _NANOS = (
     ("ltz9", "TIMESTAMP_LTZ(9)", "make_timestamp_ns(i * 987654321987 - 1000000000000000001)"),
     ("s", "STRING", "'s' || i"),
 )
-#: name -> (key columns (name, type, SQL of row i), primary key?)
+_STRING_KEY = (("id", "STRING", "'key-' || i || repeat('é', (i % 19)::INT)"),)
+#: name -> (key columns (name, type, SQL of row i), the primary-key table's options, None for an
+#: append table with that bucket key). A partial-update table is staged, not streamed.
 TABLES = {
-    "pk_string": ((("id", "STRING", "'key-' || i || repeat('é', (i % 19)::INT)"),), True),
+    "pk_string": (_STRING_KEY, ""),
     "pk_composite": (
         (("a", "STRING", "repeat('x', (i % 11)::INT) || (i // 3)"), ("k", "INT", "(i % 3)::INT")),
-        True,
+        "",
     ),
-    "append_every_type": (_EVERY_TYPE, False),
-    "append_nanos": (_NANOS, False),
+    "pk_partial_update": (_STRING_KEY, ", 'merge-engine' = 'partial-update'"),
+    "append_every_type": (_EVERY_TYPE, None),
+    "append_nanos": (_NANOS, None),
 }
 
 
 def _ddl(name: str) -> str:
-    key, pk = TABLES[name]
+    key, options = TABLES[name]
     columns = ", ".join(f"{c} {t}" for c, t, _ in key)
     names = ",".join(c for c, _, _ in key)
-    if pk:
+    if options is not None:
         return (
             f"CREATE TABLE db.{name} ({columns}, n BIGINT, v STRING, "
-            f"PRIMARY KEY ({names}) NOT ENFORCED) WITH ('bucket' = '8')"
+            f"PRIMARY KEY ({names}) NOT ENFORCED) WITH ('bucket' = '8'{options})"
         )
     return (
         f"CREATE TABLE db.{name} ({columns}, n BIGINT, v STRING) "
@@ -146,7 +150,7 @@ def written(flink: FlinkOracle, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_rows_sit_in_javas_buckets(flink: FlinkOracle, written: Path, name: str):
-    key, pk = TABLES[name]
+    key, options = TABLES[name]
     table = written / "db.db" / name
     ours = _buckets(table, set())
     assert sorted(ours) == list(range(SMALL + SMALL_INPUT_ROWS + 300))
@@ -158,7 +162,7 @@ def test_rows_sit_in_javas_buckets(flink: FlinkOracle, written: Path, name: str)
     moved = {n: (ours[n], b) for n, b in javas.items() if ours.get(n) != b}
     assert len(javas) == len(ours)
     assert not moved, f"{name}: rows n -> (our bucket, Java's) {sorted(moved.items())[:10]}"
-    if not pk:
+    if options is None:
         return
     # every key once, with Flink's value: in paimon-sql's read and in Flink's
     session = paimon_sql.connect(written)

@@ -118,25 +118,45 @@ def test_an_input_beyond_the_write_buffer_is_written_as_several_sorted_runs(sess
 
 # --- fixed buckets of small inputs from Python, of large ones from SQL --------------------------
 
-#: (key columns and types, primary-key table?, the key of row i as DuckDB SQL, the same in
-#: Python). Keys of 0 to 40 bytes, multi-byte characters; NULL keys where the table allows them
-#: (an append table's bucket key).
+#: (key columns and types, the table's options (None: an append table with that bucket key), the
+#: key of row i as DuckDB SQL, the same in Python). Keys of 0 to 40 bytes, multi-byte characters;
+#: NULL keys where the table allows them (an append table's bucket key); each key twice in a
+#: statement ("repeated": the streamed write falls back to staging), and the merge engines that
+#: always stage.
 _KEYED = {
     "string": (
         [("id", "STRING")],
-        True,
+        "",
         ["'k' || i || repeat('é', (i % 19)::INT)"],
         lambda i: (f"k{i}" + "é" * (i % 19),),
     ),
     "composite": (
         [("a", "STRING"), ("b", "INT")],
-        True,
+        "",
+        ["repeat('x', (i % 11)::INT) || (i // 3)", "(i % 3 - 1)::INT"],
+        lambda i: ("x" * (i % 11) + str(i // 3), i % 3 - 1),
+    ),
+    "string_repeated": (
+        [("id", "STRING")],
+        "",
+        ["'k' || (i // 2)"],
+        lambda i: (f"k{i // 2}",),
+    ),
+    "string_partial_update": (
+        [("id", "STRING")],
+        "'merge-engine' = 'partial-update', ",
+        ["'k' || i || repeat('é', (i % 19)::INT)"],
+        lambda i: (f"k{i}" + "é" * (i % 19),),
+    ),
+    "composite_aggregation": (
+        [("a", "STRING"), ("b", "INT")],
+        "'merge-engine' = 'aggregation', ",
         ["repeat('x', (i % 11)::INT) || (i // 3)", "(i % 3 - 1)::INT"],
         lambda i: ("x" * (i % 11) + str(i // 3), i % 3 - 1),
     ),
     "append_nullable": (
         [("a", "STRING"), ("d", "DECIMAL(20, 3)")],
-        False,
+        None,
         [
             "CASE WHEN i % 7 = 0 THEN NULL ELSE 'a' || i END",
             "CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 1001 - 300000) / 1000 END",
@@ -165,17 +185,17 @@ def _bucket_files(root, names) -> dict[tuple[object, ...], int]:
 @pytest.mark.parametrize("shape", sorted(_KEYED))
 def test_small_and_large_inputs_land_in_javas_buckets(session, tmp_path, monkeypatch, shape):
     """A statement of at most SMALL_INPUT_ROWS rows gets its buckets from Python, a larger one from
-    DuckDB's SQL hash; the same keys land in the same bucket either way, the one Java's hash gives
-    (`bucket_of`: checked against Java's vectors and BinaryRow bytes; tests/interop/flink
-    test_bucket_keys_flink.py checks such tables against Apache Paimon 1.3.1 itself), and read
-    back.
+    DuckDB's SQL hash, streamed or staged; the same keys land in the same bucket either way, the one
+    Java's hash gives (`bucket_of`: checked against Java's vectors and BinaryRow bytes;
+    tests/interop/flink/test_bucket_keys_flink.py checks such tables against Apache Paimon 1.3.1
+    itself), and read back.
     """
     from paimon_sql.format.bucket import bucket_of
     from paimon_sql.types import parse_type
     from paimon_sql.write import bucket as bucket_module
     from paimon_sql.write import writer
 
-    key, pk, sql_key, py_key = _KEYED[shape]
+    key, options, sql_key, py_key = _KEYED[shape]
     calls: list[int] = []
     real = bucket_module.python_buckets
 
@@ -184,30 +204,39 @@ def test_small_and_large_inputs_land_in_javas_buckets(session, tmp_path, monkeyp
         return real(columns, types, num_buckets)
 
     monkeypatch.setattr(writer, "python_buckets", counted)
-    small, large = 300, writer.SMALL_INPUT_ROWS + 700
+    small, large = 300, 2 * writer.SMALL_INPUT_ROWS + 700  # repeated: over the limit once staged
     names = [n for n, _ in key]
     columns = ", ".join(f"{n} {t}" for n, t in key)
-    if pk:
-        ddl = f"({columns}, v BIGINT, PRIMARY KEY ({', '.join(names)}) NOT ENFORCED) WITH ("
-    else:
+    if options is None:
         ddl = f"({columns}, v BIGINT) WITH ('bucket-key' = '{','.join(names)}', "
+    else:
+        ddl = (
+            f"({columns}, v BIGINT, PRIMARY KEY ({', '.join(names)}) NOT ENFORCED) WITH ({options}"
+        )
     for name in ("by_small", "by_large"):
         session.sql(f"CREATE TABLE db.{name} {ddl}'bucket' = '8')")
     select = ", ".join(sql_key)
     for lo in range(0, large, small):  # the same keys in statements of 300 rows
         stop = min(lo + small, large)
         session.sql(f"INSERT INTO db.by_small SELECT {select}, i FROM range({lo}, {stop}) r(i)")
-    assert calls == [min(small, large - lo) for lo in range(0, large, small)]
+    # each statement's rows hashed once in Python (a key twice: the staged retry hashes its rows)
+    written = [min(small, large - lo) for lo in range(0, large, small)]
+    if shape == "string_repeated":
+        written = [n for rows in written for n in (rows, rows // 2)]
+    assert calls == written
     session.sql(f"INSERT INTO db.by_large SELECT {select}, i FROM range({large}) r(i)")
-    assert len(calls) == -(-large // small)  # the large statement: no Python buckets
+    assert len(calls) == len(written)  # the large statement: no Python buckets
 
     types = [parse_type(t) for _, t in key]
     expected = {py_key(i): bucket_of(py_key(i), types, 8) for i in range(large)}
     assert len(set(expected.values())) == 8
+    rows = [(*py_key(i), i) for i in range(large)]
+    if options is not None:  # a key keeps its last version
+        rows = sorted({py_key(i): (*py_key(i), i) for i in range(large)}.values())
     for name in ("by_small", "by_large"):
         assert _bucket_files(tmp_path / "wh" / "db.db" / name, names) == expected, name
-        rows = session.sql(f"SELECT {', '.join(names)}, v FROM db.{name}").fetchall()
-        assert sorted(rows, key=lambda r: r[-1]) == [(*py_key(i), i) for i in range(large)]
+        read = session.sql(f"SELECT {', '.join(names)}, v FROM db.{name}").fetchall()
+        assert sorted(read, key=lambda r: r[-1]) == sorted(rows, key=lambda r: r[-1])
 
 
 @pytest.mark.parametrize("rows", [3_000, 300_000])
