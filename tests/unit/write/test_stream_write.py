@@ -263,3 +263,24 @@ def test_an_input_error_read_from_the_stream_is_duckdbs_error(session, tmp_path,
     assert "IOError" not in str(caught.value)
     assert sorted(p.name for p in table.rglob("*") if p.is_file()) == before
     assert session.sql("SELECT * FROM db.t").fetchall() == [("a", 1)]
+
+
+@pytest.mark.parametrize("engine", ["deduplicate", "partial-update"])
+def test_a_small_input_python_cannot_hash_is_hashed_in_sql(session, tmp_path, monkeypatch, engine):
+    """When `python_buckets` has no answer (a value without a Python form: a timestamp beyond year
+    9999, which later steps of the writer cannot convert either today), a small input's buckets
+    come from SQL, streamed or staged, and land where Java's hash puts them."""
+    from paimon_sql.format.bucket import bucket_of
+    from paimon_sql.types import parse_type
+    from paimon_sql.write import writer
+
+    monkeypatch.setattr(writer, "python_buckets", lambda *a: None)
+    session.sql(
+        "CREATE TABLE db.t (id STRING, v INT, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('bucket' = '8', 'merge-engine' = '{engine}')"
+    )
+    session.sql("INSERT INTO db.t SELECT 'k' || i, i FROM range(200) r(i)")
+    types = [parse_type("STRING")]
+    expected = {(f"k{i}",): bucket_of((f"k{i}",), types, 8) for i in range(200)}
+    assert _bucket_files(tmp_path / "wh" / "db.db" / "t", ["id"]) == expected
+    assert sorted(session.sql("SELECT v FROM db.t").fetchall()) == [(i,) for i in range(200)]
