@@ -54,4 +54,13 @@ def row_hash(values: Sequence[Any], types: Sequence[DataType]) -> int:
 
 def bucket_of(values: Sequence[Any], types: Sequence[DataType], num_buckets: int) -> int:
     """``abs(hash % N)`` with Java's truncating remainder."""
-    return abs(row_hash(values, types)) % num_buckets
+    return bucket_of_hash(row_hash(values, types), num_buckets)
+
+
+def bucket_of_hash(hash_code: int, num_buckets: int) -> int:
+    """The bucket of a row of signed 32-bit hash `hash_code`: Java's ``Math.abs(hash % N)``.
+
+    >>> bucket_of_hash(-7, 4), bucket_of_hash(-(2**31), 3)
+    (3, 2)
+    """
+    return abs(hash_code) % num_buckets

@@ -17,6 +17,10 @@ arithmetic that stays exact for 32-bit operands:
 * the final avalanche (``fmix``) reads its input 8 times; a large input is bound by one-element
   ``list_transform`` calls (`_fmix_once`) rather than copied.
 
+DuckDB binds a STRING key's expression (~13 KB of SQL) in tens of milliseconds on every statement:
+the writer hashes small inputs in Python instead (`python_buckets`, Java's hash by
+`paimon_sql.format.bucket` over the values DuckDB hands over as Arrow), giving the same buckets.
+
 >>> from paimon_sql.types import parse_type
 >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
 >>> bucket_expression(key, 4).sql("duckdb").startswith("ABS(")
@@ -26,6 +30,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import datetime
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -36,7 +41,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
-from paimon_sql.format.bucket import bucket_of
+from paimon_sql.format.bucket import bucket_of_hash, row_hash
 from paimon_sql.types import (
     BINARY_ROOTS,
     NUMERIC_ROOTS,
@@ -372,8 +377,13 @@ def _floor_div(x: exp.Expression, d: int) -> exp.Expression:
 
 
 def _timestamp_parts(value: exp.Expression, t: DataType) -> tuple[exp.Expression, exp.Expression]:
-    """(epoch millis, nano of millisecond) as BIGINT expressions, floor semantics like Java."""
-    if t.root == "TIMESTAMP" and (t.precision or 0) > 6:
+    """(epoch millis, nano of millisecond) as BIGINT expressions, floor semantics like Java.
+
+    TIMESTAMP_LTZ(7..9) reads as the TIMESTAMP_NS of its UTC wall-clock time, as TIMESTAMP(7..9)
+    does (`paimon_sql.types.duckdb_type`): through TIMESTAMPTZ it would lose its sub-microsecond
+    digits and move by the session's time zone.
+    """
+    if (t.precision or 0) > 6:
         nanos = _fn("epoch_ns", _cast(value, "TIMESTAMP_NS"))
         millis = _floor_div(nanos, 1_000_000)
         return millis, _bin(exp.Sub, nanos, _mul(millis, 1_000_000))
@@ -668,69 +678,96 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
         con.close()
 
 
-# --- small inputs: the buckets in Python --------------------------------------------------------
-
-#: Inputs of at most this many rows (known from the statement's shape) get their buckets from
-#: `python_buckets`: DuckDB takes 20-90 ms to bind and start the hash expression of a string key,
-#: whatever the number of rows; Python hashes a row in about 10 us.
-FEW_ROWS = 1024
-
-#: Key types whose Python values (from Arrow) encode into Java's BinaryRow exactly: no padding
-#: (CHAR, BINARY), no float bit patterns, no sub-microsecond or zoned times.
-_PYTHON_HASHED = frozenset(
-    {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "DECIMAL", "VARCHAR", "VARBINARY"}
-)
+# --- small inputs: the bucket in Python ---------------------------------------------------------
 
 
-def hashed_in_python(types: Sequence[DataType]) -> bool:
-    """Whether `python_buckets` can hash a bucket key of these types.
+def python_hashable(t: DataType) -> bool:
+    """Whether `key_values` turns DuckDB's Arrow values of type `t` into `encode_row`'s exactly.
+
+    Every bucket-key type but TIMESTAMP(p > 6) / TIMESTAMP_LTZ(p > 6), whose nanoseconds a Python
+    ``datetime`` cannot hold (those keys are hashed in SQL only).
 
     >>> from paimon_sql.types import parse_type
-    >>> hashed_in_python([parse_type("STRING"), parse_type("DECIMAL(20, 2)")])
-    True
-    >>> hashed_in_python([parse_type("TIMESTAMP(9)")])
-    False
+    >>> python_hashable(parse_type("STRING")), python_hashable(parse_type("TIMESTAMP(9)"))
+    (True, False)
     """
-    return bool(types) and all(t.root in _PYTHON_HASHED for t in types)
+    if t.is_nested or t.root not in _KEY_ROOTS:
+        return False
+    return t.root not in TIMESTAMP_ROOTS or (t.precision or 0) <= 6
 
 
-def few_rows(source: exp.Expression | str, limit: int = FEW_ROWS) -> bool:
-    """Whether the query `source` yields at most `limit` rows, by its shape alone.
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
-    Only ``VALUES`` lists and ``SELECT``s without ``FROM``, under projections, filters and
-    ``UNION``s: no table, join, ``UNNEST`` or table function (any of which may yield any number of
-    rows). Conservative: False when unsure.
 
-    >>> few_rows(exp.maybe_parse("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) t(k, v)"))
-    True
-    >>> few_rows(exp.maybe_parse("SELECT i FROM range(3) r(i)"))
-    False
-    >>> few_rows(exp.maybe_parse("SELECT unnest([1, 2, 3])"))
-    False
+def key_values(column: pa.Array[Any] | pa.ChunkedArray[Any], t: DataType) -> list[Any]:
+    """The Python values of an Arrow column of DuckDB type ``duckdb_type(t)``, for `encode_row`.
+
+    Of `python_hashable` types: DATE as days and TIME as milliseconds (a date beyond the years of
+    ``datetime.date`` still converts); TIMESTAMP as a naive ``datetime``, TIMESTAMP_LTZ as a UTC
+    one, from the microseconds since the epoch (whatever the zone of the Arrow type). A timestamp
+    outside years 1..9999 raises ``OverflowError``; a column of another unit, ``ValueError``.
+
+    >>> from paimon_sql.types import parse_type
+    >>> key_values(pa.array([0, None], pa.time64("us")), parse_type("TIME"))
+    [0, None]
+    >>> key_values(pa.array([1500], pa.timestamp("us", "UTC")), parse_type("TIMESTAMP_LTZ(6)"))
+    [datetime.datetime(1970, 1, 1, 0, 0, 0, 1500, tzinfo=datetime.timezone.utc)]
     """
-    if isinstance(source, str):
-        return False
-    if source.find(exp.Table, exp.Join, exp.Unnest, exp.Explode, exp.Lateral):
-        return False
-    rows = sum(len(v.expressions) for v in source.find_all(exp.Values))
-    rows += sum(1 for s in source.find_all(exp.Select) if not s.args.get("from_"))
-    return rows <= limit
+    r = t.root
+    if r == "DATE":
+        return column.cast(pa.int32()).to_pylist()
+    if r == "TIME":
+        if column.type != pa.time64("us"):
+            raise ValueError(f"a TIME key column of Arrow type {column.type}, not time64[us]")
+        return [None if m is None else m // 1000 for m in column.cast(pa.int64()).to_pylist()]
+    if r in TIMESTAMP_ROOTS:
+        if not pa.types.is_timestamp(column.type) or column.type.unit != "us":
+            raise ValueError(f"a {r} key column of Arrow type {column.type}, not microseconds")
+        base = _EPOCH_UTC if r == "TIMESTAMP_LTZ" else _EPOCH
+        micros = column.cast(pa.int64()).to_pylist()
+        return [None if m is None else base + datetime.timedelta(microseconds=m) for m in micros]
+    return column.to_pylist()
+
+
+def python_hashes(
+    columns: Sequence[pa.Array[Any] | pa.ChunkedArray[Any]], types: Sequence[DataType]
+) -> list[int] | None:
+    """Java's ``BinaryRow.hashCode()`` of each row of the key `columns`, computed in Python.
+
+    `hash_expression`'s values over the same DuckDB values (`types` must be `python_hashable`), by
+    `paimon_sql.format.bucket.row_hash`; None when a value has no exact Python form (a timestamp
+    outside years 1..9999).
+
+    >>> from paimon_sql.types import parse_type
+    >>> python_hashes([pa.array(["abc"]), pa.array([5], pa.int32())],
+    ...               [parse_type("STRING"), parse_type("INT")]) == [
+    ...     row_hash(("abc", 5), [parse_type("STRING"), parse_type("INT")])]
+    True
+    """
+    try:
+        values = [key_values(c, t) for c, t in zip(columns, types, strict=True)]
+    except (OverflowError, ValueError, pa.ArrowException):
+        return None
+    return [row_hash(row, types) for row in zip(*values, strict=True)]
 
 
 def python_buckets(
-    rows: pa.Table, keys: Sequence[str], types: Sequence[DataType], num_buckets: int
-) -> pa.Array[Any]:
-    """The fixed bucket of each row of `rows`, hashed in Python (`format.bucket.bucket_of`).
+    columns: Sequence[pa.Array[Any] | pa.ChunkedArray[Any]],
+    types: Sequence[DataType],
+    num_buckets: int,
+) -> pa.Array[Any] | None:
+    """The bucket of each row of the key `columns` (INT32), computed in Python (`python_hashes`).
 
-    The same as `bucket_expression` (Java's), for `hashed_in_python` key types.
+    The same buckets as `bucket_expression` over the same DuckDB values, without its cost per
+    statement (DuckDB binds a STRING key's ~13 KB of SQL hash in 60-90 ms; Python hashes a row in
+    ~10 µs): for small inputs. None when `python_hashes` is.
 
     >>> from paimon_sql.types import parse_type
-    >>> rows = pa.table({"id": [1, 2, 3]})
-    >>> python_buckets(rows, ["id"], [parse_type("BIGINT NOT NULL")], 4).to_pylist()
+    >>> python_buckets([pa.array([1, 2, 3])], [parse_type("BIGINT NOT NULL")], 4).to_pylist()
     [2, 0, 1]
     """
-    columns = [rows.column(k).to_pylist() for k in keys]
-    return pa.array(
-        [bucket_of(values, types, num_buckets) for values in zip(*columns, strict=True)],
-        pa.int32(),
-    )
+    hashes = python_hashes(columns, types)
+    if hashes is None:
+        return None
+    return pa.array([bucket_of_hash(h, num_buckets) for h in hashes], pa.int32())

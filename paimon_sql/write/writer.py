@@ -4,7 +4,9 @@ See paimon-format.md §6, §7.
 
 DuckDB does the heavy lifting: the bucket (Java's murmur hash as a SQL expression), the partition
 and the sort by key. Python only cuts the sorted stream into files at (partition, bucket) changes
-and encodes them on two threads. Two paths:
+and encodes them on two threads; and hashes the fixed buckets of small inputs (at most
+`SMALL_INPUT_ROWS` rows), which DuckDB would spend more time binding the SQL hash for than Python
+spends on the rows. Two paths:
 
 * `write_stream` (append tables; fixed-bucket deduplicate / first-row tables): one query straight
   from the input, no staging copy, sorted in runs of bounded size as Java's writer flushes its
@@ -64,10 +66,9 @@ from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import (
     bucket_expression,
-    few_rows,
     hash_expression,
-    hashed_in_python,
     python_buckets,
+    python_hashable,
 )
 from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
@@ -96,6 +97,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.types import DataType
     from paimon_sql.write.global_index import KeyReader
 
 _T = TypeVar("_T")
@@ -108,6 +110,12 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
+#: At most this many input rows get their fixed bucket from Python (`TableWriter._small_input`,
+#: `TableWriter._sorted`); more are hashed in SQL. Measured per INSERT into an 8-bucket table (CPU):
+#: a STRING key costs Python ~8 µs a row and the SQL path ~105 ms a statement (binding ~13 KB of
+#: SQL), so they cross at ~12,000 rows; a (STRING, INT) key ~9 µs / ~115 ms; a BIGINT key
+#: ~4.5 µs / ~45 ms, crossing at ~4,000.
+SMALL_INPUT_ROWS = 4096
 
 
 def _q(name: str) -> exp.Column:
@@ -178,13 +186,7 @@ class TableWriter:
         """
         n = self.schema.bucket
         if n > 0:
-            keys = self.schema.bucket_keys
-            if not keys:
-                raise SchemaError(
-                    f"table {self.table.name} has bucket={n} but no bucket key; set 'bucket-key' "
-                    "(append tables)"
-                )
-            cols = [(_q(k), self.schema.field(k).type) for k in keys]
+            cols = [(_q(k), t) for k, t in self._bucket_key()]
             return bucket_expression(cols, n)
         if self.dynamic:
             return exp.cast(exp.null(), "INTEGER")  # assigned after staging, per partition
@@ -193,6 +195,31 @@ class TableWriter:
                 "writing postpone-bucket tables (bucket=-2) is not supported yet"
             )
         return exp.Literal.number(0)
+
+    def _bucket_key(self) -> list[tuple[str, DataType]]:
+        """The bucket key's columns and types (fixed buckets)."""
+        keys = self.schema.bucket_keys
+        if not keys:
+            raise SchemaError(
+                f"table {self.table.name} has bucket={self.schema.bucket} but no bucket key; set "
+                "'bucket-key' (append tables)"
+            )
+        return [(k, self.schema.field(k).type) for k in keys]
+
+    def _python_buckets(self) -> bool:
+        """Whether a small input's fixed buckets are computed in Python (`_small_input`).
+
+        More than one bucket (one is the constant 0) and a key of `python_hashable` types.
+        """
+        if self.schema.bucket <= 1:
+            return False
+        return all(python_hashable(t) for _, t in self._bucket_key())
+
+    def _staged_bucket(self) -> exp.Expression:
+        """The bucket of a staged row: NULL where `_sorted` computes it, else `bucket_column`."""
+        if self._python_buckets():
+            return exp.cast(exp.null(), "INTEGER")
+        return self.bucket_column()
 
     def _generation(self) -> exp.Expression:
         """0 for the version a file keeps.
@@ -338,7 +365,7 @@ class TableWriter:
         staged = exp.select(
             *[_q(f.name) for f in self.schema.fields],
             _q(ORD),
-            exp.alias_(self.bucket_column(), BUCKET, quoted=True),
+            exp.alias_(self._staged_bucket(), BUCKET, quoted=True),
             exp.alias_(self._kind(kind), KIND, quoted=True),
             exp.alias_(part_id, PART, quoted=True),
             *extra,
@@ -869,16 +896,25 @@ class TableWriter:
         ]
         return _fold_sequences(self.table, metas, part)
 
-    def _sorted(self, staged: str, base: int) -> pa.RecordBatchReader:
-        """All staged rows in one stream sorted by (partition, bucket, generation, key).
+    def _sorted(self, staged: str, base: int, rows: int) -> pa.RecordBatchReader:
+        """All `rows` staged rows in one stream sorted by (partition, bucket, generation, key).
 
         With the group columns. PK rows carry ``base - 1 + input position`` as their sequence number
         (rising in arrival order in every bucket; gaps are fine for readers, §7). Dynamic-bucket
-        rows already carry theirs (`_assign_dynamic`).
+        rows already carry theirs (`_assign_dynamic`). Fixed buckets that `_staged_bucket` left
+        NULL are computed here: in Python for at most `SMALL_INPUT_ROWS` rows (joined by arrival
+        number), else in SQL by the sort.
         """
         table = table_node(staged, alias="s")
         seq = exp.Add(this=exp.Literal.number(base - 1), expression=_qs(ORD))
         bucket: exp.Expression = _qs(BUCKET)
+        joined = None
+        if self._python_buckets():
+            joined = self._python_staged(staged) if rows <= SMALL_INPUT_ROWS else None
+            if joined is None:
+                bucket = self.bucket_column()
+            else:
+                bucket = exp.column(BUCKET, table="b", quoted=True)
         select = exp.select(
             *[_qs(f.name) for f in self.schema.fields],
             exp.alias_(seq, SEQ, quoted=True),
@@ -887,8 +923,24 @@ class TableWriter:
             exp.alias_(bucket, BUCKET, quoted=True),
             _qs(GEN),
         ).from_(table)
+        if joined is not None:
+            on = exp.EQ(this=_qs(ORD), expression=exp.column(ORD, table="b", quoted=True))
+            select = select.join(table_node(joined, alias="b"), on=on)
         order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
         return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
+
+    def _python_staged(self, staged: str) -> str | None:
+        """The staged rows' arrival numbers and buckets from `python_buckets`, registered.
+
+        The registered name; None when a key value has no Python form.
+        """
+        key = self._bucket_key()
+        query = exp.select(_q(ORD), *[_q(name) for name, _ in key]).from_(table_node(staged))
+        rows = self._db().sql(query.sql("duckdb")).arrow().read_all()
+        buckets = python_buckets(rows.columns[1:], [t for _, t in key], self.schema.bucket)
+        if buckets is None:
+            return None
+        return self._register(pa.table({ORD: rows.column(0), BUCKET: buckets}))
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
@@ -936,7 +988,7 @@ class TableWriter:
         base = 0  # the stream's numbers: 0-based input positions, moved per bucket when written
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
-        reader = self._sorted(staged, base)
+        reader = self._sorted(staged, base, expected)
         pieces = (
             (
                 tuple(rows.column(p)[0].as_py() for p in self.parts),
@@ -1085,62 +1137,70 @@ class TableWriter:
     def _stream_query(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression, *, bucket: bool = True
     ) -> exp.Select:
-        """The rows of `source` in the table's columns, their kind and (`bucket`) their bucket."""
+        """The input's rows as the table's columns, ``_VALUE_KIND`` (primary keys), the bucket.
+
+        Without the bucket unless `bucket` (`_runs` adds it).
+        """
         inner = exp.Subquery(
             this=exp.maybe_parse(source, dialect="duckdb"),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
-        buckets = [exp.alias_(self.bucket_column(), BUCKET, quoted=True)] if bucket else []
-        if not self.pk:
-            select = exp.select(
-                *[_q(f.name) for f in self.schema.fields], *buckets, copy=False
-            ).from_(inner, copy=False)
-            return select  # sorted by (partition, bucket) in runs, when needed: `_runs`
-        select = exp.select(
-            *[_q(f.name) for f in self.schema.fields],
-            exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True),
-            *buckets,
-            copy=False,
-        ).from_(inner, copy=False)
+        columns: list[exp.Expr] = [_q(f.name) for f in self.schema.fields]
+        if self.pk:
+            columns.append(exp.alias_(exp.cast(self._kind(kind), "TINYINT"), KIND, quoted=True))
+        if bucket:
+            columns.append(exp.alias_(self.bucket_column(), BUCKET, quoted=True))
         # No arrival numbering (a window makes DuckDB's sort single-threaded, 3x slower) and no
-        # ORDER BY: `_runs` sorts the stream in runs, where a repeated key is an equal neighbour.
-        return select
+        # ORDER BY: `_runs` sorts the stream in runs, where a repeated key is an equal neighbour
+        # (append rows by partition and bucket, only when needed).
+        return exp.select(*columns, copy=False).from_(inner, copy=False)
 
     def _stream(
         self, source: exp.Expression | str, kind: RowKind | exp.Expression
     ) -> tuple[list[CommitMessage], int]:
         # each bucket numbers on from its own counter (§7), read for the buckets written only
         starts, base = self.bucket_sequences(), 0
-        if self._python_buckets(source):
-            return self._write_batches(self._few(source, kind).to_reader(), base, starts)
-        query = self._stream_query(source, kind)
+        python = self._python_buckets()
+        query = self._stream_query(source, kind, bucket=not python)
         # batches of at most a quarter run, so a run overshoots its rows by little
         batch = min(131072, max(self.run_rows() // 4, 1024))
         reader = self.con.sql(query.sql("duckdb")).arrow(batch_size=batch)
         try:
-            return self._write_batches(reader, base, starts)
+            rows = self._small_input(reader) if python else reader
+            return self._write_batches(rows, base, starts)
         finally:
             reader.close()  # a failed stream must not leave the connection busy
 
-    def _python_buckets(self, source: exp.Expression | str) -> bool:
-        """Whether the buckets of `source`'s rows are hashed in Python (`write.bucket.few_rows`).
+    def _small_input(self, reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+        """`reader`'s rows with their fixed bucket computed in Python when they are few.
 
-        Fixed buckets (more than one), a key `hashed_in_python`, and an input that has few rows by
-        its shape (``INSERT … VALUES``): DuckDB's hash expression costs 20-90 ms to bind and start
-        whatever the rows; Python about 10 us a row.
+        Reads up to `SMALL_INPUT_ROWS` rows: an input that ends there gets its buckets from
+        `python_buckets` (Java's hash, as the SQL computes it); a larger one (or one with a value
+        Python cannot hold) streams on without the bucket, which `_runs` adds in SQL while it sorts.
+        DuckDB binds the SQL hash of a STRING key in 60-90 ms on every statement, more than
+        Python spends on thousands of rows. An error of the input's query raises here as
+        `_runs` raises it.
         """
-        if self.schema.bucket <= 1 or not self.schema.bucket_keys:
-            return False
-        types = [self.schema.field(k).type for k in self.schema.bucket_keys]
-        return hashed_in_python(types) and few_rows(source)
-
-    def _few(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> pa.Table:
-        """`_stream_query`'s rows of a small `source`, their bucket hashed in Python."""
-        query = self._stream_query(source, kind, bucket=False)
-        rows: pa.Table = self._db().sql(query.sql("duckdb")).arrow().read_all()
-        keys = list(self.schema.bucket_keys)
-        types = [self.schema.field(k).type for k in keys]
-        return rows.append_column(BUCKET, python_buckets(rows, keys, types, self.schema.bucket))
+        head: list[pa.RecordBatch] = []
+        rows = 0
+        batches = iter(reader)
+        try:
+            for batch in batches:
+                head.append(batch)
+                rows += batch.num_rows
+                if rows > SMALL_INPUT_ROWS:
+                    break
+            else:
+                small = pa.Table.from_batches(head, schema=reader.schema)
+                key = self._bucket_key()
+                columns = [small.column(name) for name, _ in key]
+                buckets = python_buckets(columns, [t for _, t in key], self.schema.bucket)
+                if buckets is not None:
+                    small = small.append_column(pa.field(BUCKET, pa.int32()), buckets)
+                    return pa.RecordBatchReader.from_batches(small.schema, small.to_batches())
+        except OSError as err:  # the query's error read through DuckDB's Arrow stream
+            raise input_error(err) from err
+        return pa.RecordBatchReader.from_batches(reader.schema, itertools.chain(head, batches))
 
     def run_rows(self) -> int:
         """The most rows DuckDB sorts as one run: one per 12 bytes of its cap.
@@ -1169,6 +1229,9 @@ class TableWriter:
             yield from reader
             return
         order = [_q(c) for c in (*self.parts, BUCKET, *(self.keys if self.pk else ()))]
+        columns: list[exp.Expr] = [exp.Star()]
+        if BUCKET not in reader.schema.names:  # a large input (`_small_input`): hashed here
+            columns.append(exp.alias_(self.bucket_column(), BUCKET, quoted=True))
         limit = self.run_rows()
         batches = iter(reader)
         state: dict[str, Any] = {"more": True}
@@ -1185,6 +1248,9 @@ class TableWriter:
             except duckdb.Error as err:  # the input query's own error, raised as itself below
                 state["error"] = err
                 raise
+            except OSError as err:  # the same, read through DuckDB's Arrow stream
+                state["error"] = input_error(err)
+                raise
 
         cursor = self._db().cursor()
         try:
@@ -1193,7 +1259,7 @@ class TableWriter:
                 name = f"__paimon_run_{next(_counter)}"
                 cursor.register(name, pa.RecordBatchReader.from_batches(reader.schema, run()))
                 try:
-                    query = exp.select("*").from_(table_node(name)).order_by(*order)
+                    query = exp.select(*columns).from_(table_node(name)).order_by(*order)
                     yield from cursor.sql(query.sql("duckdb")).arrow()
                 except (duckdb.Error, OSError) as err:
                     if "error" in state:
@@ -1212,6 +1278,8 @@ class TableWriter:
     ) -> tuple[list[CommitMessage], int]:
         batches: Iterator[pa.RecordBatch] = self._runs(reader)
         schema = reader.schema
+        if BUCKET not in schema.names:  # added by `_runs`
+            schema = schema.append(pa.field(BUCKET, pa.int32()))
         if self.pk:
             keys = [*self.parts, *self.keys]
             batches = _numbered(_unique_keys(self._non_null_keys(batches), keys), base)
@@ -1257,6 +1325,32 @@ class TableWriter:
             self._registered.clear()
         finally:
             self._restore_memory()
+
+
+#: DuckDB's exception types by the words its message starts with.
+_DUCKDB_ERRORS: dict[str, type[duckdb.Error]] = {
+    "Conversion Error": duckdb.ConversionException,
+    "Out of Range Error": duckdb.OutOfRangeException,
+    "Out of Memory Error": duckdb.OutOfMemoryException,
+    "Invalid Input Error": duckdb.InvalidInputException,
+}
+
+
+def input_error(err: OSError) -> duckdb.Error:
+    """The DuckDB error of a query read through its Arrow stream, which raises it as an OSError.
+
+    Of the type its message names (a value that does not fit stays a conversion error, running out
+    of memory an ``OutOfMemoryException``), else an ``InvalidInputException``, as DuckDB wraps the
+    error of a stream it scans.
+
+    >>> type(input_error(OSError("Conversion Error: Could not convert string 'x' to INT32")))
+    <class '_duckdb.ConversionException'>
+    >>> type(input_error(OSError("table db.t cannot be read: damaged file")))
+    <class '_duckdb.InvalidInputException'>
+    """
+    text = str(err)
+    kind = _DUCKDB_ERRORS.get(text.split(":", 1)[0], duckdb.InvalidInputException)
+    return kind(text)
 
 
 def kind_node(kind: RowKind | exp.Expression) -> exp.Expression:

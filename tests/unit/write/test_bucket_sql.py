@@ -1,4 +1,5 @@
-"""The SQL bucket hash against the Python reference, Java's vectors and Java-written tables."""
+"""The SQL bucket hash, and the Python one of small inputs (`python_hashes` over DuckDB's Arrow),
+against the Python reference, Java's vectors, Java's row layout and Java-written tables."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from paimon_sql.types import duckdb_type, parse_type
 from paimon_sql.write.bucket import (
     bucket_expression,
     hash_expression,
-    hashed_in_python,
     python_buckets,
+    python_hashable,
+    python_hashes,
 )
 from tests.fixtures import FIXTURES
 
@@ -67,19 +69,23 @@ def sql_hashes(
     return [r[0] for r in con.execute(query.sql("duckdb")).fetchall()]
 
 
+def arrow_hashes(con: duckdb.DuckDBPyConnection, types: list[str]) -> list[int] | None:
+    """The rows `sql_hashes` loaded, hashed in Python from DuckDB's Arrow (the writer's small path).
+
+    None when a type has no Python path (those keys are hashed in SQL only).
+    """
+    parsed = [parse_type(t) for t in types]
+    if not all(map(python_hashable, parsed)):
+        return None
+    query = exp.select(*[f"c{i}" for i in range(len(parsed))]).from_("k").order_by("rid")
+    rows = con.sql(query.sql("duckdb")).arrow().read_all()
+    return python_hashes(rows.columns, parsed)
+
+
 def java_decimal_length(unscaled: int) -> int:
     """BigInteger.toByteArray().length."""
     bit_length = (~unscaled if unscaled < 0 else unscaled).bit_length()
     return bit_length // 8 + 1
-
-
-def python_reference_agrees(value: Any, t: DataType) -> bool:
-    """The Python encoder sizes negative DECIMAL(p > 18) values by |u|.bit_length(); Java by
-    bitLength(~u). They differ for u = -2**(8k-1) (e.g. -128), see test_java_decimal_byte_length."""
-    if value is None or t.root != "DECIMAL" or (t.precision or 0) <= 18:
-        return True
-    u = int(value.scaleb(t.scale or 0))
-    return java_decimal_length(u) == max(1, (u.bit_length() + 8) // 8)
 
 
 def rand_string(rng: random.Random, max_bytes: int) -> str:
@@ -162,6 +168,7 @@ ALL_TYPES = [
     "TIMESTAMP(9)",
     "TIMESTAMP_LTZ(3)",
     "TIMESTAMP_LTZ(6)",
+    "TIMESTAMP_LTZ(9)",
 ]
 
 
@@ -173,10 +180,15 @@ def con() -> duckdb.DuckDBPyConnection:
 
 
 def check(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], types: list[str]) -> None:
+    """The SQL hash and the Python path's (where the types have one) equal the reference's."""
     parsed = [parse_type(t) for t in types]
-    rows = [r for r in rows if all(map(python_reference_agrees, r, parsed))]
     expected = [row_hash(r, parsed) for r in rows]
     assert sql_hashes(con, rows, types) == expected
+    python = arrow_hashes(con, types)
+    if python is not None:
+        assert python == expected, "the Python path differs from the SQL hash"
+    else:
+        assert any((t.precision or 0) > 6 for t in parsed if t.root.startswith("TIMESTAMP"))
 
 
 @pytest.mark.parametrize("type_text", ALL_TYPES)
@@ -307,13 +319,45 @@ def test_more_than_56_columns_widen_the_header(con):
 def test_extremes(con):
     check(con, [(-(2**63),), (2**63 - 1,)], ["BIGINT"])
     check(con, [(-(2**31), -(2**15), -128)], ["INT", "SMALLINT", "TINYINT"])
-    # The Python encoder rounds to 28 digits (default decimal context): use Java's bytes.
+    # 38 digits, beyond the default decimal context's 28: against Java's bytes
     unscaled = [10**38 - 1, -(10**38) + 1, 3 * 10**37 + 1, -(2**120), 2**63, -(2**63) - 1]
     got = sql_hashes(con, [(decimal.Decimal(u),) for u in unscaled], ["DECIMAL(38, 0)"])
     assert got == [hash_row_bytes(java_decimal_row(u)) for u in unscaled]
+    assert arrow_hashes(con, ["DECIMAL(38, 0)"]) == got
     old, old_ns = datetime.datetime(1, 1, 1, 0, 0, 0, 1), datetime.datetime(1677, 9, 22, 0, 0, 0, 1)
     check(con, [(old, old, old_ns)], ["TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)"])
     check(con, [(float("inf"), float("-inf"), float("nan"))], ["DOUBLE", "DOUBLE", "DOUBLE"])
+
+
+def test_float_bits_signed_zero_and_nans(con):
+    """-0.0 and a NaN with its sign bit hash by their own bits (Java writes a float's raw bits)."""
+    nan = float("nan")
+    values = [0.0, -0.0, nan, -nan, float("inf"), 1.5]
+    assert struct.pack("<d", -nan) != struct.pack("<d", nan)
+    check(con, [(v, v) for v in values], ["FLOAT", "DOUBLE NOT NULL"])
+
+
+def test_values_beyond_pythons_dates(con):
+    """DuckDB's dates and timestamps reach beyond Python's years 1..9999.
+
+    A date keeps its Python path (its days since the epoch); a timestamp has none there
+    (`python_hashes` is None: the writer hashes those rows in SQL).
+    """
+    con.execute(
+        "CREATE OR REPLACE TABLE far AS SELECT * FROM (VALUES "
+        "(DATE '10000-01-01', TIMESTAMP '10000-01-01 00:00:00'), "
+        "(DATE '0001-01-01' - 1, TIMESTAMP '2024-01-01 00:00:00')) v(d, ts)"
+    )
+    date, ts = parse_type("DATE"), parse_type("TIMESTAMP(6)")
+    e = hash_expression([(exp.column("d"), date)])
+    days = [r[0] for r in con.sql("SELECT d - DATE '1970-01-01' FROM far").fetchall()]
+    assert [r[0] for r in con.sql(select_sql(e, table="far")).fetchall()] == [
+        row_hash((d,), [date]) for d in days
+    ]
+    rows = con.sql("SELECT d, ts FROM far").arrow().read_all()
+    assert python_hashes([rows.column("d")], [date]) == [row_hash((d,), [date]) for d in days]
+    assert python_hashes([rows.column("ts")], [ts]) is None
+    assert python_buckets([rows.column("d"), rows.column("ts")], [date, ts], 4) is None
 
 
 def java_decimal_row(unscaled: int) -> bytes:
@@ -324,11 +368,47 @@ def java_decimal_row(unscaled: int) -> bytes:
 
 
 def test_java_decimal_byte_length(con):
-    """Java writes BigInteger(-128).toByteArray() = [0x80]: 1 byte; the Python encoder writes 2."""
+    """Java writes BigInteger(-128).toByteArray() = [0x80]: 1 byte (bitLength of ~u)."""
     assert java_decimal_row(-128)[16:18] == b"\x80\x00"
     unscaled = [-128, -32768, -(2**23), -(2**63), 127, 128, -129]
     got = sql_hashes(con, [(decimal.Decimal(u).scaleb(-2),) for u in unscaled], ["DECIMAL(20, 2)"])
     assert got == [hash_row_bytes(java_decimal_row(u)) for u in unscaled]
+    assert arrow_hashes(con, ["DECIMAL(20, 2)"]) == got
+
+
+def java_timestamp_row(epoch_nanos: int) -> bytes:
+    """The BinaryRow (no arity) of one TIMESTAMP(p > 3) as Java's BinaryRowWriter writes it.
+
+    Java's ``Timestamp`` is (epoch millisecond, nano of millisecond), floored: the slot holds the
+    var offset and the nanos, the var part the millisecond.
+    """
+    millis, nanos = divmod(epoch_nanos, 1_000_000)
+    return bytes(8) + struct.pack("<Q", (16 << 32) | nanos) + struct.pack("<q", millis)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+@pytest.mark.parametrize("type_text", ["TIMESTAMP(9)", "TIMESTAMP_LTZ(9)", "TIMESTAMP_LTZ(7)"])
+def test_nanosecond_timestamps_hash_as_java(zone, type_text):
+    """TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9) read as DuckDB TIMESTAMP_NS (the LTZ one's UTC
+    wall-clock time): their nanoseconds and no time zone go into the hash.
+
+    The SQL hash once read an LTZ(7..9) value through TIMESTAMPTZ: rounded to microseconds and
+    shifted by the session's time zone. Python has no path for them (a ``datetime`` holds
+    microseconds).
+    """
+    c = duckdb.connect()
+    c.execute(f"SET TimeZone = '{zone}'")
+    nanos = [1704067200123456789, -1, 0, 999, -1_000_001, 1_000_000, -86_400_000_000_001]
+    t = parse_type(type_text)
+    c.execute(
+        "CREATE TABLE n AS SELECT rid, make_timestamp_ns(x) AS c0 "
+        "FROM unnest(?::BIGINT[]) WITH ORDINALITY AS u(x, rid)",
+        [nanos],
+    )
+    e = hash_expression([(exp.column("c0"), t)])
+    got = [r[0] for r in c.execute(select_sql(e, table="n") + " ORDER BY rid").fetchall()]
+    assert got == [hash_row_bytes(java_timestamp_row(x)) for x in nanos]
+    assert not python_hashable(t)
 
 
 def test_java_vectors(con):
@@ -341,6 +421,9 @@ def test_java_vectors(con):
         for n in (1, 2, 3)
     ]
     assert got == [96, 27, 40]
+    rows = con.sql("SELECT a, b, c FROM j").arrow().read_all()
+    python = [python_buckets(rows.columns[:n], [t] * n, 100) for n in (1, 2, 3)]
+    assert [b.to_pylist() if b is not None else None for b in python] == [[g] for g in got]
     assert sql_hashes(con, [(5,)], ["INT"]) == [260196596]
     assert sql_hashes(con, [(1,)], ["BIGINT"]) == [1465514398]
     assert sql_hashes(con, [("abc",)], ["STRING"]) == [-101922419]
@@ -410,73 +493,20 @@ def test_java_written_rows_sit_in_their_bucket(con, table):
         rows = read_data_file(data_file)
         if any(name not in rows.column_names for name, _ in key):
             continue  # written under an older schema
-        types = [t for _, t in key]
-        if hashed_in_python(types):  # small INSERTs hash in Python: the same buckets as Java's
-            names = [name for name, _ in key]
-            hashed = set(python_buckets(rows, names, types, n).to_pylist())
-            assert hashed <= {folder_bucket}, f"{data_file}: Python hashes rows to {hashed}"
         con.register("data_file", rows)
         misplaced = exp.NEQ(this=e.copy(), expression=exp.Literal.number(folder_bucket))
         query = select_sql(exp.func("count", exp.Star()), table="data_file", where=misplaced)
         wrong = con.execute(query).fetchall()[0][0]
         checked += rows.num_rows
         assert wrong == 0, f"{data_file}: {wrong} rows hash to another bucket"
+        # the writer's small path: the key as DuckDB hands it over (its DuckDB types), in Python
+        typed = [exp.cast(exp.column(name), duckdb_type(t), dialect="duckdb") for name, t in key]
+        keys = con.sql(select_sql(*typed, table="data_file")).arrow().read_all()
+        buckets = python_buckets(keys.columns, [t for _, t in key], n)
+        assert buckets is not None
+        assert set(buckets.to_pylist()) <= {folder_bucket}, f"{data_file}: Python path differs"
     if checked == 0:
         pytest.skip("no ORC/Parquet data files under the table folder (Avro, external paths)")
-
-
-PYTHON_HASHED_TYPES = [
-    "BOOLEAN",
-    "TINYINT",
-    "SMALLINT",
-    "INT",
-    "BIGINT",
-    "DATE",
-    "STRING",
-    "VARCHAR(20)",
-    "BYTES",
-    "DECIMAL(10, 2)",
-    "DECIMAL(18, 18)",
-    "DECIMAL(19, 0)",
-    "DECIMAL(38, 10)",
-]
-
-
-@pytest.mark.parametrize("type_text", PYTHON_HASHED_TYPES)
-def test_python_buckets_of_duckdb_rows_match_the_sql(con, type_text):
-    """Small INSERTs hash in Python the rows DuckDB hands over as Arrow: the same buckets as the SQL
-    expression (checked against Java above), alone and behind a second key column."""
-    assert hashed_in_python([parse_type(type_text)])
-    for types in ([type_text + " NOT NULL"], ["STRING", type_text], [type_text, "INT"]):
-        parsed = [parse_type(t) for t in types]
-        rng = random.Random(f"{types}")
-        rows = [tuple(rand_value(rng, t) for t in parsed) for _ in range(300)]
-        if len(parsed) == 1 and type_text.startswith("DECIMAL("):  # Java's length edges
-            scale = parsed[0].scale or 0
-            rows += [(decimal.Decimal(u).scaleb(-scale),) for u in (-128, -129, 127, 128, -1)]
-        sql_hashes(con, rows, types)  # fills table k (rid, c0, c1 ...) with the rows
-        names = [f"c{i}" for i in range(len(parsed))]
-        cols = [(exp.column(c), t) for c, t in zip(names, parsed, strict=True)]
-        for buckets in (3, 16):
-            e = bucket_expression(cols, buckets)
-            query = exp.select(*[exp.column(c) for c in names], exp.alias_(e, "b"))
-            table = con.sql(query.from_("k").order_by("rid").sql("duckdb")).to_arrow_table()
-            got = python_buckets(table, names, parsed, buckets).to_pylist()
-            assert got == table.column("b").to_pylist(), f"{types} into {buckets} buckets"
-
-
-def test_only_exact_types_are_hashed_in_python():
-    for text in (
-        "FLOAT",
-        "DOUBLE",
-        "CHAR(3)",
-        "BINARY(4)",
-        "TIME",
-        "TIMESTAMP(3)",
-        "TIMESTAMP_LTZ(6)",
-    ):
-        assert not hashed_in_python([parse_type(text)]), text
-    assert not hashed_in_python([])
 
 
 #: Keys hashed by the Python reference in `test_bucket_sql_at_scale` (every 50th of 1M: its per-key
