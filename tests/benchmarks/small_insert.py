@@ -4,10 +4,11 @@
     .venv/bin/python -m tests.benchmarks.small_insert [--rows 100000] [--buckets 8] [--reps 9]
 
 A primary-key table keyed by a STRING (``'key-' || i``) with `--buckets` buckets and `--rows`
-rows; then ``INSERT … VALUES`` of 1 and of 100 new keys, `--reps` times each, statement time
-(wall and CPU, median). Each size runs twice, alternating: with the buckets hashed in Python (what
-a few-row input gets, `paimon_sql.write.bucket.few_rows`) and with DuckDB's hash expression (what
-every other input gets). The table's rows are then compared in full with the keys inserted.
+rows; then ``INSERT … VALUES`` of 1 and of 100 new keys and ``INSERT … SELECT`` of 100 and of
+4,000 new keys from ``range``, `--reps` times each, statement time (wall and CPU, median). Each
+runs twice, alternating: with the buckets hashed in Python (what an input that ends within
+`paimon_sql.write.writer.SMALL_INPUT_ROWS` rows gets) and with DuckDB's hash expression (what
+larger inputs get). The table's rows are then compared in full with the keys inserted.
 """
 
 from __future__ import annotations
@@ -33,19 +34,26 @@ def run(rows: int, buckets: int, reps: int) -> dict[str, Any]:
     python_path = TableWriter._python_buckets
     out: dict[str, Any] = {}
     inserted = 0
-    for n in (1, 100):
+    for shape, n in (("values", 1), ("values", 100), ("select", 100), ("select", 4000)):
         times: dict[str, list[tuple[float, float]]] = {"python": [], "duckdb": []}
         for rep in range(reps):
             for how in ("python", "duckdb"):
                 if how == "duckdb":
-                    TableWriter._python_buckets = lambda self, source: False  # type: ignore[method-assign]
-                values = ", ".join(f"('new-{how}-{n}-{rep}-{j}', {j})" for j in range(n))
+                    TableWriter._python_buckets = lambda self: False  # type: ignore[method-assign]
+                tag = f"new-{how}-{shape}-{n}-{rep}"
+                if shape == "values":
+                    values = ", ".join(f"('{tag}-{j}', {j})" for j in range(n))
+                    statement = f"INSERT INTO db.t VALUES {values}"
+                else:
+                    statement = (
+                        f"INSERT INTO db.t SELECT '{tag}-' || i, i::INT FROM range({n}) r(i)"
+                    )
                 c0, t0 = time.process_time(), time.perf_counter()
-                session.sql(f"INSERT INTO db.t VALUES {values}")
+                session.sql(statement)
                 times[how].append((time.perf_counter() - t0, time.process_time() - c0))
                 TableWriter._python_buckets = python_path  # type: ignore[method-assign]
                 inserted += n
-        out[f"{n}_rows"] = {
+        out[f"{shape}_{n}_rows"] = {
             how: {
                 "wall_ms": statistics.median(w for w, _ in ts) * 1e3,
                 "cpu_ms": statistics.median(c for _, c in ts) * 1e3,
@@ -53,10 +61,10 @@ def run(rows: int, buckets: int, reps: int) -> dict[str, Any]:
             for how, ts in times.items()
         }
         print(
-            f"INSERT of {n:3d} row(s): "
+            f"INSERT {shape} of {n:4d} row(s): "
             + "  ".join(
                 f"{how} {cell['wall_ms']:.1f} ms (cpu {cell['cpu_ms']:.1f})"
-                for how, cell in out[f"{n}_rows"].items()
+                for how, cell in out[f"{shape}_{n}_rows"].items()
             ),
             flush=True,
         )
