@@ -377,6 +377,27 @@ def _by_file_name(
     return list(entries.values()) if changed else None
 
 
+def hash_indexes_replaced(
+    entries: Sequence[IndexManifestEntry],
+    delta: Sequence[ManifestEntry],
+    messages: Iterable[CommitMessage],
+) -> list[IndexManifestEntry] | None:
+    """`entries` without the HASH index files of the partitions an overwrite replaces.
+
+    Java's overwrite deletes every index file of the partitions it replaces and adds the write's
+    own (``OverwriteChangesProvider``): a dynamic-bucket table's HASH files then hold only the keys
+    written, not the keys of the rows the overwrite dropped. The replaced partitions are those
+    whose data files the overwrite deletes and those it writes to. None when nothing is dropped.
+
+    >>> hash_indexes_replaced([], [], []) is None
+    True
+    """
+    replaced = {e.partition for e in delta if e.kind is FileKind.DELETE}
+    replaced |= {m.partition for m in messages}
+    kept = [e for e in entries if e.index_file.index_type != "HASH" or e.partition not in replaced]
+    return kept if len(kept) != len(entries) else None
+
+
 def without_removed_vectors(
     entries: Sequence[IndexManifestEntry], delta: Sequence[ManifestEntry]
 ) -> list[IndexManifestEntry] | None:

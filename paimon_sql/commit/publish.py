@@ -42,6 +42,7 @@ from paimon_sql.commit.plan import (
     delta_entries,
     fold,
     global_indexes_after,
+    hash_indexes_replaced,
     key_comparator,
     may_hold,
     merge_entries,
@@ -369,7 +370,12 @@ class Committer:
             else table.index_manifest(latest.index_manifest)
         )
         unaware = schema.bucket == -1 and not schema.primary_keys
+        replaced_hashes = hash_indexes_replaced(base_index, delta, messages) if replaces else None
+        if replaced_hashes is not None:
+            base_index = replaced_hashes
         index_entries = next_index_manifest(base_index, messages, unaware=unaware)
+        if index_entries is None and replaced_hashes is not None:
+            index_entries = replaced_hashes
         pruned = without_removed_vectors(
             base_index if index_entries is None else index_entries, delta
         )

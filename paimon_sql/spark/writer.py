@@ -150,7 +150,8 @@ def run(
     check_options(schema, table.name)
     static = _static_partition(schema, partition or {}, table.name)
     check_columns(df.schema, schema, table.name, static)
-    writer = TableWriter(None, table)  # the driver's: sequence numbers, dynamic bucket index files
+    # the driver's: sequence numbers, dynamic bucket index files (an overwrite's from scratch)
+    writer = TableWriter(None, table, overwrite=mode == "overwrite")
     if schema.bucket == -2:
         raise UnsupportedFeatureError(
             f"writing postpone-bucket tables (bucket=-2) such as {table.name}"
@@ -472,6 +473,7 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     assigned buckets (known keys keep theirs) and the new HASH index files written by `writer`
     (committed with the write, deleted if it fails).
     """
+    from paimon_sql.format.hash_index import encode_hashes
     from paimon_sql.write.dynamic_bucket import DynamicBucketOptions, assign_partitions
 
     pairs = df.mapInArrow(
@@ -485,10 +487,18 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     out: dict[tuple[bytes, int], int] = {}
     for part, result in assign_partitions(by_part, existing, options):
         table = result.assignment
+        written: dict[int, list[int]] = {}
         for h, b in zip(
             table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
         ):
             out[(part, h)] = b
+            written.setdefault(b, []).append(h)
+        if writer.overwrite:
+            # the partition is replaced with its index files (as Java's overwrite): the buckets
+            # are assigned knowing the old keys, each new HASH file holds the keys written there
+            for bucket, hashes in written.items():
+                writer.write_index(part, bucket, encode_hashes(hashes))
+            continue
         for bucket, blob in result.index_files.items():
             writer.write_index(part, bucket, blob)
     return out

@@ -137,13 +137,16 @@ class TableWriter:
         *,
         file_id: str | None = None,
         key_reader: KeyReader | None = None,
+        overwrite: bool = False,
     ) -> None:
         """`con` runs the input query (it may read Paimon tables registered on it).
 
         None for a writer fed only through `write_pieces` (a Spark task). `file_id` is the unique
         part of the new files' names (``data-<file_id>-<n>``; a fresh UUID by default).
         `key_reader` reads a plan's merged keys: cross-partition tables bootstrap their key index
-        with it (`paimon_sql.write.global_index.bootstrap`).
+        with it (`paimon_sql.write.global_index.bootstrap`). `overwrite`: the write replaces the
+        partitions it writes, so a dynamic-bucket table's known keys there are not loaded and its
+        new HASH files hold the written keys only (as Java's overwrite writes them).
         """
         self.con = con
         self.table = table
@@ -160,6 +163,7 @@ class TableWriter:
         #: KEY_DYNAMIC: bucket = -1 and a key without some partition column (`global_index`).
         self.cross_partition = is_cross_partition(self.schema)
         self.key_reader = key_reader
+        self.overwrite = overwrite
         #: Names registered on `con` for this statement (the key index), dropped by `drop`.
         self._registered: list[str] = []
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
@@ -685,8 +689,25 @@ class TableWriter:
         counts = self._load_known(tables.known_raw, files, part_ids)
         try:
             assign_in_duckdb(db, tables, counts, options, heavy=self._heavy)
-            self._write_hash_files(tables.fresh, files, part_ids)
-            return self._with_buckets(staged, tables)
+            fresh = exp.select("part", "bucket", "hash").from_(table_node(tables.fresh))
+            if not self.overwrite:
+                self._write_hash_files(fresh, files, part_ids)
+                return self._with_buckets(staged, tables)
+            # An overwrite replaces its partitions and their index files (the commit drops the old
+            # ones): as Java's, its buckets are assigned knowing the old keys, but each bucket's
+            # new HASH file holds the keys this write wrote there, nothing before them.
+            name = self._with_buckets(staged, tables)
+            written = (
+                exp.select(
+                    exp.alias_(_q(PART), "part"),
+                    exp.alias_(_q(BUCKET), "bucket"),
+                    exp.alias_(_q(HASH), "hash"),
+                )
+                .from_(table_node(name))
+                .distinct()
+            )
+            self._write_hash_files(written, {}, part_ids)
+            return name
         finally:
             for name in (tables.known_raw, tables.known, tables.firsts, tables.fresh):
                 db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
@@ -720,16 +741,21 @@ class TableWriter:
         return counts
 
     def _write_hash_files(
-        self, fresh: str, files: Mapping[tuple[bytes, int], str], part_ids: Mapping[bytes, int]
+        self,
+        hashes: exp.Select,
+        files: Mapping[tuple[bytes, int], str],
+        part_ids: Mapping[bytes, int],
     ) -> None:
         """The new HASH file of every bucket that gained hashes: its old content, then the new.
 
-        Java writes a bucket's hashes in its hash set's order, so readers take no order from the
-        file. The new hashes stream out sorted by (partition, bucket); one bucket is held at once.
+        `hashes` selects ``part``, ``bucket``, ``hash`` (the new ones); `files` names each bucket's
+        current file (empty: none is kept). Java writes a bucket's hashes in its hash set's order,
+        so readers take no order from the file. The new hashes stream out sorted by (partition,
+        bucket); one bucket is held at once.
         """
         db = self._db()
         part_bytes = {i: b for b, i in part_ids.items()}
-        query = exp.select("part", "bucket", "hash").from_(table_node(fresh))
+        query = exp.select("part", "bucket", "hash").from_(hashes.subquery("h"))
         query = query.order_by("part", "bucket")
         reader = self._heavy(lambda: db.sql(query.sql("duckdb")).arrow())
         try:

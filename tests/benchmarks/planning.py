@@ -2,7 +2,9 @@
 
 ``python -m tests.benchmarks.planning --snapshots 100 1000 [10000] [--files-per-commit 10]
 [--mode grow|overwrite] [--bulk [--mode compact --live 1000]] [--keep DIR]``;
-``--java-count DIR`` has Flink 1.3.1 and paimon-sql count a kept table's rows.
+``--java-count DIR`` has Flink 1.3.1 and paimon-sql count a kept table's rows; ``--java-read DIR``
+has Apache Paimon's Java API (`tests/interop/paimon20`, no Flink) read every row of a kept table,
+compared in full with paimon-sql's.
 
 ``--bulk`` (`_Bulk`) builds 10,000 snapshots and 100,000 files without SQL statements:
 pyarrow-written Parquet files committed through `Committer`, 10 a commit (``compact``: a fixed
@@ -498,6 +500,38 @@ def java_count(warehouse: str) -> dict[str, Any]:
     }
 
 
+def java_read(warehouse: str) -> dict[str, Any]:
+    """Apache Paimon's Java API (`tests/interop/paimon20/harness.py`: paimon-core 2.0, one JVM)
+    and paimon-sql read every row of ``db.t``'s latest snapshot, compared in full as sorted lists
+    of rows (``--java-read DIR``, on a table kept with ``--keep``)."""
+    import paimon_sql
+    from tests.interop.paimon20.harness import oracle
+
+    start = time.perf_counter()
+    columns, java_rows = oracle().read(warehouse, "t")
+    java_s = time.perf_counter() - start
+    session = paimon_sql.connect(warehouse)
+    start = time.perf_counter()
+    ours = session.sql(f"SELECT {', '.join(columns)} FROM db.t").fetchall()
+    ours_s = time.perf_counter() - start
+    snapshot = session.table("db.t").latest_snapshot()
+    theirs = sorted(tuple(r[c] for c in columns) for r in java_rows)
+    mine = sorted(tuple(r) for r in ours)
+    first_difference = next(
+        (i for i, (a, b) in enumerate(zip(theirs, mine, strict=False)) if a != b), None
+    )
+    return {
+        "snapshot": snapshot.id if snapshot else 0,
+        "columns": columns,
+        "java_rows": len(theirs),
+        "paimon_sql_rows": len(mine),
+        "same": theirs == mine,
+        "first_difference": first_difference,
+        "java_s": java_s,
+        "paimon_sql_s": ours_s,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--snapshots", type=int, nargs="+", default=[100, 1000])
@@ -521,6 +555,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--java-count", metavar="DIR", help="count db.t in DIR with Flink too")
     parser.add_argument(
+        "--java-read", metavar="DIR", help="read db.t in DIR with Java's API too, compared in full"
+    )
+    parser.add_argument(
         "--measure",
         nargs="+",
         metavar="DIR",
@@ -529,6 +566,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--label", default="", help="--measure: a label stored with the rows")
     parser.add_argument("--measure-one", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.java_read:
+        print(json.dumps(java_read(args.java_read), default=str))
+        return
     if args.java_count:
         print(json.dumps(java_count(args.java_count), default=str))
         return

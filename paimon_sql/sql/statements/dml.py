@@ -150,7 +150,9 @@ def write_rows(
     `kind`: the rows' `RowKind`, or an expression over `typed`'s columns giving each row's.
     """
     check_writable(table)
-    writer = TableWriter(ctx.engine.con, table, key_reader=key_reader(ctx))
+    writer = TableWriter(
+        ctx.engine.con, table, key_reader=key_reader(ctx), overwrite=overwrite is not None
+    )
     committer = Committer(table)
     try:
         messages, rows = _write_files(writer, typed, kind)
