@@ -681,6 +681,30 @@ def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.A
 # --- small inputs: the bucket in Python ---------------------------------------------------------
 
 
+def few_rows(source: exp.Expression | str, limit: int) -> bool:
+    """Whether the query `source` yields at most `limit` rows, known from its shape alone.
+
+    Only ``VALUES`` lists and ``SELECT``s without ``FROM``, under projections, filters and
+    ``UNION``s: no table, join, ``UNNEST`` or table function (any of which may yield any number of
+    rows). Conservative: False when unsure (and for query text). For writes that must know the
+    size before they stage (dynamic buckets: the key hash is a staged column).
+
+    >>> few_rows(exp.maybe_parse("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) t(k, v)"), 10)
+    True
+    >>> few_rows(exp.maybe_parse("SELECT i FROM range(3) r(i)"), 10)
+    False
+    >>> few_rows(exp.maybe_parse("SELECT unnest([1, 2, 3])"), 10)
+    False
+    """
+    if isinstance(source, str):
+        return False
+    if source.find(exp.Table, exp.Join, exp.Unnest, exp.Explode, exp.Lateral):
+        return False
+    rows = sum(len(v.expressions) for v in source.find_all(exp.Values))
+    rows += sum(1 for s in source.find_all(exp.Select) if not s.args.get("from_"))
+    return rows <= limit
+
+
 def python_hashable(t: DataType) -> bool:
     """Whether `key_values` turns DuckDB's Arrow values of type `t` into `encode_row`'s exactly.
 

@@ -66,9 +66,11 @@ from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import (
     bucket_expression,
+    few_rows,
     hash_expression,
     python_buckets,
     python_hashable,
+    python_hashes,
 )
 from paimon_sql.write.changelog import CL, copy_as_changelog, input_changelog
 from paimon_sql.write.data_file import data_file_name, write_data_file
@@ -357,9 +359,15 @@ class TableWriter:
         )
         ordered = ordered.from_(source_node, copy=False)
         extra = []
+        python_hash = False
         if self.dynamic and not self.cross_partition:
             key = [(_q(k), self.schema.field(k).type) for k in self.keys]
-            extra.append(exp.alias_(hash_expression(key), HASH, quoted=True))
+            # a few rows by the input's shape: their key hashes from Python (`_hash_in_python`)
+            python_hash = all(python_hashable(t) for _, t in key) and few_rows(
+                source_node, SMALL_INPUT_ROWS
+            )
+            value = exp.cast(exp.null(), "INTEGER") if python_hash else hash_expression(key)
+            extra.append(exp.alias_(value, HASH, quoted=True))
         part_id: exp.Expression = exp.Literal.number(0)
         if self.parts and not self.cross_partition:  # (cross-partition: numbered by the routing)
             part_id = exp.Window(
@@ -376,6 +384,8 @@ class TableWriter:
             copy=False,
         ).from_(ordered.subquery(copy=False), copy=False)
         self._create(name, staged)
+        if python_hash:
+            self._hash_in_python(name)
         self._check_keys(name)
         if self.cross_partition:
             name = self._route(name)
@@ -385,6 +395,42 @@ class TableWriter:
         elif self.dynamic:
             name = self._assign_dynamic(name)
         return name
+
+    def _hash_in_python(self, staged: str) -> None:
+        """Fill the staged rows' key hashes (dynamic buckets) from `python_hashes`.
+
+        DuckDB binds a STRING key's hash expression in tens of milliseconds on every statement,
+        more than Python spends on a few thousand rows; the same hashes (Java's). A key value
+        without an exact Python form (a timestamp beyond year 9999) gets the SQL hash instead.
+        """
+        db = self._db()
+        key = [(k, self.schema.field(k).type) for k in self.keys]
+        query = exp.select(_q(ORD), *[_q(k) for k, _ in key]).from_(table_node(staged))
+        rows = db.sql(query.sql("duckdb")).arrow().read_all()
+        hashes = python_hashes(rows.columns[1:], [t for _, t in key])
+        target = table_node(staged)
+        if hashes is None:
+            sql_hash = hash_expression([(_q(k), t) for k, t in key])
+            update = exp.Update(
+                this=target, expressions=[exp.EQ(this=_q(HASH), expression=sql_hash)]
+            )
+            db.execute(update.sql("duckdb"))
+            return
+        name = self._register(pa.table({ORD: rows.column(0), HASH: pa.array(hashes, pa.int32())}))
+        update = exp.Update(
+            this=target,
+            expressions=[
+                exp.EQ(this=_q(HASH), expression=exp.column(HASH, table="h", quoted=True))
+            ],
+            from_=exp.From(this=table_node(name, alias="h")),
+            where=exp.Where(
+                this=exp.EQ(
+                    this=exp.column(ORD, table=staged, quoted=True),
+                    expression=exp.column(ORD, table="h", quoted=True),
+                )
+            ),
+        )
+        db.execute(update.sql("duckdb"))
 
     # --- cross-partition tables (global_index) ----------------------------------------------------
 

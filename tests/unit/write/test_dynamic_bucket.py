@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the statements are test inputs built from our own constants
 """Dynamic-bucket assignment against a key-by-key model of Java's PartitionIndex.assign."""
 
 from __future__ import annotations
@@ -183,3 +184,59 @@ def test_index_files_keep_old_hashes_then_add_the_new_ones():
     assert old == 5
     assert sorted(new) == [8, 9]
     assert decode_hashes(files[1]) == (7,)
+
+
+def _index_by_bucket(session, name):
+    """(bucket) -> sorted hashes of table `name`'s HASH files (one partition)."""
+    from paimon_sql.write.writer import TableWriter
+
+    table = session.table(name)
+    return {
+        bucket: sorted(decode_hashes(blob))
+        for (_, bucket), blob in TableWriter(None, table).hash_index().items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("key_type", "values"),
+    [
+        ("STRING", ["'a'", "'ü€'", "''", "'key-000000000000000000042'"]),
+        ("DECIMAL(20, 3)", ["-1.5", "0", "12345678901234567.125", "-128"]),
+        ("DATE", ["DATE '1970-01-01'", "DATE '1600-02-29'", "DATE '2999-12-31'"]),
+        ("TIMESTAMP(6)", ["TIMESTAMP '1969-12-31 23:59:59.999999'", "TIMESTAMP '2024-01-01'"]),
+        (
+            "TIMESTAMP_LTZ(3)",
+            ["TIMESTAMPTZ '2024-01-01 00:00:00.123+05'", "TIMESTAMPTZ '1900-01-01'"],
+        ),
+    ],
+)
+def test_small_values_insert_hashes_as_the_sql_path(tmp_path, key_type, values):
+    """A dynamic-bucket INSERT … VALUES (its key hashes computed in Python) leaves the same HASH
+    index as the same rows written through a query (hashed by the SQL expression, itself checked
+    against Java's vectors and Java-written tables in test_bucket_sql.py), and the rows read back.
+    """
+    import paimon_sql
+
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    for name in ("by_values", "by_query"):
+        session.sql(
+            f"CREATE TABLE db.{name} (k {key_type} NOT NULL, k2 INT NOT NULL, v INT, "
+            "PRIMARY KEY (k, k2) NOT ENFORCED) "
+            "WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '2')"
+        )
+    rows = ", ".join(f"({v}, {i}, {i * 10})" for i, v in enumerate(values))
+    session.sql(f"INSERT INTO db.by_values VALUES {rows}")
+    query = f"SELECT v.* FROM (VALUES {rows}) v JOIN range(1) r ON true"
+    session.sql(f"INSERT INTO db.by_query {query}")
+    index = _index_by_bucket(session, "db.by_values")
+    assert index == _index_by_bucket(session, "db.by_query")
+    assert len(index) == (len(values) + 1) // 2
+    assert sum(len(h) for h in index.values()) == len(values)
+    read = [
+        session.sql(f"SELECT * FROM db.{n} ORDER BY k2").to_arrow_table()
+        for n in ("by_values", "by_query")
+    ]
+    assert read[0].equals(read[1])
+    assert read[0].num_rows == len(values)
+    session.close()
