@@ -504,6 +504,8 @@ def java_read(warehouse: str) -> dict[str, Any]:
     """Apache Paimon's Java API (`tests/interop/paimon20/harness.py`: paimon-core 2.0, one JVM)
     and paimon-sql read every row of ``db.t``'s latest snapshot, compared in full as sorted lists
     of rows (``--java-read DIR``, on a table kept with ``--keep``)."""
+    from sqlglot import exp
+
     import paimon_sql
     from tests.interop.paimon20.harness import oracle
 
@@ -512,7 +514,8 @@ def java_read(warehouse: str) -> dict[str, Any]:
     java_s = time.perf_counter() - start
     session = paimon_sql.connect(warehouse)
     start = time.perf_counter()
-    ours = session.sql(f"SELECT {', '.join(columns)} FROM db.t").fetchall()
+    query = exp.select(*[exp.column(c, quoted=True) for c in columns]).from_("db.t")
+    ours = session.sql(query.sql("duckdb")).fetchall()
     ours_s = time.perf_counter() - start
     snapshot = session.table("db.t").latest_snapshot()
     theirs = sorted(tuple(r[c] for c in columns) for r in java_rows)
