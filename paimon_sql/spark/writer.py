@@ -487,7 +487,7 @@ def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[byt
     out: dict[tuple[bytes, int], int] = {}
     for part, result in assign_partitions(by_part, existing, options):
         table = result.assignment
-        written: dict[int, list[int]] = {}
+        written: dict[Any, list[Any]] = {}
         for h, b in zip(
             table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
         ):
