@@ -113,3 +113,41 @@ def test_append_deletion_vectors_like_spark(tmp_path, case):
     rows = spark_rows(spark, ours)
     assert_rows_equal(_ours(session, ours), rows, context=f"{case}: our writes on Spark's")
     assert sorted((r["id"], r["v"]) for r in rows) == [(3, "last")]
+
+
+def _partition_layout(session, table):
+    """Per partition: live data files, index files, and the latest snapshot's commit kind."""
+    files = table.replace(".", ".`", 1) + "$files`"
+    indexes = table.replace(".", ".`", 1) + "$table_indexes`"
+    snapshots = table.replace(".", ".`", 1) + "$snapshots`"
+    data = session.sql(f"SELECT partition, count(*) FROM {files} GROUP BY ALL ORDER BY 1")  # noqa: S608
+    index = session.sql(f"SELECT partition, count(*) FROM {indexes} GROUP BY ALL ORDER BY 1")  # noqa: S608
+    kind = session.sql(f"SELECT commit_kind FROM {snapshots} ORDER BY snapshot_id DESC LIMIT 1")  # noqa: S608
+    return data.fetchall(), index.fetchall(), kind.fetchall()[0][0]
+
+
+def test_partition_only_delete_drops_the_partition_like_spark(tmp_path):
+    """A DELETE whose condition names only partition columns drops the partitions it selects, as
+    Spark's (Paimon 0.9) does: their files and index files leave the table in one OVERWRITE
+    snapshot, instead of a vector marking every row of them."""
+    partitioned, props = CASES["unaware_partitioned"]
+    warehouse = tmp_path / "wh"
+    session = paimon_sql.connect(warehouse, create=True)
+    session.sql("CREATE DATABASE db")
+    ours, twin = "db.ours", "db.twin"
+    session.sql(f"CREATE TABLE {ours} {_COLUMNS} {partitioned} WITH ({props})")
+    spark = spark_session(warehouse)
+    spark_sql(
+        spark, f"CREATE TABLE {twin} {_COLUMNS} USING paimon {partitioned} TBLPROPERTIES ({props})"
+    )
+    for statement in [*STATEMENTS[:3], "DELETE FROM {t} WHERE dt = 'b'"]:
+        session.sql(statement.format(t=ours))
+        spark_sql(spark, statement.format(t=twin))
+        assert_rows_equal(_ours(session, ours), _ours(session, twin), context=f"after {statement}")
+    (data, index, kind), (twin_data, twin_index, twin_kind) = (
+        _partition_layout(session, t) for t in (ours, twin)
+    )
+    assert [p for p, _ in data] == [p for p, _ in twin_data] == ["[a]"]
+    assert [p for p, _ in index] == [p for p, _ in twin_index] == ["{a}"]
+    assert kind == twin_kind == "OVERWRITE"
+    assert_rows_equal(spark_rows(spark, ours), _ours(session, ours), context="Spark reads ours")

@@ -764,7 +764,10 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     if not schema.primary_keys:
         if uses_vectors(table) and where is not None:  # without WHERE: Java truncates the table
             check_writable(table)
-            return count(ctx, mark_rows(ctx, ident, table, where, None))
+            if not _partitions_only(schema.partition_keys, where.this):
+                return count(ctx, mark_rows(ctx, ident, table, where, None))
+            # Java (Spark's DELETE) drops the partitions such a condition selects: their files
+            # and vectors leave in one OVERWRITE snapshot, no vector marks every row of them
         return count(ctx, _copy_on_write(ctx, ident, table, where, None))
     row_level_supported(table, "DELETE")
     select = exp.select(*[exp.column(f.name, quoted=True) for f in schema.fields]).from_(
@@ -774,6 +777,55 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
         select = select.where(where.this)
     ctx.bind(select)
     return count(ctx, write_rows(ctx, table, select, kind=DELETE))
+
+
+#: Nodes of a condition that selects whole partitions: comparisons and logic over columns and
+#: constants, nothing that reads other rows or varies between evaluations.
+_PARTITION_CONDITION = (
+    exp.Column,
+    exp.Identifier,
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.Paren,
+    exp.Not,
+    exp.And,
+    exp.Or,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+    exp.In,
+    exp.Between,
+    exp.Is,
+    exp.Cast,
+    exp.DataType,
+    exp.Tuple,
+    exp.Neg,
+)
+
+
+def _partitions_only(partition_keys: Sequence[str], condition: exp.Expression) -> bool:
+    """Whether `condition` names partition columns only (so it keeps or drops whole partitions).
+
+    >>> _partitions_only(["dt"], exp.condition("dt = 'a' OR dt IN ('b', 'c')"))
+    True
+    >>> _partitions_only(["dt"], exp.condition("dt = 'a' AND v > 1"))
+    False
+    >>> _partitions_only(["dt"], exp.condition("dt = (SELECT max(dt) FROM t)"))
+    False
+    """
+    parts = {p.lower() for p in partition_keys}
+    if not parts:
+        return False
+    columns = list(condition.find_all(exp.Column))
+    if not columns or any(c.table or c.name.lower() not in parts for c in columns):
+        return False
+    return all(isinstance(node, _PARTITION_CONDITION) for node in condition.walk())
 
 
 def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
