@@ -19,6 +19,7 @@ the earlier ones, as the SQL writer.
 
 from __future__ import annotations
 
+import functools
 import pickle
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from paimon_sql.write.writer import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
@@ -129,26 +130,49 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
 def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Append ``__paimon_bucket`` to each batch; the other columns pass through unchanged.
 
-    The bucket is Java's bucket function; for dynamic buckets, the driver's assignment.
+    The bucket is Java's bucket function; for dynamic buckets, the driver's assignment. The task's
+    batches stream through one DuckDB query (`write.bucket.stream_values`): the hash expression is
+    bound once per task, not once per batch.
     """
-    from paimon_sql.write.bucket import hash_expression, row_values
+    from paimon_sql.write.bucket import hash_expression, stream_values
 
     table = job.load()
     schema = table.latest_schema
-    writer = TableWriter(None, table)
-    if job.assignment is not None:
-        keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
-        expression = hash_expression(keys)
-    else:
-        expression = writer.bucket_column()
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    with row_values(expression) as evaluate:
-        for batch in batches:
-            rows = conform(batch, schema, job.static)
-            values = evaluate(rows)
-            if job.assignment is not None:
-                values = _assigned(job.assignment, rows, values, schema.partition_keys, part_types)
-            yield batch.append_column(BUCKET, values)
+    if job.assignment is not None:
+        keys = list(schema.trimmed_primary_keys)
+        expression = hash_expression([(exp_column(k), schema.field(k).type) for k in keys])
+    else:
+        keys = list(schema.bucket_keys) if schema.bucket > 1 else []
+        expression = TableWriter(None, table).bucket_column()
+    python = python_values(schema, keys, hashes=job.assignment is not None)
+    typed = ((batch, conform(batch, schema, job.static)) for batch in batches)
+    for (batch, rows), values in stream_values(expression, typed, _second, python):
+        if job.assignment is not None:
+            values = _assigned(job.assignment, rows, values, schema.partition_keys, part_types)
+        yield batch.append_column(BUCKET, values)
+
+
+def python_values(
+    schema: TableSchema, keys: Sequence[str], *, hashes: bool
+) -> Callable[[pa.Table], pa.Array] | None:
+    """The key hashes (`hashes`) or fixed buckets of rows computed in Python, when exact for `keys`.
+
+    For tasks with few rows (`write.bucket.stream_values`); None without keys (one bucket) or for a
+    key type Python does not hash as Java.
+    """
+    from paimon_sql.write.bucket import hashed_in_python, python_buckets, python_hashes
+
+    types = [schema.field(k).type for k in keys]
+    if not hashed_in_python(types):
+        return None
+    if hashes:
+        return functools.partial(python_hashes, keys=keys, types=types)
+    return functools.partial(python_buckets, keys=keys, types=types, num_buckets=schema.bucket)
+
+
+def _second(pair: tuple[Any, pa.Table]) -> pa.Table:
+    return pair[1]
 
 
 def _assigned(

@@ -51,6 +51,7 @@ from paimon_sql.spark._task import (
     conform,
     exp_column,
     messages_of,
+    python_values,
     route,
     write_task,
 )
@@ -445,24 +446,25 @@ def _run_tasks(df: DataFrame, job: WriteJob, task: Task) -> list[bytes]:
 
 
 def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """(partition bytes, key hash) of each row: the input of the driver's bucket assignment."""
+    """(partition bytes, key hash) of each row: the input of the driver's bucket assignment.
+
+    The task's batches stream through one DuckDB query, as in `route`.
+    """
     from paimon_sql.format.binary_row import encode_row
-    from paimon_sql.write.bucket import hash_expression, row_values
+    from paimon_sql.write.bucket import hash_expression, stream_values
 
     schema = job.load().latest_schema
-    keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
+    names = list(schema.trimmed_primary_keys)
+    keys = [(exp_column(k), schema.field(k).type) for k in names]
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    with row_values(hash_expression(keys)) as evaluate:
-        for batch in batches:
-            rows = conform(batch, schema, job.static)
-            hashes = evaluate(rows)
-            columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
-            parts = [
-                encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)
-            ]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
-            )
+    python = python_values(schema, names, hashes=True)
+    typed = (conform(batch, schema, job.static) for batch in batches)
+    for rows, hashes in stream_values(hash_expression(keys), typed, lambda rows: rows, python):
+        columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
+        parts = [encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)]
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
+        )
 
 
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:

@@ -25,10 +25,11 @@ True
 
 from __future__ import annotations
 
-import contextlib
+import collections
 import functools
+import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -36,7 +37,7 @@ from sqlglot import exp
 
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
-from paimon_sql.format.bucket import bucket_of
+from paimon_sql.format.bucket import bucket_of, row_hash
 from paimon_sql.types import (
     BINARY_ROOTS,
     NUMERIC_ROOTS,
@@ -46,7 +47,7 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from paimon_sql.types import DataType
 
@@ -633,37 +634,102 @@ def bucket_expression(
     return exp.Abs(this=_bin(exp.Mod, hash_expression(columns), _lit(num_buckets)))
 
 
-#: The name of the rows in `row_values`'s query.
+#: The name of the rows in `stream_values`'s query.
 ROWS = "__paimon_rows"
+#: Rows per result batch of `stream_values`'s query. Its scan reads about 100k rows ahead of the
+#: result (measured: 11 batches of 10k rows, 1 of 131k), so a task holds a few batches at a time.
+_STREAM_BATCH = 1 << 14
+
+_T = TypeVar("_T")
 
 
-@contextlib.contextmanager
-def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array[Any]]]:
-    """Evaluate a bucket or key-hash `expression` over Arrow tables, as INT32, on a private DuckDB.
+def stream_values(
+    expression: exp.Expression,
+    items: Iterable[_T],
+    rows_of: Callable[[_T], pa.Table],
+    python: Callable[[pa.Table], pa.Array[Any]] | None = None,
+) -> Iterator[tuple[_T, pa.Array[Any]]]:
+    """Each of `items` with a bucket or key-hash `expression` over its rows, as INT32, in order.
 
-    For callers that run no DuckDB themselves (the Spark tasks): each call registers its rows as
-    ``__paimon_rows``, the table the expression's columns refer to.
+    For callers that run no DuckDB themselves (the Spark tasks). ``rows_of(item)`` is the item's
+    rows (one Arrow schema for all), the table ``__paimon_rows`` the expression's columns refer to.
+    The whole stream is one query on a private single-threaded DuckDB (which keeps the rows in
+    arrival order), so the expression is bound once, not once per item (a string key's costs 20-90
+    ms); items are pulled as DuckDB needs rows, so only a few are held at a time. No DuckDB at all
+    for a constant expression, nor, when `python` computes the same values (`python_buckets`,
+    `python_hashes`), for a stream of at most `FEW_ROWS` rows.
 
     >>> from paimon_sql.types import parse_type
     >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
-    >>> with row_values(bucket_expression(key, 4)) as buckets:
-    ...     buckets(pa.table({"id": [1, 2, 3]})).to_pylist()
-    [2, 0, 1]
+    >>> batches = [pa.table({"id": [1, 2, 3]}), pa.table({"id": [4]})]
+    >>> out = stream_values(bucket_expression(key, 4), batches, lambda rows: rows)
+    >>> [values.to_pylist() for _, values in out]
+    [[2, 0, 1], [2]]
     """
+    pairs = ((item, rows_of(item)) for item in items)
+    if isinstance(expression, exp.Literal):  # one bucket: 0
+        value = pa.scalar(int(expression.this), pa.int32())
+        for item, rows in pairs:
+            yield item, pa.repeat(value, rows.num_rows)
+        return
+    head: list[tuple[_T, pa.Table]] = []
+    if python is not None:
+        count = 0
+        for pair in pairs:
+            head.append(pair)
+            count += pair[1].num_rows
+            if count > FEW_ROWS:
+                break
+        else:
+            for item, rows in head:
+                yield item, python(rows)
+            return
+    yield from _streamed(expression, itertools.chain(head, pairs))
+
+
+def _streamed(
+    expression: exp.Expression, pairs: Iterator[tuple[_T, pa.Table]]
+) -> Iterator[tuple[_T, pa.Array[Any]]]:
+    """`stream_values` through DuckDB: its result cut back into the items' row counts."""
+    first = next(pairs, None)
+    if first is None:
+        return
+    schema = first[1].schema
+    pending: collections.deque[tuple[_T, int]] = collections.deque()  # pulled, not yet answered
+    failed: list[Exception] = []
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        try:
+            for item, rows in itertools.chain([first], pairs):
+                if not rows.schema.equals(schema):  # Arrow's reader would not say
+                    raise ValueError(f"rows of schema {rows.schema} after rows of {schema}")
+                pending.append((item, rows.num_rows))
+                yield from rows.to_batches()
+        except Exception as err:  # DuckDB would report its own error instead: raised below
+            failed.append(err)
+
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
-    con = duckdb.connect()
-
-    def evaluate(rows: pa.Table) -> pa.Array[Any]:
-        con.register(ROWS, rows)
-        values: pa.Array[Any] = (
-            con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-        )
-        con.unregister(ROWS)
-        return values
-
+    con = duckdb.connect(config={"threads": 1, "preserve_insertion_order": True})
     try:
-        yield evaluate
+        con.register(ROWS, pa.RecordBatchReader.from_batches(schema, batches()))
+        result = con.sql(query).arrow(batch_size=_STREAM_BATCH)
+        pieces: list[pa.Array[Any]] = []
+        held = 0
+        for out in itertools.chain(result, [None]):
+            if out is not None:
+                pieces.append(out.column(0).cast(pa.int32()))
+                held += out.num_rows
+            while pending and pending[0][1] <= held:
+                item, n = pending.popleft()
+                values = pa.concat_arrays(pieces) if pieces else pa.array([], pa.int32())
+                pieces = [values.slice(n)] if len(values) > n else []
+                held -= n
+                yield item, values.slice(0, n)
+        if failed:
+            raise failed[0]
+        if pending or held:  # DuckDB answered another number of rows than it was given
+            raise RuntimeError(f"bucket query: {held} rows left over, {len(pending)} batches short")
     finally:
         con.close()
 
@@ -733,4 +799,19 @@ def python_buckets(
     return pa.array(
         [bucket_of(values, types, num_buckets) for values in zip(*columns, strict=True)],
         pa.int32(),
+    )
+
+
+def python_hashes(rows: pa.Table, keys: Sequence[str], types: Sequence[DataType]) -> pa.Array[Any]:
+    """Java's hash of the key `keys` of each row of `rows`, in Python (`format.bucket.row_hash`).
+
+    The same as `hash_expression`, for `hashed_in_python` key types.
+
+    >>> from paimon_sql.types import parse_type
+    >>> python_hashes(pa.table({"id": [1]}), ["id"], [parse_type("BIGINT NOT NULL")]).to_pylist()
+    [1465514398]
+    """
+    columns = [rows.column(k).to_pylist() for k in keys]
+    return pa.array(
+        [row_hash(values, types) for values in zip(*columns, strict=True)], pa.int32()
     )
