@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import time
 import uuid
@@ -82,6 +83,7 @@ _METADATA_DIRS = {
     "statistics",
     "service",
 }
+_LOG = logging.getLogger(__name__)
 _ERROR_LINE = re.compile(r"paimon_sql\.errors\.(\w+): (.+)")
 _PYTHON_ERROR = re.compile(r"^((?:\w+\.)*\w+(?:Error|Exception): .+)$", re.MULTILINE)
 
@@ -171,7 +173,7 @@ def run(
         )
         dynamic_overwrite = setting.lower() == "dynamic"
     frame = _with_static(df, schema, static)
-    jobs = _Jobs(df, job.job_id)
+    jobs = _Jobs(df, job.job_id, table.name)
     try:
         with _arrow_batches(df), jobs:
             if writer.cross_partition:
@@ -254,14 +256,16 @@ class _Jobs:
     writing files); after success, speculative duplicates may still be running until Spark kills
     them. `settle` waits until none of the write's tasks is active, so the clean-up that follows
     sees every file. The jobs are found as the new ones in the caller's job group (jobs another
-    thread starts in that group meanwhile are waited for too: harmless). With Spark Connect (no
+    thread starts in that group meanwhile are waited for too: harmless). It waits `WAIT_SECONDS` at
+    most, then logs a warning naming the table and the job tag. With Spark Connect (no
     SparkContext) there is nothing to wait on and it does nothing.
     """
 
     WAIT_SECONDS = 120.0
 
-    def __init__(self, df: DataFrame, tag: str) -> None:
+    def __init__(self, df: DataFrame, tag: str, table: str) -> None:
         self.tag = tag
+        self.table = table
         try:
             self.context: Any = df.sparkSession.sparkContext
         except NotImplementedError:  # Spark Connect sessions have no SparkContext
@@ -280,21 +284,41 @@ class _Jobs:
         if self.context is not None:
             self.context.removeJobTag(self.tag)
 
-    def settle(self, *, cancel: bool) -> None:
-        """Cancel the write's jobs (`cancel`) and wait until none of their tasks is running."""
+    def settle(self, *, cancel: bool, wait_seconds: float | None = None) -> bool:
+        """Cancel the write's jobs (`cancel`) and wait until none of their tasks is running.
+
+        Gives up after `wait_seconds` (default `WAIT_SECONDS`) with a warning (logged) that the
+        files of the tasks still running may remain; returns whether they all stopped.
+        """
         if self.context is None:
-            return
+            return True
         if cancel:
             self.context.cancelJobsWithTag(self.tag)
         tracker = self.context.statusTracker()
-        deadline = time.monotonic() + self.WAIT_SECONDS
-        while time.monotonic() < deadline:
+        wait = self.WAIT_SECONDS if wait_seconds is None else wait_seconds
+        deadline = time.monotonic() + wait
+        while True:
             jobs = set(tracker.getJobIdsForGroup(self.group)) - self.before
             infos = [tracker.getJobInfo(j) for j in jobs]
             stages = [tracker.getStageInfo(s) for i in infos if i is not None for s in i.stageIds]
-            if all(s is None or s.numActiveTasks == 0 for s in stages):
-                return
+            running = sum(s.numActiveTasks for s in stages if s is not None)
+            if running == 0:
+                return True
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.05)
+        _LOG.warning(
+            "writing %s: %d task(s) of the Spark jobs tagged %s still running after %.0f s; "
+            "stopped waiting. Data files they write after this are not deleted; once they have "
+            "stopped, CALL sys.remove_orphan_files(table => '%s', older_than => "
+            "'<a later time>') deletes them",
+            self.table,
+            running,
+            self.tag,
+            wait,
+            self.table,
+        )
+        return False
 
 
 def _static_partition(

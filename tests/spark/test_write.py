@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import random
 import subprocess
@@ -627,6 +628,46 @@ def test_task_still_running_when_the_job_fails_is_stopped_before_the_clean_up(la
     )
     assert lake.kinds("straggler") == []
     assert _files_on_disk(lake.warehouse / "db.db" / "straggler") == set()
+
+
+def test_settle_gives_up_with_a_warning_naming_the_job(spark, caplog):
+    """A task that outlives the wait: the driver stops waiting, says so, names the job's tag and
+    how to delete the files such a task may still write."""
+    from pyspark import InheritableThread
+
+    from paimon_sql.spark.writer import _Jobs
+
+    def slow(row: int) -> int:
+        import time
+
+        time.sleep(3)
+        return row
+
+    context = spark.sparkContext
+    jobs = _Jobs(spark.range(1), "settle-test-tag", "db.slow")
+    with jobs:
+        thread = InheritableThread(target=lambda: context.parallelize([1], 1).map(slow).collect())
+        thread.start()
+        try:
+            tracker, deadline = context.statusTracker(), time.monotonic() + 60
+            while not any(
+                (info := tracker.getStageInfo(s)) is not None and info.numActiveTasks
+                for s in tracker.getActiveStageIds()
+            ):
+                assert time.monotonic() < deadline, "the slow task never started"
+                time.sleep(0.02)
+            started = time.monotonic()
+            with caplog.at_level(logging.WARNING, logger="paimon_sql.spark.writer"):
+                assert not jobs.settle(cancel=False, wait_seconds=0.3)
+            assert time.monotonic() - started < 2
+        finally:
+            thread.join()
+        assert jobs.settle(cancel=False, wait_seconds=5)  # the task has ended: nothing to say
+    (record,) = [r for r in caplog.records if r.name == "paimon_sql.spark.writer"]
+    message = record.getMessage()
+    assert "settle-test-tag" in message
+    assert "1 task(s)" in message
+    assert "CALL sys.remove_orphan_files(table => 'db.slow'" in message
 
 
 def test_task_failing_once_is_retried_without_duplicates(lake):
