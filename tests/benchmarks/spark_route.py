@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = """
 import json, sys, time
 import pyarrow as pa, pyarrow.feather as feather
+import paimon_sql
 from paimon_sql.spark._task import WriteJob, route
 
 warehouse, data, out, batch, reps = sys.argv[1:6]
@@ -45,7 +46,7 @@ for _ in range(int(reps)):
 buckets = pa.chunked_array([b.column("__paimon_bucket") for b in routed], pa.int32())
 assert [len(b) for b in routed] == [len(b) for b in batches]
 feather.write_feather(pa.table({"bucket": buckets}), out)
-print(json.dumps(times))
+print(json.dumps({"times": times, "package": paimon_sql.__file__}))
 """
 
 
@@ -87,13 +88,17 @@ def run_child(tree: Path, warehouse: str, data: Path, out: Path, batch: int, rep
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, warehouse, str(data), str(out), str(batch), str(reps)],
         env=env,
+        cwd=tree,  # `python -c` puts the working folder first on the path
         capture_output=True,
         text=True,
         check=False,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{tree}: {proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not Path(answer["package"]).is_relative_to(tree):
+        raise RuntimeError(f"the child imported {answer['package']}, not the tree {tree}")
+    return answer["times"]
 
 
 def main() -> None:
