@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import paimon_sql
@@ -359,6 +360,52 @@ def test_primary_key_load_upsert_and_overwrite(lake, name):
     assert snapshot.commit_kind.value == ("COMPACT" if compacts else "OVERWRITE")
     tail = ["COMPACT"] if compacts else []
     lake.expect_kinds(name, (["APPEND", *tail] * 2) + ["OVERWRITE", *tail])
+
+
+def test_tasks_of_many_small_batches_put_every_row_in_its_bucket(lake):
+    """Tasks of more than `FEW_ROWS` rows in many Arrow batches stream them through one DuckDB
+    query (`write.bucket.stream_values`): every row of a fixed-bucket table sits in the bucket the
+    Python reference (Java's vectors) computes, a dynamic-bucket table keeps each key in one bucket
+    across two writes, and both Javas read them at the end."""
+    from paimon_sql.format.bucket import bucket_of
+    from paimon_sql.types import parse_type
+    from paimon_sql.write.bucket import FEW_ROWS
+
+    rng = random.Random(11)
+    lake.create("pk_stream", "'bucket' = '3'", partitioned=False)
+    lake.create("pk_stream_dyn", "'bucket' = '-1', 'dynamic-bucket.target-row-num' = '500'", True)
+    load = _rows(rng, range(3000), ("p", "q"), "load")
+    upsert = _rows(rng, range(2000, 4400), ("p", "q"), "up")
+    assert len(load) // 2 > FEW_ROWS  # two tasks (default parallelism), each through DuckDB
+    state: dict[tuple, tuple] = {}
+    lake.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "700")
+    try:
+        for rows in (load, upsert):
+            _apply(state, rows, "last")
+            for name in ("pk_stream", "pk_stream_dyn"):
+                lake.write(name, rows, _dicts(state.values()))
+    finally:
+        lake.spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    key_types = [parse_type("BIGINT NOT NULL"), parse_type("STRING NOT NULL")]
+    for name in ("pk_stream", "pk_stream_dyn"):
+        folder = lake.warehouse / "db.db" / name
+        live = _live_files(lake.warehouse, f"db.{name}")
+        buckets_of_key: dict[tuple, set[int]] = {}
+        checked = 0
+        for path in folder.rglob("bucket-*/data-*"):
+            if path.name not in live:
+                continue
+            bucket = int(path.parent.name.removeprefix("bucket-"))
+            rows = pq.read_table(path, columns=["id", "dt"]).to_pylist()
+            for r in rows:
+                key = (r["id"], r["dt"])
+                buckets_of_key.setdefault(key, set()).add(bucket)
+                if name == "pk_stream":
+                    assert bucket_of(key, key_types, 3) == bucket, (path, key)
+            checked += len(rows)
+        assert checked >= len(state)
+        assert all(len(b) == 1 for b in buckets_of_key.values()), name
+        assert len({b for bs in buckets_of_key.values() for b in bs}) >= 3, name
 
 
 def test_sorted_runs_of_a_data_source_task(lake):
