@@ -155,7 +155,7 @@ def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.Recor
 
 def python_values(
     schema: TableSchema, keys: Sequence[str], *, hashes: bool
-) -> Callable[[pa.Table], pa.Array] | None:
+) -> Callable[[pa.Table], pa.Array[Any]] | None:
     """The key hashes (`hashes`) or fixed buckets of rows computed in Python, when exact for `keys`.
 
     For tasks with few rows (`write.bucket.stream_values`); None without keys (one bucket) or for a

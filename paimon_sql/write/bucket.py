@@ -705,7 +705,7 @@ def _streamed(
                     raise ValueError(f"rows of schema {rows.schema} after rows of {schema}")
                 pending.append((item, rows.num_rows))
                 yield from rows.to_batches()
-        except Exception as err:  # DuckDB would report its own error instead: raised below
+        except Exception as err:  # noqa: BLE001 - raised below; DuckDB would replace it with its own
             failed.append(err)
 
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
@@ -812,6 +812,4 @@ def python_hashes(rows: pa.Table, keys: Sequence[str], types: Sequence[DataType]
     [1465514398]
     """
     columns = [rows.column(k).to_pylist() for k in keys]
-    return pa.array(
-        [row_hash(values, types) for values in zip(*columns, strict=True)], pa.int32()
-    )
+    return pa.array([row_hash(values, types) for values in zip(*columns, strict=True)], pa.int32())

@@ -21,13 +21,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.feather as feather
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Run in the tree under test (its `paimon_sql` on the path): route the input, time it, keep buckets.
+#: Run in the tree under test (its `paimon_sql` first on the path): route, time, keep the buckets.
 CHILD = """
 import json, sys, time
 import pyarrow as pa, pyarrow.feather as feather
@@ -44,13 +45,13 @@ for _ in range(int(reps)):
     routed = list(route(job, batches))
     times.append((time.process_time() - cpu, time.perf_counter() - wall))
 buckets = pa.chunked_array([b.column("__paimon_bucket") for b in routed], pa.int32())
-assert [len(b) for b in routed] == [len(b) for b in batches]
+assert [len(b) for b in routed] == [len(b) for b in batches]  # aligned
 feather.write_feather(pa.table({"bucket": buckets}), out)
 print(json.dumps({"times": times, "package": paimon_sql.__file__}))
 """
 
 
-def keys(n: int) -> pa.Array:
+def keys(n: int) -> pa.Array[Any]:
     """Distinct keys of 1 to 31 bytes: inline (≤ 7) and var-part strings, some multi-byte."""
     return pa.array(
         [f"{'é' if i % 7 == 0 else 'u'}{i:x}{'-x' * (i % 12)}" for i in range(n)], pa.string()
@@ -83,7 +84,9 @@ def export(rev: str, folder: Path) -> Path:
     return tree
 
 
-def run_child(tree: Path, warehouse: str, data: Path, out: Path, batch: int, reps: int) -> list:
+def run_child(
+    tree: Path, warehouse: str, data: Path, out: Path, batch: int, reps: int
+) -> list[list[float]]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, warehouse, str(data), str(out), str(batch), str(reps)],
@@ -98,7 +101,8 @@ def run_child(tree: Path, warehouse: str, data: Path, out: Path, batch: int, rep
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     if not Path(answer["package"]).is_relative_to(tree):
         raise RuntimeError(f"the child imported {answer['package']}, not the tree {tree}")
-    return answer["times"]
+    times: list[list[float]] = answer["times"]
+    return times
 
 
 def main() -> None:
@@ -116,8 +120,8 @@ def main() -> None:
         folder = Path(tmp)
         warehouse, data = build(folder, args.rows, args.buckets)
         trees = {args.rev: export(args.rev, folder), "working tree": ROOT}
-        times: dict[str, list] = {name: [] for name in trees}
-        results = {}
+        times: dict[str, list[list[float]]] = {name: [] for name in trees}
+        results: dict[str, pa.ChunkedArray[Any]] = {}
         for _ in range(args.reps):  # alternately, one repetition each
             for name, tree in trees.items():
                 out = folder / f"out-{len(results)}.arrow"

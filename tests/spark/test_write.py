@@ -377,7 +377,7 @@ def test_tasks_of_many_small_batches_put_every_row_in_its_bucket(lake):
     load = _rows(rng, range(3000), ("p", "q"), "load")
     upsert = _rows(rng, range(2000, 4400), ("p", "q"), "up")
     assert len(load) // 2 > FEW_ROWS  # two tasks (default parallelism), each through DuckDB
-    state: dict[tuple, tuple] = {}
+    state: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     lake.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "700")
     try:
         for rows in (load, upsert):
@@ -390,19 +390,19 @@ def test_tasks_of_many_small_batches_put_every_row_in_its_bucket(lake):
     for name in ("pk_stream", "pk_stream_dyn"):
         folder = lake.warehouse / "db.db" / name
         live = _live_files(lake.warehouse, f"db.{name}")
-        buckets_of_key: dict[tuple, set[int]] = {}
+        buckets_of_key: dict[tuple[Any, ...], set[int]] = {}
         checked = 0
         for path in folder.rglob("bucket-*/data-*"):
             if path.name not in live:
                 continue
             bucket = int(path.parent.name.removeprefix("bucket-"))
-            rows = pq.read_table(path, columns=["id", "dt"]).to_pylist()
-            for r in rows:
+            found = pq.read_table(path, columns=["id", "dt"]).to_pylist()
+            for r in found:
                 key = (r["id"], r["dt"])
                 buckets_of_key.setdefault(key, set()).add(bucket)
                 if name == "pk_stream":
                     assert bucket_of(key, key_types, 3) == bucket, (path, key)
-            checked += len(rows)
+            checked += len(found)
         assert checked >= len(state)
         assert all(len(b) == 1 for b in buckets_of_key.values()), name
         assert len({b for bs in buckets_of_key.values() for b in bs}) >= 3, name
