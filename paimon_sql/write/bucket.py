@@ -710,28 +710,25 @@ def _streamed(
 
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
-    con = duckdb.connect(config={"threads": 1, "preserve_insertion_order": True})
-    try:
+    with duckdb.connect(config={"threads": 1, "preserve_insertion_order": True}) as con:
         con.register(ROWS, pa.RecordBatchReader.from_batches(schema, batches()))
-        result = con.sql(query).arrow(batch_size=_STREAM_BATCH)
-        pieces: list[pa.Array[Any]] = []
+        pieces: list[pa.Array[Any]] = [pa.array([], pa.int32())]
         held = 0
-        for out in itertools.chain(result, [None]):
-            if out is not None:
-                pieces.append(out.column(0).cast(pa.int32()))
-                held += out.num_rows
-            while pending and pending[0][1] <= held:
-                item, n = pending.popleft()
-                values = pa.concat_arrays(pieces) if pieces else pa.array([], pa.int32())
-                pieces = [values.slice(n)] if len(values) > n else []
-                held -= n
-                yield item, values.slice(0, n)
+        with con.sql(query).arrow(batch_size=_STREAM_BATCH) as result:
+            for out in itertools.chain(result, [None]):
+                if out is not None:
+                    pieces.append(out.column(0).cast(pa.int32()))
+                    held += out.num_rows
+                while pending and pending[0][1] <= held:
+                    item, n = pending.popleft()
+                    values = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
+                    pieces = [values.slice(n)]
+                    held -= n
+                    yield item, values.slice(0, n)
         if failed:
             raise failed[0]
         if pending or held:  # DuckDB answered another number of rows than it was given
             raise RuntimeError(f"bucket query: {held} rows left over, {len(pending)} batches short")
-    finally:
-        con.close()
 
 
 # --- small inputs: the buckets in Python --------------------------------------------------------

@@ -180,3 +180,15 @@ def test_tables_of_another_schema_are_refused():
     tables = [pa.table({"k": ["a"]}), pa.table({"k": pa.array([1], pa.int64())})]
     with pytest.raises(ValueError, match="rows of schema"):
         list(stream_values(e, tables, lambda t: t))
+
+
+def test_a_consumer_may_stop_early():
+    """Spark closes a task's iterator when a later stage fails: the query is closed with it."""
+    e = bucket_expression([(exp.column("k"), STRING)], 4)
+    tables = [pa.table({"k": _strings(3000, 4)})] * 10
+    out = stream_values(e, tables, lambda t: t)
+    first, values = next(out)
+    assert first is tables[0]
+    assert len(values) == 3000
+    out.close()
+    assert list(out) == []
