@@ -482,7 +482,8 @@ def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa
     keys = [(exp_column(k), schema.field(k).type) for k in names]
     part_types = [schema.field(p).type for p in schema.partition_keys]
     python = python_values(schema, names, hashes=True)
-    typed = (conform(batch, schema, job.static) for batch in batches)
+    used = [*names, *schema.partition_keys]  # only the columns read on, as in `route`
+    typed = (conform(batch, schema, job.static).select(used) for batch in batches)
     for rows, hashes in stream_values(hash_expression(keys), typed, lambda rows: rows, python):
         columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
         parts = [encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)]

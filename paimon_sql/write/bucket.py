@@ -636,11 +636,17 @@ def bucket_expression(
 
 #: The name of the rows in `stream_values`'s query.
 ROWS = "__paimon_rows"
-#: Rows per result batch of `stream_values`'s query. Its scan reads about 100k rows ahead of the
-#: result (measured: 11 batches of 10k rows, 1 of 131k), so a task holds a few batches at a time.
-_STREAM_BATCH = 1 << 14
+#: Rows per result batch of `stream_values`'s query, and what its streaming result may hold. DuckDB
+#: reads ahead of the result it hands over: with its defaults (batches of 1M rows, 10 MiB) 11 input
+#: batches of 10k rows, so that many Spark batches were held. Each table's rows are followed by
+#: NULL rows up to a multiple of `_STREAM_BATCH`, and `_STREAM_BATCH` more (1024 to 2047 rows hashed
+#: in vain, 13% more rows for 10k-row batches): then DuckDB hands over a table's values before it
+#: reads the next table (measured on DuckDB 2.0; the unit tests check it).
+_STREAM_BATCH = 1024
+_STREAM_BUFFER = "8KB"
 
 _T = TypeVar("_T")
+_P = TypeVar("_P")
 
 
 def stream_values(
@@ -672,62 +678,103 @@ def stream_values(
         for item, rows in pairs:
             yield item, pa.repeat(value, rows.num_rows)
         return
-    head: list[tuple[_T, pa.Table]] = []
     if python is not None:
-        count = 0
-        for pair in pairs:
-            head.append(pair)
-            count += pair[1].num_rows
-            if count > FEW_ROWS:
-                break
-        else:
+        head, few = _head(pairs, FEW_ROWS)
+        if few:
             for item, rows in head:
                 yield item, python(rows)
             return
-    yield from _streamed(expression, itertools.chain(head, pairs))
+        pairs = _drained(head, pairs)
+    yield from _streamed(expression, pairs)
+
+
+def _head(
+    pairs: Iterator[tuple[_T, pa.Table]], limit: int
+) -> tuple[list[tuple[_T, pa.Table]], bool]:
+    """The first pairs up to and including the one that takes the rows past `limit`.
+
+    With whether that is all of them.
+    """
+    head, count = [], 0
+    for pair in pairs:
+        head.append(pair)
+        count += pair[1].num_rows
+        if count > limit:
+            return head, False
+    return head, True
+
+
+def _drained(head: list[_P], rest: Iterator[_P]) -> Iterator[_P]:
+    """`head`, then `rest`; `head` is emptied as it goes (nothing holds an item once passed on)."""
+    head.reverse()
+    while head:
+        yield head.pop()
+    yield from rest
 
 
 def _streamed(
     expression: exp.Expression, pairs: Iterator[tuple[_T, pa.Table]]
 ) -> Iterator[tuple[_T, pa.Array[Any]]]:
-    """`stream_values` through DuckDB: its result cut back into the items' row counts."""
+    """`stream_values` through DuckDB: its result cut back into the items' row counts.
+
+    Each item's rows go in followed by padding rows (`_STREAM_BATCH`), whose values are dropped.
+    """
     first = next(pairs, None)
     if first is None:
         return
     schema = first[1].schema
-    pending: collections.deque[tuple[_T, int]] = collections.deque()  # pulled, not yet answered
+    pairs = _drained([first], pairs)
+    del first
+    # pulled, not yet answered: (item, rows, padding rows)
+    pending: collections.deque[tuple[_T, int, int]] = collections.deque()
     failed: list[Exception] = []
+    padding: dict[int, pa.RecordBatch] = {}
 
     def batches() -> Iterator[pa.RecordBatch]:
         try:
-            for item, rows in itertools.chain([first], pairs):
+            for item, rows in pairs:
                 if not rows.schema.equals(schema):  # Arrow's reader would not say
                     raise ValueError(f"rows of schema {rows.schema} after rows of {schema}")
-                pending.append((item, rows.num_rows))
+                pad = -rows.num_rows % _STREAM_BATCH + _STREAM_BATCH
+                pending.append((item, rows.num_rows, pad))
                 yield from rows.to_batches()
+                if pad not in padding:  # mostly one size (Spark's batches are of one size)
+                    nulls = [pa.nulls(pad, f.type) for f in schema]
+                    padding[pad] = pa.RecordBatch.from_arrays(nulls, schema=schema)
+                yield padding[pad]
         except Exception as err:  # noqa: BLE001 - raised below; DuckDB would replace it with its own
             failed.append(err)
 
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
     with duckdb.connect(config={"threads": 1, "preserve_insertion_order": True}) as con:
+        con.execute(f"SET max_streaming_buffer_size = '{_STREAM_BUFFER}'")
         con.register(ROWS, pa.RecordBatchReader.from_batches(schema, batches()))
-        pieces: list[pa.Array[Any]] = [pa.array([], pa.int32())]
-        held = 0
+        pieces: list[pa.Array[Any]] = []  # values not handed out yet, `held` of them
+        held = skip = 0  # `skip`: padding values still to come, dropped
         with con.sql(query).arrow(batch_size=_STREAM_BATCH) as result:
             for out in itertools.chain(result, [None]):
                 if out is not None:
-                    pieces.append(out.column(0).cast(pa.int32()))
-                    held += out.num_rows
-                while pending and pending[0][1] <= held:
-                    item, n = pending.popleft()
-                    values = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
-                    pieces = [values.slice(n)]
-                    held -= n
+                    column = out.column(0).cast(pa.int32())
+                    drop, skip = min(skip, len(column)), max(skip - len(column), 0)
+                    if drop < len(column):
+                        pieces.append(column.slice(drop))
+                        held += len(column) - drop
+                # an item goes as soon as its own values are in, not waiting for its padding's
+                while pending and pending[0][1] <= (0 if skip else held):
+                    item, n, pad = pending.popleft()
+                    if skip:  # no rows, while the padding before it is still to come
+                        yield item, pa.array([], pa.int32())
+                        skip += pad
+                        continue
+                    values = pa.concat_arrays(pieces) if pieces else pa.array([], pa.int32())
                     yield item, values.slice(0, n)
+                    drop = min(pad, held - n)
+                    pieces = [values.slice(n + drop)] if held > n + drop else []
+                    held, skip = held - n - drop, pad - drop
         if failed:
             raise failed[0]
-        if pending or held:  # DuckDB answered another number of rows than it was given
+        if pending or held or skip:  # DuckDB answered another number of rows than it was given
             raise RuntimeError(f"bucket query: {held} rows left over, {len(pending)} batches short")
 
 
