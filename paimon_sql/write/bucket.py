@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import collections
 import functools
-import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -47,7 +46,7 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 
     from paimon_sql.types import DataType
 
@@ -654,7 +653,7 @@ def stream_values(
     items: Iterable[_T],
     rows_of: Callable[[_T], pa.Table],
     python: Callable[[pa.Table], pa.Array[Any]] | None = None,
-) -> Iterator[tuple[_T, pa.Array[Any]]]:
+) -> Generator[tuple[_T, pa.Array[Any]], None, None]:
     """Each of `items` with a bucket or key-hash `expression` over its rows, as INT32, in order.
 
     For callers that run no DuckDB themselves (the Spark tasks). ``rows_of(item)`` is the item's
@@ -672,7 +671,7 @@ def stream_values(
     >>> [values.to_pylist() for _, values in out]
     [[2, 0, 1], [2]]
     """
-    pairs = ((item, rows_of(item)) for item in items)
+    pairs: Iterator[tuple[_T, pa.Table]] = ((item, rows_of(item)) for item in items)
     if isinstance(expression, exp.Literal):  # one bucket: 0
         value = pa.scalar(int(expression.this), pa.int32())
         for item, rows in pairs:
@@ -715,67 +714,87 @@ def _drained(head: list[_P], rest: Iterator[_P]) -> Iterator[_P]:
 def _streamed(
     expression: exp.Expression, pairs: Iterator[tuple[_T, pa.Table]]
 ) -> Iterator[tuple[_T, pa.Array[Any]]]:
-    """`stream_values` through DuckDB: its result cut back into the items' row counts.
-
-    Each item's rows go in followed by padding rows (`_STREAM_BATCH`), whose values are dropped.
-    """
+    """`stream_values` through DuckDB: its result cut back into the items' row counts."""
     first = next(pairs, None)
     if first is None:
         return
-    schema = first[1].schema
+    stream = _Stream[_T](first[1].schema)
     pairs = _drained([first], pairs)
     del first
-    # pulled, not yet answered: (item, rows, padding rows)
-    pending: collections.deque[tuple[_T, int, int]] = collections.deque()
-    failed: list[Exception] = []
-    padding: dict[int, pa.RecordBatch] = {}
-
-    def batches() -> Iterator[pa.RecordBatch]:
-        try:
-            for item, rows in pairs:
-                if not rows.schema.equals(schema):  # Arrow's reader would not say
-                    raise ValueError(f"rows of schema {rows.schema} after rows of {schema}")
-                pad = -rows.num_rows % _STREAM_BATCH + _STREAM_BATCH
-                pending.append((item, rows.num_rows, pad))
-                yield from rows.to_batches()
-                if pad not in padding:  # mostly one size (Spark's batches are of one size)
-                    nulls = [pa.nulls(pad, f.type) for f in schema]
-                    padding[pad] = pa.RecordBatch.from_arrays(nulls, schema=schema)
-                yield padding[pad]
-        except Exception as err:  # noqa: BLE001 - raised below; DuckDB would replace it with its own
-            failed.append(err)
-
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
     with duckdb.connect(config={"threads": 1, "preserve_insertion_order": True}) as con:
         con.execute(f"SET max_streaming_buffer_size = '{_STREAM_BUFFER}'")
-        con.register(ROWS, pa.RecordBatchReader.from_batches(schema, batches()))
-        pieces: list[pa.Array[Any]] = []  # values not handed out yet, `held` of them
-        held = skip = 0  # `skip`: padding values still to come, dropped
+        con.register(ROWS, pa.RecordBatchReader.from_batches(stream.schema, stream.feed(pairs)))
         with con.sql(query).arrow(batch_size=_STREAM_BATCH) as result:
-            for out in itertools.chain(result, [None]):
-                if out is not None:
-                    column = out.column(0).cast(pa.int32())
-                    drop, skip = min(skip, len(column)), max(skip - len(column), 0)
-                    if drop < len(column):
-                        pieces.append(column.slice(drop))
-                        held += len(column) - drop
-                # an item goes as soon as its own values are in, not waiting for its padding's
-                while pending and pending[0][1] <= (0 if skip else held):
-                    item, n, pad = pending.popleft()
-                    if skip:  # no rows, while the padding before it is still to come
-                        yield item, pa.array([], pa.int32())
-                        skip += pad
-                        continue
-                    values = pa.concat_arrays(pieces) if pieces else pa.array([], pa.int32())
-                    yield item, values.slice(0, n)
-                    drop = min(pad, held - n)
-                    pieces = [values.slice(n + drop)] if held > n + drop else []
-                    held, skip = held - n - drop, pad - drop
-        if failed:
-            raise failed[0]
-        if pending or held or skip:  # DuckDB answered another number of rows than it was given
-            raise RuntimeError(f"bucket query: {held} rows left over, {len(pending)} batches short")
+            for out in result:
+                yield from stream.answer(out.column(0).cast(pa.int32()))
+            yield from stream.answer(pa.array([], pa.int32()))
+        stream.close()
+
+
+class _Stream(Generic[_T]):
+    """The items of `_streamed`, fed to DuckDB and handed out with their values.
+
+    Each item's rows are followed by padding rows (`_STREAM_BATCH`), whose values are dropped.
+    """
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        #: fed, not answered yet: (item, its rows, its padding rows)
+        self.pending: collections.deque[tuple[_T, int, int]] = collections.deque()
+        self.failed: list[Exception] = []
+        self.padding: dict[int, pa.RecordBatch] = {}
+        self.pieces: list[pa.Array[Any]] = []  # values not handed out yet, `held` of them
+        self.held = 0
+        self.skip = 0  # padding values still to come, to drop
+
+    def feed(self, pairs: Iterator[tuple[_T, pa.Table]]) -> Iterator[pa.RecordBatch]:
+        """The batches DuckDB reads; an error raised by `pairs` ends them and is kept."""
+        try:
+            for item, rows in pairs:
+                if not rows.schema.equals(self.schema):  # Arrow's reader would not say
+                    raise ValueError(f"rows of schema {rows.schema} after rows of {self.schema}")
+                pad = -rows.num_rows % _STREAM_BATCH + _STREAM_BATCH
+                self.pending.append((item, rows.num_rows, pad))
+                yield from rows.to_batches()
+                if pad not in self.padding:  # mostly one size (Spark's batches are of one size)
+                    nulls = [pa.nulls(pad, f.type) for f in self.schema]
+                    self.padding[pad] = pa.RecordBatch.from_arrays(nulls, schema=self.schema)
+                yield self.padding[pad]
+        except Exception as err:  # noqa: BLE001 - `close` raises it; DuckDB would replace it
+            self.failed.append(err)
+
+    def answer(self, column: pa.Array[Any]) -> Iterator[tuple[_T, pa.Array[Any]]]:
+        """The items whose values are in once `column` (DuckDB's next values) is added.
+
+        An item goes as soon as its own values are in, not waiting for its padding's.
+        """
+        drop = min(self.skip, len(column))
+        self.skip -= drop
+        if drop < len(column):
+            self.pieces.append(column.slice(drop))
+            self.held += len(column) - drop
+        while self.pending and self.pending[0][1] <= (0 if self.skip else self.held):
+            item, n, pad = self.pending.popleft()
+            if self.skip:  # no rows, while the padding before it is still to come
+                self.skip += pad
+                yield item, pa.array([], pa.int32())
+                continue
+            values = pa.concat_arrays(self.pieces) if self.pieces else pa.array([], pa.int32())
+            drop = min(pad, self.held - n)
+            self.pieces = [values.slice(n + drop)] if self.held > n + drop else []
+            self.held, self.skip = self.held - n - drop, pad - drop
+            yield item, values.slice(0, n)
+
+    def close(self) -> None:
+        """Raise what `feed` kept, or if DuckDB answered another number of rows than it was fed."""
+        if self.failed:
+            raise self.failed[0]
+        if self.pending or self.held or self.skip:
+            raise RuntimeError(
+                f"bucket query: {self.held} rows left over, {len(self.pending)} batches short"
+            )
 
 
 # --- small inputs: the buckets in Python --------------------------------------------------------
