@@ -677,23 +677,35 @@ def test_task_still_running_when_the_job_fails_is_stopped_before_the_clean_up(la
     assert _files_on_disk(lake.warehouse / "db.db" / "straggler") == set()
 
 
-def test_settle_gives_up_with_a_warning_naming_the_job(spark, caplog):
+def test_settle_gives_up_with_a_warning_naming_the_job(spark, caplog, tmp_path):
     """A task that outlives the wait: the driver stops waiting, says so, names the job's tag and
     how to delete the files such a task may still write."""
     from pyspark import InheritableThread
 
     from paimon_sql.spark.writer import _Jobs
 
-    def slow(row: int) -> int:
+    release = tmp_path / "release"
+
+    def held(row: int) -> int:  # runs until the test releases it (at most a minute)
         import time
 
-        time.sleep(3)
+        deadline = time.monotonic() + 60
+        while not release.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
         return row
 
     context = spark.sparkContext
     jobs = _Jobs(spark.range(1), "settle-test-tag", "db.slow")
+    outcome: list[object] = []
+
+    def run_held_job() -> None:
+        try:
+            outcome.append(context.parallelize([1], 1).map(held).collect())
+        except Exception as err:  # noqa: BLE001 - reported by the assertions below
+            outcome.append(err)
+
     with jobs:
-        thread = InheritableThread(target=lambda: context.parallelize([1], 1).map(slow).collect())
+        thread = InheritableThread(target=run_held_job)
         thread.start()
         try:
             tracker, deadline = context.statusTracker(), time.monotonic() + 60
@@ -701,15 +713,18 @@ def test_settle_gives_up_with_a_warning_naming_the_job(spark, caplog):
                 (info := tracker.getStageInfo(s)) is not None and info.numActiveTasks
                 for s in tracker.getActiveStageIds()
             ):
-                assert time.monotonic() < deadline, "the slow task never started"
+                assert not outcome, f"the job ended before it was seen running: {outcome}"
+                assert time.monotonic() < deadline, "the task never started"
                 time.sleep(0.02)
             started = time.monotonic()
             with caplog.at_level(logging.WARNING, logger="paimon_sql.spark.writer"):
                 assert not jobs.settle(cancel=False, wait_seconds=0.3)
-            assert time.monotonic() - started < 2
+            assert time.monotonic() - started < 5
         finally:
+            release.touch()
             thread.join()
-        assert jobs.settle(cancel=False, wait_seconds=5)  # the task has ended: nothing to say
+        assert outcome == [[1]]
+        assert jobs.settle(cancel=False, wait_seconds=30)  # the task has ended: nothing to say
     (record,) = [r for r in caplog.records if r.name == "paimon_sql.spark.writer"]
     message = record.getMessage()
     assert "settle-test-tag" in message
