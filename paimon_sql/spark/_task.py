@@ -345,7 +345,7 @@ def sorted_runs(
         held, held_bytes = [], 0
         # Arrow's allocator (mimalloc) keeps the pages of freed batches for reuse; with DuckDB
         # streaming the buckets in between (`route`) it reused them less: the 160 MB test task of
-        # tests/spark/test_write_buffer.py peaked at +70-100 MB, not +65; given back here, +48-57
+        # tests/spark/test_write_buffer.py peaked at +70-100 MB, not +65; given back here, +45-65
         pa.default_memory_pool().release_unused()
         return rows.sort_by([(c, "ascending") for c in order]).to_batches()
 

@@ -37,6 +37,7 @@ from sqlglot import exp
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
 from paimon_sql.format.bucket import bucket_of, row_hash
+from paimon_sql.sqlnodes import set_setting
 from paimon_sql.types import (
     BINARY_ROOTS,
     NUMERIC_ROOTS,
@@ -660,7 +661,8 @@ def stream_values(
     rows (one Arrow schema for all), the table ``__paimon_rows`` the expression's columns refer to.
     The whole stream is one query on a private single-threaded DuckDB (which keeps the rows in
     arrival order), so the expression is bound once, not once per item (a string key's costs 20-90
-    ms); items are pulled as DuckDB needs rows, so only a few are held at a time. No DuckDB at all
+    ms); each item is pulled once the earlier ones are answered, so one is held at a time (see
+    `_STREAM_BATCH`). No DuckDB at all
     for a constant expression, nor, when `python` computes the same values (`python_buckets`,
     `python_hashes`), for a stream of at most `FEW_ROWS` rows.
 
@@ -724,7 +726,7 @@ def _streamed(
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
     with duckdb.connect(config={"threads": 1, "preserve_insertion_order": True}) as con:
-        con.execute(f"SET max_streaming_buffer_size = '{_STREAM_BUFFER}'")
+        con.execute(set_setting("streaming_buffer_size", _STREAM_BUFFER).sql("duckdb"))
         con.register(ROWS, pa.RecordBatchReader.from_batches(stream.schema, stream.feed(pairs)))
         with con.sql(query).arrow(batch_size=_STREAM_BATCH) as result:
             for out in result:
