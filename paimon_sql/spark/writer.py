@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import time
 import uuid
@@ -51,6 +52,7 @@ from paimon_sql.spark._task import (
     conform,
     exp_column,
     messages_of,
+    python_values,
     route,
     write_task,
 )
@@ -81,6 +83,7 @@ _METADATA_DIRS = {
     "statistics",
     "service",
 }
+_LOG = logging.getLogger(__name__)
 _ERROR_LINE = re.compile(r"paimon_sql\.errors\.(\w+): (.+)")
 _PYTHON_ERROR = re.compile(r"^((?:\w+\.)*\w+(?:Error|Exception): .+)$", re.MULTILINE)
 
@@ -171,7 +174,7 @@ def run(
         )
         dynamic_overwrite = setting.lower() == "dynamic"
     frame = _with_static(df, schema, static)
-    jobs = _Jobs(df, job.job_id)
+    jobs = _Jobs(df, job.job_id, table.name)
     try:
         with _arrow_batches(df), jobs:
             if writer.cross_partition:
@@ -254,14 +257,16 @@ class _Jobs:
     writing files); after success, speculative duplicates may still be running until Spark kills
     them. `settle` waits until none of the write's tasks is active, so the clean-up that follows
     sees every file. The jobs are found as the new ones in the caller's job group (jobs another
-    thread starts in that group meanwhile are waited for too: harmless). With Spark Connect (no
+    thread starts in that group meanwhile are waited for too: harmless). It waits `WAIT_SECONDS` at
+    most, then logs a warning naming the table and the job tag. With Spark Connect (no
     SparkContext) there is nothing to wait on and it does nothing.
     """
 
     WAIT_SECONDS = 120.0
 
-    def __init__(self, df: DataFrame, tag: str) -> None:
+    def __init__(self, df: DataFrame, tag: str, table: str) -> None:
         self.tag = tag
+        self.table = table
         try:
             self.context: Any = df.sparkSession.sparkContext
         except NotImplementedError:  # Spark Connect sessions have no SparkContext
@@ -280,21 +285,41 @@ class _Jobs:
         if self.context is not None:
             self.context.removeJobTag(self.tag)
 
-    def settle(self, *, cancel: bool) -> None:
-        """Cancel the write's jobs (`cancel`) and wait until none of their tasks is running."""
+    def settle(self, *, cancel: bool, wait_seconds: float | None = None) -> bool:
+        """Cancel the write's jobs (`cancel`) and wait until none of their tasks is running.
+
+        Gives up after `wait_seconds` (default `WAIT_SECONDS`) with a warning (logged) that the
+        files of the tasks still running may remain; returns whether they all stopped.
+        """
         if self.context is None:
-            return
+            return True
         if cancel:
             self.context.cancelJobsWithTag(self.tag)
         tracker = self.context.statusTracker()
-        deadline = time.monotonic() + self.WAIT_SECONDS
-        while time.monotonic() < deadline:
+        wait = self.WAIT_SECONDS if wait_seconds is None else wait_seconds
+        deadline = time.monotonic() + wait
+        while True:
             jobs = set(tracker.getJobIdsForGroup(self.group)) - self.before
             infos = [tracker.getJobInfo(j) for j in jobs]
             stages = [tracker.getStageInfo(s) for i in infos if i is not None for s in i.stageIds]
-            if all(s is None or s.numActiveTasks == 0 for s in stages):
-                return
+            running = sum(s.numActiveTasks for s in stages if s is not None)
+            if running == 0:
+                return True
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.05)
+        _LOG.warning(
+            "writing %s: %d task(s) of the Spark jobs tagged %s still running after %.0f s; "
+            "stopped waiting. Data files they write after this are not deleted; once they have "
+            "stopped, CALL sys.remove_orphan_files(table => '%s', older_than => "
+            "'<a later time>') deletes them",
+            self.table,
+            running,
+            self.tag,
+            wait,
+            self.table,
+        )
+        return False
 
 
 def _static_partition(
@@ -446,24 +471,26 @@ def _run_tasks(df: DataFrame, job: WriteJob, task: Task) -> list[bytes]:
 
 
 def _key_hashes(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """(partition bytes, key hash) of each row: the input of the driver's bucket assignment."""
+    """(partition bytes, key hash) of each row: the input of the driver's bucket assignment.
+
+    The task's batches stream through one DuckDB query, as in `route`.
+    """
     from paimon_sql.format.binary_row import encode_row
-    from paimon_sql.write.bucket import hash_expression, row_values
+    from paimon_sql.write.bucket import hash_expression, stream_values
 
     schema = job.load().latest_schema
-    keys = [(exp_column(k), schema.field(k).type) for k in schema.trimmed_primary_keys]
+    names = list(schema.trimmed_primary_keys)
+    keys = [(exp_column(k), schema.field(k).type) for k in names]
     part_types = [schema.field(p).type for p in schema.partition_keys]
-    with row_values(hash_expression(keys)) as evaluate:
-        for batch in batches:
-            rows = conform(batch, schema, job.static)
-            hashes = evaluate(rows)
-            columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
-            parts = [
-                encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)
-            ]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
-            )
+    python = python_values(schema, names, hashes=True)
+    used = [*names, *schema.partition_keys]  # only the columns read on, as in `route`
+    typed = (conform(batch, schema, job.static).select(used) for batch in batches)
+    for rows, hashes in stream_values(hash_expression(keys), typed, lambda rows: rows, python):
+        columns = [rows.column(p).to_pylist() for p in schema.partition_keys]
+        parts = [encode_row(tuple(c[i] for c in columns), part_types) for i in range(rows.num_rows)]
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(parts, pa.binary()), hashes], names=["part", HASH]
+        )
 
 
 def _assign(df: DataFrame, job: WriteJob, writer: TableWriter) -> dict[tuple[bytes, int], int]:

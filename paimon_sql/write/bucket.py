@@ -29,11 +29,11 @@ True
 
 from __future__ import annotations
 
-import contextlib
+import collections
 import datetime
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -42,6 +42,7 @@ from sqlglot import exp
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.format.binary_row import header_size
 from paimon_sql.format.bucket import bucket_of_hash, row_hash
+from paimon_sql.sqlnodes import set_setting
 from paimon_sql.types import (
     BINARY_ROOTS,
     NUMERIC_ROOTS,
@@ -51,7 +52,7 @@ from paimon_sql.types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 
     from paimon_sql.types import DataType
 
@@ -643,42 +644,183 @@ def bucket_expression(
     return exp.Abs(this=_bin(exp.Mod, hash_expression(columns), _lit(num_buckets)))
 
 
-#: The name of the rows in `row_values`'s query.
+#: The name of the rows in `stream_values`'s query.
 ROWS = "__paimon_rows"
+#: Rows per result batch of `stream_values`'s query, and what its streaming result may hold. DuckDB
+#: reads ahead of the result it hands over: with its defaults (batches of 1M rows, 10 MiB) 11 input
+#: batches of 10k rows, so that many Spark batches were held. Each table's rows are followed by
+#: NULL rows up to a multiple of `_STREAM_BATCH`, and `_STREAM_BATCH` more (1024 to 2047 rows hashed
+#: in vain, 13% more rows for 10k-row batches): then DuckDB hands over a table's values before it
+#: reads the next table (measured on DuckDB 2.0; the unit tests check it).
+_STREAM_BATCH = 1024
+_STREAM_BUFFER = "8KB"
+
+_T = TypeVar("_T")
+_P = TypeVar("_P")
 
 
-@contextlib.contextmanager
-def row_values(expression: exp.Expression) -> Iterator[Callable[[pa.Table], pa.Array[Any]]]:
-    """Evaluate a bucket or key-hash `expression` over Arrow tables, as INT32, on a private DuckDB.
+def stream_values(
+    expression: exp.Expression,
+    items: Iterable[_T],
+    rows_of: Callable[[_T], pa.Table],
+    python: Callable[[pa.Table], pa.Array[Any] | None] | None = None,
+) -> Generator[tuple[_T, pa.Array[Any]], None, None]:
+    """Each of `items` with a bucket or key-hash `expression` over its rows, as INT32, in order.
 
-    For callers that run no DuckDB themselves (the Spark tasks): each call registers its rows as
-    ``__paimon_rows``, the table the expression's columns refer to.
+    For callers that run no DuckDB themselves (the Spark tasks). ``rows_of(item)`` is the item's
+    rows (one Arrow schema for all), the table ``__paimon_rows`` the expression's columns refer to.
+    The whole stream is one query on a private single-threaded DuckDB (which keeps the rows in
+    arrival order), so the expression is bound once, not once per item (a string key's costs 20-90
+    ms); each item is pulled once the earlier ones are answered, so one is held at a time (see
+    `_STREAM_BATCH`). No DuckDB at all
+    for a constant expression, nor, when `python` computes the same values (`python_buckets`,
+    `python_hashes`; None when a value has no exact Python form), for a stream of at most
+    `SMALL_INPUT_ROWS` rows.
 
     >>> from paimon_sql.types import parse_type
     >>> key = [(exp.column("id"), parse_type("BIGINT NOT NULL"))]
-    >>> with row_values(bucket_expression(key, 4)) as buckets:
-    ...     buckets(pa.table({"id": [1, 2, 3]})).to_pylist()
-    [2, 0, 1]
+    >>> batches = [pa.table({"id": [1, 2, 3]}), pa.table({"id": [4]})]
+    >>> out = stream_values(bucket_expression(key, 4), batches, lambda rows: rows)
+    >>> [values.to_pylist() for _, values in out]
+    [[2, 0, 1], [2]]
     """
+    pairs: Iterator[tuple[_T, pa.Table]] = ((item, rows_of(item)) for item in items)
+    if isinstance(expression, exp.Literal):  # one bucket: 0
+        value = pa.scalar(int(expression.this), pa.int32())
+        for item, rows in pairs:
+            yield item, pa.repeat(value, rows.num_rows)
+        return
+    if python is not None:
+        head, few = _head(pairs, SMALL_INPUT_ROWS)
+        values = [python(rows) for _, rows in head] if few else []
+        if few and all(v is not None for v in values):
+            for (item, _), v in zip(head, values, strict=True):
+                assert v is not None
+                yield item, v
+            return
+        pairs = _drained(head, pairs)
+    yield from _streamed(expression, pairs)
+
+
+def _head(
+    pairs: Iterator[tuple[_T, pa.Table]], limit: int
+) -> tuple[list[tuple[_T, pa.Table]], bool]:
+    """The first pairs up to and including the one that takes the rows past `limit`.
+
+    With whether that is all of them.
+    """
+    head, count = [], 0
+    for pair in pairs:
+        head.append(pair)
+        count += pair[1].num_rows
+        if count > limit:
+            return head, False
+    return head, True
+
+
+def _drained(head: list[_P], rest: Iterator[_P]) -> Iterator[_P]:
+    """`head`, then `rest`; `head` is emptied as it goes (nothing holds an item once passed on)."""
+    head.reverse()
+    while head:
+        yield head.pop()
+    yield from rest
+
+
+def _streamed(
+    expression: exp.Expression, pairs: Iterator[tuple[_T, pa.Table]]
+) -> Iterator[tuple[_T, pa.Array[Any]]]:
+    """`stream_values` through DuckDB: its result cut back into the items' row counts."""
+    first = next(pairs, None)
+    if first is None:
+        return
+    stream = _Stream[_T](first[1].schema)
+    pairs = _drained([first], pairs)
+    del first
     rows_table = exp.Table(this=exp.to_identifier(ROWS))
     query = exp.select(expression.copy()).from_(rows_table).sql("duckdb")
-    con = duckdb.connect()
+    with duckdb.connect(config={"threads": 1, "preserve_insertion_order": True}) as con:
+        con.execute(set_setting("streaming_buffer_size", _STREAM_BUFFER).sql("duckdb"))
+        con.register(ROWS, pa.RecordBatchReader.from_batches(stream.schema, stream.feed(pairs)))
+        with con.sql(query).arrow(batch_size=_STREAM_BATCH) as result:
+            for out in result:
+                yield from stream.answer(out.column(0).cast(pa.int32()))
+            yield from stream.answer(pa.array([], pa.int32()))
+        stream.close()
 
-    def evaluate(rows: pa.Table) -> pa.Array[Any]:
-        con.register(ROWS, rows)
-        values: pa.Array[Any] = (
-            con.sql(query).arrow().read_all().column(0).combine_chunks().cast(pa.int32())
-        )
-        con.unregister(ROWS)
-        return values
 
-    try:
-        yield evaluate
-    finally:
-        con.close()
+class _Stream(Generic[_T]):
+    """The items of `_streamed`, fed to DuckDB and handed out with their values.
+
+    Each item's rows are followed by padding rows (`_STREAM_BATCH`), whose values are dropped.
+    """
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        #: fed, not answered yet: (item, its rows, its padding rows)
+        self.pending: collections.deque[tuple[_T, int, int]] = collections.deque()
+        self.failed: list[Exception] = []
+        self.padding: dict[int, pa.RecordBatch] = {}
+        self.pieces: list[pa.Array[Any]] = []  # values not handed out yet, `held` of them
+        self.held = 0
+        self.skip = 0  # padding values still to come, to drop
+
+    def feed(self, pairs: Iterator[tuple[_T, pa.Table]]) -> Iterator[pa.RecordBatch]:
+        """The batches DuckDB reads; an error raised by `pairs` ends them and is kept."""
+        try:
+            for item, rows in pairs:
+                if not rows.schema.equals(self.schema):  # Arrow's reader would not say
+                    raise ValueError(f"rows of schema {rows.schema} after rows of {self.schema}")
+                pad = -rows.num_rows % _STREAM_BATCH + _STREAM_BATCH
+                self.pending.append((item, rows.num_rows, pad))
+                yield from rows.to_batches()
+                if pad not in self.padding:  # mostly one size (Spark's batches are of one size)
+                    nulls = [pa.nulls(pad, f.type) for f in self.schema]
+                    self.padding[pad] = pa.RecordBatch.from_arrays(nulls, schema=self.schema)
+                yield self.padding[pad]
+        except Exception as err:  # noqa: BLE001 - `close` raises it; DuckDB would replace it
+            self.failed.append(err)
+
+    def answer(self, column: pa.Array[Any]) -> Iterator[tuple[_T, pa.Array[Any]]]:
+        """The items whose values are in once `column` (DuckDB's next values) is added.
+
+        An item goes as soon as its own values are in, not waiting for its padding's.
+        """
+        drop = min(self.skip, len(column))
+        self.skip -= drop
+        if drop < len(column):
+            self.pieces.append(column.slice(drop))
+            self.held += len(column) - drop
+        while self.pending and self.pending[0][1] <= (0 if self.skip else self.held):
+            item, n, pad = self.pending.popleft()
+            if self.skip:  # no rows, while the padding before it is still to come
+                self.skip += pad
+                yield item, pa.array([], pa.int32())
+                continue
+            values = pa.concat_arrays(self.pieces) if self.pieces else pa.array([], pa.int32())
+            drop = min(pad, self.held - n)
+            self.pieces = [values.slice(n + drop)] if self.held > n + drop else []
+            self.held, self.skip = self.held - n - drop, pad - drop
+            yield item, values.slice(0, n)
+
+    def close(self) -> None:
+        """Raise what `feed` kept, or if DuckDB answered another number of rows than it was fed."""
+        if self.failed:
+            raise self.failed[0]
+        if self.pending or self.held or self.skip:
+            raise RuntimeError(
+                f"bucket query: {self.held} rows left over, {len(self.pending)} batches short"
+            )
 
 
 # --- small inputs: the bucket in Python ---------------------------------------------------------
+
+#: At most this many input rows get their bucket or key hash from Python (the SQL writer's
+#: `TableWriter._small_input`, `_sorted` and `_hash_in_python`, a Spark task's `stream_values`);
+#: more are hashed in SQL. Measured per INSERT into an 8-bucket table (CPU): a STRING key costs
+#: Python ~8 µs a row and the SQL path ~105 ms a statement (binding ~13 KB of SQL), so they cross at
+#: ~12,000 rows; a (STRING, INT) key ~9 µs / ~115 ms; a BIGINT key ~4.5 µs / ~45 ms, crossing at
+#: ~4,000.
+SMALL_INPUT_ROWS = 4096
 
 
 def few_rows(source: exp.Expression | str, limit: int) -> bool:

@@ -65,6 +65,7 @@ from paimon_sql.sqlnodes import (
 from paimon_sql.types import RowKind
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import (
+    SMALL_INPUT_ROWS,
     bucket_expression,
     few_rows,
     hash_expression,
@@ -112,12 +113,6 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
-#: At most this many input rows get their fixed bucket from Python (`TableWriter._small_input`,
-#: `TableWriter._sorted`); more are hashed in SQL. Measured per INSERT into an 8-bucket table (CPU):
-#: a STRING key costs Python ~8 µs a row and the SQL path ~105 ms a statement (binding ~13 KB of
-#: SQL), so they cross at ~12,000 rows; a (STRING, INT) key ~9 µs / ~115 ms; a BIGINT key
-#: ~4.5 µs / ~45 ms, crossing at ~4,000.
-SMALL_INPUT_ROWS = 4096
 
 
 def _q(name: str) -> exp.Column:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import random
 import subprocess
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import paimon_sql
@@ -395,6 +397,52 @@ def _hash_index_holds_live_keys(lake: Any, name: str, replaced: set[str]) -> Non
             assert indexed[value] >= hashes, f"partition {value}: live keys missing from the index"
 
 
+def test_tasks_of_many_small_batches_put_every_row_in_its_bucket(lake):
+    """Tasks of more than `SMALL_INPUT_ROWS` rows in many Arrow batches stream them through DuckDB
+    query (`write.bucket.stream_values`): every row of a fixed-bucket table sits in the bucket the
+    Python reference (Java's vectors) computes, a dynamic-bucket table keeps each key in one bucket
+    across two writes, and both Javas read them at the end."""
+    from paimon_sql.format.bucket import bucket_of
+    from paimon_sql.types import parse_type
+    from paimon_sql.write.bucket import SMALL_INPUT_ROWS
+
+    rng = random.Random(11)
+    lake.create("pk_stream", "'bucket' = '3'", partitioned=False)
+    lake.create("pk_stream_dyn", "'bucket' = '-1', 'dynamic-bucket.target-row-num' = '1500'", True)
+    load = _rows(rng, range(9000), ("p", "q"), "load")
+    upsert = _rows(rng, range(8000, 12000), ("p", "q"), "up")
+    assert len(load) // 2 > SMALL_INPUT_ROWS  # two tasks (default parallelism), each through DuckDB
+    state: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    lake.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "700")
+    try:
+        for rows in (load, upsert):
+            _apply(state, rows, "last")
+            for name in ("pk_stream", "pk_stream_dyn"):
+                lake.write(name, rows, _dicts(state.values()))
+    finally:
+        lake.spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    key_types = [parse_type("BIGINT NOT NULL"), parse_type("STRING NOT NULL")]
+    for name in ("pk_stream", "pk_stream_dyn"):
+        folder = lake.warehouse / "db.db" / name
+        live = _live_files(lake.warehouse, f"db.{name}")
+        buckets_of_key: dict[tuple[Any, ...], set[int]] = {}
+        checked = 0
+        for path in folder.rglob("bucket-*/data-*"):
+            if path.name not in live:
+                continue
+            bucket = int(path.parent.name.removeprefix("bucket-"))
+            found = pq.read_table(path, columns=["id", "dt"]).to_pylist()
+            for r in found:
+                key = (r["id"], r["dt"])
+                buckets_of_key.setdefault(key, set()).add(bucket)
+                if name == "pk_stream":
+                    assert bucket_of(key, key_types, 3) == bucket, (path, key)
+            checked += len(found)
+        assert checked >= len(state)
+        assert all(len(b) == 1 for b in buckets_of_key.values()), name
+        assert len({b for bs in buckets_of_key.values() for b in bs}) >= 3, name
+
+
 def test_sorted_runs_of_a_data_source_task(lake):
     """A Spark 4 Data Source task with more rows than ``write-buffer-size`` writes several sorted
     runs of one bucket (`tests/spark/test_write_buffer.py`); here both Javas read them (a key in
@@ -662,6 +710,61 @@ def test_task_still_running_when_the_job_fails_is_stopped_before_the_clean_up(la
     )
     assert lake.kinds("straggler") == []
     assert _files_on_disk(lake.warehouse / "db.db" / "straggler") == set()
+
+
+def test_settle_gives_up_with_a_warning_naming_the_job(spark, caplog, tmp_path):
+    """A task that outlives the wait: the driver stops waiting, says so, names the job's tag and
+    how to delete the files such a task may still write."""
+    from pyspark import InheritableThread
+
+    from paimon_sql.spark.writer import _Jobs
+
+    release = tmp_path / "release"
+
+    def held(row: int) -> int:  # runs until the test releases it (at most a minute)
+        import time
+
+        deadline = time.monotonic() + 60
+        while not release.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return row
+
+    context = spark.sparkContext
+    jobs = _Jobs(spark.range(1), "settle-test-tag", "db.slow")
+    outcome: list[object] = []
+
+    def run_held_job() -> None:
+        try:
+            outcome.append(context.parallelize([1], 1).map(held).collect())
+        except Exception as err:  # noqa: BLE001 - reported by the assertions below
+            outcome.append(err)
+
+    with jobs:
+        thread = InheritableThread(target=run_held_job)
+        thread.start()
+        try:
+            tracker, deadline = context.statusTracker(), time.monotonic() + 60
+            while not any(
+                (info := tracker.getStageInfo(s)) is not None and info.numActiveTasks
+                for s in tracker.getActiveStageIds()
+            ):
+                assert not outcome, f"the job ended before it was seen running: {outcome}"
+                assert time.monotonic() < deadline, "the task never started"
+                time.sleep(0.02)
+            started = time.monotonic()
+            with caplog.at_level(logging.WARNING, logger="paimon_sql.spark.writer"):
+                assert not jobs.settle(cancel=False, wait_seconds=0.3)
+            assert time.monotonic() - started < 5
+        finally:
+            release.touch()
+            thread.join()
+        assert outcome == [[1]]
+        assert jobs.settle(cancel=False, wait_seconds=30)  # the task has ended: nothing to say
+    (record,) = [r for r in caplog.records if r.name == "paimon_sql.spark.writer"]
+    message = record.getMessage()
+    assert "settle-test-tag" in message
+    assert "1 task(s)" in message
+    assert "CALL sys.remove_orphan_files(table => 'db.slow'" in message
 
 
 def test_task_failing_once_is_retried_without_duplicates(lake):
