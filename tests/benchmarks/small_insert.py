@@ -7,7 +7,7 @@ A primary-key table keyed by a STRING (``'key-' || i``) with `--buckets` buckets
 rows; then ``INSERT … VALUES`` of 1 and of 100 new keys and ``INSERT … SELECT`` of 100 and of
 4,000 new keys from ``range``, `--reps` times each, statement time (wall and CPU, median). Each
 runs twice, alternating: with the buckets hashed in Python (what an input that ends within
-`paimon_sql.write.writer.SMALL_INPUT_ROWS` rows gets) and with DuckDB's hash expression (what
+`paimon_sql.write.bucket.SMALL_INPUT_ROWS` rows gets) and with DuckDB's hash expression (what
 larger inputs get). The table's rows are then compared in full with the keys inserted.
 """
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import paimon_sql
-from paimon_sql.write.writer import SMALL_INPUT_ROWS
+from paimon_sql.write.bucket import SMALL_INPUT_ROWS
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
 
 if TYPE_CHECKING:

@@ -143,7 +143,7 @@ def test_few_rows_are_hashed_in_python_and_more_in_duckdb():
     e = bucket_expression([(exp.column("k"), STRING)], 8)
     calls: list[int] = []
 
-    def python(rows: pa.Table) -> pa.Array[Any]:
+    def python(rows: pa.Table) -> pa.Array[Any] | None:
         calls.append(rows.num_rows)
         return python_buckets([rows.column("k")], [STRING], 8)
 

@@ -204,7 +204,10 @@ def test_small_and_large_inputs_land_in_javas_buckets(session, tmp_path, monkeyp
         return real(columns, types, num_buckets)
 
     monkeypatch.setattr(writer, "python_buckets", counted)
-    small, large = 300, 2 * writer.SMALL_INPUT_ROWS + 700  # repeated: over the limit once staged
+    small, large = (
+        300,
+        2 * bucket_module.SMALL_INPUT_ROWS + 700,
+    )  # repeated: over the limit once staged
     names = [n for n, _ in key]
     columns = ", ".join(f"{n} {t}" for n, t in key)
     if options is None:
