@@ -17,6 +17,8 @@ False
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -39,7 +41,74 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
     from paimon_sql.engine.relation import Relation
+    from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
+
+
+@dataclass(frozen=True, slots=True)
+class _Inlined:
+    """One inlined scan as built for a statement: what it was built from and what it is."""
+
+    table: Table
+    snapshot: Snapshot
+    schema: TableSchema
+    options: Mapping[str, str]
+    predicate: Predicate | None
+    plan: ScanPlan
+    query: exp.Select
+    params: dict[str, Any]
+
+
+class InlineCache:
+    """Inlined scans of a session, kept for the next statement that reads the same snapshot.
+
+    A scan is a function of immutable metadata: the snapshot (its manifest lists and index
+    manifest are files never rewritten), the schema and the pruning predicate. A statement reads
+    the table's latest snapshot first, as without the cache, and reuses a scan only when that
+    snapshot, the read schema, the table's options and the predicate all equal the ones it was
+    built from: a commit (by anyone) makes a new snapshot, an ``ALTER TABLE`` a new schema, so
+    neither is served a stale scan. A snapshot id written again after a rollback differs in its
+    manifest lists. Only scans whose deletion vectors and file lists are statement parameters (no
+    table registered on the connection) are kept; the data files are checked again on reuse
+    (`SplitReader.check_files`). The tree is copied for each statement (callers may rewrite it).
+
+    >>> cache = InlineCache()
+    >>> len(cache.entries), cache.LIMIT
+    (0, 32)
+    """
+
+    #: Scans kept (least recently used dropped first).
+    LIMIT = 32
+
+    def __init__(self) -> None:
+        """An empty cache."""
+        self.entries: OrderedDict[tuple[int, int], _Inlined] = OrderedDict()
+
+    def get(
+        self, table: Table, snapshot: Snapshot, schema: TableSchema, predicate: Predicate | None
+    ) -> _Inlined | None:
+        """The scan built from exactly these, if kept."""
+        entry = self.entries.get((id(table), snapshot.id))
+        if (
+            entry is None
+            or entry.table is not table
+            or entry.snapshot != snapshot
+            or (entry.schema is not schema and entry.schema != schema)
+            or entry.options != table.latest_schema.options
+            or entry.predicate != predicate
+        ):
+            return None
+        self.entries.move_to_end((id(table), snapshot.id))
+        return entry
+
+    def put(self, entry: _Inlined) -> None:
+        """Keep `entry` (replacing the table's scan of the same snapshot id)."""
+        key = (id(entry.table), entry.snapshot.id)
+        self.entries[key] = entry
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.LIMIT:
+            self.entries.popitem(last=False)
 
 
 class Binder:
@@ -65,6 +134,7 @@ class Binder:
         self.hints = hints
         self.incremental = incremental
         self.changes = changes
+        self.inlined = InlineCache()
 
     def bind(
         self,
@@ -317,10 +387,34 @@ class Binder:
         predicate = table_predicate(
             node, set(schema.field_names), {f.name: f.type for f in schema.fields}
         )
-        plan = plan_scan(table, snapshot, predicate, schema)
-        inlined = None
-        if inline and not table.latest_schema.options.get("scan.fallback-branch"):
-            inlined = engine.reader.inline(engine.con, plan, predicate, params)
+        inline = inline and not table.latest_schema.options.get("scan.fallback-branch")
+        kept = None
+        if inline and params is not None and snapshot is not None:
+            kept = self.inlined.get(table, snapshot, schema, predicate)
+        if kept is not None:
+            plan = kept.plan
+            engine.reader.check_files(plan)
+            params.update(kept.params)  # type: ignore[union-attr]
+            inlined: tuple[exp.Select, list[str]] | None = (kept.query.copy(), [])
+        else:
+            plan = plan_scan(table, snapshot, predicate, schema)
+            inlined = None
+            if inline:
+                before = set(params) if params is not None else set()
+                inlined = engine.reader.inline(engine.con, plan, predicate, params)
+                if inlined is not None and not inlined[1] and params is not None and snapshot:
+                    self.inlined.put(
+                        _Inlined(
+                            table=table,
+                            snapshot=snapshot,
+                            schema=schema,
+                            options=dict(table.latest_schema.options),
+                            predicate=predicate,
+                            plan=plan,
+                            query=inlined[0].copy(),
+                            params={k: v for k, v in params.items() if k not in before},
+                        )
+                    )
         if inlined is not None:
             query, registered = inlined
             engine.hold(registered)

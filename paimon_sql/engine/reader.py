@@ -505,6 +505,19 @@ class SplitReader:
                 con.unregister(name)
             raise
 
+    def check_files(self, plan: ScanPlan) -> None:
+        """Every data file of `plan` still there with the size its snapshot lists (`inline` checks).
+
+        For a query reusing an inlined scan of the same snapshot: a file deleted or rewritten since
+        is an error naming it, not DuckDB's I/O error.
+        """
+        if not plan.table.fileio.local:
+            return
+        for split in plan.splits:
+            for section in split.sections:
+                for f in section.files:
+                    _listed_path(plan, split, f)
+
     def _inline(
         self,
         con: duckdb.DuckDBPyConnection,
