@@ -60,7 +60,7 @@ class _Inlined:
     params: dict[str, Any]
 
 
-class InlineCache:
+class _InlineCache:
     """Inlined scans of a session, kept for the next statement that reads the same snapshot.
 
     A scan is a function of immutable metadata: the snapshot (its manifest lists and index
@@ -73,7 +73,7 @@ class InlineCache:
     table registered on the connection) are kept; the data files are checked again on reuse
     (`SplitReader.check_files`). The tree is copied for each statement (callers may rewrite it).
 
-    >>> cache = InlineCache()
+    >>> cache = _InlineCache()
     >>> len(cache.entries), cache.LIMIT
     (0, 32)
     """
@@ -134,7 +134,7 @@ class Binder:
         self.hints = hints
         self.incremental = incremental
         self.changes = changes
-        self.inlined = InlineCache()
+        self.inlined = _InlineCache()
 
     def bind(
         self,
