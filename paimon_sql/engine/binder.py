@@ -21,6 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
@@ -135,6 +136,38 @@ class Binder:
         self.incremental = incremental
         self.changes = changes
         self.inlined = _InlineCache()
+        # statement text -> (the kept scans it was bound to, its rendered SQL)
+        self._rendered: OrderedDict[str, tuple[tuple[object, ...], str]] = OrderedDict()
+
+    #: Rendered statements remembered (`render`), least recently used dropped first.
+    RENDERED = 64
+
+    def render(self, text: str, statement: exp.Expression, used: list[object]) -> str:
+        """DuckDB's SQL of `statement`, which `bind` bound with `used` (`text`: its source text).
+
+        A statement whose every replacement is a kept inlined scan renders the same way each time
+        it is bound to the same kept scans: that SQL is remembered per `text` and returned without
+        rendering again. Otherwise rendered from a copy (kept scans' trees are shared).
+
+        >>> binder = Binder.__new__(Binder)
+        >>> binder._rendered = OrderedDict()
+        >>> binder.render("SELECT 1", sqlglot.parse_one("SELECT 1"), [])
+        'SELECT 1'
+        """
+        pure = bool(used) and all(e is not None for e in used)
+        if pure:
+            known = self._rendered.get(text)
+            if known is not None and len(known[0]) == len(used):
+                if all(a is b for a, b in zip(known[0], used, strict=True)):
+                    self._rendered.move_to_end(text)
+                    return known[1]
+        sql = statement.sql("duckdb", copy=bool(used))
+        if pure:
+            self._rendered[text] = (tuple(used), sql)
+            self._rendered.move_to_end(text)
+            while len(self._rendered) > self.RENDERED:
+                self._rendered.popitem(last=False)
+        return sql
 
     def bind(
         self,
@@ -142,6 +175,7 @@ class Binder:
         *,
         inline: bool = True,
         params: dict[str, Any] | None = None,
+        used: list[object] | None = None,
     ) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
 
@@ -151,13 +185,21 @@ class Binder:
         statement, so it must re-plan on every read: it gets streaming sources). `params`: the
         file lists of inlined scans become named parameters of the statement, added to it (the
         caller runs the statement with them); without it they are literals in the text.
+
+        `used` (a caller that only renders the statement, never changes it): gets one item per
+        replacement, the kept inlined scan it is (`_InlineCache`) or None for anything else; a
+        kept scan's tree is then placed in the statement as it is kept, not copied. The same
+        statement text bound to the same kept scans renders to the same SQL.
         """
         catalog = self.engine.catalog
         changed = False
         for node in list(statement.find_all(exp.Table)):
             call = node.this
             if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
-                changed |= self._changes(node, call)
+                if self._changes(node, call):
+                    changed = True
+                    if used is not None:
+                        used.append(None)
                 continue
             if not node.db:
                 continue
@@ -167,7 +209,10 @@ class Binder:
                 if parts.branch is not None and parts.system is None:
                     branch = parts.branch  # ``t$branch_b``: the branch's rows, as Java reads them
             if branch is None and ("$" in node.name or node.db == "sys"):
-                changed |= self._system(node)
+                if self._system(node):
+                    changed = True
+                    if used is not None:
+                        used.append(None)
                 continue
             if not catalog.has_database(node.db):
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
@@ -180,6 +225,8 @@ class Binder:
                 table = table.branch_table(branch)
             if self._incremental(node, table):
                 changed = True
+                if used is not None:
+                    used.append(None)
                 continue
             travel = travel_of(node, self.hints)
             if travel is None:
@@ -197,6 +244,7 @@ class Binder:
                 first_rows=early,
                 latest_schema=latest,
                 params=params,
+                used=used,
             )
             changed = True
         return changed
@@ -370,10 +418,12 @@ class Binder:
         first_rows: bool = False,
         latest_schema: bool = False,
         params: dict[str, Any] | None = None,
+        used: list[object] | None = None,
     ) -> None:
         """Replace `node` by a read of `table` at `snapshot` (inlined SQL, else a source).
 
         `latest_schema`: a pinned snapshot read in the table's latest schema (Flink's hints).
+        `used`: as `bind`'s.
         """
         engine = self.engine
         schema = (
@@ -391,11 +441,15 @@ class Binder:
         kept = None
         if inline and params is not None and snapshot is not None:
             kept = self.inlined.get(table, snapshot, schema, predicate)
+        entry: _Inlined | None = None
         if kept is not None:
-            plan = kept.plan
+            plan, entry = kept.plan, kept
             engine.reader.check_files(plan)
             params.update(kept.params)  # type: ignore[union-attr]
-            inlined: tuple[exp.Select, list[str]] | None = (kept.query.copy(), [])
+            # placed as kept only once per statement, for a caller that never changes it
+            shared = used is not None and all(e is not kept for e in used)
+            query = kept.query if shared else kept.query.copy()
+            inlined: tuple[exp.Select, list[str]] | None = (query, [])
         else:
             plan = plan_scan(table, snapshot, predicate, schema)
             inlined = None
@@ -403,18 +457,19 @@ class Binder:
                 before = set(params) if params is not None else set()
                 inlined = engine.reader.inline(engine.con, plan, predicate, params)
                 if inlined is not None and not inlined[1] and params is not None and snapshot:
-                    self.inlined.put(
-                        _Inlined(
-                            table=table,
-                            snapshot=snapshot,
-                            schema=schema,
-                            options=dict(table.latest_schema.options),
-                            predicate=predicate,
-                            plan=plan,
-                            query=inlined[0].copy(),
-                            params={k: v for k, v in params.items() if k not in before},
-                        )
+                    entry = _Inlined(
+                        table=table,
+                        snapshot=snapshot,
+                        schema=schema,
+                        options=dict(table.latest_schema.options),
+                        predicate=predicate,
+                        plan=plan,
+                        query=inlined[0].copy(),
+                        params={k: v for k, v in params.items() if k not in before},
                     )
+                    self.inlined.put(entry)
+        if used is not None:
+            used.append(entry if inlined is not None else None)
         if inlined is not None:
             query, registered = inlined
             engine.hold(registered)

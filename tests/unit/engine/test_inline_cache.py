@@ -105,3 +105,30 @@ def test_a_data_file_gone_since_the_scan_was_built_is_named(tmp_path):
         os.remove(path)
         with pytest.raises(DataFileNotFoundError, match=name):
             session.sql("SELECT * FROM d.t").fetchall()
+
+
+def test_a_statement_rendered_again_from_kept_scans_reads_the_same_rows(tmp_path):
+    """A statement bound to the same kept scans is not rendered again (its SQL is remembered):
+    a self-join (one kept scan twice), a join with a system table (not kept: rendered each time)
+    and a relation run after later statements all read what Python computes."""
+    with closing(paimon_sql.connect(str(tmp_path), create=True)) as session:
+        model = _dv_table(session)
+        session.sql("DELETE FROM d.t WHERE id % 5 = 2")
+        model = {k: v for k, v in model.items() if k % 5 != 2}
+        join = "SELECT a.id, b.v FROM d.t a JOIN d.t b ON a.id = b.id + 1"
+        expected = sorted((k + 1, v) for k, v in model.items() if k + 1 in model)
+        first = session.sql(join)
+        for _ in range(3):
+            assert sorted(session.sql(join).fetchall()) == expected
+        assert sorted(first.fetchall()) == expected
+        assert len(session._binder._rendered) == 1
+        files = "SELECT count(*) FROM d.t, d.`t$files` f WHERE f.record_count > 0"
+        count = session.sql("SELECT count(*) FROM d.`t$files` WHERE record_count > 0").fetchall()
+        for _ in range(2):
+            assert session.sql(files).fetchall() == [(len(model) * count[0][0],)]
+        assert len(session._binder._rendered) == 1  # a system table: nothing remembered
+        session.sql("INSERT INTO d.t VALUES (1000, 'z'), (1001, 'y')")  # a new snapshot
+        model.update({1000: "z", 1001: "y"})
+        expected = sorted((k + 1, v) for k, v in model.items() if k + 1 in model)
+        assert (1001, "z") in expected
+        assert sorted(session.sql(join).fetchall()) == expected
