@@ -21,7 +21,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
@@ -35,7 +34,7 @@ from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sqlnodes import select_all, table_node
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     import pyarrow as pa
 
@@ -112,6 +111,28 @@ class _InlineCache:
             self.entries.popitem(last=False)
 
 
+def _same(kept: Sequence[object], used: Sequence[object]) -> bool:
+    """Whether `used` are the very objects `kept` (identity, in order).
+
+    >>> a, b = object(), object()
+    >>> _same((a, b), [a, b]), _same((a,), [a, b]), _same((a, b), [b, a])
+    (True, False, False)
+    """
+    return len(kept) == len(used) and all(x is y for x, y in zip(kept, used, strict=True))
+
+
+def _other(replaced: bool, used: list[object] | None) -> bool:
+    """`replaced`; a replacement that is no kept inlined scan is noted in `used` (`Binder.bind`).
+
+    >>> used = []
+    >>> _other(True, used), _other(False, used), used
+    (True, False, [None])
+    """
+    if replaced and used is not None:
+        used.append(None)
+    return replaced
+
+
 class Binder:
     """Binds the Paimon table references of statements run on `engine`."""
 
@@ -151,16 +172,14 @@ class Binder:
 
         >>> binder = Binder.__new__(Binder)
         >>> binder._rendered = OrderedDict()
-        >>> binder.render("SELECT 1", sqlglot.parse_one("SELECT 1"), [])
+        >>> binder.render("SELECT 1", exp.select("1"), [])
         'SELECT 1'
         """
         pure = bool(used) and all(e is not None for e in used)
-        if pure:
-            known = self._rendered.get(text)
-            if known is not None and len(known[0]) == len(used):
-                if all(a is b for a, b in zip(known[0], used, strict=True)):
-                    self._rendered.move_to_end(text)
-                    return known[1]
+        known = self._rendered.get(text) if pure else None
+        if known is not None and _same(known[0], used):
+            self._rendered.move_to_end(text)
+            return known[1]
         sql = statement.sql("duckdb", copy=bool(used))
         if pure:
             self._rendered[text] = (tuple(used), sql)
@@ -196,10 +215,7 @@ class Binder:
         for node in list(statement.find_all(exp.Table)):
             call = node.this
             if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
-                if self._changes(node, call):
-                    changed = True
-                    if used is not None:
-                        used.append(None)
+                changed |= _other(self._changes(node, call), used)
                 continue
             if not node.db:
                 continue
@@ -209,10 +225,7 @@ class Binder:
                 if parts.branch is not None and parts.system is None:
                     branch = parts.branch  # ``t$branch_b``: the branch's rows, as Java reads them
             if branch is None and ("$" in node.name or node.db == "sys"):
-                if self._system(node):
-                    changed = True
-                    if used is not None:
-                        used.append(None)
+                changed |= _other(self._system(node), used)
                 continue
             if not catalog.has_database(node.db):
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
@@ -223,10 +236,8 @@ class Binder:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
             if branch is not None:
                 table = table.branch_table(branch)
-            if self._incremental(node, table):
+            if _other(self._incremental(node, table), used):
                 changed = True
-                if used is not None:
-                    used.append(None)
                 continue
             travel = travel_of(node, self.hints)
             if travel is None:
