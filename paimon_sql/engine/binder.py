@@ -17,6 +17,7 @@ False
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from paimon_sql.plan.predicate import Predicate
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class _Inlined:
     """One inlined scan as built for a statement: what it was built from and what it is."""
 
@@ -111,14 +112,16 @@ class _InlineCache:
             self.entries.popitem(last=False)
 
 
-def _same(kept: Sequence[object], used: Sequence[object]) -> bool:
-    """Whether `used` are the very objects `kept` (identity, in order).
+def _same(kept: Sequence[weakref.ref[Any]], used: Sequence[object]) -> bool:
+    """Whether `used` are the very objects `kept` refers to (identity, in order; none dropped).
 
-    >>> a, b = object(), object()
-    >>> _same((a, b), [a, b]), _same((a,), [a, b]), _same((a, b), [b, a])
+    >>> class A: pass
+    >>> a, b = A(), A()
+    >>> refs = (weakref.ref(a), weakref.ref(b))
+    >>> _same(refs, [a, b]), _same(refs[:1], [a, b]), _same(refs, [b, a])
     (True, False, False)
     """
-    return len(kept) == len(used) and all(x is y for x, y in zip(kept, used, strict=True))
+    return len(kept) == len(used) and all(x() is y for x, y in zip(kept, used, strict=True))
 
 
 def _other(replaced: bool, used: list[object] | None) -> bool:
@@ -158,7 +161,8 @@ class Binder:
         self.changes = changes
         self.inlined = _InlineCache()
         # statement text -> (the kept scans it was bound to, its rendered SQL)
-        self._rendered: OrderedDict[str, tuple[tuple[object, ...], str]] = OrderedDict()
+        # (weak: a scan the inline cache dropped is not kept alive here, and is never matched)
+        self._rendered: OrderedDict[str, tuple[tuple[weakref.ref[Any], ...], str]] = OrderedDict()
 
     #: Rendered statements remembered (`render`), least recently used dropped first.
     RENDERED = 64
@@ -182,7 +186,7 @@ class Binder:
             return known[1]
         sql = statement.sql("duckdb", copy=bool(used))
         if pure:
-            self._rendered[text] = (tuple(used), sql)
+            self._rendered[text] = (tuple(weakref.ref(e) for e in used), sql)
             self._rendered.move_to_end(text)
             while len(self._rendered) > self.RENDERED:
                 self._rendered.popitem(last=False)
