@@ -17,6 +17,9 @@ False
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -32,14 +35,105 @@ from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sqlnodes import select_all, table_node
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     import pyarrow as pa
 
     from paimon_sql.catalog import Table
     from paimon_sql.engine.context import Engine
     from paimon_sql.engine.relation import Relation
+    from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
+class _Inlined:
+    """One inlined scan as built for a statement: what it was built from and what it is."""
+
+    table: Table
+    snapshot: Snapshot
+    schema: TableSchema
+    options: Mapping[str, str]
+    predicate: Predicate | None
+    plan: ScanPlan
+    query: exp.Select
+    params: dict[str, Any]
+
+
+class _InlineCache:
+    """Inlined scans of a session, kept for the next statement that reads the same snapshot.
+
+    A scan is a function of immutable metadata: the snapshot (its manifest lists and index
+    manifest are files never rewritten), the schema and the pruning predicate. A statement reads
+    the table's latest snapshot first, as without the cache, and reuses a scan only when that
+    snapshot, the read schema, the table's options and the predicate all equal the ones it was
+    built from: a commit (by anyone) makes a new snapshot, an ``ALTER TABLE`` a new schema, so
+    neither is served a stale scan. A snapshot id written again after a rollback differs in its
+    manifest lists. Only scans whose deletion vectors and file lists are statement parameters (no
+    table registered on the connection) are kept; the data files are checked again on reuse
+    (`SplitReader.check_files`). The tree is copied for each statement (callers may rewrite it).
+
+    >>> cache = _InlineCache()
+    >>> len(cache.entries), cache.LIMIT
+    (0, 32)
+    """
+
+    #: Scans kept (least recently used dropped first).
+    LIMIT = 32
+
+    def __init__(self) -> None:
+        """An empty cache."""
+        self.entries: OrderedDict[tuple[int, int], _Inlined] = OrderedDict()
+
+    def get(
+        self, table: Table, snapshot: Snapshot, schema: TableSchema, predicate: Predicate | None
+    ) -> _Inlined | None:
+        """The scan built from exactly these, if kept."""
+        entry = self.entries.get((id(table), snapshot.id))
+        if (
+            entry is None
+            or entry.table is not table
+            or entry.snapshot != snapshot
+            or (entry.schema is not schema and entry.schema != schema)
+            or entry.options != table.latest_schema.options
+            or entry.predicate != predicate
+        ):
+            return None
+        self.entries.move_to_end((id(table), snapshot.id))
+        return entry
+
+    def put(self, entry: _Inlined) -> None:
+        """Keep `entry` (replacing the table's scan of the same snapshot id)."""
+        key = (id(entry.table), entry.snapshot.id)
+        self.entries[key] = entry
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.LIMIT:
+            self.entries.popitem(last=False)
+
+
+def _same(kept: Sequence[weakref.ref[Any]], used: Sequence[object]) -> bool:
+    """Whether `used` are the very objects `kept` refers to (identity, in order; none dropped).
+
+    >>> class A: pass
+    >>> a, b = A(), A()
+    >>> refs = (weakref.ref(a), weakref.ref(b))
+    >>> _same(refs, [a, b]), _same(refs[:1], [a, b]), _same(refs, [b, a])
+    (True, False, False)
+    """
+    return len(kept) == len(used) and all(x() is y for x, y in zip(kept, used, strict=True))
+
+
+def _other(replaced: bool, used: list[object] | None) -> bool:
+    """`replaced`; a replacement that is no kept inlined scan is noted in `used` (`Binder.bind`).
+
+    >>> used = []
+    >>> _other(True, used), _other(False, used), used
+    (True, False, [None])
+    """
+    if replaced and used is not None:
+        used.append(None)
+    return replaced
 
 
 class Binder:
@@ -65,6 +159,38 @@ class Binder:
         self.hints = hints
         self.incremental = incremental
         self.changes = changes
+        self.inlined = _InlineCache()
+        # statement text -> (the kept scans it was bound to, its rendered SQL)
+        # (weak: a scan the inline cache dropped is not kept alive here, and is never matched)
+        self._rendered: OrderedDict[str, tuple[tuple[weakref.ref[Any], ...], str]] = OrderedDict()
+
+    #: Rendered statements remembered (`render`), least recently used dropped first.
+    RENDERED = 64
+
+    def render(self, text: str, statement: exp.Expression, used: list[object]) -> str:
+        """DuckDB's SQL of `statement`, which `bind` bound with `used` (`text`: its source text).
+
+        A statement whose every replacement is a kept inlined scan renders the same way each time
+        it is bound to the same kept scans: that SQL is remembered per `text` and returned without
+        rendering again. Otherwise rendered from a copy (kept scans' trees are shared).
+
+        >>> binder = Binder.__new__(Binder)
+        >>> binder._rendered = OrderedDict()
+        >>> binder.render("SELECT 1", exp.select("1"), [])
+        'SELECT 1'
+        """
+        pure = bool(used) and all(e is not None for e in used)
+        known = self._rendered.get(text) if pure else None
+        if known is not None and _same(known[0], used):
+            self._rendered.move_to_end(text)
+            return known[1]
+        sql = statement.sql("duckdb", copy=bool(used))
+        if pure:
+            self._rendered[text] = (tuple(weakref.ref(e) for e in used), sql)
+            self._rendered.move_to_end(text)
+            while len(self._rendered) > self.RENDERED:
+                self._rendered.popitem(last=False)
+        return sql
 
     def bind(
         self,
@@ -72,6 +198,7 @@ class Binder:
         *,
         inline: bool = True,
         params: dict[str, Any] | None = None,
+        used: list[object] | None = None,
     ) -> bool:
         """Replace each Paimon table `statement` names by its planned scan, in place.
 
@@ -81,13 +208,18 @@ class Binder:
         statement, so it must re-plan on every read: it gets streaming sources). `params`: the
         file lists of inlined scans become named parameters of the statement, added to it (the
         caller runs the statement with them); without it they are literals in the text.
+
+        `used` (a caller that only renders the statement, never changes it): gets one item per
+        replacement, the kept inlined scan it is (`_InlineCache`) or None for anything else; a
+        kept scan's tree is then placed in the statement as it is kept, not copied. The same
+        statement text bound to the same kept scans renders to the same SQL.
         """
         catalog = self.engine.catalog
         changed = False
         for node in list(statement.find_all(exp.Table)):
             call = node.this
             if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
-                changed |= self._changes(node, call)
+                changed |= _other(self._changes(node, call), used)
                 continue
             if not node.db:
                 continue
@@ -97,7 +229,7 @@ class Binder:
                 if parts.branch is not None and parts.system is None:
                     branch = parts.branch  # ``t$branch_b``: the branch's rows, as Java reads them
             if branch is None and ("$" in node.name or node.db == "sys"):
-                changed |= self._system(node)
+                changed |= _other(self._system(node), used)
                 continue
             if not catalog.has_database(node.db):
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
@@ -108,7 +240,7 @@ class Binder:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
             if branch is not None:
                 table = table.branch_table(branch)
-            if self._incremental(node, table):
+            if _other(self._incremental(node, table), used):
                 changed = True
                 continue
             travel = travel_of(node, self.hints)
@@ -127,6 +259,7 @@ class Binder:
                 first_rows=early,
                 latest_schema=latest,
                 params=params,
+                used=used,
             )
             changed = True
         return changed
@@ -300,10 +433,12 @@ class Binder:
         first_rows: bool = False,
         latest_schema: bool = False,
         params: dict[str, Any] | None = None,
+        used: list[object] | None = None,
     ) -> None:
         """Replace `node` by a read of `table` at `snapshot` (inlined SQL, else a source).
 
         `latest_schema`: a pinned snapshot read in the table's latest schema (Flink's hints).
+        `used`: as `bind`'s.
         """
         engine = self.engine
         schema = (
@@ -317,10 +452,39 @@ class Binder:
         predicate = table_predicate(
             node, set(schema.field_names), {f.name: f.type for f in schema.fields}
         )
-        plan = plan_scan(table, snapshot, predicate, schema)
-        inlined = None
-        if inline and not table.latest_schema.options.get("scan.fallback-branch"):
-            inlined = engine.reader.inline(engine.con, plan, predicate, params)
+        inline = inline and not table.latest_schema.options.get("scan.fallback-branch")
+        kept = None
+        if inline and params is not None and snapshot is not None:
+            kept = self.inlined.get(table, snapshot, schema, predicate)
+        entry: _Inlined | None = None
+        if kept is not None:
+            plan, entry = kept.plan, kept
+            engine.reader.check_files(plan)
+            params.update(kept.params)  # type: ignore[union-attr]
+            # placed as kept only once per statement, for a caller that never changes it
+            shared = used is not None and all(e is not kept for e in used)
+            query = kept.query if shared else kept.query.copy()
+            inlined: tuple[exp.Select, list[str]] | None = (query, [])
+        else:
+            plan = plan_scan(table, snapshot, predicate, schema)
+            inlined = None
+            if inline:
+                before = set(params) if params is not None else set()
+                inlined = engine.reader.inline(engine.con, plan, predicate, params)
+                if inlined is not None and not inlined[1] and params is not None and snapshot:
+                    entry = _Inlined(
+                        table=table,
+                        snapshot=snapshot,
+                        schema=schema,
+                        options=dict(table.latest_schema.options),
+                        predicate=predicate,
+                        plan=plan,
+                        query=inlined[0].copy(),
+                        params={k: v for k, v in params.items() if k not in before},
+                    )
+                    self.inlined.put(entry)
+        if used is not None:
+            used.append(entry if inlined is not None else None)
         if inlined is not None:
             query, registered = inlined
             engine.hold(registered)

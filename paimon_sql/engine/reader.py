@@ -505,6 +505,33 @@ class SplitReader:
                 con.unregister(name)
             raise
 
+    def check_files(self, plan: ScanPlan) -> None:
+        """Every data file of `plan` still there with the size its snapshot lists (`inline` checks).
+
+        For a query reusing an inlined scan of the same snapshot: a file deleted or rewritten since
+        is an error naming it, not DuckDB's I/O error; and, as planning does, every folder holding
+        them is checked again for a symbolic link leading out of the table (or out of the external
+        roots), one directory listing per parent folder (`names.LinkScan`): a partition folder
+        swapped for a link between two statements on the same snapshot is refused, not followed.
+        """
+        if not plan.table.fileio.local:
+            return
+        links = catalog_names.LinkScan(plan.table.path, local=True)
+        folders: set[str] = set()
+        for split in plan.splits:
+            for section in split.sections:
+                for f in section.files:
+                    folder = _listed_path(plan, split, f).rsplit("/", 1)[0]
+                    if folder in folders:
+                        continue
+                    folders.add(folder)
+                    what = f"folder of data file {f.file_name} of table {plan.table.name}"
+                    if f.external_path:
+                        roots = catalog_names.external_roots(plan.options.options)
+                        catalog_names.inside(folder, roots, local=True, what=what)
+                    else:
+                        links.inside(folder, what=what)
+
     def _inline(
         self,
         con: duckdb.DuckDBPyConnection,

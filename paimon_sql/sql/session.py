@@ -450,9 +450,9 @@ class Session:
         )
         # the inlined scans' file lists, as parameters where DuckDB takes them
         files: dict[str, Any] | None = {} if _parameterizable(statement) else None
-        if self._binder.bind(statement, inline=not view, params=files):
-            # not copied: the statement is dropped after, and an inlined scan can be large
-            return self._engine.run(statement.sql("duckdb", copy=False), files)
+        used: list[object] = []  # the statement is only rendered: kept scans are not copied
+        if self._binder.bind(statement, inline=not view, params=files, used=used):
+            return self._engine.run(self._binder.render(text, statement, used), files)
         return self._plain(text, native, params)
 
     def _plain(self, text: str, native: str | None, params: Any) -> Relation:

@@ -7,7 +7,9 @@ worker process per source tree (``PYTHONPATH`` set to the tree, e.g. a ``git arc
 and asks them in turn, one at a time, to time one repetition of a workload: plain
 ``read_parquet`` then the same query through that tree's paimon-sql session. Both trees see the
 same load, so a change's effect on the ratio is measured, not the machine's drift. Results of the
-two engines are compared in full in each worker (`fingerprint`) before timing.
+two engines are compared in full in each worker (`fingerprint`) before timing. The deletion-vector
+workloads of ``partitions_ab --dv`` are included (``--only dv_agg`` …): their result is compared
+with the floor's (the files minus the deleted positions), their reference reads the level > 0 files.
 """
 
 from __future__ import annotations
@@ -32,19 +34,25 @@ def worker(rows: int, only: list[str]) -> None:
     import paimon_sql
     from tests.benchmarks import _tables
     from tests.benchmarks._files import live_files
-    from tests.benchmarks.workloads import PARTITIONED_WORKLOADS
+    from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
     from tests.second_opinion._worker import fingerprint
 
-    workloads = {w.name: w for w in PARTITIONED_WORKLOADS if not only or w.name in only}
+    workloads = {
+        w.name: w for w in (*PARTITIONED_WORKLOADS, *DV_WORKLOADS) if not only or w.name in only
+    }
     session = paimon_sql.connect(str(_tables.warehouse(rows)))
     con = duckdb.connect()
     prepared: dict[str, tuple[str, str, list[str]]] = {}
     same: dict[str, bool] = {}
     for name, w in workloads.items():
-        files = [f.path for f in live_files(_tables.table_dir(rows, w.table)).files]
+        live = live_files(_tables.table_dir(rows, w.table))
+        dv = w.table in _tables.DV_TABLES  # Java reads a DV table's level > 0 files only
+        files = [f.path for f in live.files if f.level > 0 or not dv]
         ours = w.sql.replace("{table}", f'"bench"."{w.table}"')
         prepared[name] = (w.plain, ours, files)
-        a = con.sql(w.plain, params={"files": files}).to_arrow_table()
+        if dv:  # the reference keeps the deleted rows: compare with the floor
+            con.register("deleted", live.deleted)
+        a = con.sql(w.floor if dv else w.plain, params={"files": files}).to_arrow_table()
         b = session.sql(ours).to_arrow_table()
         same[name] = fingerprint(a, w.aggregate) == fingerprint(b, w.aggregate)
     print(json.dumps({"ready": True, "same": same, "module": paimon_sql.__file__}), flush=True)
@@ -85,9 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         worker(args.rows, args.only)
         return 0
-    from tests.benchmarks.workloads import PARTITIONED_WORKLOADS
+    from tests.benchmarks.workloads import DV_WORKLOADS, PARTITIONED_WORKLOADS
 
-    names = [w.name for w in PARTITIONED_WORKLOADS if not args.only or w.name in args.only]
+    every = (*PARTITIONED_WORKLOADS, *DV_WORKLOADS)
+    names = [w.name for w in every if not args.only or w.name in args.only]
     print(f"load average before: {os.getloadavg()}", flush=True)
     trees = {"base": args.base.resolve(), "new": args.new.resolve()}
     procs = {k: _start(t, args.rows, args.only) for k, t in trees.items()}
