@@ -26,6 +26,7 @@ file-sized pieces, so memory does not grow with the input.
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -60,7 +61,14 @@ from paimon_sql.sqlnodes import (
     set_setting,
     table_node,
 )
-from paimon_sql.types import RowKind
+from paimon_sql.types import (
+    RowKind,
+    date_range_node,
+    fit_length_node,
+    has_date_range,
+    has_length_limit,
+    type_sql,
+)
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import (
     bucket_expression,
@@ -314,11 +322,52 @@ class TableWriter:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
 
+    def fitted(self, source: exp.Expression | str) -> exp.Expression:
+        """`source` with its values as Java stores them, or an error naming the column and table.
+
+        CHAR(n) padded with spaces and BINARY(n) with zero bytes to n, as Flink and Spark write
+        them (the same logical key must be the same key bytes, bucket and partition directory); a
+        value longer than its column's length (`paimon_sql.types.fit_length`), or a DATE or
+        TIMESTAMP outside years 1..9999 (`paimon_sql.types.date_range_node`), stops the statement
+        before anything is committed. Other columns pass through.
+        """
+        query = exp.maybe_parse(source, dialect="duckdb")
+        fitted = []
+        for f in self.schema.fields:
+            t = f.type
+            refusal = f"cannot write to table {self.table.name}: a value of column {f.name!r} "
+            value: exp.Expression = _q(f.name)
+            if has_length_limit(t):
+                value = fit_length_node(
+                    value,
+                    t,
+                    f"{refusal}is longer than {type_sql(t.with_nullable(True))} allows; shorten "
+                    "the value or widen the column (ALTER TABLE ... ALTER COLUMN ... TYPE); the "
+                    "value (hex for binary): ",
+                )
+            elif has_date_range(t):
+                value = date_range_node(
+                    value,
+                    t,
+                    f"{refusal}lies outside years 1 to 9999, the range of Paimon's "
+                    f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or "
+                    "leave the row out; the value: ",
+                )
+            else:
+                continue
+            fitted.append(exp.alias_(value, f.name, quoted=True))
+        if not fitted:
+            return query
+        inner = exp.TableAlias(this=exp.to_identifier(f"__paimon_unfitted_{next(_counter)}"))
+        return exp.select(exp.Star(replace=fitted), copy=False).from_(
+            exp.Subquery(this=query, alias=inner), copy=False
+        )
+
     def _stage(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"),
+            this=self.fitted(source),
             alias=exp.TableAlias(this=exp.to_identifier(inner)),
         )
         ordered = exp.select(
@@ -1087,7 +1136,7 @@ class TableWriter:
     ) -> exp.Select:
         """The rows of `source` in the table's columns, their kind and (`bucket`) their bucket."""
         inner = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"),
+            this=self.fitted(source),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
         buckets = [exp.alias_(self.bucket_column(), BUCKET, quoted=True)] if bucket else []
@@ -1343,6 +1392,25 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
     if b is None or len(a) != len(b):
         return False
     return all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
+
+
+#: What `TableWriter.fitted`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
+_LENGTH_REFUSAL = re.compile(
+    r"cannot write to table .*: a value of column .* (is longer than|lies outside years) .*"
+)
+
+
+def length_refusal(err: BaseException) -> SchemaError | None:
+    """The `SchemaError` for a DuckDB error raised by `TableWriter.fitted`'s check, else None.
+
+    >>> str(length_refusal(ValueError("Invalid Input Error: cannot write to table db.t: a value "
+    ...     "of column 'k' is longer than CHAR(2) allows; the value: abc")))
+    "cannot write to table db.t: a value of column 'k' is longer than CHAR(2) allows; the value: abc"
+    >>> length_refusal(ValueError("Conversion Error: ...")) is None
+    True
+    """
+    found = _LENGTH_REFUSAL.search(str(err).split("\n", 1)[0])
+    return None if found is None else SchemaError(found.group(0))
 
 
 class RepeatedKeys(Exception):
