@@ -62,6 +62,8 @@ from paimon_sql.sqlnodes import (
     table_node,
 )
 from paimon_sql.types import (
+    DataField,
+    DataType,
     RowKind,
     date_range_node,
     fit_length_node,
@@ -323,39 +325,16 @@ class TableWriter:
             self._saved_limit = None
 
     def fitted(self, source: exp.Expression | str) -> exp.Expression:
-        """`source` with its values as Java stores them, or an error naming the column and table.
+        """`source` with every column's values as Java stores them (`fitted_value`).
 
-        CHAR(n) padded with spaces and BINARY(n) with zero bytes to n, as Flink and Spark write
-        them (the same logical key must be the same key bytes, bucket and partition directory); a
-        value longer than its column's length (`paimon_sql.types.fit_length`), or a DATE or
-        TIMESTAMP outside years 1..9999 (`paimon_sql.types.date_range_node`), stops the statement
-        before anything is committed. Other columns pass through.
+        Other columns pass through.
         """
         query = exp.maybe_parse(source, dialect="duckdb")
-        fitted = []
-        for f in self.schema.fields:
-            t = f.type
-            refusal = f"cannot write to table {self.table.name}: a value of column {f.name!r} "
-            value: exp.Expression = _q(f.name)
-            if has_length_limit(t):
-                value = fit_length_node(
-                    value,
-                    t,
-                    f"{refusal}is longer than {type_sql(t.with_nullable(True))} allows; shorten "
-                    "the value or widen the column (ALTER TABLE ... ALTER COLUMN ... TYPE); the "
-                    "value (hex for binary): ",
-                )
-            elif has_date_range(t):
-                value = date_range_node(
-                    value,
-                    t,
-                    f"{refusal}lies outside years 1 to 9999, the range of Paimon's "
-                    f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or "
-                    "leave the row out; the value: ",
-                )
-            else:
-                continue
-            fitted.append(exp.alias_(value, f.name, quoted=True))
+        fitted = [
+            exp.alias_(fitted_value(_q(f.name), f, self.table.name), f.name, quoted=True)
+            for f in self.schema.fields
+            if needs_fitting(f.type)
+        ]
         if not fitted:
             return query
         inner = exp.TableAlias(this=exp.to_identifier(f"__paimon_unfitted_{next(_counter)}"))
@@ -1394,14 +1373,60 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
     return all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
 
 
-#: What `TableWriter.fitted`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
+def needs_fitting(t: DataType) -> bool:
+    """Whether `fitted_value` changes or checks values of type `t`.
+
+    >>> from paimon_sql.types import parse_type
+    >>> [needs_fitting(parse_type(s)) for s in ("CHAR(2)", "DATE", "STRING", "TIMESTAMP(9)")]
+    [True, True, False, False]
+    """
+    return has_length_limit(t) or has_date_range(t)
+
+
+def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Expression:
+    """The DuckDB expression of `value` (of column `f` of `table`) as Java stores it.
+
+    CHAR(n) padded with spaces and BINARY(n) with zero bytes to n, as Flink and Spark write them
+    (the same logical key must be the same key bytes, bucket and partition directory); a value
+    longer than its column's length (`paimon_sql.types.fit_length`), or a DATE or TIMESTAMP
+    outside years 1..9999 (`paimon_sql.types.date_range_node`), raises DuckDB's error naming the
+    column and the table (`length_refusal` turns it into a `SchemaError`), so the statement stops
+    before anything is committed. `value` itself for other types.
+
+    >>> from paimon_sql.types import parse_type
+    >>> f = DataField(id=0, name="d", type=parse_type("VARBINARY(2)"))
+    >>> fitted_value(exp.column("d"), f, "db.t").sql("duckdb")[:40]
+    'CASE WHEN OCTET_LENGTH(d) > 2 THEN ERROR'
+    """
+    t = f.type
+    refusal = f"cannot write to table {table}: a value of column {f.name!r} "
+    if has_length_limit(t):
+        return fit_length_node(
+            value,
+            t,
+            f"{refusal}is longer than {type_sql(t.with_nullable(True))} allows; shorten the "
+            "value or widen the column (ALTER TABLE ... ALTER COLUMN ... TYPE); the value (hex "
+            "for binary): ",
+        )
+    if has_date_range(t):
+        return date_range_node(
+            value,
+            t,
+            f"{refusal}lies outside years 1 to 9999, the range of Paimon's "
+            f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or leave the "
+            "row out; the value: ",
+        )
+    return value
+
+
+#: What `fitted_value`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
 _LENGTH_REFUSAL = re.compile(
     r"cannot write to table .*: a value of column .* (is longer than|lies outside years) .*"
 )
 
 
 def length_refusal(err: BaseException) -> SchemaError | None:
-    """The `SchemaError` for a DuckDB error raised by `TableWriter.fitted`'s check, else None.
+    """The `SchemaError` for a DuckDB error raised by a `fitted_value` check, else None.
 
     >>> str(length_refusal(ValueError("Invalid Input Error: cannot write to table db.t: a value "
     ...     "of column 'k' is longer than CHAR(2) allows; the value: abc")))

@@ -58,7 +58,7 @@ from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
-from paimon_sql.write.writer import RepeatedKeys, TableWriter, length_refusal
+from paimon_sql.write.writer import RepeatedKeys, TableWriter, fitted_value, length_refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -103,7 +103,10 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
         raw: exp.Expression = (
             exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
         )
-        outputs.append(exp.alias_(exp.cast(raw, duckdb_type_node(f.type)), f.name, quoted=True))
+        value = exp.cast(raw, duckdb_type_node(f.type))
+        if not isinstance(raw, exp.Null):  # as stored: ON CONFLICT and RETURNING see the key
+            value = fitted_value(value, f, table.name)
+        outputs.append(exp.alias_(value, f.name, quoted=True))
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
@@ -113,8 +116,16 @@ def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> 
     if refused is not None:
         return refused
     for output in typed.expressions:
-        cast_node = output.this
-        if not isinstance(cast_node, exp.Cast) or isinstance(cast_node.this, exp.Null):
+        raw_name = f"__c_{output.alias}"
+        cast_node = next(
+            (
+                c
+                for c in output.find_all(exp.Cast)
+                if isinstance(c.this, exp.Column) and c.this.name == raw_name
+            ),
+            None,
+        )
+        if cast_node is None:
             continue
         raw = cast_node.this
         bad_value = exp.and_(
@@ -637,7 +648,11 @@ def _check_static_rows(
             exp.not_(
                 exp.NullSafeEQ(
                     this=exp.column(k, quoted=True),
-                    expression=exp.cast(v.copy(), duckdb_type_node(schema.field(k).type)),
+                    expression=fitted_value(
+                        exp.cast(v.copy(), duckdb_type_node(schema.field(k).type)),
+                        schema.field(k),
+                        table.name,
+                    ),
                 )
             )
             for k, v in static.items()

@@ -148,3 +148,24 @@ def test_the_spark_task_path_pads_and_refuses_alike(session):
     far = pa.RecordBatch.from_pydict({"k": ["a"], "b": [None], "ts": late})
     with pytest.raises(SchemaError, match=r"column 'ts': a TIMESTAMP\(6\) value in year 10000"):
         conform(far, schema, {})
+
+
+def test_on_conflict_returning_and_static_partitions_see_the_padded_key(session):
+    session.sql(
+        "CREATE TABLE db.t (k CHAR(4) NOT NULL, p CHAR(2) NOT NULL, v INT, "
+        "PRIMARY KEY (k, p) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '1')"
+    )
+    session.sql("INSERT INTO db.t VALUES ('ab', 'x', 1)")
+    session.sql("INSERT INTO db.t VALUES ('ab', 'x', 2) ON CONFLICT DO NOTHING")
+    session.sql(
+        "INSERT INTO db.t VALUES ('ab', 'x', 5) ON CONFLICT DO UPDATE SET v = v + excluded.v"
+    )
+    assert session.sql("INSERT INTO db.t VALUES ('cd', 'x', 3) RETURNING k, p").fetchall() == [
+        ("cd  ", "x ")
+    ]
+    session.sql("INSERT INTO db.t PARTITION (p = 'x') VALUES ('ef', 'x', 4)")  # rows give p too
+    assert sorted(session.sql("SELECT * FROM db.t").fetchall()) == [
+        ("ab  ", "x ", 6),
+        ("cd  ", "x ", 3),
+        ("ef  ", "x ", 4),
+    ]
