@@ -619,8 +619,10 @@ def fit_length(value: Any, t: DataType) -> Any:
 
     >>> fit_length("ab", parse_type("CHAR(4)")), fit_length("abcd  ", parse_type("CHAR(4)"))
     ('ab  ', 'abcd')
-    >>> fit_length(b"\\x01", parse_type("BINARY(3)")), fit_length("ab  ", parse_type("VARCHAR(3)"))
-    (b'\\x01\\x00\\x00', 'ab ')
+    >>> fit_length(bytes([1]), parse_type("BINARY(3)")).hex()
+    '010000'
+    >>> fit_length("ab  ", parse_type("VARCHAR(3)"))
+    'ab '
     >>> fit_length("abcde", parse_type("VARCHAR(4)"))
     Traceback (most recent call last):
     ...
@@ -724,9 +726,8 @@ def has_date_range(t: DataType) -> bool:
 def date_range_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expression:
     """`node` when it lies in years 1..9999 (or is NULL), else an error `refusal` + the value.
 
-    >>> date_range_node(exp.column("d"), parse_type("DATE"), "bad: ").sql("duckdb")
-    "CASE WHEN NOT d BETWEEN CAST('0001-01-01' AS DATE) AND CAST('9999-12-31' AS DATE) \
-THEN ERROR('bad: ' || CAST(d AS TEXT)) ELSE d END"
+    >>> date_range_node(exp.column("d"), parse_type("DATE"), "bad: ").sql("duckdb")[:81]
+    "CASE WHEN NOT d BETWEEN CAST('0001-01-01' AS DATE) AND CAST('9999-12-31' AS DATE)"
     """
     if not has_date_range(t):
         return node
@@ -757,7 +758,9 @@ def date_range_array(column: pa.Array | pa.ChunkedArray, t: DataType) -> None:
     """
     import pyarrow.compute as pc
 
-    if not has_date_range(t) or not (pa.types.is_date(column.type) or pa.types.is_timestamp(column.type)):
+    if not has_date_range(t) or not (
+        pa.types.is_date(column.type) or pa.types.is_timestamp(column.type)
+    ):
         return
     years = pc.year(column)
     outside = pc.fill_null(pc.or_(pc.less(years, 1), pc.greater(years, 9999)), False)
