@@ -644,7 +644,7 @@ def fit_length(value: Any, t: DataType) -> Any:
     return data.ljust(n, b"\x00") if t.root == "BINARY" else data
 
 
-def fit_length_array(column: pa.Array | pa.ChunkedArray, t: DataType) -> Any:
+def fit_length_array(column: Any, t: DataType) -> Any:
     """`fit_length` over an Arrow string or binary column (ValueError for the first bad value).
 
     >>> fit_length_array(pa.array(["ab", None, "abc  "]), parse_type("CHAR(3)")).to_pylist()
@@ -655,11 +655,12 @@ def fit_length_array(column: pa.Array | pa.ChunkedArray, t: DataType) -> Any:
     if not has_length_limit(t):
         return column
     n = t.length or 0
+    lengths: Any
     if t.root in STRING_ROOTS:
         lengths = pc.utf8_length(pc.utf8_rtrim(column, characters=" "))
     else:
         lengths = pc.binary_length(column)
-    too_long = pc.fill_null(pc.greater(lengths, n), False)
+    too_long = pc.fill_null(pc.greater(lengths, pa.scalar(n, lengths.type)), False)
     if pc.any(too_long).as_py():
         raise _length_error(column.filter(too_long)[0].as_py(), t)
     if t.root == "CHAR":
@@ -684,10 +685,10 @@ def fit_length_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expr
     space = exp.Literal.string(" ")
     value = node.copy()
     if t.root in STRING_ROOTS:
-        length: exp.Expression = exp.Length(this=exp.func("RTRIM", node.copy(), space))
-        shown: exp.Expression = node.copy()
+        length: Any = exp.Length(this=exp.func("RTRIM", node.copy(), space))
+        shown: Any = node.copy()
         if t.root == "CHAR":
-            fitted: exp.Expression = exp.func("RPAD", value, n, space)
+            fitted: Any = exp.func("RPAD", value, n, space)
         else:
             fitted = exp.func("LEFT", value, n)
     else:
@@ -748,7 +749,7 @@ def date_range_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expr
     return exp.Case(ifs=[exp.If(this=outside, true=exp.func("ERROR", message))], default=node)
 
 
-def date_range_array(column: pa.Array | pa.ChunkedArray, t: DataType) -> None:
+def date_range_array(column: Any, t: DataType) -> None:
     """ValueError for the first value of an Arrow column outside years 1..9999 (`has_date_range`).
 
     >>> date_range_array(pa.array([0, 2932897], pa.date32()), parse_type("DATE"))
@@ -762,8 +763,9 @@ def date_range_array(column: pa.Array | pa.ChunkedArray, t: DataType) -> None:
         pa.types.is_date(column.type) or pa.types.is_timestamp(column.type)
     ):
         return
-    years = pc.year(column)
-    outside = pc.fill_null(pc.or_(pc.less(years, 1), pc.greater(years, 9999)), False)
+    years: Any = pc.year(column)
+    first, last = pa.scalar(1, years.type), pa.scalar(9999, years.type)
+    outside = pc.fill_null(pc.or_(pc.less(years, first), pc.greater(years, last)), False)
     if pc.any(outside).as_py():
         year = years.filter(outside)[0].as_py()
         raise ValueError(f"a {_atomic_sql(t)} value in year {year} lies outside years 1 to 9999")

@@ -103,7 +103,7 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
         raw: exp.Expression = (
             exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
         )
-        value = exp.cast(raw, duckdb_type_node(f.type))
+        value: exp.Expression = exp.cast(raw, duckdb_type_node(f.type))
         if not isinstance(raw, exp.Null):  # as stored: ON CONFLICT and RETURNING see the key
             value = fitted_value(value, f, table.name)
         outputs.append(exp.alias_(value, f.name, quoted=True))

@@ -12,7 +12,7 @@ while keys, partitions and stats stay padded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -57,7 +57,7 @@ _FLINK = "INSERT INTO t VALUES " + ", ".join(  # noqa: S608 - constant rows
 _OURS_AGAIN = "INSERT INTO db.t VALUES ('ab', from_hex('01'), 'x', 'c', 'ours again')"
 
 
-def _ours(warehouse: Path) -> list[dict]:
+def _ours(warehouse: Path) -> list[dict[str, Any]]:
     session = paimon_sql.connect(warehouse)
     try:
         return arrow_rows(session.sql("SELECT * FROM db.t").to_arrow_table())[1]
@@ -65,7 +65,7 @@ def _ours(warehouse: Path) -> list[dict]:
         session.close()
 
 
-def _by_key(rows: list[dict]) -> dict[str, str]:
+def _by_key(rows: list[dict[str, Any]]) -> dict[str, str]:
     """v by logical key (CHAR padding aside: ORC reads trimmed, Parquet padded)."""
     out: dict[str, str] = {}
     for r in rows:
