@@ -732,19 +732,7 @@ def date_range_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expr
     """
     if not has_date_range(t):
         return node
-    if t.root == "DATE":
-        low, high, kind = "0001-01-01", "9999-12-31", "DATE"
-    elif t.root == "TIMESTAMP":
-        low, high, kind = "0001-01-01 00:00:00", "9999-12-31 23:59:59.999999", "TIMESTAMP"
-    else:
-        low, high, kind = "0001-01-01 00:00:00+00", "9999-12-31 23:59:59.999999+00", "TIMESTAMPTZ"
-    outside = exp.not_(
-        exp.Between(
-            this=node.copy(),
-            low=exp.cast(exp.Literal.string(low), kind),
-            high=exp.cast(exp.Literal.string(high), kind),
-        )
-    )
+    outside = _outside_years(node.copy(), t)
     message = exp.func("CONCAT", exp.Literal.string(refusal), exp.cast(node.copy(), "VARCHAR"))
     return exp.Case(ifs=[exp.If(this=outside, true=exp.func("ERROR", message))], default=node)
 
@@ -769,3 +757,70 @@ def date_range_array(column: Any, t: DataType) -> None:
     if pc.any(outside).as_py():
         year = years.filter(outside)[0].as_py()
         raise ValueError(f"a {_atomic_sql(t)} value in year {year} lies outside years 1 to 9999")
+
+
+def _outside_years(node: exp.Expression, t: DataType) -> exp.Expression:
+    if t.root == "DATE":
+        low, high, kind = "0001-01-01", "9999-12-31", "DATE"
+    elif t.root == "TIMESTAMP":
+        low, high, kind = "0001-01-01 00:00:00", "9999-12-31 23:59:59.999999", "TIMESTAMP"
+    else:
+        low, high, kind = "0001-01-01 00:00:00+00", "9999-12-31 23:59:59.999999+00", "TIMESTAMPTZ"
+    return exp.not_(
+        exp.Between(
+            this=node,
+            low=exp.cast(exp.Literal.string(low), kind),
+            high=exp.cast(exp.Literal.string(high), kind),
+        )
+    )
+
+
+def nested_outside_years(
+    node: exp.Expression, t: DataType, depth: int = 0
+) -> exp.Expression | None:
+    """A DuckDB condition: a DATE/TIMESTAMP inside the nested value `node` is outside 1..9999.
+
+    See `has_date_range`; None when type `t` holds none. NULL counts as inside.
+
+    >>> dates = parse_type({"type": "ARRAY", "element": "DATE"})
+    >>> nested_outside_years(exp.column("a"), dates).sql("duckdb")[:55]
+    'COALESCE(LIST_BOOL_OR(LIST_TRANSFORM(a, LAMBDA e0 : NOT'
+    >>> nested_outside_years(exp.column("a"), parse_type("DATE")) is None
+    True
+    """
+
+    def each(items: exp.Expression, element: DataType) -> exp.Expression | None:
+        name = f"e{depth}"
+        inner = nested_outside_years(exp.column(name), element, depth + 1)
+        if inner is None and has_date_range(element):
+            inner = _outside_years(exp.column(name), element)
+        if inner is None:
+            return None
+        lam = exp.Lambda(this=inner, expressions=[exp.to_identifier(name)])
+        return exp.func("LIST_BOOL_OR", exp.func("LIST_TRANSFORM", items, lam))
+
+    found: exp.Expression | None = None
+    if t.root == "ARRAY" and t.element is not None:
+        found = each(node.copy(), t.element)
+    elif t.root == "MULTISET" and t.element is not None:
+        found = each(exp.func("MAP_KEYS", node.copy()), t.element)
+    elif t.root == "MAP" and t.key is not None and t.value is not None:
+        parts = [
+            each(exp.func("MAP_KEYS", node.copy()), t.key),
+            each(exp.func("MAP_VALUES", node.copy()), t.value),
+        ]
+        kept = [p for p in parts if p is not None]
+        found = exp.or_(*kept) if kept else None
+    elif t.root == "ROW":
+        conditions = []
+        for f in t.fields:
+            child = exp.func("STRUCT_EXTRACT", node.copy(), exp.Literal.string(f.name))
+            inner = nested_outside_years(child, f.type, depth + 1)
+            if inner is None and has_date_range(f.type):
+                inner = _outside_years(child, f.type)
+            if inner is not None:
+                conditions.append(inner)
+        found = exp.or_(*conditions) if conditions else None
+    if found is None:
+        return None
+    return exp.func("COALESCE", found, exp.false())

@@ -67,6 +67,7 @@ from paimon_sql.types import (
     fit_length_node,
     has_date_range,
     has_length_limit,
+    nested_outside_years,
     type_sql,
 )
 from paimon_sql.write import global_index
@@ -1379,7 +1380,9 @@ def needs_fitting(t: DataType) -> bool:
     >>> [needs_fitting(parse_type(s)) for s in ("CHAR(2)", "DATE", "STRING", "TIMESTAMP(9)")]
     [True, True, False, False]
     """
-    return has_length_limit(t) or has_date_range(t)
+    if has_length_limit(t) or has_date_range(t):
+        return True
+    return t.is_nested and nested_outside_years(exp.column("x"), t) is not None
 
 
 def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Expression:
@@ -1415,12 +1418,25 @@ def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Express
             f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or leave the "
             "row out; the value: ",
         )
+    outside = nested_outside_years(value, t) if t.is_nested else None
+    if outside is not None:
+        message = exp.func(
+            "CONCAT",
+            exp.Literal.string(
+                f"{refusal}holds a DATE or TIMESTAMP outside years 1 to 9999, the range of "
+                "Paimon's dates that Java reads back; fix the value or leave the row out; the "
+                "value: "
+            ),
+            exp.cast(value.copy(), "VARCHAR"),
+        )
+        return exp.Case(ifs=[exp.If(this=outside, true=exp.func("ERROR", message))], default=value)
     return value
 
 
 #: What `fitted_value`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
 _LENGTH_REFUSAL = re.compile(
-    r"cannot write to table .*: a value of column .* (is longer than|lies outside years) .*"
+    r"cannot write to table .*: a value of column .* (is longer than|lies outside years|holds a "
+    r"DATE or TIMESTAMP outside) .*"
 )
 
 

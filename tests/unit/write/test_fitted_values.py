@@ -169,3 +169,29 @@ def test_on_conflict_returning_and_static_partitions_see_the_padded_key(session)
         ("cd  ", "x ", 3),
         ("ef  ", "x ", 4),
     ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("a", "[TIMESTAMP '2024-01-01', TIMESTAMP '10000-01-01']"),
+        ("m", "MAP {'k': DATE '9999-12-31' + 1}"),
+        ("r", "{'d': DATE '0001-01-01' - 1, 's': 'x'}"),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
+def test_nested_dates_outside_years_1_to_9999_are_refused(session, tmp_path, fmt, column, value):
+    session.sql(
+        "CREATE TABLE db.t (k INT, a ARRAY<TIMESTAMP(6)>, m MAP<STRING, DATE>, "
+        f"r ROW<d DATE, s STRING>) WITH ('file.format' = '{fmt}')"
+    )
+    good = {"a": "[NULL, TIMESTAMP '2200-12-31 23:59:59']", "m": "MAP {}", "r": "NULL"}
+    session.sql(f"INSERT INTO db.t VALUES (1, {', '.join(good.values())})")  # noqa: S608
+    before = _files(tmp_path / "wh", "t")
+    row = ", ".join(value if c == column else v for c, v in good.items())
+    with pytest.raises(SchemaError, match=rf"table db\.t: a value of column '{column}' holds a"):
+        session.sql(f"INSERT INTO db.t VALUES (2, {row})")  # noqa: S608
+    assert _files(tmp_path / "wh", "t") == before
+    assert session.sql("SELECT k, a, r FROM db.t").fetchall() == [
+        (1, [None, datetime.datetime(2200, 12, 31, 23, 59, 59)], None)
+    ]
