@@ -759,7 +759,7 @@ def date_range_array(column: Any, t: DataType) -> None:
         raise ValueError(f"a {_atomic_sql(t)} value in year {year} lies outside years 1 to 9999")
 
 
-def _outside_years(node: exp.Expression, t: DataType) -> exp.Expression:
+def _outside_years(node: Any, t: DataType) -> exp.Expression:
     if t.root == "DATE":
         low, high, kind = "0001-01-01", "9999-12-31", "DATE"
     elif t.root == "TIMESTAMP":
@@ -775,9 +775,7 @@ def _outside_years(node: exp.Expression, t: DataType) -> exp.Expression:
     )
 
 
-def nested_outside_years(
-    node: exp.Expression, t: DataType, depth: int = 0
-) -> exp.Expression | None:
+def nested_outside_years(node: Any, t: DataType, depth: int = 0) -> Any:
     """A DuckDB condition: a DATE/TIMESTAMP inside the nested value `node` is outside 1..9999.
 
     See `has_date_range`; None when type `t` holds none. NULL counts as inside.
@@ -789,7 +787,7 @@ def nested_outside_years(
     True
     """
 
-    def each(items: exp.Expression, element: DataType) -> exp.Expression | None:
+    def each(items: Any, element: DataType) -> Any:
         name = f"e{depth}"
         inner = nested_outside_years(exp.column(name), element, depth + 1)
         if inner is None and has_date_range(element):
@@ -799,7 +797,7 @@ def nested_outside_years(
         lam = exp.Lambda(this=inner, expressions=[exp.to_identifier(name)])
         return exp.func("LIST_BOOL_OR", exp.func("LIST_TRANSFORM", items, lam))
 
-    found: exp.Expression | None = None
+    found: Any = None
     if t.root == "ARRAY" and t.element is not None:
         found = each(node.copy(), t.element)
     elif t.root == "MULTISET" and t.element is not None:
@@ -814,7 +812,7 @@ def nested_outside_years(
     elif t.root == "ROW":
         conditions = []
         for f in t.fields:
-            child = exp.func("STRUCT_EXTRACT", node.copy(), exp.Literal.string(f.name))
+            child: Any = exp.func("STRUCT_EXTRACT", node.copy(), exp.Literal.string(f.name))
             inner = nested_outside_years(child, f.type, depth + 1)
             if inner is None and has_date_range(f.type):
                 inner = _outside_years(child, f.type)
