@@ -583,3 +583,242 @@ def from_duckdb_type(kind: DuckType, ids: Iterator[int]) -> DataType:
             f"a column of DuckDB type {kind.id.upper()} has no Paimon type; cast it"
         )
     return known
+
+
+# --- declared lengths: CHAR(n), VARCHAR(n), BINARY(n), VARBINARY(n) as Java stores them ----------
+
+#: Roots Java stores at their declared length: CHAR padded with spaces, BINARY with zero bytes
+#: (Flink's and Spark's writers cast every value to the column type; checked against Paimon 1.3.1
+#: through Flink: ``'ab'`` in a CHAR(6) key is ``'ab    '`` in the data file, the key, the bucket
+#: hash, the partition value and directory, and the stats).
+PADDED_ROOTS = frozenset({"CHAR", "BINARY"})
+
+
+def has_length_limit(t: DataType) -> bool:
+    """Whether values of `t` must fit a declared length (CHAR/BINARY(n), VARCHAR/VARBINARY(n)).
+
+    >>> [has_length_limit(parse_type(s)) for s in ("CHAR(3)", "VARCHAR(3)", "STRING", "INT")]
+    [True, True, False, False]
+    """
+    if t.root in PADDED_ROOTS:
+        return True
+    return t.root in ("VARCHAR", "VARBINARY") and t.length is not None and t.length < MAX_LENGTH
+
+
+def _length_error(value: Any, t: DataType) -> ValueError:
+    unit = "bytes" if t.root in BINARY_ROOTS else "characters"
+    return ValueError(f"{value!r} is longer than {_atomic_sql(t)} allows ({t.length} {unit})")
+
+
+def fit_length(value: Any, t: DataType) -> Any:
+    """`value` as Java stores it in a column of type `t` (`has_length_limit`); others unchanged.
+
+    CHAR(n) is padded with spaces to n characters, BINARY(n) with zero bytes to n bytes. A string
+    longer than n loses trailing spaces beyond n (Spark 3.5's rule; SQL's for assignment); a value
+    still longer raises ValueError (Flink would cut it silently, Spark refuses it).
+
+    >>> fit_length("ab", parse_type("CHAR(4)")), fit_length("abcd  ", parse_type("CHAR(4)"))
+    ('ab  ', 'abcd')
+    >>> fit_length(bytes([1]), parse_type("BINARY(3)")).hex()
+    '010000'
+    >>> fit_length("ab  ", parse_type("VARCHAR(3)"))
+    'ab '
+    >>> fit_length("abcde", parse_type("VARCHAR(4)"))
+    Traceback (most recent call last):
+    ...
+    ValueError: 'abcde' is longer than VARCHAR(4) allows (4 characters)
+    """
+    if value is None or not has_length_limit(t):
+        return value
+    n = t.length or 0
+    if t.root in STRING_ROOTS:
+        text = str(value)
+        if len(text) > n:
+            if len(text.rstrip(" ")) > n:
+                raise _length_error(value, t)
+            text = text[:n]
+        return text.ljust(n) if t.root == "CHAR" else text
+    data = bytes(value)
+    if len(data) > n:
+        raise _length_error(value, t)
+    return data.ljust(n, b"\x00") if t.root == "BINARY" else data
+
+
+def fit_length_array(column: Any, t: DataType) -> Any:
+    """`fit_length` over an Arrow string or binary column (ValueError for the first bad value).
+
+    >>> fit_length_array(pa.array(["ab", None, "abc  "]), parse_type("CHAR(3)")).to_pylist()
+    ['ab ', None, 'abc']
+    """
+    import pyarrow.compute as pc
+
+    if not has_length_limit(t):
+        return column
+    n = t.length or 0
+    lengths: Any
+    if t.root in STRING_ROOTS:
+        lengths = pc.utf8_length(pc.utf8_rtrim(column, characters=" "))
+    else:
+        lengths = pc.binary_length(column)
+    too_long = pc.fill_null(pc.greater(lengths, pa.scalar(n, lengths.type)), False)
+    if pc.any(too_long).as_py():
+        raise _length_error(column.filter(too_long)[0].as_py(), t)
+    if t.root == "CHAR":
+        return pc.utf8_rpad(pc.utf8_slice_codeunits(column, 0, n), n, " ")
+    if t.root == "VARCHAR":
+        return pc.utf8_slice_codeunits(column, 0, n)
+    if t.root == "BINARY":
+        values = [None if v is None else v.ljust(n, b"\x00") for v in column.to_pylist()]
+        return pa.array(values, column.type)
+    return column
+
+
+def fit_length_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expression:
+    """`fit_length` as a DuckDB expression over `node`; a value too long raises `refusal` + it.
+
+    >>> fit_length_node(exp.column("k"), parse_type("CHAR(2)"), "long: ").sql("duckdb")
+    "CASE WHEN LENGTH(RTRIM(k, ' ')) > 2 THEN ERROR('long: ' || k) ELSE RPAD(k, 2, ' ') END"
+    """
+    if not has_length_limit(t):
+        return node
+    n = exp.Literal.number(t.length or 0)
+    space = exp.Literal.string(" ")
+    value = node.copy()
+    if t.root in STRING_ROOTS:
+        length: Any = exp.Length(this=exp.func("RTRIM", node.copy(), space))
+        shown: Any = node.copy()
+        if t.root == "CHAR":
+            fitted: Any = exp.func("RPAD", value, n, space)
+        else:
+            fitted = exp.func("LEFT", value, n)
+    else:
+        length = exp.func("OCTET_LENGTH", node.copy())
+        shown = exp.Hex(this=node.copy())
+        fitted = value
+        if t.root == "BINARY":
+            zeros = exp.cast(exp.Literal.string("\\x00"), "BLOB")
+            pad = exp.func("REPEAT", zeros, exp.Sub(this=n.copy(), expression=length.copy()))
+            fitted = exp.DPipe(this=value, expression=pad)
+    too_long = exp.GT(this=length, expression=n.copy())
+    message = exp.func("CONCAT", exp.Literal.string(refusal), shown)
+    return exp.Case(ifs=[exp.If(this=too_long, true=exp.func("ERROR", message))], default=fitted)
+
+
+# --- the range of DATE and TIMESTAMP values -------------------------------------------------------
+
+#: Roots whose values must lie in years 1 to 9999. Paimon declares DATE and TIMESTAMP(p) for
+#: 0000-01-01 to 9999-12-31 (its `DateType` / `TimestampType` docs); Flink 1.20 fails on a later
+#: string, wraps 10000-01-01 to year 0 in its output and turns a later LTZ instant into NULL, and
+#: the Python datetimes of the stats and keys end at year 9999 and start at year 1.
+DATE_RANGE_ROOTS = frozenset({"DATE", "TIMESTAMP", "TIMESTAMP_LTZ"})
+
+
+def has_date_range(t: DataType) -> bool:
+    """Whether `t`'s values must lie in years 1..9999 (`date_range_node`).
+
+    TIMESTAMP(7..9) reads as DuckDB's TIMESTAMP_NS, whose range (1677-2262) is narrower.
+
+    >>> [has_date_range(parse_type(s)) for s in ("DATE", "TIMESTAMP(3)", "TIMESTAMP(9)", "INT")]
+    [True, True, False, False]
+    """
+    return t.root in DATE_RANGE_ROOTS and (t.root == "DATE" or (t.precision or 0) <= 6)
+
+
+def date_range_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expression:
+    """`node` when it lies in years 1..9999 (or is NULL), else an error `refusal` + the value.
+
+    >>> date_range_node(exp.column("d"), parse_type("DATE"), "bad: ").sql("duckdb")[:81]
+    "CASE WHEN NOT d BETWEEN CAST('0001-01-01' AS DATE) AND CAST('9999-12-31' AS DATE)"
+    """
+    if not has_date_range(t):
+        return node
+    outside = _outside_years(node.copy(), t)
+    message = exp.func("CONCAT", exp.Literal.string(refusal), exp.cast(node.copy(), "VARCHAR"))
+    return exp.Case(ifs=[exp.If(this=outside, true=exp.func("ERROR", message))], default=node)
+
+
+def date_range_array(column: Any, t: DataType) -> None:
+    """ValueError for the first value of an Arrow column outside years 1..9999 (`has_date_range`).
+
+    >>> date_range_array(pa.array([0, 2932897], pa.date32()), parse_type("DATE"))
+    Traceback (most recent call last):
+    ...
+    ValueError: a DATE value in year 10000 lies outside years 1 to 9999
+    """
+    import pyarrow.compute as pc
+
+    if not has_date_range(t) or not (
+        pa.types.is_date(column.type) or pa.types.is_timestamp(column.type)
+    ):
+        return
+    years: Any = pc.year(column)
+    first, last = pa.scalar(1, years.type), pa.scalar(9999, years.type)
+    outside = pc.fill_null(pc.or_(pc.less(years, first), pc.greater(years, last)), False)
+    if pc.any(outside).as_py():
+        year = years.filter(outside)[0].as_py()
+        raise ValueError(f"a {_atomic_sql(t)} value in year {year} lies outside years 1 to 9999")
+
+
+def _outside_years(node: Any, t: DataType) -> exp.Expression:
+    if t.root == "DATE":
+        low, high, kind = "0001-01-01", "9999-12-31", "DATE"
+    elif t.root == "TIMESTAMP":
+        low, high, kind = "0001-01-01 00:00:00", "9999-12-31 23:59:59.999999", "TIMESTAMP"
+    else:
+        low, high, kind = "0001-01-01 00:00:00+00", "9999-12-31 23:59:59.999999+00", "TIMESTAMPTZ"
+    return exp.not_(
+        exp.Between(
+            this=node,
+            low=exp.cast(exp.Literal.string(low), kind),
+            high=exp.cast(exp.Literal.string(high), kind),
+        )
+    )
+
+
+def nested_outside_years(node: Any, t: DataType, depth: int = 0) -> Any:
+    """A DuckDB condition: a DATE/TIMESTAMP inside the nested value `node` is outside 1..9999.
+
+    See `has_date_range`; None when type `t` holds none. NULL counts as inside.
+
+    >>> dates = parse_type({"type": "ARRAY", "element": "DATE"})
+    >>> nested_outside_years(exp.column("a"), dates).sql("duckdb")[:55]
+    'COALESCE(LIST_BOOL_OR(LIST_TRANSFORM(a, LAMBDA e0 : NOT'
+    >>> nested_outside_years(exp.column("a"), parse_type("DATE")) is None
+    True
+    """
+
+    def each(items: Any, element: DataType) -> Any:
+        name = f"e{depth}"
+        inner = nested_outside_years(exp.column(name), element, depth + 1)
+        if inner is None and has_date_range(element):
+            inner = _outside_years(exp.column(name), element)
+        if inner is None:
+            return None
+        lam = exp.Lambda(this=inner, expressions=[exp.to_identifier(name)])
+        return exp.func("LIST_BOOL_OR", exp.func("LIST_TRANSFORM", items, lam))
+
+    found: Any = None
+    if t.root == "ARRAY" and t.element is not None:
+        found = each(node.copy(), t.element)
+    elif t.root == "MULTISET" and t.element is not None:
+        found = each(exp.func("MAP_KEYS", node.copy()), t.element)
+    elif t.root == "MAP" and t.key is not None and t.value is not None:
+        parts = [
+            each(exp.func("MAP_KEYS", node.copy()), t.key),
+            each(exp.func("MAP_VALUES", node.copy()), t.value),
+        ]
+        kept = [p for p in parts if p is not None]
+        found = exp.or_(*kept) if kept else None
+    elif t.root == "ROW":
+        conditions = []
+        for f in t.fields:
+            child: Any = exp.func("STRUCT_EXTRACT", node.copy(), exp.Literal.string(f.name))
+            inner = nested_outside_years(child, f.type, depth + 1)
+            if inner is None and has_date_range(f.type):
+                inner = _outside_years(child, f.type)
+            if inner is not None:
+                conditions.append(inner)
+        found = exp.or_(*conditions) if conditions else None
+    if found is None:
+        return None
+    return exp.func("COALESCE", found, exp.false())

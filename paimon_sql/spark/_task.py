@@ -31,6 +31,7 @@ from paimon_sql.catalog import Catalog
 from paimon_sql.errors import PaimonSqlError, SchemaError, SpecViolationError
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.io.arrays import arange
+from paimon_sql.types import date_range_array, fit_length_array, has_length_limit
 from paimon_sql.write.data_file import VALUE_KIND, arrow_field
 from paimon_sql.write.writer import (
     BUCKET,
@@ -99,8 +100,9 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
     """The table columns of a Spark batch cast to their Paimon types.
 
     The driver checked that every cast is lossless, except timestamps, which are truncated to the
-    column's precision as Java does; a partition column fixed by `static` must hold its value in
-    every row.
+    column's precision as Java does; CHAR(n) and BINARY(n) values are padded to n and a value
+    longer than its column's length is refused (`paimon_sql.types.fit_length`); a partition column
+    fixed by `static` must hold its value in every row.
     """
     target = table_arrow_schema(schema)
     columns = []
@@ -113,6 +115,16 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
                 column = column.cast(f.type)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
             raise SchemaError(f"column {f.name!r} cannot be written as {f.type}: {err}") from err
+        paimon_type = schema.field(f.name).type
+        try:
+            if has_length_limit(paimon_type):  # CHAR / BINARY padded as Java stores them
+                column = fit_length_array(column, paimon_type)
+            date_range_array(column, paimon_type)
+        except ValueError as err:
+            raise SchemaError(
+                f"a value of column {f.name!r}: {err}; fix the value (shorten a string, keep a "
+                "date in years 1 to 9999) or leave the row out"
+            ) from err
         if f.name in static:
             value = pa.scalar(static[f.name], f.type)
             bad = pc.invert(pc.fill_null(pc.equal(column, value), False))

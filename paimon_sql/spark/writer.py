@@ -56,6 +56,7 @@ from paimon_sql.spark._task import (
     route,
     write_task,
 )
+from paimon_sql.types import fit_length
 from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import BUCKET, ORD, TableWriter
 
@@ -173,7 +174,7 @@ def run(
             or "static"
         )
         dynamic_overwrite = setting.lower() == "dynamic"
-    frame = _with_static(df, schema, static)
+    frame = _padded(_with_static(df, schema, static), schema)
     jobs = _Jobs(df, job.job_id, table.name)
     try:
         with _arrow_batches(df), jobs:
@@ -341,11 +342,13 @@ def _static_partition(
         field = schema.field(key)
         target = arrow_field(key, field.type, field.id).type
         try:
-            out[key] = pa.array([value]).cast(target)[0].as_py()
+            out[key] = fit_length(pa.array([value]).cast(target)[0].as_py(), field.type)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as err:
             raise SchemaError(
                 f"partition value {key}={value!r} does not fit {field.type.root}: {err}"
             ) from err
+        except ValueError as err:
+            raise SchemaError(f"partition value {key}={value!r}: {err}") from err
     return out
 
 
@@ -357,6 +360,23 @@ def _with_static(df: DataFrame, schema: TableSchema, static: Mapping[str, Any]) 
         if key not in df.columns:
             text = value if isinstance(value, (bytes, bool, int, float)) else str(value)
             df = df.withColumn(key, F.lit(text).cast(spark_ddl(schema.field(key).type)))
+    return df
+
+
+def _padded(df: DataFrame, schema: TableSchema) -> DataFrame:
+    """The DataFrame with CHAR(n) values padded to n (as Java stores them) before any sort.
+
+    Keys are sorted and compared padded, as Java's; values longer than n are left for the tasks
+    to refuse (`_task.conform`, which pads too).
+    """
+    from pyspark.sql import functions as F
+
+    for f in schema.fields:
+        if f.type.root == "CHAR" and f.name in df.columns:
+            n = f.type.length or 1
+            c = _col(f.name)
+            fits = F.length(F.rtrim(c)) <= F.lit(n)
+            df = df.withColumn(f.name, F.when(fits, F.rpad(c, n, " ")).otherwise(c))
     return df
 
 

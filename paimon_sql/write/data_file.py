@@ -383,6 +383,22 @@ def _refuse_negative_fractions(table: pa.Table) -> None:
             )
 
 
+def _orc_chars(physical: pa.Table, schema: TableSchema, options: Mapping[str, str]) -> pa.Table:
+    """CHAR columns without their padding, for an ORC file.
+
+    Java declares them ORC ``char(n)``, which its ORC reader returns right-trimmed (``'ab'`` from
+    a CHAR(6) ``'ab    '``: Paimon 1.3.1 through Flink); pyarrow can only write ``string``, which
+    Java returns as stored. So the padding stays in the key, the partition and the stats (taken
+    from the padded rows) and leaves the file, and Java reads our ORC rows as it reads its own.
+    """
+    for name, t, _ in physical_fields(schema, options):
+        if t.root == "CHAR" and name in physical.column_names:
+            i = physical.column_names.index(name)
+            trimmed = pc.utf8_rtrim(physical.column(i), characters=" ")
+            physical = physical.set_column(i, physical.schema.field(i), trimmed)
+    return physical
+
+
 def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     import pyarrow.orc as orc
 
@@ -559,7 +575,7 @@ def encode_data_file(
     if fmt == "parquet":
         return _parquet_bytes(physical, opts)
     if fmt == "orc":
-        return _orc_bytes(physical, opts)
+        return _orc_bytes(_orc_chars(physical, schema, opts), opts)
     if fmt == "avro":
         types = [t for _, t, _ in physical_fields(schema, opts)]
         return _avro_bytes(physical, types, opts)

@@ -28,6 +28,7 @@ file-sized pieces, so memory does not grow with the input.
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +63,15 @@ from paimon_sql.sqlnodes import (
     set_setting,
     table_node,
 )
-from paimon_sql.types import RowKind
+from paimon_sql.types import (
+    RowKind,
+    date_range_node,
+    fit_length_node,
+    has_date_range,
+    has_length_limit,
+    nested_outside_years,
+    type_sql,
+)
 from paimon_sql.write import global_index
 from paimon_sql.write.bucket import (
     SMALL_INPUT_ROWS,
@@ -100,7 +109,7 @@ if TYPE_CHECKING:
     from paimon_sql.format.manifest import DataFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
-    from paimon_sql.types import DataType
+    from paimon_sql.types import DataField, DataType
     from paimon_sql.write.global_index import KeyReader
 
 _T = TypeVar("_T")
@@ -342,11 +351,29 @@ class TableWriter:
             self.con.execute(set_setting("memory_limit", self._saved_limit).sql("duckdb"))
             self._saved_limit = None
 
+    def fitted(self, source: exp.Expression | str) -> exp.Expression:
+        """`source` with every column's values as Java stores them (`fitted_value`).
+
+        Other columns pass through.
+        """
+        query = exp.maybe_parse(source, dialect="duckdb")
+        fitted = [
+            exp.alias_(fitted_value(_q(f.name), f, self.table.name), f.name, quoted=True)
+            for f in self.schema.fields
+            if needs_fitting(f.type)
+        ]
+        if not fitted:
+            return query
+        inner = exp.TableAlias(this=exp.to_identifier(f"__paimon_unfitted_{next(_counter)}"))
+        return exp.select(exp.Star(replace=fitted), copy=False).from_(
+            exp.Subquery(this=query, alias=inner), copy=False
+        )
+
     def _stage(self, source: exp.Expression | str, kind: RowKind | exp.Expression) -> str:
         name = f"__paimon_stage_{next(_counter)}"
         inner = f"__paimon_input_{next(_counter)}"
         source_node = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"),
+            this=self.fitted(source),
             alias=exp.TableAlias(this=exp.to_identifier(inner)),
         )
         ordered = exp.select(
@@ -1209,7 +1236,7 @@ class TableWriter:
         Without the bucket unless `bucket` (`_runs` adds it).
         """
         inner = exp.Subquery(
-            this=exp.maybe_parse(source, dialect="duckdb"),
+            this=self.fitted(source),
             alias=exp.TableAlias(this=exp.to_identifier("__paimon_in")),
         )
         columns: list[exp.Expr] = [_q(f.name) for f in self.schema.fields]
@@ -1504,6 +1531,86 @@ def same_values(a: tuple[Any, ...], b: tuple[Any, ...] | None) -> bool:
     if b is None or len(a) != len(b):
         return False
     return all(x == y or (x != x and y != y) for x, y in zip(a, b, strict=True))
+
+
+def needs_fitting(t: DataType) -> bool:
+    """Whether `fitted_value` changes or checks values of type `t`.
+
+    >>> from paimon_sql.types import parse_type
+    >>> [needs_fitting(parse_type(s)) for s in ("CHAR(2)", "DATE", "STRING", "TIMESTAMP(9)")]
+    [True, True, False, False]
+    """
+    if has_length_limit(t) or has_date_range(t):
+        return True
+    return t.is_nested and nested_outside_years(exp.column("x"), t) is not None
+
+
+def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Expression:
+    """The DuckDB expression of `value` (of column `f` of `table`) as Java stores it.
+
+    CHAR(n) padded with spaces and BINARY(n) with zero bytes to n, as Flink and Spark write them
+    (the same logical key must be the same key bytes, bucket and partition directory); a value
+    longer than its column's length (`paimon_sql.types.fit_length`), or a DATE or TIMESTAMP
+    outside years 1..9999 (`paimon_sql.types.date_range_node`), raises DuckDB's error naming the
+    column and the table (`length_refusal` turns it into a `SchemaError`), so the statement stops
+    before anything is committed. `value` itself for other types.
+
+    >>> from paimon_sql.types import DataField, parse_type
+    >>> f = DataField(id=0, name="d", type=parse_type("VARBINARY(2)"))
+    >>> fitted_value(exp.column("d"), f, "db.t").sql("duckdb")[:40]
+    'CASE WHEN OCTET_LENGTH(d) > 2 THEN ERROR'
+    """
+    t = f.type
+    refusal = f"cannot write to table {table}: a value of column {f.name!r} "
+    if has_length_limit(t):
+        return fit_length_node(
+            value,
+            t,
+            f"{refusal}is longer than {type_sql(t.with_nullable(True))} allows; shorten the "
+            "value or widen the column (ALTER TABLE ... ALTER COLUMN ... TYPE); the value (hex "
+            "for binary): ",
+        )
+    if has_date_range(t):
+        return date_range_node(
+            value,
+            t,
+            f"{refusal}lies outside years 1 to 9999, the range of Paimon's "
+            f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or leave the "
+            "row out; the value: ",
+        )
+    outside = nested_outside_years(value, t) if t.is_nested else None
+    if outside is not None:
+        message = exp.func(
+            "CONCAT",
+            exp.Literal.string(
+                f"{refusal}holds a DATE or TIMESTAMP outside years 1 to 9999, the range of "
+                "Paimon's dates that Java reads back; fix the value or leave the row out; the "
+                "value: "
+            ),
+            exp.cast(value.copy(), "VARCHAR"),
+        )
+        return exp.Case(ifs=[exp.If(this=outside, true=exp.func("ERROR", message))], default=value)
+    return value
+
+
+#: What `fitted_value`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
+_LENGTH_REFUSAL = re.compile(
+    r"cannot write to table .*: a value of column .* (is longer than|lies outside years|holds a "
+    r"DATE or TIMESTAMP outside) .*"
+)
+
+
+def length_refusal(err: BaseException) -> SchemaError | None:
+    """The `SchemaError` for a DuckDB error raised by a `fitted_value` check, else None.
+
+    >>> str(length_refusal(ValueError("Invalid Input Error: cannot write to table db.t: a value "
+    ...     "of column 'k' is longer than CHAR(2) allows; the value: abc")))[:66]
+    "cannot write to table db.t: a value of column 'k' is longer than C"
+    >>> length_refusal(ValueError("Conversion Error: ...")) is None
+    True
+    """
+    found = _LENGTH_REFUSAL.search(str(err).split("\n", 1)[0])
+    return None if found is None else SchemaError(found.group(0))
 
 
 class RepeatedKeys(Exception):

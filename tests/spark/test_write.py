@@ -608,6 +608,35 @@ def test_partition_value_mismatch_fails_without_snapshot(lake):
     assert _files_on_disk(lake.warehouse / "db.db" / "static_bad") == set()
 
 
+def test_char_keys_are_padded_as_java_stores_them(lake):
+    """CHAR(n) keys and partitions are padded to n before the sort (as Java: Flink 1.3.1 upserts
+    what the SQL writer wrote, `tests/interop/flink/test_char_keys_flink.py`), so a key the SQL
+    writer wrote unpadded-in-the-input is the one the DataFrame upserts; a value too long is
+    refused by column, with no snapshot."""
+    session = paimon_sql.connect(lake.warehouse)
+    try:
+        session.sql(
+            "CREATE TABLE db.chars (k CHAR(4) NOT NULL, p CHAR(2) NOT NULL, v INT, "
+            "PRIMARY KEY (k, p) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '2')"
+        )
+        session.sql("INSERT INTO db.chars VALUES ('ab', 'x', 1), ('cd', 'x', 2)")
+    finally:
+        session.close()
+    schema = "k string, p string, v int"
+    rows = [("ab  ", "x", 10), ("ef", "x ", 30), ("abc   ", "y", 40)]
+    write(lake.spark.createDataFrame(rows, schema), "db.chars", warehouse=str(lake.warehouse))
+    session = paimon_sql.connect(lake.warehouse)
+    try:
+        got = sorted(session.sql("SELECT * FROM db.chars").fetchall())
+    finally:
+        session.close()
+    assert got == [("ab  ", "x ", 10), ("abc ", "y ", 40), ("cd  ", "x ", 2), ("ef  ", "x ", 30)]
+    too_long = lake.spark.createDataFrame([("abcde", "x", 1)], schema)
+    with pytest.raises(SchemaError, match="column 'k': 'abcde' is longer than CHAR\\(4\\)"):
+        write(too_long, "db.chars", warehouse=str(lake.warehouse))
+    assert lake.kinds("chars") == ["APPEND", "APPEND"]
+
+
 def test_rowkind_field_is_refused_by_name_before_any_task(lake):
     """The SQL writer takes each row's kind from 'rowkind.field'; the Spark writers do not."""
     lake.create("rowkind", "'bucket' = '2', 'rowkind.field' = 'v'", partitioned=True)

@@ -31,6 +31,7 @@ Every statement commits one snapshot or none: on any failure its data files are 
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -55,9 +56,9 @@ from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
 from paimon_sql.sqlnodes import table_node
-from paimon_sql.types import RowKind, duckdb_type_node, type_sql
+from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
-from paimon_sql.write.writer import RepeatedKeys, TableWriter
+from paimon_sql.write.writer import RepeatedKeys, TableWriter, fitted_value, length_refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -102,15 +103,29 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
         raw: exp.Expression = (
             exp.column(f"__c_{f.name}", quoted=True) if f.name in targets else exp.null()
         )
-        outputs.append(exp.alias_(exp.cast(raw, duckdb_type_node(f.type)), f.name, quoted=True))
+        value: exp.Expression = exp.cast(raw, duckdb_type_node(f.type))
+        if not isinstance(raw, exp.Null):  # as stored: ON CONFLICT and RETURNING see the key
+            value = fitted_value(value, f, table.name)
+        outputs.append(exp.alias_(value, f.name, quoted=True))
     return exp.select(*outputs).from_(exp.Subquery(this=source, alias=alias))
 
 
 def _diagnose(ctx: Context, table: Table, typed: exp.Select, err: Exception) -> SchemaError:
     """Which column a value did not fit, and the value (DuckDB's conversion error names neither)."""
+    refused = length_refusal(err)
+    if refused is not None:
+        return refused
     for output in typed.expressions:
-        cast_node = output.this
-        if not isinstance(cast_node, exp.Cast) or isinstance(cast_node.this, exp.Null):
+        raw_name = f"__c_{output.alias}"
+        cast_node = next(
+            (
+                c
+                for c in output.find_all(exp.Cast)
+                if isinstance(c.this, exp.Column) and c.this.name == raw_name
+            ),
+            None,
+        )
+        if cast_node is None:
             continue
         raw = cast_node.this
         bad_value = exp.and_(
@@ -635,7 +650,11 @@ def _check_static_rows(
             exp.not_(
                 exp.NullSafeEQ(
                     this=exp.column(k, quoted=True),
-                    expression=exp.cast(v.copy(), duckdb_type_node(schema.field(k).type)),
+                    expression=fitted_value(
+                        exp.cast(v.copy(), duckdb_type_node(schema.field(k).type)),
+                        schema.field(k),
+                        table.name,
+                    ),
                 )
             )
             for k, v in static.items()
@@ -688,6 +707,12 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
             raise SqlError(
                 f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}"
             )
+        for k, v in fixed.items():
+            t = schema.field(k).type
+            if t.root == "CHAR" and v is not None:
+                # the rows' CHAR values are padded (TableWriter.fitted); one too long fails there
+                with contextlib.suppress(ValueError):
+                    fixed[k] = fit_length(str(v), t)
 
         def static(messages: list[CommitMessage]) -> Any:
             from paimon_sql.format.binary_row import decode_row
