@@ -1567,7 +1567,7 @@ def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Express
             value,
             t,
             f"{refusal}is longer than {type_sql(t.with_nullable(True))} allows; shorten the "
-            "value or widen the column (ALTER TABLE ... ALTER COLUMN ... TYPE); the value (hex "
+            "value or widen the column's type; the value (hex "
             "for binary): ",
         )
     if has_date_range(t):

@@ -121,7 +121,7 @@ REVIEWED = {
     ): "parses only the constant templates (an unknown name is a KeyError, never parsed)",
     (
         "write/writer.py",
-        'this=exp.maybe_parse(source, dialect="duckdb"),',
+        'query = exp.maybe_parse(source, dialect="duckdb")',
     ): "`source` is the statement's AST (a str only from direct API callers writing their own query)",
     (
         "write/bucket.py",
