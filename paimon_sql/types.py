@@ -701,7 +701,15 @@ def fit_length_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expr
             fitted = exp.DPipe(this=value, expression=pad)
     too_long = exp.GT(this=length, expression=n.copy())
     message = exp.func("CONCAT", exp.Literal.string(refusal), shown)
-    return exp.Case(ifs=[exp.If(this=too_long, true=exp.func("ERROR", message))], default=fitted)
+    ifs = [exp.If(this=too_long, true=exp.func("ERROR", message))]
+    if t.root == "VARCHAR":
+        # most values have at most n bytes, so at most n characters: kept as they are without
+        # counting characters or copying (the slow path doubled a 5M-row load's time)
+        short = exp.LTE(
+            this=exp.Anonymous(this="strlen", expressions=[node.copy()]), expression=n.copy()
+        )
+        ifs.insert(0, exp.If(this=short, true=node.copy()))
+    return exp.Case(ifs=ifs, default=fitted)
 
 
 # --- the range of DATE and TIMESTAMP values -------------------------------------------------------
