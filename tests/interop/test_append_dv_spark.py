@@ -67,10 +67,12 @@ def _data_files(session, table):
     return sorted(session.sql(f"SELECT file_path FROM {files}").fetchall())  # noqa: S608
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_append_deletion_vectors_like_spark(tmp_path, case):
+def _twins(warehouse, case):
+    """Table ``db.ours`` made by paimon-sql and ``db.twin`` by Spark, both of `case`.
+
+    Returns the session, the Spark session and the two names.
+    """
     partitioned, props = CASES[case]
-    warehouse = tmp_path / "wh"
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
     ours, twin = "db.ours", "db.twin"
@@ -79,6 +81,13 @@ def test_append_deletion_vectors_like_spark(tmp_path, case):
     spark_sql(
         spark, f"CREATE TABLE {twin} {_COLUMNS} USING paimon {partitioned} TBLPROPERTIES ({props})"
     )
+    return session, spark, ours, twin
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_append_deletion_vectors_like_spark(tmp_path, case):
+    warehouse = tmp_path / "wh"
+    session, spark, ours, twin = _twins(warehouse, case)
     for statement in STATEMENTS:
         files_before = _data_files(session, ours)
         session.sql(statement.format(t=ours))
@@ -130,16 +139,7 @@ def test_partition_only_delete_drops_the_partition_like_spark(tmp_path):
     """A DELETE whose condition names only partition columns drops the partitions it selects, as
     Spark's (Paimon 0.9) does: their files and index files leave the table in one OVERWRITE
     snapshot, instead of a vector marking every row of them."""
-    partitioned, props = CASES["unaware_partitioned"]
-    warehouse = tmp_path / "wh"
-    session = paimon_sql.connect(warehouse, create=True)
-    session.sql("CREATE DATABASE db")
-    ours, twin = "db.ours", "db.twin"
-    session.sql(f"CREATE TABLE {ours} {_COLUMNS} {partitioned} WITH ({props})")
-    spark = spark_session(warehouse)
-    spark_sql(
-        spark, f"CREATE TABLE {twin} {_COLUMNS} USING paimon {partitioned} TBLPROPERTIES ({props})"
-    )
+    session, spark, ours, twin = _twins(tmp_path / "wh", "unaware_partitioned")
     for statement in [*STATEMENTS[:3], "DELETE FROM {t} WHERE dt = 'b'"]:
         session.sql(statement.format(t=ours))
         spark_sql(spark, statement.format(t=twin))
