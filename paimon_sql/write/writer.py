@@ -151,8 +151,8 @@ class TableWriter:
         part of the new files' names (``data-<file_id>-<n>``; a fresh UUID by default).
         `key_reader` reads a plan's merged keys: cross-partition tables bootstrap their key index
         with it (`paimon_sql.write.global_index.bootstrap`). `overwrite`: the write replaces the
-        partitions it writes, so a dynamic-bucket table's known keys there are not loaded and its
-        new HASH files hold the written keys only (as Java's overwrite writes them).
+        partitions it writes, so a dynamic-bucket table's new HASH files hold the keys it wrote
+        only (its buckets are still assigned knowing the old keys, as Java's are).
         """
         self.con = con
         self.table = table
@@ -427,18 +427,20 @@ class TableWriter:
         """
         db = self._db()
         key = [(k, self.schema.field(k).type) for k in self.keys]
-        query = exp.select(_q(ORD), *[_q(k) for k, _ in key]).from_(table_node(staged))
-        rows = db.sql(query.sql("duckdb")).arrow().read_all()
-        hashes = python_hashes(rows.columns[1:], [t for _, t in key])
+
+        def hashes(columns: list[pa.ChunkedArray[Any]], types: list[DataType]) -> Any:
+            found = python_hashes(columns, types)
+            return None if found is None else pa.array(found, pa.int32())
+
+        name = self._python_column(staged, key, HASH, hashes)
         target = table_node(staged)
-        if hashes is None:
+        if name is None:
             sql_hash = hash_expression([(_q(k), t) for k, t in key])
             update = exp.Update(
                 this=target, expressions=[exp.EQ(this=_q(HASH), expression=sql_hash)]
             )
             db.execute(update.sql("duckdb"))
             return
-        name = self._register(pa.table({ORD: rows.column(0), HASH: pa.array(hashes, pa.int32())}))
         update = exp.Update(
             this=target,
             expressions=[
@@ -1028,13 +1030,29 @@ class TableWriter:
 
         The registered name; None when a key value has no Python form.
         """
-        key = self._bucket_key()
+        n = self.schema.bucket
+        return self._python_column(
+            staged, self._bucket_key(), BUCKET, lambda c, t: python_buckets(c, t, n)
+        )
+
+    def _python_column(
+        self,
+        staged: str,
+        key: Sequence[tuple[str, DataType]],
+        column: str,
+        compute: Callable[[list[pa.ChunkedArray[Any]], list[DataType]], pa.Array[Any] | None],
+    ) -> str | None:
+        """The staged rows' arrival numbers and `compute`'s values of their `key`, registered.
+
+        Registered as a table of ``ORD`` and `column` (for `_python_staged`'s join and
+        `_hash_in_python`'s update); None when `compute` is (a key value without a Python form).
+        """
         query = exp.select(_q(ORD), *[_q(name) for name, _ in key]).from_(table_node(staged))
         rows = self._db().sql(query.sql("duckdb")).arrow().read_all()
-        buckets = python_buckets(rows.columns[1:], [t for _, t in key], self.schema.bucket)
-        if buckets is None:
+        values = compute(rows.columns[1:], [t for _, t in key])
+        if values is None:
             return None
-        return self._register(pa.table({ORD: rows.column(0), BUCKET: buckets}))
+        return self._register(pa.table({ORD: rows.column(0), column: values}))
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
