@@ -242,7 +242,7 @@ def finish(
             messages,
             snapshot,
             session.engine.bucket_reader(),
-            refresh=lambda: session.invalidate(target),
+            refresh=lambda: session.changed(target),
         )
         snapshot = compacted or snapshot
     return snapshot

@@ -590,31 +590,6 @@ class Session:
         """
         self._engine.forget_database(database)
 
-    def rewrite_sources(self, expression: exp.Expression) -> None:
-        """Plan the Paimon tables an expression (a DML source query) reads, in place.
-
-        Examples:
-            >>> import sqlglot
-            >>> session = connect(warehouse)
-            >>> query = sqlglot.parse_one("SELECT count(*) FROM db.t", read="duckdb")
-            >>> session.rewrite_sources(query)
-            >>> session.con.sql(query.sql("duckdb")).fetchall()
-            [(2,)]
-        """
-        self._binder.bind(expression)
-
-    def invalidate(self, table: Table) -> None:
-        """After a write: views re-bind when the schema changed (the snapshot is read per query).
-
-        Examples:
-            >>> session = connect(warehouse)
-            >>> _ = connect(warehouse).sql("ALTER TABLE db.t ADD COLUMN price DOUBLE")
-            >>> session.invalidate(session.table("db.t"))
-            >>> session.con.sql('SELECT * FROM "db"."t" ORDER BY id').columns
-            ['id', 'name', 'price']
-        """
-        self._engine.changed(table)
-
     def last_plan(self, name: str) -> ScanPlan | None:
         """The plan of the latest `sql` scan of table `name` (``db.table``), for EXPLAIN and tests.
 

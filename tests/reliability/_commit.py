@@ -299,7 +299,7 @@ def audit(
     tags = [f"'{t}'" for t in table.tag_names()]
     _read_versions(session, name, [str(i) for i in ids] + tags, found, "")
     _check_rows(session, name, succeeded, uncertain, found)
-    session.invalidate(table)
+    session.changed(table)
     found.orphans_removed = len(remove_orphan_files(table, int(time.time() * 1000) + 60_000))
     table = session.catalog.load_table(Identifier.parse(name))
     _check_files(table, found)
