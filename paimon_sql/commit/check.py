@@ -50,6 +50,7 @@ from paimon_sql.commit.plan import fold, key_comparator, level_overlaps
 from paimon_sql.errors import PaimonSqlError, SnapshotNotFoundError
 from paimon_sql.format.deletion_vector import decode_vector
 from paimon_sql.format.manifest import FileKind
+from paimon_sql.io.datafiles import read_orc
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -410,7 +411,9 @@ def _row_count(fileio: Any, path: str, *, deep: bool) -> int | None:
         return int(parquet.metadata.num_rows)
     if extension == ".orc":
         orc = pa_orc.ORCFile(source)
-        return int(orc.read().num_rows) if deep else int(orc.nrows)
+        if deep:  # read as a scan reads it (TIMESTAMPs pyarrow cannot return decoded here)
+            return read_orc(fileio, path, orc.schema.names).num_rows
+        return int(orc.nrows)
     if extension == ".avro":
         with open(source, "rb") if isinstance(source, str) else source as stream:
             if deep:

@@ -22,9 +22,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
-from paimon_sql.errors import PaimonSqlError, SpecViolationError
+from paimon_sql.errors import PaimonSqlError, SpecViolationError, UnsupportedFeatureError
 from paimon_sql.io.arrays import arange
-from paimon_sql.io.orc_timestamps import fix_timestamps, stripe_zones
+from paimon_sql.io.orc_timestamps import (
+    fix_timestamps,
+    read_wide_timestamps,
+    stripe_zones,
+    timestamp_columns,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -329,7 +334,13 @@ def read_orc(
         else:
             source = io.BytesIO(fileio.read_bytes(path))
         reader = orc.ORCFile(source)
-        table = reader.read(columns=[c for c in columns if c in reader.schema.names])
+        wanted = [c for c in columns if c in reader.schema.names]
+        try:
+            table = reader.read(columns=wanted)
+        except pa.ArrowInvalid as err:
+            if _OUT_OF_NANOS not in str(err):
+                raise
+            return _orc_wide_timestamps(reader, source, wanted, path)
         if any(pa.types.is_timestamp(f.type) and f.type.tz is None for f in table.schema):
             table = fix_timestamps(table, stripe_zones(reader, source))
         return table
@@ -337,6 +348,32 @@ def read_orc(
         raise
     except Exception as err:
         raise SpecViolationError(f"corrupt ORC data file {path}: {err}") from err
+
+
+#: What pyarrow's ORC reader says of a TIMESTAMP outside 1677-09-21 .. 2262-04-11.
+_OUT_OF_NANOS = "out of range for nanosecond resolution"
+
+
+def _orc_wide_timestamps(reader: Any, source: Any, columns: list[str], path: str) -> pa.Table:
+    """`columns` of an ORC file with TIMESTAMP values pyarrow cannot return, as microseconds.
+
+    The top-level TIMESTAMP columns are decoded by `read_wide_timestamps`, the others by
+    pyarrow; a nested TIMESTAMP outside pyarrow's range is refused by name.
+    """
+    wide = [c for c in columns if c in timestamp_columns(reader)]
+    try:
+        rest = reader.read(columns=[c for c in columns if c not in wide])
+    except pa.ArrowInvalid as err:
+        if _OUT_OF_NANOS not in str(err):
+            raise
+        raise UnsupportedFeatureError(
+            f"ORC data file {path} has a TIMESTAMP outside 1677-09-21 .. 2262-04-11 inside a"
+            " ROW, ARRAY or MAP column: pyarrow cannot read it and paimon-sql decodes such"
+            " values in top-level columns only (read this table with Apache Paimon)"
+        ) from err
+    decoded = read_wide_timestamps(reader, source, wide)
+    arrays = [decoded[c] if c in decoded else rest.column(c) for c in columns]
+    return pa.table(arrays, names=columns)
 
 
 def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:

@@ -10,10 +10,21 @@ TIMESTAMP columns in its JVM zone (``writerTimezone`` of each stripe footer): wi
 ORC reader) reads it right; `fix_timestamps` makes ours agree. TIMESTAMP WITH LOCAL TIME ZONE
 columns are instants (no zone shift) and are not affected.
 
->>> fix_stripe_values([1_001_000_000, 5_000_000_000, 1_500_000, None], 8 * 3600)
-[1000000, 5000000000, -998500000, None]
->>> fix_stripe_values([-1_999_000_000, 3_600_000_000_000], -5 * 3600)
+>>> import numpy as np
+>>> def fixed(nanos, offset):
+...     values = np.array(nanos, np.int64)
+...     return (java_seconds(values // _NANOS, values % _NANOS, offset) * _NANOS
+...             + values % _NANOS).tolist()
+>>> fixed([1_001_000_000, 5_000_000_000, 1_500_000], 8 * 3600)
+[1000000, 5000000000, -998500000]
+>>> fixed([-1_999_000_000, 3_600_000_000_000], -5 * 3600)
 [-999000000, 3600000000000]
+
+pyarrow cannot return a TIMESTAMP outside its nanosecond range (1677-09-21 to 2262-04-11), such as
+the ``9999-12-31`` that marks an open-ended row of a slowly changing dimension: it fails on the
+whole file. `read_wide_timestamps` decodes such files' top-level TIMESTAMP columns from their
+streams (`paimon_sql.format.orc_rle`), as ORC C++ would and then corrected as above, as
+microseconds.
 """
 
 from __future__ import annotations
@@ -21,11 +32,20 @@ from __future__ import annotations
 import datetime
 import zlib
 import zoneinfo
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
+from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.format.orc_rle import decode_booleans, decode_integers, decode_nanos
 from paimon_sql.format.varint import read_varint
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from paimon_sql.format.orc_rle import Int64s
 
 _NANOS = 1_000_000_000
 
@@ -111,24 +131,18 @@ def _offset(zone: str) -> int:
     return int(delta.total_seconds()) if delta is not None else 0
 
 
-def fix_stripe_values(values: list[int | None], offset: int) -> list[int | None]:
-    """Nanoseconds since the epoch as Java reads them.
+def java_seconds(seconds: Int64s, nanos: Int64s, offset: int) -> Int64s:
+    """Whole seconds since the epoch as Java reads them, of values as ORC C++ reads them.
 
-    `values` as pyarrow read them from a stripe whose writer zone is `offset` seconds east of UTC
-    (see the module docstring).
+    `seconds` (floored) and `nanos` (0 to 999,999,999) come from a stripe whose writer zone is
+    `offset` seconds east of UTC (see the module docstring).
     """
-    out: list[int | None] = []
-    for value in values:
-        if value is not None and value % _NANOS > 999_999:
-            seconds = value // _NANOS
-            shifted = seconds + 1 if seconds < 0 else seconds  # before the reader's -1
-            writer = shifted - offset
-            if writer < 0 <= shifted:
-                value -= _NANOS
-            elif shifted < 0 <= writer:
-                value += _NANOS
-        out.append(value)
-    return out
+    late = nanos > 999_999
+    shifted = np.where(seconds < 0, seconds + 1, seconds)  # before the reader's -1
+    writer = shifted - offset
+    earlier = late & (writer < 0) & (shifted >= 0)
+    later = late & (shifted < 0) & (writer >= 0)
+    return seconds - earlier.astype(np.int64) + later.astype(np.int64)
 
 
 def fix_timestamps(table: pa.Table, zones: list[tuple[int, str]]) -> pa.Table:
@@ -142,13 +156,200 @@ def fix_timestamps(table: pa.Table, zones: list[tuple[int, str]]) -> pa.Table:
     for index, field in enumerate(table.schema):
         if not pa.types.is_timestamp(field.type) or field.type.tz is not None:
             continue
-        column = table.column(index).cast(pa.timestamp("ns")).cast(pa.int64())
-        values: list[int | None] = []
+        column = table.column(index).combine_chunks().cast(pa.timestamp("ns"))
+        values = column.cast(pa.int64()).fill_null(0).to_numpy()
+        parts = []
         start = 0
         for rows, offset in offsets:
-            part = column.slice(start, rows).to_pylist()
-            values += fix_stripe_values(part, offset) if offset else part
+            part = values[start : start + rows]
+            nanos = part % _NANOS
+            parts.append(java_seconds(part // _NANOS, nanos, offset) * _NANOS + nanos)
             start += rows
-        fixed = pa.array(values, pa.int64()).cast(pa.timestamp("ns")).cast(field.type)
-        table = table.set_column(index, field, fixed)
+        fixed = pa.array(np.concatenate(parts), pa.int64(), mask=column.is_null().to_numpy(False))
+        table = table.set_column(index, field, fixed.cast(pa.timestamp("ns")).cast(field.type))
     return table
+
+
+#: ORC type kinds (``orc_proto.proto``, ``Type.Kind``) of the columns `read_wide_timestamps` reads.
+_TIMESTAMP, _TIMESTAMP_INSTANT = 9, 18
+#: ORC's TIMESTAMP seconds count from 2015-01-01 00:00:00 (instants: UTC; else the writer's zone).
+_ORC_EPOCH = 1_420_070_400
+#: Stream kinds (``Stream.Kind``) and column encodings (``ColumnEncoding.Kind``) read here.
+_PRESENT, _DATA, _SECONDARY = 0, 1, 5
+_RLE_VERSION = {0: 1, 2: 2}  # DIRECT: RLE v1, DIRECT_V2: RLE v2
+
+
+def _varints(value: int | bytes) -> list[int]:
+    """A repeated integer field's value: one varint, or a packed run of them."""
+    if isinstance(value, int):
+        return [value]
+    out, pos = [], 0
+    while pos < len(value):
+        number, pos = read_varint(value, pos)
+        out.append(number)
+    return out
+
+
+def timestamp_columns(reader: Any) -> dict[str, tuple[int, bool]]:
+    """The top-level TIMESTAMP columns of an ORC file: name → (column id, is an instant)."""
+    raw = getattr(reader, "reader", reader)
+    footer = dict(_fields(bytes(raw.serialized_file_tail()))).get(2)
+    assert isinstance(footer, bytes)
+    types = [dict_of(t) for number, t in _fields(footer) if number == 4 and isinstance(t, bytes)]
+    root = types[0]
+    children = [c for v in root.get(2, []) for c in _varints(v)]
+    names = [n.decode() for n in root.get(3, []) if isinstance(n, bytes)]
+    out = {}
+    for name, child in zip(names, children, strict=True):
+        kind = types[child].get(1, [0])[0]
+        if kind in (_TIMESTAMP, _TIMESTAMP_INSTANT):
+            out[name] = (child, kind == _TIMESTAMP_INSTANT)
+    return out
+
+
+def dict_of(message: bytes) -> dict[int, list[int | bytes]]:
+    """A protobuf message's fields, every value of a repeated field kept."""
+    out: dict[int, list[int | bytes]] = {}
+    for number, value in _fields(message):
+        out.setdefault(number, []).append(value)
+    return out
+
+
+def _zone_seconds(utc: Int64s, zone: str) -> Int64s:
+    """The UTC offset of `zone` at each instant of `utc` (seconds), as ORC C++ applies it."""
+    tz = zoneinfo.ZoneInfo(zone)
+    unique, inverse = np.unique(utc, return_inverse=True)
+    offsets = []
+    for moment in unique.tolist():
+        try:
+            delta = datetime.datetime.fromtimestamp(moment, tz).utcoffset()
+        except (OverflowError, ValueError, OSError) as err:
+            raise ValueError(f"TIMESTAMP {moment}s is outside years 1-9999") from err
+        offsets.append(int(delta.total_seconds()) if delta is not None else 0)
+    return np.array(offsets, np.int64)[inverse]
+
+
+def _is_utc(zone: str) -> bool:
+    return zone in ("", "UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "Zulu", "Etc/Zulu", "UCT")
+
+
+def _stripe_seconds(seconds: Int64s, nanos: Int64s, zone: str, instant: bool) -> Int64s:
+    """Wall-clock seconds (instants: UTC) of one stripe's raw values, as Java reads them."""
+    if instant or _is_utc(zone):
+        wall = seconds + _ORC_EPOCH
+        offset = 0
+    else:  # ORC C++: from the writer's zone to the reader's (UTC), keeping the wall clock
+        offset = _offset(zone)
+        start = datetime.datetime(2015, 1, 1, tzinfo=zoneinfo.ZoneInfo(zone)).utcoffset()
+        utc = seconds + _ORC_EPOCH - int(start.total_seconds() if start is not None else 0)
+        wall = utc + _zone_seconds(utc, zone)
+    wall = wall - ((wall < 0) & (nanos > 999_999)).astype(np.int64)
+    return java_seconds(wall, nanos, offset) if offset else wall
+
+
+@dataclass(frozen=True)
+class _Stripe:
+    """One stripe of an ORC file: its rows, writer zone, column encodings and stream places."""
+
+    rows: int
+    zone: str
+    encodings: list[dict[int, int | bytes]]
+    streams: dict[tuple[int, int], tuple[int, int]]  # (column, kind) -> (offset, length)
+
+    @classmethod
+    def read(cls, source: Any, info: bytes, codec: str) -> _Stripe:
+        """The stripe `info` (a ``StripeInformation``) describes, its footer read from `source`."""
+        fields = dict(_fields(info))
+        offset, index, data, size, rows = (int(fields.get(k, 0)) for k in (1, 2, 3, 4, 5))
+        source.seek(offset + index + data)
+        footer = dict_of(_decompress(source.read(size), codec))
+        zone = footer.get(3, [b""])[0]
+        streams = {}
+        position = offset  # the streams follow each other from the stripe's start
+        for stream in footer.get(1, []):
+            assert isinstance(stream, bytes)
+            described = dict(_fields(stream))
+            kind, column, length = (int(described.get(k, 0)) for k in (1, 2, 3))
+            streams[(column, kind)] = (position, length)
+            position += length
+        encodings = [dict(_fields(e)) for e in footer.get(2, []) if isinstance(e, bytes)]
+        return cls(rows, zone.decode() if isinstance(zone, bytes) else "", encodings, streams)
+
+    def stream(self, source: Any, codec: str, column: int, kind: int) -> bytes | None:
+        """The decompressed stream `kind` of `column`, or None when the stripe has none."""
+        where = self.streams.get((column, kind))
+        if where is None:
+            return None
+        source.seek(where[0])
+        return _decompress(source.read(where[1]), codec)
+
+    def timestamps(
+        self, source: Any, codec: str, column: int, instant: bool
+    ) -> tuple[npt.NDArray[np.bool_], Int64s, Int64s]:
+        """TIMESTAMP `column` of this stripe as Java reads it.
+
+        Which rows hold a value, and the values' whole seconds since the epoch (floored) and
+        nanoseconds.
+        """
+        version = _RLE_VERSION.get(int(self.encodings[column].get(1, 0)))
+        if version is None:
+            raise ValueError(f"ORC TIMESTAMP column {column} has encoding {self.encodings[column]}")
+        present_bytes = self.stream(source, codec, column, _PRESENT)
+        present = (
+            np.ones(self.rows, np.bool_)
+            if present_bytes is None
+            else decode_booleans(present_bytes, self.rows)
+        )
+        count = int(present.sum())
+        data = self.stream(source, codec, column, _DATA) or b""
+        seconds = decode_integers(data, count, signed=True, version=version)
+        data = self.stream(source, codec, column, _SECONDARY) or b""
+        nanos = decode_nanos(decode_integers(data, count, signed=False, version=version))
+        return present, _stripe_seconds(seconds, nanos, self.zone, instant), nanos
+
+
+#: The seconds pyarrow's nanosecond timestamps hold (int64 nanoseconds, 1677-09-21 .. 2262-04-11).
+_NANOS_RANGE = (-9_223_372_036, 9_223_372_035)
+
+
+def read_wide_timestamps(reader: Any, source: Any, names: list[str]) -> dict[str, pa.Array[Any]]:
+    """Top-level TIMESTAMP columns `names` of an ORC file, decoded here.
+
+    For files pyarrow cannot read (see the module docstring): the values Java reads, at any year
+    from 1 to 9999. A column is nanoseconds when all its values fit, else microseconds; then a
+    value with digits below the microsecond raises `UnsupportedFeatureError`.
+    `source` is the open file `reader` was made from.
+    """
+    columns = timestamp_columns(reader)
+    codec = str(reader.compression)
+    raw = getattr(reader, "reader", reader)
+    footer = dict(_fields(bytes(raw.serialized_file_tail()))).get(2)
+    assert isinstance(footer, bytes)
+    stripes = [
+        _Stripe.read(source, info, codec)
+        for number, info in _fields(footer)
+        if number == 3 and isinstance(info, bytes)
+    ]
+    out = {}
+    for name in names:
+        column, instant = columns[name]
+        parts = [s.timestamps(source, codec, column, instant) for s in stripes]
+        present = np.concatenate([p for p, _, _ in parts] or [np.zeros(0, np.bool_)])
+        seconds = np.concatenate([s for _, s, _ in parts] or [np.zeros(0, np.int64)])
+        nanos = np.concatenate([n for _, _, n in parts] or [np.zeros(0, np.int64)])
+        low, high = _NANOS_RANGE
+        if seconds.size == 0 or (seconds.min() >= low and seconds.max() <= high):
+            unit, values = "ns", seconds * _NANOS + nanos
+        elif (nanos % 1000).any():
+            raise UnsupportedFeatureError(
+                f"TIMESTAMP column {name!r} has a value outside 1677-09-21 .. 2262-04-11 with"
+                " digits below the microsecond: DuckDB holds such values only as microseconds"
+                " (read this table with Apache Paimon)"
+            )
+        else:
+            unit, values = "us", seconds * 1_000_000 + nanos // 1000
+        filled = np.zeros(present.size, np.int64)
+        filled[present] = values
+        array = pa.array(filled, pa.int64(), mask=~present)
+        out[name] = array.cast(pa.timestamp(unit, tz="UTC" if instant else None))
+    return out

@@ -390,11 +390,25 @@ def canonical_flink(value: Any) -> Any:
 
 
 def _timestamp_text(ns: int) -> str:
+    """ISO text of nanoseconds since 1970, proleptic Gregorian at any year (Java reads year 0).
+
+    >>> _timestamp_text(-62135769600 * 10**9)
+    '0000-12-30T00:00:00.000000000'
+    """
     seconds, fraction = divmod(ns, 1_000_000_000)
-    moment = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=seconds)
+    days, second = divmod(seconds, 86_400)
+    shifted = days + 719_468  # civil_from_days (days since 0000-03-01)
+    era = shifted // 146_097
+    of_era = shifted - era * 146_097
+    year_of_era = (of_era - of_era // 1460 + of_era // 36_524 - of_era // 146_096) // 365
+    of_year = of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * of_year + 2) // 153
+    day = of_year - (153 * month_index + 2) // 5 + 1
+    month = month_index + 3 if month_index < 10 else month_index - 9
+    year = year_of_era + era * 400 + (month <= 2)
     return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
-        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}.{fraction:09d}"
+        f"{year:04d}-{month:02d}-{day:02d}T"
+        f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}.{fraction:09d}"
     )
 
 
