@@ -29,7 +29,7 @@ from sqlglot import exp
 from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
 MAX_LENGTH = 2147483647
 
@@ -652,6 +652,8 @@ def fit_length_array(column: Any, t: DataType) -> Any:
     """
     import pyarrow.compute as pc
 
+    if t.is_nested:
+        return map_nested(column, t, fit_length_array)
     if not has_length_limit(t):
         return column
     n = t.length or 0
@@ -670,6 +672,38 @@ def fit_length_array(column: Any, t: DataType) -> Any:
     if t.root == "BINARY":
         values = [None if v is None else v.ljust(n, b"\x00") for v in column.to_pylist()]
         return pa.array(values, column.type)
+    return column
+
+
+def map_nested(column: Any, t: DataType, leaf: Callable[[Any, DataType], Any]) -> Any:
+    """Arrow column `column` of nested type `t` with `leaf(values, type)` applied to its leaves.
+
+    Lists, maps and structs are rebuilt around the new leaf values (nulls kept); a column of a
+    type that is not nested is `leaf(column, t)`.
+
+    >>> chars = parse_type({"type": "ARRAY", "element": "CHAR(2)"})
+    >>> map_nested(pa.array([["a", None], None]), chars, fit_length_array).to_pylist()
+    [['a ', None], None]
+    """
+    if not t.is_nested:
+        return leaf(column, t)
+    if isinstance(column, pa.ChunkedArray):
+        chunks = [map_nested(c, t, leaf) for c in column.chunks]
+        return pa.chunked_array(chunks, column.type)
+    if column.offset:  # Arrow builds offsets and a null mask only from an unsliced array
+        column = pa.concat_arrays([column])
+    nulls = column.is_null() if column.null_count else None
+    if t.root == "ARRAY" and t.element is not None:
+        values = map_nested(column.values, t.element, leaf)
+        return pa.ListArray.from_arrays(column.offsets, values, type=column.type, mask=nulls)
+    if t.root in ("MAP", "MULTISET"):
+        key = t.element if t.root == "MULTISET" else t.key
+        keys = column.keys if key is None else map_nested(column.keys, key, leaf)
+        items = column.items if t.value is None else map_nested(column.items, t.value, leaf)
+        return pa.MapArray.from_arrays(column.offsets, keys, items, type=column.type, mask=nulls)
+    if t.root == "ROW":
+        children = [map_nested(column.field(i), f.type, leaf) for i, f in enumerate(t.fields)]
+        return pa.StructArray.from_arrays(children, fields=list(column.type), mask=nulls)
     return column
 
 
@@ -710,6 +744,88 @@ def fit_length_node(node: exp.Expression, t: DataType, refusal: str) -> exp.Expr
         )
         ifs.insert(0, exp.If(this=short, true=node.copy()))
     return exp.Case(ifs=ifs, default=fitted)
+
+
+def nested_fit_node(
+    node: Any, t: DataType, refusal: Callable[[DataType], str], depth: int = 0
+) -> Any:
+    """`fit_length_node` applied inside the nested value `node` of type `t`, as Java stores it.
+
+    Flink pads a CHAR(n) in an ARRAY, MAP or ROW too. `refusal(leaf type)` starts the error of
+    a value too long. None when `t` holds no length-limited type; a NULL array, map or row stays
+    NULL.
+
+    >>> chars = parse_type({"type": "ARRAY", "element": "CHAR(2)"})
+    >>> nested_fit_node(exp.column("a"), chars, lambda t: "long: ").sql("duckdb")[:50]
+    'LIST_TRANSFORM(a, LAMBDA f0 : CASE WHEN LENGTH(RTR'
+    >>> ints = parse_type({"type": "ARRAY", "element": "INT"})
+    >>> nested_fit_node(exp.column("a"), ints, lambda t: "") is None
+    True
+    """
+    fit = _NestedFit(refusal, depth)
+    if t.root == "ARRAY" and t.element is not None:
+        return fit.each(node.copy(), t.element)
+    if t.root == "MULTISET" and t.element is not None:
+        return fit.map(node, t.element, None)
+    if t.root == "MAP" and t.key is not None and t.value is not None:
+        return fit.map(node, t.key, t.value)
+    if t.root == "ROW":
+        return fit.row(node, t)
+    return None
+
+
+@dataclass(frozen=True)
+class _NestedFit:
+    """`nested_fit_node`'s pieces at one depth of nesting."""
+
+    refusal: Callable[[DataType], str]
+    depth: int
+
+    def value(self, child: Any, child_type: DataType) -> Any:
+        """One child value fitted, or None when its type needs nothing."""
+        if child_type.is_nested:
+            return nested_fit_node(child, child_type, self.refusal, self.depth + 1)
+        if has_length_limit(child_type):
+            return fit_length_node(child, child_type, self.refusal(child_type))
+        return None
+
+    def each(self, items: Any, element: DataType) -> Any:
+        """Every element of a list fitted (a lambda), or None."""
+        name = f"f{self.depth}"
+        inner = self.value(exp.column(name), element)
+        if inner is None:
+            return None
+        lam = exp.Lambda(this=inner, expressions=[exp.to_identifier(name)])
+        return exp.func("LIST_TRANSFORM", items, lam)
+
+    def map(self, node: Any, key: DataType, value: DataType | None) -> Any:
+        """A map rebuilt from its fitted keys and values (a MULTISET's counts kept)."""
+        keys = self.each(exp.func("MAP_KEYS", node.copy()), key)
+        values = None if value is None else self.each(exp.func("MAP_VALUES", node.copy()), value)
+        if keys is None and values is None:
+            return None
+        pair = (
+            keys or exp.func("MAP_KEYS", node.copy()),
+            values or exp.func("MAP_VALUES", node.copy()),
+        )
+        return _unless_null(node, exp.func("MAP", *pair))
+
+    def row(self, node: Any, t: DataType) -> Any:
+        """A row rebuilt from its fitted fields."""
+        members = []
+        changed = False
+        for f in t.fields:
+            child = exp.func("STRUCT_EXTRACT", node.copy(), exp.Literal.string(f.name))
+            fitted = self.value(child, f.type)
+            changed = changed or fitted is not None
+            name = exp.to_identifier(f.name, quoted=True)
+            members.append(exp.PropertyEQ(this=name, expression=fitted or child))
+        return _unless_null(node, exp.Struct(expressions=members)) if changed else None
+
+
+def _unless_null(node: Any, value: Any) -> Any:
+    null = exp.Is(this=node.copy(), expression=exp.Null())
+    return exp.Case(ifs=[exp.If(this=null, true=exp.Null())], default=value)
 
 
 # --- the range of DATE and TIMESTAMP values -------------------------------------------------------

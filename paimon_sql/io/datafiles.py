@@ -30,11 +30,12 @@ from paimon_sql.io.orc_timestamps import (
     stripe_zones,
     timestamp_columns,
 )
+from paimon_sql.types import map_nested
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from paimon_sql.types import DataField
+    from paimon_sql.types import DataField, DataType
 
 #: Rows per batch of `parquet_batches`.
 STREAM_BATCH_ROWS = 8192
@@ -388,21 +389,33 @@ def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
     >>> orc_logical(pa.table({"c": ["ab  "]}), fields).to_pydict()
     {'c': ['ab']}
     """
-    import pyarrow.compute as pc
-
     for fld in fields:
         if fld.name not in table.column_names:
             continue
         index = table.column_names.index(fld.name)
         column = table.column(index)
-        if fld.type.root == "CHAR" and pa.types.is_string(column.type):
-            column = pc.utf8_rtrim(column, characters=" ")
-        elif fld.type.root == "TIME" and pa.types.is_integer(column.type):
+        if fld.type.root == "TIME" and pa.types.is_integer(column.type):
             column = column.cast(pa.int32()).cast(pa.time32("ms"))
+        elif _holds_char(fld.type):
+            column = map_nested(column, fld.type, _trimmed_char)
         else:
             continue
         table = table.set_column(index, fld.name, column)
     return table
+
+
+def _holds_char(t: DataType) -> bool:
+    children = [t.element, t.key, t.value, *(f.type for f in t.fields)]
+    return t.root == "CHAR" or any(c is not None and _holds_char(c) for c in children)
+
+
+def _trimmed_char(column: Any, t: DataType) -> Any:
+    """A CHAR column as Java's ORC reader returns it: right-trimmed (nested ones too)."""
+    import pyarrow.compute as pc
+
+    if t.root == "CHAR" and pa.types.is_string(column.type):
+        return pc.utf8_rtrim(column, characters=" ")
+    return column
 
 
 def read_avro(fileio: Any, path: str, schema: pa.Schema) -> pa.Table:

@@ -117,7 +117,7 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, static: Mapping[str, Any
             raise SchemaError(f"column {f.name!r} cannot be written as {f.type}: {err}") from err
         paimon_type = schema.field(f.name).type
         try:
-            if has_length_limit(paimon_type):  # CHAR / BINARY padded as Java stores them
+            if has_length_limit(paimon_type) or paimon_type.is_nested:  # CHAR/BINARY padded
                 column = fit_length_array(column, paimon_type)
             date_range_array(column, paimon_type)
         except ValueError as err:

@@ -69,6 +69,7 @@ from paimon_sql.types import (
     fit_length_node,
     has_date_range,
     has_length_limit,
+    nested_fit_node,
     nested_outside_years,
     type_sql,
 )
@@ -1560,7 +1561,10 @@ def needs_fitting(t: DataType) -> bool:
     """
     if has_length_limit(t) or has_date_range(t):
         return True
-    return t.is_nested and nested_outside_years(exp.column("x"), t) is not None
+    if not t.is_nested:
+        return False
+    x = exp.column("x")
+    return nested_outside_years(x, t) is not None or nested_fit_node(x, t, str) is not None
 
 
 def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Expression:
@@ -1596,6 +1600,16 @@ def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Express
             f"{type_sql(t.with_nullable(True))} that Java reads back; fix the value or leave the "
             "row out; the value: ",
         )
+    if t.is_nested:
+        fitted = nested_fit_node(
+            value,
+            t,
+            lambda leaf: (
+                f"{refusal}holds a value longer than {type_sql(leaf.with_nullable(True))} allows;"
+                " shorten the value or widen the type; the value (hex for binary): "
+            ),
+        )
+        value = value if fitted is None else fitted
     outside = nested_outside_years(value, t) if t.is_nested else None
     if outside is not None:
         message = exp.func(
@@ -1614,7 +1628,7 @@ def fitted_value(value: exp.Expression, f: DataField, table: str) -> exp.Express
 #: What `fitted_value`'s refusals say (after DuckDB's prefix): `length_refusal` finds it.
 _LENGTH_REFUSAL = re.compile(
     r"cannot write to table .*: a value of column .* (is longer than|lies outside years|holds a "
-    r"DATE or TIMESTAMP outside) .*"
+    r"DATE or TIMESTAMP outside|holds a value longer than) .*"
 )
 
 

@@ -118,3 +118,37 @@ def test_flink_upserts_the_char_keys_we_wrote(flink: FlinkOracle, tmp_path: Path
     ours = _ours(warehouse)
     assert_same_rows(ours, flink.read(warehouse, "t")[1], context=f"{fmt}: after our upsert")
     assert _by_key(ours) == {"ab": "ours again", "cd": "flink", "ef": "flink", "gh": "ours"}
+
+
+_NESTED_DDL = (
+    "CREATE TABLE {db}n (id INT, a ARRAY<CHAR(3)>, r ROW<c CHAR(4), v VARCHAR(5)>, "
+    "m MAP<CHAR(2), CHAR(3)>) WITH ('file.format' = '{fmt}')"
+)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc"])
+def test_nested_char_values_are_stored_as_flink_stores_them(
+    flink: FlinkOracle, tmp_path: Path, fmt: str
+):
+    """Flink pads a CHAR(n) inside an ARRAY, ROW or MAP too (and its ORC reader trims them all).
+
+    Flink writes one row, paimon-sql the same values unpadded: both read both rows alike, and the
+    two rows are equal but for their id.
+    """
+    warehouse = tmp_path / "warehouse"
+    flink.run(
+        warehouse,
+        _NESTED_DDL.format(db="", fmt=fmt),
+        "INSERT INTO n SELECT 1, ARRAY[CAST('a' AS CHAR(3))], ROW(CAST('b' AS CHAR(4)), 'x'), "
+        "MAP[CAST('k' AS CHAR(2)), CAST('v' AS CHAR(3))]",
+    )
+    session = paimon_sql.connect(warehouse)
+    try:
+        session.sql("INSERT INTO db.n VALUES (2, ['a'], {'c': 'b', 'v': 'x'}, MAP {'k': 'v'})")
+        ours = arrow_rows(session.sql("SELECT * FROM db.n").to_arrow_table())[1]
+    finally:
+        session.close()
+    theirs = flink.read(warehouse, "n")[1]
+    assert_same_rows(ours, theirs, context=f"{fmt}: nested CHAR")
+    first, second = sorted(theirs, key=lambda r: r["id"])
+    assert {**first, "id": 2} == second

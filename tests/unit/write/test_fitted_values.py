@@ -150,6 +150,72 @@ def test_the_spark_task_path_pads_and_refuses_alike(session):
         conform(far, schema, {})
 
 
+_NESTED = (
+    "CREATE TABLE db.n (id INT, a ARRAY<CHAR(3)>, r ROW<c CHAR(4), v VARCHAR(5), b BINARY(2)>, "
+    "m MAP<CHAR(2), CHAR(3)>, aa ARRAY<ARRAY<CHAR(2)>>) {options}"
+)
+
+
+@pytest.mark.parametrize("options", ["", "WITH ('file.format' = 'avro')"], ids=["parquet", "avro"])
+def test_nested_char_values_are_padded_and_over_long_ones_refused(session, tmp_path, options):
+    """Inside arrays, rows and maps as at the top (Flink: `test_char_keys_flink.py`)."""
+    session.sql(_NESTED.format(options=options))
+    session.sql(
+        "INSERT INTO db.n VALUES (1, ['a', NULL], {'c': 'b', 'v': 'x', 'b': from_hex('01')}, "
+        "MAP {'k': 'v'}, [['x'], NULL]), (2, NULL, NULL, NULL, NULL)"
+    )
+    assert session.sql("SELECT * FROM db.n ORDER BY id").fetchall() == [
+        (
+            1,
+            ["a  ", None],
+            {"c": "b   ", "v": "x", "b": b"\x01\x00"},
+            {"k ": "v  "},
+            [["x "], None],
+        ),
+        (2, None, None, None, None),
+    ]
+    before = _files(tmp_path / "wh", "n")
+    with pytest.raises(SchemaError, match=r"column 'a' holds a value longer than CHAR\(3\)"):
+        session.sql("INSERT INTO db.n (id, a) VALUES (3, ['abcd'])")
+    with pytest.raises(SchemaError, match=r"column 'r' holds a value longer than VARCHAR\(5\)"):
+        session.sql("INSERT INTO db.n (id, r) VALUES (3, {'c': NULL, 'v': 'vvvvvv', 'b': NULL})")
+    with pytest.raises(SchemaError, match=r"column 'aa' holds a value longer than CHAR\(2\)"):
+        session.sql("INSERT INTO db.n (id, aa) VALUES (3, [['xyz']])")
+    assert _files(tmp_path / "wh", "n") == before
+
+
+def test_the_spark_task_path_pads_nested_char_values(session):
+    session.sql(_NESTED.format(options=""))
+    schema = session.catalog.load_table("db.n").latest_schema
+    row = pa.struct([("c", pa.string()), ("v", pa.string()), ("b", pa.binary())])
+    batch = pa.RecordBatch.from_arrays(
+        [
+            pa.array([0, 1, 2], pa.int32()),
+            pa.array([None, ["a", None], []], pa.list_(pa.string())),
+            pa.array([None, {"c": "b", "v": "x", "b": b"\x01"}, None], row),
+            pa.array([None, [("k", "v")], None], pa.map_(pa.string(), pa.string())),
+            pa.array([None, [["x"], None], None], pa.list_(pa.list_(pa.string()))),
+        ],
+        names=["id", "a", "r", "m", "aa"],
+    ).slice(1)  # a slice: the Arrow arrays are rebuilt from offsets into their parents
+    assert conform(batch, schema, {}).to_pylist() == [
+        {
+            "id": 1,
+            "a": ["a  ", None],
+            "r": {"c": "b   ", "v": "x", "b": b"\x01\x00"},
+            "m": [("k ", "v  ")],
+            "aa": [["x "], None],
+        },
+        {"id": 2, "a": [], "r": None, "m": None, "aa": None},
+    ]
+    long = pa.RecordBatch.from_pydict(
+        {"id": [1], "a": [None], "r": [None], "m": [[("k", "vvvv")]], "aa": [None]},
+        schema=batch.schema,
+    )
+    with pytest.raises(SchemaError, match=r"column 'm': 'vvvv' is longer than CHAR\(3\)"):
+        conform(long, schema, {})
+
+
 def test_on_conflict_returning_and_static_partitions_see_the_padded_key(session):
     session.sql(
         "CREATE TABLE db.t (k CHAR(4) NOT NULL, p CHAR(2) NOT NULL, v INT, "
