@@ -48,6 +48,7 @@ from paimon_sql.types import (
     RowKind,
     arrow_atomic_type,
 )
+from paimon_sql.write import avro_columns
 from paimon_sql.write.stats import key_stats, value_stats
 
 if TYPE_CHECKING:
@@ -548,14 +549,16 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
             for name, t in zip(table.column_names, types, strict=True)
         ],
     }
-    columns = [_avro_column(table.column(i), t) for i, t in enumerate(types)]
-    rows = [
-        dict(zip(table.column_names, values, strict=True)) for values in zip(*columns, strict=True)
-    ]
     codec = {"zstd": "zstandard", "none": "null", "gzip": "deflate"}.get(
         _codec(options), _codec(options)
     )
     level = _zstd_level(options) if codec == "zstandard" else None
+    if avro_columns.flat_types(types, codec):  # numbers, strings, times: numpy, not fastavro
+        return avro_columns.encode_flat(table, types, record, codec, level)
+    columns = [_avro_column(table.column(i), t) for i, t in enumerate(types)]
+    rows = [
+        dict(zip(table.column_names, values, strict=True)) for values in zip(*columns, strict=True)
+    ]
     # A plain top-level record, as Paimon 1.x writes (0.9 wrapped it in ["null", record]; Avro's
     # schema resolution lets either reader read either layout, but pypaimon-rust reads only this).
     return encode_avro(rows, record, codec=codec, level=level)
