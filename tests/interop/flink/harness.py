@@ -494,6 +494,17 @@ def arrow_rows(table: pa.Table) -> tuple[list[str], list[dict[str, Any]]]:
     ] if values else []
 
 
+def our_rows(warehouse: Path | str, table: str = "t") -> list[dict[str, Any]]:
+    """paimon-sql's read of ``db.<table>`` in a fresh session, as canonical rows."""
+    import paimon_sql
+
+    session = paimon_sql.connect(warehouse)
+    try:
+        return arrow_rows(session.sql(f'SELECT * FROM db."{table}"').to_arrow_table())[1]  # noqa: S608
+    finally:
+        session.close()
+
+
 def assert_same_rows(
     actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = ""
 ) -> None:

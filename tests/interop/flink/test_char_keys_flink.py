@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import paimon_sql
-from tests.interop.flink.harness import arrow_rows, assert_same_rows
+from tests.interop.flink.harness import arrow_rows, assert_same_rows, our_rows
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,14 +57,6 @@ _FLINK = "INSERT INTO t VALUES " + ", ".join(  # noqa: S608 - constant rows
 _OURS_AGAIN = "INSERT INTO db.t VALUES ('ab', from_hex('01'), 'x', 'c', 'ours again')"
 
 
-def _ours(warehouse: Path) -> list[dict[str, Any]]:
-    session = paimon_sql.connect(warehouse)
-    try:
-        return arrow_rows(session.sql("SELECT * FROM db.t").to_arrow_table())[1]
-    finally:
-        session.close()
-
-
 def _by_key(rows: list[dict[str, Any]]) -> dict[str, str]:
     """v by logical key (CHAR padding aside: ORC reads trimmed, Parquet padded)."""
     out: dict[str, str] = {}
@@ -89,7 +81,7 @@ def test_flink_upserts_the_char_keys_we_wrote(flink: FlinkOracle, tmp_path: Path
         session.sql(_OURS)
     finally:
         session.close()
-    ours = _ours(warehouse)
+    ours = our_rows(warehouse)
     assert_same_rows(flink.read(warehouse, "t")[1], ours, context=f"{fmt}: our write")
     # Flink's own cast of the same literals: what Java stores and returns
     _, cast = flink.query(
@@ -105,7 +97,7 @@ def test_flink_upserts_the_char_keys_we_wrote(flink: FlinkOracle, tmp_path: Path
     assert folders == {"p=x  ", "p=yy "}
 
     flink.run(warehouse, _FLINK)
-    ours = _ours(warehouse)
+    ours = our_rows(warehouse)
     assert_same_rows(ours, flink.read(warehouse, "t")[1], context=f"{fmt}: after Flink's upsert")
     assert _by_key(ours) == {"ab": "flink", "cd": "flink", "ef": "flink", "gh": "ours"}
     assert _partitions(warehouse) == folders
@@ -115,7 +107,7 @@ def test_flink_upserts_the_char_keys_we_wrote(flink: FlinkOracle, tmp_path: Path
         session.sql(_OURS_AGAIN)
     finally:
         session.close()
-    ours = _ours(warehouse)
+    ours = our_rows(warehouse)
     assert_same_rows(ours, flink.read(warehouse, "t")[1], context=f"{fmt}: after our upsert")
     assert _by_key(ours) == {"ab": "ours again", "cd": "flink", "ef": "flink", "gh": "ours"}
 

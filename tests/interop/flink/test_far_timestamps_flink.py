@@ -16,12 +16,12 @@ instant, which Java reads back unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 import paimon_sql
-from tests.interop.flink.harness import arrow_rows, assert_same_rows
+from tests.interop.flink.harness import assert_same_rows, our_rows
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,20 +61,12 @@ def _values(flink: bool) -> str:
     return ", ".join(r.format(ltz_far=far, ltz_near=near, nulls=nulls) for r in _ROWS)
 
 
-def _ours(warehouse: Path) -> list[dict[str, Any]]:
-    session = paimon_sql.connect(warehouse)
-    try:
-        return arrow_rows(session.sql("SELECT * FROM db.t").to_arrow_table())[1]
-    finally:
-        session.close()
-
-
 def test_we_read_the_far_timestamps_flink_wrote(flink: FlinkOracle, tmp_path: Path):
     warehouse = tmp_path / "warehouse"
     flink.run(warehouse, _DDL.format(db=""), f"INSERT INTO t VALUES {_values(flink=True)}")  # noqa: S608
     theirs = flink.read(warehouse, "t")[1]
     assert len(theirs) == 4
-    assert_same_rows(_ours(warehouse), theirs, context="Flink wrote, both read")
+    assert_same_rows(our_rows(warehouse), theirs, context="Flink wrote, both read")
 
 
 def test_flink_reads_the_far_timestamps_we_wrote(flink: FlinkOracle, tmp_path: Path):
@@ -86,7 +78,7 @@ def test_flink_reads_the_far_timestamps_we_wrote(flink: FlinkOracle, tmp_path: P
         session.sql(f"INSERT INTO db.t VALUES {_values(flink=False)}")  # noqa: S608
     finally:
         session.close()
-    ours = _ours(warehouse)
+    ours = our_rows(warehouse)
     far = next(r for r in ours if r["id"] == 1)
     assert far["valid_to"] == ["timestamp", "9999-12-31T23:59:59.999999000"]
     assert_same_rows(flink.read(warehouse, "t")[1], ours, context="we wrote, both read")
