@@ -1,4 +1,3 @@
-# ruff: noqa: S608 - the SQL is benchmark constants, cached file paths and generated numbers
 """Cross-partition upsert tables (``KEY_DYNAMIC``) within ``write-buffer-size`` (issue 18 item 4).
 
     .venv/bin/python -m tests.benchmarks.cross_partition --rows 10000000 [--tree DIR] [--label L]
@@ -87,8 +86,8 @@ def _inputs(rows: int, home: Path) -> dict[str, Path]:
     one, many = home / "upsert_1.parquet", home / f"upsert_{2 * UPSERT_KEYS}.parquet"
     if not many.exists():
         upsert = pq.read_table(upsert_path)
-        updated = upsert.filter(pc.less(upsert.column("id"), rows)).slice(0, UPSERT_KEYS)
-        new = upsert.filter(pc.greater_equal(upsert.column("id"), rows)).slice(0, UPSERT_KEYS)
+        updated = upsert.filter(pc.field("id") < rows).slice(0, UPSERT_KEYS)
+        new = upsert.filter(pc.field("id") >= rows).slice(0, UPSERT_KEYS)
         pq.write_table(pa.concat_tables([updated, new]), many)
     if not one.exists():
         base = pq.read_table(base_path, filters=[("id", "=", 12345)])
@@ -105,6 +104,7 @@ def _run(tree: Path, warehouse: Path, step: str, source: Path, rows: int) -> dic
         text=True,
         check=False,
         env={**os.environ, "PYTHONPATH": str(tree)},
+        cwd=tree,  # ``-c`` puts the current folder first on sys.path
     )
     found = re.findall(r"RESULT (\{[^}]*\})", proc.stdout)
     if proc.returncode or not found:
