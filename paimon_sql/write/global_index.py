@@ -133,9 +133,10 @@ class KeyIndex:
     """The bootstrapped index.
 
     `keys`: the name of a temporary DuckDB table (dropped by the writer) of the full primary-key
-    columns, `OLD_PART` (int32, an id into `partitions`) and `OLD_BUCKET` (int32), one row per live
-    key; `count`: its rows. `partitions`: `OLD_PART` and the partition values as
-    ``__paimon_op_<i>`` columns, one row per partition holding keys.
+    columns, `OLD_PART` (an id into `partitions`) and `OLD_BUCKET`, one row per live key (both
+    ids of the narrowest type holding them: `id_type`); `count`: its rows. `partitions`:
+    `OLD_PART` (int32) and the partition values as ``__paimon_op_<i>`` columns, one row per
+    partition holding keys.
     """
 
     keys: str
@@ -161,14 +162,6 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
     DuckDB spills under its memory limit: Python holds one batch at a time. A failure drops it.
     """
     schema = table.latest_schema
-    pk = list(schema.primary_keys)
-    key_schema = pa.schema(
-        [
-            *[pa.field(k, _arrow_type(schema, k)) for k in pk],
-            pa.field(OLD_PART, pa.int32()),
-            pa.field(OLD_BUCKET, pa.int32()),
-        ]
-    )
     part_fields = [
         pa.field(old_partition_column(i), _arrow_type(schema, p))
         for i, p in enumerate(schema.partition_keys)
@@ -184,6 +177,11 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
             con.unregister(batch_name)
 
     def load(latest: Snapshot | None) -> KeyIndex:
+        plan = None
+        if latest is not None:
+            plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
+            plan = dataclasses.replace(plan, splits=_live_splits(schema, plan.splits))
+        key_schema = _key_schema(schema, plan.splits if plan is not None else ())
         con.register(batch_name, key_schema.empty_table())
         create = create_temp_table(name, select_all(table_node(batch_name)))
         create.set("replace", True)
@@ -191,7 +189,9 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
             con.execute(create.sql("duckdb"))
         finally:
             con.unregister(batch_name)
-        count, part_rows = _read_keys(table, read, latest, key_schema, part_fields, append)
+        count, part_rows = 0, list[pa.Table]()
+        if plan is not None:
+            count, part_rows = _read_keys(schema, plan, read, key_schema, part_fields, append)
         part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
         partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
         return KeyIndex(keys=name, count=count, partitions=partitions)
@@ -203,35 +203,67 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
         raise
 
 
+def _live_splits(schema: TableSchema, splits: Sequence[Split]) -> tuple[Split, ...]:
+    """The splits whose keys the index holds: all, or those within the index TTL."""
+    ttl = CoreOptions(schema.options).optional_duration_ms("cross-partition-upsert.index-ttl")
+    if ttl is None:
+        return tuple(splits)
+    now = int(time.time() * 1000)
+    return tuple(s for s in splits if _within_ttl(s, ttl, now))
+
+
+def _key_schema(schema: TableSchema, splits: Sequence[Split]) -> pa.Schema:
+    """The index table's columns: the key, `OLD_PART` and `OLD_BUCKET` as narrow as they fit.
+
+    A key of 8 bytes takes 10 in the index for up to 256 partitions and buckets instead of 16,
+    which DuckDB then spills less (the routing casts both back to INT).
+    """
+    parts = len({s.partition_bytes for s in splits})
+    top_bucket = max((s.bucket for s in splits), default=0)
+    return pa.schema(
+        [
+            *[pa.field(k, _arrow_type(schema, k)) for k in schema.primary_keys],
+            pa.field(OLD_PART, id_type(parts - 1)),
+            pa.field(OLD_BUCKET, id_type(top_bucket)),
+        ]
+    )
+
+
+def id_type(top: int) -> pa.DataType:
+    """The narrowest Arrow integer type holding 0..`top`.
+
+    >>> id_type(255), id_type(256), id_type(70_000)
+    (DataType(uint8), DataType(uint16), DataType(int32))
+    """
+    if top < 1 << 8:
+        return pa.uint8()
+    if top < 1 << 16:
+        return pa.uint16()
+    return pa.int32()
+
+
 def _read_keys(
-    table: Table,
+    schema: TableSchema,
+    plan: ScanPlan,
     read: KeyReader,
-    latest: Snapshot | None,
     key_schema: pa.Schema,
     part_fields: Sequence[pa.Field[Any]],
     append: Callable[[pa.Table], None],
 ) -> tuple[int, list[pa.Table]]:
-    """Append the live keys of `latest` (`key_schema`'s rows) batch by batch.
+    """Append the live keys of `plan`'s splits (`key_schema`'s rows), a few batches at a time.
 
     Returns the number of keys and the rows of the partition table (`KeyIndex.partitions`).
     """
-    if latest is None:
-        return 0, []
-    schema = table.latest_schema
-    ttl = CoreOptions(schema.options).optional_duration_ms("cross-partition-upsert.index-ttl")
     pk = list(schema.primary_keys)
     parts = list(schema.partition_keys)
     extra = [p for p in parts if p not in pk]
     key_fields = [key_schema.field(k) for k in pk]
+    part_type, bucket_type = key_schema.field(OLD_PART).type, key_schema.field(OLD_BUCKET).type
     part_rows: list[pa.Table] = []
     ids: dict[bytes, int] = {}
     pending: list[pa.Table] = []  # appended together: one statement per APPEND_BYTES of keys
     held = count = 0
-    plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
-    now = int(time.time() * 1000)
     for split in plan.splits:
-        if ttl is not None and not _within_ttl(split, ttl, now):
-            continue
         one = dataclasses.replace(plan, splits=(split,))
         for batch in read(one, [*pk, *extra]):
             if batch.num_rows == 0:
@@ -255,8 +287,8 @@ def _read_keys(
                 rows := pa.table(
                     [
                         *columns,
-                        pa.repeat(pa.scalar(part_id, pa.int32()), n),
-                        pa.repeat(pa.scalar(split.bucket, pa.int32()), n),
+                        pa.repeat(pa.scalar(part_id, part_type), n),
+                        pa.repeat(pa.scalar(split.bucket, bucket_type), n),
                     ],
                     schema=key_schema,
                 )
@@ -444,10 +476,11 @@ def route_queries(
             else _q(f.name, "s")
             for f in schema.fields
         ]
+        old_bucket = exp.cast(_q(OLD_BUCKET, "i"), "INT")  # (the index's narrow type)
         bucket = (
-            _q(OLD_BUCKET, "i")
+            old_bucket
             if retract
-            else exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET, "i"))])
+            else exp.Case(ifs=[exp.If(this=same.copy(), true=old_bucket.copy())])
         )
         kind = exp.Literal.number(int(RowKind.DELETE)) if retract else _q(cols.kind, "s")
         where = exp.and_(keep.copy(), known.copy(), exp.not_(same.copy())) if retract else keep
@@ -457,7 +490,7 @@ def route_queries(
             exp.alias_(bucket, cols.bucket, quoted=True),
             exp.alias_(kind, cols.kind, quoted=True),
             exp.alias_(exp.true() if retract else exp.false(), MOVED, quoted=True),
-            _q(OLD_PART, "i"),
+            exp.alias_(exp.cast(_q(OLD_PART, "i"), "INT"), OLD_PART, quoted=True),
         )
         inner = inner.where(where.copy())
         on = all_null_safe_equal((_q(p, "j"), _q(o, "r")) for p, o in zip(parts, olds, strict=True))
