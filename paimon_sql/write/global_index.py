@@ -28,10 +28,11 @@ from the data by every job), and neither does this writer.
 Here the index is a temporary DuckDB table (the key columns, a partition id and the bucket: a few
 bytes per key beside the key itself) read once per statement, appended batch by batch so that
 DuckDB spills it under the writer's memory limit (``write-buffer-size``) and Python never holds
-more than a batch of keys, as Java's assigner keeps its index in a spilling RocksDB. The routing is
-DuckDB joins over the statement's staged rows (spilling too), run as a whole batch: for a key
-written several times in one statement the net result equals Java's record-by-record processing
-(intermediate partitions Java would write and then retract are skipped).
+more than a few batches of keys (Java's assigner keeps its index in a local key-value store on
+disk, in its temporary folders, with a bounded cache). The routing is DuckDB joins over the
+statement's staged rows (spilling too), run as a whole batch: for a key written several times in
+one statement the net result equals Java's record-by-record processing (intermediate partitions
+Java would write and then retract are skipped).
 
 ``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose
 files was created within the TTL contributes no keys (so a key there may be written again
