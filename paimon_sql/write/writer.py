@@ -27,6 +27,7 @@ file-sized pieces, so memory does not grow with the input.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import uuid
@@ -284,7 +285,8 @@ class TableWriter:
             return self._stage(source, kind)
         except BaseException:
             try:
-                self._drop_index()
+                with contextlib.suppress(duckdb.Error):  # the failure is what the caller sees
+                    self._drop_index()
             finally:
                 self._restore_memory()
             raise
