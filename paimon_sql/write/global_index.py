@@ -25,11 +25,14 @@ modulo n; the counts are per assigner, as Java's are. Java writes no HASH index 
 tables (``KeyValueFileStore.newWrite`` keeps them for ``HASH_DYNAMIC`` only: the index is rebuilt
 from the data by every job), and neither does this writer.
 
-Here the index is one Arrow table (the key columns, a partition id and the bucket: a few bytes per
-key beside the key itself) read once per statement, and the routing is DuckDB joins over the
-statement's staged rows, run as a whole batch: for a key written several times in one statement the
-net result equals Java's record-by-record processing (intermediate partitions Java would write and
-then retract are skipped).
+Here the index is a temporary DuckDB table (the key columns, a partition id and the bucket: a few
+bytes per key beside the key itself) read once per statement, appended batch by batch so that
+DuckDB spills it under the writer's memory limit (``write-buffer-size``) and Python never holds
+more than a few batches of keys (Java's assigner keeps its index in a local key-value store on
+disk, in its temporary folders, with a bounded cache). The routing is DuckDB joins over the
+statement's staged rows (spilling too), run as a whole batch: for a key written several times in
+one statement the net result equals Java's record-by-record processing (intermediate partitions
+Java would write and then retract are skipped).
 
 ``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose
 files was created within the TTL contributes no keys (so a key there may be written again
@@ -41,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from sqlglot import exp
@@ -50,12 +53,14 @@ from paimon_sql.commit.retry import on_latest
 from paimon_sql.format.manifest import creation_time_millis
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.plan.scan import ReadMode, plan_scan
-from paimon_sql.sqlnodes import table_node
+from paimon_sql.sqlnodes import create_temp_table, drop, select_all, table_node
 from paimon_sql.types import RowKind, arrow_type, duckdb_type_node
 from paimon_sql.write.bucket import hash_expression
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    import duckdb
 
     from paimon_sql.catalog import Table
     from paimon_sql.format.schema import TableSchema
@@ -72,6 +77,10 @@ MOVED = "__paimon_moved"
 ASSIGNER = "__paimon_assigner"
 _FIRST = "__paimon_first"
 _LAST = "__paimon_last"
+
+#: The keys the bootstrap holds in Python before appending them to the index table (a DuckDB
+#: statement each time: about 2 ms, so the reader's small batches are gathered first).
+APPEND_BYTES = 4 << 20
 
 
 def is_cross_partition(schema: TableSchema) -> bool:
@@ -124,12 +133,15 @@ def num_assigners(options: CoreOptions) -> int:
 class KeyIndex:
     """The bootstrapped index.
 
-    `keys`: the full primary-key columns, `OLD_PART` (int32, an id into `partitions`) and
-    `OLD_BUCKET` (int32), one row per live key. `partitions`: `OLD_PART` and the partition values as
-    ``__paimon_op_<i>`` columns, one row per partition holding keys.
+    `keys`: the name of a temporary DuckDB table (dropped by the writer) of the full primary-key
+    columns, `OLD_PART` (an id into `partitions`) and `OLD_BUCKET`, one row per live key (both
+    ids of the narrowest type holding them: `id_type`); `count`: its rows. `partitions`:
+    `OLD_PART` (int32) and the partition values as ``__paimon_op_<i>`` columns, one row per
+    partition holding keys.
     """
 
-    keys: pa.Table
+    keys: str
+    count: int
     partitions: pa.Table
 
 
@@ -142,74 +154,155 @@ def _within_ttl(split: Split, ttl_ms: float, now_ms: int) -> bool:
     return False
 
 
-def bootstrap(table: Table, read: KeyReader) -> KeyIndex:
+def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, name: str) -> KeyIndex:
     """Every live key of the latest snapshot with its partition and bucket (Java's IndexBootstrap).
 
     All files are merged, level 0 included (the keys a later compaction would show count too);
-    `read(plan, columns)` reads a one-split plan's merged rows.
+    `read(plan, columns)` reads a one-split plan's merged rows. The keys are appended batch by
+    batch to the temporary table `name` on `con` (created here, replaced if it exists), which
+    DuckDB spills under its memory limit: Python holds one batch at a time. A failure drops it.
     """
     schema = table.latest_schema
-    options = CoreOptions(schema.options)
-    ttl = options.optional_duration_ms("cross-partition-upsert.index-ttl")
+    part_fields = [
+        pa.field(old_partition_column(i), _arrow_type(schema, p))
+        for i, p in enumerate(schema.partition_keys)
+    ]
+    batch_name = f"{name}_batch"
+    insert = exp.insert(select_all(table_node(batch_name)), table_node(name)).sql("duckdb")
+
+    def append(rows: pa.Table) -> None:
+        con.register(batch_name, rows)
+        try:
+            con.execute(insert)
+        finally:
+            con.unregister(batch_name)
+
+    def load(latest: Snapshot | None) -> KeyIndex:
+        plan = None
+        if latest is not None:
+            plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
+            plan = dataclasses.replace(plan, splits=_live_splits(schema, plan.splits))
+        key_schema = _key_schema(schema, plan.splits if plan is not None else ())
+        con.register(batch_name, key_schema.empty_table())
+        create = create_temp_table(name, select_all(table_node(batch_name)))
+        create.set("replace", True)
+        try:
+            con.execute(create.sql("duckdb"))
+        finally:
+            con.unregister(batch_name)
+        count, part_rows = 0, list[pa.Table]()
+        if plan is not None:
+            count, part_rows = _read_keys(schema, plan, read, key_schema, part_fields, append)
+        part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
+        partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
+        return KeyIndex(keys=name, count=count, partitions=partitions)
+
+    try:
+        return on_latest(table, load)
+    except BaseException:
+        con.execute(drop("TABLE", table_node(name)).sql("duckdb"))
+        raise
+
+
+def _live_splits(schema: TableSchema, splits: Sequence[Split]) -> tuple[Split, ...]:
+    """The splits whose keys the index holds: all, or those within the index TTL."""
+    ttl = CoreOptions(schema.options).optional_duration_ms("cross-partition-upsert.index-ttl")
+    if ttl is None:
+        return tuple(splits)
+    now = int(time.time() * 1000)
+    return tuple(s for s in splits if _within_ttl(s, ttl, now))
+
+
+def _key_schema(schema: TableSchema, splits: Sequence[Split]) -> pa.Schema:
+    """The index table's columns: the key, `OLD_PART` and `OLD_BUCKET` as narrow as they fit.
+
+    A key of 8 bytes takes 10 in the index for up to 256 partitions and buckets instead of 16,
+    which DuckDB then spills less (the routing casts both back to INT).
+    """
+    parts = len({s.partition_bytes for s in splits})
+    top_bucket = max((s.bucket for s in splits), default=0)
+    return pa.schema(
+        [
+            *[pa.field(k, _arrow_type(schema, k)) for k in schema.primary_keys],
+            pa.field(OLD_PART, id_type(parts - 1)),
+            pa.field(OLD_BUCKET, id_type(top_bucket)),
+        ]
+    )
+
+
+def id_type(top: int) -> pa.DataType:
+    """The narrowest Arrow integer type holding 0..`top`.
+
+    >>> id_type(255), id_type(256), id_type(70_000)
+    (DataType(uint8), DataType(uint16), DataType(int32))
+    """
+    if top < 1 << 8:
+        return pa.uint8()
+    if top < 1 << 16:
+        return pa.uint16()
+    return pa.int32()
+
+
+def _read_keys(
+    schema: TableSchema,
+    plan: ScanPlan,
+    read: KeyReader,
+    key_schema: pa.Schema,
+    part_fields: Sequence[pa.Field[Any]],
+    append: Callable[[pa.Table], None],
+) -> tuple[int, list[pa.Table]]:
+    """Append the live keys of `plan`'s splits (`key_schema`'s rows), a few batches at a time.
+
+    Returns the number of keys and the rows of the partition table (`KeyIndex.partitions`).
+    """
     pk = list(schema.primary_keys)
     parts = list(schema.partition_keys)
     extra = [p for p in parts if p not in pk]
-
-    def load(latest: Snapshot | None) -> KeyIndex:
-        key_fields = [pa.field(k, _arrow_type(schema, k)) for k in pk]
-        part_fields = [
-            pa.field(old_partition_column(i), _arrow_type(schema, p)) for i, p in enumerate(parts)
-        ]
-        chunks: list[pa.Table] = []
-        part_rows: list[pa.Table] = []
-        ids: dict[bytes, int] = {}
-        if latest is not None:
-            plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
-            now = int(time.time() * 1000)
-            for split in plan.splits:
-                if ttl is not None and not _within_ttl(split, ttl, now):
-                    continue
-                one = dataclasses.replace(plan, splits=(split,))
-                for batch in read(one, [*pk, *extra]):
-                    if batch.num_rows == 0:
-                        continue
-                    part_id = ids.get(split.partition_bytes)
-                    if part_id is None:
-                        part_id = ids[split.partition_bytes] = len(ids)
-                        first = pa.Table.from_batches([batch.slice(0, 1)])
-                        values = [
-                            first.column(p).cast(f.type)
-                            for p, f in zip(parts, part_fields, strict=True)
-                        ]
-                        part_rows.append(
-                            pa.table(
-                                [pa.array([part_id], pa.int32()), *values],
-                                names=[OLD_PART, *(f.name for f in part_fields)],
-                            )
-                        )
-                    n = batch.num_rows
-                    columns = [
-                        batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)
-                    ]
-                    chunks.append(
-                        pa.table(
-                            [
-                                *columns,
-                                pa.repeat(pa.scalar(part_id, pa.int32()), n),
-                                pa.repeat(pa.scalar(split.bucket, pa.int32()), n),
-                            ],
-                            names=[*pk, OLD_PART, OLD_BUCKET],
-                        )
+    key_fields = [key_schema.field(k) for k in pk]
+    part_type, bucket_type = key_schema.field(OLD_PART).type, key_schema.field(OLD_BUCKET).type
+    part_rows: list[pa.Table] = []
+    ids: dict[bytes, int] = {}
+    pending: list[pa.Table] = []  # appended together: one statement per APPEND_BYTES of keys
+    held = count = 0
+    for split in plan.splits:
+        one = dataclasses.replace(plan, splits=(split,))
+        for batch in read(one, [*pk, *extra]):
+            if batch.num_rows == 0:
+                continue
+            part_id = ids.get(split.partition_bytes)
+            if part_id is None:
+                part_id = ids[split.partition_bytes] = len(ids)
+                first = pa.Table.from_batches([batch.slice(0, 1)])
+                values = [
+                    first.column(p).cast(f.type) for p, f in zip(parts, part_fields, strict=True)
+                ]
+                part_rows.append(
+                    pa.table(
+                        [pa.array([part_id], pa.int32()), *values],
+                        names=[OLD_PART, *(f.name for f in part_fields)],
                     )
-        key_schema = pa.schema(
-            [*key_fields, pa.field(OLD_PART, pa.int32()), pa.field(OLD_BUCKET, pa.int32())]
-        )
-        part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
-        keys = pa.concat_tables(chunks).combine_chunks() if chunks else key_schema.empty_table()
-        partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
-        return KeyIndex(keys=keys, partitions=partitions)
-
-    return on_latest(table, load)
+                )
+            n = batch.num_rows
+            columns = [batch.column(k).cast(f.type) for k, f in zip(pk, key_fields, strict=True)]
+            pending.append(
+                rows := pa.table(
+                    [
+                        *columns,
+                        pa.repeat(pa.scalar(part_id, part_type), n),
+                        pa.repeat(pa.scalar(split.bucket, bucket_type), n),
+                    ],
+                    schema=key_schema,
+                )
+            )
+            count += n
+            held += rows.nbytes
+            if held >= APPEND_BYTES:
+                append(pa.concat_tables(pending))
+                pending.clear()
+                held = 0
+    if pending:
+        append(pa.concat_tables(pending))
+    return count, part_rows
 
 
 def _arrow_type(schema: TableSchema, name: str) -> pa.DataType:
@@ -384,10 +477,11 @@ def route_queries(
             else _q(f.name, "s")
             for f in schema.fields
         ]
+        old_bucket = exp.cast(_q(OLD_BUCKET, "i"), "INT")  # (the index's narrow type)
         bucket = (
-            _q(OLD_BUCKET, "i")
+            old_bucket
             if retract
-            else exp.Case(ifs=[exp.If(this=same.copy(), true=_q(OLD_BUCKET, "i"))])
+            else exp.Case(ifs=[exp.If(this=same.copy(), true=old_bucket.copy())])
         )
         kind = exp.Literal.number(int(RowKind.DELETE)) if retract else _q(cols.kind, "s")
         where = exp.and_(keep.copy(), known.copy(), exp.not_(same.copy())) if retract else keep
@@ -397,7 +491,7 @@ def route_queries(
             exp.alias_(bucket, cols.bucket, quoted=True),
             exp.alias_(kind, cols.kind, quoted=True),
             exp.alias_(exp.true() if retract else exp.false(), MOVED, quoted=True),
-            _q(OLD_PART, "i"),
+            exp.alias_(exp.cast(_q(OLD_PART, "i"), "INT"), OLD_PART, quoted=True),
         )
         inner = inner.where(where.copy())
         on = all_null_safe_equal((_q(p, "j"), _q(o, "r")) for p, o in zip(parts, olds, strict=True))

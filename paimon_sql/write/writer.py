@@ -27,6 +27,7 @@ file-sized pieces, so memory does not grow with the input.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import uuid
@@ -173,6 +174,9 @@ class TableWriter:
         self.overwrite = overwrite
         #: Names registered on `con` for this statement (the key index), dropped by `drop`.
         self._registered: list[str] = []
+        #: Temporary tables on `con` holding the key index (`global_index.bootstrap`), dropped
+        #: by `drop` or when staging fails.
+        self._index_tables: list[str] = []
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         #: Java's ``write-buffer-size``: halved, DuckDB's memory limit while this writer stages and
         #: sorts (it spills to its temp directory beyond it); divided by 24, the largest piece of
@@ -281,7 +285,11 @@ class TableWriter:
         try:
             return self._stage(source, kind)
         except BaseException:
-            self._restore_memory()
+            try:
+                with contextlib.suppress(duckdb.Error):  # the failure is what the caller sees
+                    self._drop_index()
+            finally:
+                self._restore_memory()
             raise
 
     def _bound_memory(self) -> None:
@@ -478,13 +486,10 @@ class TableWriter:
                 "key without every partition column) needs its key index, which this writer "
                 "cannot read; write it with SQL (INSERT INTO) through a paimon-sql session"
             )
-        index = bootstrap(self.table, self.key_reader)
-        self._keys = self._register(index.keys)
+        self._keys = f"__paimon_index_{next(_counter)}"
+        index = bootstrap(self.table, self.key_reader, self._db(), self._keys)
+        self._index_tables.append(self._keys)
         self._partitions = self._register(index.partitions)
-        # Like Java's assigner (its key index beside the write buffer), the joins' hash tables
-        # (about 48 bytes a key) come on top of write-buffer-size.
-        if self._ceiling():
-            self._set_limit(min(self._limit + 48 * index.keys.num_rows, self._ceiling()))
         cols = global_index.Columns(ord=ORD, bucket=BUCKET, kind=KIND, part=PART)
         scratch: list[str] = []
         try:
@@ -509,7 +514,7 @@ class TableWriter:
             main, retract = global_index.route_queries(self.schema, tables, cols)
             name = f"__paimon_stage_{next(_counter)}"
             self._create(name, main)
-            if retract is not None and index.keys.num_rows:
+            if retract is not None and index.count:
                 insert = exp.insert(retract, table_node(name))
                 self._heavy(lambda: self._db().execute(insert.sql("duckdb")))
         finally:
@@ -545,6 +550,7 @@ class TableWriter:
             return self._place_fresh(staged, fresh, n, target)
         finally:
             self._db().execute(drop("TABLE", table_node(fresh)).sql("duckdb"))
+            self._drop_index()  # read no more: its memory goes to the sort and the files
 
     def _place_fresh(self, staged: str, fresh: str, n: int, target: int) -> str:
         pk = list(self.schema.primary_keys)
@@ -1436,8 +1442,15 @@ class TableWriter:
             for name in self._registered:
                 self._db().unregister(name)
             self._registered.clear()
+            self._drop_index()
         finally:
             self._restore_memory()
+
+    def _drop_index(self) -> None:
+        """Drop the key index's tables (cross-partition tables)."""
+        while self._index_tables:
+            name = self._index_tables.pop()
+            self._db().execute(drop("TABLE", table_node(name)).sql("duckdb"))
 
 
 #: DuckDB's exception types by the words its message starts with.
