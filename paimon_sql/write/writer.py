@@ -867,7 +867,7 @@ class TableWriter:
         ).fetchall():
             index.counts[(part, bucket)] = index.counts.get((part, bucket), 0) + count
         numbered = exp.alias_(exp.cast(exp.Literal.number(index.loaded), "BIGINT"), "ord")
-        added = exp.select("part", "bucket", "hash", numbered).from_(fresh.copy())
+        added: exp.Query = exp.select("part", "bucket", "hash", numbered).from_(fresh.copy())
         if self.overwrite:
             # the known keys too, each once: the new HASH files hold what this write wrote
             ours = (

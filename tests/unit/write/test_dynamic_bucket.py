@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -247,7 +248,8 @@ def _key_buckets(session, name, tmp_path):
     import pyarrow.parquet as pq
 
     folder = tmp_path / "db.db" / name
-    found, files = {}, {}
+    found: dict[tuple[Any, Any], int] = {}
+    files: dict[tuple[str, int], int] = {}
     for part, bucket, file_name in session.sql(
         f'SELECT partition, bucket, file_path FROM db."{name}$files"'
     ).fetchall():
@@ -261,7 +263,7 @@ def _key_buckets(session, name, tmp_path):
 
 def _model(batches, options):
     """hash -> bucket after `java_model` assigned each batch of hashes in turn (state kept)."""
-    existing = {}
+    existing: dict[int, bytes] = {}
     for hashes in batches:
         mapping, _ = java_model(hashes, existing, options)
         for bucket in sorted(set(mapping.values())):
@@ -318,7 +320,7 @@ def test_a_load_of_several_runs_assigns_as_one_run(tmp_path, assigners):
     rng.shuffle(second)
     third = [(rng.randrange(2), rng.randrange(66_000), 100_000 + i) for i in range(20_000)]
     statements = (first, second, third)
-    state = {name: [] for name in ("one", "runs")}
+    state: dict[str, list[list[tuple[int, int]]]] = {name: [] for name in ("one", "runs")}
     for n, rows in enumerate(statements):
         data = pa.table(
             {
