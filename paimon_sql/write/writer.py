@@ -33,6 +33,7 @@ import re
 import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -124,6 +125,8 @@ HASH = "__paimon_hash"
 KIND = "_VALUE_KIND"
 SEQ = "_SEQUENCE_NUMBER"
 _MIN_DUCKDB_MEMORY = 64 << 20
+#: Rows per Arrow batch of the staged path's sorted stream (`TableWriter._sorted`).
+_SORTED_BATCH = 16384
 
 
 def _q(name: str) -> exp.Column:
@@ -418,13 +421,13 @@ class TableWriter:
         if python_hash:
             self._hash_in_python(name)
         self._check_keys(name)
+        if self.dynamic and not self.cross_partition:
+            return name  # versions numbered and buckets assigned run by run: `_write_dynamic`
         if self.cross_partition:
             name = self._route(name)
         name = self._generations(name)
         if self.cross_partition:
             name = self._assign_cross(name)
-        elif self.dynamic:
-            name = self._assign_dynamic(name)
         return name
 
     def _hash_in_python(self, staged: str) -> None:
@@ -729,14 +732,56 @@ class TableWriter:
         self.con.execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
 
-    def _assign_dynamic(self, staged: str) -> str:
-        """Java's HashBucketAssigner per partition; returns the staged rows with their buckets.
+    def _write_dynamic(self, staged: str) -> tuple[list[CommitMessage], int]:
+        """Write a dynamic-bucket table's staged rows (from `stage`) run by run.
 
-        Known keys keep their bucket, new ones fill buckets (`dynamic_bucket.assign_in_duckdb`).
-        Every step runs in DuckDB tables under the memory cap: the existing HASH files are loaded
-        one at a time, the new ones are streamed out bucket by bucket, and the buckets reach the
-        staged rows through one (spilling) join, so no step holds the keys in Python.
+        As Java's writer flushes its full write buffer: the rows, in arrival order, are cut into
+        runs of at most `run_rows`; each run's versions of a key are numbered (`_generations`), its
+        keys get their buckets (`_assign_dynamic`: the keys of earlier runs are in the HASH index
+        by then, as in Java's assigner) and it is sorted and cut into its own level-0 files. Later
+        runs carry higher sequence numbers (arrival numbers), so a key written in two runs reads
+        back as the staged path resolves it within one. No statement works on more than one run
+        of rows, so DuckDB's aggregates, joins and sorts stay under the cap at any input size. The
+        new HASH files are written last; most inputs are one run, written as before.
         """
+        db = self._db()
+        count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
+        (rows,) = db.sql(count.sql("duckdb")).fetchall()[0]
+        size = self.run_rows()
+        index = self._dynamic_index(staged, single=rows <= size)
+        starts = self.bucket_sequences()
+        files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
+        total = 0
+        try:
+            for low in range(0, max(rows, 1), size):
+                run = staged if index.single else self._run_of(staged, low, low + size)
+                run = self._assign_dynamic(self._generations(run), index)
+                try:
+                    run_files, written = self._write_sorted(run, starts)
+                finally:
+                    db.execute(drop("TABLE", table_node(run)).sql("duckdb"))
+                for key, metas in run_files.items():
+                    files.setdefault(key, []).extend(metas)
+                total += written
+            if not index.single:
+                self._write_run_hash_files(index)
+        finally:
+            db.execute(drop("TABLE", table_node(index.tables.known_raw)).sql("duckdb"))
+        return self.commit_messages(files), total
+
+    def _run_of(self, staged: str, low: int, high: int) -> str:
+        """A new table of the staged rows that arrived after the first `low`, up to `high`."""
+        ord_ = _q(ORD)
+        within = exp.and_(
+            exp.GT(this=ord_, expression=exp.Literal.number(low)),
+            exp.LTE(this=ord_.copy(), expression=exp.Literal.number(high)),
+        )
+        name = f"__paimon_run_{next(_counter)}"
+        self._create(name, select_all(table_node(staged)).where(within))
+        return name
+
+    def _dynamic_index(self, staged: str, *, single: bool) -> _DynamicIndex:
+        """The HASH index of the partitions `staged` writes, loaded into a DuckDB table."""
         db = self._db()
         options = DynamicBucketOptions.from_options(self.schema.options)
         check_dynamic(options)
@@ -744,11 +789,34 @@ class TableWriter:
         parts_query = exp.select(_q(PART), *[_q(p) for p in self.parts]).from_(table).distinct()
         part_ids = {
             encode_row(tuple(row[1:]), self._part_types): int(row[0])
-            for row in db.sql(parts_query.sql("duckdb")).fetchall()
+            for row in self._heavy(lambda: db.sql(parts_query.sql("duckdb")).fetchall())
         }
         files = {k: v for k, v in self.hash_index_files().items() if k[0] in part_ids}
         prefix = f"__paimon_dyn_{next(_counter)}"
-        new_keys = f"{prefix}_new"
+        tables = AssignTables.unique(f"{prefix}_new", f"{prefix}_raw", prefix)
+        counts = self._load_known(tables.known_raw, files, part_ids)
+        return _DynamicIndex(
+            options=options,
+            tables=tables,
+            part_ids=part_ids,
+            files=files,
+            counts=counts,
+            loaded=sum(counts.values()),
+            single=single,
+        )
+
+    def _assign_dynamic(self, staged: str, index: _DynamicIndex) -> str:
+        """Java's HashBucketAssigner per partition; returns the staged rows with their buckets.
+
+        Known keys keep their bucket, new ones fill buckets (`dynamic_bucket.assign_in_duckdb`).
+        Every step runs in DuckDB tables under the memory cap: the existing HASH files were loaded
+        one at a time (`_dynamic_index`), the buckets reach the staged rows through one (spilling)
+        join, and the new HASH files are streamed out bucket by bucket, so no step holds the keys
+        in Python. A run of several (`index.single` False) adds its new keys to the index instead
+        (`_remember`), whose new files `_write_run_hash_files` writes after the last run.
+        """
+        db = self._db()
+        tables = index.tables
         keys = exp.select(
             exp.alias_(_q(PART), "part"),
             exp.alias_(_q(HASH), "hash"),
@@ -756,19 +824,21 @@ class TableWriter:
         ).from_(table_node(staged))
         db.execute(
             exp.Create(
-                this=table_node(new_keys),
+                this=table_node(tables.new_keys),
                 kind="VIEW",
                 expression=keys,
                 properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
             ).sql("duckdb")
         )
-        tables = AssignTables.unique(new_keys, f"{prefix}_raw", prefix)
-        counts = self._load_known(tables.known_raw, files, part_ids)
         try:
-            assign_in_duckdb(db, tables, counts, options, heavy=self._heavy)
+            assign_in_duckdb(db, tables, index.counts, index.options, heavy=self._heavy)
+            if not index.single:
+                name = self._with_buckets(staged, tables)
+                self._remember(index)
+                return name
             fresh = exp.select("part", "bucket", "hash").from_(table_node(tables.fresh))
             if not self.overwrite:
-                self._write_hash_files(fresh, files, part_ids)
+                self._write_hash_files(fresh, index.files, index.part_ids)
                 return self._with_buckets(staged, tables)
             # An overwrite replaces its partitions and their index files (the commit drops the old
             # ones): as Java's, its buckets are assigned knowing the old keys, but each bucket's
@@ -783,12 +853,88 @@ class TableWriter:
                 .from_(table_node(name))
                 .distinct()
             )
-            self._write_hash_files(written, {}, part_ids)
+            self._write_hash_files(written, {}, index.part_ids)
             return name
         finally:
-            for name in (tables.known_raw, tables.known, tables.firsts, tables.fresh):
+            for name in (tables.known, tables.firsts, tables.fresh):
                 db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
-            db.execute(drop("VIEW", table_node(new_keys)).sql("duckdb"))
+            db.execute(drop("VIEW", table_node(tables.new_keys)).sql("duckdb"))
+
+    def _remember(self, index: _DynamicIndex) -> None:
+        """Add a run's new keys (an overwrite's: every key it wrote) to the loaded HASH index.
+
+        Numbered after every loaded file (``ord`` = `index.loaded`), sorted by (partition,
+        bucket): `_write_run_hash_files` reads them back a few buckets at a time. The buckets'
+        counts grow by the new keys, as Java's assigner counts them.
+        """
+        db = self._db()
+        tables = index.tables
+        fresh = table_node(tables.fresh)
+        per_bucket = exp.select("part", "bucket", exp.Count(this=exp.Star())).from_(fresh)
+        for part, bucket, count in db.sql(
+            per_bucket.group_by("part", "bucket").sql("duckdb")
+        ).fetchall():
+            index.counts[(part, bucket)] = index.counts.get((part, bucket), 0) + count
+        numbered = exp.alias_(exp.cast(exp.Literal.number(index.loaded), "BIGINT"), "ord")
+        added: exp.Query = exp.select("part", "bucket", "hash", numbered).from_(fresh.copy())
+        if self.overwrite:
+            # the known keys too, each once: the new HASH files hold what this write wrote
+            ours = (
+                exp.select("part", "hash")
+                .from_(table_node(tables.known_raw))
+                .where(exp.GTE(this=exp.column("ord"), expression=exp.Literal.number(index.loaded)))
+            )
+            known = (
+                exp.select("part", "bucket", "hash", numbered.copy())
+                .from_(table_node(tables.known, alias="k"))
+                .join(ours.subquery("o"), using=["part", "hash"], join_type="anti")
+            )
+            added = exp.union(added, known, distinct=False)
+        ordered = exp.select("*").from_(added.subquery("a")).order_by("part", "bucket")
+        insert = exp.insert(ordered, table_node(tables.known_raw)).sql("duckdb")
+        self._heavy(lambda: db.execute(insert))
+
+    def _write_run_hash_files(self, index: _DynamicIndex) -> None:
+        """The new HASH files after the last run: the keys `_remember` added, in ranges of buckets.
+
+        Each range (buckets of one partition) holds at most `run_rows` keys, or one bucket, so no
+        sort outgrows a run; the rows being stored sorted by bucket, a range's scan skips most of
+        the others' blocks.
+        """
+        db = self._db()
+        tables = index.tables
+        ours = exp.GTE(this=exp.column("ord"), expression=exp.Literal.number(index.loaded))
+        per_bucket = (
+            exp.select("part", "bucket", exp.Count(this=exp.Star()))
+            .from_(table_node(tables.known_raw))
+            .where(ours)
+            .group_by("part", "bucket")
+            .order_by("part", "bucket")
+        )
+        groups = self._heavy(lambda: db.sql(per_bucket.sql("duckdb")).fetchall())
+        size = self.run_rows()
+        ranges: list[tuple[int, int, int]] = []  # (part, first bucket, last bucket)
+        held = 0
+        for part, bucket, count in groups:
+            if ranges and ranges[-1][0] == part and held + count <= size:
+                ranges[-1] = (part, ranges[-1][1], bucket)
+                held += count
+            else:
+                ranges.append((part, bucket, bucket))
+                held = count
+        old = {} if self.overwrite else index.files
+        for part, first, last in ranges:
+            where = exp.and_(
+                ours.copy(),
+                exp.EQ(this=exp.column("part"), expression=exp.Literal.number(part)),
+                exp.Between(
+                    this=exp.column("bucket"),
+                    low=exp.Literal.number(first),
+                    high=exp.Literal.number(last),
+                ),
+            )
+            hashes = exp.select("part", "bucket", "hash").from_(table_node(tables.known_raw))
+            self._write_hash_files(hashes.where(where), old, index.part_ids)
 
     def _load_known(
         self, name: str, files: Mapping[tuple[bytes, int], str], part_ids: Mapping[bytes, int]
@@ -1030,7 +1176,10 @@ class TableWriter:
             on = exp.EQ(this=_qs(ORD), expression=exp.column(ORD, table="b", quoted=True))
             select = select.join(table_node(joined, alias="b"), on=on)
         order = [_qs(PART), bucket.copy(), _qs(GEN), *[_qs(k) for k in self.keys]]
-        return self._heavy(lambda: self.con.sql(select.order_by(*order).sql("duckdb")).arrow())
+        sql = select.order_by(*order).sql("duckdb")
+        # small batches: DuckDB's scan of its sorted rows holds less (10M rows of the benchmark's
+        # input: 475 MB peak with 16k-row batches, 495 MB with its default 1M-row ones)
+        return self._heavy(lambda: self.con.sql(sql).arrow(batch_size=_SORTED_BATCH))
 
     def _python_staged(self, staged: str) -> str | None:
         """The staged rows' arrival numbers and buckets from `python_buckets`, registered.
@@ -1102,8 +1251,18 @@ class TableWriter:
 
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted
         stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
-        rows whatever the input size.
+        rows whatever the input size. Dynamic-bucket tables are written run by run
+        (`_write_dynamic`).
         """
+        if self.dynamic and not self.cross_partition:
+            return self._write_dynamic(staged)
+        files, written = self._write_sorted(staged, self.bucket_sequences())
+        return self.commit_messages(files), written
+
+    def _write_sorted(
+        self, staged: str, starts: dict[tuple[bytes, int], int]
+    ) -> tuple[dict[tuple[bytes, int], list[DataFileMeta]], int]:
+        """The files of the staged rows (their buckets assigned) and their number of rows."""
         base = 0  # the stream's numbers: 0-based input positions, moved per bucket when written
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (expected,) = self.con.sql(count.sql("duckdb")).fetchall()[0]
@@ -1118,14 +1277,14 @@ class TableWriter:
                 reader, reader.schema, [PART, BUCKET, GEN], self.piece_budget()
             )
         )
-        files, written = self.write_pieces(pieces, base, self.bucket_sequences(), numbering="shift")
+        files, written = self.write_pieces(pieces, base, starts, numbering="shift")
         if written != expected:
             raise PaimonSqlError(
                 f"internal error writing {self.table.name}: {expected} rows staged but {written} "
                 "written "
                 "(a row without a bucket); nothing was committed"
             )
-        return self.commit_messages(files), written
+        return files, written
 
     def piece_budget(self) -> int:
         """The most Arrow bytes of rows encoded into one file at once."""
@@ -1745,6 +1904,24 @@ def cut_groups(
                 rows = sum(b.num_rows for b in held)
                 yield current, take(max(1, budget * rows // held_bytes))
     yield from finish()
+
+
+@dataclass(slots=True, kw_only=True)
+class _DynamicIndex:
+    """The HASH index of a dynamic-bucket write across its runs (`TableWriter._write_dynamic`).
+
+    `tables.known_raw` holds the written partitions' HASH files (``ord`` below `loaded`) and the
+    keys the runs added (``ord`` = `loaded`); `counts`: (part id, bucket) -> its keys so far;
+    `files`: (partition, bucket) -> its current HASH file; `single`: the input is one run.
+    """
+
+    options: DynamicBucketOptions
+    tables: AssignTables
+    part_ids: dict[bytes, int]
+    files: dict[tuple[bytes, int], str]
+    counts: dict[tuple[int, int], int]
+    loaded: int
+    single: bool
 
 
 class _LazyStarts(dict[tuple[bytes, int], int]):

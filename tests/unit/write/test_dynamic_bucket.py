@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -240,3 +241,186 @@ def test_small_values_insert_hashes_as_the_sql_path(tmp_path, key_type, values):
     assert read[0].equals(read[1])
     assert read[0].num_rows == len(values)
     session.close()
+
+
+def _key_buckets(session, name, tmp_path):
+    """(p, k) -> the bucket of each key in `name`'s live data files; (p, bucket) -> its files."""
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "db.db" / name
+    found: dict[tuple[Any, Any], int] = {}
+    files: dict[tuple[str, int], int] = {}
+    for part, bucket, file_name in session.sql(
+        f'SELECT partition, bucket, file_path FROM db."{name}$files"'
+    ).fetchall():
+        (path,) = folder.rglob(file_name)
+        files[(part, bucket)] = files.get((part, bucket), 0) + 1
+        data = pq.read_table(path, columns=["p", "k"])
+        for p, k in zip(data.column("p").to_pylist(), data.column("k").to_pylist(), strict=True):
+            assert found.setdefault((p, k), bucket) == bucket, "a key in two buckets"
+    return found, files
+
+
+def _model(batches, options):
+    """hash -> bucket after `java_model` assigned each batch of hashes in turn (state kept)."""
+    existing: dict[int, bytes] = {}
+    for hashes in batches:
+        mapping, _ = java_model(hashes, existing, options)
+        for bucket in sorted(set(mapping.values())):
+            old = decode_hashes(existing.get(bucket, b""))
+            added = [h for h, b in mapping.items() if b == bucket and h not in old]
+            existing[bucket] = encode_hashes([*old, *added])
+    return mapping_of(existing)
+
+
+def _survivors(rows):
+    """The keys of `rows` ordered by the arrival of their last version (the one a file keeps)."""
+    last = {}
+    for i, (p, k, _) in enumerate(rows):
+        last[(p, k)] = i
+    return sorted(last, key=last.__getitem__)
+
+
+@pytest.mark.parametrize("assigners", [1, 2])
+def test_a_load_of_several_runs_assigns_as_one_run(tmp_path, assigners):
+    """Issue 18: a dynamic-bucket input larger than a write buffer is written run by run.
+
+    The same statements go into a table with the default buffer (one run each) and one with a 96 kb
+    buffer (runs of 4,096 rows: a 20,000-row statement is five runs). Each run's keys are assigned
+    knowing the earlier runs' keys, as Java's assigner knows every key it has seen. A statement
+    whose keys are distinct (some of them old) puts every key in the same bucket in both tables,
+    the one Java's key-by-key assigner (`java_model`, fed the keys in arrival order) picks, and
+    leaves the same HASH index. With keys repeated within and across runs, the version a run keeps
+    is placed at its arrival, as a one-run statement places the version it keeps: each table
+    matches the model fed its own order. Every key sits in one bucket, the HASH index's; the
+    several-runs table has several level-0 files per bucket; both read back every key's last
+    arrival.
+    """
+    import paimon_sql
+    from paimon_sql.format.bucket import row_hash
+    from paimon_sql.types import parse_type
+
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    options = DynamicBucketOptions(target_row_num=700, num_assigners=assigners)
+    for name, extra in (("one", ""), ("runs", ", 'write-buffer-size' = '96 kb'")):
+        session.sql(
+            f"CREATE TABLE db.{name} (p INT NOT NULL, k INT NOT NULL, v BIGINT, "
+            "PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '-1', "
+            f"'dynamic-bucket.target-row-num' = '700', "
+            f"'dynamic-bucket.initial-buckets' = '{assigners}'{extra})"
+        )
+    rng = random.Random(assigners)
+    # 1: HASH files with a partly filled bucket; 2: five runs of distinct keys, 1,000 of them old;
+    # 3: five runs of keys repeated within and across runs (and with the earlier statements')
+    first = [(rng.randrange(2), k, k) for k in rng.sample(range(30_000), 1500)]
+    fresh = rng.sample(range(30_000, 60_000), 19_000)
+    second = [(k % 2, k, 10_000 + i) for i, k in enumerate(fresh)]
+    second += [(p, k, 40_000 + i) for i, (p, k, _) in enumerate(first[:1000])]
+    rng.shuffle(second)
+    third = [(rng.randrange(2), rng.randrange(66_000), 100_000 + i) for i in range(20_000)]
+    statements = (first, second, third)
+    state: dict[str, list[list[tuple[int, int]]]] = {name: [] for name in ("one", "runs")}
+    for n, rows in enumerate(statements):
+        data = pa.table(
+            {
+                "p": pa.array([r[0] for r in rows], pa.int32()),
+                "k": pa.array([r[1] for r in rows], pa.int32()),
+                "v": pa.array([r[2] for r in rows], pa.int64()),
+            }
+        )
+        session.con.register(f"input_{n}", data)
+        for name in ("one", "runs"):
+            session.sql(f"INSERT INTO db.{name} SELECT * FROM input_{n}")
+        state["one"].append(_survivors(rows))
+        state["runs"].extend(_survivors(rows[i : i + 4096]) for i in range(0, len(rows), 4096))
+        if n == 1:  # distinct keys: both tables as Java, key by key in arrival order
+            assert len(set(_survivors(rows))) == len(rows)
+            after = {name: _key_buckets(session, name, tmp_path)[0] for name in state}
+            assert after["runs"] == after["one"]
+            keys = [(p, k) for p, k, _ in first + second]
+            model = {
+                part: _model(
+                    [
+                        [row_hash((k,), [parse_type("INT")]) for p, k in b if p == part]
+                        for b in ([(p, k) for p, k, _ in first], [(p, k) for p, k, _ in second])
+                    ],
+                    options,
+                )
+                for part in (0, 1)
+            }
+            assert after["one"] == {
+                (p, k): model[p][row_hash((k,), [parse_type("INT")])] for p, k in keys
+            }
+            assert _index_by_part(session, "db.runs") == _index_by_part(session, "db.one")
+    last = {}
+    for rows in statements:
+        for p, k, v in rows:
+            last[(p, k)] = v
+    for name, batches in state.items():
+        buckets, files = _key_buckets(session, name, tmp_path)
+        model = {
+            part: _model(
+                [[row_hash((k,), [parse_type("INT")]) for p, k in b if p == part] for b in batches],
+                options,
+            )
+            for part in (0, 1)
+        }
+        assert buckets == {(p, k): model[p][row_hash((k,), [parse_type("INT")])] for p, k in last}
+        index = _index_by_part(session, f"db.{name}")
+        assert sum(len(h) for h in index.values()) == len(last)
+        read = session.sql(f"SELECT p, k, v FROM db.{name}").fetchall()
+        assert sorted(read) == sorted((p, k, v) for (p, k), v in last.items())
+        # a file per statement and bucket in one run; one per run in several
+        assert max(files.values()) >= 5 if name == "runs" else max(files.values()) <= 3, files
+    session.close()
+
+
+def test_an_overwrite_of_several_runs_indexes_what_it_wrote(tmp_path):
+    """INSERT OVERWRITE of five runs (distinct keys, a third of them old): the same buckets and the
+    same HASH index as the one-run overwrite, which `test_dynamic_overwrite_flink.py` checks against
+    Flink: assigned knowing the old keys, each new HASH file holding the keys the overwrite wrote.
+    """
+    import paimon_sql
+
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    for name, extra in (("one", ""), ("runs", ", 'write-buffer-size' = '96 kb'")):
+        session.sql(
+            f"CREATE TABLE db.{name} (p INT NOT NULL, k INT NOT NULL, v BIGINT, "
+            "PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '-1', "
+            f"'dynamic-bucket.target-row-num' = '900'{extra})"
+        )
+        session.sql(f"INSERT INTO db.{name} SELECT i % 2, i, i FROM range(3000) t(i)")
+        session.sql(
+            f"INSERT OVERWRITE db.{name} SELECT 0, k, -k FROM (SELECT (i * 7) % 18000 + 1000 AS k "
+            "FROM range(18000) t(i)) ORDER BY hash(k)"
+        )
+    one, _ = _key_buckets(session, "one", tmp_path)
+    runs, files = _key_buckets(session, "runs", tmp_path)
+    assert runs == one
+    assert max(files.values()) >= 5
+    index = _index_by_part(session, "db.runs")
+    assert index == _index_by_part(session, "db.one")
+    # partition 0 indexes exactly its 18,000 written keys; partition 1 keeps its 1,500
+    assert sum(len(h) for h in index.values()) == 18_000 + 1_500
+    read = session.sql("SELECT p, k, v FROM db.runs").fetchall()
+    assert sorted(read) == sorted(session.sql("SELECT p, k, v FROM db.one").fetchall())
+    assert len(read) == 18_000 + 1_500
+    session.close()
+
+
+def mapping_of(index):
+    """hash -> bucket of an index given as bucket -> HASH file content."""
+    return {h: bucket for bucket, data in index.items() for h in decode_hashes(data)}
+
+
+def _index_by_part(session, name):
+    """(partition bytes, bucket) -> sorted hashes of table `name`'s HASH files."""
+    from paimon_sql.write.writer import TableWriter
+
+    table = session.table(name)
+    return {
+        key: sorted(decode_hashes(blob))
+        for key, blob in TableWriter(None, table).hash_index().items()
+    }
