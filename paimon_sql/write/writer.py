@@ -19,7 +19,9 @@ spends on the rows. Two paths:
   materialised once with its arrival number, so versions of a key can be numbered (a key written
   twice in one statement goes to two files, each holding a key once, as Java's write buffer
   guarantees) and dynamic buckets can be assigned from every key hash before the first row is
-  placed.
+  placed. Dynamic-bucket rows are numbered, assigned and written one run of bounded size at a
+  time (`_write_dynamic`), each run's keys assigned knowing the earlier runs', as Java's
+  assigner knows every key it has seen.
 
 DuckDB runs under ``write-buffer-size`` (it spills beyond it), and Python holds at most a few
 file-sized pieces, so memory does not grow with the input.
@@ -279,7 +281,8 @@ class TableWriter:
         """Materialise the input with the write columns; returns the staging table name.
 
         `source` is a query over the table's columns, in any order. Rows a deduplicating engine
-        would drop are dropped here. Primary-key tables only (append tables always stream:
+        would drop are dropped here (dynamic-bucket tables: run by run in `write`, which also
+        assigns their buckets). Primary-key tables only (append tables always stream:
         `write_stream`).
         """
         if not self.pk:
@@ -755,8 +758,8 @@ class TableWriter:
         try:
             for low in range(0, max(rows, 1), size):
                 run = staged if index.single else self._run_of(staged, low, low + size)
-                run = self._assign_dynamic(self._generations(run), index)
                 try:
+                    run = self._assign_dynamic(self._generations(run), index)
                     run_files, written = self._write_sorted(run, starts)
                 finally:
                     db.execute(drop("TABLE", table_node(run)).sql("duckdb"))
