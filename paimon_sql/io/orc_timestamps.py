@@ -101,23 +101,27 @@ def _decompress(data: bytes, codec: str) -> bytes:
     return bytes(out)
 
 
+def _footer(reader: Any) -> bytes:
+    """The ``Footer`` message of an open ``pyarrow.orc.ORCFile`` (from its serialized tail)."""
+    raw = getattr(reader, "reader", reader)  # ORCFile wraps the ORCReader holding the tail
+    footer = dict(_fields(bytes(raw.serialized_file_tail()))).get(2)
+    assert isinstance(footer, bytes)
+    return footer
+
+
+def _stripes(reader: Any, source: Any) -> list[_Stripe]:
+    """Every stripe of an open ``pyarrow.orc.ORCFile``, its footer read from `source`."""
+    codec = str(reader.compression)
+    return [
+        _Stripe.read(source, info, codec)
+        for number, info in _fields(_footer(reader))
+        if number == 3 and isinstance(info, bytes)
+    ]
+
+
 def stripe_zones(reader: Any, source: Any) -> list[tuple[int, str]]:
     """``(rows, writer time zone)`` of each stripe of an open ``pyarrow.orc.ORCFile``."""
-    raw = getattr(reader, "reader", reader)  # ORCFile wraps the ORCReader holding the tail
-    tail = dict(_fields(bytes(raw.serialized_file_tail())))
-    footer = tail.get(2)
-    assert isinstance(footer, bytes)
-    out = []
-    for number, stripe in _fields(footer):
-        if number != 3 or not isinstance(stripe, bytes):
-            continue
-        info = dict(_fields(stripe))
-        offset, index, data, size, rows = (int(info.get(k, 0)) for k in (1, 2, 3, 4, 5))
-        source.seek(offset + index + data)
-        stripe_footer = _decompress(source.read(size), str(reader.compression))
-        zone = dict(_fields(stripe_footer)).get(3, b"")
-        out.append((rows, zone.decode() if isinstance(zone, bytes) else ""))
-    return out
+    return [(stripe.rows, stripe.zone) for stripe in _stripes(reader, source)]
 
 
 def _offset(zone: str) -> int:
@@ -192,10 +196,9 @@ def _varints(value: int | bytes) -> list[int]:
 
 def timestamp_columns(reader: Any) -> dict[str, tuple[int, bool]]:
     """The top-level TIMESTAMP columns of an ORC file: name → (column id, is an instant)."""
-    raw = getattr(reader, "reader", reader)
-    footer = dict(_fields(bytes(raw.serialized_file_tail()))).get(2)
-    assert isinstance(footer, bytes)
-    types = [dict_of(t) for number, t in _fields(footer) if number == 4 and isinstance(t, bytes)]
+    types = [
+        dict_of(t) for number, t in _fields(_footer(reader)) if number == 4 and isinstance(t, bytes)
+    ]
     root = types[0]
     children = [c for v in root.get(2, []) for c in _varints(v)]
     names = [n.decode() for n in root.get(3, []) if isinstance(n, bytes)]
@@ -322,14 +325,7 @@ def read_wide_timestamps(reader: Any, source: Any, names: list[str]) -> dict[str
     """
     columns = timestamp_columns(reader)
     codec = str(reader.compression)
-    raw = getattr(reader, "reader", reader)
-    footer = dict(_fields(bytes(raw.serialized_file_tail()))).get(2)
-    assert isinstance(footer, bytes)
-    stripes = [
-        _Stripe.read(source, info, codec)
-        for number, info in _fields(footer)
-        if number == 3 and isinstance(info, bytes)
-    ]
+    stripes = _stripes(reader, source)
     out = {}
     for name in names:
         column, instant = columns[name]

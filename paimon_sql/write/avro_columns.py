@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from paimon_sql.format.varint import zigzag_varint
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -152,13 +154,8 @@ def _compress(block: bytes, codec: str, level: int | None) -> bytes:
     return bytes(cramjam.zstd.compress(block, level=3 if level is None else level))
 
 
-def _long(value: int) -> bytes:
-    data, _ = _varints(np.array([value], np.int64))
-    return data.tobytes()
-
-
 def _string(text: bytes) -> bytes:
-    return _long(len(text)) + text
+    return zigzag_varint(len(text)) + text
 
 
 def encode_flat(
@@ -193,11 +190,11 @@ def encode_flat(
     digest = hashlib.blake2b(text, digest_size=16)
     digest.update(blocks[0][:65_536] if blocks else b"")
     sync = digest.digest()
-    header = [b"Obj\x01", _long(2)]
+    header = [b"Obj\x01", zigzag_varint(2)]
     header += [_string(b"avro.schema"), _string(text), _string(b"avro.codec")]
-    header += [_string(codec.encode()), _long(0), sync]
+    header += [_string(codec.encode()), zigzag_varint(0), sync]
     out = [b"".join(header)]
     for count, block in zip(counts, blocks, strict=True):
         packed = _compress(block, codec, level)
-        out.append(_long(count) + _long(len(packed)) + packed + sync)
+        out.append(zigzag_varint(count) + zigzag_varint(len(packed)) + packed + sync)
     return b"".join(out)
