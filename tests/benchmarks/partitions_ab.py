@@ -23,6 +23,7 @@ result is compared in full with the floor's (the same files minus the deletion v
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -43,6 +44,14 @@ RESULTS = Path(__file__).with_name("results")
 
 def _arrow(relation: Any) -> Any:
     return relation.to_arrow_table()
+
+
+def _plain_run(con: Any, sql: str, files: list[str]) -> Any:
+    return _arrow(con.sql(sql, params={"files": files}))
+
+
+def _ours_run(session: Any, sql: str) -> Any:
+    return _arrow(session.sql(sql))
 
 
 def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None) -> dict[str, Any]:
@@ -77,8 +86,8 @@ def run(rows: int, reps: int, *, dv: bool = False, only: list[str] | None = None
         cpu: dict[str, list[float]] = {"read_parquet": [], "paimon-sql": []}
         loads = [os.getloadavg()[0]]
         runs = {
-            "read_parquet": lambda: _arrow(con.sql(plain, params={"files": files})),
-            "paimon-sql": lambda: _arrow(session.sql(ours)),
+            "read_parquet": functools.partial(_plain_run, con, plain, files),
+            "paimon-sql": functools.partial(_ours_run, session, ours),
         }
         for rep in range(reps):
             # ABBA: each engine runs first in half the repetitions, so neither always inherits
