@@ -171,9 +171,11 @@ class Engine:
         ((self.home,),) = self.con.sql(
             exp.select(exp.func("current_database")).sql("duckdb")
         ).fetchall()
-        #: The private database split queries run on (streamed reads).
+        #: The private database split queries run on (streamed reads), under ``con``'s memory
+        #: limit and thread count (`mirror_settings`).
         self.private = private_duckdb()
         self.reader = SplitReader(self.private)
+        self.mirror_settings()
         #: Key columns of data files, cached for lookup compaction across the session's writes.
         #: Spilled key columns go where DuckDB spills (`scratch_folder`), nowhere near a warehouse.
         self.key_lookup = KeyLookup(spill_dir=scratch_folder())
@@ -345,6 +347,32 @@ class Engine:
         for ident in [i for i in self._views if i.database == database]:
             self.forget(ident)
         self.con.execute(drop_schema(database).sql("duckdb"))
+
+    #: ``con``'s settings the private database follows: a limit set on the user's connection
+    #: holds for the split queries of its streamed reads too.
+    MIRRORED = ("memory_limit", "threads")
+
+    def mirror_settings(self) -> None:
+        """Give the private database ``con``'s memory limit and thread count.
+
+        Run when the engine starts and after each ``SET`` / ``RESET`` / ``PRAGMA`` statement a
+        session runs. Not from inside a query on ``con`` (a source's bind): it queries ``con``.
+
+        >>> import paimon_sql, tempfile
+        >>> s = paimon_sql.connect(tempfile.mkdtemp(), create=True)
+        >>> _ = s.sql("SET memory_limit = '300MB'")
+        >>> s.engine.private.sql("SELECT current_setting('memory_limit')").fetchall()
+        [('286.0 MiB',)]
+        >>> s.close()
+        """
+        wanted = exp.select(
+            *[exp.func("current_setting", exp.Literal.string(n)) for n in self.MIRRORED]
+        ).sql("duckdb")
+        (mine,) = self.con.sql(wanted).fetchall()
+        (theirs,) = self.private.sql(wanted).fetchall()
+        for name, value, current in zip(self.MIRRORED, mine, theirs, strict=True):
+            if value != current:
+                self.private.execute(set_setting(name, str(value)).sql("duckdb"))
 
     # --- running ----------------------------------------------------------------------------------
 

@@ -67,6 +67,13 @@ SYSTEM_TABLES = SystemTables(
 )
 
 
+def _changes_settings(statement: exp.Expression) -> bool:
+    """``SET``, ``RESET`` or ``PRAGMA``: DuckDB settings the private database may follow."""
+    if isinstance(statement, (exp.Set, exp.Pragma)):
+        return True
+    return isinstance(statement, exp.Command) and str(statement.this).upper() == "RESET"
+
+
 def _parameterizable(statement: exp.Expression) -> bool:
     """Whether DuckDB runs `statement` with prepared-statement parameters.
 
@@ -453,7 +460,10 @@ class Session:
         used: list[object] = []  # the statement is only rendered: kept scans are not copied
         if self._binder.bind(statement, inline=not view, params=files, used=used):
             return self._engine.run(self._binder.render(text, statement, used), files)
-        return self._plain(text, native, params)
+        result = self._plain(text, native, params)
+        if _changes_settings(statement):
+            self._engine.mirror_settings()
+        return result
 
     def _plain(self, text: str, native: str | None, params: Any) -> Relation:
         """A statement DuckDB runs as it is: the user's text and parameters when they were kept."""

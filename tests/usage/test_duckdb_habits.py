@@ -538,3 +538,33 @@ def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
             session.sql(f"SELECT * FROM d.t /*+ OPTIONS('{option}' = 'x') */")  # noqa: S608
     hinted = "SELECT * FROM d.t /*+ OPTIONS('scan.snapshot-id' = '1') */"
     assert session.sql(hinted).fetchall() == [(1,)]
+
+
+_UNITS = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def _settings(con: duckdb.DuckDBPyConnection) -> tuple[float, int]:
+    """``memory_limit`` in MiB (DuckDB shows it rounded to 0.1 of its unit) and ``threads``."""
+    query = "SELECT current_setting('memory_limit'), current_setting('threads')"
+    ((limit, threads),) = con.sql(query).fetchall()
+    number, unit = limit.split()
+    return float(number) * _UNITS[unit] / 2**20, threads
+
+
+def test_the_connections_memory_limit_and_threads_hold_for_streamed_reads(tmp_path):
+    """Streamed reads run their split queries on a private DuckDB: it follows the connection's
+    ``memory_limit`` and ``threads``, as given at connect and as changed through the session."""
+    con = duckdb.connect(config={"memory_limit": "500MB", "threads": 1})
+    session = paimon_sql.connect(tmp_path / "wh", create=True, connection=con)
+    private = session.engine.private
+    try:
+        assert _settings(private) == pytest.approx((476.8, 1), abs=0.11)
+        session.sql("SET memory_limit = '300MB'")
+        session.sql("SET threads TO 2")
+        assert _settings(private) == pytest.approx((286.1, 2), abs=0.11)
+        session.sql("PRAGMA memory_limit = '1GB'")
+        assert _settings(private) == pytest.approx((953.7, 2), abs=0.25)
+        session.sql("RESET threads")
+        assert _settings(private)[1] == _settings(con)[1]
+    finally:
+        session.close()
