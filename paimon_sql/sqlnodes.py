@@ -84,14 +84,30 @@ SETTINGS = frozenset(
 )
 
 
-def set_setting(name: str, value: str) -> exp.Set:
-    """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal."""
+def _known_setting(name: str) -> str:
     if name not in SETTINGS:
         raise ValueError(
             f"setting {name!r} is not one paimon-sql changes; known: {sorted(SETTINGS)}"
         )
-    item = exp.SetItem(this=exp.EQ(this=exp.column(name), expression=exp.Literal.string(value)))
+    return name
+
+
+def set_setting(name: str, value: str) -> exp.Set:
+    """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal."""
+    column = exp.column(_known_setting(name))
+    item = exp.SetItem(this=exp.EQ(this=column, expression=exp.Literal.string(value)))
     return exp.Set(expressions=[item])
+
+
+def current_settings(*names: str) -> exp.Select:
+    """One row of the current values of `names` (each one of `SETTINGS`), in order.
+
+    >>> current_settings("memory_limit", "threads").sql("duckdb")
+    "SELECT CURRENT_SETTING('memory_limit'), CURRENT_SETTING('threads')"
+    """
+    return exp.select(
+        *[exp.func("current_setting", exp.Literal.string(_known_setting(n))) for n in names]
+    )
 
 
 __all__ = [
@@ -100,6 +116,7 @@ __all__ = [
     "create_schema",
     "create_temp_table",
     "create_view",
+    "current_settings",
     "drop",
     "drop_schema",
     "ident",

@@ -39,6 +39,7 @@ from paimon_sql.io.key_lookup import KeyLookup
 from paimon_sql.sqlnodes import (
     create_schema,
     create_view,
+    current_settings,
     drop,
     drop_schema,
     select_all,
@@ -365,9 +366,7 @@ class Engine:
         [('286.0 MiB',)]
         >>> s.close()
         """
-        wanted = exp.select(
-            *[exp.func("current_setting", exp.Literal.string(n)) for n in self.MIRRORED]
-        ).sql("duckdb")
+        wanted = current_settings(*self.MIRRORED).sql("duckdb")
         (mine,) = self.con.sql(wanted).fetchall()
         (theirs,) = self.private.sql(wanted).fetchall()
         for name, value, current in zip(self.MIRRORED, mine, theirs, strict=True):

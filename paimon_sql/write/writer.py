@@ -62,6 +62,7 @@ from paimon_sql.io.arrays import arange
 from paimon_sql.sqlnodes import (
     add_column,
     create_temp_table,
+    current_settings,
     drop,
     select_all,
     set_setting,
@@ -309,7 +310,8 @@ class TableWriter:
         """
         if self._saved_limit is not None:
             return
-        (self._saved_limit,) = self.con.sql("SELECT current_setting('memory_limit')").fetchall()[0]
+        query = current_settings("memory_limit").sql("duckdb")
+        (self._saved_limit,) = self.con.sql(query).fetchall()[0]
         self._set_limit(max(self.buffer_size // 2, _MIN_DUCKDB_MEMORY))
 
     def _set_limit(self, limit: int) -> None:
@@ -337,7 +339,8 @@ class TableWriter:
         then does the cap double. False when neither is left.
         """
         if self._saved_threads is None:
-            (threads,) = self._db().sql("SELECT current_setting('threads')").fetchall()[0]
+            query = current_settings("threads").sql("duckdb")
+            (threads,) = self._db().sql(query).fetchall()[0]
             if int(threads) > 1:
                 self._saved_threads = int(threads)
                 self._db().execute(set_setting("threads", "1").sql("duckdb"))
