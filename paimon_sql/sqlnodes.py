@@ -93,8 +93,18 @@ def _known_setting(name: str) -> str:
 
 
 def set_setting(name: str, value: str) -> exp.Set:
-    """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal."""
+    """``SET name = 'value'`` for one of `SETTINGS`, the value a string literal.
+
+    `value` may be what `current_settings` read, to restore or copy a setting. DuckDB shows a
+    memory limit in units up to PiB but takes at most TiB, and shows "no limit" (``-1``) as
+    ``16383.9 PiB``: a shown limit of a PiB or more is set back as ``-1``.
+
+    >>> set_setting("memory_limit", "16383.9 PiB").sql("duckdb")
+    "SET memory_limit = '-1'"
+    """
     column = exp.column(_known_setting(name))
+    if name == "memory_limit" and value.strip().lower().endswith(("pib", "eib")):
+        value = "-1"
     item = exp.SetItem(this=exp.EQ(this=column, expression=exp.Literal.string(value)))
     return exp.Set(expressions=[item])
 

@@ -590,6 +590,7 @@ _SIZE_UNITS = {
     **dict.fromkeys(("m", "mb", "mib"), 1 << 20),
     **dict.fromkeys(("g", "gb", "gib"), 1 << 30),
     **dict.fromkeys(("tb", "tib"), 1 << 40),
+    "pib": 1 << 50,  # DuckDB shows its "no limit" as 16383.9 PiB
 }
 
 

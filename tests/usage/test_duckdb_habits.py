@@ -568,3 +568,27 @@ def test_the_connections_memory_limit_and_threads_hold_for_streamed_reads(tmp_pa
         assert _settings(private)[1] == _settings(con)[1]
     finally:
         session.close()
+
+
+def test_a_connection_without_memory_limit_works_and_keeps_it(tmp_path):
+    """``memory_limit = '-1'`` (no limit), which DuckDB shows as ``16383.9 PiB`` but cannot parse
+    back: the session starts, its private DuckDB gets no limit either, and a write (which caps the
+    connection while it sorts) gives the connection its unlimited setting back."""
+    query = "SELECT current_setting('memory_limit')"
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '-1'")
+    (unlimited,) = con.sql(query).fetchall()
+    session = paimon_sql.connect(tmp_path / "wh", create=True, connection=con)
+    try:
+        assert session.engine.private.sql(query).fetchall() == [unlimited]
+        session.sql("CREATE DATABASE d")
+        session.sql(
+            "CREATE TABLE d.t (a INT PRIMARY KEY NOT ENFORCED, b INT) WITH ('bucket' = '2')"
+        )
+        session.sql("INSERT INTO d.t SELECT i, i FROM range(1000) t(i)")
+        assert session.sql("SELECT count(*), sum(b) FROM d.t").fetchall() == [(1000, 499500)]
+        assert con.sql(query).fetchall() == [unlimited]
+        session.sql("SET threads TO 1")  # copies the unlimited setting again
+        assert session.engine.private.sql(query).fetchall() == [unlimited]
+    finally:
+        session.close()
