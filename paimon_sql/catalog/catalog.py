@@ -339,7 +339,7 @@ class Catalog:
             >>> Catalog(warehouse).load_table("db.tt")
             Traceback (most recent call last):
             ...
-            paimon_sql.errors.TableNotFoundError: table db.tt not found (...); did you mean t?
+            paimon_sql.errors.TableNotFoundError: table db.tt not found; did you mean t?
         """
         ident = Identifier.parse(identifier) if isinstance(identifier, str) else identifier
         self._require_database(ident.database)
@@ -355,8 +355,7 @@ class Catalog:
                     "folder",
                 )
             raise TableNotFoundError(
-                f"table {ident} not found (no schema files under {path})"
-                + _hint(ident.table, self.tables(ident.database))
+                f"table {ident} not found" + _hint(ident.table, self.tables(ident.database))
             )
         self._check_links(path, f"table {ident}")
         return Table(self.fileio, path, str(ident))

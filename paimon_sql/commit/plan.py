@@ -30,6 +30,7 @@ from paimon_sql.format.manifest import (
     IndexManifestEntry,
     ManifestEntry,
 )
+from paimon_sql.format.snapshot import CommitKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         IndexFileMeta,
         SimpleStats,
     )
+    from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.types import DataType
 
 
@@ -65,6 +67,84 @@ class CommitMessage:
             or self.new_index_files
             or self.deleted_index_files
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AssignedOn:
+    """The key index a dynamic-bucket write gave its new keys buckets from (§6).
+
+    `snapshot_id`: the snapshot the index was read at (None: the table had none); `delta_list`:
+    that snapshot's delta manifest list, whose unique name tells it from a snapshot of the same id
+    made again after a rollback. `hash_files`: partition -> the names of its HASH index files
+    there (``bucket = -1`` with every partition column in the key); None for a cross-partition
+    key, whose routing read every key of the table. The commit refuses the write when a snapshot
+    since changed that index (`stale_partitions`, `changes_keys`): the write's buckets may then
+    put a key in two places.
+    """
+
+    snapshot_id: int | None
+    delta_list: str | None = None
+    hash_files: Mapping[bytes, frozenset[str]] | None = None
+
+    @classmethod
+    def of(
+        cls, snapshot: Snapshot | None, hash_files: Mapping[bytes, frozenset[str]] | None = None
+    ) -> AssignedOn:
+        """The key index read at `snapshot` (None: an empty table)."""
+        if snapshot is None:
+            return cls(None, None, hash_files)
+        return cls(snapshot.id, snapshot.delta_manifest_list, hash_files)
+
+
+def hash_files_by_partition(entries: Iterable[IndexManifestEntry]) -> dict[bytes, frozenset[str]]:
+    """Partition -> the names of its HASH index files in an index manifest.
+
+    >>> from paimon_sql.format.manifest import IndexFileMeta
+    >>> f = IndexFileMeta(index_type="HASH", file_name="index-1", file_size=4, row_count=1)
+    >>> e = IndexManifestEntry(kind=FileKind.ADD, partition=b"p", bucket=0, index_file=f)
+    >>> hash_files_by_partition([e])
+    {b'p': frozenset({'index-1'})}
+    """
+    out: dict[bytes, set[str]] = defaultdict(set)
+    for e in entries:
+        if e.index_file.index_type == "HASH":
+            out[e.partition].add(e.index_file.file_name)
+    return {p: frozenset(names) for p, names in out.items()}
+
+
+def stale_partitions(
+    assigned: Mapping[bytes, frozenset[str]],
+    now: Mapping[bytes, frozenset[str]],
+    messages: Iterable[CommitMessage],
+) -> list[bytes]:
+    """The partitions a write adds HASH files to whose HASH files changed since it read them.
+
+    A write that gives new keys buckets writes a new HASH file for each bucket it adds keys to. A
+    partition whose HASH files another commit replaced meanwhile got keys this write did not see:
+    its buckets may hold one of this write's keys already, or its new HASH file would drop them.
+
+    >>> from paimon_sql.format.manifest import IndexFileMeta
+    >>> f = IndexFileMeta(index_type="HASH", file_name="index-2", file_size=4, row_count=1)
+    >>> m = CommitMessage(partition=b"p", bucket=1, total_buckets=-1, new_index_files=(f,))
+    >>> stale_partitions({b"p": frozenset({"index-0"})}, {b"p": frozenset({"index-0"})}, [m])
+    []
+    >>> stale_partitions({}, {b"p": frozenset({"index-1"})}, [m])
+    [b'p']
+    """
+    written = sorted(
+        {m.partition for m in messages if any(f.index_type == "HASH" for f in m.new_index_files)}
+    )
+    empty: frozenset[str] = frozenset()
+    return [p for p in written if assigned.get(p, empty) != now.get(p, empty)]
+
+
+def changes_keys(kind: CommitKind) -> bool:
+    """Whether a snapshot of this kind may add, remove or move keys (all but compaction, stats).
+
+    >>> changes_keys(CommitKind.COMPACT), changes_keys(CommitKind.APPEND)
+    (False, True)
+    """
+    return kind not in (CommitKind.COMPACT, CommitKind.ANALYZE)
 
 
 def delta_entries(messages: Iterable[CommitMessage]) -> list[ManifestEntry]:

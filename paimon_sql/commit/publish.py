@@ -36,12 +36,14 @@ from paimon_sql.commit.maintenance import after_commit
 from paimon_sql.commit.plan import (
     assign_row_ids,
     changelog_entries,
+    changes_keys,
     check_bucket_counts,
     check_conflicts,
     check_vectors_live,
     delta_entries,
     fold,
     global_indexes_after,
+    hash_files_by_partition,
     hash_indexes_replaced,
     key_comparator,
     may_hold,
@@ -49,6 +51,7 @@ from paimon_sql.commit.plan import (
     next_index_manifest,
     overwrite_entries,
     record_counts,
+    stale_partitions,
     without_removed_vectors,
 )
 from paimon_sql.errors import (
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import (
+        AssignedOn,
         CommitMessage,
     )
     from paimon_sql.format.manifest import (
@@ -172,9 +176,12 @@ class Committer:
         overwrite: Callable[[ManifestEntry], bool] | None = None,
         identifier: int = BATCH_IDENTIFIER,
         properties: dict[str, str] | None = None,
+        assigned_on: AssignedOn | None = None,
     ) -> Snapshot | None:
         """Publish the messages as one snapshot; `overwrite` selects the live files it replaces.
 
+        `assigned_on`: the key index a dynamic-bucket write assigned its buckets from; the commit
+        fails with `CommitConflictError` when a snapshot since changed it (`_check_assigned`).
         Returns None when nothing changed (no empty snapshot, as Java).
         """
         messages = [m for m in messages if not m.is_empty]
@@ -195,7 +202,9 @@ class Committer:
                     return landed
             # the first attempt plans on the listing just made (a stale base loses in `_create`)
             base = start if not attempt else self.table.latest_snapshot_id()
-            snapshot = self._attempt(messages, kind, overwrite, identifier, properties, base)
+            snapshot = self._attempt(
+                messages, kind, overwrite, identifier, properties, base, assigned_on
+            )
             if snapshot is not None:
                 try:
                     after_commit(self.table, snapshot)
@@ -242,12 +251,15 @@ class Committer:
         identifier: int,
         properties: dict[str, str] | None,
         base_id: int | None,
+        assigned_on: AssignedOn | None = None,
     ) -> Snapshot | None:
         table = self.table
         schema = table.latest_schema
         attempt = _Attempt()
         try:
             latest = None if base_id is None else table.snapshot(base_id)
+            if assigned_on is not None:
+                self._check_assigned(assigned_on, latest, messages, replaces=overwrite is not None)
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
             delta, live = self._checked(base_metas, delta, kind, overwrite, schema, messages)
@@ -320,6 +332,83 @@ class Committer:
         compare = key_comparator([schema.field(k).type for k in keys]) if keys else None
         check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
         return delta, live
+
+    def _check_assigned(
+        self,
+        assigned: AssignedOn,
+        latest: Snapshot | None,
+        messages: Sequence[CommitMessage],
+        *,
+        replaces: bool,
+    ) -> None:
+        """Refuse a dynamic-bucket write whose key index another commit changed since it was read.
+
+        Cross-partition keys (`assigned.hash_files` None): any snapshot since that may change keys
+        (`changes_keys`: not a compaction) conflicts, as the routing read every key of the table.
+        Dynamic buckets: only the partitions this write adds HASH files to whose HASH files changed
+        (`stale_partitions`); an overwrite replaces those partitions whole and never conflicts here.
+        Apache Paimon has no such check (one writer job per table is its rule); without it, two
+        writers can leave one key in two buckets or two partitions.
+        """
+        latest_id = None if latest is None else latest.id
+        read = None if latest is None else latest.delta_manifest_list
+        if (latest_id, read) == (assigned.snapshot_id, assigned.delta_list):
+            return
+        table = self.table
+        since = assigned.snapshot_id or 0
+        if assigned.hash_files is None:
+            if latest_id is None or latest_id <= since or not self._same(since, assigned):
+                raise self._assign_conflict(f"the table was rolled back to snapshot {latest_id}")
+            for snapshot_id in range(since + 1, latest_id + 1):
+                try:
+                    snap = latest if snapshot_id == latest_id else table.snapshot(snapshot_id)
+                except (DataFileNotFoundError, SnapshotNotFoundError) as err:
+                    raise self._assign_conflict(
+                        f"snapshot {snapshot_id}, committed since, has expired: what it changed "
+                        "cannot be told"
+                    ) from err
+                assert snap is not None
+                if changes_keys(snap.commit_kind):
+                    raise self._assign_conflict(
+                        f"snapshot {snapshot_id} ({snap.commit_kind.value}, by "
+                        f"{snap.commit_user}) changed its keys"
+                    )
+            return
+        if replaces:
+            return
+        entries = (
+            []
+            if latest is None or latest.index_manifest is None
+            else table.index_manifest(latest.index_manifest)
+        )
+        stale = stale_partitions(assigned.hash_files, hash_files_by_partition(entries), messages)
+        if stale:
+            keys = table.latest_schema.partition_keys
+            types = [table.latest_schema.field(k).type for k in keys]
+            values = "; ".join(
+                ", ".join(f"{k}={v!r}" for k, v in zip(keys, decode_row(p, types), strict=True))
+                for p in stale[:3]
+            )
+            raise self._assign_conflict(
+                f"another commit gave new keys buckets in partition {values} meanwhile"
+            )
+
+    def _same(self, snapshot_id: int, assigned: AssignedOn) -> bool:
+        """Whether snapshot `snapshot_id` is still the one `assigned` read (True once expired)."""
+        if not snapshot_id:
+            return True
+        try:
+            snap = self.table.snapshot(snapshot_id)
+        except (DataFileNotFoundError, SnapshotNotFoundError):
+            return True  # expired: the snapshots after it are checked one by one
+        return snap.delta_manifest_list == assigned.delta_list
+
+    def _assign_conflict(self, why: str) -> CommitConflictError:
+        return CommitConflictError(
+            f"a concurrent commit to {self.table.name} changed the key index this write assigned "
+            f"its buckets from: {why}; one key could have been left in two places, so no snapshot "
+            "was made: run the statement again"
+        )
 
     def _touching(
         self,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from paimon_sql.catalog import Table
+    from paimon_sql.commit.plan import AssignedOn
     from paimon_sql.spark._task import WriteJob
 
 #: (key values, source partition bytes) -> None (the group's rows are not written) or
@@ -45,8 +46,13 @@ if TYPE_CHECKING:
 Plan = dict[tuple[tuple[Any, ...], bytes], tuple[tuple[Any, ...], int, tuple[Any, ...] | None, int]]
 
 
-def plan(df: DataFrame, warehouse: str, table: Table) -> Mapping[Any, Any]:
-    """The driver's routing of every (key, partition) group of `df` (which carries ``ORD``)."""
+def plan(
+    df: DataFrame, warehouse: str, table: Table
+) -> tuple[Mapping[Any, Any], AssignedOn | None]:
+    """The driver's routing of every (key, partition) group of `df` (which carries ``ORD``).
+
+    With the key index it was routed by, for the commit's check (`Committer.commit`).
+    """
     from pyspark.sql import functions as F
 
     from paimon_sql.sql.session import connect
@@ -119,7 +125,7 @@ def plan(df: DataFrame, warehouse: str, table: Table) -> Mapping[Any, Any]:
         target, bucket = main[g]
         old = retract.get(g)
         result[(key, sources[g])] = (target, bucket, *(old if old else (None, -1)))
-    return result
+    return result, writer.assigned_on
 
 
 def route(job: WriteJob, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
-    from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.commit.plan import AssignedOn, CommitMessage
     from paimon_sql.format.manifest import DataFileMeta
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.types import DataType
@@ -74,6 +74,8 @@ class WriteJob:
     assignment: Mapping[tuple[bytes, int], int] | None = None
     #: cross-partition tables: the driver's routing of each (key, partition) (`_cross.plan`).
     cross: Mapping[Any, Any] | None = None
+    #: dynamic buckets: the key index the driver assigned from (checked by the driver's commit).
+    assigned_on: AssignedOn | None = None
 
     def file_id(self, attempt: int) -> str:
         """The unique part of the names of the files a task attempt writes: ``<job>-<attempt>``."""

@@ -184,9 +184,11 @@ def run(
                 from paimon_sql.spark import _cross
 
                 frame = frame.withColumn(ORD, F.monotonically_increasing_id())
-                job = replace(job, cross=_cross.plan(frame, warehouse, table))
+                cross, assigned_on = _cross.plan(frame, warehouse, table)
+                job = replace(job, cross=cross, assigned_on=assigned_on)
             elif writer.dynamic:
-                job = replace(job, assignment=_assign(frame, job, writer))
+                assignment = _assign(frame, job, writer)
+                job = replace(job, assignment=assignment, assigned_on=writer.assigned_on)
             payloads = _run_tasks(_routed(frame, job, schema), job, task)
     except BaseException as err:
         jobs.settle(cancel=True)
@@ -601,7 +603,9 @@ def _commit(
     """One snapshot of all the tasks' messages (Java's conflict checks and retry)."""
     committer = Committer(table, commit_user=job.job_id)
     replaced = overwrite(messages) if overwrite is not None else None
-    return committer.commit(messages, kind=CommitKind.APPEND, overwrite=replaced)
+    return committer.commit(
+        messages, kind=CommitKind.APPEND, overwrite=replaced, assigned_on=job.assigned_on
+    )
 
 
 def _committed(table: Table, job: WriteJob) -> bool:

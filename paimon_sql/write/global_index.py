@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from sqlglot import exp
 
+from paimon_sql.commit.plan import AssignedOn
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.format.manifest import creation_time_millis
 from paimon_sql.format.options import CoreOptions, MergeEngine
@@ -137,12 +138,14 @@ class KeyIndex:
     columns, `OLD_PART` (an id into `partitions`) and `OLD_BUCKET`, one row per live key (both
     ids of the narrowest type holding them: `id_type`); `count`: its rows. `partitions`:
     `OLD_PART` (int32) and the partition values as ``__paimon_op_<i>`` columns, one row per
-    partition holding keys.
+    partition holding keys. `assigned_on`: the snapshot the keys were read at, for the commit's
+    check that no other writer changed them since.
     """
 
     keys: str
     count: int
     partitions: pa.Table
+    assigned_on: AssignedOn
 
 
 def _within_ttl(split: Split, ttl_ms: float, now_ms: int) -> bool:
@@ -195,7 +198,12 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
             count, part_rows = _read_keys(schema, plan, read, key_schema, part_fields, append)
         part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
         partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
-        return KeyIndex(keys=name, count=count, partitions=partitions)
+        return KeyIndex(
+            keys=name,
+            count=count,
+            partitions=partitions,
+            assigned_on=AssignedOn.of(latest),
+        )
 
     try:
         return on_latest(table, load)

@@ -44,7 +44,13 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from paimon_sql.catalog import names
-from paimon_sql.commit.plan import CommitMessage, may_hold, merge_entries
+from paimon_sql.commit.plan import (
+    AssignedOn,
+    CommitMessage,
+    hash_files_by_partition,
+    may_hold,
+    merge_entries,
+)
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.errors import (
     DataFileNotFoundError,
@@ -196,6 +202,9 @@ class TableWriter:
         self._files = itertools.count()
         #: ``changelog-producer`` = input: the changelog copy of each data file, by its name.
         self._changelog: dict[str, DataFileMeta] = {}
+        #: Dynamic buckets: the key index the new keys' buckets came from (the HASH files, or
+        #: every key of a cross-partition table), for the commit's check (`Committer.commit`).
+        self.assigned_on: AssignedOn | None = None
 
     # --- staging ----------------------------------------------------------------------------------
 
@@ -498,6 +507,7 @@ class TableWriter:
         self._keys = f"__paimon_index_{next(_counter)}"
         index = bootstrap(self.table, self.key_reader, self._db(), self._keys)
         self._index_tables.append(self._keys)
+        self.assigned_on = index.assigned_on
         self._partitions = self._register(index.partitions)
         cols = global_index.Columns(ord=ORD, bucket=BUCKET, kind=KIND, part=PART)
         scratch: list[str] = []
@@ -1050,10 +1060,13 @@ class TableWriter:
         return on_latest(self.table, self._hash_index_of)
 
     def _hash_index_of(self, latest: Snapshot | None) -> dict[tuple[bytes, int], str]:
-        if latest is None or latest.index_manifest is None:
-            return {}
+        entries = []
+        if latest is not None and latest.index_manifest is not None:
+            entries = self.table.index_manifest(latest.index_manifest)
+        if self.assigned_on is None:  # the first read is what the buckets are assigned from
+            self.assigned_on = AssignedOn.of(latest, hash_files_by_partition(entries))
         out = {}
-        for entry in self.table.index_manifest(latest.index_manifest):
+        for entry in entries:
             if entry.index_file.index_type == "HASH":
                 out[(entry.partition, entry.bucket)] = names.validate_file_name(
                     entry.index_file.file_name, what=f"index file of table {self.table.name}"

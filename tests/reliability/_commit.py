@@ -96,6 +96,31 @@ def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) ->
         _append(log, f"ok {table} {first_id(worker, statement)}")
 
 
+def key_worker(warehouse: str, table: str, parts: int, n: int, worker: int, log: str) -> None:
+    """`n` INSERTs of 4 keys from a small shared key space (``id`` 0..23, ``p`` 1..`parts`).
+
+    Workers overlap on keys, so their dynamic-bucket assignments race; each statement's value is
+    its number, ``worker * 1000 + statement``, logged ``ok <table> <number>`` once it succeeded.
+    """
+    import random
+
+    import paimon_sql
+    from paimon_sql.errors import PaimonSqlError
+
+    rng = random.Random(worker)
+    session = paimon_sql.connect(warehouse)
+    for statement in range(n):
+        number = worker * 1000 + statement
+        rows = [(rng.randint(1, parts), i, number) for i in rng.sample(range(24), 4)]
+        values = ", ".join(f"({p}, {i}, {v})" for p, i, v in rows)
+        try:
+            session.sql(f"INSERT INTO {table} VALUES {values}")  # noqa: S608 - test data
+        except PaimonSqlError as err:
+            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+            continue
+        _append(log, f"ok {table} {number}")
+
+
 def maintain_worker(warehouse: str, tables: str, stop: str, log: str) -> None:
     """The ``maintain`` role (see the module doc)."""
     import paimon_sql

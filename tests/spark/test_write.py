@@ -561,6 +561,64 @@ def test_dynamic_partition_overwrite(lake):
     lake.expect_kinds("pk_over", ["APPEND", "OVERWRITE", "OVERWRITE"])
 
 
+@pytest.mark.parametrize("kind", ["dynamic", "cross"])
+def test_a_racing_writer_of_the_same_keys_makes_the_commit_conflict(lake, kind, monkeypatch):
+    """A dynamic-bucket write assigns its keys' buckets from the key index at its start; a SQL
+    writer committing new keys of the same partition (dynamic) or moving a key (cross-partition)
+    before the driver commits makes it fail with nothing committed or left behind, instead of
+    leaving one key in two buckets or two partitions (tests/reliability/test_key_index_races.py).
+    """
+    from paimon_sql.commit import publish
+    from paimon_sql.errors import CommitConflictError
+
+    name = f"race_{kind}"
+    key = "id, dt" if kind == "dynamic" else "id"
+    lake.session.sql(
+        f"CREATE TABLE db.{name} ({TABLE_COLUMNS}, PRIMARY KEY ({key}) NOT ENFORCED) "
+        "PARTITIONED BY (dt) WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '2')"
+    )
+    cols = "(id, dt, v)"
+    insert = f"INSERT INTO db.{name} {cols} VALUES "  # noqa: S608 - test SQL, our names
+    lake.session.sql(insert + "(1, 'd0', 'a'), (2, 'd0', 'a')")
+    theirs = insert + ("(3, 'd0', 'b'), (4, 'd0', 'b')" if kind == "dynamic" else "(1, 'd1', 'b')")
+    ids = (5, 6, 3) if kind == "dynamic" else (1,)
+    mine = [(i, "d0" if kind == "dynamic" else "d2", "c", None, None, None, None) for i in ids]
+    commit = publish.Committer.commit
+    ran: list[str] = []
+
+    def racing(self: publish.Committer, *args: Any, **kwargs: Any) -> Any:
+        if not ran:
+            ran.append(theirs)
+            paimon_sql.connect(lake.warehouse).sql(theirs)
+        return commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(publish.Committer, "commit", racing)
+    df = lake.spark.createDataFrame(mine, SPARK_SCHEMA, verifySchema=False)
+    with pytest.raises(CommitConflictError, match=f"db.{name}.*run the statement again"):
+        write(df, f"db.{name}", warehouse=str(lake.warehouse))
+    monkeypatch.undo()
+    assert ran
+    assert lake.kinds(name) == ["APPEND", "APPEND"]
+    table_path = lake.warehouse / "db.db" / name
+    assert _files_on_disk(table_path) == _live_files(lake.warehouse, f"db.{name}")
+    index_files = {p.name for p in (table_path / "index").glob("*")}
+    table = Catalog(lake.warehouse).load_table(f"db.{name}")
+    latest = table.latest_snapshot()
+    assert latest is not None
+    live_index = (
+        {e.index_file.file_name for e in table.index_manifest(latest.index_manifest)}
+        if latest.index_manifest
+        else set()
+    )
+    assert {n for n in index_files if n.startswith("index-") and "manifest" not in n} == live_index
+    # written again, it lands: every key once
+    write(df, f"db.{name}", warehouse=str(lake.warehouse))
+    dups = lake.session.sql(
+        f"SELECT {key}, count(*) FROM db.{name} GROUP BY {key} HAVING count(*) > 1"  # noqa: S608
+    ).fetchall()
+    assert dups == []
+
+
 # --- the DataFrame is checked before any task runs ------------------------------------------------
 
 

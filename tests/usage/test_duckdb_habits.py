@@ -398,6 +398,25 @@ def test_describe_or_summarize_of_a_missing_table_names_no_path(s, wh, statement
     assert str(wh) not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("statement", "name"),
+    [
+        ("SELECT * FROM d.nope", "d.nope"),
+        ("INSERT INTO d.nope VALUES (1)", "d.nope"),
+        ("DELETE FROM d.nope", "d.nope"),
+        ("SELECT * FROM d.pkk", "d.pkk"),
+    ],
+)
+def test_reading_or_writing_a_missing_table_names_no_path(s, wh, statement, name):
+    with pytest.raises(TableNotFoundError) as caught:
+        s.sql(statement)
+    message = str(caught.value)
+    assert message.startswith(f"table {name} not found; ")
+    assert "pk" in message  # the tables the database has, or the one meant
+    assert str(wh) not in message
+    assert "/" not in message
+
+
 def test_uuid_hugeint_json_columns_are_duckdbs_or_refused_clearly(s):
     s.sql("CREATE TABLE memory.main.m (id UUID, h HUGEINT, j JSON)")
     s.sql("INSERT INTO memory.main.m VALUES (uuid(), 1, '{}')")

@@ -173,7 +173,12 @@ def write_rows(
         messages, rows = _write_files(writer, typed, kind)
         if overwrite is not None:
             overwrite = overwrite(messages)
-        written = committer.commit(messages, kind=CommitKind.APPEND, overwrite=overwrite)
+        written = committer.commit(
+            messages,
+            kind=CommitKind.APPEND,
+            overwrite=overwrite,
+            assigned_on=writer.assigned_on,
+        )
     except BAD_VALUE as err:
         writer.abort()
         raise _diagnose(ctx, table, typed, err) from err
