@@ -312,17 +312,25 @@ class Committer:
         into unaware or dynamic buckets needs none. Every check compares files of one partition, so
         only the manifests that may list files of the partitions this commit touches (its files and
         its index files) are read (their partition stats say which); an overwrite, whose predicate
-        may select any partition, reads every manifest.
+        may select any partition, reads every manifest. Those manifests list every file of the
+        touched partitions, but only some of the entries of the others (a manifest whose stats range
+        only over another partition is skipped, and with it that partition's DELETEs): the live
+        files of other partitions are dropped before any check, or a file deleted long ago would
+        look live (Java's ``readAllEntriesFromChangedPartitions`` filters the entries too).
         """
         deletes = any(e.kind is FileKind.DELETE for e in delta)
         full = kind is not CommitKind.APPEND or overwrite is not None or deletes
         fixed = any(e.total_buckets > 0 for e in delta)
         if not (full or fixed):
             return delta, None
+        touched: set[bytes] | None = None
         if overwrite is None:
             indexed = {m.partition for m in messages if m.new_index_files or m.deleted_index_files}
-            base_metas = self._touching(base_metas, {e.partition for e in delta} | indexed, schema)
+            touched = {e.partition for e in delta} | indexed
+            base_metas = self._touching(base_metas, touched, schema)
         live = _live(self.table, base_metas)
+        if touched is not None:
+            live = [e for e in live if e.partition in touched]
         if not full:
             check_bucket_counts(live, delta)
             return delta, live

@@ -37,6 +37,14 @@ Java would write and then retract are skipped).
 ``cross-partition-upsert.index-ttl`` filters the bootstrap as Java does: a bucket none of whose
 files was created within the TTL contributes no keys (so a key there may be written again
 elsewhere).
+
+A statement reads only the part of the index its routing can see (`Scope`): every key of the
+partitions its rows name (the only partitions where a key may get a new bucket, so their counts
+per bucket must be whole) and, in the other partitions, only its own keys (a key filter the
+reader pushes into each file's scan: a row group whose key range holds none of them is skipped).
+The routing and the buckets are those of the whole index: every key the statement names is found
+where it lives, and every bucket count it uses is complete. Java reads every key; a 1-row upsert
+here reads one partition and a row group or so per file.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 from sqlglot import exp
@@ -53,6 +61,7 @@ from paimon_sql.commit.plan import AssignedOn
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.format.manifest import creation_time_millis
 from paimon_sql.format.options import CoreOptions, MergeEngine
+from paimon_sql.plan.predicate import And, Compare, InList, Or
 from paimon_sql.plan.scan import ReadMode, plan_scan
 from paimon_sql.sqlnodes import create_temp_table, drop, select_all, table_node
 from paimon_sql.types import RowKind, arrow_type, duckdb_type_node
@@ -66,10 +75,15 @@ if TYPE_CHECKING:
     from paimon_sql.catalog import Table
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan, Split
 
-    #: Reads the rows of a plan (merged, as a batch read sees them): only the named columns.
-    KeyReader = Callable[[ScanPlan, Sequence[str]], Iterable[pa.RecordBatch]]
+    class KeyReader(Protocol):
+        """Reads the merged rows of a plan: the named columns, filtered exactly by `filters`."""
+
+        def __call__(  # noqa: D102
+            self, plan: ScanPlan, columns: Sequence[str], filters: Sequence[Predicate] = ()
+        ) -> Iterable[pa.RecordBatch]: ...
 
 
 OLD_PART = "__paimon_old_part"
@@ -157,13 +171,60 @@ def _within_ttl(split: Split, ttl_ms: float, now_ms: int) -> bool:
     return False
 
 
-def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, name: str) -> KeyIndex:
-    """Every live key of the latest snapshot with its partition and bucket (Java's IndexBootstrap).
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The part of the index a statement needs (module docstring).
+
+    `partitions`: the serialized partitions its rows name, read whole; `elsewhere`: the predicate
+    on the key columns selecting its keys, read in every other partition (None: every key).
+    """
+
+    partitions: frozenset[bytes]
+    elsewhere: Predicate | None
+
+
+#: Keys of a statement above which the bootstrap reads every key (`scope_of`): a longer IN list
+#: costs DuckDB more to bind and test than the row groups it skips.
+SCOPED_KEYS = 1_000
+#: The same for keys of several columns (an OR of ANDs).
+SCOPED_COMPOSITE_KEYS = 64
+
+
+def key_filter(pk: Sequence[str], keys: Sequence[tuple[Any, ...]]) -> Predicate | None:
+    """A predicate selecting exactly the rows whose key is one of `keys` (None: too many).
+
+    >>> key_filter(["id"], [(1,), (2,)])
+    InList(path=('id',), values=(1, 2))
+    >>> key_filter(["a", "b"], [(1, "x")]).children[0].children[1]
+    Compare(path=('b',), op='=', value='x')
+    """
+    if len(pk) == 1:
+        if len(keys) > SCOPED_KEYS:
+            return None
+        return InList((pk[0],), tuple(k[0] for k in keys))
+    if len(keys) > SCOPED_COMPOSITE_KEYS:
+        return None
+    return Or(
+        tuple(
+            And(tuple(Compare((c,), "=", v) for c, v in zip(pk, key, strict=True))) for key in keys
+        )
+    )
+
+
+def bootstrap(
+    table: Table,
+    read: KeyReader,
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    scope: Scope | None = None,
+) -> KeyIndex:
+    """The live keys of the latest snapshot with their partition and bucket (Java's IndexBootstrap).
 
     All files are merged, level 0 included (the keys a later compaction would show count too);
-    `read(plan, columns)` reads a one-split plan's merged rows. The keys are appended batch by
-    batch to the temporary table `name` on `con` (created here, replaced if it exists), which
-    DuckDB spills under its memory limit: Python holds one batch at a time. A failure drops it.
+    `read(plan, columns, filters)` reads a one-split plan's merged rows. Every key, or those
+    `scope` selects. The keys are appended batch by batch to the temporary table `name` on `con`
+    (created here, replaced if it exists), which DuckDB spills under its memory limit: Python holds
+    one batch at a time. A failure drops it.
     """
     schema = table.latest_schema
     part_fields = [
@@ -195,7 +256,9 @@ def bootstrap(table: Table, read: KeyReader, con: duckdb.DuckDBPyConnection, nam
             con.unregister(batch_name)
         count, part_rows = 0, list[pa.Table]()
         if plan is not None:
-            count, part_rows = _read_keys(schema, plan, read, key_schema, part_fields, append)
+            count, part_rows = _read_keys(
+                schema, plan, read, key_schema, part_fields, append, scope
+            )
         part_schema = pa.schema([pa.field(OLD_PART, pa.int32()), *part_fields])
         partitions = pa.concat_tables(part_rows) if part_rows else part_schema.empty_table()
         return KeyIndex(
@@ -258,10 +321,12 @@ def _read_keys(
     key_schema: pa.Schema,
     part_fields: Sequence[pa.Field[Any]],
     append: Callable[[pa.Table], None],
+    scope: Scope | None = None,
 ) -> tuple[int, list[pa.Table]]:
     """Append the live keys of `plan`'s splits (`key_schema`'s rows), a few batches at a time.
 
-    Returns the number of keys and the rows of the partition table (`KeyIndex.partitions`).
+    Every key of a split, or, for a split outside `scope`'s partitions, those it selects. Returns
+    the number of keys and the rows of the partition table (`KeyIndex.partitions`).
     """
     pk = list(schema.primary_keys)
     parts = list(schema.partition_keys)
@@ -274,7 +339,10 @@ def _read_keys(
     held = count = 0
     for split in plan.splits:
         one = dataclasses.replace(plan, splits=(split,))
-        for batch in read(one, [*pk, *extra]):
+        filters: tuple[Predicate, ...] = ()
+        if scope is not None and split.partition_bytes not in scope.partitions:
+            filters = () if scope.elsewhere is None else (scope.elsewhere,)
+        for batch in read(one, [*pk, *extra], filters):
             if batch.num_rows == 0:
                 continue
             part_id = ids.get(split.partition_bytes)

@@ -505,7 +505,8 @@ class TableWriter:
                 "cannot read; write it with SQL (INSERT INTO) through a paimon-sql session"
             )
         self._keys = f"__paimon_index_{next(_counter)}"
-        index = bootstrap(self.table, self.key_reader, self._db(), self._keys)
+        scope = self._scope(staged)
+        index = bootstrap(self.table, self.key_reader, self._db(), self._keys, scope)
         self._index_tables.append(self._keys)
         self.assigned_on = index.assigned_on
         self._partitions = self._register(index.partitions)
@@ -541,6 +542,22 @@ class TableWriter:
                 self._db().execute(drop("TABLE", table_node(table)).sql("duckdb"))
         self._db().execute(drop("TABLE", table_node(staged), if_exists=False).sql("duckdb"))
         return name
+
+    def _scope(self, staged: str) -> global_index.Scope:
+        """The part of the key index the staged rows need (`global_index.Scope`)."""
+        db = self._db()
+        parts = exp.select(*[_q(p) for p in self.parts]).from_(table_node(staged)).distinct()
+        partitions = frozenset(
+            encode_row(row, self._part_types)
+            for row in self._heavy(lambda: db.sql(parts.sql("duckdb")).fetchall())
+        )
+        pk = list(self.schema.primary_keys)
+        top = global_index.SCOPED_KEYS if len(pk) == 1 else global_index.SCOPED_COMPOSITE_KEYS
+        keys_query = (
+            exp.select(*[_q(k) for k in pk]).from_(table_node(staged)).distinct().limit(top + 1)
+        )
+        keys = [tuple(row) for row in db.sql(keys_query.sql("duckdb")).fetchall()]
+        return global_index.Scope(partitions, global_index.key_filter(pk, keys))
 
     def _assign_cross(self, staged: str) -> str:
         """Buckets for keys new to their partition, as Java's cross-partition BucketAssigner.

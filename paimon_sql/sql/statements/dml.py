@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan
     from paimon_sql.sql._context import Context
     from paimon_sql.write.global_index import KeyReader
@@ -201,8 +202,10 @@ def key_reader(ctx: Context) -> KeyReader:
     """
     reader = ctx.engine.reader
 
-    def read(plan: ScanPlan, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        return reader.batches(plan, ReadRequest(columns=tuple(columns)))
+    def read(
+        plan: ScanPlan, columns: Sequence[str], filters: Sequence[Predicate] = ()
+    ) -> Iterator[pa.RecordBatch]:
+        return reader.batches(plan, ReadRequest(columns=tuple(columns), filters=tuple(filters)))
 
     return read
 

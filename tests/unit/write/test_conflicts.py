@@ -243,3 +243,35 @@ def test_overwrites_racing_compactions_in_two_processes(session, tmp_path):
     for outcome in outcomes:
         assert outcome == "ok" or "deleted by a concurrent commit" in outcome, outcome
     assert _rows(warehouse) == [(i, "o24") for i in range(50)]
+
+
+def test_a_partition_whose_deletes_sit_in_an_unread_manifest_is_not_checked(session):
+    """A commit reads only the manifests whose partition stats may hold the partitions it touches.
+    Those list every file of its partitions but only part of the history of the others: here the
+    manifest that replaced p2's first level-5 file ranges over p2 alone and is skipped by a
+    compaction of p1, while the manifests before and after it range over p0..p2 and are read. Folded
+    without it, p2's replaced file looked live beside its successor: a false LSM conflict, on every
+    compaction of p1 from then on. Only the touched partitions' files are checked now."""
+    session.sql(
+        "CREATE TABLE db.t (p STRING NOT NULL, id INT NOT NULL, v INT, "
+        "PRIMARY KEY (p, id) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '1')"
+    )
+
+    def insert(p, ids, v):
+        values = ", ".join(f"('{p}', {i}, {v})" for i in ids)
+        session.sql(f"INSERT INTO db.t VALUES {values}")  # noqa: S608 - test literals
+
+    insert("p0", range(1, 11), 1)
+    insert("p2", range(1, 11), 1)
+    session.sql("CALL sys.compact(table => 'db.t')")  # p0, p2 at level 5: manifest p0..p2
+    insert("p2", range(5, 16), 2)
+    session.sql("CALL sys.compact(table => 'db.t', partitions => 'p=p2')")  # manifest p2..p2
+    insert("p0", range(3, 8), 3)
+    insert("p2", range(12, 21), 3)
+    session.sql("CALL sys.compact(table => 'db.t')")  # manifest p0..p2 again
+    insert("p1", range(1, 5), 4)
+    session.sql("CALL sys.compact(table => 'db.t', partitions => 'p=p1')")
+    table = session.catalog.load_table(Identifier.parse("db.t"))
+    assert table.latest_snapshot().commit_kind is CommitKind.COMPACT
+    rows = session.sql("SELECT p, count(*), max(v) FROM db.t GROUP BY p ORDER BY p").fetchall()
+    assert rows == [("p0", 10, 3), ("p1", 4, 4), ("p2", 20, 3)]

@@ -8,9 +8,11 @@ computes the same placement for a whole batch of new keys at once.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
+from paimon_sql.write import global_index
 from paimon_sql.write.global_index import slots
 
 
@@ -83,3 +85,88 @@ def test_ids_beyond_one_byte_route_as_javas_rules(tmp_path, engine):
     want = sorted(tuple(r.values()) for r in cross.model(engine, steps))
     assert got == want
     assert buckets == 300
+
+
+def _placement(session: Any) -> list[tuple[Any, ...]]:
+    """Every live key with its partition and bucket, from the whole index (`bootstrap`)."""
+    from paimon_sql.catalog import Identifier
+    from paimon_sql.sql.statements.dml import key_reader
+
+    table = session.catalog.load_table(Identifier.parse("db.t"))
+    con = session.engine.con
+    index = global_index.bootstrap(table, key_reader(session), con, "__placement")
+    con.register("__placement_parts", index.partitions)
+    try:
+        rows = con.sql(
+            "SELECT i.id, p.__paimon_op_0, i.__paimon_old_bucket::INT FROM __placement i "
+            "JOIN __placement_parts p USING (__paimon_old_part) ORDER BY i.id"
+        ).fetchall()
+    finally:
+        con.unregister("__placement_parts")
+        con.sql("DROP TABLE __placement")
+    return [tuple(r) for r in rows]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["deduplicate", "partial-update", "first-row"])
+def test_a_statement_reading_its_part_of_the_index_routes_and_places_as_the_whole_index(
+    tmp_path, monkeypatch, engine
+):
+    """A statement reads the keys of the partitions it names and its own keys elsewhere
+    (`global_index.Scope`), not every key: the same statements on a second warehouse that reads
+    the whole index (the filter turned off) leave the same rows (those of the dict model of Java's
+    rules) and every key in the same partition and bucket; and the scoped reads return far fewer
+    keys than the table holds."""
+    import paimon_sql
+    from paimon_sql.sql.statements import dml
+    from tests.interop import cross_partition as cross
+
+    rng = random.Random(engine)
+    parts = [f"p{i}" for i in range(6)]
+    load = [(k, parts[k % 3], k, "a") for k in range(150)]
+    steps: list[Any] = [load]
+    for n in range(14):
+        size = rng.choice([1, 1, 2, 5, 12])
+        keys = rng.sample(range(220), size)
+        steps.append([(k, rng.choice(parts), n, rng.choice([None, f"s{n}"])) for k in keys])
+    read: list[int] = []
+    reader = dml.key_reader
+
+    def counting(ctx: Any) -> Any:
+        inner = reader(ctx)
+
+        def read_keys(plan: Any, columns: Any, filters: Any = ()) -> Any:
+            for batch in inner(plan, columns, filters):
+                read[-1] += batch.num_rows
+                yield batch
+
+        return read_keys
+
+    placements, rows = [], []
+    for scoped in (True, False):
+        if not scoped:
+            monkeypatch.setattr(global_index, "SCOPED_KEYS", -1)
+            monkeypatch.setattr(global_index, "SCOPED_COMPOSITE_KEYS", -1)
+        monkeypatch.setattr(dml, "key_reader", counting)
+        session = paimon_sql.connect(tmp_path / f"wh-{scoped}", create=True)
+        session.sql("CREATE DATABASE db")
+        session.sql(
+            cross.ddl(engine).replace("{t}", "db.t").replace("'2'", "'4'")  # 4 keys a bucket
+        )
+        read.clear()
+        for step in steps:
+            read.append(0)
+            session.sql(cross.statement(step, "db.t"))
+        monkeypatch.setattr(dml, "key_reader", reader)
+        if scoped:
+            # one-row statements read one partition (~1/6 of the keys) and one key elsewhere
+            assert min(read[1:]) < 60, read
+        else:
+            assert min(read[1:]) >= 150, read
+        placements.append(_placement(session))
+        rows.append(session.sql("SELECT id, dt, v, s FROM db.t ORDER BY id").fetchall())
+        session.close()
+    assert placements[0] == placements[1]
+    assert rows[0] == rows[1]
+    assert rows[0] == sorted(tuple(r.values()) for r in cross.model(engine, steps))
+    assert len({b for _, _, b in placements[0]}) > 3  # buckets filled up and new ones opened
