@@ -62,16 +62,17 @@ def _sessions(tmp_path: Path, ddl: str) -> tuple[paimon_sql.Session, paimon_sql.
 
 
 def _racing(
-    monkeypatch: pytest.MonkeyPatch, other: paimon_sql.Session, statement: str
+    monkeypatch: pytest.MonkeyPatch, other: paimon_sql.Session, *statements: str
 ) -> list[str]:
-    """Patch the committer: the first commit runs `statement` on `other` first."""
+    """Patch the committer: the first commit runs `statements` on `other` first."""
     commit = publish.Committer.commit
     ran: list[str] = []
 
     def racing(self: publish.Committer, *args: object, **kwargs: object) -> object:
         if not ran:
-            ran.append(statement)
-            other.sql(statement)
+            ran.extend(statements)
+            for statement in statements:
+                other.sql(statement)
         return commit(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(publish.Committer, "commit", racing)
@@ -165,17 +166,12 @@ def test_cross_partition_a_rollback_and_a_new_snapshot_of_the_same_id_conflicts(
     mine, other = _sessions(tmp_path, CROSS)
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0)")
     mine.sql("INSERT INTO db.t VALUES (2, 3, 0)")  # snapshot 2: this write reads key 1 in p=1
-    commit = publish.Committer.commit
-    ran: list[str] = []
-
-    def racing(self: publish.Committer, *args: object, **kwargs: object) -> object:
-        if not ran:
-            ran.append("rolled back")
-            other.sql("CALL sys.rollback(table => 'db.t', version => '1')")
-            other.sql("INSERT INTO db.t VALUES (2, 1, 1)")  # snapshot 2 again: key 1 to p=2
-        return commit(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(publish.Committer, "commit", racing)
+    ran = _racing(
+        monkeypatch,
+        other,
+        "CALL sys.rollback(table => 'db.t', version => '1')",
+        "INSERT INTO db.t VALUES (2, 1, 1)",  # snapshot 2 again: key 1 to p=2
+    )
     with pytest.raises(CommitConflictError, match="rolled back"):
         mine.sql("INSERT INTO db.t VALUES (3, 1, 2)")
     monkeypatch.undo()
