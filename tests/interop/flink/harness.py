@@ -505,6 +505,28 @@ def our_rows(warehouse: Path | str, table: str = "t") -> list[dict[str, Any]]:
         session.close()
 
 
+def hash_index(warehouse: Path | str, table: str = "t") -> dict[tuple[Any, int], list[int]]:
+    """(first partition value, bucket) -> the sorted key hashes of the bucket's current HASH file.
+
+    A dynamic-bucket table's index as paimon-sql reads it (``db.<table>``), whoever wrote it.
+    """
+    import paimon_sql
+    from paimon_sql.format.binary_row import decode_row
+    from paimon_sql.format.hash_index import decode_hashes
+    from paimon_sql.write.writer import TableWriter
+
+    session = paimon_sql.connect(warehouse)
+    try:
+        t = session.table(f"db.{table}")
+        types = [t.latest_schema.field(k).type for k in t.latest_schema.partition_keys]
+        return {
+            (decode_row(part, types)[0], bucket): sorted(decode_hashes(blob))
+            for (part, bucket), blob in TableWriter(None, t).hash_index().items()
+        }
+    finally:
+        session.close()
+
+
 def assert_same_rows(
     actual: list[dict[str, Any]], expected: list[dict[str, Any]], *, context: str = ""
 ) -> None:

@@ -20,10 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import paimon_sql
-from paimon_sql.format.binary_row import decode_row
-from paimon_sql.format.hash_index import decode_hashes
-from paimon_sql.write.writer import TableWriter
-from tests.interop.flink.harness import arrow_rows, assert_same_rows
+from tests.interop.flink.harness import arrow_rows, assert_same_rows, hash_index
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,20 +51,6 @@ STEPS = [
 ]
 
 
-def _index(warehouse: Path) -> dict[tuple[int, int], list[int]]:
-    """(partition p, bucket) -> the sorted hashes of its current HASH index file."""
-    session = paimon_sql.connect(warehouse)
-    try:
-        table = session.table("db.t")
-        types = [table.latest_schema.field("p").type]
-        return {
-            (decode_row(part, types)[0], bucket): sorted(decode_hashes(blob))
-            for (part, bucket), blob in TableWriter(None, table).hash_index().items()
-        }
-    finally:
-        session.close()
-
-
 def test_overwrite_leaves_javas_hash_index(flink: FlinkOracle, tmp_path: Path):
     java, ours = tmp_path / "java", tmp_path / "ours"
     ours.mkdir()
@@ -81,9 +64,9 @@ def test_overwrite_leaves_javas_hash_index(flink: FlinkOracle, tmp_path: Path):
         session = paimon_sql.connect(ours)
         session.sql(step.format(db="db."))
         session.close()
-        assert _index(ours) == _index(java), f"after: {step[:60]}"
+        assert hash_index(ours) == hash_index(java), f"after: {step[:60]}"
     # the first overwrite's partition holds its 40 keys in two buckets, as Java assigned them
-    assert sorted(len(h) for (p, _), h in _index(java).items() if p == 1) == [10, 30]
+    assert sorted(len(h) for (p, _), h in hash_index(java).items() if p == 1) == [10, 30]
 
     flink.run(ours, f"INSERT INTO t VALUES {_values(1, range(35, 60), 3)}")
     _, java_read = flink.query(ours, "SELECT p, id, v FROM t")
