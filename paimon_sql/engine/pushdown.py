@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import operator
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from sqlglot import exp
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.types import DataType
@@ -114,9 +115,40 @@ def _typed(value: Any, t: DataType | None) -> Any:
     return value
 
 
+#: Arithmetic on exact numbers folded into a constant: DuckDB computes the same value for INTEGER
+#: and DECIMAL operands (or fails the statement on overflow, so a pruned file never matters).
+#: Division is not: DuckDB's ``/`` of integers is a DOUBLE.
+_ARITHMETIC: dict[type[exp.Expression], Callable[[Any, Any], Any]] = {
+    exp.Add: operator.add,
+    exp.Sub: operator.sub,
+    exp.Mul: operator.mul,
+}
+
+
+def _exact(value: Any) -> int | decimal.Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
+        raise _Skip
+    return value
+
+
 def _constant(node: exp.Expression) -> Any:
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
-        return -_constant(node.this)
+    """The value of a constant operand (`_Skip` when it is not one this module can compute).
+
+    >>> import sqlglot
+    >>> _constant(sqlglot.parse_one("(20000 + 80000) * 2 - -1"))
+    200001
+    >>> _constant(sqlglot.parse_one("1.5 * 2"))
+    Decimal('3.0')
+    """
+    if isinstance(node, exp.Paren):
+        return _constant(node.this)
+    if isinstance(node, exp.Neg) and not (
+        isinstance(node.this, exp.Literal) and node.this.is_string
+    ):
+        return -_exact(_constant(node.this))
+    fold = _ARITHMETIC.get(type(node))
+    if fold is not None:
+        return fold(_exact(_constant(node.this)), _exact(_constant(node.expression)))
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
