@@ -40,8 +40,9 @@ elsewhere).
 
 A statement reads only the part of the index its routing can see (`Scope`): every key of the
 partitions its rows name (the only partitions where a key may get a new bucket, so their counts
-per bucket must be whole) and, in the other partitions, only its own keys (a key filter the
-reader pushes into each file's scan: a row group whose key range holds none of them is skipped).
+per bucket must be whole) and, in the other partitions, only its own keys: a file whose key range
+holds none of them is not read (the planner's key statistics), and in the others the reader pushes
+the key filter into each file's scan (a row group whose key range holds none is skipped).
 The routing and the buckets are those of the whole index: every key the statement names is found
 where it lives, and every bucket count it uses is complete. Java reads every key; a 1-row upsert
 here reads one partition and a row group or so per file.
@@ -246,6 +247,8 @@ def bootstrap(
         if latest is not None:
             plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
             plan = dataclasses.replace(plan, splits=_live_splits(schema, plan.splits))
+            if scope is not None:
+                plan = _scoped(table, latest, plan, scope)
         key_schema = _key_schema(schema, plan.splits if plan is not None else ())
         con.register(batch_name, key_schema.empty_table())
         create = create_temp_table(name, select_all(table_node(batch_name)))
@@ -273,6 +276,24 @@ def bootstrap(
     except BaseException:
         con.execute(drop("TABLE", table_node(name)).sql("duckdb"))
         raise
+
+
+def _scoped(table: Table, latest: Snapshot, plan: ScanPlan, scope: Scope) -> ScanPlan:
+    """`plan` without the files outside `scope`'s partitions whose key range holds none of its keys.
+
+    The planner prunes them by their key statistics, as for any read filtered by key (a file
+    without the keys adds nothing to their merge). Not with an index TTL: whether a bucket counts
+    depends on all its files (`_within_ttl`).
+    """
+    ttl = CoreOptions(table.latest_schema.options).optional_duration_ms(
+        "cross-partition-upsert.index-ttl"
+    )
+    if scope.elsewhere is None or ttl is not None:
+        return plan
+    pruned = plan_scan(table, latest, scope.elsewhere, mode=ReadMode.MERGE, include_level0=True)
+    inside = [s for s in plan.splits if s.partition_bytes in scope.partitions]
+    outside = [s for s in pruned.splits if s.partition_bytes not in scope.partitions]
+    return dataclasses.replace(plan, splits=(*inside, *outside))
 
 
 def _live_splits(schema: TableSchema, splits: Sequence[Split]) -> tuple[Split, ...]:

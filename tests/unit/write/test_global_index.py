@@ -130,12 +130,14 @@ def test_a_statement_reading_its_part_of_the_index_routes_and_places_as_the_whol
         keys = rng.sample(range(220), size)
         steps.append([(k, rng.choice(parts), n, rng.choice([None, f"s{n}"])) for k in keys])
     read: list[int] = []
+    splits: list[int] = []  # the splits each statement read
     reader = dml.key_reader
 
     def counting(ctx: Any) -> Any:
         inner = reader(ctx)
 
         def read_keys(plan: Any, columns: Any, filters: Any = ()) -> Any:
+            splits[-1] += 1
             for batch in inner(plan, columns, filters):
                 read[-1] += batch.num_rows
                 yield batch
@@ -154,15 +156,23 @@ def test_a_statement_reading_its_part_of_the_index_routes_and_places_as_the_whol
             cross.ddl(engine).replace("{t}", "db.t").replace("'2'", "'4'")  # 4 keys a bucket
         )
         read.clear()
+        splits.clear()
         for step in steps:
             read.append(0)
+            splits.append(0)
             session.sql(cross.statement(step, "db.t"))
         monkeypatch.setattr(dml, "key_reader", reader)
         if scoped:
-            # one-row statements read one partition (~1/6 of the keys) and one key elsewhere
+            # one-row statements read one partition (~1/6 of the keys) and one key elsewhere,
+            # skipping the other partitions' buckets whose key ranges do not hold it
             assert min(read[1:]) < 60, read
+            scoped_splits = splits[1:]
         else:
             assert min(read[1:]) >= 150, read
+            one_row = [i for i, step in enumerate(steps[1:]) if len(step) == 1]
+            assert one_row
+            fewer = [scoped_splits[i] < splits[1 + i] for i in one_row]
+            assert all(fewer), (scoped_splits, splits[1:])
         placements.append(_placement(session))
         rows.append(session.sql("SELECT id, dt, v, s FROM db.t ORDER BY id").fetchall())
         session.close()
