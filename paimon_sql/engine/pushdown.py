@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 import operator
 import re
+import threading
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 from sqlglot import exp
 
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
+from paimon_sql.types import FLOAT_ROOTS, NUMERIC_ROOTS, STRING_ROOTS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -164,6 +168,128 @@ def _constant(node: exp.Expression) -> Any:
     raise _Skip
 
 
+#: Nodes of a constant expression DuckDB may evaluate once for planning: arithmetic and casts of
+#: literals (no columns, parameters, functions, subqueries or anything that varies per call), on a
+#: private connection, so nothing whose value a session setting changes: not ``/`` (SET
+#: integer_division), no time zones (TIMESTAMPTZ), no implicit casts of text.
+_FOLDABLE = (
+    exp.Literal,
+    exp.Boolean,
+    exp.Paren,
+    exp.Neg,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.IntDiv,
+    exp.Mod,
+    exp.Cast,
+    exp.TryCast,
+    exp.DataType,
+    exp.DataTypeParam,
+    exp.Interval,
+)
+#: Cast targets whose value does not depend on session settings (no time zones).
+_FOLD_TYPES = (
+    *exp.DataType.INTEGER_TYPES,
+    *exp.DataType.REAL_TYPES,
+    *exp.DataType.TEXT_TYPES,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.BOOLEAN,
+    *_TIMESTAMP_TYPES,
+)
+_FOLD_LOCK = threading.Lock()
+_FOLD_STATE: dict[str, Any] = {}
+
+
+def _foldable(node: exp.Expression) -> bool:
+    """Whether `node` is a constant expression worth folding (not a bare literal)."""
+    if isinstance(node, (exp.Literal, exp.Boolean)):
+        return False  # `_constant` reads these itself (or refuses them for a reason)
+    for sub in node.walk():
+        if isinstance(sub, exp.Var) and isinstance(sub.parent, exp.Interval):
+            continue  # the unit of ``INTERVAL 1 DAY``
+        if not isinstance(sub, _FOLDABLE):
+            return False
+        if (
+            isinstance(sub, exp.Literal)
+            and sub.is_string
+            and not isinstance(sub.parent, (exp.Cast, exp.TryCast, exp.Interval))
+        ):
+            return False  # ``'1' + 1``: DuckDB's implicit casts of text are left to DuckDB
+        if isinstance(sub, (exp.Cast, exp.TryCast)):
+            if not sub.to.is_type(*_FOLD_TYPES):
+                return False
+            if sub.to.is_type(exp.DataType.Type.DATE, *_TIMESTAMP_TYPES) and isinstance(
+                sub.this, exp.Literal
+            ):
+                _temporal(sub)  # only the plainest date/timestamp spellings (raises _Skip)
+    return True
+
+
+def _evaluate(node: exp.Expression) -> Any:
+    """The value DuckDB gives the constant expression `node` (_Skip on an error or NULL)."""
+    query = exp.select(node.copy()).sql("duckdb")
+    with _FOLD_LOCK:
+        if "con" not in _FOLD_STATE:
+            _FOLD_STATE["con"] = duckdb.connect(config={"threads": 1})
+        try:
+            row = _FOLD_STATE["con"].execute(query).fetchone()
+        except (duckdb.Error, ValueError, OverflowError):
+            raise _Skip from None  # the statement itself reports it (or DuckDB reads it so)
+    if row is None or row[0] is None:
+        raise _Skip
+    return row[0]
+
+
+def _folded(node: exp.Expression, t: DataType | None) -> Any:
+    """Constant expression `node` (``CAST('5' AS BIGINT)``, ``7 // 2``) as DuckDB evaluates it.
+
+    Used only when the value has the kind of column `t` (a number for a numeric column, text for a
+    string one, a date or timestamp for a temporal one), so DuckDB compares them as it compares a
+    literal; anything else is left to DuckDB's filter.
+
+    >>> from paimon_sql.types import DataType
+    >>> _folded(exp.maybe_parse("CAST('100000' AS BIGINT) + 1"), DataType(root="BIGINT"))
+    100001
+    >>> _folded(exp.maybe_parse("DATE '2024-01-31' + INTERVAL 1 DAY"), DataType(root="TIMESTAMP"))
+    datetime.datetime(2024, 2, 1, 0, 0)
+    """
+    if t is None or not _foldable(node):
+        raise _Skip
+    value = _evaluate(node)
+    if not _of_kind(value, t):
+        raise _Skip
+    return value
+
+
+def _of_kind(value: object, t: DataType) -> bool:
+    """Whether DuckDB compares `value` with a column of type `t` as it compares a literal."""
+    if isinstance(value, bool):
+        return t.root == "BOOLEAN"
+    if t.root in NUMERIC_ROOTS:
+        # exact values only where the column is exact (bucket hashes and statistics compare them)
+        kinds: tuple[type, ...] = (int,)
+        if t.root == "DECIMAL":
+            kinds = (int, decimal.Decimal)
+        elif t.root in FLOAT_ROOTS:
+            kinds = (int, decimal.Decimal, float)
+        return isinstance(value, kinds) and (
+            isinstance(value, int) or math.isfinite(value)  # type: ignore[arg-type]
+        )
+    if t.root in STRING_ROOTS:
+        return isinstance(value, str)
+    return t.root in ("DATE", "TIMESTAMP") and _plain_temporal(value)
+
+
+def _plain_temporal(value: object) -> bool:
+    """A date or naive timestamp, not DuckDB's ±infinity (which Python shows as min/max)."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            return False
+        value = value.date()
+    return isinstance(value, datetime.date) and datetime.date.min < value < datetime.date.max
+
+
 def _column(node: exp.Expression, names: set[str], qualifiers: set[str]) -> str:
     if not isinstance(node, exp.Column) or node.name not in names:
         raise _Skip
@@ -182,7 +308,12 @@ def _leaf(
         return _column(n, names, qualifiers)
 
     def value(n: exp.Expression, name: str) -> Any:
-        return _typed(_constant(n), types.get(name))
+        t = types.get(name)
+        try:
+            constant = _constant(n)
+        except _Skip:
+            constant = _folded(n, t)
+        return _typed(constant, t)
 
     for kind, op in _OPS.items():
         if isinstance(node, kind):
