@@ -119,9 +119,10 @@ def _typed(value: Any, t: DataType | None) -> Any:
     return value
 
 
-#: Arithmetic on exact numbers folded into a constant: DuckDB computes the same value for INTEGER
-#: and DECIMAL operands (or fails the statement on overflow, so a pruned file never matters).
-#: Division is not: DuckDB's ``/`` of integers is a DOUBLE.
+#: Arithmetic on integers folded into a constant: DuckDB computes the same value (or fails the
+#: statement on overflow, so a pruned file never matters). Division is not: DuckDB's ``/`` of
+#: integers is a DOUBLE. DECIMAL operands are left to `_folded` (DuckDB): Python's decimal context
+#: rounds to 28 digits where DuckDB's DECIMAL(38) is exact.
 _ARITHMETIC: dict[type[exp.Expression], Callable[[Any, Any], Any]] = {
     exp.Add: operator.add,
     exp.Sub: operator.sub,
@@ -141,8 +142,8 @@ def _constant(node: exp.Expression) -> Any:
     >>> import sqlglot
     >>> _constant(sqlglot.parse_one("(20000 + 80000) * 2 - -1"))
     200001
-    >>> _constant(sqlglot.parse_one("1.5 * 2"))
-    Decimal('3.0')
+    >>> _constant(sqlglot.parse_one("-1.5"))
+    Decimal('-1.5')
     """
     if isinstance(node, exp.Paren):
         return _constant(node.this)
@@ -152,7 +153,10 @@ def _constant(node: exp.Expression) -> Any:
         return -_exact(_constant(node.this))
     fold = _ARITHMETIC.get(type(node))
     if fold is not None:
-        return fold(_exact(_constant(node.this)), _exact(_constant(node.expression)))
+        left, right = _exact(_constant(node.this)), _exact(_constant(node.expression))
+        if isinstance(left, decimal.Decimal) or isinstance(right, decimal.Decimal):
+            raise _Skip
+        return fold(left, right)
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
@@ -267,11 +271,8 @@ def _of_kind(value: object, t: DataType) -> bool:
     if isinstance(value, bool):
         return t.root == "BOOLEAN"
     if t.root in NUMERIC_ROOTS:
-        # exact values only where the column is exact (bucket hashes and statistics compare them)
-        kinds: tuple[type, ...] = (int,)
-        if t.root == "DECIMAL":
-            kinds = (int, decimal.Decimal)
-        elif t.root in FLOAT_ROOTS:
+        kinds: tuple[type, ...] = (int, decimal.Decimal)  # as literals: ``n = 3.0`` is a DECIMAL
+        if t.root in FLOAT_ROOTS:
             kinds = (int, decimal.Decimal, float)
         return isinstance(value, kinds) and (
             isinstance(value, int) or math.isfinite(value)  # type: ignore[arg-type]

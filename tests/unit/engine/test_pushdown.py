@@ -106,6 +106,11 @@ def _predicate(where: str) -> object:
         ("d = CAST('infinity' AS DATE) - 1", None),
         ("ts = CAST(TIMESTAMPTZ '2024-01-02 10:00:00' AS TIMESTAMP)", None),
         ("n = CAST(random() AS BIGINT)", None),
+        # DECIMAL arithmetic as DuckDB computes it (exact to 38 digits; Python's context rounds)
+        (
+            "n = 1234567890123456.789 * 1234567890123.4567",
+            Compare(("n",), "=", decimal.Decimal("1524157875323883565142509777.7625363")),
+        ),
     ],
 )
 def test_temporal_constants(where: str, expected: object) -> None:
@@ -230,3 +235,15 @@ def test_keys_and_partitions_written_as_casts_prune_as_literals(tmp_path: Path) 
         (5, "v5"),
         (1501, "u"),
     ]
+
+
+def test_decimal_arithmetic_prunes_by_duckdb_s_exact_value(tmp_path: Path) -> None:
+    """A product with more than 28 digits: pruning by a rounded value dropped the file holding the
+    row DuckDB's exact DECIMAL matches."""
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.m (id INT, m DECIMAL(38, 7))")
+    product = "1234567890123456.789 * 1234567890123.4567"
+    session.sql(f"INSERT INTO db.m SELECT 1, {product}")
+    session.sql("INSERT INTO db.m SELECT 2, 1.5")
+    assert _rows_and_files(session, f"SELECT * FROM db.m WHERE m = {product}") == (1, 1)
