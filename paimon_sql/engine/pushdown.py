@@ -230,9 +230,9 @@ def _foldable(node: exp.Expression) -> bool:
     return True
 
 
-def _evaluate(node: exp.Expression) -> Any:
-    """The value DuckDB gives the constant expression `node` (_Skip on an error or NULL)."""
-    query = exp.select(node.copy()).sql("duckdb")
+def _evaluate(nodes: list[exp.Expression]) -> tuple[Any, ...]:
+    """What DuckDB gives the constant expressions `nodes`, in one query (_Skip: error, NULL)."""
+    query = exp.select(*[n.copy() for n in nodes]).sql("duckdb")
     with _FOLD_LOCK:
         if "con" not in _FOLD_STATE:
             _FOLD_STATE["con"] = duckdb.connect(config={"threads": 1})
@@ -240,30 +240,44 @@ def _evaluate(node: exp.Expression) -> Any:
             row = _FOLD_STATE["con"].execute(query).fetchone()
         except (duckdb.Error, ValueError, OverflowError):
             raise _Skip from None  # the statement itself reports it (or DuckDB reads it so)
-    if row is None or row[0] is None:
+    if row is None or any(v is None for v in row):
         raise _Skip
-    return row[0]
+    return tuple(row)
 
 
-def _folded(node: exp.Expression, t: DataType | None) -> Any:
-    """Constant expression `node` (``CAST('5' AS BIGINT)``, ``7 // 2``) as DuckDB evaluates it.
+def _folded(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
+    """Constant expressions (``CAST('5' AS BIGINT)``, ``7 // 2``) as DuckDB evaluates them.
 
-    Used only when the value has the kind of column `t` (a number for a numeric column, text for a
+    Used only when each value has the kind of column `t` (a number for a numeric column, text for a
     string one, a date or timestamp for a temporal one), so DuckDB compares them as it compares a
     literal; anything else is left to DuckDB's filter.
 
     >>> from paimon_sql.types import DataType
-    >>> _folded(exp.maybe_parse("CAST('100000' AS BIGINT) + 1"), DataType(root="BIGINT"))
-    100001
-    >>> _folded(exp.maybe_parse("DATE '2024-01-31' + INTERVAL 1 DAY"), DataType(root="TIMESTAMP"))
-    datetime.datetime(2024, 2, 1, 0, 0)
+    >>> _folded([exp.maybe_parse("CAST('100000' AS BIGINT) + 1")], DataType(root="BIGINT"))
+    (100001,)
+    >>> _folded([exp.maybe_parse("DATE '2024-01-31' + INTERVAL 1 DAY")], DataType(root="TIMESTAMP"))
+    (datetime.datetime(2024, 2, 1, 0, 0),)
     """
-    if t is None or not _foldable(node):
+    if t is None or not all(_foldable(n) for n in nodes):
         raise _Skip
-    value = _evaluate(node)
-    if not _of_kind(value, t):
+    values = _evaluate(nodes)
+    if not all(_of_kind(v, t) for v in values):
         raise _Skip
-    return value
+    return values
+
+
+def _values(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
+    """The constants `nodes` compared with a column of type `t` (those not literals: one query)."""
+    read: dict[int, Any] = {}
+    rest = []
+    for i, node in enumerate(nodes):
+        try:
+            read[i] = _constant(node)
+        except _Skip:
+            rest.append(i)
+    if rest:
+        read.update(zip(rest, _folded([nodes[i] for i in rest], t), strict=True))
+    return tuple(_typed(read[i], t) for i in range(len(nodes)))
 
 
 def _of_kind(value: object, t: DataType) -> bool:
@@ -309,12 +323,7 @@ def _leaf(
         return _column(n, names, qualifiers)
 
     def value(n: exp.Expression, name: str) -> Any:
-        t = types.get(name)
-        try:
-            constant = _constant(n)
-        except _Skip:
-            constant = _folded(n, t)
-        return _typed(constant, t)
+        return _values([n], types.get(name))[0]
 
     for kind, op in _OPS.items():
         if isinstance(node, kind):
@@ -325,7 +334,7 @@ def _leaf(
             return Compare((name,), op, value(right, name))
     if isinstance(node, exp.In) and not node.args.get("query"):
         name = column(node.this)
-        return InList((name,), tuple(value(v, name) for v in node.expressions))
+        return InList((name,), _values(node.expressions, types.get(name)))
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         return IsNull((column(node.this),))
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
@@ -334,7 +343,7 @@ def _leaf(
             return IsNull(inner.path, negated=True)
     if isinstance(node, exp.Between):
         name = column(node.this)
-        low, high = value(node.args["low"], name), value(node.args["high"], name)
+        low, high = _values([node.args["low"], node.args["high"]], types.get(name))
         return and_all([Compare((name,), ">=", low), Compare((name,), "<=", high)])  # type: ignore[return-value]
     raise _Skip
 
