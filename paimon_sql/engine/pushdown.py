@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 import operator
 import re
+import threading
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 from sqlglot import exp
 
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
+from paimon_sql.types import FLOAT_ROOTS, NUMERIC_ROOTS, STRING_ROOTS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -115,9 +119,10 @@ def _typed(value: Any, t: DataType | None) -> Any:
     return value
 
 
-#: Arithmetic on exact numbers folded into a constant: DuckDB computes the same value for INTEGER
-#: and DECIMAL operands (or fails the statement on overflow, so a pruned file never matters).
-#: Division is not: DuckDB's ``/`` of integers is a DOUBLE.
+#: Arithmetic on integers folded into a constant: DuckDB computes the same value (or fails the
+#: statement on overflow, so a pruned file never matters). Division is not: DuckDB's ``/`` of
+#: integers is a DOUBLE. DECIMAL operands are left to `_folded` (DuckDB): Python's decimal context
+#: rounds to 28 digits where DuckDB's DECIMAL(38) is exact.
 _ARITHMETIC: dict[type[exp.Expression], Callable[[Any, Any], Any]] = {
     exp.Add: operator.add,
     exp.Sub: operator.sub,
@@ -137,8 +142,8 @@ def _constant(node: exp.Expression) -> Any:
     >>> import sqlglot
     >>> _constant(sqlglot.parse_one("(20000 + 80000) * 2 - -1"))
     200001
-    >>> _constant(sqlglot.parse_one("1.5 * 2"))
-    Decimal('3.0')
+    >>> _constant(sqlglot.parse_one("-1.5"))
+    Decimal('-1.5')
     """
     if isinstance(node, exp.Paren):
         return _constant(node.this)
@@ -148,7 +153,10 @@ def _constant(node: exp.Expression) -> Any:
         return -_exact(_constant(node.this))
     fold = _ARITHMETIC.get(type(node))
     if fold is not None:
-        return fold(_exact(_constant(node.this)), _exact(_constant(node.expression)))
+        left, right = _exact(_constant(node.this)), _exact(_constant(node.expression))
+        if isinstance(left, decimal.Decimal) or isinstance(right, decimal.Decimal):
+            raise _Skip
+        return fold(left, right)
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
@@ -162,6 +170,139 @@ def _constant(node: exp.Expression) -> Any:
     if isinstance(node, exp.Cast):
         return _temporal(node)
     raise _Skip
+
+
+#: Nodes of a constant expression DuckDB may evaluate once for planning: arithmetic and casts of
+#: literals (no columns, parameters, functions, subqueries or anything that varies per call), on a
+#: private connection, so nothing whose value a session setting changes: not ``/`` (SET
+#: integer_division), no time zones (TIMESTAMPTZ), no implicit casts of text.
+_FOLDABLE = (
+    exp.Literal,
+    exp.Boolean,
+    exp.Paren,
+    exp.Neg,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.IntDiv,
+    exp.Mod,
+    exp.Cast,
+    exp.TryCast,
+    exp.DataType,
+    exp.DataTypeParam,
+    exp.Interval,
+)
+#: Cast targets whose value does not depend on session settings (no time zones).
+_FOLD_TYPES = (
+    *exp.DataType.INTEGER_TYPES,
+    *exp.DataType.REAL_TYPES,
+    *exp.DataType.TEXT_TYPES,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.BOOLEAN,
+    *_TIMESTAMP_TYPES,
+)
+_FOLD_LOCK = threading.Lock()
+_FOLD_STATE: dict[str, Any] = {}
+
+
+def _foldable(node: exp.Expression) -> bool:
+    """Whether `node` is a constant expression worth folding (not a bare literal)."""
+    if isinstance(node, (exp.Literal, exp.Boolean)):
+        return False  # `_constant` reads these itself (or refuses them for a reason)
+    for sub in node.walk():
+        if isinstance(sub, exp.Var) and isinstance(sub.parent, exp.Interval):
+            continue  # the unit of ``INTERVAL 1 DAY``
+        if not isinstance(sub, _FOLDABLE):
+            return False
+        if (
+            isinstance(sub, exp.Literal)
+            and sub.is_string
+            and not isinstance(sub.parent, (exp.Cast, exp.TryCast, exp.Interval))
+        ):
+            return False  # ``'1' + 1``: DuckDB's implicit casts of text are left to DuckDB
+        if isinstance(sub, (exp.Cast, exp.TryCast)):
+            if not sub.to.is_type(*_FOLD_TYPES):
+                return False
+            if sub.to.is_type(exp.DataType.Type.DATE, *_TIMESTAMP_TYPES) and isinstance(
+                sub.this, exp.Literal
+            ):
+                _temporal(sub)  # only the plainest date/timestamp spellings (raises _Skip)
+    return True
+
+
+def _evaluate(nodes: list[exp.Expression]) -> tuple[Any, ...]:
+    """What DuckDB gives the constant expressions `nodes`, in one query (_Skip: error, NULL)."""
+    query = exp.select(*[n.copy() for n in nodes]).sql("duckdb")
+    with _FOLD_LOCK:
+        if "con" not in _FOLD_STATE:
+            _FOLD_STATE["con"] = duckdb.connect(config={"threads": 1})
+        try:
+            row = _FOLD_STATE["con"].execute(query).fetchone()
+        except (duckdb.Error, ValueError, OverflowError):
+            raise _Skip from None  # the statement itself reports it (or DuckDB reads it so)
+    if row is None or any(v is None for v in row):
+        raise _Skip
+    return tuple(row)
+
+
+def _folded(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
+    """Constant expressions (``CAST('5' AS BIGINT)``, ``7 // 2``) as DuckDB evaluates them.
+
+    Used only when each value has the kind of column `t` (a number for a numeric column, text for a
+    string one, a date or timestamp for a temporal one), so DuckDB compares them as it compares a
+    literal; anything else is left to DuckDB's filter.
+
+    >>> from paimon_sql.types import DataType
+    >>> _folded([exp.maybe_parse("CAST('100000' AS BIGINT) + 1")], DataType(root="BIGINT"))
+    (100001,)
+    >>> _folded([exp.maybe_parse("DATE '2024-01-31' + INTERVAL 1 DAY")], DataType(root="TIMESTAMP"))
+    (datetime.datetime(2024, 2, 1, 0, 0),)
+    """
+    if t is None or not all(_foldable(n) for n in nodes):
+        raise _Skip
+    values = _evaluate(nodes)
+    if not all(_of_kind(v, t) for v in values):
+        raise _Skip
+    return values
+
+
+def _values(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
+    """The constants `nodes` compared with a column of type `t` (those not literals: one query)."""
+    read: dict[int, Any] = {}
+    rest = []
+    for i, node in enumerate(nodes):
+        try:
+            read[i] = _constant(node)
+        except _Skip:
+            rest.append(i)
+    if rest:
+        read.update(zip(rest, _folded([nodes[i] for i in rest], t), strict=True))
+    return tuple(_typed(read[i], t) for i in range(len(nodes)))
+
+
+def _of_kind(value: object, t: DataType) -> bool:
+    """Whether DuckDB compares `value` with a column of type `t` as it compares a literal."""
+    if isinstance(value, bool):
+        return t.root == "BOOLEAN"
+    if t.root in NUMERIC_ROOTS:
+        kinds: tuple[type, ...] = (int, decimal.Decimal)  # as literals: ``n = 3.0`` is a DECIMAL
+        if t.root in FLOAT_ROOTS:
+            kinds = (int, decimal.Decimal, float)
+        return isinstance(value, kinds) and (
+            isinstance(value, int) or math.isfinite(value)  # type: ignore[arg-type]
+        )
+    if t.root in STRING_ROOTS:
+        return isinstance(value, str)
+    return t.root in ("DATE", "TIMESTAMP") and _plain_temporal(value)
+
+
+def _plain_temporal(value: object) -> bool:
+    """A date or naive timestamp, not DuckDB's ±infinity (which Python shows as min/max)."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            return False
+        value = value.date()
+    return isinstance(value, datetime.date) and datetime.date.min < value < datetime.date.max
 
 
 def _column(node: exp.Expression, names: set[str], qualifiers: set[str]) -> str:
@@ -182,7 +323,7 @@ def _leaf(
         return _column(n, names, qualifiers)
 
     def value(n: exp.Expression, name: str) -> Any:
-        return _typed(_constant(n), types.get(name))
+        return _values([n], types.get(name))[0]
 
     for kind, op in _OPS.items():
         if isinstance(node, kind):
@@ -193,7 +334,7 @@ def _leaf(
             return Compare((name,), op, value(right, name))
     if isinstance(node, exp.In) and not node.args.get("query"):
         name = column(node.this)
-        return InList((name,), tuple(value(v, name) for v in node.expressions))
+        return InList((name,), _values(node.expressions, types.get(name)))
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         return IsNull((column(node.this),))
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
@@ -202,7 +343,7 @@ def _leaf(
             return IsNull(inner.path, negated=True)
     if isinstance(node, exp.Between):
         name = column(node.this)
-        low, high = value(node.args["low"], name), value(node.args["high"], name)
+        low, high = _values([node.args["low"], node.args["high"]], types.get(name))
         return and_all([Compare((name,), ">=", low), Compare((name,), "<=", high)])  # type: ignore[return-value]
     raise _Skip
 
