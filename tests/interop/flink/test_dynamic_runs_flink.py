@@ -6,9 +6,11 @@ paimon-sql cuts a large write into runs of at most ``write-buffer-size`` / 24 ro
 buckets knowing every key of the earlier runs, as Java's assigner (one task: parallelism 1) sees
 keys one by one. Java's buffer decides when files are written, not which bucket a key gets, so
 after each statement the index of every partition (which hashes, in which bucket) must be
-Flink's: a load of distinct keys in several runs, then a statement naming keys of every run
-twice (once in each of its own two runs) beside new keys. Both read each other's table the same,
-and Flink's upsert into paimon-sql's table leaves every key in one bucket.
+Flink's: a load of distinct keys in several runs, then a statement naming every key twice, in
+two of its runs: old keys (in the HASH files) and new ones (first met in an earlier run of the same
+statement, so only the runs' memory, `_remember`, knows their bucket). Its later version of a key
+(``v`` = the row's arrival number) is the one both engines read back, from either table. Flink's
+upsert into paimon-sql's table leaves every key in one bucket.
 
 Flink takes the rows from a ``datagen`` sequence (in order: one task), paimon-sql from
 ``range()``: the same arrival order.
@@ -38,11 +40,13 @@ DDL = (
     "'write-buffer-size' = '192 kb')"
 )
 LOAD = 30_000  # keys 0..29,999: four runs
-KEYS = 40_000  # the second statement: keys 0..39,999, then 0..9,999 again (new: 30,000..39,999)
-AGAIN = 50_000
+#: the second statement, seven runs: keys 20,000..44,999 twice (rows i and i + 25,000); the new
+#: keys 30,000..44,999 first come in runs 1-3 and again in runs 3-6
+AGAIN, SPAN, FIRST = 50_000, 25_000, 20_000
+KEYS = FIRST + SPAN  # keys 0..44,999 in the end
 
 
-def _flink_insert(source: int, key: str, v: int) -> tuple[str, str]:
+def _flink_insert(source: int, key: str, v: str) -> tuple[str, str]:
     """Flink's statements: rows 0..`source`-1 of a sequence, the key `key` of ``i``."""
     gen = (
         f"CREATE TEMPORARY TABLE IF NOT EXISTS gen{source} (i INT) WITH ('connector' = 'datagen', "
@@ -52,13 +56,13 @@ def _flink_insert(source: int, key: str, v: int) -> tuple[str, str]:
     return gen, f"INSERT INTO t SELECT MOD({key}, 3), {key}, {v} FROM gen{source}"
 
 
-def _ours_insert(source: int, key: str, v: int) -> str:
+def _ours_insert(source: int, key: str, v: str) -> str:
     """The same rows in paimon-sql (``MOD`` is DuckDB's too)."""
     return f"INSERT INTO db.t SELECT MOD({key}, 3), {key}, {v} FROM range({source}) r(i)"
 
 
-#: (rows, the key of row i, v)
-STEPS = [(LOAD, "i", 0), (AGAIN, f"MOD(i, {KEYS})", 1)]
+#: (rows, the key of row i, v of row i)
+STEPS = [(LOAD, "i", "0"), (AGAIN, f"{FIRST} + MOD(i, {SPAN})", "i")]
 
 
 def test_a_load_in_runs_leaves_javas_hash_index(
@@ -89,15 +93,19 @@ def test_a_load_in_runs_leaves_javas_hash_index(
         assert len(runs) == -(-source // 8_192), runs  # written in runs, not at once
         assert hash_index(ours) == hash_index(java), f"after the {source}-row statement"
     index = hash_index(java)
-    assert sum(len(h) for h in index.values()) == KEYS
-    assert max(b for _, b in index) >= 13  # 13,334 keys a partition: 14 buckets
-    theirs_of_ours = flink.read(ours, "t")[1]
-    assert len(theirs_of_ours) == KEYS
-    assert_same_rows(our_rows(java), flink.read(java, "t")[1], context="paimon-sql reads Flink's")
-    assert_same_rows(our_rows(ours), theirs_of_ours, context="Flink reads paimon-sql's")
+    assert sum(len(h) for h in index.values()) == KEYS  # every key once
+    assert max(b for _, b in index) == 14  # 15,000 keys a partition: 15 buckets
+    theirs = flink.read(java, "t")[1]
+    # every key once, the second statement's later version of it (arrival i + 25,000)
+    expected = dict.fromkeys(range(FIRST), 0) | {FIRST + i: SPAN + i for i in range(SPAN)}
+    assert {r["id"]: r["v"] for r in theirs} == expected
+    assert len(theirs) == KEYS
+    assert_same_rows(our_rows(java), theirs, context="paimon-sql reads Flink's")
+    assert_same_rows(flink.read(ours, "t")[1], theirs, context="Flink reads paimon-sql's")
+    assert_same_rows(our_rows(ours), theirs, context="paimon-sql reads its own")
 
     # Flink upserts keys of every run into paimon-sql's table: each lands in the bucket we gave it
-    flink.run(ours, *_flink_insert(KEYS, "i", 2))
+    flink.run(ours, *_flink_insert(KEYS, "i", "2"))
     theirs = flink.read(ours, "t")[1]
     assert len(theirs) == KEYS
     assert {r["v"] for r in theirs} == {2}
