@@ -184,11 +184,20 @@ class Scope:
     elsewhere: Predicate | None
 
 
-#: Keys of a statement above which the bootstrap reads every key (`scope_of`): a longer IN list
-#: costs DuckDB more to bind and test than the row groups it skips.
+#: Keys of a statement above which the bootstrap reads every key (`scoped_keys`): a longer IN
+#: list costs DuckDB more to bind and test than the row groups it skips.
 SCOPED_KEYS = 1_000
 #: The same for keys of several columns (an OR of ANDs).
 SCOPED_COMPOSITE_KEYS = 64
+
+
+def scoped_keys(pk: Sequence[str]) -> int:
+    """The most keys `key_filter` selects for a primary key of these columns.
+
+    >>> scoped_keys(["id"]), scoped_keys(["a", "b"])
+    (1000, 64)
+    """
+    return SCOPED_KEYS if len(pk) == 1 else SCOPED_COMPOSITE_KEYS
 
 
 def key_filter(pk: Sequence[str], keys: Sequence[tuple[Any, ...]]) -> Predicate | None:
@@ -199,12 +208,10 @@ def key_filter(pk: Sequence[str], keys: Sequence[tuple[Any, ...]]) -> Predicate 
     >>> key_filter(["a", "b"], [(1, "x")]).children[0].children[1]
     Compare(path=('b',), op='=', value='x')
     """
-    if len(pk) == 1:
-        if len(keys) > SCOPED_KEYS:
-            return None
-        return InList((pk[0],), tuple(k[0] for k in keys))
-    if len(keys) > SCOPED_COMPOSITE_KEYS:
+    if len(keys) > scoped_keys(pk):
         return None
+    if len(pk) == 1:
+        return InList((pk[0],), tuple(k[0] for k in keys))
     return Or(
         tuple(
             And(tuple(Compare((c,), "=", v) for c, v in zip(pk, key, strict=True))) for key in keys
@@ -246,9 +253,10 @@ def bootstrap(
         plan = None
         if latest is not None:
             plan = plan_scan(table, latest, mode=ReadMode.MERGE, include_level0=True)
-            plan = dataclasses.replace(plan, splits=_live_splits(schema, plan.splits))
-            if scope is not None:
-                plan = _scoped(table, latest, plan, scope)
+            ttl = _index_ttl(schema)
+            plan = dataclasses.replace(plan, splits=_live_splits(plan.splits, ttl))
+            if scope is not None and scope.elsewhere is not None and ttl is None:
+                plan = _scoped(table, latest, plan, scope.elsewhere, scope.partitions)
         key_schema = _key_schema(schema, plan.splits if plan is not None else ())
         con.register(batch_name, key_schema.empty_table())
         create = create_temp_table(name, select_all(table_node(batch_name)))
@@ -278,27 +286,28 @@ def bootstrap(
         raise
 
 
-def _scoped(table: Table, latest: Snapshot, plan: ScanPlan, scope: Scope) -> ScanPlan:
-    """`plan` without the files outside `scope`'s partitions whose key range holds none of its keys.
+def _scoped(
+    table: Table, latest: Snapshot, plan: ScanPlan, keys: Predicate, whole: frozenset[bytes]
+) -> ScanPlan:
+    """`plan` without the files outside the partitions `whole` whose key range holds none of `keys`.
 
     The planner prunes them by their key statistics, as for any read filtered by key (a file
-    without the keys adds nothing to their merge). Not with an index TTL: whether a bucket counts
-    depends on all its files (`_within_ttl`).
+    without the keys adds nothing to their merge). Not with an index TTL (the caller's check):
+    whether a bucket counts depends on all its files (`_within_ttl`).
     """
-    ttl = CoreOptions(table.latest_schema.options).optional_duration_ms(
-        "cross-partition-upsert.index-ttl"
-    )
-    if scope.elsewhere is None or ttl is not None:
-        return plan
-    pruned = plan_scan(table, latest, scope.elsewhere, mode=ReadMode.MERGE, include_level0=True)
-    inside = [s for s in plan.splits if s.partition_bytes in scope.partitions]
-    outside = [s for s in pruned.splits if s.partition_bytes not in scope.partitions]
+    pruned = plan_scan(table, latest, keys, mode=ReadMode.MERGE, include_level0=True)
+    inside = [s for s in plan.splits if s.partition_bytes in whole]
+    outside = [s for s in pruned.splits if s.partition_bytes not in whole]
     return dataclasses.replace(plan, splits=(*inside, *outside))
 
 
-def _live_splits(schema: TableSchema, splits: Sequence[Split]) -> tuple[Split, ...]:
-    """The splits whose keys the index holds: all, or those within the index TTL."""
-    ttl = CoreOptions(schema.options).optional_duration_ms("cross-partition-upsert.index-ttl")
+def _index_ttl(schema: TableSchema) -> float | None:
+    """``cross-partition-upsert.index-ttl`` in milliseconds (None: unset)."""
+    return CoreOptions(schema.options).optional_duration_ms("cross-partition-upsert.index-ttl")
+
+
+def _live_splits(splits: Sequence[Split], ttl: float | None) -> tuple[Split, ...]:
+    """The splits whose keys the index holds: all, or those within the index TTL (ms)."""
     if ttl is None:
         return tuple(splits)
     now = int(time.time() * 1000)

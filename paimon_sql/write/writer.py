@@ -552,9 +552,11 @@ class TableWriter:
             for row in self._heavy(lambda: db.sql(parts.sql("duckdb")).fetchall())
         )
         pk = list(self.schema.primary_keys)
-        top = global_index.SCOPED_KEYS if len(pk) == 1 else global_index.SCOPED_COMPOSITE_KEYS
         keys_query = (
-            exp.select(*[_q(k) for k in pk]).from_(table_node(staged)).distinct().limit(top + 1)
+            exp.select(*[_q(k) for k in pk])
+            .from_(table_node(staged))
+            .distinct()
+            .limit(global_index.scoped_keys(pk) + 1)
         )
         keys = [tuple(row) for row in db.sql(keys_query.sql("duckdb")).fetchall()]
         return global_index.Scope(partitions, global_index.key_filter(pk, keys))
