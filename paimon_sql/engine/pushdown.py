@@ -27,7 +27,7 @@ import duckdb
 from sqlglot import exp
 
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
-from paimon_sql.types import FLOAT_ROOTS, NUMERIC_ROOTS, STRING_ROOTS
+from paimon_sql.types import FLOAT_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, duckdb_type_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -267,7 +267,23 @@ def _folded(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
 
 
 def _values(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
-    """The constants `nodes` compared with a column of type `t` (those not literals: one query)."""
+    """The constants `nodes` compared with a column of type `t` (those not literals: one query).
+
+    A value of another kind than the column is not used (`_Skip`), except a string literal
+    compared with a number column, which DuckDB casts to the column's type (``k = ' 6 '`` is
+    ``k = 6``, ``k = '5.5'`` on an INT column is ``k = 6``): it is cast by DuckDB here too. The
+    other way round DuckDB casts the column (``s = 2`` on a VARCHAR column matches ``'02'``), so
+    no value of `s`'s statistics or bucket hash can tell which files hold a match.
+
+    >>> from paimon_sql.types import DataType
+    >>> k = exp.maybe_parse("' 6 '")
+    >>> _values([k, exp.maybe_parse("'5.5'")], DataType(root="INT"))
+    (6, 6)
+    >>> _values([exp.maybe_parse("2")], DataType(root="VARCHAR"))
+    Traceback (most recent call last):
+    ...
+    paimon_sql.engine.pushdown._Skip
+    """
     read: dict[int, Any] = {}
     rest = []
     for i, node in enumerate(nodes):
@@ -277,7 +293,22 @@ def _values(nodes: list[exp.Expression], t: DataType | None) -> tuple[Any, ...]:
             rest.append(i)
     if rest:
         read.update(zip(rest, _folded([nodes[i] for i in rest], t), strict=True))
-    return tuple(_typed(read[i], t) for i in range(len(nodes)))
+    values = [_typed(read[i], t) for i in range(len(nodes))]
+    if t is None:
+        return tuple(values)
+    cast = [
+        i
+        for i, v in enumerate(values)
+        if isinstance(v, str) and t.root in NUMERIC_ROOTS and isinstance(nodes[i], exp.Literal)
+    ]
+    if cast:
+        to = duckdb_type_node(t)
+        folded = _evaluate([exp.Cast(this=nodes[i].copy(), to=to.copy()) for i in cast])
+        for i, v in zip(cast, folded, strict=True):
+            values[i] = v
+    if not all(_of_kind(v, t) for v in values):
+        raise _Skip
+    return tuple(values)
 
 
 def _of_kind(value: object, t: DataType) -> bool:

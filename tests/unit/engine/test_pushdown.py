@@ -106,6 +106,18 @@ def _predicate(where: str) -> object:
         ("d = CAST('infinity' AS DATE) - 1", None),
         ("ts = CAST(TIMESTAMPTZ '2024-01-02 10:00:00' AS TIMESTAMP)", None),
         ("n = CAST(random() AS BIGINT)", None),
+        # a string literal compared with a number column is cast to the column's type by DuckDB
+        # (so here too); a number compared with a string column casts the column (``s = 2``
+        # matches '02'), which no statistic or bucket hash of `s` can prune for
+        ("n = ' 6 '", Compare(("n",), "=", 6)),
+        ("n = '5.5'", Compare(("n",), "=", 6)),
+        ("n IN ('5', 7)", InList(("n",), (5, 7))),
+        ("n = 'x'", None),
+        ("s = 2", None),
+        ("s = 1 + 1", None),
+        ("s IN ('2', 7)", None),
+        ("s > 2.5", None),
+        ("s = true", None),
         # DECIMAL arithmetic as DuckDB computes it (exact to 38 digits; Python's context rounds)
         (
             "n = 1234567890123456.789 * 1234567890123.4567",
@@ -247,3 +259,51 @@ def test_decimal_arithmetic_prunes_by_duckdb_s_exact_value(tmp_path: Path) -> No
     session.sql(f"INSERT INTO db.m SELECT 1, {product}")
     session.sql("INSERT INTO db.m SELECT 2, 1.5")
     assert _rows_and_files(session, f"SELECT * FROM db.m WHERE m = {product}") == (1, 1)
+
+
+def test_constants_of_another_kind_than_the_column_answer_as_duckdb(tmp_path: Path) -> None:
+    """``s = 2`` on a STRING key casts the key (DuckDB matches '02' and ' 2'); ``k = '15.5'`` on an
+    INT key casts the text (``k = 16``). Each query gives DuckDB's own answer over the same rows,
+    for a bucketed primary-key table, a string-partitioned append table, SELECT and DELETE (the
+    bucket hash of the number 2 once pruned every file holding '02')."""
+    rows = [("02", "20240101", 1), ("2", "20240101", 2), (" 2", "2", 3), ("10", "02", 4)]
+    rows += [(str(i), str(20240100 + i % 5), i) for i in range(11, 60)]
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.pk (s STRING NOT NULL, dt STRING, k INT, PRIMARY KEY (s) NOT ENFORCED) "
+        "WITH ('bucket' = '4')"
+    )
+    session.sql("CREATE TABLE db.ap (s STRING, dt STRING, k INT) PARTITIONED BY (dt)")
+    session.sql("CREATE TABLE expected (s VARCHAR, dt VARCHAR, k INT)")
+    for chunk in (rows[:4], rows[4:30], rows[30:]):
+        values = ", ".join(f"('{s}', '{dt}', {k})" for s, dt, k in chunk)
+        for table in ("db.pk", "db.ap", "expected"):
+            session.sql(f"INSERT INTO {table} VALUES {values}")
+    wheres = [
+        "s = 2",
+        "s = 1 + 1",
+        "s IN (2, 10)",
+        "s = 10",
+        "dt = 20240101",
+        "dt = 2",
+        "dt IN (2, 20240103)",
+        "k = '15.5'",
+        "k IN ('13', 19)",
+        "k = ' 3 '",
+        "k = '12.6'",
+    ]
+    for table in ("db.ap", "db.pk"):
+        for where in wheres:
+            query = "SELECT s, dt, k FROM {} WHERE " + where + " ORDER BY k"
+            got = session.sql(query.format(table)).fetchall()
+            assert got == session.sql(query.format("expected")).fetchall(), (table, where)
+            assert got, where
+    session.sql("DELETE FROM db.pk WHERE s = 1 + 1")
+    session.sql("DELETE FROM expected WHERE s = 1 + 1")
+    everything = "SELECT s, k FROM {} ORDER BY k"
+    assert (
+        session.sql(everything.format("db.pk")).fetchall()
+        == session.sql(everything.format("expected")).fetchall()
+    )
+    assert session.sql("SELECT count(*) FROM db.pk WHERE k <= 3").fetchall() == [(0,)]
