@@ -371,18 +371,23 @@ def key_values(table: Table, key: Any) -> dict[str, Any]:
 
 
 def _checked(table: Table, values: dict[str, Any]) -> dict[str, Any]:
-    """`values`, each one a value of its key column's type (else an `ArgumentError` naming it)."""
+    """`values` cast to their key columns' types (else an `ArgumentError` naming the column).
+
+    Cast, not only checked: the key ``2`` of a STRING key is the string ``'2'``, whose bucket
+    hash and statistics find its files (the number's hash finds another bucket).
+    """
     schema = table.latest_schema
+    cast: dict[str, Any] = {}
     for name, value in values.items():
         field = schema.field(name)
         try:
-            pa.array([value]).cast(arrow_type(field.type))
+            cast[name] = pa.array([value]).cast(arrow_type(field.type))[0].as_py()
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as err:
             raise ArgumentError(
                 f"paimon_explain_key: {value!r} is not a value of key column {name!r} "
                 f"({type_sql(field.type)}) of {table.name}"
             ) from err
-    return values
+    return cast
 
 
 def _struct_hint(keys: list[str]) -> str:

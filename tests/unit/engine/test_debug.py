@@ -272,3 +272,23 @@ def test_bad_arguments_raise_paimon_errors_through_sql(tmp_path):
     assert sorted(p.name for p in (tmp_path / "wh" / "db.db" / "pk_dedup").iterdir()) == sorted(
         p.name for p in (JAVA09 / "db.db" / "pk_dedup").iterdir()
     )  # nothing written
+
+
+def test_explain_key_casts_the_key_to_the_key_column_s_type(tmp_path):
+    """The key ``7`` of a STRING key is '7' and ``'7'`` of an INT key is 7, as the cast of the
+    argument allows: each finds the row the read returns (a number's bucket hash once sent the
+    STRING key's search to another bucket: "no row")."""
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.s (k STRING, v INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '4')"
+    )
+    session.sql(
+        "CREATE TABLE db.i (k INT, v INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '4')"
+    )
+    session.sql("INSERT INTO db.s SELECT CAST(i AS VARCHAR), i FROM range(40) r(i)")
+    session.sql("INSERT INTO db.i SELECT i, i FROM range(40) r(i)")
+    for i in range(40):
+        for name, given, key in (("db.s", i, str(i)), ("db.i", str(i), i)):
+            result = explain_key(session.table(name), given).to_pylist()[0]
+            assert result["row"] == {"k": key, "v": i}, (name, given)
