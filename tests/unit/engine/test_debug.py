@@ -289,6 +289,6 @@ def test_explain_key_casts_the_key_to_the_key_column_s_type(tmp_path):
     session.sql("INSERT INTO db.s SELECT CAST(i AS VARCHAR), i FROM range(40) r(i)")
     session.sql("INSERT INTO db.i SELECT i, i FROM range(40) r(i)")
     for i in range(40):
-        for name, given, key in (("db.s", i, str(i)), ("db.i", str(i), i)):
-            result = explain_key(session.table(name), given).to_pylist()[0]
-            assert result["row"] == {"k": key, "v": i}, (name, given)
+        for name, argument, key in (("db.s", i, str(i)), ("db.i", str(i), i)):
+            result = explain_key(session.table(name), argument).to_pylist()[0]
+            assert result["row"] == {"k": key, "v": i}, (name, argument)
