@@ -96,6 +96,126 @@ class AssignedOn:
         return cls(snapshot.id, snapshot.delta_manifest_list, hash_files)
 
 
+@dataclass(frozen=True, slots=True)
+class ReadAt:
+    """The snapshot a statement read the rows it writes from (UPDATE, DELETE, MERGE, ON CONFLICT).
+
+    `snapshot_id` (None: the table had none) and that snapshot's delta manifest list, whose unique
+    name tells it from a snapshot of the same id made again after a rollback. The commit refuses
+    the write when a snapshot since wrote keys it wrote (`overwritten_by`): its rows were computed
+    from values that are no longer the table's, and landing them would undo that commit's change
+    (a lost update). First committer wins, as in snapshot isolation; Apache Paimon has no such
+    check.
+    """
+
+    snapshot_id: int | None
+    delta_list: str | None = None
+
+    @classmethod
+    def of(cls, snapshot: Snapshot | None) -> ReadAt:
+        """The statement read `snapshot` (None: an empty table)."""
+        if snapshot is None:
+            return cls(None, None)
+        return cls(snapshot.id, snapshot.delta_manifest_list)
+
+
+def overwritten_by(
+    entries: Iterable[ManifestEntry],
+    messages: Iterable[CommitMessage],
+    key_compare: Callable[[bytes, bytes], int],
+    *,
+    replaces: bool,
+) -> ManifestEntry | None:
+    """A file another commit added or removed (`entries`) that may hold a key this write writes.
+
+    Files of one (partition, bucket) whose ``[min key, max key]`` ranges overlap may share a key (a
+    key lives in one bucket of a partition). `replaces`: that commit was an overwrite, which changes
+    every key of the partitions it touches.
+
+    >>> from paimon_sql.format.binary_row import encode_row
+    >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
+    >>> from paimon_sql.types import parse_type
+    >>> t = [parse_type("INT NOT NULL")]
+    >>> def f(lo, hi):
+    ...     return DataFileMeta(file_name="f", file_size=1, row_count=1,
+    ...                         min_key=encode_row([lo], t), max_key=encode_row([hi], t),
+    ...                         key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+    ...                         min_sequence_number=0, max_sequence_number=0, schema_id=0, level=0)
+    >>> ours = [CommitMessage(partition=b"", bucket=0, total_buckets=2, new_files=(f(5, 9),))]
+    >>> def theirs(lo, hi, bucket=0):
+    ...     return ManifestEntry(kind=FileKind.ADD, partition=b"", bucket=bucket, total_buckets=2,
+    ...                          file=f(lo, hi))
+    >>> cmp = key_comparator(t)
+    >>> overwritten_by([theirs(1, 4), theirs(5, 5, bucket=1)], ours, cmp, replaces=False) is None
+    True
+    >>> overwritten_by([theirs(9, 12)], ours, cmp, replaces=False).file.min_key == f(9, 9).min_key
+    True
+    """
+    ranges: dict[tuple[bytes, int], list[tuple[bytes, bytes]]] = defaultdict(list)
+    for m in messages:
+        for nf in m.new_files:
+            ranges[m.partition, m.bucket].append((nf.min_key, nf.max_key))
+    partitions = {partition for partition, _ in ranges}
+    for e in entries:
+        if replaces:
+            if e.partition in partitions:
+                return e
+            continue
+        for low, high in ranges.get((e.partition, e.bucket), ()):
+            if key_compare(e.file.min_key, high) <= 0 and key_compare(low, e.file.max_key) <= 0:
+                return e
+    return None
+
+
+def outranked_by(
+    live: Iterable[ManifestEntry],
+    messages: Iterable[CommitMessage],
+    key_compare: Callable[[bytes, bytes], int],
+) -> ManifestEntry | None:
+    """A live file that may hold a key this write writes, with sequence numbers as high as its own.
+
+    A writer numbers its rows from one past the highest sequence number of its buckets' live files
+    when it starts; a live file of such a bucket that reaches that number was committed by another
+    writer since. Where both hold a key, a read keeps the higher sequence number (a tie is broken
+    arbitrarily, in Java as here): the earlier commit's row could win over this later one, so the
+    statement would report success and have no effect, or keep one writer's rows for some keys and
+    the other's for the rest.
+
+    >>> from paimon_sql.format.binary_row import encode_row
+    >>> from paimon_sql.format.manifest import DataFileMeta, EMPTY_STATS
+    >>> from paimon_sql.types import parse_type
+    >>> t = [parse_type("INT NOT NULL")]
+    >>> def f(lo, hi, seq):
+    ...     return DataFileMeta(file_name=f"f{seq}", file_size=1, row_count=1,
+    ...                         min_key=encode_row([lo], t), max_key=encode_row([hi], t),
+    ...                         key_stats=EMPTY_STATS, value_stats=EMPTY_STATS,
+    ...                         min_sequence_number=seq, max_sequence_number=seq, schema_id=0,
+    ...                         level=0)
+    >>> ours = [CommitMessage(partition=b"", bucket=0, total_buckets=2, new_files=(f(1, 9, 7),))]
+    >>> def live(lo, hi, seq):
+    ...     return ManifestEntry(kind=FileKind.ADD, partition=b"", bucket=0, total_buckets=2,
+    ...                          file=f(lo, hi, seq))
+    >>> cmp = key_comparator(t)
+    >>> outranked_by([live(1, 9, 6), live(10, 12, 7)], ours, cmp) is None  # older, other keys
+    True
+    >>> outranked_by([live(5, 5, 7)], ours, cmp).file.file_name
+    'f7'
+    """
+    ranges: dict[tuple[bytes, int], list[tuple[bytes, bytes, int]]] = defaultdict(list)
+    for m in messages:
+        for nf in m.new_files:
+            ranges[m.partition, m.bucket].append((nf.min_key, nf.max_key, nf.min_sequence_number))
+    for e in live:
+        for low, high, first in ranges.get((e.partition, e.bucket), ()):
+            if (
+                e.file.max_sequence_number >= first
+                and key_compare(e.file.min_key, high) <= 0
+                and key_compare(low, e.file.max_key) <= 0
+            ):
+                return e
+    return None
+
+
 def hash_files_by_partition(entries: Iterable[IndexManifestEntry]) -> dict[bytes, frozenset[str]]:
     """Partition -> the names of its HASH index files in an index manifest.
 

@@ -17,6 +17,12 @@ left below a gap. A snapshot id above L that exists at the check never goes away
 at least the latest), and every paimon-sql committer creates its snapshot under the same lock, so
 the check and the create cannot be interleaved.
 
+Beyond Java's checks, each attempt refuses what would silently undo another writer's commit
+(`CommitConflictError`, "run the statement again"): new keys given buckets from a key index that
+changed since (`_check_assigned`), rows computed from a snapshot when a commit since wrote one of
+their keys (`_check_read`: UPDATE, DELETE, MERGE, ON CONFLICT), and rows that rows committed
+meanwhile would outrank by sequence number (`_check_sequences`).
+
 A retried commit first looks for a snapshot of its own (commit user + commit identifier, Java's
 ``filterCommitted``) so it never lands twice. A statement that fails leaves no snapshot and deletes
 every metadata file it wrote; the data files are the writer's to delete (`abort`). Nothing after
@@ -49,7 +55,9 @@ from paimon_sql.commit.plan import (
     may_hold,
     merge_entries,
     next_index_manifest,
+    outranked_by,
     overwrite_entries,
+    overwritten_by,
     record_counts,
     stale_partitions,
     without_removed_vectors,
@@ -73,14 +81,16 @@ from paimon_sql.format.manifest import (
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.snapshot import CommitKind, Snapshot, snapshot_to_json
 from paimon_sql.io.records import encode_avro
+from paimon_sql.plan.scan import hides_level0
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import (
         AssignedOn,
         CommitMessage,
+        ReadAt,
     )
     from paimon_sql.format.manifest import (
         IndexManifestEntry,
@@ -177,11 +187,14 @@ class Committer:
         identifier: int = BATCH_IDENTIFIER,
         properties: dict[str, str] | None = None,
         assigned_on: AssignedOn | None = None,
+        read_at: ReadAt | None = None,
     ) -> Snapshot | None:
         """Publish the messages as one snapshot; `overwrite` selects the live files it replaces.
 
         `assigned_on`: the key index a dynamic-bucket write assigned its buckets from; the commit
         fails with `CommitConflictError` when a snapshot since changed it (`_check_assigned`).
+        `read_at`: the snapshot the written rows were computed from (UPDATE, DELETE, MERGE, ON
+        CONFLICT); the commit fails when a snapshot since wrote one of their keys (`_check_read`).
         Returns None when nothing changed (no empty snapshot, as Java).
         """
         messages = [m for m in messages if not m.is_empty]
@@ -203,7 +216,7 @@ class Committer:
             # the first attempt plans on the listing just made (a stale base loses in `_create`)
             base = start if not attempt else self.table.latest_snapshot_id()
             snapshot = self._attempt(
-                messages, kind, overwrite, identifier, properties, base, assigned_on
+                messages, kind, overwrite, identifier, properties, base, assigned_on, read_at
             )
             if snapshot is not None:
                 try:
@@ -252,6 +265,7 @@ class Committer:
         properties: dict[str, str] | None,
         base_id: int | None,
         assigned_on: AssignedOn | None = None,
+        read_at: ReadAt | None = None,
     ) -> Snapshot | None:
         table = self.table
         schema = table.latest_schema
@@ -260,11 +274,15 @@ class Committer:
             latest = None if base_id is None else table.snapshot(base_id)
             if assigned_on is not None:
                 self._check_assigned(assigned_on, latest, messages, replaces=overwrite is not None)
+            if read_at is not None:
+                self._check_read(read_at, latest, messages)
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
             delta, live = self._checked(base_metas, delta, kind, overwrite, schema, messages)
             if live is not None:
                 check_vectors_live(messages, live, delta)
+            if kind is CommitKind.APPEND and overwrite is None:
+                self._check_sequences(base_metas, live, messages, schema)
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema)
@@ -341,6 +359,38 @@ class Committer:
         check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
         return delta, live
 
+    def _check_sequences(
+        self,
+        base_metas: Sequence[ManifestFileMeta],
+        live: list[ManifestEntry] | None,
+        messages: Sequence[CommitMessage],
+        schema: TableSchema,
+    ) -> None:
+        """Refuse new rows of a primary-key table that rows committed since would outrank.
+
+        `outranked_by`: another writer committed rows of this write's keys and buckets since it
+        numbered its rows, with sequence numbers as high. Landing the write could leave those rows
+        the winners (a statement reporting success without effect), so the statement fails and is
+        run again on the newer snapshot; `sequence.field` tables order rows by their own values and
+        are not checked. Apache Paimon has no such check (one writer per bucket is its rule).
+        """
+        if not schema.primary_keys or CoreOptions(schema.options).sequence_fields:
+            return
+        written = {m.partition for m in messages if m.new_files}
+        if not written:
+            return
+        if live is None:
+            live = _live(self.table, self._touching(base_metas, written, schema))
+        keys = schema.trimmed_primary_keys
+        hit = outranked_by(live, messages, key_comparator([schema.field(k).type for k in keys]))
+        if hit is not None:
+            raise CommitConflictError(
+                f"a concurrent commit to {self.table.name} wrote keys of this statement to bucket "
+                f"{hit.bucket} (file {hit.file.file_name}) with sequence numbers as high as this "
+                "statement's, so its rows might not win over the older ones; no snapshot was "
+                "made: run the statement again"
+            )
+
     def _check_assigned(
         self,
         assigned: AssignedOn,
@@ -358,27 +408,15 @@ class Committer:
         Apache Paimon has no such check (one writer job per table is its rule); without it, two
         writers can leave one key in two buckets or two partitions.
         """
-        latest_id = None if latest is None else latest.id
-        read = None if latest is None else latest.delta_manifest_list
-        if (latest_id, read) == (assigned.snapshot_id, assigned.delta_list):
+        if _read_latest(latest, assigned.snapshot_id, assigned.delta_list):
             return
-        table = self.table
-        since = assigned.snapshot_id or 0
         if assigned.hash_files is None:
-            if latest_id is None or latest_id <= since or not self._same(since, assigned):
-                raise self._assign_conflict(f"the table was rolled back to snapshot {latest_id}")
-            for snapshot_id in range(since + 1, latest_id + 1):
-                try:
-                    snap = latest if snapshot_id == latest_id else table.snapshot(snapshot_id)
-                except (DataFileNotFoundError, SnapshotNotFoundError) as err:
-                    raise self._assign_conflict(
-                        f"snapshot {snapshot_id}, committed since, has expired: what it changed "
-                        "cannot be told"
-                    ) from err
-                assert snap is not None
+            for snap in self._since(
+                assigned.snapshot_id, assigned.delta_list, latest, self._assign_conflict
+            ):
                 if changes_keys(snap.commit_kind):
                     raise self._assign_conflict(
-                        f"snapshot {snapshot_id} ({snap.commit_kind.value}, by "
+                        f"snapshot {snap.id} ({snap.commit_kind.value}, by "
                         f"{snap.commit_user}) changed its keys"
                     )
             return
@@ -387,12 +425,12 @@ class Committer:
         entries = (
             []
             if latest is None or latest.index_manifest is None
-            else table.index_manifest(latest.index_manifest)
+            else self.table.index_manifest(latest.index_manifest)
         )
         stale = stale_partitions(assigned.hash_files, hash_files_by_partition(entries), messages)
         if stale:
-            keys = table.latest_schema.partition_keys
-            types = [table.latest_schema.field(k).type for k in keys]
+            keys = self.table.latest_schema.partition_keys
+            types = [self.table.latest_schema.field(k).type for k in keys]
             values = "; ".join(
                 ", ".join(f"{k}={v!r}" for k, v in zip(keys, decode_row(p, types), strict=True))
                 for p in stale[:3]
@@ -401,15 +439,106 @@ class Committer:
                 f"another commit gave new keys buckets in partition {values} meanwhile"
             )
 
-    def _same(self, snapshot_id: int, assigned: AssignedOn) -> bool:
-        """Whether snapshot `snapshot_id` is still the one `assigned` read (True once expired)."""
+    def _since(
+        self,
+        snapshot_id: int | None,
+        delta_list: str | None,
+        latest: Snapshot | None,
+        conflict: Callable[[str], CommitConflictError],
+    ) -> Iterator[Snapshot]:
+        """The snapshots committed after `snapshot_id`, up to `latest`.
+
+        `delta_list`: that snapshot's delta manifest list when it was read. `conflict(why)` is
+        raised when what came since cannot be told: the table was rolled back, or a snapshot in
+        between has expired.
+        """
+        if _read_latest(latest, snapshot_id, delta_list):
+            return
+        since = snapshot_id or 0
+        if latest is None or latest.id <= since or not self._same(since, delta_list):
+            raise conflict(
+                f"the table was rolled back to snapshot {None if latest is None else latest.id}"
+            )
+        for number in range(since + 1, latest.id + 1):
+            try:
+                yield latest if number == latest.id else self.table.snapshot(number)
+            except (DataFileNotFoundError, SnapshotNotFoundError) as err:
+                raise conflict(
+                    f"snapshot {number}, committed since, has expired: what it changed cannot be "
+                    "told"
+                ) from err
+
+    def _same(self, snapshot_id: int, delta_list: str | None) -> bool:
+        """Whether snapshot `snapshot_id` is still the one read with `delta_list`.
+
+        True once it has expired: the snapshots after it are then checked one by one.
+        """
         if not snapshot_id:
             return True
         try:
             snap = self.table.snapshot(snapshot_id)
         except (DataFileNotFoundError, SnapshotNotFoundError):
-            return True  # expired: the snapshots after it are checked one by one
-        return snap.delta_manifest_list == assigned.delta_list
+            return True
+        return snap.delta_manifest_list == delta_list
+
+    def _check_read(
+        self, read_at: ReadAt, latest: Snapshot | None, messages: Sequence[CommitMessage]
+    ) -> None:
+        """Refuse rows computed from a snapshot when a commit since wrote one of their keys.
+
+        Snapshots since `read_at` that are not compactions are read (their delta manifests only):
+        a file added to a bucket this write writes, whose key range overlaps one of this write's
+        files, may hold a key whose new value this write would replace by one computed from the
+        old (`overwritten_by`); an overwrite of a partition this write writes replaced all of it.
+        Apache Paimon has no such check: concurrent UPDATEs of one key keep only one change.
+
+        A table whose reads skip level 0 (`hides_level0`: deletion vectors, first-row) did not show
+        the statement the rows of level-0 files live when it read: a compaction since that took
+        such a file, or one still live now, conflicts as well.
+        """
+        table = self.table
+        schema = table.latest_schema
+        keys = schema.trimmed_primary_keys
+        compare = key_comparator([schema.field(k).type for k in keys])
+        hidden = hides_level0(schema.options, schema.primary_keys)
+
+        def conflict(why: str) -> CommitConflictError:
+            return CommitConflictError(
+                f"a concurrent commit to {self.table.name} changed rows this statement read: "
+                f"{why}; landing it would undo that change, so no snapshot was made: run the "
+                "statement again"
+            )
+
+        for snap in self._since(read_at.snapshot_id, read_at.delta_list, latest, conflict):
+            rewrites = not changes_keys(snap.commit_kind)
+            if rewrites and not hidden:
+                continue
+            entries = [
+                e
+                for meta in table.manifest_list(snap.delta_manifest_list)
+                for e in table.manifest(meta.file_name)
+                if not rewrites or (e.kind is FileKind.DELETE and e.file.level == 0)
+            ]
+            hit = overwritten_by(
+                entries, messages, compare, replaces=snap.commit_kind is CommitKind.OVERWRITE
+            )
+            if hit is not None:
+                raise conflict(
+                    f"snapshot {snap.id} ({snap.commit_kind.value}, by {snap.commit_user}) "
+                    f"{'compacted' if rewrites else 'wrote'} file {hit.file.file_name} in bucket "
+                    f"{hit.bucket}, which may hold keys this statement writes"
+                )
+        if hidden and latest is not None:
+            written = {m.partition for m in messages if m.new_files}
+            metas = self._touching(table.data_manifests(latest), written, schema)
+            level0 = [e for e in _live(table, metas) if e.file.level == 0]
+            hit = overwritten_by(level0, messages, compare, replaces=False)
+            if hit is not None:
+                raise conflict(
+                    f"file {hit.file.file_name} in bucket {hit.bucket} holds rows committed but "
+                    "not compacted yet, which reads of this table do not show (if the table is "
+                    f"write-only, CALL sys.compact(table => '{table.name}') first)"
+                )
 
     def _assign_conflict(self, why: str) -> CommitConflictError:
         return CommitConflictError(
@@ -659,6 +788,13 @@ class Committer:
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
+
+
+def _read_latest(latest: Snapshot | None, snapshot_id: int | None, delta_list: str | None) -> bool:
+    """Whether `latest` is the snapshot read as (`snapshot_id`, `delta_list`): nothing since."""
+    if latest is None:
+        return snapshot_id is None
+    return (latest.id, latest.delta_manifest_list) == (snapshot_id, delta_list)
 
 
 def _holds(fileio: FileIO, path: str, data: bytes) -> bool:

@@ -33,13 +33,16 @@ True
 
 from __future__ import annotations
 
+import random
+import time
 from typing import TYPE_CHECKING
 
 from paimon_sql.compact.changelog import compact
 from paimon_sql.compact.lookup import lookup_rewrite
-from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.errors import CommitConflictError, PaimonSqlError, UnsupportedFeatureError
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
+from paimon_sql.plan.scan import hides_level0
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -49,19 +52,14 @@ if TYPE_CHECKING:
     from paimon_sql.compact.full import BucketReader
     from paimon_sql.format.snapshot import Snapshot
 
+#: Attempts of a compaction after a write that failed other than by a concurrent commit (a
+#: conflict is retried as a commit is, up to ``commit.max-retries`` times).
 _ATTEMPTS = 2
 
 
 def _dv(options: Mapping[str, str]) -> bool:
     core = CoreOptions(options)
     return core.deletion_vectors and not core.deletion_vectors_merge_on_read
-
-
-def hides_level0(options: Mapping[str, str], primary_keys: Sequence[str]) -> bool:
-    """Whether batch reads of the table skip level-0 files (deletion vectors, first-row)."""
-    if not primary_keys:
-        return False
-    return _dv(options) or CoreOptions(options).merge_engine is MergeEngine.FIRST_ROW
 
 
 def _lookup(options: Mapping[str, str]) -> bool:
@@ -156,11 +154,18 @@ def compact_after_write(
         if every > 1:
             buckets = None  # every bucket written since the last full compaction
     error: Exception | None = None
-    for _ in range(_ATTEMPTS):
+    retries = CoreOptions(schema.options).integer("commit.max-retries")
+    delay = 0.01
+    for attempt in range(retries + 1):
+        if attempt:
+            if not isinstance(error, CommitConflictError) and attempt >= _ATTEMPTS:
+                break
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
         try:
             rewrite = lookup_rewrite(read) if _needs_lookup(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)
-        except Exception as err:  # noqa: BLE001 -- any failure is retried once, then reported
+        except Exception as err:  # noqa: BLE001 -- retried (conflicts as a commit is), then reported
             error = err
             continue
         finally:
@@ -169,5 +174,5 @@ def compact_after_write(
     raise PaimonSqlError(
         f"the rows were committed to {table.name} in snapshot {written.id}, but they are not "
         f"visible until CALL sys.compact(table => '{table.name}') succeeds: the compaction "
-        f"after the write failed twice ({type(error).__name__}: {error})"
+        f"after the write failed ({type(error).__name__}: {error})"
     ) from error

@@ -190,11 +190,34 @@ class ScanPlan:
 
 def read_mode(schema: TableSchema, options: CoreOptions) -> ReadMode:
     """Append, deletion vectors, or merge."""
-    if not schema.primary_keys:
+    return _mode(bool(schema.primary_keys), options)
+
+
+def _mode(keyed: bool, options: CoreOptions) -> ReadMode:
+    if not keyed:
         return ReadMode.APPEND
     if options.deletion_vectors and not options.deletion_vectors_merge_on_read:
         return ReadMode.DELETION_VECTORS
     return ReadMode.MERGE
+
+
+def hides_level0(options: Mapping[str, str], primary_keys: Sequence[str]) -> bool:
+    """Whether batch reads of the table skip its level-0 files (deletion vectors, first-row).
+
+    Java's batch scan of such a table reads only compacted files: a write's rows show once the
+    compaction after it committed.
+
+    >>> hides_level0({"deletion-vectors.enabled": "true"}, ["id"]), hides_level0({}, ["id"])
+    (True, False)
+    """
+    core = CoreOptions(options)
+    return _level0_hidden(_mode(bool(primary_keys), core), core)
+
+
+def _level0_hidden(mode: ReadMode, options: CoreOptions) -> bool:
+    return mode is ReadMode.DELETION_VECTORS or (
+        mode is ReadMode.MERGE and options.merge_engine is MergeEngine.FIRST_ROW
+    )
 
 
 def _types(schema: TableSchema, names: Sequence[str]) -> list[DataType]:
@@ -298,10 +321,7 @@ class _Planner:
         )
         self._what_data = f"data file of table {table.name}"
         self._table_roots = (table.path,)
-        self._hide_level0 = not include_level0 and (
-            self.mode is ReadMode.DELETION_VECTORS
-            or (self.mode is ReadMode.MERGE and self.options.merge_engine is MergeEngine.FIRST_ROW)
-        )
+        self._hide_level0 = not include_level0 and _level0_hidden(self.mode, self.options)
         self._index_columns = self.indexed_columns()
         # Data evolution: the files of one row-id range hold different columns and are stitched
         # (`row_id_groups`); Java's DataEvolutionFileStoreScan never drops a file by its stats,

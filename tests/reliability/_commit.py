@@ -121,6 +121,29 @@ def key_worker(warehouse: str, table: str, parts: int, n: int, worker: int, log:
         _append(log, f"ok {table} {number}")
 
 
+def increment_worker(warehouse: str, table: str, keys: int, n: int, worker: int, log: str) -> None:
+    """`n` statements ``UPDATE … SET v = v + 1 WHERE k = <key>``, the key drawn from 0..`keys`-1.
+
+    Logged ``ok <table> <key>`` once a statement reported success, so the parent can count each
+    key's increments; a `paimon_sql.errors` failure is logged as ``failed <error>``.
+    """
+    import random
+
+    import paimon_sql
+    from paimon_sql.errors import PaimonSqlError
+
+    rng = random.Random(worker)
+    session = paimon_sql.connect(warehouse)
+    for _ in range(n):
+        key = rng.randrange(keys)
+        try:
+            session.sql(f"UPDATE {table} SET v = v + 1 WHERE k = {key}")  # noqa: S608 - test data
+        except PaimonSqlError as err:
+            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+            continue
+        _append(log, f"ok {table} {key}")
+
+
 def maintain_worker(warehouse: str, tables: str, stop: str, log: str) -> None:
     """The ``maintain`` role (see the module doc)."""
     import paimon_sql

@@ -39,7 +39,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.commit.plan import fold, refuse_row_rewrite
+from paimon_sql.commit.plan import ReadAt, fold, refuse_row_rewrite
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
 from paimon_sql.compact.after_write import check_writable, compact_after_write
@@ -160,10 +160,13 @@ def write_rows(
     *,
     kind: RowKind | exp.Expression = ADD,
     overwrite: Any = None,
+    read_at: ReadAt | None = None,
 ) -> int:
     """Write the rows of `typed` (the table's columns) and commit; the number of rows written.
 
     `kind`: the rows' `RowKind`, or an expression over `typed`'s columns giving each row's.
+    `read_at`: the snapshot of the table the rows were computed from (`read_before`); the commit
+    fails when a commit since wrote one of their keys.
     """
     check_writable(table)
     writer = TableWriter(
@@ -179,6 +182,7 @@ def write_rows(
             kind=CommitKind.APPEND,
             overwrite=overwrite,
             assigned_on=writer.assigned_on,
+            read_at=read_at,
         )
     except BAD_VALUE as err:
         writer.abort()
@@ -193,6 +197,20 @@ def write_rows(
         read = ctx.engine.bucket_reader()
         compact_after_write(table, messages, written, read, refresh=lambda: ctx.changed(table))
     return rows
+
+
+def read_before(table: Table) -> ReadAt | None:
+    """For a statement about to read a primary-key table to compute rows it writes back to it.
+
+    The latest snapshot now: every read the statement binds after this is at it or later, so a
+    commit after it that wrote one of the statement's keys may have changed a value the statement
+    read, and its commit refuses to undo that change (`Committer._check_read`). None for a table
+    without a primary key, whose rewrites pin the files they read instead (`pinned_overwrite`,
+    deletion-vector conflicts).
+    """
+    if not table.latest_schema.primary_keys:
+        return None
+    return ReadAt.of(table.latest_snapshot())
 
 
 def key_reader(ctx: Context) -> KeyReader:
@@ -246,6 +264,8 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
     conflict = _conflict(table, statement)
     returning = statement.args.get("returning")
+    # rows computed from the table itself: ON CONFLICT reads its keys, a source may read it
+    read_at = read_before(table) if conflict is not None or _reads(source, table) else None
     ctx.bind(source)
     if statement.args.get("by_name"):
         if columns is not None:
@@ -266,7 +286,7 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
             raise SqlError("INSERT OVERWRITE replaces rows: it cannot have ON CONFLICT")
         overwrite = _overwrite_filter(table, statement)
     if conflict is None and returning is None:
-        return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite))
+        return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite, read_at=read_at))
     scratch: list[str] = []  # the rows registered for this statement, dropped after it
     try:
         rows = _materialise(ctx, table, typed)
@@ -275,10 +295,22 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
         # RETURNING is computed before the write: an error in it leaves the table untouched
         returned = None if returning is None else _returning(ctx, table, rows, returning, scratch)
         select = _select_rows(ctx, table, rows, scratch)
-        written = write_rows(ctx, table, select, overwrite=overwrite)
+        written = write_rows(ctx, table, select, overwrite=overwrite, read_at=read_at)
     finally:
         ctx.engine.release(scratch)
     return count(ctx, written) if returned is None else ctx.engine.rows(returned)
+
+
+def _reads(source: exp.Expression, table: Table) -> bool:
+    """Whether `source` names a table called as `table` (in any database: a cheap superset).
+
+    >>> from types import SimpleNamespace
+    >>> t = SimpleNamespace(name="db.t")
+    >>> _reads(exp.maybe_parse("SELECT k, v + 1 FROM db.t"), t), _reads(exp.Values(), t)
+    (True, False)
+    """
+    name = table.name.rsplit(".", 1)[-1].lower()
+    return any(node.name.lower() == name for node in source.find_all(exp.Table))
 
 
 def _materialise(ctx: Context, table: Table, typed: exp.Select) -> pa.Table:
@@ -808,8 +840,9 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     )
     if where is not None:
         select = select.where(where.this)
+    read_at = read_before(table)
     ctx.bind(select)
-    return count(ctx, write_rows(ctx, table, select, kind=DELETE))
+    return count(ctx, write_rows(ctx, table, select, kind=DELETE, read_at=read_at))
 
 
 #: Nodes of a condition that selects whole partitions: comparisons and logic over columns and
@@ -900,8 +933,9 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     select = exp.select(*outputs).from_(table_node(ident.database, ident.table))
     if where is not None:
         select = select.where(where.this)
+    read_at = read_before(table)
     ctx.bind(select)
-    return count(ctx, write_rows(ctx, table, select, kind=UPDATE_AFTER))
+    return count(ctx, write_rows(ctx, table, select, kind=UPDATE_AFTER, read_at=read_at))
 
 
 def _refuse_returning(statement: exp.Expression, what: str) -> None:
