@@ -273,7 +273,7 @@ def test_concurrent_inserts_of_shared_keys_leave_the_last_commit_s_rows(
     failures = [line for log in logs for line in _commit.reported(log, "")[2]]
     assert all("CommitConflictError" in f for f in failures), failures
     table = mine.catalog.load_table(Identifier.parse("db.t"))
-    last: dict[int, int] = {}  # key -> the value in the newest APPEND snapshot's new files
+    last: dict[object, object] = {}  # key -> the value in the newest APPEND snapshot's new files
     for snapshot_id in table.snapshot_ids():
         snapshot = table.snapshot(snapshot_id)
         if snapshot.commit_kind.value != "APPEND":
