@@ -70,6 +70,49 @@ def _append(log: str, line: str) -> None:
         os.fsync(fh.fileno())
 
 
+# --- replayed races ---------------------------------------------------------------------------
+
+
+def racing(monkeypatch: Any, other: Any, *statements: str) -> list[str]:
+    """Patch the committer: the first commit runs `statements` on session `other` first.
+
+    A race replayed deterministically: another writer's statements land between this statement's
+    read and its commit. Returns the list the statements are added to once they ran.
+    """
+    from paimon_sql.commit import publish
+
+    commit = publish.Committer.commit
+    ran: list[str] = []
+
+    def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not ran:
+            ran.extend(statements)
+            for statement in statements:
+                other.sql(statement)
+        return commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(publish.Committer, "commit", patched)
+    return ran
+
+
+def left_behind(session: Any, name: str = "db.t") -> list[str]:
+    """Files of table `name` no snapshot references (a failed statement must leave none)."""
+    from paimon_sql.catalog import Identifier
+    from paimon_sql.commit.orphans import remove_orphan_files
+
+    table = session.catalog.load_table(Identifier.parse(name))
+    return list(remove_orphan_files(table, older_than_ms=2**62, dry_run=True))
+
+
+def run_workers(target: Callable[..., None], logs: list[Path], *args: Any) -> None:
+    """Run `target(*args, worker, log)` in one process per log at once; each must exit cleanly."""
+    ctx = context()
+    workers = [start(ctx, target, *args, w, str(log)) for w, log in enumerate(logs)]
+    for process in workers:
+        process.join(300)
+        assert process.exitcode == 0
+
+
 # --- worker roles ---------------------------------------------------------------------------
 
 

@@ -30,8 +30,6 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.commit import publish
-from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.bucket import row_hash
@@ -61,30 +59,6 @@ def _sessions(tmp_path: Path, ddl: str) -> tuple[paimon_sql.Session, paimon_sql.
     return mine, paimon_sql.connect(tmp_path / "wh")
 
 
-def _racing(
-    monkeypatch: pytest.MonkeyPatch, other: paimon_sql.Session, *statements: str
-) -> list[str]:
-    """Patch the committer: the first commit runs `statements` on `other` first."""
-    commit = publish.Committer.commit
-    ran: list[str] = []
-
-    def racing(self: publish.Committer, *args: object, **kwargs: object) -> object:
-        if not ran:
-            ran.extend(statements)
-            for statement in statements:
-                other.sql(statement)
-        return commit(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(publish.Committer, "commit", racing)
-    return ran
-
-
-def _left_behind(session: paimon_sql.Session) -> list[str]:
-    """Files of the table no snapshot references (a failed statement must leave none)."""
-    table = session.catalog.load_table(Identifier.parse("db.t"))
-    return remove_orphan_files(table, older_than_ms=2**62, dry_run=True)
-
-
 def _rows(session: paimon_sql.Session) -> list[tuple[int, ...]]:
     return [tuple(r) for r in session.sql("SELECT p, id, v FROM db.t ORDER BY p, id").fetchall()]
 
@@ -101,12 +75,12 @@ def test_dynamic_buckets_a_racing_writer_of_new_keys_in_the_partition_conflicts(
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0)")  # bucket 0 is full (2 keys)
     # the other writer: keys 3, 4 fill bucket 1; this one, from the same base: 5, 6 in bucket 1,
     # 3 in bucket 2 -- key 3 would live in buckets 1 and 2, and key 4 drop out of the index
-    ran = _racing(monkeypatch, other, "INSERT INTO db.t VALUES (1, 3, 1), (1, 4, 1)")
+    ran = _commit.racing(monkeypatch, other, "INSERT INTO db.t VALUES (1, 3, 1), (1, 4, 1)")
     with pytest.raises(CommitConflictError, match=r"db\.t.*run the statement again"):
         mine.sql("INSERT INTO db.t VALUES (1, 5, 2), (1, 6, 2), (1, 3, 2)")
     monkeypatch.undo()
     assert ran
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     assert _rows(mine) == [(1, 1, 0), (1, 2, 0), (1, 3, 1), (1, 4, 1)]
     mine.sql("INSERT INTO db.t VALUES (1, 5, 2), (1, 6, 2), (1, 3, 2)")  # run again: it lands
     mine.sql("INSERT INTO db.t VALUES (1, 4, 3)")
@@ -120,7 +94,7 @@ def test_dynamic_buckets_writers_of_other_partitions_or_known_keys_do_not_confli
     mine, other = _sessions(tmp_path, DYNAMIC)
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0), (2, 1, 0)")
     # another partition's new keys, and an update of keys this partition already indexes
-    _racing(monkeypatch, other, "INSERT INTO db.t VALUES (2, 7, 1), (1, 2, 1)")
+    _commit.racing(monkeypatch, other, "INSERT INTO db.t VALUES (2, 7, 1), (1, 2, 1)")
     mine.sql("INSERT INTO db.t VALUES (1, 5, 2), (1, 1, 2)")
     monkeypatch.undo()
     assert _rows(mine) == [(1, 1, 2), (1, 2, 1), (1, 5, 2), (2, 1, 0), (2, 7, 1)]
@@ -134,12 +108,12 @@ def test_cross_partition_a_racing_move_of_the_key_conflicts(
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0)")
     # the other writer moves key 1 to partition 2; this one, from the same base, moves it from
     # partition 1 to 3 -- key 1 would live in partitions 2 and 3
-    ran = _racing(monkeypatch, other, "INSERT INTO db.t VALUES (2, 1, 1)")
+    ran = _commit.racing(monkeypatch, other, "INSERT INTO db.t VALUES (2, 1, 1)")
     with pytest.raises(CommitConflictError, match=r"db\.t.*run the statement again"):
         mine.sql("INSERT INTO db.t VALUES (3, 1, 2)")
     monkeypatch.undo()
     assert ran
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     assert _rows(mine) == [(1, 2, 0), (2, 1, 1)]
     mine.sql("INSERT INTO db.t VALUES (3, 1, 2)")
     assert _duplicates(mine, "id") == []
@@ -152,7 +126,7 @@ def test_cross_partition_a_racing_compaction_does_not_conflict(
     mine, other = _sessions(tmp_path, CROSS)
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0)")
     mine.sql("INSERT INTO db.t VALUES (2, 3, 0)")
-    _racing(monkeypatch, other, "CALL sys.compact(table => 'db.t')")
+    _commit.racing(monkeypatch, other, "CALL sys.compact(table => 'db.t')")
     mine.sql("INSERT INTO db.t VALUES (3, 1, 2)")
     monkeypatch.undo()
     assert _rows(mine) == [(1, 2, 0), (2, 3, 0), (3, 1, 2)]
@@ -166,7 +140,7 @@ def test_cross_partition_a_rollback_and_a_new_snapshot_of_the_same_id_conflicts(
     mine, other = _sessions(tmp_path, CROSS)
     mine.sql("INSERT INTO db.t VALUES (1, 1, 0), (1, 2, 0)")
     mine.sql("INSERT INTO db.t VALUES (2, 3, 0)")  # snapshot 2: this write reads key 1 in p=1
-    ran = _racing(
+    ran = _commit.racing(
         monkeypatch,
         other,
         "CALL sys.rollback(table => 'db.t', version => '1')",
@@ -193,14 +167,7 @@ def test_concurrent_writers_of_overlapping_keys_leave_each_key_once(
     warehouse = str(tmp_path / "wh")
     mine, _ = _sessions(tmp_path, ddl)
     logs = [tmp_path / f"w{w}.log" for w in range(3)]
-    ctx = _commit.context()
-    workers = [
-        _commit.start(ctx, _commit.key_worker, warehouse, "db.t", parts, 12, w, str(logs[w]))
-        for w in range(3)
-    ]
-    for process in workers:
-        process.join(300)
-        assert process.exitcode == 0
+    _commit.run_workers(_commit.key_worker, logs, warehouse, "db.t", parts, 12)
     succeeded: set[int] = set()
     for log in logs:
         succeeded |= _commit.reported(log, "db.t")[0]
@@ -211,7 +178,7 @@ def test_concurrent_writers_of_overlapping_keys_leave_each_key_once(
     key = "p, id" if ddl is DYNAMIC else "id"
     assert _duplicates(mine, key) == []
     assert {v for _, _, v in rows} <= succeeded
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     print(f"\n{len(succeeded)} of 36 statements succeeded, {len(failures)} conflicted")
     if ddl is not DYNAMIC:
         return

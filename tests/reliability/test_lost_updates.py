@@ -25,8 +25,6 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.commit import publish
-from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.errors import CommitConflictError
 from tests.reliability import _commit
 
@@ -70,33 +68,10 @@ def _sessions(tmp_path: Path, ddl: str) -> tuple[paimon_sql.Session, paimon_sql.
     return mine, paimon_sql.connect(tmp_path / "wh")
 
 
-def _racing(
-    monkeypatch: pytest.MonkeyPatch, other: paimon_sql.Session, *statements: str
-) -> list[str]:
-    """Patch the committer: the first commit runs `statements` on `other` first."""
-    commit = publish.Committer.commit
-    ran: list[str] = []
-
-    def racing(self: publish.Committer, *args: object, **kwargs: object) -> object:
-        if not ran:
-            ran.extend(statements)
-            for statement in statements:
-                other.sql(statement)
-        return commit(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(publish.Committer, "commit", racing)
-    return ran
-
-
 def _value(session: paimon_sql.Session, key: int) -> object:
     rows = session.sql(f"SELECT v FROM db.t WHERE k = {key}").fetchall()
     assert len(rows) <= 1
     return rows[0][0] if rows else None
-
-
-def _left_behind(session: paimon_sql.Session) -> list[str]:
-    table = session.catalog.load_table(Identifier.parse("db.t"))
-    return remove_orphan_files(table, older_than_ms=2**62, dry_run=True)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -109,14 +84,14 @@ def test_a_statement_that_read_a_key_another_writer_changed_meanwhile_conflicts(
     again it reads 10."""
     mine, other = _sessions(tmp_path, LAYOUTS[layout])
     text, _ = READ_WRITE[statement]
-    ran = _racing(monkeypatch, other, "UPDATE db.t SET v = 10 WHERE k = 1")
+    ran = _commit.racing(monkeypatch, other, "UPDATE db.t SET v = 10 WHERE k = 1")
     with pytest.raises(
         CommitConflictError, match=r"db\.t.*snapshot \d+ \(APPEND.*run the statement again"
     ):
         mine.sql(text)
     monkeypatch.undo()
     assert ran
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     assert _value(mine, 1) == 10
     mine.sql(text)  # run again: computed from 10
     expected = {"update": 11, "delete": 10, "merge": 11, "on_conflict": 11, "insert_select": 11}
@@ -137,7 +112,7 @@ def test_writers_of_other_keys_and_compactions_do_not_conflict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, racing: str
 ) -> None:
     mine, other = _sessions(tmp_path, LAYOUTS[layout])
-    ran = _racing(monkeypatch, other, racing)
+    ran = _commit.racing(monkeypatch, other, racing)
     mine.sql("UPDATE db.t SET v = v + 1 WHERE k = 1")
     monkeypatch.undo()
     assert ran
@@ -153,16 +128,16 @@ def test_a_plain_insert_of_a_key_written_meanwhile_conflicts(
     reported success and key 1 kept the other writer's 10). It fails instead; run again, it
     wins. An INSERT of other keys commits."""
     mine, other = _sessions(tmp_path, FIXED)
-    ran = _racing(monkeypatch, other, "UPDATE db.t SET v = 10 WHERE k = 1")
+    ran = _commit.racing(monkeypatch, other, "UPDATE db.t SET v = 10 WHERE k = 1")
     with pytest.raises(CommitConflictError, match="sequence numbers as high"):
         mine.sql("INSERT INTO db.t VALUES (1, 5)")
     monkeypatch.undo()
     assert ran
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     assert _value(mine, 1) == 10
     mine.sql("INSERT INTO db.t VALUES (1, 5)")
     assert _value(mine, 1) == 5
-    _racing(monkeypatch, other, "UPDATE db.t SET v = 11 WHERE k = 1")
+    _commit.racing(monkeypatch, other, "UPDATE db.t SET v = 11 WHERE k = 1")
     mine.sql("INSERT INTO db.t VALUES (15, 5)")
     monkeypatch.undo()
     assert (_value(mine, 1), _value(mine, 15)) == (11, 5)
@@ -179,7 +154,7 @@ def test_an_overwrite_of_the_partition_since_conflicts(
     )
     mine.sql("INSERT INTO db.t VALUES (1, 1, 1), (1, 2, 1), (2, 1, 1)")
     other = paimon_sql.connect(tmp_path / "wh")
-    _racing(monkeypatch, other, "INSERT OVERWRITE db.t PARTITION (p = 1) VALUES (3, 3)")
+    _commit.racing(monkeypatch, other, "INSERT OVERWRITE db.t PARTITION (p = 1) VALUES (3, 3)")
     with pytest.raises(CommitConflictError, match="OVERWRITE"):
         mine.sql("UPDATE db.t SET v = v + 1 WHERE p = 1 AND k = 2")
     monkeypatch.undo()
@@ -194,7 +169,7 @@ def test_expired_snapshots_since_the_read_conflict(
 ) -> None:
     """What an expired snapshot wrote cannot be told: the statement fails rather than guess."""
     mine, other = _sessions(tmp_path, FIXED)
-    _racing(
+    _commit.racing(
         monkeypatch,
         other,
         "INSERT INTO db.t VALUES (15, 7)",
@@ -204,7 +179,7 @@ def test_expired_snapshots_since_the_read_conflict(
     with pytest.raises(CommitConflictError, match="expired"):
         mine.sql("UPDATE db.t SET v = v + 1 WHERE k = 1")
     monkeypatch.undo()
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     mine.sql("UPDATE db.t SET v = v + 1 WHERE k = 1")
     assert _value(mine, 1) == 2
 
@@ -221,14 +196,7 @@ def test_concurrent_increments_are_each_counted(tmp_path: Path, layout: str) -> 
     mine.sql(LAYOUTS[layout].replace("WITH (", "WITH ('commit.max-retries' = '60', "))
     mine.sql("INSERT INTO db.t SELECT i, 0 FROM range(4) r(i)")
     logs = [tmp_path / f"w{w}.log" for w in range(3)]
-    ctx = _commit.context()
-    workers = [
-        _commit.start(ctx, _commit.increment_worker, warehouse, "db.t", 4, 15, w, str(logs[w]))
-        for w in range(3)
-    ]
-    for process in workers:
-        process.join(300)
-        assert process.exitcode == 0
+    _commit.run_workers(_commit.increment_worker, logs, warehouse, "db.t", 4, 15)
     counted = dict.fromkeys(range(4), 0)
     failures = []
     for log in logs:
@@ -241,7 +209,7 @@ def test_concurrent_increments_are_each_counted(tmp_path: Path, layout: str) -> 
     assert sum(counted.values()) > 0
     got = dict(mine.sql("SELECT k, v FROM db.t ORDER BY k").fetchall())
     assert got == counted
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     print(f"\n{sum(counted.values())} of 45 increments landed, {len(failures)} conflicted")
 
 
@@ -259,14 +227,7 @@ def test_concurrent_inserts_of_shared_keys_leave_the_last_commit_s_rows(
     ddl = LAYOUTS[layout].replace("k INT NOT NULL, v INT", "p INT, k INT NOT NULL, v INT")
     mine.sql(ddl.replace("WITH (", "WITH ('commit.max-retries' = '60', "))
     logs = [tmp_path / f"w{w}.log" for w in range(3)]
-    ctx = _commit.context()
-    workers = [
-        _commit.start(ctx, _commit.key_worker, warehouse, "db.t", 1, 12, w, str(logs[w]))
-        for w in range(3)
-    ]
-    for process in workers:
-        process.join(300)
-        assert process.exitcode == 0
+    _commit.run_workers(_commit.key_worker, logs, warehouse, "db.t", 1, 12)
     succeeded: set[int] = set()
     for log in logs:
         succeeded |= _commit.reported(log, "db.t")[0]
@@ -286,5 +247,5 @@ def test_concurrent_inserts_of_shared_keys_leave_the_last_commit_s_rows(
     got = dict(mine.sql("SELECT k, v FROM db.t").fetchall())
     assert got == last
     assert set(got.values()) <= succeeded
-    assert _left_behind(mine) == []
+    assert _commit.left_behind(mine) == []
     print(f"\n{len(succeeded)} of 36 statements landed, {len(failures)} conflicted")
