@@ -3,11 +3,11 @@
 
 Pruning (partitions, buckets, key and value statistics) uses the constants of a WHERE; a constant
 read differently from DuckDB prunes files that hold matches. The model here is DuckDB itself: the
-same rows in a plain DuckDB table, the same WHERE. The rows are made to trip pruning: digit strings
-(``'02'``, ``' 2'``) where DuckDB casts a VARCHAR to compare it with a number, NULLs, dates, decimals,
-negative numbers; the constants mix kinds (numbers for strings, strings for numbers and dates,
-arithmetic, casts). Three layouts: a partitioned primary-key table in 4 buckets (several files per
-bucket), a partitioned append table, and a deletion-vector table.
+same rows in a plain DuckDB table, the same WHERE. The rows are made to trip pruning: digit
+strings (``'02'``, ``' 2'``) where DuckDB casts a VARCHAR to compare it with a number, NULLs,
+dates, decimals, negative numbers; the constants mix kinds (numbers for strings, strings for
+numbers and dates, arithmetic, casts). Three layouts: a partitioned primary-key table in 4 buckets
+(several files per bucket), a partitioned append table, and a deletion-vector table.
 
 A WHERE that DuckDB itself rejects (a conversion error) is not compared: whether it fails depends on
 which rows are read, which pruning rightly changes.
@@ -122,7 +122,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> paimon_sql.Session:
 _CONSTANTS = st.one_of(
     st.integers(-25, 25),
     st.sampled_from([0, 2, 10, 2**33, -(2**40), 1.5, -0.5, 2.5]),
-    st.sampled_from(DIGITS + ["w3", "5", "1.5", "true"]),
+    st.sampled_from([*DIGITS, "w3", "5", "1.5", "true"]),
     st.dates(datetime.date(2023, 12, 25), datetime.date(2024, 2, 15)),
     st.sampled_from(["1 + 1", "2 * 3 - 10", "CAST('5' AS INT)", "7 // 2", "CAST(2 AS VARCHAR)"]),
     st.sampled_from(["DATE '2024-01-05' + 1", "TIMESTAMP '2024-01-01 10:00:00'", "NULL"]),
