@@ -93,8 +93,22 @@ def _literal(value: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> paimon_sql.Session:
-    warehouse: Path = tmp_path_factory.mktemp("pushdown") / "wh"
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path: Path = tmp_path_factory.mktemp("pushdown") / "wh"
+    return path
+
+
+@pytest.fixture(scope="module")
+def plain(warehouse: Path, session: paimon_sql.Session) -> duckdb.DuckDBPyConnection:
+    """A plain DuckDB connection with the warehouse installed: DuckDB pushes its own filters into
+    the tables' sources, which must apply each one they accept exactly."""
+    con = duckdb.connect()
+    paimon_sql.install(con, str(warehouse))
+    return con
+
+
+@pytest.fixture(scope="module")
+def session(warehouse: Path) -> paimon_sql.Session:
     s = paimon_sql.connect(warehouse, create=True)
     s.sql("CREATE DATABASE db")
     columns = ", ".join(
@@ -172,7 +186,9 @@ def _where(draw: st.DrawFn) -> str:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(where=_where())
-def test_a_where_gives_duckdb_s_answer(session: paimon_sql.Session, where: str) -> None:
+def test_a_where_gives_duckdb_s_answer(
+    session: paimon_sql.Session, plain: duckdb.DuckDBPyConnection, where: str
+) -> None:
     names = ", ".join(COLUMNS)
     try:
         expected = session.sql(f"SELECT {names} FROM expected WHERE {where}").fetchall()
@@ -181,6 +197,11 @@ def test_a_where_gives_duckdb_s_answer(session: paimon_sql.Session, where: str) 
     for name in ("db.pk", "db.ap"):
         got = session.sql(f"SELECT {names} FROM {name} WHERE {where}").fetchall()
         assert sorted(map(repr, got)) == sorted(map(repr, expected)), (name, where)
+        try:
+            through = plain.sql(f"SELECT {names} FROM {name} WHERE {where}").fetchall()
+        except duckdb.ConversionException:
+            continue  # DuckDB ordered the conjuncts otherwise: a cast met a row another drops
+        assert sorted(map(repr, through)) == sorted(map(repr, expected)), ("plain", name, where)
     keyed = session.sql(
         f"SELECT {names} FROM (SELECT * FROM expected QUALIFY row_number() OVER "
         f"(PARTITION BY k ORDER BY p DESC) = 1) WHERE {where}"
