@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import re
 import uuid
 from collections import deque
@@ -411,9 +412,10 @@ class TableWriter:
         python_hash = False
         if self.dynamic and not self.cross_partition:
             key = [(_q(k), self.schema.field(k).type) for k in self.keys]
-            # a few rows by the input's shape: their key hashes from Python (`_hash_in_python`)
-            python_hash = all(python_hashable(t) for _, t in key) and few_rows(
-                source_node, SMALL_INPUT_ROWS
+            # a few rows by the input's shape, or by DuckDB's estimate (checked once staged):
+            # their key hashes from Python (`_hash_in_python`)
+            python_hash = all(python_hashable(t) for _, t in key) and (
+                few_rows(source_node, SMALL_INPUT_ROWS) or self._probably_few(source_node.this)
             )
             value = exp.cast(exp.null(), "INTEGER") if python_hash else hash_expression(key)
             extra.append(exp.alias_(value, HASH, quoted=True))
@@ -445,12 +447,29 @@ class TableWriter:
             name = self._assign_cross(name)
         return name
 
+    def _probably_few(self, source: exp.Expression) -> bool:
+        """Whether DuckDB estimates that `source` yields at most `SMALL_INPUT_ROWS` rows.
+
+        From the plan's root cardinality (``EXPLAIN``: bound, not run). Only a hint: the staged
+        rows are counted before Python hashes them (`_hash_in_python`).
+        """
+        # sqlglot has no EXPLAIN node for DuckDB: constant keywords before the rendered AST
+        sql = "EXPLAIN (FORMAT JSON) " + source.sql("duckdb")
+        try:
+            rows = self._db().execute(sql).fetchall()
+            plan = json.loads(rows[0][1])
+            estimate = int(plan[0]["extra_info"]["Estimated Cardinality"])
+        except (duckdb.Error, LookupError, TypeError, ValueError):
+            return False
+        return 0 < estimate <= SMALL_INPUT_ROWS
+
     def _hash_in_python(self, staged: str) -> None:
         """Fill the staged rows' key hashes (dynamic buckets) from `python_hashes`.
 
         DuckDB binds a STRING key's hash expression in tens of milliseconds on every statement,
         more than Python spends on a few thousand rows; the same hashes (Java's). A key value
-        without an exact Python form (a timestamp beyond year 9999) gets the SQL hash instead.
+        without an exact Python form (a timestamp beyond year 9999), or more rows than
+        `SMALL_INPUT_ROWS` (an estimate that was wrong), get the SQL hash instead.
         """
         db = self._db()
         key = [(k, self.schema.field(k).type) for k in self.keys]
@@ -459,7 +478,9 @@ class TableWriter:
             found = python_hashes(columns, types)
             return None if found is None else pa.array(found, pa.int32())
 
-        name = self._python_column(staged, key, HASH, hashes)
+        count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
+        (rows,) = db.execute(count.sql("duckdb")).fetchall()[0]
+        name = None if rows > SMALL_INPUT_ROWS else self._python_column(staged, key, HASH, hashes)
         target = table_node(staged)
         if name is None:
             sql_hash = hash_expression([(_q(k), t) for k, t in key])

@@ -211,12 +211,15 @@ def _index_by_bucket(session, name):
         ),
     ],
 )
-def test_small_values_insert_hashes_as_the_sql_path(tmp_path, key_type, values):
+def test_small_values_insert_hashes_as_the_sql_path(tmp_path, monkeypatch, key_type, values):
     """A dynamic-bucket INSERT … VALUES (its key hashes computed in Python) leaves the same HASH
     index as the same rows written through a query (hashed by the SQL expression, itself checked
     against Java's vectors and Java-written tables in test_bucket_sql.py), and the rows read back.
     """
     import paimon_sql
+    from paimon_sql.write.writer import TableWriter
+
+    monkeypatch.setattr(TableWriter, "_probably_few", lambda _self, _source: False)
 
     session = paimon_sql.connect(tmp_path, create=True)
     session.sql("CREATE DATABASE db")
@@ -424,3 +427,56 @@ def _index_by_part(session, name):
         key: sorted(decode_hashes(blob))
         for key, blob in TableWriter(None, table).hash_index().items()
     }
+
+
+@pytest.mark.parametrize(
+    ("source", "rows", "python"),
+    [
+        # DuckDB estimates 500 rows: hashed in Python
+        ("SELECT 'key-' || i, i::INT FROM range(500) r(i)", 500, True),
+        # estimated 4,000 (a fifth of the range), 20,000 staged: counted, then hashed in SQL
+        ("SELECT 'key-' || i, i::INT FROM range(20000) r(i) WHERE i % 3 >= 0", 20000, False),
+    ],
+    ids=["estimated_small", "estimated_wrongly"],
+)
+def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
+    tmp_path, monkeypatch, source, rows, python
+):
+    """``INSERT … SELECT`` into a dynamic-bucket table whose source DuckDB estimates at most
+    `SMALL_INPUT_ROWS` rows gets its key hashes from Python (not binding the SQL hash: tens of ms
+    for a STRING key), unless more rows than that were staged; either way the HASH index and the
+    rows are those of the SQL hash path."""
+    import paimon_sql
+    from paimon_sql.write import writer
+
+    hashed: list[int] = []
+    python_hashes = writer.python_hashes
+
+    def counting(columns, types):
+        hashed.append(len(columns[0]))
+        return python_hashes(columns, types)
+
+    monkeypatch.setattr(writer, "python_hashes", counting)
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    for name in ("estimated", "by_sql"):
+        session.sql(
+            f"CREATE TABLE db.{name} (k STRING NOT NULL, v INT, PRIMARY KEY (k) NOT ENFORCED) "
+            "WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '64')"
+        )
+    session.sql(f"INSERT INTO db.estimated {source}")
+    assert hashed == ([rows] if python else [])
+    with monkeypatch.context() as forced:
+        forced.setattr(writer.TableWriter, "_probably_few", lambda _self, _source: False)
+        session.sql(f"INSERT INTO db.by_sql {source}")
+    assert hashed == ([rows] if python else [])
+    index = _index_by_bucket(session, "db.estimated")
+    assert index == _index_by_bucket(session, "db.by_sql")
+    assert sum(len(h) for h in index.values()) == rows
+    read = [
+        session.sql(f"SELECT * FROM db.{n} ORDER BY k").to_arrow_table()
+        for n in ("estimated", "by_sql")
+    ]
+    assert read[0].equals(read[1])
+    assert read[0].num_rows == rows
+    session.close()
