@@ -448,15 +448,15 @@ def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
     rows are those of the SQL hash path."""
     import paimon_sql
     from paimon_sql.write import writer
+    from paimon_sql.write.bucket import python_hashes
 
     hashed: list[int] = []
-    python_hashes = writer.python_hashes
 
     def counting(columns, types):
         hashed.append(len(columns[0]))
         return python_hashes(columns, types)
 
-    monkeypatch.setattr(writer, "python_hashes", counting)
+    monkeypatch.setattr("paimon_sql.write.writer.python_hashes", counting)
     session = paimon_sql.connect(tmp_path, create=True)
     session.sql("CREATE DATABASE db")
     for name in ("estimated", "by_sql"):
