@@ -3,6 +3,9 @@
 
     .venv/bin/python -m tests.benchmarks.small_insert [--rows 100000] [--buckets 8] [--reps 9]
 
+``--buckets -1``: a dynamic-bucket table (its key hashes: in Python for an input small by its shape
+or by DuckDB's estimate, else the SQL hash expression).
+
 A primary-key table keyed by a STRING (``'key-' || i``) with `--buckets` buckets and `--rows`
 rows; then ``INSERT … VALUES`` of 1 and of 100 new keys and ``INSERT … SELECT`` of 100 and of
 4,000 new keys from ``range``, `--reps` times each, statement time (wall and CPU, median). Each
@@ -20,6 +23,7 @@ import time
 from typing import Any
 
 import paimon_sql
+from paimon_sql.write import writer
 from paimon_sql.write.writer import TableWriter
 
 
@@ -32,14 +36,17 @@ def run(rows: int, buckets: int, reps: int) -> dict[str, Any]:
     )
     session.sql(f"INSERT INTO db.t SELECT 'key-' || i, i::INT FROM range({rows}) r(i)")
     python_path = TableWriter._python_buckets
+    estimate, shape_of = TableWriter._probably_few, vars(writer)["few_rows"]
     out: dict[str, Any] = {}
     inserted = 0
     for shape, n in (("values", 1), ("values", 100), ("select", 100), ("select", 4000)):
         times: dict[str, list[tuple[float, float]]] = {"python": [], "duckdb": []}
         for rep in range(reps):
             for how in ("python", "duckdb"):
-                if how == "duckdb":
+                if how == "duckdb":  # fixed buckets: by the count; dynamic: by shape or estimate
                     TableWriter._python_buckets = lambda self: False  # type: ignore[method-assign]
+                    TableWriter._probably_few = lambda self, source: False  # type: ignore[method-assign]
+                    vars(writer)["few_rows"] = lambda source, limit: False
                 tag = f"new-{how}-{shape}-{n}-{rep}"
                 if shape == "values":
                     values = ", ".join(f"('{tag}-{j}', {j})" for j in range(n))
@@ -52,6 +59,8 @@ def run(rows: int, buckets: int, reps: int) -> dict[str, Any]:
                 session.sql(statement)
                 times[how].append((time.perf_counter() - t0, time.process_time() - c0))
                 TableWriter._python_buckets = python_path  # type: ignore[method-assign]
+                TableWriter._probably_few = estimate  # type: ignore[method-assign]
+                vars(writer)["few_rows"] = shape_of
                 inserted += n
         out[f"{shape}_{n}_rows"] = {
             how: {
