@@ -134,3 +134,15 @@ __all__ = [
     "set_setting",
     "table_node",
 ]
+
+
+def explain_sql(query: exp.Expression, *, json: bool = False) -> str:
+    """``EXPLAIN`` (or ``EXPLAIN (FORMAT JSON)``) of `query`, as text to run.
+
+    sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rendered AST, the one
+    place paimon-sql puts text before a statement.
+
+    >>> explain_sql(select_all(table_node("t")), json=True)
+    'EXPLAIN (FORMAT JSON) SELECT * FROM "t"'
+    """
+    return ("EXPLAIN (FORMAT JSON) " if json else "EXPLAIN ") + query.sql("duckdb")

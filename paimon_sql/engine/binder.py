@@ -32,7 +32,7 @@ from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, tr
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
-from paimon_sql.sqlnodes import select_all, table_node
+from paimon_sql.sqlnodes import explain_sql, select_all, table_node
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -525,8 +525,7 @@ class Binder:
             else:
                 rows.append((name, "reader", "inlined SQL"))
             rows.extend((name, key, value) for key, value in explain_rows(plan))
-        # sqlglot has no EXPLAIN node for DuckDB: a constant keyword before the rewritten AST.
-        physical = engine.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()
+        physical = engine.con.sql(explain_sql(statement)).fetchall()
         rows.extend(("duckdb", str(kind), str(text)) for kind, text in physical)
         return rows
 

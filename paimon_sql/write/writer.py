@@ -71,6 +71,7 @@ from paimon_sql.sqlnodes import (
     create_temp_table,
     current_settings,
     drop,
+    explain_sql,
     select_all,
     set_setting,
     table_node,
@@ -453,10 +454,8 @@ class TableWriter:
         From the plan's root cardinality (``EXPLAIN``: bound, not run). Only a hint: the staged
         rows are counted before Python hashes them (`_hash_in_python`).
         """
-        # sqlglot has no EXPLAIN node for DuckDB: constant keywords before the rendered AST
-        sql = "EXPLAIN (FORMAT JSON) " + source.sql("duckdb")
         try:
-            rows = self._db().execute(sql).fetchall()
+            rows = self._db().execute(explain_sql(source, json=True)).fetchall()
             plan = json.loads(rows[0][1])
             estimate = int(plan[0]["extra_info"]["Estimated Cardinality"])
         except (duckdb.Error, LookupError, TypeError, ValueError):

@@ -82,10 +82,10 @@ REVIEWED = {
         'text = f"CREATE TABLE {_name(ident.database)}.{_name(ident.table)} (\\n{columns}\\n)"',
     ): "SHOW CREATE TABLE's display text (names and values quoted), returned as a value, never run",
     (
-        "engine/binder.py",
-        'physical = engine.con.sql("EXPLAIN " + statement.sql("duckdb")).fetchall()',
-    ): "constant keyword before the rendered AST of the user's own (rewritten) query; sqlglot has no "
-    "EXPLAIN node for DuckDB",
+        "sqlnodes.py",
+        'return ("EXPLAIN (FORMAT JSON) " if json else "EXPLAIN ") + query.sql("duckdb")',
+    ): "constant keywords before a rendered AST (EXPLAIN of the user's rewritten query, of a write's "
+    "source); sqlglot has no EXPLAIN node for DuckDB",
     (
         "sql/session.py",
         "statement = sqlglot.parse_one(text, read=dialect)",
@@ -235,6 +235,8 @@ def _pieces(node: ast.expr) -> list[str]:
         ]
     if isinstance(node, ast.BinOp):
         return _pieces(node.left) + _pieces(node.right)
+    if isinstance(node, ast.IfExp):  # ("EXPLAIN " if … else …) + text
+        return _pieces(node.body) + _pieces(node.orelse)
     return []
 
 
