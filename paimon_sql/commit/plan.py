@@ -70,42 +70,15 @@ class CommitMessage:
 
 
 @dataclass(frozen=True, slots=True)
-class AssignedOn:
-    """The key index a dynamic-bucket write gave its new keys buckets from (§6).
-
-    `snapshot_id`: the snapshot the index was read at (None: the table had none); `delta_list`:
-    that snapshot's delta manifest list, whose unique name tells it from a snapshot of the same id
-    made again after a rollback. `hash_files`: partition -> the names of its HASH index files
-    there (``bucket = -1`` with every partition column in the key); None for a cross-partition
-    key, whose routing read every key of the table. The commit refuses the write when a snapshot
-    since changed that index (`stale_partitions`, `changes_keys`): the write's buckets may then
-    put a key in two places.
-    """
-
-    snapshot_id: int | None
-    delta_list: str | None = None
-    hash_files: Mapping[bytes, frozenset[str]] | None = None
-
-    @classmethod
-    def of(
-        cls, snapshot: Snapshot | None, hash_files: Mapping[bytes, frozenset[str]] | None = None
-    ) -> AssignedOn:
-        """The key index read at `snapshot` (None: an empty table)."""
-        if snapshot is None:
-            return cls(None, None, hash_files)
-        return cls(snapshot.id, snapshot.delta_manifest_list, hash_files)
-
-
-@dataclass(frozen=True, slots=True)
 class ReadAt:
-    """The snapshot a statement read the rows it writes from (UPDATE, DELETE, MERGE, ON CONFLICT).
+    """The snapshot a statement read: the rows it writes were computed from it.
 
     `snapshot_id` (None: the table had none) and that snapshot's delta manifest list, whose unique
-    name tells it from a snapshot of the same id made again after a rollback. The commit refuses
-    the write when a snapshot since wrote keys it wrote (`overwritten_by`): its rows were computed
-    from values that are no longer the table's, and landing them would undo that commit's change
-    (a lost update). First committer wins, as in snapshot isolation; Apache Paimon has no such
-    check.
+    name tells it from a snapshot of the same id made again after a rollback. An UPDATE, DELETE,
+    MERGE or ON CONFLICT is refused when a snapshot since wrote keys it writes (`overwritten_by`):
+    its rows were computed from values that are no longer the table's, and landing them would undo
+    that commit's change (a lost update). First committer wins, as in snapshot isolation; Apache
+    Paimon has no such check.
     """
 
     snapshot_id: int | None
@@ -117,6 +90,34 @@ class ReadAt:
         if snapshot is None:
             return cls(None, None)
         return cls(snapshot.id, snapshot.delta_manifest_list)
+
+    def is_snapshot(self, snapshot: Snapshot | None) -> bool:
+        """Whether `snapshot` is the one read (nothing was committed since)."""
+        if snapshot is None:
+            return self.snapshot_id is None
+        return (snapshot.id, snapshot.delta_manifest_list) == (self.snapshot_id, self.delta_list)
+
+
+@dataclass(frozen=True, slots=True)
+class AssignedOn(ReadAt):
+    """The key index a dynamic-bucket write gave its new keys buckets from (§6): a `ReadAt`.
+
+    `hash_files`: partition -> the names of its HASH index files at that snapshot (``bucket = -1``
+    with every partition column in the key); None for a cross-partition key, whose routing read
+    every key of the table. The commit refuses the write when a snapshot since changed that index
+    (`stale_partitions`, `changes_keys`): the write's buckets may then put a key in two places.
+    """
+
+    hash_files: Mapping[bytes, frozenset[str]] | None = None
+
+    @classmethod
+    def of(
+        cls, snapshot: Snapshot | None, hash_files: Mapping[bytes, frozenset[str]] | None = None
+    ) -> AssignedOn:
+        """The key index read at `snapshot` (None: an empty table)."""
+        if snapshot is None:
+            return cls(None, None, hash_files)
+        return cls(snapshot.id, snapshot.delta_manifest_list, hash_files)
 
 
 def overwritten_by(
@@ -151,19 +152,17 @@ def overwritten_by(
     >>> overwritten_by([theirs(9, 12)], ours, cmp, replaces=False).file.min_key == f(9, 9).min_key
     True
     """
-    ranges: dict[tuple[bytes, int], list[tuple[bytes, bytes]]] = defaultdict(list)
-    for m in messages:
-        for nf in m.new_files:
-            ranges[m.partition, m.bucket].append((nf.min_key, nf.max_key))
-    partitions = {partition for partition, _ in ranges}
+    written = _new_files(messages)
+    partitions = {partition for partition, _ in written}
     for e in entries:
         if replaces:
             if e.partition in partitions:
                 return e
             continue
-        for low, high in ranges.get((e.partition, e.bucket), ()):
-            if key_compare(e.file.min_key, high) <= 0 and key_compare(low, e.file.max_key) <= 0:
-                return e
+        if any(
+            _keys_overlap(e.file, f, key_compare) for f in written.get((e.partition, e.bucket), ())
+        ):
+            return e
     return None
 
 
@@ -201,19 +200,29 @@ def outranked_by(
     >>> outranked_by([live(5, 5, 7)], ours, cmp).file.file_name
     'f7'
     """
-    ranges: dict[tuple[bytes, int], list[tuple[bytes, bytes, int]]] = defaultdict(list)
-    for m in messages:
-        for nf in m.new_files:
-            ranges[m.partition, m.bucket].append((nf.min_key, nf.max_key, nf.min_sequence_number))
+    written = _new_files(messages)
     for e in live:
-        for low, high, first in ranges.get((e.partition, e.bucket), ()):
-            if (
-                e.file.max_sequence_number >= first
-                and key_compare(e.file.min_key, high) <= 0
-                and key_compare(low, e.file.max_key) <= 0
+        for f in written.get((e.partition, e.bucket), ()):
+            if e.file.max_sequence_number >= f.min_sequence_number and _keys_overlap(
+                e.file, f, key_compare
             ):
                 return e
     return None
+
+
+def _new_files(messages: Iterable[CommitMessage]) -> dict[tuple[bytes, int], list[DataFileMeta]]:
+    """(partition, bucket) -> the data files a write adds there."""
+    written: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+    for m in messages:
+        written[m.partition, m.bucket].extend(m.new_files)
+    return {where: files for where, files in written.items() if files}
+
+
+def _keys_overlap(
+    a: DataFileMeta, b: DataFileMeta, key_compare: Callable[[bytes, bytes], int]
+) -> bool:
+    """Whether the ``[min key, max key]`` ranges of two files of one bucket overlap."""
+    return key_compare(a.min_key, b.max_key) <= 0 and key_compare(b.min_key, a.max_key) <= 0
 
 
 def hash_files_by_partition(entries: Iterable[IndexManifestEntry]) -> dict[bytes, frozenset[str]]:

@@ -32,7 +32,6 @@ the snapshot file is created can fail the commit: hints are hints, maintenance o
 from __future__ import annotations
 
 import logging
-import random
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ from paimon_sql.commit.plan import (
     stale_partitions,
     without_removed_vectors,
 )
+from paimon_sql.commit.retry import FIRST_PAUSE, pause
 from paimon_sql.errors import (
     CommitConflictError,
     DataFileNotFoundError,
@@ -207,7 +207,7 @@ class Committer:
             if landed is not None:
                 return landed
         start = self.table.latest_snapshot_id()
-        delay = 0.01
+        delay = FIRST_PAUSE
         for attempt in range(retries + 1):
             if attempt:
                 landed = self.committed(identifier, above=start or 0)
@@ -230,8 +230,7 @@ class Committer:
                         err,
                     )
                 return snapshot
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 10.0)
+            delay = pause(delay, 10.0)
         raise CommitConflictError(
             f"gave up committing to {self.table.name} after {retries} retries: other writers kept "
             "winning the next snapshot id; no snapshot was made"
@@ -274,15 +273,19 @@ class Committer:
             latest = None if base_id is None else table.snapshot(base_id)
             if assigned_on is not None:
                 self._check_assigned(assigned_on, latest, messages, replaces=overwrite is not None)
-            if read_at is not None:
-                self._check_read(read_at, latest, messages)
             base_metas = table.data_manifests(latest)
             delta = delta_entries(messages)
             delta, live = self._checked(base_metas, delta, kind, overwrite, schema, messages)
             if live is not None:
                 check_vectors_live(messages, live, delta)
-            if kind is CommitKind.APPEND and overwrite is None:
-                self._check_sequences(base_metas, live, messages, schema)
+            self._check_writes(
+                latest,
+                base_metas,
+                live,
+                messages,
+                read_at,
+                sequences=kind is CommitKind.APPEND and overwrite is None,
+            )
             if overwrite is not None:
                 kind = CommitKind.OVERWRITE
             base_metas = self._merge_manifests(attempt, base_metas, schema)
@@ -359,12 +362,45 @@ class Committer:
         check_conflicts(live, delta, overwrite=overwrite is not None, key_compare=compare)
         return delta, live
 
-    def _check_sequences(
+    def _check_writes(
         self,
+        latest: Snapshot | None,
         base_metas: Sequence[ManifestFileMeta],
         live: list[ManifestEntry] | None,
         messages: Sequence[CommitMessage],
-        schema: TableSchema,
+        read_at: ReadAt | None,
+        *,
+        sequences: bool,
+    ) -> None:
+        """The write-write checks of a primary-key table (`_check_read`, `_check_sequences`).
+
+        `live`: the latest live files of the partitions the commit touches, if Java's checks read
+        them (`_checked`); else read here, once, and only when a check needs them.
+        """
+        schema = self.table.latest_schema
+        if not schema.primary_keys:
+            return
+        sequences = sequences and not CoreOptions(schema.options).sequence_fields
+        hidden = read_at is not None and hides_level0(schema.options, schema.primary_keys)
+        written = {m.partition for m in messages if m.new_files}
+        if not written or not (sequences or read_at is not None):
+            return
+        if live is None and (sequences or hidden):
+            live = _live(self.table, self._touching(base_metas, written, schema))
+        keys = schema.trimmed_primary_keys
+        compare = key_comparator([schema.field(k).type for k in keys])
+        if read_at is not None:
+            level0 = [e for e in live or () if e.file.level == 0] if hidden else None
+            self._check_read(read_at, latest, messages, compare, level0)
+        if sequences:
+            assert live is not None
+            self._check_sequences(live, messages, compare)
+
+    def _check_sequences(
+        self,
+        live: Sequence[ManifestEntry],
+        messages: Sequence[CommitMessage],
+        compare: Callable[[bytes, bytes], int],
     ) -> None:
         """Refuse new rows of a primary-key table that rows committed since would outrank.
 
@@ -372,17 +408,10 @@ class Committer:
         numbered its rows, with sequence numbers as high. Landing the write could leave those rows
         the winners (a statement reporting success without effect), so the statement fails and is
         run again on the newer snapshot; `sequence.field` tables order rows by their own values and
-        are not checked. Apache Paimon has no such check (one writer per bucket is its rule).
+        are not checked (`_check_writes`). Apache Paimon has no such check (one writer per bucket
+        is its rule).
         """
-        if not schema.primary_keys or CoreOptions(schema.options).sequence_fields:
-            return
-        written = {m.partition for m in messages if m.new_files}
-        if not written:
-            return
-        if live is None:
-            live = _live(self.table, self._touching(base_metas, written, schema))
-        keys = schema.trimmed_primary_keys
-        hit = outranked_by(live, messages, key_comparator([schema.field(k).type for k in keys]))
+        hit = outranked_by(live, messages, compare)
         if hit is not None:
             raise CommitConflictError(
                 f"a concurrent commit to {self.table.name} wrote keys of this statement to bucket "
@@ -408,12 +437,10 @@ class Committer:
         Apache Paimon has no such check (one writer job per table is its rule); without it, two
         writers can leave one key in two buckets or two partitions.
         """
-        if _read_latest(latest, assigned.snapshot_id, assigned.delta_list):
+        if assigned.is_snapshot(latest):
             return
         if assigned.hash_files is None:
-            for snap in self._since(
-                assigned.snapshot_id, assigned.delta_list, latest, self._assign_conflict
-            ):
+            for snap in self._since(assigned, latest, self._assign_conflict):
                 if changes_keys(snap.commit_kind):
                     raise self._assign_conflict(
                         f"snapshot {snap.id} ({snap.commit_kind.value}, by "
@@ -441,21 +468,19 @@ class Committer:
 
     def _since(
         self,
-        snapshot_id: int | None,
-        delta_list: str | None,
+        read: ReadAt,
         latest: Snapshot | None,
         conflict: Callable[[str], CommitConflictError],
     ) -> Iterator[Snapshot]:
-        """The snapshots committed after `snapshot_id`, up to `latest`.
+        """The snapshots committed after the one `read`, up to `latest`.
 
-        `delta_list`: that snapshot's delta manifest list when it was read. `conflict(why)` is
-        raised when what came since cannot be told: the table was rolled back, or a snapshot in
-        between has expired.
+        `conflict(why)` is raised when what came since cannot be told: the table was rolled back,
+        or a snapshot in between has expired.
         """
-        if _read_latest(latest, snapshot_id, delta_list):
+        if read.is_snapshot(latest):
             return
-        since = snapshot_id or 0
-        if latest is None or latest.id <= since or not self._same(since, delta_list):
+        since = read.snapshot_id or 0
+        if latest is None or latest.id <= since or not self._still(read):
             raise conflict(
                 f"the table was rolled back to snapshot {None if latest is None else latest.id}"
             )
@@ -468,21 +493,26 @@ class Committer:
                     "told"
                 ) from err
 
-    def _same(self, snapshot_id: int, delta_list: str | None) -> bool:
-        """Whether snapshot `snapshot_id` is still the one read with `delta_list`.
+    def _still(self, read: ReadAt) -> bool:
+        """Whether the snapshot `read` is still the one read (not made again after a rollback).
 
         True once it has expired: the snapshots after it are then checked one by one.
         """
-        if not snapshot_id:
+        if not read.snapshot_id:
             return True
         try:
-            snap = self.table.snapshot(snapshot_id)
+            snap = self.table.snapshot(read.snapshot_id)
         except (DataFileNotFoundError, SnapshotNotFoundError):
             return True
-        return snap.delta_manifest_list == delta_list
+        return snap.delta_manifest_list == read.delta_list
 
     def _check_read(
-        self, read_at: ReadAt, latest: Snapshot | None, messages: Sequence[CommitMessage]
+        self,
+        read_at: ReadAt,
+        latest: Snapshot | None,
+        messages: Sequence[CommitMessage],
+        compare: Callable[[bytes, bytes], int],
+        level0: Sequence[ManifestEntry] | None,
     ) -> None:
         """Refuse rows computed from a snapshot when a commit since wrote one of their keys.
 
@@ -494,13 +524,11 @@ class Committer:
 
         A table whose reads skip level 0 (`hides_level0`: deletion vectors, first-row) did not show
         the statement the rows of level-0 files live when it read: a compaction since that took
-        such a file, or one still live now, conflicts as well.
+        such a file, or one still live now (`level0`: the live level-0 files of the partitions
+        written; None for other tables), conflicts as well.
         """
         table = self.table
-        schema = table.latest_schema
-        keys = schema.trimmed_primary_keys
-        compare = key_comparator([schema.field(k).type for k in keys])
-        hidden = hides_level0(schema.options, schema.primary_keys)
+        hidden = level0 is not None
 
         def conflict(why: str) -> CommitConflictError:
             return CommitConflictError(
@@ -509,7 +537,7 @@ class Committer:
                 "statement again"
             )
 
-        for snap in self._since(read_at.snapshot_id, read_at.delta_list, latest, conflict):
+        for snap in self._since(read_at, latest, conflict):
             rewrites = not changes_keys(snap.commit_kind)
             if rewrites and not hidden:
                 continue
@@ -528,10 +556,7 @@ class Committer:
                     f"{'compacted' if rewrites else 'wrote'} file {hit.file.file_name} in bucket "
                     f"{hit.bucket}, which may hold keys this statement writes"
                 )
-        if hidden and latest is not None:
-            written = {m.partition for m in messages if m.new_files}
-            metas = self._touching(table.data_manifests(latest), written, schema)
-            level0 = [e for e in _live(table, metas) if e.file.level == 0]
+        if level0:
             hit = overwritten_by(level0, messages, compare, replaces=False)
             if hit is not None:
                 raise conflict(
@@ -788,13 +813,6 @@ class Committer:
     def _discard(self, attempt: _Attempt) -> None:
         for path in attempt.paths:
             self.table.fileio.delete(path)
-
-
-def _read_latest(latest: Snapshot | None, snapshot_id: int | None, delta_list: str | None) -> bool:
-    """Whether `latest` is the snapshot read as (`snapshot_id`, `delta_list`): nothing since."""
-    if latest is None:
-        return snapshot_id is None
-    return (latest.id, latest.delta_manifest_list) == (snapshot_id, delta_list)
 
 
 def _holds(fileio: FileIO, path: str, data: bytes) -> bool:

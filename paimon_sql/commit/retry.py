@@ -9,6 +9,8 @@ that is still the latest is damage, and its error is raised.
 
 from __future__ import annotations
 
+import random
+import time
 from typing import TYPE_CHECKING, TypeVar
 
 from paimon_sql.errors import DataFileNotFoundError, SnapshotNotFoundError
@@ -38,3 +40,16 @@ def on_latest(table: Table, plan: Callable[[Snapshot | None], T]) -> T:
             if attempt == ATTEMPTS - 1 or table.latest_snapshot_id() == base_id:
                 raise
     raise AssertionError("unreachable")
+
+
+FIRST_PAUSE = 0.01
+"""Seconds before the first retry of a commit (or of a compaction that lost to one)."""
+
+
+def pause(delay: float, cap: float) -> float:
+    """Sleep `delay` seconds, jittered up to twice that (writers that collided spread out).
+
+    Returns the next delay: doubled, at most `cap`.
+    """
+    time.sleep(delay * (1 + random.random()))
+    return min(delay * 2, cap)

@@ -33,10 +33,9 @@ True
 
 from __future__ import annotations
 
-import random
-import time
 from typing import TYPE_CHECKING
 
+from paimon_sql.commit.retry import FIRST_PAUSE, pause
 from paimon_sql.compact.changelog import compact
 from paimon_sql.compact.lookup import lookup_rewrite
 from paimon_sql.errors import CommitConflictError, PaimonSqlError, UnsupportedFeatureError
@@ -155,13 +154,12 @@ def compact_after_write(
             buckets = None  # every bucket written since the last full compaction
     error: Exception | None = None
     retries = CoreOptions(schema.options).integer("commit.max-retries")
-    delay = 0.01
+    delay = FIRST_PAUSE
     for attempt in range(retries + 1):
         if attempt:
             if not isinstance(error, CommitConflictError) and attempt >= _ATTEMPTS:
                 break
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+            delay = pause(delay, 1.0)
         try:
             rewrite = lookup_rewrite(read) if _needs_lookup(schema.options) else None
             snapshot = compact(table, read, buckets=buckets, rewrite=rewrite)

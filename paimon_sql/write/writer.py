@@ -451,8 +451,8 @@ class TableWriter:
     def _probably_few(self, source: exp.Expression) -> bool:
         """Whether DuckDB estimates that `source` yields at most `SMALL_INPUT_ROWS` rows.
 
-        From the plan's root cardinality (``EXPLAIN``: bound, not run). Only a hint: the staged
-        rows are counted before Python hashes them (`_hash_in_python`).
+        From the plan's root cardinality (``EXPLAIN``: bound, not run). Only a hint: Python hashes
+        the staged rows only if there are no more than that (`_hash_in_python`).
         """
         try:
             rows = self._db().execute(explain_sql(source, json=True)).fetchall()
@@ -477,9 +477,7 @@ class TableWriter:
             found = python_hashes(columns, types)
             return None if found is None else pa.array(found, pa.int32())
 
-        count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
-        (rows,) = db.execute(count.sql("duckdb")).fetchall()[0]
-        name = None if rows > SMALL_INPUT_ROWS else self._python_column(staged, key, HASH, hashes)
+        name = self._python_column(staged, key, HASH, hashes, at_most=SMALL_INPUT_ROWS)
         target = table_node(staged)
         if name is None:
             sql_hash = hash_expression([(_q(k), t) for k, t in key])
@@ -1255,14 +1253,20 @@ class TableWriter:
         key: Sequence[tuple[str, DataType]],
         column: str,
         compute: Callable[[list[pa.ChunkedArray[Any]], list[DataType]], pa.Array[Any] | None],
+        at_most: int | None = None,
     ) -> str | None:
         """The staged rows' arrival numbers and `compute`'s values of their `key`, registered.
 
         Registered as a table of ``ORD`` and `column` (for `_python_staged`'s join and
-        `_hash_in_python`'s update); None when `compute` is (a key value without a Python form).
+        `_hash_in_python`'s update); None when `compute` is (a key value without a Python form),
+        or when more than `at_most` rows are staged (none of them computed).
         """
         query = exp.select(_q(ORD), *[_q(name) for name, _ in key]).from_(table_node(staged))
+        if at_most is not None:
+            query = query.limit(at_most + 1)
         rows = self._db().sql(query.sql("duckdb")).arrow().read_all()
+        if at_most is not None and rows.num_rows > at_most:
+            return None
         values = compute(rows.columns[1:], [t for _, t in key])
         if values is None:
             return None

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable, Collection, Iterator
     from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
     from multiprocessing.synchronize import Event
@@ -139,29 +139,38 @@ def insert_worker(warehouse: str, tables: str, n: int, worker: int, log: str) ->
         _append(log, f"ok {table} {first_id(worker, statement)}")
 
 
+def _logged(warehouse: str, log: str, statements: Iterator[tuple[str, str]]) -> None:
+    """Run each ``(SQL, label)`` of `statements` in one session, logging ``ok <label>`` once it
+    succeeded and ``failed <error>`` when it raised a `paimon_sql.errors` error."""
+    import paimon_sql
+    from paimon_sql.errors import PaimonSqlError
+
+    session = paimon_sql.connect(warehouse)
+    for sql, label in statements:
+        try:
+            session.sql(sql)
+        except PaimonSqlError as err:
+            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+            continue
+        _append(log, f"ok {label}")
+
+
 def key_worker(warehouse: str, table: str, parts: int, n: int, worker: int, log: str) -> None:
     """`n` INSERTs of 4 keys from a small shared key space (``id`` 0..23, ``p`` 1..`parts`).
 
     Workers overlap on keys, so their dynamic-bucket assignments race; each statement's value is
     its number, ``worker * 1000 + statement``, logged ``ok <table> <number>`` once it succeeded.
     """
-    import random
-
-    import paimon_sql
-    from paimon_sql.errors import PaimonSqlError
-
     rng = random.Random(worker)
-    session = paimon_sql.connect(warehouse)
-    for statement in range(n):
-        number = worker * 1000 + statement
-        rows = [(rng.randint(1, parts), i, number) for i in rng.sample(range(24), 4)]
-        values = ", ".join(f"({p}, {i}, {v})" for p, i, v in rows)
-        try:
-            session.sql(f"INSERT INTO {table} VALUES {values}")  # noqa: S608 - test data
-        except PaimonSqlError as err:
-            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
-            continue
-        _append(log, f"ok {table} {number}")
+
+    def statements() -> Iterator[tuple[str, str]]:
+        for statement in range(n):
+            number = worker * 1000 + statement
+            rows = [(rng.randint(1, parts), i, number) for i in rng.sample(range(24), 4)]
+            values = ", ".join(f"({p}, {i}, {v})" for p, i, v in rows)
+            yield f"INSERT INTO {table} VALUES {values}", f"{table} {number}"  # noqa: S608
+
+    _logged(warehouse, log, statements())
 
 
 def increment_worker(warehouse: str, table: str, keys: int, n: int, worker: int, log: str) -> None:
@@ -170,21 +179,13 @@ def increment_worker(warehouse: str, table: str, keys: int, n: int, worker: int,
     Logged ``ok <table> <key>`` once a statement reported success, so the parent can count each
     key's increments; a `paimon_sql.errors` failure is logged as ``failed <error>``.
     """
-    import random
-
-    import paimon_sql
-    from paimon_sql.errors import PaimonSqlError
-
     rng = random.Random(worker)
-    session = paimon_sql.connect(warehouse)
-    for _ in range(n):
-        key = rng.randrange(keys)
-        try:
-            session.sql(f"UPDATE {table} SET v = v + 1 WHERE k = {key}")  # noqa: S608 - test data
-        except PaimonSqlError as err:
-            _append(log, f"failed {type(err).__name__}: {str(err).splitlines()[0][:200]}")
-            continue
-        _append(log, f"ok {table} {key}")
+    keys_drawn = (rng.randrange(keys) for _ in range(n))
+    _logged(
+        warehouse,
+        log,
+        ((f"UPDATE {table} SET v = v + 1 WHERE k = {k}", f"{table} {k}") for k in keys_drawn),  # noqa: S608
+    )
 
 
 def maintain_worker(warehouse: str, tables: str, stop: str, log: str) -> None:

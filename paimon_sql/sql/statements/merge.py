@@ -57,7 +57,6 @@ from paimon_sql.types import RowKind, duckdb_type_node
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
-    from paimon_sql.commit.plan import ReadAt
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
 
@@ -98,6 +97,9 @@ class _Merge:
         self.ctx = ctx
         self.table = table
         self.schema = table.latest_schema
+        #: The snapshot a keyed MERGE computes its rows from: taken before any read of the target
+        #: is bound (`dml.read_before`).
+        self.read_at = dml.read_before(table)
         target = statement.this
         self.alias = target.alias or ident.table
         self.ident = ident
@@ -416,7 +418,6 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
             "before or after the MERGE"
         )
     table = ctx.table(ident)
-    read_at = dml.read_before(table)  # before any read of the target is bound
     plan = _Merge(ctx, ident, table, statement)
     pk = bool(plan.schema.primary_keys)
     if not pk:
@@ -427,15 +428,13 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
         dml.row_level_supported(table, "DELETE")
     live = LiveRows(ctx, table) if uses_vectors(table) else None
     try:
-        return _merge(ctx, plan, pk, live, read_at)
+        return _merge(ctx, plan, pk, live)
     finally:
         if live is not None:
             live.close()
 
 
-def _merge(
-    ctx: Context, plan: _Merge, pk: bool, live: LiveRows | None, read_at: ReadAt | None
-) -> Relation:
+def _merge(ctx: Context, plan: _Merge, pk: bool, live: LiveRows | None) -> Relation:
     table = plan.table
     if live is not None and live.name is None:  # nothing to match: the same as an empty table
         live.name = hidden_name("__paimon_merge_empty_")
@@ -481,7 +480,7 @@ def _merge(
         )[0]
         if changed:
             if pk:
-                _write_keyed(ctx, plan, name, read_at)
+                _write_keyed(ctx, plan, name)
             elif live is not None:
                 _write_vectors(ctx, plan, name, live)
             else:
@@ -523,7 +522,7 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         )
 
 
-def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table, read_at: ReadAt | None) -> None:
+def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
     """Primary-key table: upserts and deletions in one write (`RowKind` per row)."""
     deletes = plan.indexes("delete")
     upserts = plan.indexes("update", "insert")
@@ -548,7 +547,9 @@ def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table, read_at: ReadAt | 
         # a key the statement deletes and inserts keeps the inserted row
         .qualify(exp.not_(exp.and_(is_delete.copy(), upserted)))
     )
-    dml.write_rows(ctx, plan.table, select, kind=exp.column(_KIND, quoted=True), read_at=read_at)
+    dml.write_rows(
+        ctx, plan.table, select, kind=exp.column(_KIND, quoted=True), read_at=plan.read_at
+    )
 
 
 def _write_vectors(ctx: Context, plan: _Merge, name: exp.Table, live: LiveRows) -> None:

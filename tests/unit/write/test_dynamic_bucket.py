@@ -237,13 +237,15 @@ def test_small_values_insert_hashes_as_the_sql_path(tmp_path, monkeypatch, key_t
     assert index == _index_by_bucket(session, "db.by_query")
     assert len(index) == (len(values) + 1) // 2
     assert sum(len(h) for h in index.values()) == len(values)
-    read = [
-        session.sql(f"SELECT * FROM db.{n} ORDER BY k2").to_arrow_table()
-        for n in ("by_values", "by_query")
-    ]
+    read = _tables(session, ("by_values", "by_query"), "k2")
     assert read[0].equals(read[1])
     assert read[0].num_rows == len(values)
     session.close()
+
+
+def _tables(session, names, order):
+    """The rows of tables ``db.<name>`` as Arrow, ordered by column `order`."""
+    return [session.sql(f"SELECT * FROM db.{n} ORDER BY {order}").to_arrow_table() for n in names]
 
 
 def _key_buckets(session, name, tmp_path):
@@ -473,10 +475,7 @@ def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
     index = _index_by_bucket(session, "db.estimated")
     assert index == _index_by_bucket(session, "db.by_sql")
     assert sum(len(h) for h in index.values()) == rows
-    read = [
-        session.sql(f"SELECT * FROM db.{n} ORDER BY k").to_arrow_table()
-        for n in ("estimated", "by_sql")
-    ]
+    read = _tables(session, ("estimated", "by_sql"), "k")
     assert read[0].equals(read[1])
     assert read[0].num_rows == rows
     session.close()
