@@ -229,6 +229,31 @@ class AssignTables:
         }
 
 
+def _capacity(
+    owned: Mapping[int, int], a: int, fresh: int, options: DynamicBucketOptions
+) -> tuple[list[_Slot], int, list[int]]:
+    """Where assigner `a`'s `fresh` new hashes go: slots, capacity, every bucket it has.
+
+    Past the capacity, the hashes go round-robin over every bucket (existing and opened).
+    `owned`: the assigner's buckets and their hash counts, in loading order.
+    """
+    slots = _slots(owned, _owned_ids(options, a), fresh, options.target_row_num)
+    capacity = slots[-1].stop if slots else 0
+    everyone = list(dict.fromkeys([*owned, *(s.bucket for s in slots)]))
+    if fresh > capacity and options.max_buckets == -1:
+        raise OptionError(
+            f"more than {MAX_DYNAMIC_BUCKETS} buckets needed: raise dynamic-bucket.target-row-num"
+        )
+    if fresh > capacity and not everyone:
+        raise OptionError("dynamic-bucket.max-buckets leaves this assigner no bucket")
+    return slots, capacity, everyone
+
+
+def _owned(counts: Mapping[tuple[int, int], int], part: int, a: int, n: int) -> dict[int, int]:
+    """Assigner `a`'s buckets of partition `part` and their counts, in `counts`' order."""
+    return {b: c for (p, b), c in counts.items() if p == part and b % n == a}
+
+
 def _placement(
     fresh_counts: Sequence[tuple[int, int, int]],
     counts: Mapping[tuple[int, int], int],
@@ -240,17 +265,7 @@ def _placement(
     cap_rows: dict[str, list[int]] = {"part": [], "a": [], "capacity": [], "overflow_count": []}
     over_rows: dict[str, list[int]] = {"part": [], "a": [], "i": [], "bucket": []}
     for part, a, fresh in fresh_counts:
-        owned = {b: c for (p, b), c in counts.items() if p == part and b % n == a}
-        slots = _slots(owned, _owned_ids(options, a), fresh, options.target_row_num)
-        capacity = slots[-1].stop if slots else 0
-        everyone = list(dict.fromkeys([*owned, *(s.bucket for s in slots)]))
-        if fresh > capacity and options.max_buckets == -1:
-            raise OptionError(
-                f"more than {MAX_DYNAMIC_BUCKETS} buckets needed: "
-                "raise dynamic-bucket.target-row-num"
-            )
-        if fresh > capacity and not everyone:
-            raise OptionError("dynamic-bucket.max-buckets leaves this assigner no bucket")
+        slots, capacity, everyone = _capacity(_owned(counts, part, a, n), a, fresh, options)
         for s in slots:
             for key, value in zip(slot_rows, (part, a, s.bucket, s.start, s.stop), strict=True):
                 slot_rows[key].append(value)
@@ -268,6 +283,107 @@ def _placement(
         )
 
     return table(slot_rows), table(cap_rows), table(over_rows)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SmallAssignment:
+    """`assign_small`'s answer: ``known`` and ``fresh`` as `assign_in_duckdb` creates them.
+
+    Both (part BIGINT, hash INT, bucket INT); `counts`: (part, bucket) -> hashes in its file.
+    """
+
+    known: pa.Table
+    fresh: pa.Table
+    counts: Mapping[tuple[int, int], int]
+
+
+def _search(
+    keys: Sequence[tuple[int, int]], existing: Iterable[tuple[int, int, bytes]]
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
+    """(part, hash) -> bucket of the `keys` a file of `existing` lists (the last such file).
+
+    And (part, bucket) -> the number of hashes in its file (files with none left out).
+    """
+    wanted: dict[int, set[int]] = {}
+    for part, h in keys:
+        wanted.setdefault(part, set()).add(h)
+    needles = {part: pa.array(sorted(hs), pa.int32()) for part, hs in wanted.items()}
+    found: dict[tuple[int, int], int] = {}
+    counts: dict[tuple[int, int], int] = {}
+    for part, bucket, data in existing:
+        values = hashes_to_arrow(data)
+        if not len(values):
+            continue
+        counts[(part, bucket)] = len(values)
+        if part in needles:
+            hits = values.filter(pc.is_in(values, value_set=needles[part]))
+            for hit in hits.to_pylist():
+                if hit is not None:  # the files hold no nulls
+                    found[(part, hit)] = bucket
+    return found, counts
+
+
+def _placed(
+    fresh: int, slots: Sequence[_Slot], capacity: int, everyone: Sequence[int]
+) -> list[int]:
+    """The bucket of each of `fresh` new hashes by rank: its slot's, past them round-robin."""
+    out: list[int] = []
+    at = iter(slots)
+    slot = next(at, None)
+    for rank in range(fresh):
+        while slot is not None and rank >= slot.stop:
+            slot = next(at, None)
+        out.append(slot.bucket if slot is not None else everyone[(rank - capacity) % len(everyone)])
+    return out
+
+
+def assign_small(
+    keys: Sequence[tuple[int, int]],
+    existing: Iterable[tuple[int, int, bytes]],
+    options: DynamicBucketOptions,
+) -> SmallAssignment:
+    """`assign_in_duckdb` for a few keys, in Python: no table of the existing hashes is built.
+
+    `keys`: (part, hash) in arrival order, repeats allowed; `existing`: (part, bucket, HASH file
+    content) in Java's loading order. Each file is searched for the input's hashes only (a hash
+    listed by two files belongs to the later one), so the cost is one pass over the files the
+    input's partitions hold, not a load of them; the new hashes are placed by the same slots as
+    the SQL path (`_capacity`).
+
+    >>> from paimon_sql.format.hash_index import encode_hashes
+    >>> out = assign_small([(0, 7), (0, 8), (0, 9), (0, 8)], [(0, 0, encode_hashes([7]))],
+    ...                    DynamicBucketOptions(target_row_num=2))
+    >>> out.known.to_pylist()
+    [{'part': 0, 'hash': 7, 'bucket': 0}]
+    >>> out.fresh.column("bucket").to_pylist(), dict(out.counts)
+    ([0, 1], {(0, 0): 1})
+    """
+    found, counts = _search(keys, existing)
+    n = options.num_assigners
+    firsts: dict[tuple[int, int], list[int]] = {}  # (part, assigner) -> new hashes by arrival
+    seen: set[tuple[int, int]] = set()
+    for part, h in keys:
+        if (part, h) not in found and (part, h) not in seen:
+            seen.add((part, h))
+            firsts.setdefault((part, abs(h) % n), []).append(h)
+    fresh: list[tuple[int, int, int]] = []
+    for (part, a), hashes in firsts.items():
+        owned = _owned(counts, part, a, n)
+        buckets = _placed(len(hashes), *_capacity(owned, a, len(hashes), options))
+        fresh.extend((part, h, bucket) for h, bucket in zip(hashes, buckets, strict=True))
+
+    def table(rows: Sequence[tuple[int, int, int]]) -> pa.Table:
+        part, hash_, bucket = zip(*rows, strict=True) if rows else ((), (), ())
+        return pa.table(
+            {
+                "part": pa.array(part, pa.int64()),
+                "hash": pa.array(hash_, pa.int32()),
+                "bucket": pa.array(bucket, pa.int32()),
+            }
+        )
+
+    known = [(part, h, bucket) for (part, h), bucket in found.items()]
+    return SmallAssignment(known=table(known), fresh=table(fresh), counts=counts)
 
 
 def assign_in_duckdb(

@@ -102,6 +102,7 @@ from paimon_sql.write.dynamic_bucket import (
     AssignTables,
     DynamicBucketOptions,
     assign_in_duckdb,
+    assign_small,
     grouped_hashes,
     known_hashes,
 )
@@ -801,7 +802,7 @@ class TableWriter:
         count = exp.select(exp.Count(this=exp.Star())).from_(table_node(staged))
         (rows,) = db.sql(count.sql("duckdb")).fetchall()[0]
         size = self.run_rows()
-        index = self._dynamic_index(staged, single=rows <= size)
+        index = self._dynamic_index(staged, single=rows <= size, small=rows <= SMALL_INPUT_ROWS)
         starts = self.bucket_sequences()
         files: dict[tuple[bytes, int], list[DataFileMeta]] = {}
         total = 0
@@ -833,8 +834,11 @@ class TableWriter:
         self._create(name, select_all(table_node(staged)).where(within))
         return name
 
-    def _dynamic_index(self, staged: str, *, single: bool) -> _DynamicIndex:
-        """The HASH index of the partitions `staged` writes, loaded into a DuckDB table."""
+    def _dynamic_index(self, staged: str, *, single: bool, small: bool) -> _DynamicIndex:
+        """The HASH index of the partitions `staged` writes, loaded into a DuckDB table.
+
+        A `small` input of one run (`assign_small`) only reads the files' contents.
+        """
         db = self._db()
         options = DynamicBucketOptions.from_options(self.schema.options)
         check_dynamic(options)
@@ -847,6 +851,21 @@ class TableWriter:
         files = {k: v for k, v in self.hash_index_files().items() if k[0] in part_ids}
         prefix = f"__paimon_dyn_{next(_counter)}"
         tables = AssignTables.unique(f"{prefix}_new", f"{prefix}_raw", prefix)
+        if single and small:
+            contents = {
+                key: self.table.fileio.read_bytes(self.table.sub("index", file))
+                for key, file in files.items()
+            }
+            return _DynamicIndex(
+                options=options,
+                tables=tables,
+                part_ids=part_ids,
+                files=files,
+                counts={},
+                loaded=0,
+                single=True,
+                contents=contents,
+            )
         counts = self._load_known(tables.known_raw, files, part_ids)
         return _DynamicIndex(
             options=options,
@@ -870,28 +889,31 @@ class TableWriter:
         """
         db = self._db()
         tables = index.tables
-        keys = exp.select(
-            exp.alias_(_q(PART), "part"),
-            exp.alias_(_q(HASH), "hash"),
-            exp.alias_(_q(ORD), "pos"),
-        ).from_(table_node(staged))
-        db.execute(
-            exp.Create(
-                this=table_node(tables.new_keys),
-                kind="VIEW",
-                expression=keys,
-                properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
-            ).sql("duckdb")
-        )
         try:
-            assign_in_duckdb(db, tables, index.counts, index.options, heavy=self._heavy)
+            if index.contents is not None:
+                self._assign_small(staged, index)
+            else:
+                keys = exp.select(
+                    exp.alias_(_q(PART), "part"),
+                    exp.alias_(_q(HASH), "hash"),
+                    exp.alias_(_q(ORD), "pos"),
+                ).from_(table_node(staged))
+                db.execute(
+                    exp.Create(
+                        this=table_node(tables.new_keys),
+                        kind="VIEW",
+                        expression=keys,
+                        properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+                    ).sql("duckdb")
+                )
+                assign_in_duckdb(db, tables, index.counts, index.options, heavy=self._heavy)
             if not index.single:
                 name = self._with_buckets(staged, tables)
                 self._remember(index)
                 return name
             fresh = exp.select("part", "bucket", "hash").from_(table_node(tables.fresh))
             if not self.overwrite:
-                self._write_hash_files(fresh, index.files, index.part_ids)
+                self._write_hash_files(fresh, index.files, index.part_ids, index.contents)
                 return self._with_buckets(staged, tables)
             # An overwrite replaces its partitions and their index files (the commit drops the old
             # ones): as Java's, its buckets are assigned knowing the old keys, but each bucket's
@@ -912,6 +934,29 @@ class TableWriter:
             for name in (tables.known, tables.firsts, tables.fresh):
                 db.execute(drop("TABLE", table_node(name)).sql("duckdb"))
             db.execute(drop("VIEW", table_node(tables.new_keys)).sql("duckdb"))
+
+    def _assign_small(self, staged: str, index: _DynamicIndex) -> None:
+        """`assign_in_duckdb`'s ``known`` and ``fresh`` tables for a small run, from Python.
+
+        The run's few (partition, hash) pairs are looked up in the HASH files' contents
+        (`assign_small`), so no table of the partitions' existing hashes is built.
+        """
+        db = self._db()
+        tables = index.tables
+        keys = exp.select(_q(PART), _q(HASH)).from_(table_node(staged)).order_by(_q(ORD))
+        pairs = db.sql(keys.sql("duckdb")).fetchall()
+        contents = index.contents or {}
+        existing = (
+            (index.part_ids[part], bucket, data) for (part, bucket), data in contents.items()
+        )
+        result = assign_small(pairs, existing, index.options)
+        for name, rows in ((tables.known, result.known), (tables.fresh, result.fresh)):
+            db.register(f"{name}_rows", rows)
+            try:
+                create = create_temp_table(name, select_all(table_node(f"{name}_rows")))
+                db.execute(create.sql("duckdb"))
+            finally:
+                db.unregister(f"{name}_rows")
 
     def _remember(self, index: _DynamicIndex) -> None:
         """Add a run's new keys (an overwrite's: every key it wrote) to the loaded HASH index.
@@ -1021,13 +1066,14 @@ class TableWriter:
         hashes: exp.Select,
         files: Mapping[tuple[bytes, int], str],
         part_ids: Mapping[bytes, int],
+        contents: Mapping[tuple[bytes, int], bytes] | None = None,
     ) -> None:
         """The new HASH file of every bucket that gained hashes: its old content, then the new.
 
         `hashes` selects ``part``, ``bucket``, ``hash`` (the new ones); `files` names each bucket's
-        current file (empty: none is kept). Java writes a bucket's hashes in its hash set's order,
-        so readers take no order from the file. The new hashes stream out sorted by (partition,
-        bucket); one bucket is held at once.
+        current file (empty: none is kept), whose content `contents` may hold already. Java
+        writes a bucket's hashes in its hash set's order, so readers take no order from the file.
+        The new hashes stream out sorted by (partition, bucket); one bucket is held at once.
         """
         db = self._db()
         part_bytes = {i: b for b, i in part_ids.items()}
@@ -1038,7 +1084,12 @@ class TableWriter:
             for part_id, bucket, data in grouped_hashes(reader):
                 part = part_bytes[part_id]
                 old = files.get((part, bucket))
-                before = self.table.fileio.read_bytes(self.table.sub("index", old)) if old else b""
+                if not old:
+                    before = b""
+                elif contents is not None and (part, bucket) in contents:
+                    before = contents[(part, bucket)]
+                else:
+                    before = self.table.fileio.read_bytes(self.table.sub("index", old))
                 self.write_index(part, bucket, before + data)
         finally:
             reader.close()
@@ -1974,7 +2025,9 @@ class _DynamicIndex:
 
     `tables.known_raw` holds the written partitions' HASH files (``ord`` below `loaded`) and the
     keys the runs added (``ord`` = `loaded`); `counts`: (part id, bucket) -> its keys so far;
-    `files`: (partition, bucket) -> its current HASH file; `single`: the input is one run.
+    `files`: (partition, bucket) -> its current HASH file; `single`: the input is one run;
+    `contents`: the files' contents, for an input small enough to be assigned in Python
+    (`assign_small`; then nothing is loaded into `tables.known_raw` and `counts` stays empty).
     """
 
     options: DynamicBucketOptions
@@ -1984,6 +2037,7 @@ class _DynamicIndex:
     counts: dict[tuple[int, int], int]
     loaded: int
     single: bool
+    contents: Mapping[tuple[bytes, int], bytes] | None = None
 
 
 class _LazyStarts(dict[tuple[bytes, int], int]):

@@ -16,6 +16,7 @@ from paimon_sql.write.dynamic_bucket import (
     DynamicBucketOptions,
     _java_map_order,
     assign_buckets,
+    assign_small,
 )
 
 
@@ -73,6 +74,35 @@ def run(hashes, existing, options):
     return mapping, out.index_files
 
 
+def run_small(hashes, existing, options):
+    """`run` through `assign_small` (the writer's path for a few keys): the mapping and the new
+    HASH files as the writer builds them (old content, then the bucket's new hashes in order)."""
+    out = assign_small(
+        [(0, h) for h in hashes], [(0, b, data) for b, data in existing.items()], options
+    )
+    assert out.known.column("part").to_pylist() == [0] * out.known.num_rows
+    mapping: dict[int, int] = {}
+    files: dict[int, list[int]] = {}
+    for table, new in ((out.known, False), (out.fresh, True)):
+        for h, bucket in zip(
+            table.column("hash").to_pylist(), table.column("bucket").to_pylist(), strict=True
+        ):
+            assert h is not None
+            assert bucket is not None
+            assert h not in mapping, "one row per distinct hash"
+            mapping[h] = bucket
+            if new:
+                files.setdefault(bucket, []).append(h)
+    assert dict(out.counts) == {(0, b): len(d) // 4 for b, d in existing.items() if d}
+    return mapping, {b: existing.get(b, b"") + encode_hashes(hs) for b, hs in files.items()}
+
+
+@pytest.fixture(params=["sql", "python"])
+def assign(request):
+    """Both assigners: DuckDB's (`assign_buckets`) and Python's for small inputs."""
+    return run if request.param == "sql" else run_small
+
+
 def random_existing(rng, buckets, per_bucket):
     pool = rng.sample(range(-(2**31), 2**31), buckets * per_bucket)
     existing = {}
@@ -82,7 +112,7 @@ def random_existing(rng, buckets, per_bucket):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_matches_java_model(seed):
+def test_matches_java_model(seed, assign):
     rng = random.Random(seed)
     options = DynamicBucketOptions(
         target_row_num=rng.choice([1, 3, 10, 50]), num_assigners=rng.choice([1, 1, 2, 3])
@@ -95,7 +125,7 @@ def test_matches_java_model(seed):
         for _ in range(300)
     ]
     expected, _ = java_model(hashes, existing, options)
-    mapping, files = run(hashes, existing, options)
+    mapping, files = assign(hashes, existing, options)
     assert mapping == expected
     for bucket, data in files.items():
         content = decode_hashes(data)
@@ -111,15 +141,15 @@ def test_matches_java_model(seed):
     ) == len(new_hashes)
 
 
-def test_first_write_fills_bucket_zero_then_opens_the_next():
-    mapping, files = run(list(range(10)), {}, DynamicBucketOptions(target_row_num=4))
+def test_first_write_fills_bucket_zero_then_opens_the_next(assign):
+    mapping, files = assign(list(range(10)), {}, DynamicBucketOptions(target_row_num=4))
     assert [mapping[h] for h in range(10)] == [0] * 4 + [1] * 4 + [2] * 2
     assert decode_hashes(files[1]) == (4, 5, 6, 7)
 
 
-def test_known_hash_keeps_its_bucket_and_full_buckets_are_skipped():
+def test_known_hash_keeps_its_bucket_and_full_buckets_are_skipped(assign):
     existing = {0: encode_hashes([1, 2]), 1: encode_hashes([3])}
-    mapping, files = run([3, 9, 10, 2], existing, DynamicBucketOptions(target_row_num=2))
+    mapping, files = assign([3, 9, 10, 2], existing, DynamicBucketOptions(target_row_num=2))
     assert mapping == {3: 1, 9: 1, 10: 2, 2: 0}
     assert decode_hashes(files[1]) == (3, 9)
     assert sorted(files) == [1, 2]
@@ -131,24 +161,24 @@ def test_java_hashmap_iteration_order():
     assert order.index(40) == order.index(8) - 1 or order.index(40) == order.index(8) + 1
 
 
-def test_max_buckets_overflow_reuses_existing_buckets():
+def test_max_buckets_overflow_reuses_existing_buckets(assign):
     options = DynamicBucketOptions(target_row_num=1, max_buckets=2)
-    mapping, _ = run([10, 11, 12, 13, 12], {}, options)
+    mapping, _ = assign([10, 11, 12, 13, 12], {}, options)
     assert mapping[10] == 0
     assert mapping[11] == 1
     assert {mapping[12], mapping[13]} <= {0, 1}
 
 
-def test_assigners_open_only_their_buckets():
+def test_assigners_open_only_their_buckets(assign):
     options = DynamicBucketOptions(target_row_num=1, num_assigners=2)
-    mapping, _ = run([2, 4, 1, 3, -5], {}, options)
+    mapping, _ = assign([2, 4, 1, 3, -5], {}, options)
     assert [mapping[h] for h in (2, 4)] == [0, 2]
     assert [mapping[h] for h in (1, 3, -5)] == [1, 3, 5]
 
 
-def test_bad_options():
+def test_bad_options(assign):
     with pytest.raises(OptionError):
-        run([1], {}, DynamicBucketOptions(max_buckets=0))
+        assign([1], {}, DynamicBucketOptions(max_buckets=0))
     with pytest.raises(OptionError):
         DynamicBucketOptions.from_options({"dynamic-bucket.target-row-num": "x"})
     assert DynamicBucketOptions.from_options({}).target_row_num == 2_000_000
@@ -168,23 +198,84 @@ def test_million_keys_timing():
     assert set(files) <= {0, 1}
 
 
-def test_only_known_hashes_write_no_index_file():
+def test_only_known_hashes_write_no_index_file(assign):
     existing = {0: encode_hashes([1, 2]), 1: encode_hashes([3])}
-    mapping, files = run([3, 1, 3], existing, DynamicBucketOptions(target_row_num=2))
+    mapping, files = assign([3, 1, 3], existing, DynamicBucketOptions(target_row_num=2))
     assert mapping == {3: 1, 1: 0}
     assert files == {}
 
 
-def test_index_files_keep_old_hashes_then_add_the_new_ones():
+def test_index_files_keep_old_hashes_then_add_the_new_ones(assign):
     # Java writes a bucket's hashes in its hash set's iteration order: readers take no order from
     # it.
     existing = {0: encode_hashes([5])}
-    mapping, files = run([9, 8, 5, 7], existing, DynamicBucketOptions(target_row_num=3))
+    mapping, files = assign([9, 8, 5, 7], existing, DynamicBucketOptions(target_row_num=3))
     assert mapping == {9: 0, 8: 0, 5: 0, 7: 1}
     old, *new = decode_hashes(files[0])
     assert old == 5
     assert sorted(new) == [8, 9]
     assert decode_hashes(files[1]) == (7,)
+
+
+def test_a_hash_in_two_files_belongs_to_the_later_file(assign):
+    # files are loaded in the index manifest's order; Java's map keeps the last bucket it read
+    existing = {3: encode_hashes([1, 2]), 0: encode_hashes([2])}
+    mapping, files = assign([2, 1], existing, DynamicBucketOptions(target_row_num=5))
+    assert mapping == {2: 0, 1: 3}
+    assert files == {}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_assignment_matches_duckdb_over_partitions(seed):
+    """`assign_small` gives each (partition, hash) the bucket `assign_in_duckdb` gives it, over
+    several partitions, assigners and overflowing `max-buckets`, and counts the files' hashes."""
+    from paimon_sql.write.dynamic_bucket import AssignTables, assign_in_duckdb
+
+    rng = random.Random(seed)
+    options = DynamicBucketOptions(
+        target_row_num=rng.choice([1, 2, 5]),
+        num_assigners=rng.choice([1, 2, 3]),
+        max_buckets=rng.choice([-1, 3, 4]),
+    )
+    existing = [
+        (part, bucket, data)
+        for part in range(3)
+        for bucket, data in random_existing(rng, rng.randint(0, 4), 6).items()
+    ]
+    pool = [h for _, _, data in existing for h in decode_hashes(data)]
+    keys = [
+        (
+            rng.randrange(3),
+            rng.choice(pool) if pool and rng.random() < 0.3 else rng.randint(-50, 50),
+        )
+        for _ in range(rng.randint(40, 120))
+    ]
+    small = assign_small(keys, existing, options)
+    con = duckdb.connect()
+    new = pa.table(
+        {
+            "part": pa.array([p for p, _ in keys], pa.int64()),
+            "hash": pa.array([h for _, h in keys], pa.int32()),
+            "pos": pa.array(range(len(keys)), pa.int64()),
+        }
+    )
+    raw = pa.table(
+        {
+            "part": pa.array([p for p, _, d in existing for _ in decode_hashes(d)], pa.int64()),
+            "bucket": pa.array([b for _, b, d in existing for _ in decode_hashes(d)], pa.int32()),
+            "hash": pa.array([h for _, _, d in existing for h in decode_hashes(d)], pa.int32()),
+        }
+    )
+    raw = raw.append_column("ord", pa.array(range(raw.num_rows), pa.int64()))
+    con.register("n", new)
+    con.register("r", raw)
+    counts = {(p, b): len(d) // 4 for p, b, d in existing if d}
+    tables = AssignTables.unique("n", "r", "x")
+    assign_in_duckdb(con, tables, counts, options)
+    for name, table in (("x_known", small.known), ("x_fresh", small.fresh)):
+        expected = con.sql(f"SELECT part, hash, bucket FROM {name} ORDER BY ALL").fetchall()
+        assert sorted(zip(*table.to_pydict().values(), strict=True)) == expected
+    assert dict(small.counts) == counts
 
 
 def _index_by_bucket(session, name):
@@ -458,7 +549,7 @@ def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
         hashed.append(len(columns[0]))
         return python_hashes(columns, types)
 
-    monkeypatch.setattr("paimon_sql.write.writer.python_hashes", counting)
+    monkeypatch.setattr(writer, "python_hashes", counting)
     session = paimon_sql.connect(tmp_path, create=True)
     session.sql("CREATE DATABASE db")
     for name in ("estimated", "by_sql"):
@@ -478,4 +569,65 @@ def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
     read = _tables(session, ("estimated", "by_sql"), "k")
     assert read[0].equals(read[1])
     assert read[0].num_rows == rows
+    session.close()
+
+
+def test_small_writes_assign_as_the_loaded_index(tmp_path, monkeypatch):
+    """Statements of at most `SMALL_INPUT_ROWS` rows are assigned from the HASH files' contents
+    (`assign_small`), not by loading them into DuckDB: over partitions, two assigners, old and new
+    keys, keys repeated within a statement and an overwrite, every key lands in the bucket the
+    loaded path gives it, and both leave the same HASH index and rows."""
+    import paimon_sql
+    from paimon_sql.write import writer
+
+    original = writer.TableWriter._dynamic_index
+    small: list[bool] = []
+
+    def spying(self, staged, *, single, small_):
+        small.append(small_)
+        return original(self, staged, single=single, small=small_)
+
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    statements = [
+        "INSERT INTO db.{t} SELECT i % 3, i, i FROM range(200) r(i)",
+        "INSERT INTO db.{t} VALUES (0, 3, -1), (0, 1000, 1), (1, 1000, 2), (0, 1000, 3)",
+        "INSERT INTO db.{t} SELECT i % 2, i * 7, i FROM range(150) r(i)",
+        "INSERT OVERWRITE db.{t} PARTITION (p = 2) SELECT i, i FROM range(5, 40) r(i)",
+        "INSERT INTO db.{t} SELECT i % 3, 5000 - i, i FROM range(90) r(i)",
+    ]
+    for name in ("python", "loaded"):
+        session.sql(
+            f"CREATE TABLE db.{name} (p INT NOT NULL, k INT NOT NULL, v BIGINT, "
+            "PRIMARY KEY (p, k) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '-1', "
+            "'dynamic-bucket.target-row-num' = '17', 'dynamic-bucket.initial-buckets' = '2')"
+        )
+        with monkeypatch.context() as patch:
+            if name == "loaded":
+                patch.setattr(
+                    writer.TableWriter,
+                    "_dynamic_index",
+                    lambda self, staged, *, single, small: original(
+                        self, staged, single=single, small=False
+                    ),
+                )
+            else:
+                patch.setattr(
+                    writer.TableWriter,
+                    "_dynamic_index",
+                    lambda self, staged, *, single, small: spying(
+                        self, staged, single=single, small_=small
+                    ),
+                )
+            for statement in statements:
+                session.sql(statement.format(t=name))
+    assert small == [True] * len(statements)
+    python, files = _key_buckets(session, "python", tmp_path)
+    loaded, _ = _key_buckets(session, "loaded", tmp_path)
+    assert python == loaded
+    assert max(b for _, b in files) >= 6, "several buckets opened"
+    assert _index_by_part(session, "db.python") == _index_by_part(session, "db.loaded")
+    read = _tables(session, ("python", "loaded"), "p, k")
+    assert read[0].equals(read[1])
+    assert read[0].num_rows == len(python)
     session.close()
