@@ -114,7 +114,9 @@ KINDS = [
     Kind(
         "dedup_partitioned_dynamic_bucket",
         ("id", "p", "a", "b", "c"),
-        "'bucket' = '-1'",
+        # small buckets and two assigners: the keys fill buckets and open new ones
+        "'bucket' = '-1', 'dynamic-bucket.target-row-num' = '3', "
+        "'dynamic-bucket.initial-buckets' = '2'",
         partitioned=True,
     ),
     Kind(

@@ -529,8 +529,10 @@ def _index_by_part(session, name):
         ("SELECT 'key-' || i, i::INT FROM range(500) r(i)", 500, True),
         # estimated 4,000 (a fifth of the range), 20,000 staged: counted, then hashed in SQL
         ("SELECT 'key-' || i, i::INT FROM range(20000) r(i) WHERE i % 3 >= 0", 20000, False),
+        # DuckDB estimates a LIMIT at the root at 0 rows, under the staging projection at its count
+        ("SELECT 'key-' || i, i::INT FROM range(20000) r(i) LIMIT 300", 300, True),
     ],
-    ids=["estimated_small", "estimated_wrongly"],
+    ids=["estimated_small", "estimated_wrongly", "limited"],
 )
 def test_an_insert_select_duckdb_estimates_small_hashes_as_the_sql_path(
     tmp_path, monkeypatch, source, rows, python
