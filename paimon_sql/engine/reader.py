@@ -46,10 +46,13 @@ from paimon_sql.plan.predicate import Compare, ValueRange, and_all, may_match
 from paimon_sql.plan.scan import Section, blob_chain, data_file_path, read_vector
 from paimon_sql.read.build import (
     DV_BITS,
+    FILE_INDEX,
     KEEP,
     POS,
+    VIRTUAL,
     FileSource,
     ReadRequest,
+    no_hive,
     parquet_source,
     physical_columns,
     plan_query,
@@ -305,6 +308,70 @@ class SplitReader:
                 yield from self._split(cursor, plan, split, request)
         finally:
             cursor.close()
+
+    def holding(self, plan: ScanPlan, predicate: Predicate) -> frozenset[str]:
+        """The names of `plan`'s data files that may hold a row matching `predicate`.
+
+        Whatever the merge makes of them: a file without such a row adds none to its split's
+        merged rows, so a reader filtered by `predicate` can skip a split none of whose files is
+        named. Local Parquet files whose columns of `predicate` have the table's current names and
+        types are searched by one multi-file scan (DuckDB skips their row groups by statistics);
+        every other file is named unsearched.
+
+        >>> import paimon_sql, tempfile
+        >>> from paimon_sql.plan.predicate import Compare
+        >>> from paimon_sql.plan.scan import plan_scan
+        >>> s = paimon_sql.connect(tempfile.mkdtemp(), create=True)
+        >>> _ = s.sql("CREATE DATABASE db")
+        >>> _ = s.sql("CREATE TABLE db.t (k INT NOT NULL, PRIMARY KEY (k) NOT ENFORCED) "
+        ...           "WITH ('bucket' = '2')")
+        >>> _ = s.sql("INSERT INTO db.t VALUES (1), (2), (3), (4)")
+        >>> table = s.table("db.t")
+        >>> plan = plan_scan(table, table.latest_snapshot())
+        >>> found = s.engine.reader.holding(plan, Compare(("k",), "=", 3))
+        >>> [(sp.bucket, [f.file_name in found for f in sp.files]) for sp in plan.splits]
+        [(0, [False]), (1, [True])]
+        """
+        columns = predicate.columns()
+        current = {f.name: (f.id, f.type) for f in plan.schema.fields}
+        if columns & VIRTUAL or not columns <= current.keys():
+            return frozenset(f.file_name for split in plan.splits for f in split.files)
+        named: set[str] = set()
+        searched: list[tuple[str, str]] = []  # (file name, path)
+        same: dict[int, bool] = {}  # schema id -> its columns of `predicate` are the current ones
+        for split in plan.splits:
+            for f in split.files:
+                alike = same.get(f.schema_id)
+                if alike is None:
+                    fields = {
+                        fld.name: (fld.id, fld.type)
+                        for fld in plan.table.schema(f.schema_id).fields
+                    }
+                    alike = same[f.schema_id] = all(fields.get(c) == current[c] for c in columns)
+                if not (alike and plan.table.fileio.local and f.format == "parquet") or _has_nanos(
+                    plan, f
+                ):
+                    named.add(f.file_name)
+                else:
+                    searched.append((f.file_name, _listed_path(plan, split, f)))
+        if not searched:
+            return frozenset(named)
+        files = exp.Array(expressions=[exp.Literal.string(path) for _, path in searched])
+        scan = exp.Anonymous(this="read_parquet", expressions=[files, no_hive()])
+        types = {c: current[c][1] for c in columns}
+        query = (
+            exp.select(exp.column(FILE_INDEX, quoted=True))
+            .distinct()
+            .from_(exp.Table(this=scan), copy=False)
+            .where(predicate_sql(predicate, types), copy=False)
+        )
+        cursor = self.engine.cursor()
+        try:
+            hits = cursor.execute(query.sql("duckdb")).fetchall()
+        finally:
+            cursor.close()
+        named.update(searched[i][0] for (i,) in hits)
+        return frozenset(named)
 
     def _split(
         self, cursor: duckdb.DuckDBPyConnection, plan: ScanPlan, split: Split, request: ReadRequest

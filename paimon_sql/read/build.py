@@ -78,7 +78,7 @@ class FileSource:
     columns: frozenset[str]
 
 
-def _no_hive() -> exp.Expression:
+def no_hive() -> exp.Expression:
     """``hive_partitioning = false``, a named argument of ``read_parquet``.
 
     DuckDB would otherwise take a column named like a ``k=v`` folder of the path from the folder
@@ -90,7 +90,7 @@ def _no_hive() -> exp.Expression:
 
 def parquet_source(path: str, columns: Sequence[str], with_position: bool) -> FileSource:
     """``read_parquet('<path>', hive_partitioning = false[, file_row_number = TRUE])``."""
-    args: list[exp.Expression] = [exp.Literal.string(path), _no_hive()]
+    args: list[exp.Expression] = [exp.Literal.string(path), no_hive()]
     if with_position:
         args.append(exp.EQ(this=exp.column(POS), expression=exp.true()))  # a named argument
     relation = exp.Anonymous(this="read_parquet", expressions=args)
@@ -1015,7 +1015,7 @@ def _plain_scan(
     """
     names = q.needed()
     file_list = deletions.file_list([paths[f.file_name] for f in files])
-    relation = exp.Anonymous(this="read_parquet", expressions=[file_list, _no_hive()])
+    relation = exp.Anonymous(this="read_parquet", expressions=[file_list, no_hive()])
     columns = [*plan.table.schema(files[0].schema_id).field_names, SEQ, KIND]
     source = FileSource(relation=relation, columns=frozenset(columns))
     cols = _value_columns(plan, files[0], names, source)

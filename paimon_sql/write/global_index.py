@@ -86,6 +86,9 @@ if TYPE_CHECKING:
             self, plan: ScanPlan, columns: Sequence[str], filters: Sequence[Predicate] = ()
         ) -> Iterable[pa.RecordBatch]: ...
 
+        def holding(self, plan: ScanPlan, predicate: Predicate) -> frozenset[str]:
+            """The data files of `plan` that may hold a row matching `predicate` (a superset)."""
+
 
 OLD_PART = "__paimon_old_part"
 OLD_BUCKET = "__paimon_old_bucket"
@@ -257,6 +260,7 @@ def bootstrap(
             plan = dataclasses.replace(plan, splits=_live_splits(plan.splits, ttl))
             if scope is not None and scope.elsewhere is not None and ttl is None:
                 plan = _scoped(table, latest, plan, scope.elsewhere, scope.partitions)
+                plan = _holding(plan, read, scope.elsewhere, scope.partitions)
         key_schema = _key_schema(schema, plan.splits if plan is not None else ())
         con.register(batch_name, key_schema.empty_table())
         create = create_temp_table(name, select_all(table_node(batch_name)))
@@ -299,6 +303,29 @@ def _scoped(
     inside = [s for s in plan.splits if s.partition_bytes in whole]
     outside = [s for s in pruned.splits if s.partition_bytes not in whole]
     return dataclasses.replace(plan, splits=(*inside, *outside))
+
+
+def _holding(plan: ScanPlan, read: KeyReader, keys: Predicate, whole: frozenset[bytes]) -> ScanPlan:
+    """`plan` without the splits outside the partitions `whole` none of whose files holds a key.
+
+    One search of their files for `keys` (`KeyReader.holding`), where each split would otherwise
+    be merged by a query of its own only to find none: a split's merged rows come from its files'
+    rows, so a split without a file holding one of the keys yields none of them.
+    """
+    outside = dataclasses.replace(
+        plan, splits=tuple(s for s in plan.splits if s.partition_bytes not in whole)
+    )
+    if len(outside.splits) < 2:  # no query saved
+        return plan
+    found = read.holding(outside, keys)
+    return dataclasses.replace(
+        plan,
+        splits=tuple(
+            s
+            for s in plan.splits
+            if s.partition_bytes in whole or any(f.file_name in found for f in s.files)
+        ),
+    )
 
 
 def _index_ttl(schema: TableSchema) -> float | None:

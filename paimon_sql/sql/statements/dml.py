@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
+    from paimon_sql.engine.reader import SplitReader
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
     from paimon_sql.format.snapshot import Snapshot
@@ -218,14 +219,25 @@ def key_reader(ctx: Context) -> KeyReader:
 
     Through the engine's split reader (its private database, not the statement's connection).
     """
-    reader = ctx.engine.reader
+    return _KeyReader(ctx.engine.reader)
 
-    def read(
-        plan: ScanPlan, columns: Sequence[str], filters: Sequence[Predicate] = ()
+
+class _KeyReader:
+    """`global_index.KeyReader` on the engine's split reader."""
+
+    def __init__(self, reader: SplitReader) -> None:
+        self.reader = reader
+
+    def __call__(
+        self, plan: ScanPlan, columns: Sequence[str], filters: Sequence[Predicate] = ()
     ) -> Iterator[pa.RecordBatch]:
-        return reader.batches(plan, ReadRequest(columns=tuple(columns), filters=tuple(filters)))
+        """The merged rows of `plan`'s splits, split after split."""
+        request = ReadRequest(columns=tuple(columns), filters=tuple(filters))
+        return self.reader.batches(plan, request)
 
-    return read
+    def holding(self, plan: ScanPlan, predicate: Predicate) -> frozenset[str]:
+        """The data files of `plan` that may hold a row matching `predicate`."""
+        return self.reader.holding(plan, predicate)
 
 
 #: DuckDB's errors for a value that does not fit its column (`_diagnose` names the column).

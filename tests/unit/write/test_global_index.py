@@ -133,16 +133,21 @@ def test_a_statement_reading_its_part_of_the_index_routes_and_places_as_the_whol
     splits: list[int] = []  # the splits each statement read
     reader = dml.key_reader
 
-    def counting(ctx: Any) -> Any:
-        inner = reader(ctx)
+    class Counting:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
 
-        def read_keys(plan: Any, columns: Any, filters: Any = ()) -> Any:
-            splits[-1] += 1
-            for batch in inner(plan, columns, filters):
+        def __call__(self, plan: Any, columns: Any, filters: Any = ()) -> Any:
+            splits[-1] += len(plan.splits)
+            for batch in self.inner(plan, columns, filters):
                 read[-1] += batch.num_rows
                 yield batch
 
-        return read_keys
+        def holding(self, plan: Any, predicate: Any) -> Any:
+            return self.inner.holding(plan, predicate)
+
+    def counting(ctx: Any) -> Any:
+        return Counting(reader(ctx))
 
     placements, rows = [], []
     for scoped in (True, False):
