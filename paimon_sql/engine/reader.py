@@ -348,12 +348,11 @@ class SplitReader:
                         for fld in plan.table.schema(f.schema_id).fields
                     }
                     alike = same[f.schema_id] = all(fields.get(c) == current[c] for c in columns)
-                if not (alike and plan.table.fileio.local and f.format == "parquet") or _has_nanos(
-                    plan, f
-                ):
-                    named.add(f.file_name)
-                else:
+                parquet = plan.table.fileio.local and f.format == "parquet"
+                if alike and parquet and not _has_nanos(plan, f):
                     searched.append((f.file_name, _listed_path(plan, split, f)))
+                else:
+                    named.add(f.file_name)
         if not searched:
             return frozenset(named)
         files = exp.Array(expressions=[exp.Literal.string(path) for _, path in searched])

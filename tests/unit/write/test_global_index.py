@@ -185,3 +185,54 @@ def test_a_statement_reading_its_part_of_the_index_routes_and_places_as_the_whol
     assert rows[0] == rows[1]
     assert rows[0] == sorted(tuple(r.values()) for r in cross.model(engine, steps))
     assert len({b for _, _, b in placements[0]}) > 3  # buckets filled up and new ones opened
+
+
+@pytest.mark.parametrize("file_format", ["parquet", "orc"])
+def test_a_one_row_upsert_merges_only_the_splits_holding_its_key(
+    tmp_path, monkeypatch, file_format
+):
+    """Outside the partition a statement names, the bootstrap merges only the splits with a file
+    holding one of its keys (one search of their files, `SplitReader.holding`): a key moved from
+    one partition to another reads the target partition and the one split that held the key, not
+    a split of each of the five other partitions. ORC files are not searched (DuckDB cannot scan
+    them here): there the planner's key-range pruning alone decides, as before (the buckets fill
+    with keys in arrival order, so it leaves one split per partition). Either way the key moves
+    and nothing else changes."""
+    import paimon_sql
+    from paimon_sql.sql.statements import dml
+
+    reader = dml.key_reader
+    merged: list[tuple[bytes, int]] = []
+
+    class Recording:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __call__(self, plan: Any, columns: Any, filters: Any = ()) -> Any:
+            merged.extend((s.partition_bytes, s.bucket) for s in plan.splits)
+            return self.inner(plan, columns, filters)
+
+        def holding(self, plan: Any, predicate: Any) -> Any:
+            return self.inner.holding(plan, predicate)
+
+    monkeypatch.setattr(dml, "key_reader", lambda ctx: Recording(reader(ctx)))
+    session = paimon_sql.connect(tmp_path, create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id INT NOT NULL, p INT NOT NULL, v STRING, "
+        "PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '-1', "
+        f"'dynamic-bucket.target-row-num' = '25', 'file.format' = '{file_format}')"
+    )
+    session.sql("INSERT INTO db.t SELECT i, i % 6, 'v' || i FROM range(600) r(i)")
+    ((home,),) = session.sql("SELECT p FROM db.t WHERE id = 7").fetchall()
+    merged.clear()
+    session.sql("INSERT INTO db.t VALUES (7, 4, 'moved')")
+    in_target = [m for m in merged if m[0] == merged[0][0]]  # the named partition comes first
+    outside = {m for m in merged if m not in in_target}
+    assert home == 1
+    assert len(outside) == (1 if file_format == "parquet" else 5), merged
+    assert len({m[0] for m in outside}) == len(outside)
+    assert session.sql("SELECT p, v FROM db.t WHERE id = 7").fetchall() == [(4, "moved")]
+    rows = session.sql("SELECT count(*), count(DISTINCT id) FROM db.t").fetchall()
+    assert rows == [(600, 600)]
+    session.close()
