@@ -17,8 +17,8 @@ def _holders(session, name, predicate):
 
 
 def test_the_files_holding_a_value_are_exactly_those_whose_rows_hold_it(tmp_path):
-    """Every file of several partitions and buckets and two commits is checked against its own
-    rows, read with pyarrow: a file is named if and only if one of its rows matches."""
+    """Every file of several partitions and buckets and two commits (two schemas) is checked
+    against its own rows, read with pyarrow: a file is named if and only if a row matches."""
     session = paimon_sql.connect(tmp_path, create=True)
     session.sql("CREATE DATABASE db")
     session.sql(
@@ -26,7 +26,9 @@ def test_the_files_holding_a_value_are_exactly_those_whose_rows_hold_it(tmp_path
         "PRIMARY KEY (k, p) NOT ENFORCED) PARTITIONED BY (p) WITH ('bucket' = '3')"
     )
     session.sql("INSERT INTO db.t SELECT i, i % 4, 'a' || i FROM range(400) r(i)")
-    session.sql("INSERT INTO db.t SELECT i * 3, i % 4, 'b' || i FROM range(100) r(i)")
+    # files of two column layouts in one scan
+    session.sql("ALTER TABLE db.t ADD COLUMN extra INT")
+    session.sql("INSERT INTO db.t SELECT i * 3, i % 4, 'b' || i, i FROM range(100) r(i)")
     wanted = (5, 6, 299, 1000)
     plan, found = _holders(session, "db.t", InList(("k",), wanted))
     files = 0
