@@ -227,6 +227,8 @@ def test_value_count_mismatch_uses_duckdbs_message(s):
     assert "has 2 columns but 1 values were supplied" in str(err)
     err = refused(s, "INSERT INTO d.app (x) VALUES (1, 'a')", ExecutionError, table="d.app")
     assert "expected 1 columns but 2 values were supplied" in str(err)
+    err = refused(s, "INSERT INTO d.app VALUES (1, 'a'), (2)", ExecutionError, table="d.app")
+    assert "VALUES lists must all be the same length" in str(err)
     con = duckdb.connect()  # the same words as DuckDB's own tables
     con.execute("CREATE TABLE app (x INT, y VARCHAR)")
     with pytest.raises(duckdb.BinderException, match="has 2 columns but 3 values were supplied"):

@@ -627,12 +627,27 @@ def _not_constant(node: exp.Expression) -> SqlError:
 def _columns_of(ctx: Context, source: exp.Expression) -> list[str]:
     """The column names the query gives (bound, not run)."""
     alias = exp.TableAlias(this=exp.to_identifier("__paimon_w"))
-    probe = exp.select(exp.Star()).from_(exp.Subquery(this=source.copy(), alias=alias)).limit(0)
-    return list(ctx.engine.con.sql(probe.sql("duckdb")).columns)
+    subquery = exp.Subquery(this=source.copy(), alias=alias)
+    probe = exp.select(exp.Star()).from_(subquery, copy=False).limit(0, copy=False)
+    return list(ctx.engine.con.sql(probe.sql("duckdb", copy=False)).columns)
 
 
 def _width(ctx: Context, source: exp.Expression) -> int:
-    """How many columns the query gives (bound, not run)."""
+    """How many columns the query gives (bound, not run).
+
+    A ``VALUES`` list whose rows are all as long is read off the statement: binding a copy of a
+    long one cost more than the write of its rows.
+
+    >>> import sqlglot
+    >>> _width(None, sqlglot.parse_one("VALUES (1, 'a'), (2, 'b')", read="duckdb"))
+    2
+    """
+    if isinstance(source, exp.Values) and source.expressions:
+        widths = {
+            len(row.expressions) if isinstance(row, exp.Tuple) else 1 for row in source.expressions
+        }
+        if len(widths) == 1:
+            return widths.pop()
     return len(_columns_of(ctx, source))
 
 
