@@ -807,11 +807,15 @@ def _spaced_placeholders(text: str) -> str:
 def _parse(text: str) -> exp.Expression | None:
     """One statement as a sqlglot AST (DuckDB dialect, else Spark's).
 
-    Or None when neither parses it. A fresh copy each time (the caller may rewrite it) of what the
-    text parsed to before: a repeated query is parsed once (about 1 ms for a short SELECT).
+    Or None when neither parses it. A repeated query is parsed once (about 1 ms for a short
+    SELECT): from its second run its AST is kept, and each run gets a fresh copy (the caller may
+    rewrite it). A statement seen once is not kept: most are never run again (an ``INSERT …
+    VALUES`` of new rows), and keeping them would hold their text and AST and cost a copy.
 
     >>> first = _parse("SELECT 1 AS x")
     >>> first.set("expressions", [])
+    >>> second = _parse("SELECT 1 AS x")
+    >>> second.set("expressions", [])
     >>> _parse("SELECT 1 AS x").sql("duckdb")
     'SELECT 1 AS x'
     """
@@ -819,16 +823,26 @@ def _parse(text: str) -> exp.Expression | None:
         parsed = _PARSED[text]
         return None if parsed is None else parsed.copy()
     parsed = _parse_text(text)
+    key = hash(text)
     with _PARSED_LOCK:  # sessions may run on several threads
+        if key not in _SEEN:
+            if len(_SEEN) >= _SEEN_MAX:
+                del _SEEN[next(iter(_SEEN))]
+            _SEEN[key] = None
+            return parsed  # the only reference: nothing to copy
         if len(_PARSED) >= _PARSED_MAX:
             del _PARSED[next(iter(_PARSED))]  # the oldest: a plain FIFO is enough here
         _PARSED[text] = parsed
     return None if parsed is None else parsed.copy()
 
 
-#: `_parse`'s statements by text (at most `_PARSED_MAX`, the oldest dropped first).
+#: `_parse`'s statements by text, from their second run (at most `_PARSED_MAX`, the oldest dropped
+#: first).
 _PARSED: dict[str, exp.Expression | None] = {}
 _PARSED_MAX = 256
+#: The hashes of the texts `_parse` has seen once (at most `_SEEN_MAX`, the oldest dropped first).
+_SEEN: dict[int, None] = {}
+_SEEN_MAX = 4096
 _PARSED_LOCK = threading.Lock()
 
 
