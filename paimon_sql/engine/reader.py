@@ -338,18 +338,21 @@ class SplitReader:
             return frozenset(f.file_name for split in plan.splits for f in split.files)
         named: set[str] = set()
         searched: list[tuple[str, str]] = []  # (file name, path)
-        same: dict[int, bool] = {}  # schema id -> its columns of `predicate` are the current ones
+        # per schema id: the columns of `predicate` are the current ones, no INT96 nanoseconds
+        readable: dict[int, bool] = {}
+        local = plan.table.fileio.local
         for split in plan.splits:
             for f in split.files:
-                alike = same.get(f.schema_id)
+                alike = readable.get(f.schema_id)
                 if alike is None:
                     fields = {
                         fld.name: (fld.id, fld.type)
                         for fld in plan.table.schema(f.schema_id).fields
                     }
-                    alike = same[f.schema_id] = all(fields.get(c) == current[c] for c in columns)
-                parquet = plan.table.fileio.local and f.format == "parquet"
-                if alike and parquet and not _has_nanos(plan, f):
+                    alike = readable[f.schema_id] = all(
+                        fields.get(c) == current[c] for c in columns
+                    ) and not _has_nanos(plan, f)
+                if alike and local and f.format == "parquet":
                     searched.append((f.file_name, _listed_path(plan, split, f)))
                 else:
                     named.add(f.file_name)

@@ -851,22 +851,15 @@ class TableWriter:
         files = {k: v for k, v in self.hash_index_files().items() if k[0] in part_ids}
         prefix = f"__paimon_dyn_{next(_counter)}"
         tables = AssignTables.unique(f"{prefix}_new", f"{prefix}_raw", prefix)
+        contents = None
+        counts: dict[tuple[int, int], int] = {}
         if single and small:
             contents = {
                 key: self.table.fileio.read_bytes(self.table.sub("index", file))
                 for key, file in files.items()
             }
-            return _DynamicIndex(
-                options=options,
-                tables=tables,
-                part_ids=part_ids,
-                files=files,
-                counts={},
-                loaded=0,
-                single=True,
-                contents=contents,
-            )
-        counts = self._load_known(tables.known_raw, files, part_ids)
+        else:
+            counts = self._load_known(tables.known_raw, files, part_ids)
         return _DynamicIndex(
             options=options,
             tables=tables,
@@ -875,6 +868,7 @@ class TableWriter:
             counts=counts,
             loaded=sum(counts.values()),
             single=single,
+            contents=contents,
         )
 
     def _assign_dynamic(self, staged: str, index: _DynamicIndex) -> str:
