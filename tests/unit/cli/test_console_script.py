@@ -57,6 +57,18 @@ def test_piped_statements_as_json_lines(java_warehouse):
     assert done.stderr == ""  # no spinner: stderr is not a terminal
 
 
+def test_package_runs_as_the_shell(java_warehouse):
+    done = _run(
+        sys.executable,
+        "-m",
+        "paimon_sql",
+        str(java_warehouse),
+        "-c",
+        "SELECT * FROM db.pk_dedup ORDER BY id;",
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, PK_DEDUP_TABLE, "")
+
+
 def test_bad_option_is_a_usage_error(tmp_path):
     done = _run(sys.executable, "-m", "paimon_sql.cli", str(tmp_path), "--format", "xml")
     assert done.returncode == 2
