@@ -80,7 +80,14 @@ def add_column(
 
 #: DuckDB settings paimon-sql changes (a setting name is SQL syntax, so only these are accepted).
 SETTINGS = frozenset(
-    {"memory_limit", "temp_directory", "streaming_buffer_size", "parquet_metadata_cache", "threads"}
+    {
+        "memory_limit",
+        "temp_directory",
+        "streaming_buffer_size",
+        "parquet_metadata_cache",
+        "threads",
+        "TimeZone",
+    }
 )
 
 

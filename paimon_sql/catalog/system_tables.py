@@ -50,7 +50,7 @@ from paimon_sql.errors import TableNotFoundError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row, row_arity
 from paimon_sql.format.manifest import FileKind
 from paimon_sql.format.options import CoreOptions, MergeEngine
-from paimon_sql.format.partition import partition_path
+from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.format.snapshot import Snapshot
 from paimon_sql.types import field_to_json, type_sql
 
@@ -856,8 +856,7 @@ def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
         render = _Renderer(table)
         if not render.part_types:
             continue
-        keys = table.latest_schema.partition_keys
-        default = CoreOptions(table.latest_schema.options).partition_default_name
+        layout = PartitionLayout.of(table.latest_schema)
         groups = _aggregate(live_entries(table, table.latest_snapshot()), lambda e: e.partition)
         for part, g in sorted(groups.items()):
             last = g["last_update_time"]
@@ -865,9 +864,7 @@ def _sys_partitions(catalog: Catalog) -> list[dict[str, Any]]:
                 {
                     "database_name": database,
                     "table_name": name,
-                    "partition_name": partition_path(
-                        zip(keys, render.partition_values(part), strict=True), default
-                    ),
+                    "partition_name": layout.path(render.partition_values(part)),
                     "recordCount": g["record_count"],
                     "fileSizeInBytes": g["file_size_in_bytes"],
                     "fileCount": g["file_count"],

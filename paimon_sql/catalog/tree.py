@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING
 from paimon_sql.errors import PaimonSqlError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind
-from paimon_sql.format.options import CoreOptions
-from paimon_sql.format.partition import partition_path
+from paimon_sql.format.partition import PartitionLayout
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.table import Table
@@ -58,10 +57,8 @@ def _where(table: Table, entry: ManifestEntry) -> str:
     schema = table.latest_schema
     parts = []
     if schema.partition_keys:
-        types = [schema.field(k).type for k in schema.partition_keys]
-        values = zip(schema.partition_keys, decode_row(entry.partition, types), strict=True)
-        default = CoreOptions(schema.options).partition_default_name
-        parts.append(partition_path(values, default))
+        layout = PartitionLayout.of(schema)
+        parts.append(layout.path(decode_row(entry.partition, layout.types)))
     parts.append(f"bucket-{entry.bucket}")
     return "/".join(parts)
 

@@ -46,7 +46,7 @@ from paimon_sql.errors import (
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta, ManifestEntry, ManifestFileMeta
 from paimon_sql.format.options import ChangelogProducer, CoreOptions
-from paimon_sql.format.partition import partition_path
+from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.format.snapshot import snapshot_from_json, snapshot_to_json
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ class Layout:
         self.options = CoreOptions(schema.options)
         self.part_names = schema.partition_keys
         self.part_types = [schema.field(n).type for n in self.part_names]
+        self._partitions = PartitionLayout.of(schema)
         self._dirs: dict[tuple[bytes, int], str] = {}
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
@@ -90,8 +91,7 @@ class Layout:
             if directory:
                 parts.append(directory)
             if self.part_names:
-                values = zip(self.part_names, decode_row(partition, self.part_types), strict=True)
-                parts.append(partition_path(values, self.options.partition_default_name))
+                parts.append(self._partitions.path(decode_row(partition, self.part_types)))
             parts.append("bucket-postpone" if bucket == -2 else f"bucket-{bucket}")
             cached = self._dirs[key] = self.table.sub(*parts)
         return cached

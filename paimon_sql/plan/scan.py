@@ -43,7 +43,7 @@ from paimon_sql.format.manifest import (
     FileKind,
 )
 from paimon_sql.format.options import CoreOptions, MergeEngine
-from paimon_sql.format.partition import partition_path
+from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.plan.file_index import index_may_match
 from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
 
@@ -309,15 +309,15 @@ class _Planner:
         self._links = names.LinkScan(table.path, local=table.fileio.local)
         # Folder paths are built by string joins from checked parts (one component each, no
         # leading '/'): the directory option is checked here, partition names and values are
-        # escaped (`partition_path`), and every folder then passes `LinkScan.inside`.
+        # escaped (`PartitionLayout.path`), and every folder then passes `LinkScan.inside`.
         directory = names.path_directory(self.options.options)
         root = table.path.rstrip("/")
         self._data_root = f"{root}/{directory}" if directory else table.path
-        self._default_partition = self.options.partition_default_name
+        self._layout = PartitionLayout.of(self.schema)
         # each partition's folder with the lexical half of its check (`LinkScan.lexical`), kept
         # with the table; the links are looked for on every plan
         self._part_folders: dict[bytes, names.Folder] = memo.setdefault(
-            ("folder", *shape, default, self._data_root), {}
+            ("folder", *shape, default, self._layout.legacy, self._data_root), {}
         )
         self._what_data = f"data file of table {table.name}"
         self._table_roots = (table.path,)
@@ -703,8 +703,9 @@ class _Planner:
         """`partition`'s folder, joined from its escaped names and values (not yet checked)."""
         if not self.part_names:
             return self._data_root
-        values = zip(self.part_names, self.partition_values(partition), strict=True)
-        return f"{self._data_root.rstrip('/')}/{partition_path(values, self._default_partition)}"
+        return (
+            f"{self._data_root.rstrip('/')}/{self._layout.path(self.partition_values(partition))}"
+        )
 
     def bucket_dir(self, partition: bytes, bucket: int) -> str:
         """The folder of a bucket, checked for a symbolic link once per plan.

@@ -64,7 +64,7 @@ from paimon_sql.format.binary_row import decode_row, encode_row
 from paimon_sql.format.manifest import FileKind, IndexFileMeta
 from paimon_sql.format.option_registry import memory_size
 from paimon_sql.format.options import CoreOptions, MergeEngine
-from paimon_sql.format.partition import partition_path
+from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.io.arrays import arange
 from paimon_sql.sqlnodes import (
     add_column,
@@ -179,6 +179,7 @@ class TableWriter:
         self.keys = self.schema.trimmed_primary_keys
         self.parts = self.schema.partition_keys
         self._part_types = [self.schema.field(p).type for p in self.parts]
+        self._layout = PartitionLayout.of(self.schema)
         self.written: list[str] = []
         #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key
         #: (§6).
@@ -1320,11 +1321,7 @@ class TableWriter:
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
         pieces = []
         if self.parts:
-            pieces.append(
-                partition_path(
-                    zip(self.parts, part, strict=True), self.options.partition_default_name
-                )
-            )
+            pieces.append(self._layout.path(part))
         pieces.append(f"bucket-{bucket}")
         path = self.table.sub(*pieces)
         # never write through a symbolic link leading out of the table folder
@@ -1637,7 +1634,7 @@ class TableWriter:
                 state["error"] = input_error(err)
                 raise
 
-        cursor = self._db().cursor()
+        cursor = _cursor_for(self._db(), reader.schema)
         try:
             while state["more"]:
                 state["more"] = False  # until `run` stops at the limit with input left
@@ -1961,6 +1958,31 @@ def _numbered(batches: Iterable[pa.RecordBatch], base: int) -> Iterator[pa.Recor
         numbers = arange(n, start)
         start += n
         yield batch.append_column(SEQ, numbers)
+
+
+def _cursor_for(con: duckdb.DuckDBPyConnection, schema: pa.Schema) -> duckdb.DuckDBPyConnection:
+    """A cursor of `con` whose results have `schema`'s time zone.
+
+    A cursor starts in DuckDB's default zone, while the input's TIMESTAMPTZ columns carry the
+    user's session zone; rows sorted on the cursor must keep the input's schema.
+    """
+    cursor = con.cursor()
+    for zone in sorted(_zones(schema.types))[:1]:
+        cursor.execute(set_setting("TimeZone", zone).sql("duckdb"))
+    return cursor
+
+
+def _zones(types: Iterable[pa.DataType]) -> set[str]:
+    """The time zones of the TIMESTAMPTZ types among `types`, nested ones included."""
+    zones = set()
+    for t in types:
+        if pa.types.is_timestamp(t) and t.tz:
+            zones.add(t.tz)
+        elif isinstance(t, pa.MapType):
+            zones |= _zones([t.key_type, t.item_type])
+        elif pa.types.is_nested(t):
+            zones |= _zones(t.field(i).type for i in range(t.num_fields))
+    return zones
 
 
 def cut_groups(

@@ -171,3 +171,20 @@ def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(
     assert sorted(r[0] for r in s.sql("SELECT id FROM db.a").fetchall()) == (
         [2, 3] if "DELETE" in statement else [1, 2, 3]
     )
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_a_session_time_zone_does_not_break_writing_timestamp_ltz(session, zone):
+    # the writer sorts its input on a cursor, which starts in DuckDB's default zone; the input's
+    # TIMESTAMPTZ columns carry the session's zone (before: a raw pyarrow schema mismatch)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (id INT NOT NULL, ts TIMESTAMP(6) WITH LOCAL TIME ZONE, "
+        "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')"
+    )
+    session.sql(f"SET TimeZone = '{zone}'")
+    session.sql("INSERT INTO db.t VALUES (1, TIMESTAMPTZ '2024-01-02 03:04:05+00')")
+    session.sql("SET TimeZone = 'UTC'")
+    assert session.sql("SELECT id, CAST(ts AS VARCHAR) FROM db.t").fetchall() == [
+        (1, "2024-01-02 03:04:05+00")
+    ]
