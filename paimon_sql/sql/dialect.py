@@ -833,6 +833,32 @@ def create_table_name(text: str) -> list[str]:
         i += 1
 
 
+def ctas_query(text: str) -> exp.Query | None:
+    """The query of ``CREATE TABLE … AS <query>`` as DuckDB reads it; None when there is none.
+
+    The table part is Flink's or Spark's, the query DuckDB's (``MAP {'k': 1}`` is a map, ``INT[2]``
+    a type): the query's text, after the first ``AS`` outside parentheses, is parsed on its own.
+    None too when DuckDB's dialect cannot read it (the caller keeps its own parse).
+
+    >>> ctas_query("CREATE TABLE t WITH ('bucket' = '1') AS SELECT MAP {'k': 1} AS m").sql("duckdb")
+    "SELECT MAP {'k': 1} AS m"
+    """
+    depth = 0
+    for token in _tokens(text):
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif token.token_type == TokenType.ALIAS and depth == 0:
+            try:
+                with quiet_sqlglot():
+                    query = sqlglot.parse_one(text[token.end + 1 :], read="duckdb")
+            except (ParseError, TokenError):
+                return None
+            return query if isinstance(query, exp.Query) else None
+    return None
+
+
 def names_paimon_options(text: str) -> bool:
     """Whether a CREATE TABLE has Paimon's clauses.
 
