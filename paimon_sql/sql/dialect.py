@@ -359,7 +359,8 @@ class Paimon(Dialect):
         def tokenize(self, sql: str) -> list[Token]:
             r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules.
 
-            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's.
+            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's; in
+            ``'…'`` a doubled ``''`` is one quote too (standard SQL, Flink's CALL).
             """
             try:
                 found = super().tokenize(sql)
@@ -384,7 +385,13 @@ class Paimon(Dialect):
 
 
 class _CallTokenizer(Spark.Tokenizer):
-    """Spark's tokenizer, with CALL a word (the `Paimon` parser reads the statement)."""
+    """Spark's tokenizer, with CALL a word (the `Paimon` parser reads the statement).
+
+    ``'it''s'`` is ``it's`` (SQL's escape, which Flink's CALL reads), not Spark's two adjacent
+    literals ``'it'`` ``'s'``.
+    """
+
+    STRING_ESCAPES = ["\\", "'"]  # noqa: RUF012
 
     KEYWORDS = {**Spark.Tokenizer.KEYWORDS}  # noqa: RUF012
     KEYWORDS.pop("CALL", None)
@@ -434,10 +441,14 @@ def _adjacent(before: Token, after: Token) -> bool:
 
 
 def _check_argument_order(call: Call) -> None:
-    named = False
+    """Positional arguments first; a named one given once (Spark and Flink refuse a repeat)."""
+    named: set[str] = set()
     for argument in call.expressions:
         if isinstance(argument, exp.Kwarg):
-            named = True
+            name = argument.this.name.lower()
+            if name in named:
+                raise SqlError(f"CALL sys.{call.procedure}: parameter {name!r} is given twice")
+            named.add(name)
         elif named:
             raise SqlError(
                 f"CALL sys.{call.procedure}: positional arguments must come before named ones"
