@@ -11,6 +11,7 @@ primary-key table ``db.t`` with two snapshots and the tag ``v1``; ``tmp_warehous
 from __future__ import annotations
 
 import datetime
+import numbers
 import re
 import threading
 from collections import OrderedDict
@@ -20,6 +21,7 @@ from paimon_sql.catalog import names
 from paimon_sql.catalog.gc_pause import gc_paused
 from paimon_sql.errors import (
     ArgumentError,
+    ArgumentTypeError,
     CorruptFileError,
     DataFileNotFoundError,
     PaimonSqlError,
@@ -393,6 +395,11 @@ class Table:
             ...
             paimon_sql.errors.SnapshotNotFoundError: snapshot 7 of table db.t does not exist ...
         """
+        given: object = snapshot_id  # a caller's "1" would name file snapshot-1 and mismatch it
+        if isinstance(given, bool) or not isinstance(given, numbers.Integral):
+            raise ArgumentTypeError(
+                f"a snapshot id is an int, got {type(given).__name__} {given!r}"
+            )
         path = self.meta("snapshot", f"snapshot-{snapshot_id}")
         if not self.fileio.exists(path):
             ids = self.snapshot_ids()
