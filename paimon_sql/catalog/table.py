@@ -538,8 +538,8 @@ class Table:
             if earlier:
                 return max(earlier, key=lambda t: t.id)
             raise SnapshotNotFoundError(
-                f"table {self.name} has no snapshot or tag at or before timestamp {timestamp_ms}; "
-                + self._what_exists(tagged)
+                f"table {self.name} has no snapshot or tag at or before "
+                f"{instant_text(timestamp_ms)}; " + self._what_exists(tagged)
             )
         return found
 
@@ -840,3 +840,17 @@ def _problem(err: SpecViolationError) -> str:
 def _when(millis: int) -> str:
     moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
     return moment.isoformat(sep=" ", timespec="milliseconds")
+
+
+def instant_text(millis: int) -> str:
+    """A time a user asked for, for a message: local time, with the epoch milliseconds it was.
+
+    A bare number does not say whether it was read as seconds or milliseconds; this does.
+
+    >>> instant_text(10**20)
+    'epoch milliseconds 100000000000000000000 (out of range)'
+    """
+    try:
+        return f"{_when(millis)} (epoch milliseconds {millis})"
+    except (ValueError, OverflowError, OSError):
+        return f"epoch milliseconds {millis} (out of range)"
