@@ -128,6 +128,10 @@ class ArgumentError(PaimonSqlError, ValueError):
     """A value the user gave (procedure argument, time-travel value, name) is not valid."""
 
 
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An API argument of the wrong type (``snapshot="1"`` or ``True`` for a snapshot id)."""
+
+
 class ExecutionError(SqlError):
     """DuckDB could not run a statement: its message, internal names replaced by the user's."""
 

@@ -25,6 +25,7 @@ from paimon_sql.catalog import names
 from paimon_sql.catalog.table import Table
 from paimon_sql.errors import (
     AlreadyExistsError,
+    ArgumentTypeError,
     CorruptFileError,
     DatabaseNotFoundError,
     InvalidNameError,
@@ -158,6 +159,11 @@ class Catalog:
             >>> os.path.basename(catalog.warehouse), catalog.databases()
             ('new', [])
         """
+        if not isinstance(warehouse, (str, os.PathLike)):
+            raise ArgumentTypeError(
+                "the warehouse must be a folder or URI (a str or path), got "
+                f"{type(warehouse).__name__} {warehouse!r}"
+            )
         location = os.fspath(warehouse)
         self.fileio: FileIO = file_io(location, filesystem, storage_options)  # type: ignore[assignment]
         if self.fileio.local:

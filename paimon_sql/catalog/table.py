@@ -11,6 +11,7 @@ primary-key table ``db.t`` with two snapshots and the tag ``v1``; ``tmp_warehous
 from __future__ import annotations
 
 import datetime
+import numbers
 import re
 import threading
 from collections import OrderedDict
@@ -20,6 +21,7 @@ from paimon_sql.catalog import names
 from paimon_sql.catalog.gc_pause import gc_paused
 from paimon_sql.errors import (
     ArgumentError,
+    ArgumentTypeError,
     CorruptFileError,
     DataFileNotFoundError,
     PaimonSqlError,
@@ -393,6 +395,11 @@ class Table:
             ...
             paimon_sql.errors.SnapshotNotFoundError: snapshot 7 of table db.t does not exist ...
         """
+        given: object = snapshot_id  # a caller's "1" would name file snapshot-1 and mismatch it
+        if isinstance(given, bool) or not isinstance(given, numbers.Integral):
+            raise ArgumentTypeError(
+                f"a snapshot id is an int, got {type(given).__name__} {given!r}"
+            )
         path = self.meta("snapshot", f"snapshot-{snapshot_id}")
         if not self.fileio.exists(path):
             ids = self.snapshot_ids()
@@ -531,8 +538,8 @@ class Table:
             if earlier:
                 return max(earlier, key=lambda t: t.id)
             raise SnapshotNotFoundError(
-                f"table {self.name} has no snapshot or tag at or before timestamp {timestamp_ms}; "
-                + self._what_exists(tagged)
+                f"table {self.name} has no snapshot or tag at or before "
+                f"{instant_text(timestamp_ms)}; " + self._what_exists(tagged)
             )
         return found
 
@@ -833,3 +840,17 @@ def _problem(err: SpecViolationError) -> str:
 def _when(millis: int) -> str:
     moment = datetime.datetime.fromtimestamp(millis / 1000)  # local time, as timestamps are read
     return moment.isoformat(sep=" ", timespec="milliseconds")
+
+
+def instant_text(millis: int) -> str:
+    """A time a user asked for, for a message: local time, with the epoch milliseconds it was.
+
+    A bare number does not say whether it was read as seconds or milliseconds; this does.
+
+    >>> instant_text(10**20)
+    'epoch milliseconds 100000000000000000000 (out of range)'
+    """
+    try:
+        return f"{_when(millis)} (epoch milliseconds {millis})"
+    except (ValueError, OverflowError, OSError):
+        return f"epoch milliseconds {millis} (out of range)"

@@ -60,6 +60,7 @@ class Shell:
         self.output_path: Path | None = None
         self._file: TextIO | None = None
         self._tables = 0  # text tables written so far
+        self.quit = False  # a script ran ``.quit`` / ``.exit``: nothing after it runs
         # This shell draws its own progress (the spinner, with DuckDB's percentage done when it
         # knows one); DuckDB's own bar would overwrite it.
         if settings.progress:
@@ -90,6 +91,7 @@ class Shell:
                 if done is Done.OK:
                     continue
                 failed = done is Done.FAILED
+                self.quit = done is Done.QUIT
                 break
             try:
                 self.execute(item.text)

@@ -88,7 +88,13 @@ def _parser() -> argparse.ArgumentParser:
         help=f"warehouse folder (default: ./{DEFAULT_WAREHOUSE}, created if absent)",
     )
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("-c", "--command", metavar="SQL", help="run these statements and exit")
+    source.add_argument(
+        "-c",
+        "--command",
+        metavar="SQL",
+        action="append",
+        help="run these statements and exit (several -c run in order, as in DuckDB's CLI)",
+    )
     source.add_argument("-f", "--file", metavar="FILE", help="run the statements of FILE and exit")
     parser.add_argument(
         "--format", choices=MODES, default="table", help="result format (default: table)"
@@ -157,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
         if interactive:
             return repl(shell, _banner(session))
         if args.command is not None:
-            return 0 if shell.run(args.command) else 1
+            return 0 if _run_commands(shell, args.command) else 1
         if args.file is not None:
             text = Path(args.file).read_text(encoding="utf-8")
             return 0 if shell.run(text, origin=args.file) else 1
@@ -165,6 +171,16 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         shell.close()
         session.close()
+
+
+def _run_commands(shell: Shell, commands: Sequence[str]) -> bool:
+    """Each ``-c`` in the order given; the first failure (or ``.quit``) ends the run."""
+    for command in commands:
+        if not shell.run(command):
+            return False
+        if shell.quit:
+            break
+    return True
 
 
 def _progress(choice: str) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from paimon_sql.catalog.table import instant_text
 from paimon_sql.commit.expire import (
     Deleter,
     Layout,
@@ -84,7 +85,7 @@ def rollback_to_timestamp(table: Table, timestamp_ms: int) -> Snapshot:
         found = snap
     if found is None:
         raise SnapshotNotFoundError(
-            f"cannot roll {table.name} back to timestamp {timestamp_ms}: "
+            f"cannot roll {table.name} back to {instant_text(timestamp_ms)}: "
             "no snapshot was committed at or before it"
         )
     return rollback(table, snapshot_id=found.id)

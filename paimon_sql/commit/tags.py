@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.catalog import names
+from paimon_sql.catalog.table import instant_text
 from paimon_sql.commit.expire import clean_after_tag_deletion, tagged_snapshots
 from paimon_sql.errors import (
     AlreadyExistsError,
@@ -302,7 +303,8 @@ def create_tag_from_timestamp(
             break
     if found is None:
         raise SnapshotNotFoundError(
-            f"table {table.name} has no snapshot or tag committed at or after {timestamp_ms} "
+            f"table {table.name} has no snapshot or tag committed at or after "
+            f"{instant_text(timestamp_ms)} "
             f"(it has {_snapshot_range(table)}); pass an earlier timestamp"
         )
     return TimestampTag(

@@ -16,6 +16,7 @@ TimeTravel(snapshot_id=None, tag='tag1', timestamp_ms=None)
 from __future__ import annotations
 
 import datetime
+import decimal
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -100,7 +101,24 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
             number = _whole(value, "VERSION AS OF (a snapshot id, or a tag name in quotes)")
             return TimeTravel(snapshot_id=number, tag_first=True)
         return TimeTravel(tag=value)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return TimeTravel(timestamp_ms=_seconds_ms(value))
     return TimeTravel(timestamp_ms=parse_timestamp_ms(value))
+
+
+def _seconds_ms(value: str) -> int:
+    """Epoch milliseconds of ``TIMESTAMP AS OF <number>``: the number is seconds since the epoch.
+
+    Spark casts a number to a timestamp as seconds, and Paimon's Spark time travel reads it so
+    (its documentation: ``TIMESTAMP AS OF 1678883047``).
+
+    >>> _seconds_ms("1678883047"), _seconds_ms("1.5")
+    (1678883047000, 1500)
+    """
+    try:
+        return int(decimal.Decimal(value) * 1000)
+    except decimal.InvalidOperation as err:
+        raise SqlError(f"TIMESTAMP AS OF {value}: not a number of seconds") from err
 
 
 #: The ``/*+ OPTIONS(…) */`` keys that pick a version to read (Flink's ``scan.*`` travel options).

@@ -50,6 +50,7 @@ from paimon_sql.sql.dialect import (
     _MoveColumn,
     _parse_one,
     _ResetOptions,
+    ctas_query,
     parse_sql_type,
 )
 from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, FieldIds, type_sql  # noqa: F401 - doctests
@@ -214,6 +215,8 @@ def parse_create_table(sql: str) -> CreateTable:
         partition.append(node.name)
     options, pk, part_keys = split_key_options(parts.options, pk, tuple(partition))
     query = create.expression if isinstance(create.expression, exp.Query) else None
+    if query is not None:
+        query = ctas_query(sql) or query
     return _build_create(
         identifier=_identifier(target.this if isinstance(target, exp.Schema) else target),
         if_not_exists=bool(create.args.get("exists")),

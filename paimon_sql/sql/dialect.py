@@ -347,7 +347,11 @@ class Paimon(Dialect):
         """ROW is a struct type; BLOB stays Paimon's BLOB (not VARBINARY)."""
 
         IDENTIFIERS = ["`", '"']  # noqa: RUF012
-        KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "ROW": TokenType.STRUCT}  # noqa: RUF012
+        KEYWORDS = {  # noqa: RUF012
+            **tokens.Tokenizer.KEYWORDS,
+            "ROW": TokenType.STRUCT,
+            "INT8": TokenType.BIGINT,  # DuckDB's and Postgres's 8 bytes (sqlglot reads 8 bits)
+        }
         KEYWORDS.pop("BLOB", None)
         KEYWORDS.pop("CALL", None)  # a statement of its own (`Call`), not an opaque command
         COMMANDS = tokens.Tokenizer.COMMANDS - {TokenType.SHOW}  # SHOW is parsed (`exp.Show`)
@@ -355,7 +359,8 @@ class Paimon(Dialect):
         def tokenize(self, sql: str) -> list[Token]:
             r"""Tokens of `sql`; a ``CALL`` follows Spark's lexical rules.
 
-            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's.
+            ``"…"`` and ``'…'`` are strings, ``\`` escapes, as Paimon's procedures are Spark's; in
+            ``'…'`` a doubled ``''`` is one quote too (standard SQL, Flink's CALL).
             """
             try:
                 found = super().tokenize(sql)
@@ -380,7 +385,13 @@ class Paimon(Dialect):
 
 
 class _CallTokenizer(Spark.Tokenizer):
-    """Spark's tokenizer, with CALL a word (the `Paimon` parser reads the statement)."""
+    """Spark's tokenizer, with CALL a word (the `Paimon` parser reads the statement).
+
+    ``'it''s'`` is ``it's`` (SQL's escape, which Flink's CALL reads), not Spark's two adjacent
+    literals ``'it'`` ``'s'``.
+    """
+
+    STRING_ESCAPES = ["\\", "'"]  # noqa: RUF012
 
     KEYWORDS = {**Spark.Tokenizer.KEYWORDS}  # noqa: RUF012
     KEYWORDS.pop("CALL", None)
@@ -430,10 +441,14 @@ def _adjacent(before: Token, after: Token) -> bool:
 
 
 def _check_argument_order(call: Call) -> None:
-    named = False
+    """Positional arguments first; a named one given once (Spark and Flink refuse a repeat)."""
+    named: set[str] = set()
     for argument in call.expressions:
         if isinstance(argument, exp.Kwarg):
-            named = True
+            name = argument.this.name.lower()
+            if name in named:
+                raise SqlError(f"CALL sys.{call.procedure}: parameter {name!r} is given twice")
+            named.add(name)
         elif named:
             raise SqlError(
                 f"CALL sys.{call.procedure}: positional arguments must come before named ones"
@@ -498,6 +513,13 @@ def _sized(root: str, params: list[int], default: int | None, lo: int, hi: int) 
     return DataType(root=root, length=params[0])
 
 
+def _float(precision: int) -> DataType:
+    """``FLOAT(p)``, p in bits (SQL standard, DuckDB): up to 24 FLOAT, else DOUBLE."""
+    if not 1 <= precision <= 53:
+        raise SchemaError(f"FLOAT({precision}): the precision (bits) must be in [1, 53]")
+    return DataType(root="FLOAT" if precision <= 24 else "DOUBLE")
+
+
 def _decimal(params: list[int]) -> DataType:
     precision, scale = (params + [10, 0][len(params) :])[:2] if params else (10, 0)
     if not 1 <= precision <= 38 or not 0 <= scale <= precision:
@@ -509,6 +531,7 @@ _SIMPLE = {
     "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT",
     "BIGINT": "BIGINT", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE", "VARIANT": "VARIANT",
 }  # fmt: skip
+_STRING = DataType(root="VARCHAR", length=MAX_LENGTH)
 
 
 #: DuckDB types Paimon has no type for (sqlglot's names), and what to declare instead.
@@ -520,7 +543,16 @@ _ALTERNATIVES = {
     "TIMESTAMPTZ": "TIMESTAMP_LTZ", "TIMETZ": "TIME", "UNION": "ROW<…>",
     "TIMESTAMP_S": "TIMESTAMP(0)", "TIMESTAMP_MS": "TIMESTAMP(3)", "TIMESTAMP_NS": "TIMESTAMP(9)",
     "GEOMETRY": "BYTES (well-known binary)", "VARINT": "DECIMAL(38, 0)",
-    "UINTEGER": "BIGINT",
+    "UINTEGER": "BIGINT", "GUID": "STRING (or CHAR(36))", "BITSTRING": "BYTES",
+    "UINT8": "SMALLINT", "UINT16": "INT", "UINT32": "BIGINT", "UINT64": "DECIMAL(20, 0)",
+    "TIME_NS": "TIME", "TIMESTAMPTZ_NS": "TIMESTAMP_LTZ(9)", "PARQUET_VARIANT": "VARIANT",
+    "INT256": "DECIMAL(38, 0)",
+}  # fmt: skip
+#: DuckDB's other names of types Paimon has (``SELECT * FROM duckdb_types()``), as DuckDB means
+#: them; sqlglot reads them as user-defined types.
+_DUCKDB_ALIASES = {
+    "LOGICAL": "BOOLEAN", "SIGNED": "INT", "INTEGRAL": "INT", "OID": "BIGINT",
+    "TIMESTAMP_US": "TIMESTAMP",
 }  # fmt: skip
 #: sqlglot's names of DuckDB types, as the user wrote them.
 _DUCKDB_NAMES = {
@@ -530,10 +562,18 @@ _DUCKDB_NAMES = {
 
 
 def _atomic(name: str, params: list[int]) -> DataType | None:
-    if name in _SIMPLE:
-        return DataType(root=_SIMPLE[name])
-    if name == "TEXT":
-        return DataType(root="VARCHAR", length=MAX_LENGTH)
+    if name == "FLOAT" and params:
+        return _float(params[0])
+    if name in _SIMPLE or name == "TEXT":
+        if params:
+            instead = f"VARCHAR({params[0]})" if name == "TEXT" else _SIMPLE[name]
+            shown = "STRING" if name == "TEXT" else name
+            raise SqlError(f"type {shown} takes no length or precision; write {instead}")
+        return DataType(root=_SIMPLE[name]) if name in _SIMPLE else _STRING
+    if name in ("NVARCHAR", "BPCHAR"):  # DuckDB's names of VARCHAR
+        name = "VARCHAR"
+    if name == "DATETIME":  # DuckDB's name of TIMESTAMP (microseconds)
+        name = "TIMESTAMP"
     if name in ("CHAR", "BINARY"):
         return _sized(name, params, 1, 1, 255 if name == "CHAR" else MAX_LENGTH)
     if name in ("VARCHAR", "VARBINARY"):  # without a length: STRING / BYTES, as in DuckDB
@@ -558,6 +598,8 @@ def _user_defined(node: exp.DataType, ids: FieldIds) -> DataType:
     if kind == "MULTISET":
         (element,) = _inner(node, 1, "MULTISET<T>")
         return DataType(root="MULTISET", element=_convert(element, ids))
+    if kind in _DUCKDB_ALIASES:
+        return parse_sql_type(_DUCKDB_ALIASES[kind])
     duckdb_name = {v: k for k, v in _DUCKDB_NAMES.items()}.get(kind, kind)
     instead = _ALTERNATIVES.get(duckdb_name) or _ALTERNATIVES.get(kind)
     if instead is not None:
@@ -583,6 +625,12 @@ def _convert(node: exp.Expr, ids: FieldIds) -> DataType:
         return _user_defined(node, ids).with_nullable(nullable)
     if name == "ARRAY":
         (element,) = _inner(node, 1, "ARRAY<T>")
+        if node.args.get("values"):  # DuckDB's fixed-size ``INT[3]``
+            shown = node.sql("duckdb")
+            raise UnsupportedFeatureError(
+                f"type {shown}: Paimon arrays have no fixed size; write ARRAY<{element.sql()}> "
+                "(or T[]) and keep the size in the data"
+            )
         return DataType(root="ARRAY", element=_convert(element, ids), nullable=nullable)
     if name == "MAP":
         key, value = (_convert(e, ids) for e in _inner(node, 2, "MAP<K, V>"))
@@ -794,6 +842,32 @@ def create_table_name(text: str) -> list[str]:
         if i >= len(found) or found[i].token_type != TokenType.DOT:
             return parts
         i += 1
+
+
+def ctas_query(text: str) -> exp.Query | None:
+    """The query of ``CREATE TABLE … AS <query>`` as DuckDB reads it; None when there is none.
+
+    The table part is Flink's or Spark's, the query DuckDB's (``MAP {'k': 1}`` is a map, ``INT[2]``
+    a type): the query's text, after the first ``AS`` outside parentheses, is parsed on its own.
+    None too when DuckDB's dialect cannot read it (the caller keeps its own parse).
+
+    >>> ctas_query("CREATE TABLE t WITH ('bucket' = '1') AS SELECT MAP {'k': 1} AS m").sql("duckdb")
+    "SELECT MAP {'k': 1} AS m"
+    """
+    depth = 0
+    for token in _tokens(text):
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif token.token_type == TokenType.ALIAS and depth == 0:
+            try:
+                with quiet_sqlglot():
+                    query = sqlglot.parse_one(text[token.end + 1 :], read="duckdb")
+            except (ParseError, TokenError):
+                return None
+            return query if isinstance(query, exp.Query) else None
+    return None
 
 
 def names_paimon_options(text: str) -> bool:

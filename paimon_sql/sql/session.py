@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import numbers
 import os
 import sys
 import threading
@@ -34,7 +35,13 @@ from paimon_sql.engine.context import Engine
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
-from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    PaimonSqlError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import quiet_sqlglot
 from paimon_sql.sql.functions import install_functions
@@ -195,7 +202,7 @@ class Session:
             >>> table.name, table.snapshot_ids(), table.tag_names()
             ('db.t', [1, 2], ['v1'])
         """
-        return self._engine.table(identifier)
+        return self._engine.table(_identifier(identifier))
 
     def refresh(self) -> None:
         """Expose every table of the warehouse as a view (new tables, changed schemas).
@@ -277,6 +284,7 @@ class Session:
             ...
             paimon_sql.errors.TableNotFoundError: table db.missing not found; ...
         """
+        _expect(text, str, "the SQL text", "a str")
         if self._functions_pending and "paimon_" in text.lower():
             self._functions_pending = False
             install_functions(self._engine.con, self._engine, SYSTEM_TABLES)
@@ -397,7 +405,8 @@ class Session:
                 f"cannot write a {type(data).__name__}: pass a pandas or polars DataFrame or an "
                 "Arrow table, record batch, reader or dataset"
             )
-        ident = Identifier.parse(table) if isinstance(table, str) else table
+        ident = _identifier(table)
+        ident = Identifier.parse(ident) if isinstance(ident, str) else ident
         self.table(ident)  # TableNotFoundError naming it
         hidden = self._engine.register_arrow(data, "the data")
         insert = exp.Insert(
@@ -641,6 +650,9 @@ class Session:
             >>> session.scan("db.t").order("id").fetchall()
             [(1, 'a'), (2, 'B')]
         """
+        _expect(snapshot, numbers.Integral, "snapshot", "a snapshot id (an int)")
+        _expect(tag, str, "tag", "a tag name (a str)")
+        _expect(timestamp_ms, numbers.Integral, "timestamp_ms", "epoch milliseconds (an int)")
         travel = TimeTravel(snapshot_id=snapshot, tag=tag, timestamp_ms=timestamp_ms)
         return self._binder.scan(self.table(identifier), travel)
 
@@ -748,6 +760,26 @@ class Cursor:
         return self.arrow().to_pandas()
 
     fetchdf = df
+
+
+def _expect(value: object, kind: type, name: str, accepted: str) -> None:
+    """`ArgumentTypeError` unless `value` is None or a `kind` (a bool is no integer).
+
+    ``snapshot="1"`` would be read as a file name, ``True`` as snapshot 1: both are refused here.
+    """
+    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+        return
+    raise ArgumentTypeError(f"{name} must be {accepted}, got {type(value).__name__} {value!r}")
+
+
+def _identifier(value: str | Identifier) -> str | Identifier:
+    """`value` if it names a table: ``"db.table"`` or an `Identifier`."""
+    if not isinstance(value, (str, Identifier)):
+        raise ArgumentTypeError(
+            "a table is named by a str 'db.table' or a paimon_sql.Identifier, got "
+            f"{type(value).__name__} {value!r}"
+        )
+    return value
 
 
 def _caller_variables() -> Callable[[str], object | None] | None:

@@ -105,6 +105,11 @@ REVIEWED = {
     ): "parses the user's own DDL statement into a Paimon schema model; nothing runs",
     (
         "sql/dialect.py",
+        'query = sqlglot.parse_one(text[token.end + 1 :], read="duckdb")',
+    ): "parses the query of the user's own CTAS (the text after its AS) as DuckDB reads it; the AST "
+    "is bound and rendered like any query's",
+    (
+        "sql/dialect.py",
         'statement = _parse_one("CREATE TABLE _t (_c " + text + ")")',
     ): "parses a user's type text into a Paimon type model (never run); refused unless exactly one column",
     (

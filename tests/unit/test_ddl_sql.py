@@ -57,6 +57,17 @@ def test_ctas_alter_show_truncate_drop(session):
     assert session.sql("SHOW TABLES FROM shop").fetchall() == [("src",)]
 
 
+def test_ctas_reads_its_query_as_duckdb_does(session):
+    """A map literal is a MAP (not a ROW), ``INT[2]`` a type (not an index): DuckDB's types."""
+    session.sql("CREATE TABLE shop.m WITH ('bucket' = '-1') AS SELECT MAP {'k': 1, 'j': 2} AS m")
+    session.sql("CREATE TABLE shop.a AS SELECT [1, 2]::INT[2] AS arr")
+    schema = session.sql("SHOW CREATE TABLE shop.m").fetchall()[0][0]
+    assert "`m` MAP<STRING, INT>" in schema
+    assert "`arr` ARRAY<INT>" in session.sql("SHOW CREATE TABLE shop.a").fetchall()[0][0]
+    assert session.sql("SELECT m FROM shop.m").fetchall() == [({"k": 1, "j": 2},)]
+    assert session.sql("SELECT arr FROM shop.a").fetchall() == [([1, 2],)]
+
+
 def test_errors(session):
     with pytest.raises(OptionError, match="did you mean 'bucket'"):
         session.sql("CREATE TABLE shop.bad (id INT) WITH ('buckett' = '2')")

@@ -48,6 +48,19 @@ def test_timestamp_as_of_picks_the_snapshot_committed_before(session):
     assert rows == [(second.total_record_count,)]
 
 
+def test_timestamp_as_of_a_number_is_seconds_since_the_epoch(session):
+    """Spark casts a number to a timestamp as seconds (Paimon docs: TIMESTAMP AS OF 1678883047)."""
+    second = session.table("db.append_tags").snapshot(2)
+    seconds = second.time_millis / 1000
+    for clause in (f"TIMESTAMP AS OF {seconds}", f"AT (TIMESTAMP => {seconds})"):
+        rows = session.sql(f"SELECT count(*) FROM db.append_tags {clause}").fetchall()  # noqa: S608 - fixed test SQL
+        assert rows == [(second.total_record_count,)]
+    with pytest.raises(SnapshotNotFoundError) as caught:  # the time shown as a time, not 86400
+        session.sql("SELECT * FROM db.append_tags TIMESTAMP AS OF 86400")
+    assert "at or before 1970-01-0" in str(caught.value)
+    assert "(epoch milliseconds 86400000)" in str(caught.value)
+
+
 def test_time_travel_uses_the_snapshot_schema(session):
     # Snapshot 3 added the column `extra`; snapshot 2 has only three columns.
     old = session.sql("SELECT * FROM db.append_tags VERSION AS OF 2")

@@ -6,6 +6,8 @@
   in INSERT … SELECT and MERGE … USING, and ``session.write(table, data, mode=)``;
 * ``SHOW TABLES``, ``SHOW ALL TABLES``, ``DESCRIBE``, ``SUMMARIZE`` with Paimon names and types
   (DuckDB's columns and statistics, compared with DuckDB on the same rows);
+* ``COPY d.t TO 'file'`` exports (``COPY … FROM`` into a Paimon table and ``COPY … TO`` into the
+  warehouse are refused);
 * ``install(con, wh)``: writes go through the session it returns; DuckDB refuses them on the bare
   connection, and nothing is written;
 * no error message quotes an internal name, rewritten SQL or a storage path.
@@ -318,6 +320,46 @@ def test_write_refusals(s, wh):
     with pytest.raises(PaimonSqlError, match="k"):
         s.write("d.pk", pa.table({"v": ["no key"]}))
     assert paimon_sql.connect(wh).table("d.pk").snapshot_ids() == before
+
+
+# ------------------------------------------------------------------------------------------ COPY
+
+
+def _files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_copy_a_paimon_table_or_query_to_a_file(s, tmp_path):
+    """DuckDB's export: ``COPY db.t [(cols)] TO`` is ``COPY (SELECT cols FROM db.t) TO``."""
+    out = tmp_path / "out"
+    out.mkdir()
+    assert rows(s, f"COPY d.pk TO '{out / 'pk.csv'}'") == [(3,)]
+    assert (out / "pk.csv").read_text() == "k,v,n\n1,a,10\n2,b,20\n3,c,30\n"
+    s.sql(f"COPY d.pk (k, v) TO '{out / 'kv.csv'}' (HEADER false)")
+    assert (out / "kv.csv").read_text() == "1,a\n2,b\n3,c\n"
+    query = f"COPY (SELECT k FROM d.part WHERE dt > 'x') TO '{out / 'p.parquet'}'"  # noqa: S608
+    assert rows(s, query) == [(2,)]
+    assert rows(s, f"SELECT k FROM '{out / 'p.parquet'}' ORDER BY k") == [(2,), (3,)]  # noqa: S608
+
+
+@pytest.mark.parametrize(
+    ("statement", "match"),
+    [
+        ("COPY d.pk FROM '{out}/pk.csv'", r"INSERT INTO d\.pk SELECT \* FROM read_csv"),
+        ("COPY d.pk TO '{wh}/d.db/pk/planted.csv'", "inside the warehouse"),
+        ("COPY (SELECT 1 AS x) TO '{wh}/planted.parquet'", "inside the warehouse"),
+        ("COPY d.pk TO '{wh}/../wh/d.db/x.csv'", "inside the warehouse"),
+    ],
+)
+def test_copy_into_a_paimon_table_or_the_warehouse_is_refused(s, wh, tmp_path, statement, match):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pk.csv").write_text("k,v,n\n9,z,90\n")
+    before = _files(wh)
+    with pytest.raises(UnsupportedFeatureError, match=match):
+        s.sql(statement.format(out=out, wh=wh))
+    assert _files(wh) == before
+    assert rows(s, "SELECT count(*) FROM d.pk") == [(3,)]
 
 
 # ------------------------------------------------------------- SHOW, DESCRIBE, SUMMARIZE

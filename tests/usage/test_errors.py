@@ -9,6 +9,7 @@ cases.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ from sqlglot.dialects.dialect import Dialect
 
 import paimon_sql
 from paimon_sql.cli.main import main
-from paimon_sql.errors import Error, ExecutionError, SqlError
+from paimon_sql.errors import ArgumentTypeError, Error, ExecutionError, SqlError
 from tests.fixtures import REPO
 
 VALID = [
@@ -129,6 +130,29 @@ def test_duckdb_errors_are_wrapped(session):
     with pytest.raises(ExecutionError, match="no_such_column") as caught:
         session.sql("SELECT no_such_column FROM d.t")
     assert isinstance(caught.value, paimon_sql.errors.PaimonSqlError)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda s: s.scan("d.t", snapshot="1"), "snapshot must be a snapshot id (an int), got str"),
+        (lambda s: s.scan("d.t", snapshot=True), "got bool True"),
+        (lambda s: s.scan("d.t", snapshot=1.0), "got float 1.0"),
+        (lambda s: s.scan("d.t", tag=1), "tag must be a tag name (a str), got int 1"),
+        (lambda s: s.scan("d.t", timestamp_ms="5"), "timestamp_ms must be epoch milliseconds"),
+        (lambda s: s.scan(5), "a table is named by a str 'db.table'"),
+        (lambda s: s.table(b"d.t"), "got bytes"),
+        (lambda s: s.sql(5), "the SQL text must be a str, got int 5"),
+        (lambda s: s.table("d.t").snapshot("1"), "a snapshot id is an int, got str '1'"),
+        (lambda s: paimon_sql.connect(5), "the warehouse must be a folder or URI"),  # type: ignore[arg-type]
+    ],
+)
+def test_api_arguments_of_the_wrong_type_say_what_is_accepted(session, call, words):
+    """``snapshot="1"`` was read as a file name (a 'damaged file'), ``True`` as snapshot True."""
+    with pytest.raises(ArgumentTypeError, match=re.escape(words)) as caught:
+        call(session)
+    assert isinstance(caught.value, TypeError)
+    assert session.scan("d.t", snapshot=1).fetchall()  # a right one still reads
 
 
 @pytest.mark.slow

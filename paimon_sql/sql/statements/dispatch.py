@@ -8,6 +8,7 @@ unchanged.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -214,6 +215,56 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     return ident
 
 
+def _prepare(ctx: Context, statement: exp.Use | exp.Copy) -> None:
+    """Statements DuckDB runs, once paimon-sql has prepared them (`_use`, `_copy`)."""
+    if isinstance(statement, exp.Use):
+        _use(ctx, statement)
+    else:
+        _copy(ctx, statement)
+
+
+def _copy(ctx: Context, statement: exp.Copy) -> None:
+    """``COPY db.t [(cols)] TO 'file'`` exports as ``COPY (SELECT cols FROM db.t) TO`` does.
+
+    The statement is rewritten in place (its tables are then bound as a query's) and left to
+    DuckDB. ``COPY db.t FROM`` is refused (a Paimon write is an INSERT), and so is a ``COPY … TO``
+    a path inside the warehouse: it would plant foreign files among the tables' own.
+    """
+    source = statement.this
+    if statement.args.get("kind"):  # COPY … FROM
+        ident = _target(ctx, source)
+        if ident is not None:
+            raise UnsupportedFeatureError(
+                f"COPY {ident} FROM … is not supported: write INSERT INTO {ident} SELECT * FROM "  # noqa: S608 - a message
+                "read_csv('file') (or read_parquet, read_json)"
+            )
+        return
+    for file in statement.args.get("files") or ():
+        if isinstance(file, exp.Literal) and file.is_string and _in_warehouse(ctx, file.name):
+            raise UnsupportedFeatureError(
+                f"COPY … TO {file.name!r}: that is inside the warehouse "
+                f"{ctx.catalog.warehouse}, where only Paimon's own files belong; write it elsewhere"
+            )
+    table = source.this if isinstance(source, exp.Schema) else source
+    if isinstance(table, exp.Table) and database_of(ctx, table) is not None:
+        columns = source.expressions if isinstance(source, exp.Schema) else [exp.Star()]
+        query = exp.select(*(c.copy() for c in columns)).from_(table.copy())
+        statement.set("this", exp.Subquery(this=query))
+
+
+def _in_warehouse(ctx: Context, path: str) -> bool:
+    """Whether a file name DuckDB will write lies inside the warehouse (local: through links)."""
+    root = ctx.catalog.warehouse
+    if ctx.catalog.fileio.local:
+        local = path.removeprefix("file://")
+        if "://" in local:
+            return False  # an object store: not this local warehouse
+        path, root = os.path.realpath(local), os.path.realpath(root)
+    else:
+        path = path.rstrip("/")
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def _use(ctx: Context, statement: exp.Use) -> None:
     """``USE db`` of a Paimon database made by another session: its DuckDB schema first.
 
@@ -251,8 +302,8 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
         handled = catalog_ddl.database_statement(ctx, statement)
         return handled if handled is not None else _inspect(ctx, statement)
-    if isinstance(statement, exp.Use):
-        _use(ctx, statement)
+    if isinstance(statement, (exp.Use, exp.Copy)):
+        _prepare(ctx, statement)
         return None
     if isinstance(statement, exp.Delete) and not isinstance(statement.this, exp.Table):
         tables = statement.args.get("tables") or []

@@ -31,6 +31,19 @@ def test_command_renders_a_java_written_table(java_warehouse, capsys):
     assert (code, out, err) == (0, PK_DEDUP_TABLE, "")
 
 
+def test_several_commands_run_in_order(tmp_path, capsys):
+    """``-c a -c b`` runs both, as DuckDB's CLI does (not only the last); a failure ends the run."""
+    wh = str(tmp_path / "wh")
+    args = [wh, "--create", "--format", "csv", "-c", "CREATE DATABASE db", "-c", "SHOW DATABASES"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.endswith("database_name\ndb\n")
+    bad = [wh, "--format", "csv", "-c", "SELECT * FROM db.missing", "-c", "SELECT 42 AS x"]
+    assert main(bad) == 1
+    assert capsys.readouterr().out == ""
+    assert main([wh, "--format", "csv", "-c", ".quit", "-c", "SELECT 42 AS x"]) == 0
+    assert capsys.readouterr().out == ""
+
+
 def test_script_with_semicolons_in_strings_and_comments(tmp_path, capsys):
     script = tmp_path / "setup.sql"
     script.write_text(

@@ -355,8 +355,9 @@ def test_rollback_to_timestamp(session):
     assert table.snapshot(table.latest_snapshot_id()).time_millis <= at
     assert _rows(session) == before[table.latest_snapshot_id()]
     assert_exactly_used(table)
-    with pytest.raises(SnapshotNotFoundError, match="no snapshot"):
+    with pytest.raises(SnapshotNotFoundError, match="no snapshot") as caught:
         rollback_to_timestamp(table, 0)
+    assert "back to 1970-01-01 " in str(caught.value)  # the time as a time: 0 is not a snapshot id
 
 
 # --- orphan files ---------------------------------------------------------------------------------

@@ -242,8 +242,12 @@ def test_create_tag_from_timestamp_picks_the_first_snapshot_at_or_after(session)
     assert table.tag("ts3").tag_time_retained_seconds == 3600.0
     session.sql("CALL sys.create_tag_from_timestamp(table => 'db.t', tag => 'ts1', timestamp => 0)")
     assert table.tag("ts1").id == 1
-    with pytest.raises(SnapshotNotFoundError, match="no snapshot or tag committed at or after"):
-        session.sql(f"CALL sys.create_tag_from_timestamp('db.t', 'late', {times[2] + 1})")
+    late = times[2] + 1
+    with pytest.raises(
+        SnapshotNotFoundError, match="no snapshot or tag committed at or after"
+    ) as e:
+        session.sql(f"CALL sys.create_tag_from_timestamp('db.t', 'late', {late})")
+    assert f" (epoch milliseconds {late})" in str(e.value)  # after the time, shown as a time
 
 
 def test_create_tag_from_timestamp_finds_expired_history_in_tags(session):

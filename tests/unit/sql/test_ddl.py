@@ -123,6 +123,34 @@ def test_every_paimon_type(sql_type, paimon):
     assert type_sql(parse_sql_type(sql_type)) == paimon
 
 
+@pytest.mark.parametrize(
+    ("sql_type", "paimon"),
+    [("INT1", "TINYINT"), ("INT2", "SMALLINT"), ("INT4", "INT"), ("INT8", "BIGINT"),
+     ("INT16", "SMALLINT"), ("INT32", "INT"), ("INT64", "BIGINT"), ("FLOAT4", "FLOAT"),
+     ("FLOAT8", "DOUBLE"), ("REAL", "FLOAT"), ("FLOAT(1)", "FLOAT"), ("FLOAT(24)", "FLOAT"),
+     ("FLOAT(25)", "DOUBLE"), ("FLOAT(53)", "DOUBLE"), ("BPCHAR", "STRING"),
+     ("NVARCHAR", "STRING"), ("DATETIME", "TIMESTAMP(6)"), ("TIMESTAMP_US", "TIMESTAMP(6)"),
+     ("LOGICAL", "BOOLEAN"), ("SIGNED", "INT"), ("INTEGRAL", "INT"), ("OID", "BIGINT"),
+     ("INT[]", "ARRAY<INT>"), ("MAP(INT8, VARCHAR)", "MAP<BIGINT, STRING>")],
+)  # fmt: skip
+def test_duckdb_type_names_mean_what_duckdb_means(sql_type, paimon):
+    """DuckDB's aliases (``duckdb_types()``) mean its types: INT8 is 8 bytes, FLOAT(53) DOUBLE."""
+    assert type_sql(parse_sql_type(sql_type)) == paimon
+
+
+@pytest.mark.parametrize(
+    ("sql_type", "fragment"),
+    [("INT[3]", "no fixed size; write ARRAY<INT>"), ("STRING(10)", "use|write VARCHAR\\(10\\)"),
+     ("TEXT(5)", "VARCHAR\\(5\\)"), ("INT(11)", "INT takes no length"),
+     ("DOUBLE(5)", "DOUBLE takes no length"), ("FLOAT(54)", "in \\[1, 53\\]"),
+     ("INT128", "HUGEINT is not a Paimon type"), ("UINT8", "UINT8 is not a Paimon type"),
+     ("GUID", "use STRING"), ("TIMESTAMPTZ_NS", "TIMESTAMP_LTZ\\(9\\)")],
+)  # fmt: skip
+def test_duckdb_types_paimon_lacks_are_refused_by_name(sql_type, fragment):
+    with pytest.raises((SqlError, SchemaError, UnsupportedFeatureError), match=fragment):
+        parse_sql_type(sql_type)
+
+
 def test_nested_field_comments_and_ids():
     t = parse_create_table(
         "CREATE TABLE t (a INT, r ROW<x INT 'doc', y ARRAY<ROW<z INT COMMENT 'zz'>>>, b INT)"

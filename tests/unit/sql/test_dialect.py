@@ -67,6 +67,19 @@ def test_call_arguments_follow_spark_lexing() -> None:
     assert values == [exp.Literal.string("db.t"), exp.Literal.string("it's")]
 
 
+def test_call_strings_take_the_sql_quote_escape() -> None:
+    """``''`` in a single-quoted string is one quote (SQL's and Flink's escape), as ``\\'`` is."""
+    call = parse_call(
+        "CALL sys.compact(table => 'db.t', where => 'p = ''x''', tag => 'it''s', e => '''')"
+    )
+    assert call is not None
+    values = [k.expression for k in call.expressions]
+    assert values == [exp.Literal.string(v) for v in ("db.t", "p = 'x'", "it's", "'")]
+    double = parse_call("""CALL sys.x(a => "d''q")""")  # a double-quoted string keeps both
+    assert double is not None
+    assert double.expressions[0].expression == exp.Literal.string("d''q")
+
+
 def test_call_literal_kinds() -> None:
     call = parse_call("CALL sys.x(1, 1.5, true, NULL, TIMESTAMP '2024-01-01 00:00:00')")
     assert call is not None
@@ -87,6 +100,7 @@ def test_not_a_call(text: str) -> None:
         ("CALL sys.x(1", "cannot parse CALL statement"),
         ("CALL sys.x('open", "unterminated"),
         ("CALL sys.x(a => 1, 2)", "positional arguments must come before named ones"),
+        ("CALL sys.x(tag => 'a', b => 1, TAG => 'z')", "parameter 'tag' is given twice"),
         ("CALL other.x()", "write CALL sys.x(...)"),
         ("CALL a.b.c()", "write CALL sys.c(...)"),
         ("CALL sys.x", "not a procedure call: CALL sys.x"),
