@@ -343,7 +343,9 @@ def _saturated(node: exp.Expression, root: str) -> exp.Expression:
                 true=exp.Literal.number(low),
             ),
         ],
-        default=cast(exp.func("TRUNC", node.copy()), DataType(root="BIGINT")),
+        default=cast(
+            exp.Anonymous(this="TRUNC", expressions=[node.copy()]), DataType(root="BIGINT")
+        ),
     )
     return whole if root in ("INT", "BIGINT") else _narrowed(whole, root)
 
@@ -462,6 +464,7 @@ def _fit_binary(node: exp.Expression, old: DataType, new: DataType) -> exp.Expre
     if new.root == "VARBINARY" and old.root in BINARY_ROOTS and (old.length or 0) <= n:
         return node
     digits = exp.Anonymous(this="hex", expressions=[node])
+    fitted: exp.Expression
     if new.root == "BINARY":
         fitted = exp.Anonymous(
             this="rpad", expressions=[digits, exp.Literal.number(2 * n), exp.Literal.string("0")]
