@@ -6,8 +6,8 @@ the name of a registered Arrow table) and under which name each deletion vector'
 registered.
 
 * every file is read with its own schema (``schema-<_SCHEMA_ID>``) and mapped to the read schema by
-  field id: renamed columns follow their id, dropped ones vanish, added ones are NULL, widened ones
-  are cast;
+  field id: renamed columns follow their id, dropped ones vanish, added ones are NULL, ones whose
+  type changed are cast as Java casts them (`evolve`: a narrower type wraps, truncates or cuts);
 * partition columns come from the split's partition value (as Java fills them);
 * deletion vectors are anti-joined on the file row position;
 * overlapping files of a primary-key table are merged with ``row_number()`` over the key, ordered by
@@ -41,6 +41,7 @@ from paimon_sql.types import (
     FLOAT_ROOTS,
     INTEGER_RANK,
     INTEGER_ROOTS,
+    MAX_LENGTH,
     NUMERIC_ROOTS,
     STRING_ROOTS,
     TIMESTAMP_ROOTS,
@@ -408,7 +409,10 @@ def _truncated(node: exp.Expression, old: DataType, new: DataType) -> exp.Expres
     """
     nanos = _precision(old) > 6
     digits = 9 if nanos else 6  # of the epoch number's fraction of a second
-    epoch = exp.Anonymous(this="epoch_ns" if nanos else "epoch_us", expressions=[node])
+    if nanos:
+        epoch = exp.Anonymous(this="epoch_ns", expressions=[node])
+    else:
+        epoch = exp.Anonymous(this="epoch_us", expressions=[node])
     p = _precision(new)
     if p >= 3:
         step = exp.Literal.number(10 ** (digits - p))
@@ -427,9 +431,9 @@ def _truncated(node: exp.Expression, old: DataType, new: DataType) -> exp.Expres
             this=exp.paren(exp.IntDiv(this=millis, expression=step)), expression=step.copy()
         )
         value = exp.Mul(this=exp.paren(cut), expression=per_milli.copy())
-    return exp.Anonymous(
-        this="make_timestamp_ns" if nanos else "make_timestamp", expressions=[value]
-    )
+    if nanos:
+        return exp.Anonymous(this="make_timestamp_ns", expressions=[value])
+    return exp.Anonymous(this="make_timestamp", expressions=[value])
 
 
 def _floor_mod(node: exp.Expression, step: exp.Expression) -> exp.Expression:
@@ -449,7 +453,7 @@ def _fit_string(node: exp.Expression, old: DataType, new: DataType) -> exp.Expre
     if new.root == "CHAR":
         pad = [node, exp.Literal.number(n), exp.Literal.string(" ")]
         return exp.Anonymous(this="rpad", expressions=pad)  # rpad also cuts a longer string
-    if old.root in STRING_ROOTS and (old.length or 0) <= n:
+    if n >= MAX_LENGTH or (old.root in STRING_ROOTS and (old.length or 0) <= n):
         return node
     return exp.Substring(this=node, start=exp.Literal.number(1), length=exp.Literal.number(n))
 
@@ -461,7 +465,9 @@ def _fit_binary(node: exp.Expression, old: DataType, new: DataType) -> exp.Expre
     BLOB).
     """
     n = new.length if new.length is not None else 1
-    if new.root == "VARBINARY" and old.root in BINARY_ROOTS and (old.length or 0) <= n:
+    if new.root == "VARBINARY" and (
+        n >= MAX_LENGTH or (old.root in BINARY_ROOTS and (old.length or 0) <= n)
+    ):
         return node
     digits = exp.Anonymous(this="hex", expressions=[node])
     fitted: exp.Expression

@@ -174,3 +174,9 @@ def test_wider_types_are_unchanged(con):
     assert _read(con, "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP '1969-12-31 23:59:59.999'") == (
         _ts("1969-12-31 23:59:59.999")
     )
+
+
+def test_a_string_to_bytes_is_its_utf8(con):
+    # StringToBinaryCastRule: BinaryString.toBytes(), the UTF-8 bytes; DuckDB's CAST would read
+    # '\x41' as one escaped byte and refuse 'é'
+    assert _read(con, "STRING", "BYTES", "'a\\x41é'") == b"a\\x41\xc3\xa9"
