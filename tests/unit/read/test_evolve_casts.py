@@ -157,8 +157,9 @@ def test_a_double_to_decimal_rounds_its_decimal_digits(con):
 
 
 def test_decimal_overflow_fails_the_read_as_in_java(con):
-    # Flink's read of DECIMAL(10, 3) 999.995 after MODIFY a DECIMAL(5, 2) fails (the cast's null
-    # reaches a row that says the field is not null); ours fails too, never a silent NULL
+    # Flink's read of DECIMAL(10, 3) 999.995 after MODIFY a DECIMAL(5, 2) fails with a
+    # NullPointerException (the cast gives null, the row says the field is not null); ours fails
+    # too, never a silent NULL
     with pytest.raises(duckdb.ConversionException):
         _read(con, "DECIMAL(10, 3)", "DECIMAL(5, 2)", "999.995::DECIMAL(10, 3)")
 
