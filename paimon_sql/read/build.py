@@ -587,6 +587,8 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
     UTC. An integer to a timestamp is that many seconds after the epoch (an instant for
     TIMESTAMP_LTZ).
     """
+    if old.with_nullable(True) == new.with_nullable(True):
+        return cast(node, new)  # only NOT NULL changed: Java's identity cast, no fitting
     if old.root == "TIMESTAMP_LTZ" and new.root not in TIMESTAMP_ROOTS:
         # the instant's UTC wall clock, as a plain timestamp (any DuckDB timestamp type)
         node = exp.Anonymous(

@@ -181,3 +181,9 @@ def test_a_string_to_bytes_is_its_utf8(con):
     # StringToBinaryCastRule: BinaryString.toBytes(), the UTF-8 bytes; DuckDB's CAST would read
     # '\x41' as one escaped byte and refuse 'é'
     assert _read(con, "STRING", "BYTES", "'a\\x41é'") == b"a\\x41\xc3\xa9"
+
+
+def test_a_nullability_change_casts_nothing(con):
+    # SchemaEvolutionUtil: types equal but for NOT NULL take the identity cast, so an ORC CHAR
+    # that Java's reader returns right-trimmed stays trimmed (no padding)
+    assert _read(con, "CHAR(3) NOT NULL", "CHAR(3)", "'ab'") == "ab"
