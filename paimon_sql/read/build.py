@@ -6,8 +6,8 @@ the name of a registered Arrow table) and under which name each deletion vector'
 registered.
 
 * every file is read with its own schema (``schema-<_SCHEMA_ID>``) and mapped to the read schema by
-  field id: renamed columns follow their id, dropped ones vanish, added ones are NULL, widened ones
-  are cast;
+  field id: renamed columns follow their id, dropped ones vanish, added ones are NULL, ones whose
+  type changed are cast as Java casts them (`evolve`: a narrower type wraps, truncates or cuts);
 * partition columns come from the split's partition value (as Java fills them);
 * deletion vectors are anti-joined on the file row position;
 * overlapping files of a primary-key table are merged with ``row_number()`` over the key, ordered by
@@ -37,8 +37,11 @@ from paimon_sql.plan.scan import ReadMode, Split
 from paimon_sql.read.merge_engines import GroupedMerge, check_columns
 from paimon_sql.types import (
     ADD_KINDS,
+    BINARY_ROOTS,
     FLOAT_ROOTS,
+    INTEGER_RANK,
     INTEGER_ROOTS,
+    MAX_LENGTH,
     NUMERIC_ROOTS,
     STRING_ROOTS,
     TIMESTAMP_ROOTS,
@@ -297,11 +300,15 @@ def _epoch_millis(node: exp.Expression) -> exp.Expression:
     return exp.IntDiv(this=floored, expression=thousand.copy())
 
 
-_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32}
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 
 
 def _narrowed(node: exp.Expression, root: str) -> exp.Expression:
-    """A whole number narrowed to `root` as Java's ``(int)``/``(short)``/``(byte)`` do: wrapped."""
+    """A whole number narrowed to `root` as Java's ``(int)``/``(short)``/``(byte)`` do: wrapped.
+
+    Also ``BigDecimal.longValue()`` for BIGINT (the low 64 bits). Computed in HUGEINT, so `node`
+    may be any whole number DuckDB holds (a DECIMAL(38, 0) at most).
+    """
     bits = _INT_BITS.get(root)
     if bits is None:
         return node
@@ -315,6 +322,164 @@ def _narrowed(node: exp.Expression, root: str) -> exp.Expression:
         expression=full.copy(),
     )
     return exp.Sub(this=exp.paren(positive), expression=half.copy())
+
+
+def _saturated(node: exp.Expression, root: str) -> exp.Expression:
+    """A FLOAT or DOUBLE as Java's ``(long)``/``(int)``/``(short)``/``(byte)`` casts it.
+
+    Truncated toward zero, NaN is 0, and a value beyond ``long`` (BIGINT) or ``int`` (the others)
+    is that type's bound; SMALLINT and TINYINT then wrap the ``int`` (JLS 5.1.3).
+    """
+    bits = 64 if root == "BIGINT" else 32
+    top = exp.Literal.number(f"{1 << (bits - 1)}.0")  # a double: 2^63 or 2^31
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    whole = exp.Case(
+        ifs=[
+            exp.If(
+                this=exp.Anonymous(this="isnan", expressions=[node]), true=exp.Literal.number(0)
+            ),
+            exp.If(this=exp.GTE(this=node.copy(), expression=top), true=exp.Literal.number(high)),
+            exp.If(
+                this=exp.LTE(this=node.copy(), expression=exp.Neg(this=top.copy())),
+                true=exp.Literal.number(low),
+            ),
+        ],
+        default=cast(
+            exp.Anonymous(this="TRUNC", expressions=[node.copy()]), DataType(root="BIGINT")
+        ),
+    )
+    return whole if root in ("INT", "BIGINT") else _narrowed(whole, root)
+
+
+#: The smallest double Java's ``(float)`` rounds to infinity: halfway from ``Float.MAX_VALUE`` to
+#: 2^128 (a tie goes to the even neighbour, 2^128).
+_FLOAT_OVERFLOW = float.fromhex("0x1.ffffffp127")
+
+
+def _to_float(node: exp.Expression) -> exp.Expression:
+    """A DOUBLE as Java's ``(float)``: rounded to the nearest FLOAT, infinite past its range.
+
+    DuckDB's ``CAST`` fails on a value beyond FLOAT's range instead.
+    """
+    bound = exp.Literal.number(repr(_FLOAT_OVERFLOW))
+    infinite = exp.cast(exp.Literal.string("Infinity"), "FLOAT")
+    return exp.Case(
+        ifs=[
+            exp.If(
+                this=exp.Anonymous(this="isnan", expressions=[node]),
+                true=exp.cast(node.copy(), "FLOAT"),
+            ),
+            exp.If(this=exp.GTE(this=node.copy(), expression=bound), true=infinite),
+            exp.If(
+                this=exp.LTE(this=node.copy(), expression=exp.Neg(this=bound.copy())),
+                true=exp.Neg(this=infinite.copy()),
+            ),
+        ],
+        default=exp.cast(node.copy(), "FLOAT"),
+    )
+
+
+def _to_decimal(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """A number as Java's ``Decimal.fromBigDecimal`` makes a DECIMAL of it.
+
+    Rounded half up (away from zero) to the scale, as DuckDB's decimal ``CAST`` rounds. A float
+    goes through its ``Double.toString`` digits (``BigDecimal.valueOf``: 2.675 is 2.68 at scale
+    2, where the binary value's digits give 2.67). A value whose digits do not fit the precision
+    fails the read, as in Java (its cast gives a null that the row then refuses), and so do NaN
+    and infinity (Java's ``BigDecimal`` refuses them).
+    """
+    if old.root in FLOAT_ROOTS:
+        node = exp.cast(exp.cast(node, "DOUBLE"), "VARCHAR")
+    return cast(node, new)
+
+
+def _precision(t: DataType) -> int:
+    return 6 if t.precision is None else t.precision
+
+
+def _truncated(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """A timestamp cut to `new`'s lower precision as Java's ``DateTimeUtils.truncate`` does.
+
+    To 3..8 digits the dropped digits are floored away (``23:59:59.9995`` is ``.999``); to 0..2
+    Java divides the epoch milliseconds by a power of ten, truncating toward zero, so a time before
+    1970 moves up (``1969-12-31 23:59:59.5`` to TIMESTAMP(0) is ``1970-01-01 00:00:00``). The
+    result is the UTC wall clock as a TIMESTAMP(_NS); the caller casts it to `new`'s type.
+    (Paimon before 2.0 also kept a fraction below 10^p nanoseconds untouched, a bug 2.0 fixed;
+    this is the fixed rule.)
+    """
+    nanos = _precision(old) > 6
+    digits = 9 if nanos else 6  # of the epoch number's fraction of a second
+    if nanos:
+        epoch = exp.Anonymous(this="epoch_ns", expressions=[node])
+    else:
+        epoch = exp.Anonymous(this="epoch_us", expressions=[node])
+    p = _precision(new)
+    if p >= 3:
+        step = exp.Literal.number(10 ** (digits - p))
+        below = _floor_mod(epoch.copy(), step)
+        value: exp.Expression = exp.Sub(this=epoch, expression=exp.paren(below))
+    else:
+        per_milli = exp.Literal.number(10 ** (digits - 3))
+        millis = exp.IntDiv(
+            this=exp.paren(
+                exp.Sub(this=epoch, expression=exp.paren(_floor_mod(epoch.copy(), per_milli)))
+            ),
+            expression=per_milli,
+        )
+        step = exp.Literal.number(10 ** (3 - p))
+        cut = exp.Mul(
+            this=exp.paren(exp.IntDiv(this=millis, expression=step)), expression=step.copy()
+        )
+        value = exp.Mul(this=exp.paren(cut), expression=per_milli.copy())
+    if nanos:
+        return exp.Anonymous(this="make_timestamp_ns", expressions=[value])
+    return exp.Anonymous(this="make_timestamp", expressions=[value])
+
+
+def _floor_mod(node: exp.Expression, step: exp.Expression) -> exp.Expression:
+    """``node`` modulo `step`, in ``[0, step)`` whatever the sign (DuckDB's ``%`` keeps it)."""
+    inner = exp.paren(exp.Mod(this=node, expression=step))
+    return exp.Mod(
+        this=exp.paren(exp.Add(this=inner, expression=step.copy())), expression=step.copy()
+    )
+
+
+def _fit_string(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """A string fitted to CHAR(n)/VARCHAR(n) as Java's ``toCharacterString`` fits it.
+
+    Cut to n characters (code points), and a CHAR padded with spaces to n.
+    """
+    n = new.length if new.length is not None else 1
+    if new.root == "CHAR":
+        pad = [node, exp.Literal.number(n), exp.Literal.string(" ")]
+        return exp.Anonymous(this="rpad", expressions=pad)  # rpad also cuts a longer string
+    if n >= MAX_LENGTH or (old.root in STRING_ROOTS and (old.length or 0) <= n):
+        return node
+    return exp.Substring(this=node, start=exp.Literal.number(1), length=exp.Literal.number(n))
+
+
+def _fit_binary(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
+    """Bytes fitted to BINARY(n)/VARBINARY(n) as Java's ``toBinaryString`` fits them.
+
+    Cut to n bytes, and a BINARY padded with zero bytes to n (through hex text: DuckDB slices no
+    BLOB).
+    """
+    n = new.length if new.length is not None else 1
+    if new.root == "VARBINARY" and (
+        n >= MAX_LENGTH or (old.root in BINARY_ROOTS and (old.length or 0) <= n)
+    ):
+        return node
+    digits = exp.Anonymous(this="hex", expressions=[node])
+    fitted: exp.Expression
+    if new.root == "BINARY":
+        fitted = exp.Anonymous(
+            this="rpad", expressions=[digits, exp.Literal.number(2 * n), exp.Literal.string("0")]
+        )
+    else:
+        fitted = exp.Substring(
+            this=digits, start=exp.Literal.number(1), length=exp.Literal.number(2 * n)
+        )
+    return exp.Anonymous(this="unhex", expressions=[fitted])
 
 
 #: Java's ``Double.toString`` / ``Float.toString`` from DuckDB's shortest text of the number: plain
@@ -408,14 +573,22 @@ def _timestamp_text(node: exp.Expression, precision: int) -> exp.Expression:
 def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression:
     """Cast a column written as `old` to `new` as Java's schema evolution does (its cast rules).
 
-    Where Java's rule differs from DuckDB's ``CAST``: float and decimal to an integer truncate;
-    a number to BOOLEAN is ``longValue() != 0``; a timestamp to an integer is its epoch
-    milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to DATE its epoch
-    milliseconds divided by a day (truncating, so a time before 1970 lands on the next day, as in
-    Java), to a string with its fraction padded to the precision; a float or double to a string
-    as ``Double.toString`` writes it (``1.0E10``). TIMESTAMP_LTZ reads in UTC. An integer to a
-    timestamp is that many seconds after the epoch (an instant for TIMESTAMP_LTZ).
+    Where Java's rule differs from DuckDB's ``CAST``: a narrower integer wraps (``(int)`` of
+    3000000000 is -1294967296); float to an integer truncates and saturates (`_saturated`), and
+    decimal to an integer truncates and wraps; DOUBLE to FLOAT overflows to infinity; a float to
+    DECIMAL rounds its decimal digits (`_to_decimal`); a number to BOOLEAN is
+    ``longValue() != 0``; a timestamp to a lower precision is truncated (`_truncated`), to an
+    integer its epoch milliseconds divided by 1000 (truncating; narrowed to INT by wrapping), to
+    DATE its epoch milliseconds divided by a day (truncating, so a time before 1970 lands on the
+    next day, as in Java), to a string with its fraction padded to the precision; a float or
+    double to a string as ``Double.toString`` writes it (``1.0E10``); a string, number or boolean
+    to CHAR(n)/VARCHAR(n) is cut to n characters (CHAR padded to n), bytes or a string to
+    BINARY(n)/VARBINARY(n) cut to n bytes (BINARY padded with zeros). TIMESTAMP_LTZ reads in
+    UTC. An integer to a timestamp is that many seconds after the epoch (an instant for
+    TIMESTAMP_LTZ).
     """
+    if old.with_nullable(True) == new.with_nullable(True):
+        return cast(node, new)  # only NOT NULL changed: Java's identity cast, no fitting
     if old.root == "TIMESTAMP_LTZ" and new.root not in TIMESTAMP_ROOTS:
         # the instant's UTC wall clock, as a plain timestamp (any DuckDB timestamp type)
         node = exp.Anonymous(
@@ -423,35 +596,76 @@ def evolve(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression
             expressions=[exp.Anonymous(this="epoch_ns", expressions=[node])],
         )
         old = DataType(root="TIMESTAMP", precision=old.precision)
+    for rule in (_to_text, _from_timestamp, _to_number):
+        out = rule(node, old, new)
+        if out is not None:
+            return out
+    return cast(node, new)
+
+
+def _to_text(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression | None:
+    """`evolve` to a string or bytes; None where another rule (or a plain cast) applies."""
+    if new.root in STRING_ROOTS and old.root in (*STRING_ROOTS, *NUMERIC_ROOTS, "BOOLEAN"):
+        # Java fits these (and only these) to the length: ``toCharacterString``
+        text = _java_float_of(node) if old.root in FLOAT_ROOTS else node
+        if old.root not in STRING_ROOTS:
+            text = cast(text, DataType(root="VARCHAR"))
+        return _fit_string(text, old, new)
+    if new.root in BINARY_ROOTS and old.root in (*STRING_ROOTS, *BINARY_ROOTS):
+        data = (
+            exp.Anonymous(this="encode", expressions=[node]) if old.root in STRING_ROOTS else node
+        )
+        return _fit_binary(data, old, new)
+    return None
+
+
+def _from_timestamp(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression | None:
+    """`evolve` of a timestamp, or to one from an integer; None where another rule applies."""
+    if old.root in TIMESTAMP_ROOTS and new.root in TIMESTAMP_ROOTS:
+        if _precision(new) < _precision(old):
+            node = _truncated(node, old, new)
+        return cast(node, new)
     if old.root in INTEGER_ROOTS and new.root in TIMESTAMP_ROOTS:
         seconds = cast(node, DataType(root="BIGINT"))
         if new.root == "TIMESTAMP_LTZ":
             return cast(exp.Anonymous(this="to_timestamp", expressions=[seconds]), new)
         micros = exp.Mul(this=seconds, expression=exp.Literal.number(1_000_000))
         return cast(exp.Anonymous(this="make_timestamp", expressions=[micros]), new)
-    if old.root in FLOAT_ROOTS and new.root in INTEGER_ROOTS:
-        node = exp.func("TRUNC", node)
-    elif old.root == "DECIMAL" and new.root in INTEGER_ROOTS:  # to a long, then narrowed
-        node = _narrowed(exp.Anonymous(this="TRUNC", expressions=[node]), new.root)
-    elif old.root in NUMERIC_ROOTS and new.root == "BOOLEAN":
-        whole = cast(exp.Anonymous(this="TRUNC", expressions=[node]), DataType(root="BIGINT"))
-        return exp.NEQ(this=whole, expression=exp.Literal.number(0))
-    elif old.root in TIMESTAMP_ROOTS and new.root in ("INT", "BIGINT"):
+    if old.root in TIMESTAMP_ROOTS and new.root in ("INT", "BIGINT"):
         seconds = exp.IntDiv(
             this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(1000)
         )
-        node = _narrowed(seconds, new.root)
-    elif old.root in FLOAT_ROOTS and new.root in STRING_ROOTS:
-        return cast(_java_float_of(node), new)
-    elif old.root == "TIMESTAMP" and new.root in STRING_ROOTS:
-        precision = 6 if old.precision is None else old.precision
-        return cast(_timestamp_text(node, precision), new)
-    elif old.root in TIMESTAMP_ROOTS and new.root == "DATE":
+        return cast(_narrowed(seconds, new.root), new)
+    if old.root == "TIMESTAMP" and new.root in STRING_ROOTS:
+        return cast(_timestamp_text(node, _precision(old)), new)
+    if old.root in TIMESTAMP_ROOTS and new.root == "DATE":
         days = exp.IntDiv(
             this=exp.paren(_epoch_millis(node)), expression=exp.Literal.number(86400000)
         )
         epoch = exp.cast(exp.Literal.string("1970-01-01"), "DATE")
         return exp.Add(this=epoch, expression=cast(days, DataType(root="INT")))
+    return None
+
+
+def _to_number(node: exp.Expression, old: DataType, new: DataType) -> exp.Expression | None:
+    """`evolve` of a number to a number or BOOLEAN; None where a plain cast does."""
+    if old.root not in NUMERIC_ROOTS:
+        return None
+    if new.root == "DECIMAL":
+        return _to_decimal(node, old, new)
+    if new.root == "BOOLEAN":
+        whole = cast(exp.Anonymous(this="TRUNC", expressions=[node]), DataType(root="BIGINT"))
+        return exp.NEQ(this=whole, expression=exp.Literal.number(0))
+    if new.root == "FLOAT" and old.root in ("DOUBLE", "DECIMAL"):  # Java: (float) of a double
+        return _to_float(node if old.root == "DOUBLE" else exp.cast(node, "DOUBLE"))
+    if new.root not in INTEGER_ROOTS:
+        return None
+    if old.root in INTEGER_ROOTS and INTEGER_RANK[new.root] < INTEGER_RANK[old.root]:
+        node = _narrowed(node, new.root)
+    elif old.root in FLOAT_ROOTS:
+        node = _saturated(node, new.root)
+    elif old.root == "DECIMAL":  # to a long, then narrowed
+        node = _narrowed(exp.Anonymous(this="TRUNC", expressions=[node]), new.root)
     return cast(node, new)
 
 

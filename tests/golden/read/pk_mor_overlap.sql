@@ -52,8 +52,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -81,8 +89,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -131,8 +147,16 @@ FROM (
           "k0" AS "k1",
           "k1" AS "k0",
           "s0" AS "s1",
-          CAST("s1" AS BLOB) AS "s0",
-          CAST(TRUNC("v0") AS INT) AS "v0",
+          ENCODE("s1") AS "s0",
+          CAST(CASE
+            WHEN ISNAN("v0")
+            THEN 0
+            WHEN "v0" >= 2147483648.0
+            THEN 2147483647
+            WHEN "v0" <= -2147483648.0
+            THEN -2147483648
+            ELSE CAST(TRUNC("v0") AS BIGINT)
+          END AS INT) AS "v0",
           CAST("v1" AS TEXT) AS "v1",
           CAST(NULL AS INT) AS "v2",
           "_SEQUENCE_NUMBER",
@@ -194,8 +218,16 @@ FROM (
             "k0" AS "k1",
             "k1" AS "k0",
             "s0" AS "s1",
-            CAST("s1" AS BLOB) AS "s0",
-            CAST(TRUNC("v0") AS INT) AS "v0",
+            ENCODE("s1") AS "s0",
+            CAST(CASE
+              WHEN ISNAN("v0")
+              THEN 0
+              WHEN "v0" >= 2147483648.0
+              THEN 2147483647
+              WHEN "v0" <= -2147483648.0
+              THEN -2147483648
+              ELSE CAST(TRUNC("v0") AS BIGINT)
+            END AS INT) AS "v0",
             CAST("v1" AS TEXT) AS "v1",
             CAST(NULL AS INT) AS "v2",
             "_SEQUENCE_NUMBER",
@@ -223,8 +255,16 @@ FROM (
             "k0" AS "k1",
             "k1" AS "k0",
             "s0" AS "s1",
-            CAST("s1" AS BLOB) AS "s0",
-            CAST(TRUNC("v0") AS INT) AS "v0",
+            ENCODE("s1") AS "s0",
+            CAST(CASE
+              WHEN ISNAN("v0")
+              THEN 0
+              WHEN "v0" >= 2147483648.0
+              THEN 2147483647
+              WHEN "v0" <= -2147483648.0
+              THEN -2147483648
+              ELSE CAST(TRUNC("v0") AS BIGINT)
+            END AS INT) AS "v0",
             CAST("v1" AS TEXT) AS "v1",
             CAST(NULL AS INT) AS "v2",
             "_SEQUENCE_NUMBER",
@@ -292,8 +332,16 @@ FROM (
             "k0" AS "k1",
             "k1" AS "k0",
             "s0" AS "s1",
-            CAST("s1" AS BLOB) AS "s0",
-            CAST(TRUNC("v0") AS INT) AS "v0",
+            ENCODE("s1") AS "s0",
+            CAST(CASE
+              WHEN ISNAN("v0")
+              THEN 0
+              WHEN "v0" >= 2147483648.0
+              THEN 2147483647
+              WHEN "v0" <= -2147483648.0
+              THEN -2147483648
+              ELSE CAST(TRUNC("v0") AS BIGINT)
+            END AS INT) AS "v0",
             CAST("v1" AS TEXT) AS "v1",
             CAST(NULL AS INT) AS "v2",
             "_SEQUENCE_NUMBER",
@@ -321,8 +369,16 @@ FROM (
             "k0" AS "k1",
             "k1" AS "k0",
             "s0" AS "s1",
-            CAST("s1" AS BLOB) AS "s0",
-            CAST(TRUNC("v0") AS INT) AS "v0",
+            ENCODE("s1") AS "s0",
+            CAST(CASE
+              WHEN ISNAN("v0")
+              THEN 0
+              WHEN "v0" >= 2147483648.0
+              THEN 2147483647
+              WHEN "v0" <= -2147483648.0
+              THEN -2147483648
+              ELSE CAST(TRUNC("v0") AS BIGINT)
+            END AS INT) AS "v0",
             CAST("v1" AS TEXT) AS "v1",
             CAST(NULL AS INT) AS "v2",
             "_SEQUENCE_NUMBER",
@@ -393,8 +449,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -422,8 +486,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -490,8 +562,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -519,8 +599,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -587,8 +675,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -616,8 +712,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -656,8 +760,16 @@ FROM (
       "p0",
       "p1",
       "s0" AS "s1",
-      CAST("s1" AS BLOB) AS "s0",
-      CAST(TRUNC("v0") AS INT) AS "v0",
+      ENCODE("s1") AS "s0",
+      CAST(CASE
+        WHEN ISNAN("v0")
+        THEN 0
+        WHEN "v0" >= 2147483648.0
+        THEN 2147483647
+        WHEN "v0" <= -2147483648.0
+        THEN -2147483648
+        ELSE CAST(TRUNC("v0") AS BIGINT)
+      END AS INT) AS "v0",
       CAST("v1" AS TEXT) AS "v1",
       CAST(NULL AS INT) AS "v2"
     FROM READ_PARQUET(

@@ -52,8 +52,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -87,8 +95,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -162,8 +178,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
@@ -197,8 +221,16 @@ FROM (
               "k0" AS "k1",
               "k1" AS "k0",
               "s0" AS "s1",
-              CAST("s1" AS BLOB) AS "s0",
-              CAST(TRUNC("v0") AS INT) AS "v0",
+              ENCODE("s1") AS "s0",
+              CAST(CASE
+                WHEN ISNAN("v0")
+                THEN 0
+                WHEN "v0" >= 2147483648.0
+                THEN 2147483647
+                WHEN "v0" <= -2147483648.0
+                THEN -2147483648
+                ELSE CAST(TRUNC("v0") AS BIGINT)
+              END AS INT) AS "v0",
               CAST("v1" AS TEXT) AS "v1",
               CAST(NULL AS INT) AS "v2",
               "_SEQUENCE_NUMBER",
