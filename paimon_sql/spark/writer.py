@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from paimon_sql import errors
 from paimon_sql.catalog import Catalog
+from paimon_sql.catalog import names as catalog_names
 from paimon_sql.commit.publish import Committer
 from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
@@ -632,7 +633,9 @@ def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
             elif job.job_id in name and name not in keep:
                 fileio.delete(child)
 
-    walk(table.path, 0)
+    # data files live under 'data-file.path-directory' when it is set (`TableWriter._bucket_dir`)
+    directory = catalog_names.path_directory(table.latest_schema.options)
+    walk(table.sub(directory) if directory else table.path, 0)
 
 
 def _translated(err: BaseException, table: str) -> BaseException:

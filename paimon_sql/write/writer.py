@@ -1318,7 +1318,14 @@ class TableWriter:
         return self._register(pa.table({ORD: rows.column(0), column: values}))
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
+        """``[<data-file.path-directory>/][<partition>/]bucket-<b>``: where readers look.
+
+        As Java's ``FileStorePathFactory.relativeBucketPath`` builds it.
+        """
         pieces = []
+        directory = names.path_directory(self.options.options)
+        if directory:
+            pieces.append(directory)
         if self.parts:
             pieces.append(
                 partition_path(

@@ -171,3 +171,32 @@ def test_append_rewrite_fails_when_a_concurrent_insert_lands_in_its_partition(
     assert sorted(r[0] for r in s.sql("SELECT id FROM db.a").fetchall()) == (
         [2, 3] if "DELETE" in statement else [1, 2, 3]
     )
+
+
+@pytest.mark.parametrize("pk", [True, False], ids=["pk", "append"])
+def test_data_files_go_under_data_file_path_directory(session, tmp_path, pk):
+    """'data-file.path-directory': every write path puts data files under it, where readers
+    (ours and Java's ``FileStorePathFactory``) look; the table folder itself gets no bucket."""
+    table = _create(
+        session,
+        "db.pd",
+        pk=pk,
+        partitioned=True,
+        options={
+            "data-file.path-directory": "data",
+            **({"bucket": "2", "changelog-producer": "input"} if pk else {}),
+        },
+    )
+    session.sql("INSERT INTO db.pd VALUES (1, 'a', 1), (2, 'b', 2)")
+    session.sql("INSERT INTO db.pd VALUES (1, 'a', 10), (3, 'a', 3)")
+    session.sql("UPDATE db.pd SET v = v + 1 WHERE id = 2")
+    session.sql("CALL sys.compact(table => 'db.pd')")
+    rows = session.sql("SELECT id, dt, v FROM db.pd ORDER BY id").fetchall()
+    assert rows == ([(1, "a", 10), (2, "b", 3), (3, "a", 3)] if pk else [
+        (1, "a", 1), (1, "a", 10), (2, "b", 3), (3, "a", 3)])  # fmt: skip
+    root = tmp_path / "wh" / "db.db" / "pd"
+    assert sorted(p.name for p in root.iterdir() if "=" in p.name or "bucket" in p.name) == []
+    written = [p for p in (root / "data").rglob("*") if p.is_file()]
+    assert any(p.name.startswith("data-") for p in written)
+    assert all(p.parent.name.startswith("bucket-") for p in written)
+    del table

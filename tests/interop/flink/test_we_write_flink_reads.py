@@ -535,6 +535,25 @@ CASES += [
         4,
     ),
     Case(
+        "path_directory",
+        "CREATE TABLE {t} (id INT, dt STRING, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
+        "PARTITIONED BY (dt) WITH ('bucket' = '2', 'data-file.path-directory' = 'data', "
+        "'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true')",
+        (
+            "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'a', 'z')",
+            "INSERT INTO {t} VALUES (1, 'a', 'x2')",
+            "DELETE FROM {t} WHERE id = 3",
+            "CALL sys.compact(table => 'db.path_directory')",
+        ),
+        (
+            "INSERT INTO {t} VALUES (4, 'b', 'flink'), (2, 'b', 'flink-upsert')",
+            "CALL sys.compact(`table` => 'db.path_directory')",
+        ),
+        2,
+        after=3,
+        meant=((1, {"v": "x2"}), (2, {"v": "flink-upsert"})),
+    ),
+    Case(
         "schema_evolution",
         _PK % ("id INT NOT NULL, v INT, s STRING, gone INT", ""),
         (
