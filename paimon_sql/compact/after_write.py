@@ -93,8 +93,10 @@ def check_writable(table: Table) -> None:
     written), so this checks the options the compaction reads, and refuses the options of a table
     (one Java made) that paimon-sql's writer would ignore (`refuse_unwritable_options`).
     """
-    options = table.latest_schema.options
-    refuse_unwritable_options(options, table.name)
+    schema = table.latest_schema
+    options = schema.options
+    keys = {"primary-key": ",".join(schema.primary_keys)}
+    refuse_unwritable_options({**options, **keys}, table.name)
     if _full(options):
         _delta_commits(options, table.name)
 

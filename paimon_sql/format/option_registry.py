@@ -1285,6 +1285,15 @@ UNIMPLEMENTED: Mapping[str, Unimplemented] = {
         "paimon-sql never creates files outside the warehouse, so it writes no external data "
         "files (it reads those Java wrote); leave it 'none'",
     ),
+    "index-file-in-data-file-dir": Unimplemented(
+        lambda value, options: (
+            value.strip().lower() == "false"
+            or options.get("bucket", "-1").strip() != "-1"
+            or not options.get("primary-key")
+        ),
+        "paimon-sql writes the dynamic-bucket HASH index files into the table's index folder; "
+        "remove it or use a fixed 'bucket' (callers pass the primary key as 'primary-key')",
+    ),
     "partition.legacy-name": Unimplemented(
         _only("true"),
         "paimon-sql names partition folders the legacy way (a DATE as its day number); remove it",

@@ -219,3 +219,19 @@ def test_a_java_table_with_options_our_writer_ignores_is_read_but_not_written(se
             session.sql(statement)
     assert session.sql("SELECT * FROM shop.j").fetchall() == [(1, "a")]
     assert len(session.table("shop.j").snapshot_ids()) == 1
+
+
+def test_index_files_in_data_dir_refused_only_where_hash_index_files_are_written(session):
+    """'index-file-in-data-file-dir': deletion-vector files honour it; the HASH index files of a
+    dynamic-bucket primary-key table do not, so only that combination is refused."""
+    session.sql(
+        "CREATE TABLE shop.dv (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+        "'bucket' = '1', 'deletion-vectors.enabled' = 'true', "
+        "'index-file-in-data-file-dir' = 'true')"
+    )
+    session.sql("CREATE TABLE shop.ap (id INT) WITH ('index-file-in-data-file-dir' = 'true')")
+    with pytest.raises(UnsupportedFeatureError, match="'index-file-in-data-file-dir'"):
+        session.sql(
+            "CREATE TABLE shop.dyn (id INT, PRIMARY KEY (id) NOT ENFORCED) "
+            "WITH ('index-file-in-data-file-dir' = 'true')"
+        )

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.compact.after_write import check_writable
 from paimon_sql.compact.changelog import compact as compact_table
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import refuse_unwritable_options
 from paimon_sql.read.build import cast, literal
 from paimon_sql.sql.procedures._procedure import Param, Procedure, done, table_arg
 
@@ -145,7 +145,7 @@ def run_compact(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     """
     table = table_arg(ctx, args)
     _check_options(args, table)
-    refuse_unwritable_options(table.latest_schema.options, table.name)
+    check_writable(table)
     partition_ok = None
     if args.get("partitions"):
         partition_ok = _spec_filter(table, parse_partitions(str(args["partitions"])))

@@ -139,7 +139,8 @@ def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
     rather than ignored, or failing at every INSERT (tables made by Flink or Spark with them stay
     readable).
     """
-    refuse_unimplemented(create.options, "CREATE TABLE", ident)
+    keys = {"primary-key": ",".join(create.primary_keys)} if create.primary_keys else {}
+    refuse_unimplemented(create.options, "CREATE TABLE", ident, merged={**keys, **create.options})
 
 
 #: Option keys whose values decide how data files are written (`check_file_options`).
@@ -214,7 +215,9 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
     table = ctx.table(ident)
     for change in alter.changes:
         if isinstance(change, SetOptions):
-            merged = {**table.latest_schema.options, **change.options}
+            schema = table.latest_schema
+            keys = {"primary-key": ",".join(schema.primary_keys)}
+            merged = {**schema.options, **keys, **change.options}
             refuse_unimplemented(change.options, "ALTER TABLE", ident, merged=merged)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):

@@ -121,6 +121,10 @@ def _many_commits() -> Case:
 
 CASES = [
     _typed("append_unaware", "parquet", "", False),
+    # compressions native to their format, written since the writable pairs got one table
+    _typed("zlib", "orc", ", 'file.compression' = 'zlib'", False),
+    _typed("deflate", "avro", ", 'file.compression' = 'deflate'", False),
+    _typed("no_dictionary", "parquet", ", 'parquet.enable.dictionary' = 'false'", False),
     _typed("append_fixed", "orc", ", 'bucket' = '2', 'bucket-key' = 'id'", False),
     _typed("pk_fixed", "avro", ", 'bucket' = '2'", True, "UPDATE {t} SET s = 'upd' WHERE id = 1"),
     _typed("pk_dynamic", "parquet", ", 'bucket' = '-1'", True, "DELETE FROM {t} WHERE id = 2"),
