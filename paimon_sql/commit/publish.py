@@ -84,7 +84,7 @@ from paimon_sql.io.records import encode_avro
 from paimon_sql.plan.scan import hides_level0
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import (
@@ -112,13 +112,30 @@ class _Attempt:
     paths: list[str] = field(default_factory=list)
 
 
+def new_commit_user(options: Mapping[str, str], unique: str | None = None) -> str:
+    """The commit user of a writing job: `unique` (a fresh UUID by default).
+
+    After the table's ``commit.user-prefix`` and ``_`` when it has one, as Java's
+    ``CoreOptions.createCommitUser``.
+
+    >>> new_commit_user({"commit.user-prefix": "etl"}, "42"), new_commit_user({}, "42")
+    ('etl_42', '42')
+    """
+    unique = unique or str(uuid.uuid4())
+    prefix = options.get("commit.user-prefix")
+    return unique if prefix is None else f"{prefix}_{unique}"
+
+
 class Committer:
     """Commits `CommitMessage`s to a table as new snapshots."""
 
     def __init__(self, table: Table, *, commit_user: str | None = None) -> None:
-        """`commit_user` identifies the writing job (a fresh UUID by default)."""
+        """`commit_user` identifies the writing job.
+
+        By default a fresh UUID after the table's ``commit.user-prefix``.
+        """
         self.table = table
-        self.commit_user = commit_user or str(uuid.uuid4())
+        self.commit_user = commit_user or new_commit_user(table.latest_schema.options)
         #: The snapshot this committer created, set the moment ``snapshot-N`` exists: from then on
         #: nothing (an error, Ctrl-C) may delete the files it references.
         self.landed: Snapshot | None = None

@@ -39,7 +39,7 @@ from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.types import BINARY_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from paimon_sql.types import DataField, DataType
 
@@ -1191,25 +1191,207 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
 )
 
 
-#: Options whose behaviour paimon-sql does not implement: a value other than the default would be
-#: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
-UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {}
+@dataclass(frozen=True, slots=True)
+class Unimplemented:
+    """An option whose behaviour paimon-sql does not implement, and when it may still be set.
+
+    `fits(value, options)` is true for values that ask for nothing paimon-sql does not do (the
+    default, or a no-op given the other options); `why` says what is missing and what to do
+    instead; `writes`: a write to a table (one Java made) that has the option would ignore it, so
+    INSERT, UPDATE, DELETE, MERGE and compaction refuse it too (`refuse_unwritable_options`);
+    reads never do.
+    """
+
+    fits: Callable[[str, Mapping[str, str]], bool]
+    why: str
+    writes: bool = True
 
 
-def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
-    """Refuse options whose behaviour paimon-sql does not implement.
+def _only(*values: str) -> Callable[[str, Mapping[str, str]], bool]:
+    return lambda value, _: value.strip().lower() in values
 
-    An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
-    not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
-    Every changelog producer is written since issue 17, so nothing is refused today:
+def _same_as(key: str) -> Callable[[str, Mapping[str, str]], bool]:
+    """The value equals `key`'s (or its default): Java falls back to it, so nothing changes."""
+    return lambda value, options: (
+        value.strip().lower() == (options.get(key, option_default(key) or "").strip().lower())
+    )
 
-    >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
+
+def _never(value: str, options: Mapping[str, str]) -> bool:
+    return False
+
+
+#: Options whose behaviour paimon-sql does not implement: a value that does not `fits` would be
+#: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it (and writes
+#: to a table that has it, where `writes`). Per-column options are keyed
+#: ``fields.<column>.<suffix>``.
+#:
+#: **The rule for the other options.** Every option of `OPTIONS` not listed here is either honoured
+#: where it matters (read and/or write) or only tunes a Java runtime: parallelism, memory, buffers,
+#: spilling, sorting, caches, retry timing, streaming reads and consumers, Flink's sink and lookup
+#: joins (``sink.*``, ``lookup.*``, ``write-buffer-*``, ``num-sorted-run.stop-trigger``,
+#: ``commit.force-create-snapshot``, which Java honours only in streaming jobs: checked against
+#: Flink 1.3.1's batch INSERT), and when Java's own writer schedules compactions
+#: (``compaction.*`` thresholds, ``lookup-compact``, ``commit.force-compact``, which only makes
+#: Java's commit wait for the compaction its writer already started; paimon-sql compacts where
+#: readers need it and on ``CALL sys.compact``). Those change neither the rows any reader sees
+#: nor whether Java can read the files, so they are stored for Java and accepted.
+UNIMPLEMENTED: Mapping[str, Unimplemented] = {
+    "manifest.format": Unimplemented(
+        _only("avro"),
+        "paimon-sql writes Avro manifests only (it reads ORC and Parquet ones); leave it 'avro'",
+    ),
+    "file.format.per.level": Unimplemented(
+        _only(""),
+        "paimon-sql writes every level in 'file.format'; set 'file.format' instead",
+    ),
+    "file.compression.per.level": Unimplemented(
+        _only(""),
+        "paimon-sql compresses every level with 'file.compression'; set that instead",
+    ),
+    "file.block-size": Unimplemented(
+        _never,
+        "paimon-sql sizes Parquet row groups itself (about 1 MB) and ORC stripes by pyarrow; "
+        "remove it",
+    ),
+    "file.suffix.include.compression": Unimplemented(
+        _only("false"), "paimon-sql names data files '<prefix><uuid>-<n>.<format>'; remove it"
+    ),
+    "changelog-file.format": Unimplemented(
+        _same_as("file.format"),
+        "paimon-sql writes changelog files in 'file.format'; remove it or make them equal",
+    ),
+    "changelog-file.compression": Unimplemented(
+        _same_as("file.compression"),
+        "paimon-sql compresses changelog files with 'file.compression'; remove it or make them "
+        "equal",
+    ),
+    "changelog-file.stats-mode": Unimplemented(
+        _same_as("metadata.stats-mode"),
+        "paimon-sql keeps changelog files' stats by 'metadata.stats-mode'; remove it or make them "
+        "equal",
+    ),
+    "changelog.precommit-compact": Unimplemented(
+        _only("false"), "paimon-sql does not merge changelog files before a commit; remove it"
+    ),
+    "metadata.stats-keep-first-n-columns": Unimplemented(
+        _only("-1"),
+        "paimon-sql keeps the stats of every column 'metadata.stats-mode' asks for; use "
+        "'fields.<column>.stats-mode' = 'none' for the others",
+    ),
+    "data-file.external-paths.strategy": Unimplemented(
+        _only("none"),
+        "paimon-sql never creates files outside the warehouse, so it writes no external data "
+        "files (it reads those Java wrote); leave it 'none'",
+    ),
+    "index-file-in-data-file-dir": Unimplemented(
+        lambda value, options: (
+            value.strip().lower() == "false"
+            or options.get("bucket", "-1").strip() != "-1"
+            or not options.get("primary-key")
+        ),
+        "paimon-sql writes the dynamic-bucket HASH index files into the table's index folder; "
+        "remove it or use a fixed 'bucket' (callers pass the primary key as 'primary-key')",
+    ),
+    "partition.expiration-time": Unimplemented(
+        _never,
+        "paimon-sql does not expire partitions; empty old ones with TRUNCATE TABLE … PARTITION "
+        "(…) or DELETE",
+    ),
+    "snapshot.clean-empty-directories": Unimplemented(
+        _only("false"),
+        "paimon-sql's snapshot expiration leaves empty partition and bucket folders; remove it",
+    ),
+    "sequence.auto-padding": Unimplemented(
+        _never, "paimon-sql compares 'sequence.field' values as they are; remove it"
+    ),
+    "ignore-update-before": Unimplemented(
+        _only("false"), "paimon-sql writes the UPDATE_BEFORE rows it is given; remove it"
+    ),
+    "record-level.expire-time": Unimplemented(
+        _never,
+        "paimon-sql's compaction does not drop expired rows; delete them with DELETE … WHERE",
+    ),
+    "commit.callbacks": Unimplemented(
+        _only(""), "paimon-sql cannot run Java commit callback classes; remove it"
+    ),
+    "fields.<column>.default-value": Unimplemented(
+        _never,
+        "Paimon 0.9 to 1.2 read every NULL of the column as this value, and Paimon 1.3 ignores the "
+        "option (defaults live in the schema); write the value, or read COALESCE(column, "
+        "value)",
+        writes=False,
+    ),
+}
+
+
+def _unimplemented(key: str) -> Unimplemented | None:
+    if key.startswith("fields.") and key.count(".") >= 2:
+        return UNIMPLEMENTED.get("fields.<column>." + key.rsplit(".", 1)[1])
+    return UNIMPLEMENTED.get(key)
+
+
+def unimplemented_problems(
+    options: Mapping[str, str], *, keys: Iterable[str] | None = None, writing: bool = False
+) -> list[str]:
+    """What is wrong with each of `keys` (default: every option) that paimon-sql does not honour.
+
+    `options` are the table's options after the change (a value may depend on another option);
+    `writing`: only the options a write would ignore (`Unimplemented.writes`).
+
+    >>> unimplemented_problems({"manifest.format": "orc"})  # doctest: +ELLIPSIS
+    ["option 'manifest.format' = 'orc' is not supported: paimon-sql writes Avro manifests only ..."]
+    >>> unimplemented_problems({"changelog-file.format": "orc", "file.format": "orc"})
+    []
     """
     problems = []
-    for key, (allowed, why) in UNIMPLEMENTED.items():
-        value = options.get(key)
-        if value is not None and value.strip().lower() not in allowed:
-            problems.append(f"option {key!r} = {value!r} is not supported: {why}")
+    for key in options if keys is None else keys:
+        spec, value = _unimplemented(key), options.get(key)
+        if spec is None or value is None or (writing and not spec.writes):
+            continue
+        if not spec.fits(value, options):
+            problems.append(f"option {key!r} = {value!r} is not supported: {spec.why}")
+    return problems
+
+
+def refuse_unimplemented(
+    options: Mapping[str, str],
+    statement: str,
+    table: object,
+    *,
+    merged: Mapping[str, str] | None = None,
+) -> None:
+    """Refuse options whose behaviour paimon-sql does not implement (`UNIMPLEMENTED`).
+
+    An `UnsupportedFeatureError` naming each option of `options` (those a CREATE TABLE or ALTER
+    TABLE … SET gives) that asks for something paimon-sql does not do; `merged`: the table's
+    options with these set (default `options`), for values that depend on other options.
+
+    >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
+    >>> refuse_unimplemented({"commit.callbacks": "x.Y"}, "CREATE TABLE", "db.t")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'commit.callbacks' = \
+'x.Y' is not supported: paimon-sql cannot run Java commit callback classes; remove it
+    """
+    problems = unimplemented_problems(merged or options, keys=list(options))
     if problems:
         raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
+
+
+def refuse_unwritable_options(options: Mapping[str, str], table: object) -> None:
+    """Refuse writing a table whose options ask for what paimon-sql's writer does not do.
+
+    Those are the `UNIMPLEMENTED` entries with `writes` (a table Java made); reading it is fine.
+
+    >>> refuse_unwritable_options({"manifest.format": "parquet"}, "db.t")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: writing db.t: option 'manifest.format' = ...
+    """
+    problems = unimplemented_problems(options, writing=True)
+    if problems:
+        raise UnsupportedFeatureError(
+            f"writing {table}: " + "; ".join(problems) + " (reading the table works)"
+        )

@@ -247,6 +247,16 @@ class FileIO:
         else:
             self.fs.delete_dir(path)
 
+    def remove_empty_dir(self, path: str) -> None:
+        """Remove a folder if it is empty (and exists); a folder holding anything stays.
+
+        Local folders only: ``rmdir`` refuses a folder with anything in it, so a file another
+        writer put there meanwhile is never lost. Object stores keep no empty folders.
+        """
+        if self.local:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+
     def join(self, *parts: str) -> str:
         """Join path parts the way this filesystem spells paths."""
         return os.path.join(*parts) if self.local else posixpath.join(*parts)

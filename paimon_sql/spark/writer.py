@@ -39,7 +39,8 @@ import pyarrow as pa
 
 from paimon_sql import errors
 from paimon_sql.catalog import Catalog
-from paimon_sql.commit.publish import Committer
+from paimon_sql.catalog import names as catalog_names
+from paimon_sql.commit.publish import Committer, new_commit_user
 from paimon_sql.compact.after_write import check_writable, compact_after_write
 from paimon_sql.errors import PaimonSqlError, SchemaError, UnsupportedFeatureError
 from paimon_sql.format.binary_row import decode_row
@@ -601,7 +602,7 @@ def _commit(
     overwrite: Callable[[list[CommitMessage]], Callable[[ManifestEntry], bool]] | None,
 ) -> Snapshot | None:
     """One snapshot of all the tasks' messages (Java's conflict checks and retry)."""
-    committer = Committer(table, commit_user=job.job_id)
+    committer = Committer(table, commit_user=_commit_user(table, job))
     replaced = overwrite(messages) if overwrite is not None else None
     return committer.commit(
         messages, kind=CommitKind.APPEND, overwrite=replaced, assigned_on=job.assigned_on
@@ -611,7 +612,12 @@ def _commit(
 def _committed(table: Table, job: WriteJob) -> bool:
     """Whether the latest snapshot is this job's (its commit user is the job id)."""
     latest = table.latest_snapshot()
-    return latest is not None and latest.commit_user == job.job_id
+    return latest is not None and latest.commit_user == _commit_user(table, job)
+
+
+def _commit_user(table: Table, job: WriteJob) -> str:
+    """The job id, after the table's ``commit.user-prefix`` (`new_commit_user`)."""
+    return new_commit_user(table.latest_schema.options, job.job_id)
 
 
 def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
@@ -632,7 +638,9 @@ def _clean(table: Table, job: WriteJob, keep: set[str]) -> None:
             elif job.job_id in name and name not in keep:
                 fileio.delete(child)
 
-    walk(table.path, 0)
+    # data files live under 'data-file.path-directory' when it is set (`TableWriter._bucket_dir`)
+    directory = catalog_names.path_directory(table.latest_schema.options)
+    walk(table.sub(directory) if directory else table.path, 0)
 
 
 def _translated(err: BaseException, table: str) -> BaseException:

@@ -73,15 +73,19 @@ _FIELD_ID = b"PARQUET:field_id"
 
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
 
-_COMPRESSION = {
-    "zstd": "zstd",
-    "snappy": "snappy",
-    "lz4": "lz4",
-    "gzip": "gzip",
-    "brotli": "brotli",
-    "none": "none",
-    "uncompressed": "none",
-}
+#: Per file format, each ``file.compression`` paimon-sql writes and the codec name of the library
+#: writing it (pyarrow for Parquet and ORC, fastavro's names for Avro): the one home of the
+#: writable pairs, asked by the writer and by CREATE / ALTER TABLE (`check_file_options`). Left
+#: out: what pyarrow or fastavro cannot write (ORC gzip / brotli, Avro brotli, lzo anywhere) and
+#: Avro lz4, which Java's Avro cannot read.
+_CODECS: Mapping[str, Mapping[str, str]] = {
+    "parquet": {"zstd": "zstd", "snappy": "snappy", "lz4": "lz4", "gzip": "gzip",
+                "brotli": "brotli", "none": "none", "uncompressed": "none"},
+    "orc": {"zstd": "zstd", "snappy": "snappy", "lz4": "lz4", "zlib": "zlib",
+            "none": "uncompressed", "uncompressed": "uncompressed"},
+    "avro": {"zstd": "zstandard", "snappy": "snappy", "gzip": "deflate", "deflate": "deflate",
+             "none": "null", "uncompressed": "null"},
+}  # fmt: skip
 
 
 def data_file_name(uuid: str, counter: int, fmt: str, prefix: str = "data-") -> str:
@@ -231,11 +235,29 @@ def _zstd_level(options: Mapping[str, str]) -> int:
     return CoreOptions(options).integer("file.compression.zstd-level")
 
 
-def _codec(options: Mapping[str, str]) -> str:
+def _codec(options: Mapping[str, str], fmt: str) -> str:
+    """The library's codec name for ``file.compression`` in `fmt` files.
+
+    Else a refusal naming the pair and the compressions that work.
+
+    >>> _codec({"file.compression": "ZLIB"}, "orc"), _codec({}, "avro")
+    ('zlib', 'zstandard')
+    >>> _codec({"file.compression": "gzip"}, "orc")
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: 'file.compression' = 'gzip' cannot be written to \
+orc data files; paimon-sql writes orc with zstd, snappy, lz4, zlib, none, uncompressed
+    """
     name = (CoreOptions(options).text("file.compression") or "").strip().lower()
-    if name not in _COMPRESSION:
-        raise UnsupportedFeatureError(f"file.compression {name!r} is not supported for writing")
-    return _COMPRESSION[name]
+    codecs = _CODECS.get(fmt)
+    if codecs is None:
+        raise UnsupportedFeatureError(f"writing {fmt!r} data files is not supported")
+    if name not in codecs:
+        raise UnsupportedFeatureError(
+            f"'file.compression' = {name!r} cannot be written to {fmt} data files; paimon-sql "
+            f"writes {fmt} with {', '.join(codecs)}"
+        )
+    return codecs[name]
 
 
 def _timestamp_units(schema: pa.Schema) -> set[str]:
@@ -257,7 +279,7 @@ def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> Non
         raise UnsupportedFeatureError(
             "TIMESTAMP(p > 6) (Parquet INT96) next to TIMESTAMP(p <= 6) columns in one Parquet file"
         )
-    codec = _codec(options)
+    codec = _codec(options, "parquet")
     pq.write_table(
         table,
         out,
@@ -267,13 +289,34 @@ def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> Non
         store_decimal_as_integer=True,
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
-        use_dictionary=True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table),
+        use_dictionary=_use_dictionary(table, options),
         # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
         write_page_checksum=True,
     )
 
 
 _DICTIONARY_SAMPLE = 4096
+
+
+def _use_dictionary(table: pa.Table, options: Mapping[str, str]) -> bool | list[str]:
+    """Which Parquet columns get a dictionary.
+
+    Every column of a small file and the columns with few distinct values of a larger one
+    (`_dictionary_columns`).
+
+    With ``parquet.enable.dictionary`` = false (parquet-mr's option, which Paimon hands to it) only
+    the columns holding a single distinct value keep one: DuckDB 2.0.0 misreads such a column
+    written PLAIN (see `_dictionary_columns`), and a dictionary of one value costs nothing.
+    """
+    if options.get("parquet.enable.dictionary", "true").strip().lower() != "false":
+        return True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table)
+    return [
+        name
+        for name, column in zip(table.column_names, table.columns, strict=True)
+        if not pa.types.is_nested(column.type)
+        and pc.count_distinct(column, mode="only_valid").as_py() <= 1
+    ]
+
 
 #: Parquet row groups hold about this much Arrow (uncompressed) data, so a reader that skips row
 #: groups by their min/max statistics fetches little: a point lookup in a primary-key file (sorted
@@ -411,8 +454,7 @@ def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     ]
     table = pa.Table.from_arrays(columns, names=table.column_names)
     out = pa.BufferOutputStream()
-    codec = _codec(options)
-    orc.write_table(table, out, compression="uncompressed" if codec == "none" else codec)
+    orc.write_table(table, out, compression=_codec(options, "orc"))
     return out.getvalue().to_pybytes()
 
 
@@ -549,9 +591,7 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
             for name, t in zip(table.column_names, types, strict=True)
         ],
     }
-    codec = {"zstd": "zstandard", "none": "null", "gzip": "deflate"}.get(
-        _codec(options), _codec(options)
-    )
+    codec = _codec(options, "avro")
     level = _zstd_level(options) if codec == "zstandard" else None
     if avro_columns.flat_types(types, codec):  # numbers, strings, times: numpy, not fastavro
         return avro_columns.encode_flat(table, types, record, codec, level)
@@ -712,6 +752,7 @@ def write_data_file(
     if table.num_rows == 0:
         raise ValueError("a data file needs at least one row")
     fmt = path.rsplit(".", 1)[-1].lower()
+    _codec(opts, fmt)  # before the file is opened: a refusal leaves nothing
     physical = physical_table(
         table, schema, first_sequence_number=first_sequence_number, options=opts
     )
@@ -759,6 +800,31 @@ def _with_file_index(
     index_path = path + file_index.INDEX_SUFFIX
     fileio.write_bytes(index_path, data)
     return dataclasses.replace(meta, extra_files=(meta.file_name + file_index.INDEX_SUFFIX,))
+
+
+def check_file_options(schema: TableSchema) -> None:
+    """Refuse the file options a write of `schema`'s table would fail on, before any file.
+
+    ``file.format`` with ``file.compression`` (`_CODECS`) and the ``file-index.*`` options, checked
+    by the writer's own code on no rows, so CREATE TABLE and ALTER TABLE … SET refuse what every
+    INSERT would.
+
+    >>> from paimon_sql.format.schema import schema_from_json
+    >>> import json
+    >>> def schema(**options):
+    ...     return schema_from_json(json.dumps({"version": 3, "id": 0, "fields": [
+    ...         {"id": 0, "name": "v", "type": "INT"}], "highestFieldId": 0, "primaryKeys": [],
+    ...         "options": options}))
+    >>> check_file_options(schema(**{"file.format": "orc", "file.compression": "zlib"}))
+    >>> check_file_options(schema(**{"file-index.bloom-filter.columns": "w"}))
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SchemaError: option file-index.bloom-filter.columns names 'w', which is not \
+a column of the table
+    """
+    options = schema.options
+    _codec(options, CoreOptions(options).file_format)
+    file_index_bytes(physical_schema(schema, options).empty_table(), schema, options)
 
 
 def file_index_bytes(

@@ -181,6 +181,9 @@ class TableWriter:
         self._part_types = [self.schema.field(p).type for p in self.parts]
         self._layout = PartitionLayout.of(self.schema)
         self.written: list[str] = []
+        # folders the written files created (`_note_folders`), removed by `abort` when empty
+        self._made_folders: set[str] = set()
+        self._seen_folders: set[str] = set()
         #: HASH_DYNAMIC: a primary-key table with bucket = -1 whose key holds every partition key
         #: (§6).
         self.dynamic = self.pk and self.schema.bucket == -1
@@ -1319,7 +1322,14 @@ class TableWriter:
         return self._register(pa.table({ORD: rows.column(0), column: values}))
 
     def _bucket_dir(self, part: tuple[Any, ...], bucket: int) -> str:
+        """``[<data-file.path-directory>/][<partition>/]bucket-<b>``: where readers look.
+
+        As Java's ``FileStorePathFactory.relativeBucketPath`` builds it.
+        """
         pieces = []
+        directory = names.path_directory(self.options.options)
+        if directory:
+            pieces.append(directory)
         if self.parts:
             pieces.append(self._layout.path(part))
         pieces.append(f"bucket-{bucket}")
@@ -1334,7 +1344,7 @@ class TableWriter:
         fmt = self.options.file_format
         prefix = names.file_prefix(self.options.options, "data-file.prefix")
         path = self.table.fileio.join(
-            self._bucket_dir(part, bucket),
+            self._note_folders(self._bucket_dir(part, bucket)),
             data_file_name(self._prefix, next(self._files), fmt, prefix),
         )
         self.written.append(path)
@@ -1688,8 +1698,28 @@ class TableWriter:
         return self.options.target_file_size(self.pk)
 
     def abort(self) -> None:
-        """Delete every data file this writer wrote; a failed statement leaves none referenced."""
+        """Delete every data file this writer wrote; a failed statement leaves none referenced.
+
+        Then the partition and bucket folders it created, those left empty (`_note_folders`).
+        """
         self._delete_since(0)
+        for folder in sorted(self._made_folders, key=len, reverse=True):  # deepest first
+            self.table.fileio.remove_empty_dir(folder)
+        self._made_folders.clear()
+
+    def _note_folders(self, folder: str) -> str:
+        """`folder`, with it and its parents inside the table that do not exist yet remembered.
+
+        Writing a file into `folder` creates them; `abort` removes them again when left empty.
+        """
+        if folder not in self._seen_folders and self.table.fileio.local:  # stores: no folders
+            self._seen_folders.add(folder)
+            fileio, root = self.table.fileio, self.table.path.rstrip("/\\")
+            path = folder.rstrip("/\\")
+            while len(path) > len(root) and path.startswith(root) and not fileio.exists(path):
+                self._made_folders.add(path)
+                path = path[: max(path.rfind("/"), path.rfind("\\"))]
+        return folder
 
     def _delete_since(self, mark: int) -> None:
         """Delete the files written after the first `mark` ones (a failed attempt's)."""

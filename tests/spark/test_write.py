@@ -744,6 +744,21 @@ def test_task_failing_for_one_partition_leaves_nothing(lake):
     assert _files_on_disk(lake.warehouse / "db.db" / "fails") == set()
 
 
+def test_path_directory_table_is_written_there_and_a_failed_job_leaves_nothing(lake):
+    """'data-file.path-directory': the tasks write under it (where readers look), and a failed
+    job's clean-up finds its files there."""
+    lake.create("pathdir", "'bucket' = '2', 'data-file.path-directory' = 'data'", partitioned=True)
+    rows = _rows(random.Random(6), range(60), ("d0", "d1"), "x")
+    lake.write("pathdir", rows, _dicts(rows))
+    root = lake.warehouse / "db.db" / "pathdir"
+    assert _files_on_disk(root) == _files_on_disk(root / "data") != set()
+    before = _files_on_disk(root)
+    df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
+    with pytest.raises(PaimonSqlError, match="injected failure for partition d1"):
+        run(df, "db.pathdir", warehouse=str(lake.warehouse), task=_failing_for("d1"))
+    assert _files_on_disk(root) == before
+
+
 def _failing_first_partition_while_the_other_runs(
     log: Path,
 ) -> Callable[..., Iterator[pa.RecordBatch]]:

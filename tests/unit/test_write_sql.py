@@ -12,7 +12,12 @@ import pytest
 
 import paimon_sql
 from paimon_sql.catalog import Identifier
-from paimon_sql.errors import CommitConflictError, SchemaError, TableNotFoundError
+from paimon_sql.errors import (
+    CommitConflictError,
+    SchemaError,
+    TableNotFoundError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.format.schema import TableSchema
 from paimon_sql.types import DataField, parse_type
 
@@ -188,3 +193,79 @@ def test_a_session_time_zone_does_not_break_writing_timestamp_ltz(session, zone)
     assert session.sql("SELECT id, CAST(ts AS VARCHAR) FROM db.t").fetchall() == [
         (1, "2024-01-02 03:04:05+00")
     ]
+
+
+@pytest.mark.parametrize("pk", [True, False], ids=["pk", "append"])
+def test_data_files_go_under_data_file_path_directory(session, tmp_path, pk):
+    """'data-file.path-directory': every write path puts data files under it, where readers
+    (ours and Java's ``FileStorePathFactory``) look; the table folder itself gets no bucket."""
+    table = _create(
+        session,
+        "db.pd",
+        pk=pk,
+        partitioned=True,
+        options={
+            "data-file.path-directory": "data",
+            **({"bucket": "2", "changelog-producer": "input"} if pk else {}),
+        },
+    )
+    session.sql("INSERT INTO db.pd VALUES (1, 'a', 1), (2, 'b', 2)")
+    session.sql("INSERT INTO db.pd VALUES (1, 'a', 10), (3, 'a', 3)")
+    session.sql("UPDATE db.pd SET v = v + 1 WHERE id = 2")
+    session.sql("CALL sys.compact(table => 'db.pd')")
+    rows = session.sql("SELECT id, dt, v FROM db.pd ORDER BY id").fetchall()
+    assert rows == ([(1, "a", 10), (2, "b", 3), (3, "a", 3)] if pk else [
+        (1, "a", 1), (1, "a", 10), (2, "b", 3), (3, "a", 3)])  # fmt: skip
+    root = tmp_path / "wh" / "db.db" / "pd"
+    assert sorted(p.name for p in root.iterdir() if "=" in p.name or "bucket" in p.name) == []
+    written = [p for p in (root / "data").rglob("*") if p.is_file()]
+    assert any(p.name.startswith("data-") for p in written)
+    assert all(p.parent.name.startswith("bucket-") for p in written)
+    del table
+
+
+def test_commit_user_prefix_names_every_commit(session):
+    """'commit.user-prefix': the commit user is '<prefix>_<uuid>', as Java's createCommitUser."""
+    session.sql("CREATE DATABASE IF NOT EXISTS db")
+    session.sql(
+        "CREATE TABLE db.cu (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'commit.user-prefix' = 'etl')"
+    )
+    session.sql("INSERT INTO db.cu VALUES (1, 'a')")
+    session.sql("INSERT INTO db.cu VALUES (1, 'b')")
+    session.sql("CALL sys.compact(table => 'db.cu')")
+    table = session.table("db.cu")
+    users = [table.snapshot(i).commit_user for i in table.snapshot_ids()]
+    assert len(users) == 3
+    assert all(u.startswith("etl_") and len(u) == len("etl_") + 36 for u in users)
+
+
+def _folders(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir())
+
+
+def test_failed_insert_leaves_no_new_folders(session, tmp_path):
+    """A write that fails after its files were written (the commit refuses: the partition's
+    bucket count changed) deletes them and the partition and bucket folders it made, if empty;
+    folders that were there before stay."""
+    _create(session, "db.f", partitioned=True)
+    session.sql("INSERT INTO db.f VALUES (1, 'x', 1)")
+    session.sql("ALTER TABLE db.f SET ('bucket' = '3')")
+    root = tmp_path / "wh" / "db.db" / "f"
+    before = _folders(root)
+    rows = ", ".join(f"({i}, '{p}', {i})" for i in range(40) for p in ("x", "y"))
+    with pytest.raises(CommitConflictError):
+        session.sql(f"INSERT INTO db.f VALUES {rows}")  # noqa: S608
+    assert _folders(root) == before
+    assert (root / "dt=x" / "bucket-0").is_dir() or (root / "dt=x" / "bucket-1").is_dir()
+
+
+def test_refused_write_of_a_java_table_leaves_no_folders(session, tmp_path):
+    """A table made elsewhere with a compression paimon-sql cannot write (here through the
+    catalog: the DDL refuses it): the INSERT is refused before any file or folder."""
+    _create(session, "db.z", pk=False, partitioned=True, options={"file.compression": "lzo"})
+    root = tmp_path / "wh" / "db.db" / "z"
+    before = _folders(root)
+    with pytest.raises(UnsupportedFeatureError, match="'lzo' cannot be written to parquet"):
+        session.sql("INSERT INTO db.z VALUES (1, 'new', 1)")
+    assert _folders(root) == before

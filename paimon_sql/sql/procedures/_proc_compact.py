@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql.compact.after_write import check_writable
 from paimon_sql.compact.changelog import compact as compact_table
 from paimon_sql.engine.errors import from_sqlglot
 from paimon_sql.errors import SqlError, UnsupportedFeatureError
@@ -144,6 +145,7 @@ def run_compact(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     """
     table = table_arg(ctx, args)
     _check_options(args, table)
+    check_writable(table)
     partition_ok = None
     if args.get("partitions"):
         partition_ok = _spec_filter(table, parse_partitions(str(args["partitions"])))

@@ -45,9 +45,13 @@ from paimon_sql.sql.names import (
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
+from paimon_sql.write.data_file import check_file_options
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from paimon_sql.engine.relation import Relation
+    from paimon_sql.format.schema import TableSchema
     from paimon_sql.sql._context import Context
     from paimon_sql.sql.ddl import (
         CreateTable,
@@ -117,6 +121,7 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
+    _refuse_unwritable_files(schema)
     ctx.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
     ctx.engine.reexpose(ident)
     if create.as_select is not None:
@@ -134,7 +139,21 @@ def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
     rather than ignored, or failing at every INSERT (tables made by Flink or Spark with them stay
     readable).
     """
-    refuse_unimplemented(create.options, "CREATE TABLE", ident)
+    keys = {"primary-key": ",".join(create.primary_keys)} if create.primary_keys else {}
+    refuse_unimplemented(create.options, "CREATE TABLE", ident, merged={**keys, **create.options})
+
+
+#: Option keys whose values decide how data files are written (`check_file_options`).
+_FILE_KEYS = ("file.format", "file.compression", "file-index.")
+
+
+def _refuse_unwritable_files(schema: TableSchema) -> None:
+    """Refuse a format / compression pair or file index options no write could honour.
+
+    The writer's own check (`check_file_options`), so the table is refused when it is created or
+    altered rather than at every INSERT; Java-written tables with such options stay readable.
+    """
+    check_file_options(schema)
 
 
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
@@ -158,11 +177,26 @@ def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> R
                 f"(CAST({name} AS <a Paimon type>); a UUID as STRING)"
             ) from err
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
+    _refuse_unwritable_files(schema)
     ctx.catalog.create_table(ident, schema, ignore_if_exists=False)
     ctx.engine.reexpose(ident)
     table = ctx.table(ident)
     rows = dml.write_rows(ctx, table, dml.typed_select(table, query, None))
     return dml.count(ctx, rows)
+
+
+def _sets_file_options(changes: Sequence[object]) -> bool:
+    """Whether an ALTER TABLE sets an option of `_FILE_KEYS`.
+
+    Only then are they checked: a table Java made with options paimon-sql cannot write may still
+    be altered otherwise.
+    """
+    return any(
+        key.startswith(_FILE_KEYS)
+        for change in changes
+        if isinstance(change, SetOptions)
+        for key in change.options
+    )
 
 
 def alter_table(ctx: Context, text: str) -> Relation | None:
@@ -178,14 +212,19 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
     assert database is not None
     ident = Identifier(database, name)
     refuse_in_transaction(ctx, "ALTER TABLE", ident)
+    table = ctx.table(ident)
     for change in alter.changes:
         if isinstance(change, SetOptions):
-            refuse_unimplemented(change.options, "ALTER TABLE", ident)
-    table = ctx.table(ident)
+            schema = table.latest_schema
+            keys = {"primary-key": ",".join(schema.primary_keys)}
+            merged = {**schema.options, **keys, **change.options}
+            refuse_unimplemented(change.options, "ALTER TABLE", ident, merged=merged)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):
         current = table.latest_schema
         changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
+        if _sets_file_options(alter.changes):
+            _refuse_unwritable_files(changed)
         if (
             changed.fields == current.fields
             and dict(changed.options) == dict(current.options)

@@ -121,6 +121,10 @@ def _many_commits() -> Case:
 
 CASES = [
     _typed("append_unaware", "parquet", "", False),
+    # compressions native to their format, written since the writable pairs got one table
+    _typed("zlib", "orc", ", 'file.compression' = 'zlib'", False),
+    _typed("deflate", "avro", ", 'file.compression' = 'deflate'", False),
+    _typed("no_dictionary", "parquet", ", 'parquet.enable.dictionary' = 'false'", False),
     _typed("append_fixed", "orc", ", 'bucket' = '2', 'bucket-key' = 'id'", False),
     _typed("pk_fixed", "avro", ", 'bucket' = '2'", True, "UPDATE {t} SET s = 'upd' WHERE id = 1"),
     _typed("pk_dynamic", "parquet", ", 'bucket' = '-1'", True, "DELETE FROM {t} WHERE id = 2"),
@@ -533,6 +537,25 @@ CASES += [
             "CALL sys.compact(`table` => 'db.append_compacted')",
         ),
         4,
+    ),
+    Case(
+        "path_directory",
+        "CREATE TABLE {t} (id INT, dt STRING, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED) "
+        "PARTITIONED BY (dt) WITH ('bucket' = '2', 'data-file.path-directory' = 'data', "
+        "'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true')",
+        (
+            "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'a', 'z')",
+            "INSERT INTO {t} VALUES (1, 'a', 'x2')",
+            "DELETE FROM {t} WHERE id = 3",
+            "CALL sys.compact(table => 'db.path_directory')",
+        ),
+        (
+            "INSERT INTO {t} VALUES (4, 'b', 'flink'), (2, 'b', 'flink-upsert')",
+            "CALL sys.compact(`table` => 'db.path_directory')",
+        ),
+        2,
+        after=3,
+        meant=((1, {"v": "x2"}), (2, {"v": "flink-upsert"})),
     ),
     Case(
         "schema_evolution",

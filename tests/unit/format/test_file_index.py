@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+from types import MappingProxyType
 
 import pyarrow.parquet as pq
 import pytest
@@ -163,7 +165,17 @@ def test_threshold_puts_small_indexes_in_the_manifest(tmp_path):
     ],
 )
 def test_unsupported_index_refused_before_writing(tmp_path, options, message):
-    session = _table(tmp_path, options)
+    """Refused at CREATE TABLE (the writer's own check), and at INSERT into a table made elsewhere
+    with them (here: created without them, then given them through the catalog)."""
+    with pytest.raises(PaimonSqlError, match=message):
+        _table(tmp_path, options)
+    session = paimon_sql.connect(tmp_path)
+    session.sql("CREATE TABLE db.t (k INT, s STRING, b BOOLEAN)")
+    table = session.table("db.t")
+    schema = table.latest_schema
+    pairs = dict(p.split(" = ") for p in options.replace("'", "").split(", "))
+    given = MappingProxyType({**schema.options, **pairs})
+    assert table.commit_schema(dataclasses.replace(schema, id=schema.id + 1, options=given))
     with pytest.raises(PaimonSqlError, match=message) as err:
         session.sql("INSERT INTO db.t VALUES (1, 'a', true)")
     assert isinstance(err.value, UnsupportedFeatureError | PaimonSqlError)

@@ -39,3 +39,17 @@ def test_duckdb_reads_is_null_on_a_single_value_string_column(tmp_path):
     con = duckdb.connect()
     query = "SELECT id FROM read_parquet(?) WHERE a IS NULL"
     assert con.execute(query, [str(path)]).fetchall() == [(2,)]
+
+
+def test_parquet_enable_dictionary_false_writes_plain_columns(tmp_path):
+    """'parquet.enable.dictionary' = 'false' (parquet-mr's option): no dictionary, except for a
+    column of one distinct value (DuckDB misreads that one PLAIN); DuckDB reads the file right."""
+    table = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "a": pa.array(["x", None, "x"])})
+    data = _parquet_bytes(table, {"parquet.enable.dictionary": "false"})
+    assert not any("DICTIONARY" in e for e in _encodings(data, 0))
+    assert any("DICTIONARY" in e for e in _encodings(data, 1))
+    assert any("DICTIONARY" in e for e in _encodings(_parquet_bytes(table, {}), 0))
+    path = tmp_path / "f.parquet"
+    path.write_bytes(data)
+    query = "SELECT id FROM read_parquet(?) WHERE a IS NULL"
+    assert duckdb.connect().execute(query, [str(path)]).fetchall() == [(2,)]
