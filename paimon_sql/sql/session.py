@@ -36,13 +36,14 @@ from paimon_sql.engine.source import SystemTables
 from paimon_sql.engine.travel import TimeTravel
 from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, UnsupportedFeatureError
 from paimon_sql.sql.data_tables import read_data_table
-from paimon_sql.sql.dialect import quiet_sqlglot
+from paimon_sql.sql.dialect import quiet_sqlglot, refuse_misplaced_hint
 from paimon_sql.sql.functions import install_functions
 from paimon_sql.sql.incremental import change_table, hint_reader, read_hint
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters, parameter_names
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
+from paimon_sql.sql.statements.target import unparsed_write
 from paimon_sql.sqlnodes import table_node
 
 if TYPE_CHECKING:
@@ -444,7 +445,11 @@ class Session:
             return handled
         statement = parsed if parsed is not None else _parse(text)
         if statement is None:
+            rewritten = unparsed_write(text)
+            if rewritten is not None:
+                return self._statement(rewritten, params, expected, lookup)
             return self._plain(text, native, params)
+        refuse_misplaced_hint(statement, text)
         with quiet_sqlglot():
             handled = dispatch(self, statement)
         if handled is not None:

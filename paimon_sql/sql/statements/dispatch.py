@@ -27,7 +27,7 @@ from paimon_sql.errors import (
 from paimon_sql.sql.dialect import parse_show
 from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
-from paimon_sql.sql.statements import catalog_ddl, dml, merge
+from paimon_sql.sql.statements import catalog_ddl, dml, merge, target
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import type_sql
 
@@ -258,23 +258,28 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         tables = statement.args.get("tables") or []
         if any(isinstance(t, exp.Table) and database_of(ctx, t) for t in tables):
             raise SqlError("syntax error: write DELETE FROM db.table [WHERE …]")
-    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
-        ident = _target(ctx, statement.this)
-        if ident is None:
-            return None
-        refuse_in_transaction(ctx, statement.key.upper(), ident)
-        if isinstance(statement, exp.Insert):
-            return dml.insert(ctx, ident, statement)
-        if isinstance(statement, exp.Delete):
-            return dml.delete(ctx, ident, statement)
-        return dml.update(ctx, ident, statement)
-    if isinstance(statement, exp.Merge):
-        ident = _target(ctx, statement.this)
-        if ident is None:
-            return None
-        refuse_in_transaction(ctx, "MERGE INTO", ident)
-        return merge.merge(ctx, ident, statement)
+    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update, exp.Merge)):
+        return _write(ctx, statement)
     return _inspect(ctx, statement)
+
+
+def _write(
+    ctx: Context, statement: exp.Insert | exp.Delete | exp.Update | exp.Merge
+) -> Relation | None:
+    """INSERT, DELETE, UPDATE or MERGE INTO a Paimon table; None for another target (DuckDB's)."""
+    what = "MERGE INTO" if isinstance(statement, exp.Merge) else statement.key.upper()
+    target.refuse_system_table(ctx, statement.this, what)
+    ident = _target(ctx, statement.this)
+    if ident is None:
+        return None
+    refuse_in_transaction(ctx, what, ident)
+    if isinstance(statement, exp.Insert):
+        return dml.insert(ctx, ident, statement)
+    if isinstance(statement, exp.Delete):
+        return dml.delete(ctx, ident, statement)
+    if isinstance(statement, exp.Update):
+        return dml.update(ctx, ident, statement)
+    return merge.merge(ctx, ident, statement)
 
 
 def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:

@@ -55,6 +55,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
+from paimon_sql.sql.statements.target import write_table
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
@@ -266,7 +267,9 @@ def _write_files(
 
 def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     """INSERT INTO / INSERT OVERWRITE [BY NAME] [ON CONFLICT …] [RETURNING …]."""
-    table = ctx.table(ident)
+    table = write_table(
+        ctx, ident, statement, "INSERT OVERWRITE" if statement.args.get("overwrite") else "INSERT"
+    )
     target = statement.this
     columns = None
     if isinstance(target, exp.Schema):
@@ -803,7 +806,11 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
             return replaced
 
         return static
-    if not schema.partition_keys:
+    if not schema.partition_keys or not CoreOptions(schema.options).flag(
+        "dynamic-partition-overwrite"
+    ):
+        # 'dynamic-partition-overwrite' = 'false' (a table option or a write hint): Java's commit
+        # then replaces the whole table when no PARTITION clause names one
         return lambda _messages: lambda _e: True
 
     def dynamic(messages: list[CommitMessage]) -> Any:
@@ -850,7 +857,7 @@ def row_level_supported(table: Table, operation: str) -> None:
 def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
     _refuse_returning(statement, "DELETE")
-    table = ctx.table(ident)
+    table = write_table(ctx, ident, statement, "DELETE")
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
@@ -923,7 +930,7 @@ def _partitions_only(partition_keys: Sequence[str], condition: exp.Expression) -
 
 def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     """UPDATE t SET c = expr, … [WHERE …]."""
-    table = ctx.table(ident)
+    table = write_table(ctx, ident, statement, "UPDATE")
     schema = table.latest_schema
     if not statement.expressions:
         raise SqlError(f"syntax error: {table.name} is updated without SET column = value")
