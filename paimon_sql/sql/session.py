@@ -38,7 +38,7 @@ from paimon_sql.errors import ArgumentError, PaimonSqlError, SqlError, Unsupport
 from paimon_sql.sql.data_tables import read_data_table
 from paimon_sql.sql.dialect import quiet_sqlglot, refuse_misplaced_hint
 from paimon_sql.sql.functions import install_functions
-from paimon_sql.sql.incremental import change_table, hint_reader, read_hint
+from paimon_sql.sql.incremental import change_table, hint_reader, read_hint, table_reads
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters, parameter_names
 from paimon_sql.sql.statements import dml
@@ -146,6 +146,7 @@ class Session:
             read_hint,
             incremental=hint_reader(self._engine),
             changes=change_table(self._engine),
+            table_reads=table_reads,
         )
         # the paimon_* SQL functions: install() puts them on a caller's connection itself; a
         # session's own connection gets them on first use (they cost ~70 ms to register)

@@ -273,13 +273,17 @@ def _write(
     if ident is None:
         return None
     refuse_in_transaction(ctx, what, ident)
-    if isinstance(statement, exp.Insert):
-        return dml.insert(ctx, ident, statement)
-    if isinstance(statement, exp.Delete):
-        return dml.delete(ctx, ident, statement)
-    if isinstance(statement, exp.Update):
-        return dml.update(ctx, ident, statement)
-    return merge.merge(ctx, ident, statement)
+    ctx.engine.writing = ident  # its reads of the target are at the latest snapshot
+    try:
+        if isinstance(statement, exp.Insert):
+            return dml.insert(ctx, ident, statement)
+        if isinstance(statement, exp.Delete):
+            return dml.delete(ctx, ident, statement)
+        if isinstance(statement, exp.Update):
+            return dml.update(ctx, ident, statement)
+        return merge.merge(ctx, ident, statement)
+    finally:
+        ctx.engine.writing = None
 
 
 def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
