@@ -20,6 +20,8 @@ A DuckDB query feeds `TableWriter`, `Committer` commits.
   marked in deletion vectors (`paimon_sql.sql.statements.append_dv`).
 * UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables
   copy-on-write, or (with deletion vectors) the old rows marked and the new ones appended.
+* A DELETE (or MERGE … THEN DELETE) on a primary-key table with ``ignore-delete`` is refused: Java's
+  writer drops its ``-D`` records, so it would delete nothing.
 * Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink
   sink does (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE
   needs deduplicate, partial-update with ``partial-update.remove-record-on-delete`` (or
@@ -829,6 +831,13 @@ def row_level_supported(table: Table, operation: str) -> None:
     every later read and compaction fails on, and one on first-row is reported but has no effect.
     """
     options = CoreOptions(table.latest_schema.options)
+    if operation == "DELETE" and options.ignore_delete:
+        # Java's writer drops the -D records (RowKindFilter): the rows would stay, reported gone
+        raise UnsupportedFeatureError(
+            f"DELETE on {table.name}: the table option 'ignore-delete' = 'true' drops delete "
+            "records, so no row would be deleted; reset it (ALTER TABLE … RESET "
+            "('ignore-delete')) to delete rows"
+        )
     engine = options.merge_engine
     if engine is MergeEngine.DEDUPLICATE:
         return
