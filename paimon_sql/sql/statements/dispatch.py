@@ -170,7 +170,10 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
         if isinstance(rest, exp.Literal)
         else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
     )
-    if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
+    verb = str(statement.this).upper()
+    if verb in ("EXPLAIN", "PREPARE"):
+        _refuse_planned_write(ctx, verb, rest_text)
+    if verb == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
         return _explain(ctx, rest_text)
     show = parse_show(f"{statement.this} {rest_text}")
     if show is None:
@@ -184,6 +187,36 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     if database is not None:
         return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(database.name)}))
     return None
+
+
+def _refuse_planned_write(ctx: Context, verb: str, rest: str) -> None:
+    """``EXPLAIN [ANALYZE] <write>`` and ``PREPARE p AS <write>`` of a write into a Paimon table.
+
+    paimon-sql runs such a write itself (a query, files, a commit), never as one DuckDB plan.
+    """
+    words = rest.split(None, 2) if verb == "PREPARE" else rest.split(None, 1)
+    if verb == "PREPARE":
+        text = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
+    else:
+        text = words[-1] if words and words[0].upper() == "ANALYZE" else rest
+    try:
+        statement = sqlglot.parse_one(text, read="duckdb") if text.strip() else None
+    except sqlglot.errors.SqlglotError:
+        return
+    if not isinstance(statement, (exp.Insert, exp.Delete, exp.Update, exp.Merge)):
+        return
+    ident = _target(ctx, statement.this)
+    if ident is None:
+        return
+    how = (
+        "run it with its parameters: session.execute(sql, params)"
+        if verb == "PREPARE"
+        else "EXPLAIN the query that gives its rows (EXPLAIN SELECT …)"
+    )
+    raise UnsupportedFeatureError(
+        f"{verb} … {statement.key.upper()} on Paimon table {ident} is not supported: "
+        f"paimon-sql runs the write itself, not as one DuckDB plan; {how}"
+    )
 
 
 def _show_table(ctx: Context, statement: exp.Command, rest: str) -> Relation | None:

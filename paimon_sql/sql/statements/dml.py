@@ -57,7 +57,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
-from paimon_sql.sql.statements.target import write_table
+from paimon_sql.sql.statements.target import drop_alias, refuse_defaults, with_ctes, write_table
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
@@ -276,7 +276,8 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     columns = None
     if isinstance(target, exp.Schema):
         columns = [c.name for c in target.expressions]
-    source = statement.expression
+    refuse_defaults(statement, table.name)
+    source = with_ctes(statement)
     if source is None:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
     conflict = _conflict(table, statement)
@@ -867,6 +868,7 @@ def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
     _refuse_returning(statement, "DELETE")
     table = write_table(ctx, ident, statement, "DELETE")
+    drop_alias(statement, ident.table)
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
@@ -940,6 +942,7 @@ def _partitions_only(partition_keys: Sequence[str], condition: exp.Expression) -
 def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     """UPDATE t SET c = expr, … [WHERE …]."""
     table = write_table(ctx, ident, statement, "UPDATE")
+    drop_alias(statement, ident.table)
     schema = table.latest_schema
     if not statement.expressions:
         raise SqlError(f"syntax error: {table.name} is updated without SET column = value")

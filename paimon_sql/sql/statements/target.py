@@ -187,3 +187,60 @@ def unparsed_write(text: str) -> str | None:
     if words[:2] == ("BY", "POSITION"):
         return (text[: rest[0].start] + text[rest[1].end + 1 :].lstrip()).strip()
     return None
+
+
+def drop_alias(statement: exp.Expression, table: str) -> None:
+    """``DELETE FROM t AS x WHERE x.id = 1``: the target's alias replaced by the table's name.
+
+    The statement's conditions and values then name the table as every read of it does.
+
+    >>> import sqlglot
+    >>> delete = sqlglot.parse_one("DELETE FROM db.t AS x WHERE x.id = 2", read="duckdb")
+    >>> drop_alias(delete, "t")
+    >>> delete.sql("duckdb")
+    'DELETE FROM db.t WHERE t.id = 2'
+    """
+    node = target_node(statement)
+    alias = node.alias if node is not None else ""
+    if node is None or not alias:
+        return
+    node.set("alias", None)
+    if alias == table:
+        return
+    for column in statement.find_all(exp.Column):
+        if column.table == alias:
+            column.set("table", exp.to_identifier(table))
+
+
+def refuse_defaults(statement: exp.Insert, name: str) -> None:
+    """Refuse ``INSERT … DEFAULT VALUES`` and ``DEFAULT`` in VALUES: no column defaults to write."""
+    values = statement.expression
+    rows = values.expressions if isinstance(values, exp.Values) else []
+    has_default = any(
+        isinstance(v, exp.Var) and v.name.upper() == "DEFAULT"
+        for row in rows
+        for v in (row.expressions if isinstance(row, exp.Tuple) else [row])
+    )
+    if statement.args.get("default") or has_default:
+        raise UnsupportedFeatureError(
+            f"DEFAULT in an INSERT into {name}: Paimon tables have no column defaults on write; "
+            "give each value (NULL for none), or list the columns given (INSERT INTO t (a, b) …)"
+        )
+
+
+def with_ctes(statement: exp.Insert) -> exp.Expression | None:
+    """The rows of ``WITH … INSERT INTO t <query>``: the query with the statement's CTEs."""
+    source: exp.Expression | None = statement.expression
+    ctes = statement.args.get("with_")
+    if ctes is None or source is None:
+        return source
+    if not isinstance(source, exp.Query):
+        alias = exp.TableAlias(this=exp.to_identifier("__paimon_values"))
+        source = exp.select(exp.Star()).from_(exp.Subquery(this=source, alias=alias))
+    own = source.args.get("with_")
+    merged = exp.With(
+        expressions=[*ctes.expressions, *(own.expressions if own else [])],
+        recursive=ctes.args.get("recursive") or (own.args.get("recursive") if own else None),
+    )
+    source.set("with_", merged)
+    return source
