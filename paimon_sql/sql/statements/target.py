@@ -9,6 +9,9 @@
   fixed at creation, read options and the others are refused by name, an unknown key as in CREATE
   TABLE.
 * A system table (``db."t$snapshots"``) is read-only.
+* Forms around the target: ``DELETE FROM t AS x WHERE x.id = 1`` (`drop_alias`), ``WITH … INSERT``
+  (`with_ctes`), ``INSERT … BY POSITION`` (`unparsed_write`); ``DEFAULT`` values are refused
+  (`refuse_defaults`: Paimon has no column defaults on write).
 """
 
 from __future__ import annotations

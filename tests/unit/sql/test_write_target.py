@@ -75,6 +75,11 @@ def test_time_travel_on_a_source_of_a_write_reads_the_old_version(session):
     assert _rows(session) == [(1, "a!"), (2, "b!"), (3, "c")]
     session.sql("UPDATE db.t SET v = 'u' WHERE id IN (SELECT id FROM db.t AT (VERSION => 1))")
     assert _rows(session) == [(1, "u"), (2, "u"), (3, "c")]
+    session.sql(
+        "MERGE INTO db.copy USING db.t VERSION AS OF 2 AS old ON copy.id = old.id "
+        "WHEN NOT MATCHED THEN INSERT VALUES (old.id, old.v)"
+    )
+    assert _rows(session, "db.copy") == [(1, "a"), (2, "b"), (3, "c")]
 
 
 def test_a_write_hint_sets_the_file_format_of_this_write_only(session):
