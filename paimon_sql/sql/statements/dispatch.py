@@ -199,8 +199,10 @@ def _refuse_planned_write(ctx: Context, verb: str, rest: str) -> None:
         text = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
     else:
         text = words[-1] if words and words[0].upper() == "ANALYZE" else rest
+    if not text.strip():
+        return
     try:
-        statement = sqlglot.parse_one(text, read="duckdb") if text.strip() else None
+        statement = sqlglot.parse_one(text, read="duckdb")
     except sqlglot.errors.SqlglotError:
         return
     if not isinstance(statement, (exp.Insert, exp.Delete, exp.Update, exp.Merge)):
