@@ -10,6 +10,7 @@ primary-key table ``db.t`` with two snapshots and the tag ``v1``; ``tmp_warehous
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import numbers
 import re
@@ -39,7 +40,7 @@ from paimon_sql.format.snapshot import snapshot_from_json
 from paimon_sql.io.records import stream_records
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Mapping
 
     from paimon_sql.format.manifest import (
         IndexManifestEntry,
@@ -106,6 +107,8 @@ class Table:
         # What metadata said about the files it names: checked when they are read (damage is named).
         self._referrers: dict[str, str] = {}  # manifest (list) name -> the file that named it
         self._sizes: dict[str, int] = {}  # manifest (list) name -> its size in bytes, as recorded
+        #: Options laid over the latest schema's for one statement (`with_options`).
+        self._overlay: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"Table({self.name!r}, {self.path!r})"
@@ -176,6 +179,26 @@ class Table:
         if branch != "main" and not self.fileio.is_dir(self.sub("branch", f"branch-{branch}")):
             raise SnapshotNotFoundError(f"branch {branch!r} of table {self.name} does not exist")
         return Table(self.fileio, self.path, f"{self.name}${'branch_' + branch}", branch)
+
+    def with_options(self, options: Mapping[str, str]) -> Table:
+        """This table with `options` laid over its latest schema's, for one write statement.
+
+        Java's ``FileStoreTable.copy(dynamicOptions)``, which Flink's sink applies to a write's
+        ``/*+ OPTIONS(…) */`` hint. Only `latest_schema` (what writers, commits and the compaction
+        after a write read) carries them; its id stays the stored schema's, so nothing written
+        names a schema that does not exist. The options are never stored.
+
+        Examples:
+            >>> table = paimon_sql.Catalog(warehouse).load_table("db.t")
+            >>> hinted = table.with_options({"file.format": "orc"})
+            >>> hinted.latest_schema.options["file.format"], hinted.latest_schema.id
+            ('orc', 0)
+            >>> "file.format" in table.latest_schema.options
+            False
+        """
+        copy = Table(self.fileio, self.path, self.name, self.branch)
+        copy._overlay = {**self._overlay, **options}
+        return copy
 
     # --- schemas ----------------------------------------------------------------------------------
 
@@ -250,7 +273,10 @@ class Table:
             raise SpecViolationError(
                 f"table {self.name} has no schema files in {self.sub('schema')}"
             )
-        return self.schema(ids[-1])
+        schema = self.schema(ids[-1])
+        if self._overlay:
+            schema = dataclasses.replace(schema, options={**schema.options, **self._overlay})
+        return schema
 
     # --- snapshots --------------------------------------------------------------------------------
 

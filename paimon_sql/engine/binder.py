@@ -28,7 +28,13 @@ from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.names import table_name
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
-from paimon_sql.engine.travel import TimeTravel, select_travel, strip_travel, travel_of
+from paimon_sql.engine.travel import (
+    TimeTravel,
+    select_travel,
+    strip_travel,
+    travel_of,
+    travel_of_options,
+)
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
@@ -146,19 +152,23 @@ class Binder:
         hints: Callable[[str], Mapping[str, str] | None],
         incremental: Callable[[Table, Mapping[str, str], bool], pa.Table | None] | None = None,
         changes: Callable[[Table, str, str, str], pa.Table] | None = None,
+        table_reads: Callable[[Table], Mapping[str, str] | None] | None = None,
     ) -> None:
         """Bind on `engine`'s connection; metadata tables come from `system`.
 
         `hints` reads a table's ``/*+ OPTIONS(…) */`` comment (the SQL layer's dialect);
         `incremental` answers a hint that asks for an incremental read (``incremental-between``
         …: the changed rows, `paimon_sql.changes`), None for any other hint; `changes` answers
-        the table function ``paimon_changes(table, start, end [, mode := …])``.
+        the table function ``paimon_changes(table, start, end [, mode := …])``; `table_reads`
+        gives the read options a table's own options set (``scan.snapshot-id`` …), which a
+        reference without time travel or hint honours as a hint's.
         """
         self.engine = engine
         self.system = system
         self.hints = hints
         self.incremental = incremental
         self.changes = changes
+        self.table_reads = table_reads
         self.inlined = _InlineCache()
         # statement text -> (the kept scans it was bound to, its rendered SQL)
         # (weak: a scan the inline cache dropped is not kept alive here, and is never matched)
@@ -240,10 +250,10 @@ class Binder:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
             if branch is not None:
                 table = table.branch_table(branch)
-            if _other(self._incremental(node, table), used):
+            travel, own = self._travel(node, table, None if branch else Identifier(node.db, base))
+            if _other(self._incremental(node, table, own=own), used):
                 changed = True
                 continue
-            travel = travel_of(node, self.hints)
             if travel is None:
                 snapshot, pinned = table.latest_snapshot(), False
             else:
@@ -367,15 +377,40 @@ class Binder:
         node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
         return True
 
-    def _incremental(self, node: exp.Table, table: Table, *, row_kinds: bool = False) -> bool:
+    def _travel(
+        self, node: exp.Table, table: Table, ident: Identifier | None
+    ) -> tuple[TimeTravel | None, Mapping[str, str] | None]:
+        """The time travel of a reference to `table`, and the table's own read options it honours.
+
+        Its own options (``scan.snapshot-id`` … set on the table, `table_reads`) count when the
+        reference asks for no time travel itself, as Java's batch reads honour them; not for a
+        branch (`ident` None) nor for the table a write statement is writing (it reads the
+        latest snapshot).
+        """
+        travel = travel_of(node, self.hints)
+        if travel is not None or ident is None or self.table_reads is None:
+            return travel, None
+        if self.engine.writing == ident:
+            return None, None
+        own = self.table_reads(table)
+        return (travel_of_options(own) if own else None), own
+
+    def _incremental(
+        self,
+        node: exp.Table,
+        table: Table,
+        *,
+        row_kinds: bool = False,
+        own: Mapping[str, str] | None = None,
+    ) -> bool:
         """An ``incremental-between`` hint: the changed rows, as an Arrow table.
 
-        With `row_kinds` (``t$audit_log``) every change and its ``rowkind``.
+        With `row_kinds` (``t$audit_log``) every change and its ``rowkind``; `own`: the table's
+        own read options (`_travel`), read after the hint.
         """
         if self.incremental is None:
             return False
-        for comment in node.comments or []:
-            options = self.hints(comment)
+        for options in [*(self.hints(c) for c in node.comments or []), own]:
             content = None if options is None else self.incremental(table, options, row_kinds)
             if content is None:
                 continue

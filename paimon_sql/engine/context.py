@@ -189,6 +189,9 @@ class Engine:
         #: The latest scan of each table (``db.table``): its plan (inlined) or its source
         #: (streamed).
         self.last: dict[str, ScanPlan | PaimonSource] = {}
+        #: The table the running write statement writes: its reads of it are at the latest
+        #: snapshot, whatever time travel its own ``scan.*`` options ask a plain read for.
+        self.writing: Identifier | None = None
         _open_engines.add(self)
 
     # --- tables and sources -----------------------------------------------------------------------

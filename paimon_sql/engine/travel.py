@@ -132,17 +132,31 @@ def _from_hint(
         options = hints(comment)
         if options is None:
             continue
-        if "scan.snapshot-id" in options:
-            snapshot_id = _whole(options["scan.snapshot-id"], "scan.snapshot-id")
-            return TimeTravel(snapshot_id=snapshot_id, latest_schema=True)
-        if "scan.tag-name" in options:
-            return TimeTravel(tag=options["scan.tag-name"], latest_schema=True)
-        if "scan.timestamp-millis" in options:
-            millis = _whole(options["scan.timestamp-millis"], "scan.timestamp-millis")
-            return TimeTravel(timestamp_ms=millis, latest_schema=True)
-        if "scan.timestamp" in options:
-            millis = parse_timestamp_ms(options["scan.timestamp"])
-            return TimeTravel(timestamp_ms=millis, latest_schema=True)
+        travel = travel_of_options(options)
+        if travel is not None:
+            return travel
+    return None
+
+
+def travel_of_options(options: Mapping[str, str]) -> TimeTravel | None:
+    """The snapshot Flink's ``scan.*`` options pick (a hint's, or the table's own), or None.
+
+    Read in the table's latest schema, as Paimon's Flink and Spark sources read them.
+
+    >>> travel_of_options({"scan.tag-name": "v1"})
+    TimeTravel(snapshot_id=None, tag='v1', timestamp_ms=None)
+    """
+    if "scan.snapshot-id" in options:
+        snapshot_id = _whole(options["scan.snapshot-id"], "scan.snapshot-id")
+        return TimeTravel(snapshot_id=snapshot_id, latest_schema=True)
+    if "scan.tag-name" in options:
+        return TimeTravel(tag=options["scan.tag-name"], latest_schema=True)
+    if "scan.timestamp-millis" in options:
+        millis = _whole(options["scan.timestamp-millis"], "scan.timestamp-millis")
+        return TimeTravel(timestamp_ms=millis, latest_schema=True)
+    if "scan.timestamp" in options:
+        millis = parse_timestamp_ms(options["scan.timestamp"])
+        return TimeTravel(timestamp_ms=millis, latest_schema=True)
     return None
 
 

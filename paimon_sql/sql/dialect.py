@@ -778,6 +778,40 @@ def hint_options(comment: str) -> dict[str, str] | None:
     return None if hint is None else hint.to_dict()
 
 
+def refuse_misplaced_hint(statement: exp.Expression, text: str | None = None) -> None:
+    """An ``OPTIONS`` hint anywhere but right after a table's name is refused (nothing reads it).
+
+    Flink reads ``/*+ OPTIONS(…) */`` after the table name only; DuckDB gives ``/*+ … */``
+    comments no meaning, so one after ``SELECT`` would be silently ignored. `text`: the
+    statement's text, when known (a text without ``/*+`` is not walked).
+
+    >>> def parse(text):
+    ...     return sqlglot.parse_one(text, read="duckdb")
+    >>> refuse_misplaced_hint(parse("SELECT * FROM t /*+ OPTIONS('a'='1') */"))
+    >>> refuse_misplaced_hint(parse("SELECT /*+ OPTIONS('a'='1') */ * FROM t"))
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SqlError: the hint /*+ OPTIONS('a'='1') */ is not read where it stands: ...
+    """
+    if text is not None and "/*+" not in text:
+        return
+    for node in statement.walk():
+        if isinstance(node, exp.Hint):  # Spark's parse of a hint after SELECT
+            if any(e.name.upper() == "OPTIONS" for e in node.expressions):
+                _misplaced(f"+ {node.sql('spark')[4:-3].strip()} ")
+        elif not isinstance(node, exp.Table) and node.comments:
+            for comment in node.comments:
+                if parse_hint(comment) is not None:
+                    _misplaced(comment)
+
+
+def _misplaced(comment: str) -> None:
+    raise SqlError(
+        f"the hint /*{comment.rstrip()} */ is not read where it stands: put the hint after the "  # noqa: S608 - a message
+        "table name (SELECT * FROM db.t /*+ OPTIONS(…) */), Flink's form"
+    )
+
+
 # --------------------------------------------------- the leading words of statements read as text
 
 
@@ -882,6 +916,38 @@ def names_paimon_options(text: str) -> bool:
     words = [_word(t) for t in _tokens(text)]
     follows = list(zip(words, [*words[1:], None], strict=True))
     return "TBLPROPERTIES" in words or ("WITH", "(") in follows or ("USING", "PAIMON") in follows
+
+
+#: The words between a write's verb and its target's name.
+_WRITE_LEAD = {
+    "INSERT": frozenset({"OR", "REPLACE", "IGNORE", "INTO", "OVERWRITE", "TABLE"}),
+    "DELETE": frozenset({"FROM"}),
+    "UPDATE": frozenset(),
+    "MERGE": frozenset({"INTO"}),
+}
+
+
+def after_write_target(text: str) -> tuple[str, tuple[Token, ...]] | None:
+    """The verb of an INSERT, DELETE, UPDATE or MERGE and the tokens after its target's name.
+
+    For the forms no parser reads (``INSERT INTO t VERSION AS OF 1 …``, ``… BY POSITION``); None
+    for another statement.
+
+    >>> verb, rest = after_write_target("INSERT INTO db.t BY POSITION VALUES (1)")
+    >>> verb, [t.text for t in rest[:2]]
+    ('INSERT', ['BY', 'POSITION'])
+    """
+    found = _tokens(text)
+    verb = _word(found[0]) if found else None
+    if verb not in _WRITE_LEAD:
+        return None
+    i = 1
+    while i < len(found) and _word(found[i]) in _WRITE_LEAD[verb]:
+        i += 1
+    i += 1  # the (first part of the) name
+    while i + 1 < len(found) and found[i].token_type == TokenType.DOT:
+        i += 2
+    return verb, found[i:]
 
 
 @functools.lru_cache(maxsize=16)

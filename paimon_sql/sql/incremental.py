@@ -22,7 +22,7 @@ import pyarrow as pa
 from paimon_sql.changes import change_schema, changes, from_bounds, from_options, is_incremental
 from paimon_sql.changes.bounds import INCREMENTAL_OPTIONS, SCAN_MODE
 from paimon_sql.engine.travel import TRAVEL_HINTS
-from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.sql.dialect import hint_options
 
 if TYPE_CHECKING:
@@ -57,7 +57,46 @@ def read_hint(comment: str) -> dict[str, str] | None:
             f"OPTIONS hint takes {', '.join(sorted(HONOURED_HINTS))} (set table options with "
             "ALTER TABLE … SET TBLPROPERTIES)"
         )
+    picked = _starts(options or {})
+    if len(picked) > 1:
+        raise OptionError(
+            f"the OPTIONS hint sets {', '.join(picked)}: set at most one of them, each picks "
+            "where a read starts"
+        )
     return options
+
+
+#: The options that pick where a read starts (time travel, incremental reads): one at a time.
+_STARTS = (*TRAVEL_HINTS, *INCREMENTAL_OPTIONS)
+
+
+def _starts(options: Mapping[str, str]) -> list[str]:
+    """The options of `options` that pick where a read starts.
+
+    >>> _starts({"scan.snapshot-id": "1", "scan.tag-name": "x", "k": "v"})
+    ['scan.snapshot-id', 'scan.tag-name']
+    """
+    return [k for k in _STARTS if k in options]
+
+
+def table_reads(table: Table) -> dict[str, str] | None:
+    """The read options `table`'s own options set (``scan.snapshot-id`` …), or None.
+
+    A plain read honours them as it honours the same keys in a hint, as Java's batch reads do
+    (an explicit time travel or hint in the query wins). A table whose options pick two starts
+    (a Java-written one) is refused on read, naming the options to reset.
+    """
+    options = table.latest_schema.options
+    picked = _starts(options)
+    if not picked:
+        return None
+    if len(picked) > 1:
+        raise OptionError(
+            f"table {table.name} has the options {', '.join(picked)}: each picks where a read "
+            "starts; reset all but one (ALTER TABLE … RESET (…)) or read with an explicit "
+            "VERSION AS OF"
+        )
+    return {k: options[k] for k in HONOURED_HINTS if k in options}
 
 
 def hint_reader(engine: Engine) -> Callable[[Table, Mapping[str, str], bool], pa.Table | None]:

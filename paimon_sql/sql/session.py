@@ -43,13 +43,14 @@ from paimon_sql.errors import (
     UnsupportedFeatureError,
 )
 from paimon_sql.sql.data_tables import read_data_table
-from paimon_sql.sql.dialect import quiet_sqlglot
+from paimon_sql.sql.dialect import quiet_sqlglot, refuse_misplaced_hint
 from paimon_sql.sql.functions import install_functions
-from paimon_sql.sql.incremental import change_table, hint_reader, read_hint
+from paimon_sql.sql.incremental import change_table, hint_reader, read_hint, table_reads
 from paimon_sql.sql.names import current_database, refuse_in_transaction
 from paimon_sql.sql.params import bind_parameters, parameter_names
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.dispatch import dispatch, dispatch_text
+from paimon_sql.sql.statements.target import unparsed_write
 from paimon_sql.sqlnodes import table_node
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ class Session:
             read_hint,
             incremental=hint_reader(self._engine),
             changes=change_table(self._engine),
+            table_reads=table_reads,
         )
         # the paimon_* SQL functions: install() puts them on a caller's connection itself; a
         # session's own connection gets them on first use (they cost ~70 ms to register)
@@ -301,14 +303,21 @@ class Session:
         units: list[tuple[str, set[str] | None]] = [
             (piece.query, set(piece.named_parameters)) for piece in pieces
         ] or [(text, None)]  # None: DuckDB cannot say which parameters it has
-        for query, expected in units:
+        ran: list[str] = []  # the earlier statements that changed something: they stay
+        for index, (query, expected) in enumerate(units):
             try:
-                with self.catalog.fileio.statement():  # an object store lists a folder once
-                    result = self._statement(query, params, expected, lookup)
-            except duckdb.Error as err:
-                raise self._engine.translate(err) from err
-            except sqlglot.errors.SqlglotError as err:
-                raise from_sqlglot(err) from err
+                try:
+                    with self.catalog.fileio.statement():  # an object store lists a folder once
+                        result = self._statement(query, params, expected, lookup)
+                except duckdb.Error as err:
+                    raise self._engine.translate(err) from err
+                except sqlglot.errors.SqlglotError as err:
+                    raise from_sqlglot(err) from err
+            except PaimonSqlError as err:
+                _say_what_stays(err, index, len(units), ran)
+                raise
+            if pieces and pieces[index].type not in _READS:
+                ran.append(f"statement {index + 1} ({_summary(query)})")
         assert result is not None
         return result
 
@@ -453,7 +462,11 @@ class Session:
             return handled
         statement = parsed if parsed is not None else _parse(text)
         if statement is None:
+            rewritten = unparsed_write(text)
+            if rewritten is not None:
+                return self._statement(rewritten, params, expected, lookup)
             return self._plain(text, native, params)
+        refuse_misplaced_hint(statement, text)
         with quiet_sqlglot():
             handled = dispatch(self, statement)
         if handled is not None:
@@ -834,6 +847,34 @@ def _spaced_placeholders(text: str) -> str:
             out += [text[last : pos + 1], " "]
             last = pos + 1
     return "".join(out) + text[last:]
+
+
+#: The statement types that change nothing (`Session.sql` names the others after a failure).
+_READS = frozenset(
+    {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN, duckdb.StatementType.PRAGMA}
+)
+
+
+def _summary(query: str, limit: int = 60) -> str:
+    """The start of a statement, on one line, for messages.
+
+    >>> _summary("  INSERT INTO db.t  VALUES (1, 'a');")
+    "INSERT INTO db.t VALUES (1, 'a')"
+    """
+    text = " ".join(query.split()).rstrip(";").strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _say_what_stays(err: PaimonSqlError, index: int, total: int, ran: list[str]) -> None:
+    """Prefix `err`'s message with which statement of a script failed and which earlier ones ran.
+
+    Each statement commits on its own: what the earlier ones wrote stays. The error keeps its
+    type; nothing is added to the error of a single statement.
+    """
+    if total < 2:
+        return
+    stays = f"; {', '.join(ran)} had run and committed" if ran else ""
+    err.args = (f"statement {index + 1} of {total} failed{stays}: {err}", *err.args[1:])
 
 
 def _parse(text: str) -> exp.Expression | None:

@@ -58,6 +58,10 @@ MESSAGES = ("Error", "Exception", "warn", "warning", "error", "info", "debug", "
 #: (file, stripped source line) -> why the text there is safe. Keep it short.
 REVIEWED = {
     (
+        "sql/statements/dispatch.py",
+        'statement = sqlglot.parse_one(text, read="duckdb")',
+    ): "parses the user's own EXPLAIN / PREPARE statement to see whether it writes a Paimon table (refused); never run",
+    (
         "cli/_interrupt.py",
         'statement = sqlglot.parse_one(text, read="duckdb")',
     ): "parses the user's own statement to name the table it writes (for the Ctrl-C message); never run",

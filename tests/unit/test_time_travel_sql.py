@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import paimon_sql
-from paimon_sql.errors import SnapshotNotFoundError
+from paimon_sql.errors import OptionError, SnapshotNotFoundError
 from tests.fixtures import FIXTURES
 
 WAREHOUSE = FIXTURES / "generated-paimon-java-0.9/warehouse"
@@ -98,3 +98,60 @@ def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
         (2,)
     ]
     assert s.sql("SELECT count(*) FROM db.t VERSION AS OF 3").fetchall() == [(3,)]
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [
+        "'scan.snapshot-id'='1', 'scan.tag-name'='tag1'",
+        "'scan.timestamp-millis'='1', 'scan.snapshot-id'='1'",
+        "'scan.snapshot-id'='1', 'incremental-between'='1,2'",
+    ],
+)
+def test_a_hint_with_two_starts_is_refused(session, hint):
+    with pytest.raises(OptionError, match="set at most one of them"):
+        session.sql(f"SELECT * FROM db.append_tags /*+ OPTIONS({hint}) */")  # noqa: S608 - test SQL
+
+
+@pytest.fixture
+def three(tmp_path):
+    """db.t: snapshot 1 holds 1, snapshot 2 adds 2, snapshot 3 adds 3; tag v1 is snapshot 1."""
+    s = paimon_sql.connect(tmp_path, create=True)
+    s.sql("CREATE DATABASE db")
+    s.sql("CREATE TABLE db.t (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')")
+    for i in (1, 2, 3):
+        s.sql(f"INSERT INTO db.t VALUES ({i}, 0)")  # noqa: S608 - fixed test SQL
+    s.sql("CALL sys.create_tag(table => 'db.t', tag => 'v1', snapshot => 1)")
+    return s
+
+
+def _ids(s, sql):
+    return sorted(r[0] for r in s.sql(sql).fetchall())
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("'scan.snapshot-id' = '2'", [1, 2]),
+        ("'scan.tag-name' = 'v1'", [1]),
+        ("'incremental-between' = '1,3'", [2, 3]),
+    ],
+)
+def test_a_plain_read_honours_the_tables_own_read_options(three, option, expected):
+    three.sql(f"ALTER TABLE db.t SET TBLPROPERTIES ({option})")
+    assert _ids(three, "SELECT * FROM db.t") == expected
+    # explicit time travel in the query wins over the table's option
+    assert _ids(three, "SELECT * FROM db.t VERSION AS OF 3") == [1, 2, 3]
+    assert _ids(three, "SELECT * FROM db.t /*+ OPTIONS('scan.snapshot-id'='1') */") == [1]
+
+
+def test_a_write_reads_its_target_at_the_latest_snapshot_whatever_its_read_options(three):
+    three.sql("ALTER TABLE db.t SET TBLPROPERTIES ('scan.snapshot-id' = '1')")
+    assert three.sql("DELETE FROM db.t WHERE id = 3").fetchall() == [(1,)]
+    assert three.sql("UPDATE db.t SET v = 7 WHERE id = 2").fetchall() == [(1,)]
+    three.sql(
+        "MERGE INTO db.t USING (SELECT 2 AS id) AS s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET v = t.v + 1"
+    )
+    three.sql("ALTER TABLE db.t RESET ('scan.snapshot-id')")
+    assert three.sql("SELECT * FROM db.t ORDER BY id").fetchall() == [(1, 0), (2, 8)]

@@ -269,3 +269,24 @@ def test_refused_write_of_a_java_table_leaves_no_folders(session, tmp_path):
     with pytest.raises(UnsupportedFeatureError, match="'lzo' cannot be written to parquet"):
         session.sql("INSERT INTO db.z VALUES (1, 'new', 1)")
     assert _folders(root) == before
+
+
+@pytest.mark.parametrize("key", ["ignore-delete", "deduplicate.ignore-delete"])
+def test_delete_on_an_ignore_delete_table_is_refused(tmp_path, key):
+    """Java's writer drops the -D records of such a table: the DELETE would report rows it kept."""
+    s = paimon_sql.connect(tmp_path, create=True)
+    s.sql("CREATE DATABASE db")
+    s.sql(
+        "CREATE TABLE db.ig (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('{key}' = 'true')"
+    )
+    s.sql("INSERT INTO db.ig VALUES (1, 'a'), (2, 'b')")
+    for statement in (
+        "DELETE FROM db.ig WHERE id = 1",
+        "MERGE INTO db.ig USING (SELECT 1 AS id) AS s ON ig.id = s.id WHEN MATCHED THEN DELETE",
+    ):
+        with pytest.raises(UnsupportedFeatureError, match="'ignore-delete' = 'true' drops delete"):
+            s.sql(statement)
+    assert s.table("db.ig").snapshot_ids() == [1]
+    s.sql("UPDATE db.ig SET v = 'B' WHERE id = 2")  # +U records: not dropped
+    assert s.sql("SELECT * FROM db.ig ORDER BY id").fetchall() == [(1, "a"), (2, "B")]

@@ -18,7 +18,14 @@ from sqlglot.dialects.dialect import Dialect
 
 import paimon_sql
 from paimon_sql.cli.main import main
-from paimon_sql.errors import ArgumentTypeError, Error, ExecutionError, SqlError
+from paimon_sql.errors import (
+    ArgumentTypeError,
+    Error,
+    ExecutionError,
+    SchemaError,
+    SqlError,
+    TableNotFoundError,
+)
 from tests.fixtures import REPO
 
 VALID = [
@@ -192,3 +199,20 @@ def test_the_shell_subprocess_shows_the_position(tmp_path):
         check=False,
     )
     assert done.stderr == 'Error: Parser Error: syntax error at or near "+" (line 1, column 20)\n'
+
+
+def test_a_failed_statement_of_a_script_says_which_earlier_ones_committed(tmp_path):
+    s = paimon_sql.connect(tmp_path / "wh", create=True)
+    s.sql("CREATE DATABASE d")
+    s.sql("CREATE TABLE d.t (id INT, v STRING)")
+    with pytest.raises(SchemaError) as caught:
+        s.sql("INSERT INTO d.t VALUES (1, 'a'); SELECT 1; INSERT INTO d.t VALUES ('bad', 'b')")
+    assert str(caught.value).startswith(
+        "statement 3 of 3 failed; statement 1 (INSERT INTO d.t VALUES (1, 'a')) had run and "
+        "committed: value 'bad' does not fit column 'id'"
+    )
+    assert s.sql("SELECT * FROM d.t").fetchall() == [(1, "a")]  # the first one stays
+    with pytest.raises(TableNotFoundError, match=r"^statement 2 of 2 failed: table d\.nope"):
+        s.sql("SELECT 1; SELECT * FROM d.nope")
+    with pytest.raises(TableNotFoundError, match=r"^table d\.nope not found"):
+        s.sql("SELECT * FROM d.nope")  # a single statement: its message as it is

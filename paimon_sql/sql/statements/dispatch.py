@@ -28,7 +28,7 @@ from paimon_sql.errors import (
 from paimon_sql.sql.dialect import parse_show
 from paimon_sql.sql.names import database_of, refuse_in_transaction
 from paimon_sql.sql.procedures import procedures
-from paimon_sql.sql.statements import catalog_ddl, dml, merge
+from paimon_sql.sql.statements import catalog_ddl, dml, merge, target
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import type_sql
 
@@ -171,7 +171,10 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
         if isinstance(rest, exp.Literal)
         else (rest.sql() if isinstance(rest, exp.Expression) else rest or "")
     )
-    if str(statement.this).upper() == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
+    verb = str(statement.this).upper()
+    if verb in ("EXPLAIN", "PREPARE"):
+        _refuse_planned_write(ctx, verb, rest_text)
+    if verb == "EXPLAIN" and not rest_text.upper().startswith("ANALYZE"):
         return _explain(ctx, rest_text)
     show = parse_show(f"{statement.this} {rest_text}")
     if show is None:
@@ -185,6 +188,38 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     if database is not None:
         return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(database.name)}))
     return None
+
+
+def _refuse_planned_write(ctx: Context, verb: str, rest: str) -> None:
+    """``EXPLAIN [ANALYZE] <write>`` and ``PREPARE p AS <write>`` of a write into a Paimon table.
+
+    paimon-sql runs such a write itself (a query, files, a commit), never as one DuckDB plan.
+    """
+    words = rest.split(None, 2) if verb == "PREPARE" else rest.split(None, 1)
+    if verb == "PREPARE":
+        text = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
+    else:
+        text = words[-1] if words and words[0].upper() == "ANALYZE" else rest
+    if not text.strip():
+        return
+    try:
+        statement = sqlglot.parse_one(text, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return
+    if not isinstance(statement, (exp.Insert, exp.Delete, exp.Update, exp.Merge)):
+        return
+    ident = _target(ctx, statement.this)
+    if ident is None:
+        return
+    how = (
+        "run it with its parameters: session.execute(sql, params)"
+        if verb == "PREPARE"
+        else "EXPLAIN the query that gives its rows (EXPLAIN SELECT …)"
+    )
+    raise UnsupportedFeatureError(
+        f"{verb} … {statement.key.upper()} on Paimon table {ident} is not supported: "
+        f"paimon-sql runs the write itself, not as one DuckDB plan; {how}"
+    )
 
 
 def _show_table(ctx: Context, statement: exp.Command, rest: str) -> Relation | None:
@@ -309,23 +344,32 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         tables = statement.args.get("tables") or []
         if any(isinstance(t, exp.Table) and database_of(ctx, t) for t in tables):
             raise SqlError("syntax error: write DELETE FROM db.table [WHERE …]")
-    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
-        ident = _target(ctx, statement.this)
-        if ident is None:
-            return None
-        refuse_in_transaction(ctx, statement.key.upper(), ident)
+    if isinstance(statement, (exp.Insert, exp.Delete, exp.Update, exp.Merge)):
+        return _write(ctx, statement)
+    return _inspect(ctx, statement)
+
+
+def _write(
+    ctx: Context, statement: exp.Insert | exp.Delete | exp.Update | exp.Merge
+) -> Relation | None:
+    """INSERT, DELETE, UPDATE or MERGE INTO a Paimon table; None for another target (DuckDB's)."""
+    what = "MERGE INTO" if isinstance(statement, exp.Merge) else statement.key.upper()
+    target.refuse_system_table(ctx, statement.this, what)
+    ident = _target(ctx, statement.this)
+    if ident is None:
+        return None
+    refuse_in_transaction(ctx, what, ident)
+    ctx.engine.writing = ident  # its reads of the target are at the latest snapshot
+    try:
         if isinstance(statement, exp.Insert):
             return dml.insert(ctx, ident, statement)
         if isinstance(statement, exp.Delete):
             return dml.delete(ctx, ident, statement)
-        return dml.update(ctx, ident, statement)
-    if isinstance(statement, exp.Merge):
-        ident = _target(ctx, statement.this)
-        if ident is None:
-            return None
-        refuse_in_transaction(ctx, "MERGE INTO", ident)
+        if isinstance(statement, exp.Update):
+            return dml.update(ctx, ident, statement)
         return merge.merge(ctx, ident, statement)
-    return _inspect(ctx, statement)
+    finally:
+        ctx.engine.writing = None
 
 
 def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:

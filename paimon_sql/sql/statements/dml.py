@@ -20,6 +20,8 @@ A DuckDB query feeds `TableWriter`, `Committer` commits.
   marked in deletion vectors (`paimon_sql.sql.statements.append_dv`).
 * UPDATE t SET … WHERE …: primary-key tables get the updated rows as ``+U``; append tables
   copy-on-write, or (with deletion vectors) the old rows marked and the new ones appended.
+* A DELETE (or MERGE … THEN DELETE) on a primary-key table with ``ignore-delete`` is refused: Java's
+  writer drops its ``-D`` records, so it would delete nothing.
 * Merge engines that cannot apply those records refuse the statement before writing, as Java's Flink
   sink does (``PrimaryKeyTableUtils.validatePKUpsertDeletable``, ``applyRowLevelUpdate``): DELETE
   needs deduplicate, partial-update with ``partial-update.remove-record-on-delete`` (or
@@ -55,6 +57,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
+from paimon_sql.sql.statements.target import drop_alias, refuse_defaults, with_ctes, write_table
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
@@ -266,12 +269,15 @@ def _write_files(
 
 def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     """INSERT INTO / INSERT OVERWRITE [BY NAME] [ON CONFLICT …] [RETURNING …]."""
-    table = ctx.table(ident)
+    table = write_table(
+        ctx, ident, statement, "INSERT OVERWRITE" if statement.args.get("overwrite") else "INSERT"
+    )
     target = statement.this
     columns = None
     if isinstance(target, exp.Schema):
         columns = [c.name for c in target.expressions]
-    source = statement.expression
+    refuse_defaults(statement, table.name)
+    source = with_ctes(statement)
     if source is None:
         raise SqlError(f"no rows to write to {table.name}: add VALUES (…) or a SELECT query")
     conflict = _conflict(table, statement)
@@ -803,7 +809,11 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
             return replaced
 
         return static
-    if not schema.partition_keys:
+    if not schema.partition_keys or not CoreOptions(schema.options).flag(
+        "dynamic-partition-overwrite"
+    ):
+        # 'dynamic-partition-overwrite' = 'false' (a table option or a write hint): Java's commit
+        # then replaces the whole table when no PARTITION clause names one
         return lambda _messages: lambda _e: True
 
     def dynamic(messages: list[CommitMessage]) -> Any:
@@ -822,6 +832,13 @@ def row_level_supported(table: Table, operation: str) -> None:
     every later read and compaction fails on, and one on first-row is reported but has no effect.
     """
     options = CoreOptions(table.latest_schema.options)
+    if operation == "DELETE" and options.ignore_delete:
+        # Java's writer drops the -D records (RowKindFilter): the rows would stay, reported gone
+        raise UnsupportedFeatureError(
+            f"DELETE on {table.name}: the table option 'ignore-delete' = 'true' drops delete "
+            "records, so no row would be deleted; reset it (ALTER TABLE … RESET "
+            "('ignore-delete')) to delete rows"
+        )
     engine = options.merge_engine
     if engine is MergeEngine.DEDUPLICATE:
         return
@@ -850,7 +867,8 @@ def row_level_supported(table: Table, operation: str) -> None:
 def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
     _refuse_returning(statement, "DELETE")
-    table = ctx.table(ident)
+    table = write_table(ctx, ident, statement, "DELETE")
+    drop_alias(statement, ident.table)
     schema = table.latest_schema
     where = statement.args.get("where")
     if not schema.primary_keys:
@@ -923,7 +941,8 @@ def _partitions_only(partition_keys: Sequence[str], condition: exp.Expression) -
 
 def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     """UPDATE t SET c = expr, … [WHERE …]."""
-    table = ctx.table(ident)
+    table = write_table(ctx, ident, statement, "UPDATE")
+    drop_alias(statement, ident.table)
     schema = table.latest_schema
     if not statement.expressions:
         raise SqlError(f"syntax error: {table.name} is updated without SET column = value")

@@ -52,6 +52,7 @@ from paimon_sql.errors import ExecutionError, SchemaError, SqlError, Unsupported
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.append_dv import LiveRows, uses_vectors
+from paimon_sql.sql.statements.target import write_table
 from paimon_sql.sqlnodes import create_temp_table, drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 
@@ -417,7 +418,7 @@ def merge(ctx: Context, ident: Identifier, statement: exp.Merge) -> Relation:
             "MERGE … RETURNING on a Paimon table is not supported; run a SELECT of the rows "
             "before or after the MERGE"
         )
-    table = ctx.table(ident)
+    table = write_table(ctx, ident, statement, "MERGE")
     plan = _Merge(ctx, ident, table, statement)
     pk = bool(plan.schema.primary_keys)
     if not pk:

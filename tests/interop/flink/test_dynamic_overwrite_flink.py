@@ -78,3 +78,35 @@ def test_overwrite_leaves_javas_hash_index(flink: FlinkOracle, tmp_path: Path):
         [(1, i) for i in range(60)] + [(2, i) for i in range(1000, 1003)]
     )
     assert_same_rows(ours_read, java_read, context="paimon-sql vs Flink after Flink's upsert")
+
+
+#: (DDL options, the hint of the INSERT OVERWRITE): dynamic by default, whole table when false.
+OVERWRITE_MODES = [
+    ("", ""),
+    ("", "/*+ OPTIONS('dynamic-partition-overwrite' = 'false') */"),
+    (" WITH ('dynamic-partition-overwrite' = 'false')", ""),
+]
+
+
+@pytest.mark.parametrize(("options", "hint"), OVERWRITE_MODES)
+def test_dynamic_partition_overwrite_leaves_javas_rows(
+    flink: FlinkOracle, tmp_path: Path, options: str, hint: str
+):
+    """An INSERT OVERWRITE without PARTITION replaces what Flink's replaces, per the option."""
+    java, ours = tmp_path / "java", tmp_path / "ours"
+    ours.mkdir()
+    steps = [
+        f"CREATE TABLE {{db}}o (id INT, p STRING) PARTITIONED BY (p){options}",
+        "INSERT INTO {db}o VALUES (1, 'a'), (2, 'b')",
+        f"INSERT OVERWRITE {{db}}o {hint} SELECT 3, 'a'",
+    ]
+    session = paimon_sql.connect(ours)
+    session.sql("CREATE DATABASE db")
+    for step in steps:
+        flink.run(java, step.format(db=""))
+        session.sql(step.format(db="db."))
+    _, java_read = flink.query(java, "SELECT id, p FROM o")
+    _, ours_read = arrow_rows(session.sql("SELECT id, p FROM db.o").to_arrow_table())
+    session.close()
+    assert_same_rows(ours_read, java_read, context=f"INSERT OVERWRITE {options} {hint}")
+    assert len(java_read) == (2 if not options and not hint else 1)
