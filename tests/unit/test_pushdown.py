@@ -1,3 +1,4 @@
+# ruff: noqa: S608 - the statements are test inputs over our own names
 """Filters and LIMIT reach planning: proven by deleting the files a correct plan never opens.
 
 No mocks: a copy of a Java-written table loses the data files of every other partition (or split); a
@@ -119,3 +120,76 @@ def test_non_key_filter_is_applied_after_the_merge(path):
     new = 'SELECT s1 FROM "pk_table_with_mor"."pk_table_with_mor" WHERE v0 = 110'
     assert session.sql(old).fetchall() == []
     assert session.sql(new).fetchall() == [("apple",)]
+
+
+MOR = '"pk_table_with_mor"."pk_table_with_mor"'
+#: Constants of another numeric type than the INT key/value columns they are compared with: DuckDB
+#: widens the column (``k1 > 0.5`` keeps k1 = 1), so a filter below the merge must not narrow the
+#: constant to INT (a cast rounds 0.5 to 1 and fails on 3000000000).
+WIDER_CONSTANTS = [
+    "k1 > 0.5",
+    "k1 >= 0.5",
+    "k1 < 0.5",
+    "k1 <= 99.5",
+    "k1 <> 0.5",
+    "k1 = 0.5",
+    "k1 = 1.00",
+    "k0 BETWEEN 0.5 AND 1.5",
+    "k1 IN (0.5, 1)",
+    "k1 IN (9223372036854775807, 1)",
+    "k1 < 3000000000",
+    "k1 >= -3000000000",
+    "k1 > 3000000000",
+    "k1 >= 1.00000000000000000000000000000000000001",
+    "p0 > 0.5",
+    "v0 > 12.5",
+    "v0 < 9300000000000000000",
+]
+
+
+@PATHS
+@pytest.mark.parametrize("condition", WIDER_CONSTANTS)
+def test_wider_constant_on_merged_table_keeps_duckdb_meaning(path, condition):
+    session = path(PARQUET)
+    full = paimon_sql.connect(PARQUET).sql(f"SELECT * FROM {MOR}").to_arrow_table()
+    con = duckdb.connect()
+    con.register("full_read", full)
+    want = sorted(con.execute(f"SELECT * FROM full_read WHERE {condition}").fetchall())
+    assert sorted(session.sql(f"SELECT * FROM {MOR} WHERE {condition}").fetchall()) == want
+
+
+#: FLOAT, DOUBLE, DECIMAL and TINYINT keys of a merge-on-read table we write (two commits).
+NUMERIC_KEY_CONSTANTS = [
+    "f < 1.00000001e0",
+    "f < 1e39",
+    "f IN (0.1, 2.5)",
+    "f <> 0.1",
+    "d = 0.1",
+    "dc > 1.245",
+    "dc < 1000",
+    "dc > -1000",
+    "dc IN (1.25, 1.255)",
+    "dc = '1.245'",
+    "ti < 128",
+    "ti > -129",
+    "ti > 126.5",
+    "ti BETWEEN 4.5 AND 1000",
+]
+
+
+@PATHS
+@pytest.mark.parametrize("condition", NUMERIC_KEY_CONSTANTS)
+def test_numeric_key_constants_keep_duckdb_meaning(tmp_path, path, condition):
+    writer = paimon_sql.connect(tmp_path)
+    writer.sql("CREATE DATABASE db")
+    writer.sql(
+        "CREATE TABLE db.t (f FLOAT, d DOUBLE, dc DECIMAL(5, 2), ti TINYINT, v INT, "
+        "PRIMARY KEY (f, d, dc, ti) NOT ENFORCED) WITH ('bucket' = '1')"
+    )
+    writer.sql("INSERT INTO db.t VALUES (1.0, 0.1, 1.25, 5, 1), (0.1, 1.0, -999.99, -128, 2)")
+    writer.sql("INSERT INTO db.t VALUES (1.0, 0.1, 1.25, 5, 3), (2.5, 2.5, 999.99, 127, 4)")
+    con = duckdb.connect()
+    con.register("full_read", writer.sql("SELECT * FROM db.t").to_arrow_table())
+    want = sorted(con.execute(f"SELECT * FROM full_read WHERE {condition}").fetchall())
+    assert want  # every condition keeps a row
+    assert sorted(path(tmp_path).sql(f"SELECT * FROM db.t WHERE {condition}").fetchall()) == want
