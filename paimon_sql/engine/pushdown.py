@@ -469,11 +469,52 @@ def _in_list(name: str, values: tuple[Any, ...], t: DataType | None) -> Predicat
 
 
 def _column(node: exp.Expression, names: set[str], qualifiers: set[str]) -> str:
+    """The column of the table `node` names (`qualifiers`: the one way to qualify it)."""
     if not isinstance(node, exp.Column) or node.name not in names:
         raise _Skip
-    if node.table and node.table not in qualifiers:
-        raise _Skip
+    if node.table:
+        qualifier = ".".join(p.name for p in node.parts[:-1]).lower()
+        if qualifier not in qualifiers:
+            raise _Skip
     return node.name
+
+
+def _qualifiers(table: exp.Table) -> set[str]:
+    """How a column of `table` may be qualified in its own SELECT (lower case, as DuckDB binds).
+
+    An aliased table is known by its alias only: ``FROM db.t AS x, (…) AS t`` has ``t.id`` name
+    the subquery's column, and in a correlated subquery an outer relation's.
+    """
+    if table.alias:
+        return {table.alias.lower()}
+    names = {table.name.lower()}
+    if table.db:
+        names.add(f"{table.db}.{table.name}".lower())
+        if table.catalog:
+            names.add(f"{table.catalog}.{table.db}.{table.name}".lower())
+    return names
+
+
+#: Joins whose result depends on rows the WHERE drops (which row is matched, or its position): a
+#: filter on either side must not prune before them.
+_ORDER_JOINS = frozenset({"ASOF", "POSITIONAL"})
+
+
+def _prunable_from(select: exp.Select, table: exp.Table) -> bool:
+    """Whether the WHERE of `select` may prune `table`'s rows before its FROM is evaluated.
+
+    Not when `table` is no plain source of `select`, under an outer/semi/anti join (pruning
+    changes what is null-extended or matched), an ASOF or POSITIONAL join, or a sample (``USING
+    SAMPLE`` is drawn from the FROM's rows before the WHERE, ``TABLESAMPLE`` from the table's).
+    """
+    if not isinstance(table.parent, (exp.From, exp.Join)) or table.parent.parent is not select:
+        return False
+    if select.args.get("sample") or table.args.get("sample"):
+        return False
+    return not any(
+        j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI") or j.method in _ORDER_JOINS
+        for j in select.args.get("joins") or []
+    )
 
 
 def _leaf(
@@ -530,19 +571,13 @@ def table_predicate(
     statistics; without it they are not used.
     """
     select = table.parent_select
-    if select is None or (select.find_ancestor(exp.Select) is None and table.parent is None):
-        return None
-    if any(
-        j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI")
-        for j in select.args.get("joins") or []
-    ):
+    if select is None or not _prunable_from(select, table):
         return None
     where = select.args.get("where")
     if where is None:
         return None
-    sources = list(select.find_all(exp.Table))
-    qualifiers = {table.alias_or_name, table.name}
-    single = len([t for t in sources if t.parent_select is select]) == 1
+    qualifiers = _qualifiers(table)
+    single = not select.args.get("joins")
     usable = []
     for part in _conjuncts(where.this):
         if not single and not all(c.table for c in part.find_all(exp.Column)):

@@ -193,3 +193,69 @@ def test_numeric_key_constants_keep_duckdb_meaning(tmp_path, path, condition):
     want = sorted(con.execute(f"SELECT * FROM full_read WHERE {condition}").fetchall())
     assert want  # every condition keeps a row
     assert sorted(path(tmp_path).sql(f"SELECT * FROM db.t WHERE {condition}").fetchall()) == want
+
+
+@pytest.fixture
+def ids(tmp_path):
+    """db.a: ids 1..5 and a second 1, one file per commit in two buckets (filters prune files)."""
+    s = paimon_sql.connect(tmp_path)
+    s.sql("CREATE DATABASE db")
+    s.sql("CREATE TABLE db.a (id INT, v STRING) WITH ('bucket' = '2', 'bucket-key' = 'id')")
+    for rows in ("(1, 'a'), (2, 'b')", "(1, 'c'), (4, 'd')", "(5, 'e'), (3, 'f')"):
+        s.sql(f"INSERT INTO db.a VALUES {rows}")
+    s.sql("CREATE TABLE db.b (id INT) WITH ('bucket' = '1', 'bucket-key' = 'id')")
+    s.sql("INSERT INTO db.b VALUES (3)")
+    return s
+
+
+#: `a.id` names a relation other than db.a wherever db.a is aliased (or the outer query's).
+QUALIFIER_CASES = [
+    ("SELECT count(*) FROM db.a AS x, (SELECT 424242 AS id) AS a WHERE a.id = 424242", 6),
+    ("SELECT count(*) FROM db.a AS b JOIN db.b AS a ON true WHERE a.id = 3", 6),
+    (
+        "SELECT count(*) FROM (SELECT 424242 AS id) AS a "
+        "WHERE EXISTS (SELECT 1 FROM db.a AS y WHERE a.id = 424242)",
+        1,
+    ),
+    ("SELECT count(*) FROM db.a AS x WHERE X.id = 4", 1),
+]
+
+
+@pytest.mark.parametrize(("query", "want"), QUALIFIER_CASES)
+def test_qualifier_names_the_relation_sql_binds(ids, query, want):
+    assert ids.sql(query).fetchall() == [(want,)]
+
+
+#: A WHERE on the Paimon side that must not prune before the FROM: the join pairs rows by
+#: as-of match or position, or a sample is drawn first; a LIMIT inside keeps its first rows.
+NOT_PUSHED = [
+    "SELECT q.t, a.id, a.v FROM (SELECT 10 AS t) q ASOF JOIN db.a a ON q.t >= a.id WHERE a.id = 4",
+    "SELECT a.id, a.v, b.x FROM db.a a POSITIONAL JOIN (SELECT range AS x FROM range(6)) b "
+    "WHERE a.id = 4",
+    "SELECT count(*) FROM db.a WHERE id = 4 USING SAMPLE 100 PERCENT (bernoulli)",
+    "SELECT count(*) FROM db.a TABLESAMPLE 100 PERCENT (bernoulli) WHERE id = 4",
+    "SELECT * FROM (SELECT * FROM db.a LIMIT 3) WHERE id = 4",
+]
+
+
+@pytest.mark.parametrize("query", NOT_PUSHED)
+def test_where_does_not_prune_before_order_joins_samples_or_limits(ids, query):
+    con = duckdb.connect()
+    con.register("full_read", ids.sql("SELECT * FROM db.a").to_arrow_table())
+    want = con.execute(query.replace("db.a", "full_read")).fetchall()
+    assert ids.sql(query).fetchall() == want
+    files = [r[2] for r in ids.sql("EXPLAIN " + query).fetchall() if r[1] == "files"]
+    assert files
+    assert "pruned: 0 by partition, 0 by bucket, 0 by statistics" in files[0], files
+
+
+def test_where_still_prunes_beside_lateral_and_unnest(ids):
+    # inner lateral joins see each row of db.a on its own: its filter may prune first
+    query = "SELECT a.id, u.x FROM db.a a, unnest([a.id, 7]) AS u(x) WHERE a.id = 4"
+    assert sorted(ids.sql(query).fetchall()) == [(4, 4), (4, 7)]
+    files = [r[2] for r in ids.sql("EXPLAIN " + query).fetchall() if r[1] == "files"]
+    assert files[0].startswith("1 read of 4 live"), files
+
+
+def test_tablesample_on_a_paimon_table_is_kept(ids):
+    assert ids.sql("SELECT count(*) FROM db.a TABLESAMPLE RESERVOIR(2 ROWS)").fetchall() == [(2,)]
