@@ -259,3 +259,25 @@ def test_where_still_prunes_beside_lateral_and_unnest(ids):
 
 def test_tablesample_on_a_paimon_table_is_kept(ids):
     assert ids.sql("SELECT count(*) FROM db.a TABLESAMPLE RESERVOIR(2 ROWS)").fetchall() == [(2,)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "'file.format' = 'orc'",
+        # no statistics: only the bloom filter index could prune
+        "'file.format' = 'orc', 'metadata.stats-mode' = 'none', "
+        "'file-index.bloom-filter.columns' = 'c'",
+    ],
+    ids=["statistics", "bloom-filter"],
+)
+def test_orc_char_values_read_unpadded_are_not_pruned_by_padded_metadata(tmp_path, options):
+    # CHAR statistics and indexes hold the padded value ('ab   '), an ORC file gives 'ab' back
+    s = paimon_sql.connect(tmp_path)
+    s.sql("CREATE DATABASE db")
+    s.sql(f"CREATE TABLE db.c (id INT, c CHAR(5)) WITH ({options})")
+    s.sql("INSERT INTO db.c VALUES (1, 'ab')")
+    s.sql("INSERT INTO db.c VALUES (2, 'zz')")
+    assert s.sql("SELECT * FROM db.c ORDER BY id").fetchall() == [(1, "ab"), (2, "zz")]
+    assert s.sql("SELECT * FROM db.c WHERE c = 'ab'").fetchall() == [(1, "ab")]
+    assert s.sql("SELECT id FROM db.c WHERE c IN ('zz', 'q')").fetchall() == [(2,)]
