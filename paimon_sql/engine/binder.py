@@ -53,6 +53,14 @@ if TYPE_CHECKING:
     from paimon_sql.plan.predicate import Predicate
 
 
+def _sampled(node: exp.Table, replacement: exp.Table | exp.Subquery) -> exp.Table | exp.Subquery:
+    """`replacement` of a table reference, with the reference's ``TABLESAMPLE`` (else lost)."""
+    sample = node.args.get("sample")
+    if sample is not None:
+        replacement.set("sample", sample)
+    return replacement
+
+
 @dataclass(frozen=True, slots=True, weakref_slot=True)
 class _Inlined:
     """One inlined scan as built for a statement: what it was built from and what it is."""
@@ -303,7 +311,9 @@ class Binder:
             alias = node.args.get("alias") or exp.TableAlias(
                 this=exp.to_identifier(name, quoted=True)
             )
-            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            node.replace(
+                _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            )
             changed = True
         return changed
 
@@ -374,7 +384,9 @@ class Binder:
         alias = node.args.get("alias") or exp.TableAlias(
             this=exp.to_identifier("paimon_changes", quoted=True)
         )
-        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        node.replace(
+            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        )
         return True
 
     def _travel(
@@ -419,7 +431,9 @@ class Binder:
                 this=exp.to_identifier(node.name, quoted=True)
             )
             strip_travel(node)
-            node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            node.replace(
+                _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            )
             return True
         return False
 
@@ -454,7 +468,9 @@ class Binder:
             this=exp.to_identifier(node.name, quoted=True)
         )
         strip_travel(node)
-        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        node.replace(
+            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        )
         return True
 
     def _replace(
@@ -527,7 +543,7 @@ class Binder:
                 engine.log.name(name, table.name)
             engine.last[table.name] = plan
             engine.log.reading(plan)
-            node.replace(exp.Subquery(this=query, alias=alias))
+            node.replace(_sampled(node, exp.Subquery(this=query, alias=alias)))
             return
         source = engine.source(
             table, snapshot, pinned=pinned, first_rows=first_rows, latest_schema=latest_schema
@@ -535,7 +551,9 @@ class Binder:
         hidden = engine.register(source, table.name)
         engine.last[table.name] = source
         strip_travel(node)
-        node.replace(exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        node.replace(
+            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+        )
 
     def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:
         """EXPLAIN lines (scope, property, value) of a query over Paimon tables.

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import fractions
 import math
 import operator
 import re
+import struct
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +29,13 @@ import duckdb
 from sqlglot import exp
 
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
-from paimon_sql.types import FLOAT_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, duckdb_type_node
+from paimon_sql.types import (
+    FLOAT_ROOTS,
+    INTEGER_ROOTS,
+    NUMERIC_ROOTS,
+    STRING_ROOTS,
+    duckdb_type_node,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -136,6 +144,10 @@ def _exact(value: Any) -> int | decimal.Decimal:
     return value
 
 
+#: The most digits a DuckDB DECIMAL literal has; a longer one (leading zeros count) is a DOUBLE.
+_DECIMAL_DIGITS = 38
+
+
 def _constant(node: exp.Expression) -> Any:
     """The value of a constant operand (`_Skip` when it is not one this module can compute).
 
@@ -164,7 +176,9 @@ def _constant(node: exp.Expression) -> Any:
         try:
             return int(text)
         except ValueError:
-            return decimal.Decimal(text) if "e" not in text.lower() else float(text)
+            if "e" in text.lower() or sum(c.isdigit() for c in text) > _DECIMAL_DIGITS:
+                return float(text)  # DuckDB reads these as DOUBLE
+            return decimal.Decimal(text)
     if isinstance(node, exp.Boolean):
         return node.this
     if isinstance(node, exp.Cast):
@@ -336,12 +350,171 @@ def _plain_temporal(value: object) -> bool:
     return isinstance(value, datetime.date) and datetime.date.min < value < datetime.date.max
 
 
+#: Integer column types' value ranges.
+_INTEGER_RANGE = {
+    "TINYINT": (-(2**7), 2**7 - 1),
+    "SMALLINT": (-(2**15), 2**15 - 1),
+    "INT": (-(2**31), 2**31 - 1),
+    "BIGINT": (-(2**63), 2**63 - 1),
+}
+#: `_held`: the column holds no value equal to the constant.
+_NONE_EQUAL = object()
+
+
+def _grid(t: DataType | None) -> tuple[fractions.Fraction, fractions.Fraction, int] | None:
+    """An integer or DECIMAL column's values: (lowest, highest, scale); None for other types."""
+    if t is None:
+        return None
+    if t.root in INTEGER_ROOTS:
+        lowest, highest = _INTEGER_RANGE[t.root]
+        return fractions.Fraction(lowest), fractions.Fraction(highest), 0
+    if t.root == "DECIMAL" and t.precision is not None:
+        scale = t.scale or 0
+        top = fractions.Fraction(10**t.precision - 1, 10**scale)
+        return -top, top, scale
+    return None
+
+
+def _on_grid(units: int, t: DataType) -> int | decimal.Decimal:
+    """The column value `units` times 10^-scale, as the column's statistics and hashes hold it."""
+    if t.root in INTEGER_ROOTS:
+        return units
+    return decimal.Decimal(units).scaleb(-(t.scale or 0), decimal.Context(prec=80))
+
+
+def _held(value: Any, t: DataType | None) -> Any:
+    """The value of a column of type `t` that DuckDB finds equal to the constant `value`.
+
+    DuckDB compares an integer or DECIMAL column with a number by widening both (``k > 2.5`` on
+    an INT keeps 3), so the constant must never be narrowed to the column's type (a cast rounds
+    2.5 to 3, and fails on 3000000000): `_NONE_EQUAL` when no value of the column equals it. A
+    FLOAT/DOUBLE column is compared with the constant rounded to the column's type, or widened (a
+    DOUBLE literal with a FLOAT column): only a constant the type holds exactly is used (`_Skip`).
+    Any other value is returned as it is.
+
+    >>> from paimon_sql.types import DataType
+    >>> _held(decimal.Decimal("3.0"), DataType(root="INT")), _held(3, DataType(root="DOUBLE"))
+    (3, 3.0)
+    >>> _held(decimal.Decimal("2.5"), DataType(root="INT")) is _NONE_EQUAL
+    True
+    >>> _held(2**31, DataType(root="INT")) is _NONE_EQUAL
+    True
+    >>> _held(decimal.Decimal("1.0010"), DataType(root="DECIMAL", precision=10, scale=3))
+    Decimal('1.001')
+    """
+    if t is None or isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal, float)):
+        return value
+    if t.root in FLOAT_ROOTS:
+        try:
+            exact = float(value)
+            if t.root == "FLOAT":
+                exact = struct.unpack("<f", struct.pack("<f", exact))[0]
+        except (OverflowError, struct.error):
+            raise _Skip from None
+        if not math.isfinite(exact) or decimal.Decimal(exact) != decimal.Decimal(value):
+            raise _Skip
+        return exact
+    grid = _grid(t)
+    if grid is None or isinstance(value, float):
+        return value
+    low, high, scale = grid
+    scaled = fractions.Fraction(value) * 10**scale
+    if not low <= fractions.Fraction(value) <= high or scaled.denominator != 1:
+        return _NONE_EQUAL
+    return _on_grid(scaled.numerator, t)
+
+
+def _comparison(name: str, op: str, value: Any, t: DataType | None) -> Predicate:
+    """``name <op> value`` as DuckDB means it, with a constant of the column's own type.
+
+    Where the column holds no value equal to the constant the test becomes one on its neighbours:
+    on an INT column ``k > 2.5`` is ``k >= 3``, ``k <> 2.5`` is ``k IS NOT NULL``, and ``k = 2.5``
+    (never true: `_Skip`) or ``k > 3000000000`` hold for no row.
+
+    >>> from paimon_sql.types import DataType
+    >>> _comparison("k", ">", decimal.Decimal("2.5"), DataType(root="INT"))
+    Compare(path=('k',), op='>=', value=3)
+    >>> _comparison("k", "<", 3000000000, DataType(root="INT"))
+    Compare(path=('k',), op='<=', value=2147483647)
+    """
+    held = _held(value, t)
+    if held is not _NONE_EQUAL:
+        return Compare((name,), op, held)
+    assert t is not None
+    grid = _grid(t)
+    assert grid is not None
+    low, high, scale = grid
+    scaled = fractions.Fraction(value) * 10**scale
+    if op == "=":
+        raise _Skip
+    if op == "!=":
+        return IsNull((name,), negated=True)
+    if op in ("<", "<="):
+        below = min(math.floor(scaled), high * 10**scale)
+        if below < low * 10**scale:
+            raise _Skip
+        return Compare((name,), "<=", _on_grid(int(below), t))
+    above = max(math.ceil(scaled), low * 10**scale)
+    if above > high * 10**scale:
+        raise _Skip
+    return Compare((name,), ">=", _on_grid(int(above), t))
+
+
+def _in_list(name: str, values: tuple[Any, ...], t: DataType | None) -> Predicate:
+    """``name IN (values)`` without the constants no value of the column equals."""
+    kept = tuple(v for v in (_held(v, t) for v in values) if v is not _NONE_EQUAL)
+    if not kept:
+        raise _Skip  # no row matches; DuckDB's own filter says so
+    return InList((name,), kept)
+
+
 def _column(node: exp.Expression, names: set[str], qualifiers: set[str]) -> str:
+    """The column of the table `node` names (`qualifiers`: the one way to qualify it)."""
     if not isinstance(node, exp.Column) or node.name not in names:
         raise _Skip
-    if node.table and node.table not in qualifiers:
-        raise _Skip
+    if node.table:
+        qualifier = ".".join(p.name for p in node.parts[:-1]).lower()
+        if qualifier not in qualifiers:
+            raise _Skip
     return node.name
+
+
+def _qualifiers(table: exp.Table) -> set[str]:
+    """How a column of `table` may be qualified in its own SELECT (lower case, as DuckDB binds).
+
+    An aliased table is known by its alias only: ``FROM db.t AS x, (…) AS t`` has ``t.id`` name
+    the subquery's column, and in a correlated subquery an outer relation's.
+    """
+    if table.alias:
+        return {table.alias.lower()}
+    names = {table.name.lower()}
+    if table.db:
+        names.add(f"{table.db}.{table.name}".lower())
+        if table.catalog:
+            names.add(f"{table.catalog}.{table.db}.{table.name}".lower())
+    return names
+
+
+#: Joins whose result depends on rows the WHERE drops (which row is matched, or its position): a
+#: filter on either side must not prune before them.
+_ORDER_JOINS = frozenset({"ASOF", "POSITIONAL"})
+
+
+def _prunable_from(select: exp.Select, table: exp.Table) -> bool:
+    """Whether the WHERE of `select` may prune `table`'s rows before its FROM is evaluated.
+
+    Not when `table` is no plain source of `select`, under an outer/semi/anti join (pruning
+    changes what is null-extended or matched), an ASOF or POSITIONAL join, or a sample (``USING
+    SAMPLE`` is drawn from the FROM's rows before the WHERE, ``TABLESAMPLE`` from the table's).
+    """
+    if not isinstance(table.parent, (exp.From, exp.Join)) or table.parent.parent is not select:
+        return False
+    if select.args.get("sample") or table.args.get("sample"):
+        return False
+    return not any(
+        j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI") or j.method in _ORDER_JOINS
+        for j in select.args.get("joins") or []
+    )
 
 
 def _leaf(
@@ -362,10 +535,11 @@ def _leaf(
             if isinstance(right, exp.Column):
                 left, right, op = right, left, _FLIP[op]
             name = column(left)
-            return Compare((name,), op, value(right, name))
+            return _comparison(name, op, value(right, name), types.get(name))
     if isinstance(node, exp.In) and not node.args.get("query"):
         name = column(node.this)
-        return InList((name,), _values(node.expressions, types.get(name)))
+        t = types.get(name)
+        return _in_list(name, _values(node.expressions, t), t)
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         return IsNull((column(node.this),))
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
@@ -374,8 +548,9 @@ def _leaf(
             return IsNull(inner.path, negated=True)
     if isinstance(node, exp.Between):
         name = column(node.this)
-        low, high = _values([node.args["low"], node.args["high"]], types.get(name))
-        return and_all([Compare((name,), ">=", low), Compare((name,), "<=", high)])  # type: ignore[return-value]
+        t = types.get(name)
+        low, high = _values([node.args["low"], node.args["high"]], t)
+        return and_all([_comparison(name, ">=", low, t), _comparison(name, "<=", high, t)])  # type: ignore[return-value]
     raise _Skip
 
 
@@ -396,19 +571,13 @@ def table_predicate(
     statistics; without it they are not used.
     """
     select = table.parent_select
-    if select is None or (select.find_ancestor(exp.Select) is None and table.parent is None):
-        return None
-    if any(
-        j.side or j.kind in ("OUTER", "FULL", "ANTI", "SEMI")
-        for j in select.args.get("joins") or []
-    ):
+    if select is None or not _prunable_from(select, table):
         return None
     where = select.args.get("where")
     if where is None:
         return None
-    sources = list(select.find_all(exp.Table))
-    qualifiers = {table.alias_or_name, table.name}
-    single = len([t for t in sources if t.parent_select is select]) == 1
+    qualifiers = _qualifiers(table)
+    single = not select.args.get("joins")
     usable = []
     for part in _conjuncts(where.this):
         if not single and not all(c.table for c in part.find_all(exp.Column)):

@@ -224,8 +224,30 @@ def _types(schema: TableSchema, names: Sequence[str]) -> list[DataType]:
     return [schema.field(n).type for n in names]
 
 
+def _padding_differs(t: DataType, file_format: str) -> bool:
+    """Whether a CHAR column's values in a file of `file_format` may read other than Java saw them.
+
+    CHAR(n) statistics hold values padded to n characters (``'ab   '``, Java's and ours); ORC
+    gives the values back without the padding (``'ab'``, as Flink reads them too), Parquet and
+    Avro as stored (padded). So an ORC file's CHAR bounds say nothing about the values a filter
+    meets; its null counts still do. (File indexes are never used for CHAR: `_leaf` in
+    paimon_sql.format.file_index.)
+
+    >>> from paimon_sql.types import DataType
+    >>> _padding_differs(DataType(root="CHAR", precision=5), "orc")
+    True
+    >>> _padding_differs(DataType(root="CHAR", precision=5), "parquet")
+    False
+    """
+    return t.root == "CHAR" and file_format == "orc"
+
+
 def _ranges_from_stats(
-    stats: SimpleStats, names: Sequence[str], types: Sequence[DataType], row_count: int | None
+    stats: SimpleStats,
+    names: Sequence[str],
+    types: Sequence[DataType],
+    row_count: int | None,
+    file_format: str,
 ) -> dict[str, ValueRange]:
     if not names or row_arity(stats.min_values) != len(names):
         return {}
@@ -235,7 +257,10 @@ def _ranges_from_stats(
     out = {}
     for i, name in enumerate(names):
         nulls = counts[i] if i < len(counts) else None
-        out[name] = ValueRange(mins[i], maxs[i], nulls, row_count)
+        if _padding_differs(types[i], file_format):
+            out[name] = ValueRange(None, None, nulls, row_count)
+        else:
+            out[name] = ValueRange(mins[i], maxs[i], nulls, row_count)
     return out
 
 
@@ -353,7 +378,8 @@ class _Planner:
     def manifest_ok(self, stats: SimpleStats, num_files: int) -> bool:
         if not self.part_names or self.predicate is None:
             return True
-        ranges = _ranges_from_stats(stats, self.part_names, self.part_types, num_files)
+        # partition values are read from the partition's bytes, as the statistics hold them
+        ranges = _ranges_from_stats(stats, self.part_names, self.part_types, num_files, "")
         return may_match(self.predicate, ranges.get)
 
     # --- live files -------------------------------------------------------------------------------
@@ -445,7 +471,9 @@ class _Planner:
         ranges: dict[str, ValueRange] = {}
         if self.key_names:
             ranges.update(
-                _ranges_from_stats(f.key_stats, self.key_names, self.key_types, f.row_count)
+                _ranges_from_stats(
+                    f.key_stats, self.key_names, self.key_types, f.row_count, f.format
+                )
             )
         value_safe = self.mode is not ReadMode.MERGE or (
             self.options.merge_engine is MergeEngine.FIRST_ROW
@@ -460,7 +488,7 @@ class _Planner:
             current = {fld.id: fld.name for fld in self.schema.fields}
             try:
                 file_types = _types(file_schema, names)
-                raw = _ranges_from_stats(f.value_stats, names, file_types, f.row_count)
+                raw = _ranges_from_stats(f.value_stats, names, file_types, f.row_count, f.format)
             except (KeyError, ValueError):
                 raw = {}
             for name, rng in raw.items():

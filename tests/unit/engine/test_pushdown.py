@@ -19,7 +19,7 @@ from sqlglot import exp
 
 import paimon_sql
 from paimon_sql.engine.pushdown import table_predicate
-from paimon_sql.plan.predicate import Compare, InList
+from paimon_sql.plan.predicate import And, Compare, InList, IsNull
 from paimon_sql.types import DataType
 
 FIXTURES = Path(__file__).parents[2] / "data" / "fixtures"
@@ -34,6 +34,9 @@ TYPES = {
     "lz": DataType(root="TIMESTAMP_LTZ", precision=6),
     "s": DataType(root="VARCHAR", length=10),
     "n": DataType(root="BIGINT"),
+    "i": DataType(root="INT"),
+    "dc": DataType(root="DECIMAL", precision=38, scale=7),
+    "f": DataType(root="FLOAT"),
 }
 
 
@@ -120,9 +123,29 @@ def _predicate(where: str) -> object:
         ("s = true", None),
         # DECIMAL arithmetic as DuckDB computes it (exact to 38 digits; Python's context rounds)
         (
-            "n = 1234567890123456.789 * 1234567890123.4567",
-            Compare(("n",), "=", decimal.Decimal("1524157875323883565142509777.7625363")),
+            "dc = 1234567890123456.789 * 1234567890123.4567",
+            Compare(("dc",), "=", decimal.Decimal("1524157875323883565142509777.7625363")),
         ),
+        # a number no value of the column equals: the exact test on its neighbours (DuckDB widens
+        # the column, never narrows the constant), or nothing where no row can match
+        ("i > 2.5", Compare(("i",), ">=", 3)),
+        ("i <= 2.5", Compare(("i",), "<=", 2)),
+        ("i <> 2.5", IsNull(("i",), negated=True)),
+        ("i = 2.5", None),
+        ("i < 3000000000", Compare(("i",), "<=", 2**31 - 1)),
+        ("i > 3000000000", None),
+        ("i IN (9223372036854775807, 1, 1.5)", InList(("i",), (1,))),
+        ("i IN (2.5)", None),
+        ("i BETWEEN 0.5 AND 2.5", And((Compare(("i",), ">=", 1), Compare(("i",), "<=", 2)))),
+        ("n = 1234567890123456.789 * 1234567890123.4567", None),
+        ("dc > 1.00000005", Compare(("dc",), ">=", decimal.Decimal("1.0000001"))),
+        ("dc = 1.00000010", Compare(("dc",), "=", decimal.Decimal("1.0000001"))),
+        # more than 38 digits: a DOUBLE in DuckDB, so not compared exactly
+        ("i >= 1.00000000000000000000000000000000000001", None),
+        # FLOAT: only a constant the type holds exactly (DuckDB may compare in DOUBLE)
+        ("f = 0.5", Compare(("f",), "=", 0.5)),
+        ("f < 1.00000001e0", None),
+        ("f = 0.1", None),
     ],
 )
 def test_temporal_constants(where: str, expected: object) -> None:
@@ -307,3 +330,38 @@ def test_constants_of_another_kind_than_the_column_answer_as_duckdb(tmp_path: Pa
         == session.sql(everything.format("expected")).fetchall()
     )
     assert session.sql("SELECT count(*) FROM db.pk WHERE k <= 3").fetchall() == [(0,)]
+
+
+def _predicate_of(query: str, name: str = "t") -> object:
+    tree = sqlglot.parse_one(query, read="duckdb")
+    table = next(t for t in tree.find_all(exp.Table) if t.name == name and t.db == "db")
+    return table_predicate(table, set(TYPES), TYPES)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SELECT * FROM db.t WHERE t.n = 4", Compare(("n",), "=", 4)),
+        ("SELECT * FROM db.t AS x WHERE X.n = 4", Compare(("n",), "=", 4)),
+        # once aliased, `t` is no longer db.t: another relation's, or an outer query's
+        ("SELECT * FROM db.t AS x, (SELECT 5 AS n) AS t WHERE t.n = 5", None),
+        ("SELECT * FROM db.t AS x JOIN db.u AS t ON true WHERE t.n = 5", None),
+        (
+            "SELECT * FROM (SELECT 5 AS n) AS t "
+            "WHERE EXISTS (SELECT 1 FROM db.t AS b WHERE t.n = 5)",
+            None,
+        ),
+        # the WHERE applies after joins that pair rows by as-of match or position, and samples
+        ("SELECT * FROM (SELECT 10 AS q) s ASOF JOIN db.t a ON s.q >= a.n WHERE a.n = 4", None),
+        ("SELECT * FROM db.t a ASOF JOIN db.u b ON a.n >= b.n WHERE a.n = 4", None),
+        ("SELECT * FROM db.t a POSITIONAL JOIN db.u b WHERE a.n = 4", None),
+        ("SELECT * FROM db.t WHERE n = 4 USING SAMPLE 10 ROWS", None),
+        ("SELECT * FROM db.t TABLESAMPLE RESERVOIR(10 ROWS) WHERE n = 4", None),
+        # a LIMIT inside: the outer WHERE is not the inner scan's
+        ("SELECT * FROM (SELECT * FROM db.t LIMIT 3) WHERE n = 4", None),
+        # inner lateral joins see each row on its own: still pruned
+        ("SELECT * FROM db.t a, unnest([a.n]) AS u(x) WHERE a.n = 4", Compare(("n",), "=", 4)),
+    ],
+)
+def test_predicate_follows_sql_scopes_and_order(query: str, expected: object) -> None:
+    assert _predicate_of(query) == expected
