@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name
+from paimon_sql.errors import InvalidNameError, SqlError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -52,4 +53,23 @@ def refuse_in_transaction(ctx: Context, statement: str, target: object) -> None:
         )
 
 
-__all__ = ["current_database", "database_of", "refuse_in_transaction"]
+def refuse_system_table(database: str, name: str, statement: str) -> None:
+    """Refuse `statement` (``DROP TABLE`` ...) on a system table such as ``db.t$snapshots``.
+
+    A system table is a view of the table's metadata: it cannot be changed, only read. Checked
+    before the name becomes an `Identifier`, which refuses a '$' as an invalid table name.
+    """
+    if SYSTEM_TABLE_SPLITTER not in name:
+        return
+    try:
+        parts = table_name(name)
+    except InvalidNameError:
+        return  # not a system table's name: the catalog's error names what is wrong with it
+    if parts.system is not None:
+        raise SqlError(
+            f"{statement} {database}.{name}: system tables are read-only (they show the metadata "
+            f"of {database}.{parts.table}); name the table itself"
+        )
+
+
+__all__ = ["current_database", "database_of", "refuse_in_transaction", "refuse_system_table"]

@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 import paimon_sql
-from paimon_sql.errors import AlreadyExistsError, OptionError, PaimonSqlError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    OptionError,
+    PaimonSqlError,
+    SqlError,
+    TableNotFoundError,
+    UnsupportedFeatureError,
+)
 
 
 @pytest.fixture
@@ -84,3 +91,63 @@ def test_alter_set_checks_each_value_and_writes_no_schema(session, value, messag
         session.sql("ALTER TABLE shop.alter_bad SET (" + value + ")")
     assert session.sql('SELECT count(*) FROM "shop"."alter_bad$schemas"').fetchall() == [(1,)]
     session.sql("DROP TABLE shop.alter_bad")
+
+
+def _snapshots(session, table):
+    return session.sql(f'SELECT count(*) FROM "shop"."{table}$snapshots"').fetchall()[0][0]  # noqa: S608 - fixed test SQL
+
+
+def test_truncate_partition_empties_only_that_partition(session):
+    session.sql("CREATE TABLE shop.p (id INT, k STRING) PARTITIONED BY (k)")
+    session.sql("INSERT INTO shop.p VALUES (1, 'a'), (2, 'b')")
+    assert (
+        "1 partition(s)"
+        in session.sql("TRUNCATE TABLE shop.p PARTITION (k = 'a')").fetchall()[0][0]
+    )
+    assert session.sql("SELECT * FROM shop.p").fetchall() == [(2, "b")]
+    (status,) = session.sql("TRUNCATE TABLE shop.p PARTITION (k = 'zz')").fetchall()[0]
+    assert "nothing truncated" in status
+    assert _snapshots(session, "p") == 2  # no snapshot for a spec naming no partition
+    with pytest.raises(SqlError, match=r"non-partition column\(s\) \['zz'\]"):
+        session.sql("TRUNCATE TABLE shop.p PARTITION (zz = 'b')")
+    session.sql("CREATE TABLE shop.flat (id INT)")
+    session.sql("INSERT INTO shop.flat VALUES (1)")
+    with pytest.raises(SqlError, match="no partition keys"):
+        session.sql("TRUNCATE TABLE shop.flat PARTITION (x = 1)")
+    assert session.sql("SELECT * FROM shop.p").fetchall() == [(2, "b")]
+    assert session.sql("SELECT * FROM shop.flat").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize(
+    ("column", "stored", "spec"),
+    [
+        ("DOUBLE", "1.0", "1"),
+        ("DATE", "DATE '2024-01-01'", "'2024-1-1'"),
+        ("BOOLEAN", "true", "'true'"),
+    ],
+)
+def test_truncate_partition_compares_typed_values(session, column, stored, spec):
+    session.sql(f"CREATE TABLE shop.p (id INT, k {column}) PARTITIONED BY (k)")
+    session.sql(f"INSERT INTO shop.p VALUES (1, {stored}), (2, NULL)")  # noqa: S608 - fixed test SQL
+    session.sql(f"TRUNCATE TABLE shop.p PARTITION (k = {spec})")
+    assert session.sql("SELECT id FROM shop.p").fetchall() == [(2,)]
+
+
+def test_truncate_several_tables_if_exists_and_refused_clauses(session):
+    for name in ("a", "b"):
+        session.sql(f"CREATE TABLE shop.{name} (id INT)")
+        session.sql(f"INSERT INTO shop.{name} VALUES (1)")  # noqa: S608 - fixed test SQL
+    for clause in ("CASCADE", "RESTART IDENTITY"):
+        with pytest.raises(UnsupportedFeatureError, match=clause):
+            session.sql(f"TRUNCATE TABLE shop.a {clause}")
+    with pytest.raises(TableNotFoundError, match="nope"):
+        session.sql("TRUNCATE TABLE shop.a, shop.nope")
+    with pytest.raises(SqlError, match="system tables are read-only"):
+        session.sql('TRUNCATE TABLE shop."a$snapshots"')
+    assert session.sql("SELECT count(*) FROM shop.a").fetchall() == [(1,)]
+    (status,) = session.sql("TRUNCATE TABLE IF EXISTS shop.a, shop.b, shop.nope").fetchall()[0]
+    assert status == (
+        "truncated table shop.a; truncated table shop.b; table shop.nope does not exist; "
+        "nothing truncated"
+    )
+    assert session.sql("SELECT count(*) FROM shop.b").fetchall() == [(0,)]

@@ -42,11 +42,13 @@ from paimon_sql.sql.names import (
     current_database,
     database_of,
     refuse_in_transaction,
+    refuse_system_table,
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
 
 if TYPE_CHECKING:
+    from paimon_sql.catalog import Table
     from paimon_sql.engine.relation import Relation
     from paimon_sql.sql._context import Context
     from paimon_sql.sql.ddl import (
@@ -273,12 +275,83 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
             ctx.engine.forget(ident)
         return _status(ctx, "dropped table " + ", ".join(map(str, targets)))
     if isinstance(statement, exp.TruncateTable):
-        node = statement.expressions[0] if statement.expressions else statement.this
-        database = database_of(ctx, node) if isinstance(node, exp.Table) else None
-        if database is None:
-            return None
-        refuse_in_transaction(ctx, "TRUNCATE TABLE", Identifier(database, node.name))
-        table = ctx.table(Identifier(database, node.name))
-        Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
-        return _status(ctx, f"truncated table {table.name}")
+        return _truncate(ctx, statement)
     return None
+
+
+#: TRUNCATE clauses of other databases (sqlglot's argument, how it is written) and why a Paimon
+#: table has no use for them.
+_TRUNCATE_CLAUSES = {
+    "option": ("{}", "Paimon tables have no foreign keys to cascade to or check"),
+    "identity": ("{} IDENTITY", "Paimon tables have no identity columns"),
+    "cluster": ("{}", "a Paimon table is one table in the warehouse, not one per cluster node"),
+}
+
+
+def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
+    """TRUNCATE TABLE db.t [, db.u …] [PARTITION (k = v, …)]: an OVERWRITE commit of nothing.
+
+    Of the whole table, or of the partitions the PARTITION clause names (Spark's TRUNCATE TABLE …
+    PARTITION; a spec naming no partition truncates nothing and commits nothing). Every table is
+    checked before the first one is emptied; each table gets its own snapshot.
+    """
+    nodes = list(statement.expressions) or [statement.this]
+    found = [(n, database_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
+    if all(database is None for _, database in found):
+        return None  # DuckDB's own tables
+    names = ", ".join(n.sql("duckdb") for n in nodes)
+    if statement.args.get("is_database"):
+        raise UnsupportedFeatureError(f"TRUNCATE DATABASE {names}: drop the tables instead")
+    for clause, (form, why) in _TRUNCATE_CLAUSES.items():
+        value = statement.args.get(clause)
+        if value:
+            shown = form.format(value.sql("duckdb") if isinstance(value, exp.Expr) else value)
+            raise UnsupportedFeatureError(
+                f"TRUNCATE TABLE {names} {shown}: {shown} is not supported ({why}); leave it out"
+            )
+    mixed = [n.sql("duckdb") for n, database in found if database is None]
+    if mixed:
+        raise UnsupportedFeatureError(
+            f"TRUNCATE TABLE {names} names both Paimon tables and others ({', '.join(mixed)}); "
+            "truncate them in separate statements"
+        )
+    partition = statement.args.get("partition")
+    if partition is not None and len(nodes) > 1:
+        raise SqlError(
+            f"TRUNCATE TABLE {names} PARTITION (…): a PARTITION clause truncates one table; "
+            "truncate the tables one by one"
+        )
+    paimon = [(n.name, database) for n, database in found if database is not None]
+    for name, database in paimon:
+        refuse_system_table(database, name, "TRUNCATE TABLE")
+    idents = [Identifier(database, name) for name, database in paimon]
+    refuse_in_transaction(ctx, "TRUNCATE TABLE", ", ".join(map(str, idents)))
+    missing = [i for i in idents if i.table not in ctx.catalog.tables(i.database)]
+    if missing and not statement.args.get("exists"):
+        ctx.table(missing[0])  # TableNotFoundError naming it and its database's tables
+    tables = [ctx.table(i) for i in idents if i not in missing]
+    if partition is not None and tables:
+        return _truncate_partitions(ctx, tables[0], partition)
+    for table in tables:
+        Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
+    done = [f"truncated table {t.name}" for t in tables]
+    done += [f"table {i} does not exist; nothing truncated" for i in missing]
+    return _status(ctx, "; ".join(done))
+
+
+def _truncate_partitions(ctx: Context, table: Table, partition: exp.Partition) -> Relation:
+    """TRUNCATE TABLE db.t PARTITION (…): the files of the named partitions replaced by nothing."""
+    shown = ", ".join(e.sql("duckdb") for e in partition.expressions)
+    inside = dml.partition_filter(
+        table.latest_schema, dml.partition_spec(ctx, table, partition, "TRUNCATE TABLE")
+    )
+    hit = {p for p in dml.live_partitions(table) if inside(p)}
+    if not hit:
+        return _status(
+            ctx,
+            f"no partition of table {table.name} matches PARTITION ({shown}); nothing truncated",
+        )
+    Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda e: inside(e.partition))
+    return _status(
+        ctx, f"truncated {len(hit)} partition(s) of table {table.name} (PARTITION ({shown}))"
+    )
