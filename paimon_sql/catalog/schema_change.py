@@ -51,6 +51,7 @@ __all__ = [
     "SetOptions",
     "UpdateColumnComment",
     "UpdateColumnType",
+    "UpdateComment",
     "apply_alter",
 ]
 
@@ -75,9 +76,25 @@ class SetOptions:
 
 @dataclass(frozen=True, slots=True)
 class ResetOptions:
-    """RESET ('k') / UNSET TBLPROPERTIES."""
+    """RESET ('k') / UNSET TBLPROPERTIES [IF EXISTS].
+
+    `must_exist`: a key that is not set is an error (Spark's UNSET TBLPROPERTIES without IF
+    EXISTS), not a change of nothing.
+    """
 
     keys: tuple[str, ...]
+    must_exist: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateComment:
+    """The table's comment (None removes it).
+
+    COMMENT ON TABLE, and the ``comment`` key of SET / RESET, which Flink and Spark treat as the
+    comment, not as an option.
+    """
+
+    comment: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +155,7 @@ class RenameTable:
 
 SchemaChange = (
     SetOptions | ResetOptions | AddColumn | DropColumn | RenameColumn | UpdateColumnType
-    | UpdateColumnComment | MoveColumn | RenameTable
+    | UpdateColumnComment | MoveColumn | RenameTable | UpdateComment
 )  # fmt: skip
 
 
@@ -182,6 +199,7 @@ class _Draft:
     primary_keys: list[str]
     partition_keys: tuple[str, ...]
     options: dict[str, str]
+    comment: str | None = None
 
     def index(self, name: str) -> int:
         for i, f in enumerate(self.fields):
@@ -304,6 +322,12 @@ def _reset_options(d: _Draft, change: ResetOptions) -> None:
     for key in change.keys:
         if key in IMMUTABLE_OPTIONS or key == "bucket":
             raise SchemaError(f"option {key!r} cannot be reset")
+        if change.must_exist and key not in d.options:
+            raise SchemaError(
+                f"option {key!r} is not set on the table, so it cannot be unset; set options: "
+                f"{', '.join(sorted(d.options)) or 'none'} (UNSET TBLPROPERTIES IF EXISTS skips "
+                "keys that are not set)"
+            )
         d.options.pop(key, None)
 
 
@@ -387,6 +411,7 @@ _APPLY = {
     UpdateColumnComment: _update_comment,
     MoveColumn: _move_column,
     RenameTable: lambda d, c: None,
+    UpdateComment: lambda d, c: setattr(d, "comment", c.comment),
 }
 
 
@@ -414,6 +439,7 @@ def apply_alter(
         primary_keys=list(schema.primary_keys),
         partition_keys=tuple(schema.partition_keys),
         options=dict(schema.options),
+        comment=schema.comment,
     )
     for change in alter.changes:
         _APPLY[type(change)](draft, change)  # type: ignore[operator]
@@ -431,5 +457,6 @@ def apply_alter(
         highest_field_id=draft.highest,
         primary_keys=tuple(draft.primary_keys),
         options=MappingProxyType(options),
+        comment=draft.comment,
         time_millis=schema.time_millis if time_millis is None else time_millis,
     )

@@ -78,9 +78,12 @@ VALID_TYPES = (
 
 
 class _ResetOptions(exp.Expression):
-    """``RESET ('k', …)`` / ``UNSET TBLPROPERTIES [IF EXISTS] ('k', …)``."""
+    """``RESET ('k', …)`` / ``UNSET TBLPROPERTIES [IF EXISTS] ('k', …)``.
 
-    arg_types = {"expressions": True}  # noqa: RUF012 - sqlglot's convention
+    `must_exist`: UNSET TBLPROPERTIES without IF EXISTS (each key must be set).
+    """
+
+    arg_types = {"expressions": True, "must_exist": False}  # noqa: RUF012 - sqlglot's convention
 
 
 class _ModifyColumn(exp.Expression):
@@ -276,10 +279,20 @@ class _PaimonParser(parser.Parser):
             this.append("constraints", exp.ColumnConstraint(kind=comment))
         return this
 
+    def _parse_property(self) -> exp.Expr | list[exp.Expr] | None:
+        # Spark's ``USING paimon OPTIONS ('k' = 'v')`` (Spark's own parser reads it the same way)
+        if self._match_text_seq("OPTIONS", "(", advance=False):
+            self._advance()
+            pairs = self._parse_wrapped_csv(lambda: self._parse_key_value_property(optional=True))
+            return self.expression(exp.OptionsProperty(expressions=pairs))
+        return super()._parse_property()
+
     def _paimon_reset(self) -> exp.Expr:
+        unset = self._prev.text.upper() == "UNSET"
         self._match_text_seq("TBLPROPERTIES")
-        self._parse_exists()
-        return _ResetOptions(expressions=self._parse_wrapped_csv(self._parse_string))
+        exists = self._parse_exists()
+        keys = self._parse_wrapped_csv(self._parse_string)
+        return _ResetOptions(expressions=keys, must_exist=unset and not exists)
 
     def _paimon_drop(self) -> exp.Expr:
         self._match(TokenType.COLUMN) or self._match_text_seq("COLUMNS")
@@ -291,6 +304,10 @@ class _PaimonParser(parser.Parser):
         return _DropColumns(expressions=names)
 
     def _paimon_add(self) -> list[exp.Expr]:
+        if self._match_set(self.ADD_CONSTRAINT_TOKENS, advance=False) or self._match_texts(
+            self.ADD_CONSTRAINT_KEYWORDS, advance=False
+        ):
+            return [exp.AddConstraint(expressions=self._parse_csv(self._parse_constraint))]
         self._match(TokenType.COLUMN) or self._match_text_seq("COLUMNS")
         if self._match(TokenType.L_PAREN):
             defs = self._parse_csv(self._parse_field_def)

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
 from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name
-from paimon_sql.errors import InvalidNameError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import (
+    DatabaseNotFoundError,
+    InvalidNameError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 
 if TYPE_CHECKING:
-    from sqlglot import exp
-
     from paimon_sql.sql._context import Context
 
 
@@ -72,4 +77,52 @@ def refuse_system_table(database: str, name: str, statement: str) -> None:
         )
 
 
-__all__ = ["current_database", "database_of", "refuse_in_transaction", "refuse_system_table"]
+def no_database(name: str) -> DatabaseNotFoundError:
+    """The error for a table named in database `name`, which the warehouse does not have."""
+    return DatabaseNotFoundError(
+        f"database {name!r} does not exist in the warehouse; CREATE DATABASE {name} first"
+    )
+
+
+def refuse_unknown_database(ctx: Context, node: exp.Table) -> None:
+    """Refuse a table `node` in a database neither the warehouse nor DuckDB has.
+
+    ``nope.t`` (or ``<home>.nope.t``) where ``nope`` is no Paimon database, no DuckDB schema of
+    the home catalog and no attached DuckDB catalog: `no_database`'s message rather than DuckDB's
+    "Schema with name nope does not exist!". Any name DuckDB resolves stays DuckDB's.
+    """
+    if not node.db or (node.catalog and node.catalog != ctx.engine.home):
+        return
+    if ctx.catalog.has_database(node.db) or _duckdb_knows(ctx, node.db, bool(node.catalog)):
+        return
+    raise no_database(node.db)
+
+
+def _duckdb_knows(ctx: Context, name: str, qualified: bool) -> bool:
+    """Whether DuckDB knows `name` as a schema of the home catalog, or (unqualified) a catalog."""
+    lowered = exp.Literal.string(name.lower())
+    schemas = (
+        exp.select("1")
+        .from_(exp.func("duckdb_schemas"))
+        .where(exp.column("database_name").eq(exp.Literal.string(ctx.engine.home)))
+        .where(exp.func("lower", exp.column("schema_name")).eq(lowered))
+    )
+    queries: list[exp.Query] = [schemas]
+    if not qualified:
+        catalogs = (
+            exp.select("1")
+            .from_(exp.func("duckdb_databases"))
+            .where(exp.func("lower", exp.column("database_name")).eq(lowered.copy()))
+        )
+        queries.append(catalogs)
+    return any(ctx.engine.con.sql(q.sql("duckdb")).fetchall() for q in queries)
+
+
+__all__ = [
+    "current_database",
+    "database_of",
+    "no_database",
+    "refuse_in_transaction",
+    "refuse_system_table",
+    "refuse_unknown_database",
+]

@@ -10,6 +10,7 @@ import pytest
 import paimon_sql
 from paimon_sql.errors import (
     AlreadyExistsError,
+    DatabaseNotFoundError,
     OptionError,
     PaimonSqlError,
     SqlError,
@@ -151,3 +152,130 @@ def test_truncate_several_tables_if_exists_and_refused_clauses(session):
         "nothing truncated"
     )
     assert session.sql("SELECT count(*) FROM shop.b").fetchall() == [(0,)]
+
+
+def _schema_count(session, table):
+    return session.sql(f'SELECT count(*) FROM "shop"."{table}$schemas"').fetchall()[0][0]  # noqa: S608 - fixed test SQL
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("ALTER TABLE shop.a SET LOCATION '/tmp/elsewhere'", "SET LOCATION is not supported"),
+        ("ALTER TABLE shop.a ALTER COLUMN w TYPE BIGINT USING w * 2", "USING w \\* 2"),
+        ("ALTER TABLE shop.a ADD CONSTRAINT c CHECK (id > 0)", "ADD CONSTRAINT c"),
+        ("ALTER TABLE shop.a UNSET TBLPROPERTIES ('nope')", "option 'nope' is not set"),
+        ('ALTER TABLE shop."a$options" ADD COLUMN z INT', "system tables are read-only"),
+        ('DROP TABLE shop."a$options"', "system tables are read-only"),
+    ],
+)
+def test_alter_clauses_without_a_paimon_meaning_are_refused(session, statement, message):
+    session.sql("CREATE TABLE shop.a (id INT, w INT)")
+    with pytest.raises(PaimonSqlError, match=message):
+        session.sql(statement)
+    assert _schema_count(session, "a") == 1
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == [("a",)]
+
+
+def test_unset_if_exists_of_nothing_writes_no_schema(session):
+    session.sql("CREATE TABLE shop.a (id INT)")
+    (status,) = session.sql("ALTER TABLE shop.a UNSET TBLPROPERTIES IF EXISTS ('nope')").fetchall()[
+        0
+    ]
+    assert status == "table shop.a is unchanged; no new schema (schema 0)"
+    assert _schema_count(session, "a") == 1
+
+
+def test_comments_of_table_and_columns_are_stored_in_the_schema(session):
+    session.sql("CREATE TABLE shop.c (id INT COMMENT 'the id', v STRING) COMMENT 'first'")
+    session.sql("COMMENT ON COLUMN shop.c.v IS 'the value'")
+    session.sql("COMMENT ON TABLE shop.c IS 'second'")
+    schema = session.table("shop.c").latest_schema
+    assert (schema.comment, [f.description for f in schema.fields]) == (
+        "second",
+        ["the id", "the value"],
+    )
+    ddl = session.sql("SHOW CREATE TABLE shop.c").fetchall()[0][0]
+    assert "`v` STRING COMMENT 'the value'" in ddl
+    assert ddl.endswith("COMMENT 'second'")
+    assert session.sql("DESCRIBE shop.c").fetchall()[1][-1] == "the value"
+    session.sql("ALTER TABLE shop.c SET TBLPROPERTIES ('comment' = 'third')")  # Spark's way
+    assert session.table("shop.c").latest_schema.comment == "third"
+    session.sql("ALTER TABLE shop.c RESET ('comment')")  # Flink's way
+    schema = session.table("shop.c").latest_schema
+    assert (schema.comment, dict(schema.options)) == (None, {})
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("CREATE DATABASE d2 LOCATION '/tmp/d2'", "LOCATION"),
+        ("CREATE DATABASE d2 COMMENT 'hello'", "cannot store a database comment"),
+        ("CREATE DATABASE d2 WITH ('k' = 'v')", "cannot store database properties"),
+        ("CREATE DATABASE d2 WITH DBPROPERTIES ('k' = 'v')", "cannot store database properties"),
+    ],
+)
+def test_create_database_clauses_are_refused(session, statement, message):
+    with pytest.raises(UnsupportedFeatureError, match=message):
+        session.sql(statement)
+    assert session.sql("SHOW DATABASES").fetchall() == [("shop",)]
+
+
+def test_if_exists_statements_say_what_happened(session):
+    session.sql("CREATE TABLE shop.u (id INT)")
+    session.sql("INSERT INTO shop.u VALUES (1)")
+    statuses = {
+        "CREATE TABLE IF NOT EXISTS shop.u (x INT)": "table shop.u already exists; nothing created",
+        "CREATE TABLE IF NOT EXISTS shop.u AS SELECT 2 AS x": (
+            "table shop.u already exists; nothing written"
+        ),
+        "CREATE DATABASE IF NOT EXISTS shop": "database shop already exists; nothing created",
+        "DROP TABLE IF EXISTS shop.nope": "table shop.nope does not exist; nothing dropped",
+        "DROP DATABASE IF EXISTS nope": "database nope does not exist; nothing dropped",
+    }
+    for statement, status in statuses.items():
+        assert session.sql(statement).fetchall() == [(status,)], statement
+    assert session.sql("SELECT * FROM shop.u").fetchall() == [(1,)]
+    assert session.table("shop.u").latest_schema.field_names == ("id",)
+
+
+def test_create_and_drop_schema_act_on_the_warehouse(session):
+    assert session.sql("CREATE SCHEMA s2").fetchall() == [("created database s2",)]
+    assert ("s2",) in session.sql("SHOW DATABASES").fetchall()
+    assert session.sql("DROP SCHEMA s2").fetchall() == [("dropped database s2",)]
+
+
+def test_spark_options_clause_and_partition_transforms(session):
+    session.sql(
+        "CREATE TABLE shop.o (id INT, v STRING) USING paimon "
+        "OPTIONS ('bucket' = '2', 'bucket-key' = 'id')"
+    )
+    assert dict(session.table("shop.o").latest_schema.options) == {
+        "bucket": "2",
+        "bucket-key": "id",
+    }
+    for transform in ("days(id)", "bucket(4, id)"):
+        with pytest.raises(UnsupportedFeatureError, match="partition transforms"):
+            session.sql(f"CREATE TABLE shop.p (id INT) USING paimon PARTITIONED BY ({transform})")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE nope.t (id INT)",
+        "CREATE TABLE nope.t (id INT) WITH ('bucket' = '1')",
+        "CREATE TABLE nope.t AS SELECT 1 AS id",
+        "INSERT INTO nope.t VALUES (1)",
+    ],
+)
+def test_a_missing_database_is_named(session, statement):
+    with pytest.raises(DatabaseNotFoundError, match="CREATE DATABASE nope first"):
+        session.sql(statement)
+
+
+@pytest.mark.parametrize("word", ["TEMPORARY", "EXTERNAL"])
+def test_temporary_and_external_tables_in_a_paimon_database_are_refused(session, word):
+    with pytest.raises(UnsupportedFeatureError, match=f"CREATE {word} TABLE shop.t"):
+        session.sql(f"CREATE {word} TABLE shop.t (id INT)")
+    session.sql("CREATE TEMP TABLE scratch (id INT)")  # DuckDB's own TEMP table still works
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == []

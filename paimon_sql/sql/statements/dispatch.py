@@ -25,7 +25,7 @@ from paimon_sql.errors import (
     UnsupportedFeatureError,
 )
 from paimon_sql.sql.dialect import parse_show
-from paimon_sql.sql.names import database_of, refuse_in_transaction
+from paimon_sql.sql.names import database_of, refuse_in_transaction, refuse_unknown_database
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml, merge
 from paimon_sql.sqlnodes import table_node
@@ -164,6 +164,7 @@ def _explain(ctx: Context, query: str) -> Relation | None:
 
 
 def _command(ctx: Context, statement: exp.Command) -> Relation | None:
+    catalog_ddl.database_command(ctx, statement)
     rest = statement.expression
     rest_text = (
         rest.this
@@ -251,6 +252,8 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
         handled = catalog_ddl.database_statement(ctx, statement)
         return handled if handled is not None else _inspect(ctx, statement)
+    if isinstance(statement, exp.Comment):
+        return catalog_ddl.comment_on(ctx, statement)
     if isinstance(statement, exp.Use):
         _use(ctx, statement)
         return None
@@ -259,15 +262,7 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         if any(isinstance(t, exp.Table) and database_of(ctx, t) for t in tables):
             raise SqlError("syntax error: write DELETE FROM db.table [WHERE …]")
     if isinstance(statement, (exp.Insert, exp.Delete, exp.Update)):
-        ident = _target(ctx, statement.this)
-        if ident is None:
-            return None
-        refuse_in_transaction(ctx, statement.key.upper(), ident)
-        if isinstance(statement, exp.Insert):
-            return dml.insert(ctx, ident, statement)
-        if isinstance(statement, exp.Delete):
-            return dml.delete(ctx, ident, statement)
-        return dml.update(ctx, ident, statement)
+        return _write(ctx, statement)
     if isinstance(statement, exp.Merge):
         ident = _target(ctx, statement.this)
         if ident is None:
@@ -275,6 +270,23 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
         refuse_in_transaction(ctx, "MERGE INTO", ident)
         return merge.merge(ctx, ident, statement)
     return _inspect(ctx, statement)
+
+
+def _write(ctx: Context, statement: exp.Insert | exp.Delete | exp.Update) -> Relation | None:
+    """INSERT, DELETE or UPDATE of a Paimon table; None for DuckDB's own tables."""
+    ident = _target(ctx, statement.this)
+    if ident is None:
+        node = statement.this
+        target = node.this if isinstance(node, exp.Schema) else node
+        if isinstance(target, exp.Table):
+            refuse_unknown_database(ctx, target)  # ``nope.t``: the missing database named
+        return None
+    refuse_in_transaction(ctx, statement.key.upper(), ident)
+    if isinstance(statement, exp.Insert):
+        return dml.insert(ctx, ident, statement)
+    if isinstance(statement, exp.Delete):
+        return dml.delete(ctx, ident, statement)
+    return dml.update(ctx, ident, statement)
 
 
 def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
