@@ -29,7 +29,14 @@ from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, FieldIds, type_sql
+from paimon_sql.types import (
+    INTEGER_DIGITS,
+    INTEGER_RANK,
+    DataField,
+    FieldIds,
+    refuse_case_clashes,
+    type_sql,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -334,6 +341,9 @@ def _reset_options(d: _Draft, change: ResetOptions) -> None:
 def _add_column(d: _Draft, change: AddColumn) -> None:
     if change.name in {f.name for f in d.fields}:
         raise SchemaError(f"column {change.name!r} already exists")
+    refuse_case_clashes(
+        [*(f.name for f in d.fields), change.name], "of the table", "choose another name"
+    )
     if not change.type.nullable:
         raise SchemaError(
             f"new column {change.name!r} cannot be NOT NULL: existing rows have no value"
@@ -366,6 +376,8 @@ def _rename_column(d: _Draft, change: RenameColumn) -> None:
     _not_a_key(d, change.old, "rename")
     if change.new in {f.name for f in d.fields}:
         raise SchemaError(f"cannot rename {change.old!r} to {change.new!r}: that column exists")
+    others = [f.name for f in d.fields if f.name != change.old]
+    refuse_case_clashes([*others, change.new], "of the table", "choose another name")
     d.fields[index] = replace(d.fields[index], name=change.new)
     d.primary_keys = [change.new if k == change.old else k for k in d.primary_keys]
     d.options = _rename_in_options(d.options, change.old, change.new)

@@ -42,6 +42,7 @@ from paimon_sql.errors import CommitConflictError, PaimonSqlError, UnsupportedFe
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import hides_level0
+from paimon_sql.types import refuse_case_clashes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -91,6 +92,11 @@ def check_writable(table: Table) -> None:
     Every table it writes can be compacted now (the lookup and full-compaction changelogs are
     written), so this only checks the options the compaction reads.
     """
+    refuse_case_clashes(
+        table.latest_schema.field_names,
+        f"of table {table.name}",
+        f"paimon-sql cannot write it; rename one (ALTER TABLE {table.name} RENAME COLUMN …)",
+    )
     options = table.latest_schema.options
     if _full(options):
         _delta_commits(options, table.name)

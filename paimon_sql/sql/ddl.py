@@ -53,7 +53,14 @@ from paimon_sql.sql.dialect import (
     _ResetOptions,
     parse_sql_type,
 )
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, FieldIds, type_sql  # noqa: F401 - doctests
+from paimon_sql.types import (  # noqa: F401 - doctests
+    INTEGER_DIGITS,
+    INTEGER_RANK,
+    MAX_LENGTH,
+    FieldIds,
+    refuse_case_clashes,
+    type_sql,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -282,6 +289,7 @@ def _check_keys(
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise SchemaError(f"duplicate column names {dupes}")
+    refuse_case_clashes(names, "of the new table", "rename one")
     reserved = [n for n in names if n in SYSTEM_COLUMNS or n.startswith("_KEY_")]
     if reserved:
         raise SchemaError(

@@ -5,6 +5,8 @@ Both CREATE TABLE forms, CTAS, ALTER, SHOW CREATE, DROP, TRUNCATE.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import paimon_sql
@@ -13,6 +15,7 @@ from paimon_sql.errors import (
     DatabaseNotFoundError,
     OptionError,
     PaimonSqlError,
+    SchemaError,
     SqlError,
     TableNotFoundError,
     UnsupportedFeatureError,
@@ -279,3 +282,39 @@ def test_temporary_and_external_tables_in_a_paimon_database_are_refused(session,
         session.sql(f"CREATE {word} TABLE shop.t (id INT)")
     session.sql("CREATE TEMP TABLE scratch (id INT)")  # DuckDB's own TEMP table still works
     assert session.sql("SHOW TABLES FROM shop").fetchall() == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE shop.k (id INT, ID INT)",
+        "CREATE TABLE shop.k AS SELECT 1 AS id, 2 AS ID",
+        "ALTER TABLE shop.a ADD COLUMN Id INT",
+        "ALTER TABLE shop.a RENAME COLUMN v TO ID",
+    ],
+)
+def test_column_names_differing_only_in_case_are_refused(session, statement):
+    session.sql("CREATE TABLE shop.a (id INT, v INT)")
+    with pytest.raises(SchemaError, match="differ only in case"):
+        session.sql(statement)
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == [("a",)]
+    assert _schema_count(session, "a") == 1
+
+
+def test_a_table_with_names_differing_only_in_case_is_refused_by_name(session, tmp_path):
+    """As Java may write one (its names are case-sensitive): reads and writes name the columns.
+
+    Once DuckDB read column ``ID`` as ``id`` (wrong values); INSERT failed with a raw KeyError.
+    """
+    session.sql("CREATE TABLE shop.j (id INT, x INT)")
+    session.sql("INSERT INTO shop.j VALUES (1, 2)")
+    table = session.table("shop.j")
+    schema = table.latest_schema
+    renamed = (schema.fields[0], dataclasses.replace(schema.fields[1], name="ID"))
+    assert table.commit_schema(dataclasses.replace(schema, id=1, fields=renamed))
+    java = paimon_sql.connect(tmp_path / "wh")
+    for statement in ("SELECT * FROM shop.j", "INSERT INTO shop.j VALUES (3, 4)"):
+        with pytest.raises(SchemaError, match=r"columns 'id' and 'ID' of table shop\.j differ"):
+            java.sql(statement)
+    java.sql("ALTER TABLE shop.j RENAME COLUMN ID TO id2")  # the way out
+    assert java.sql("SELECT * FROM shop.j").fetchall() == [(1, 2)]
