@@ -58,6 +58,7 @@ __all__ = [
     "is_create_table",
     "names_paimon_options",
     "parse_call",
+    "parse_comment",
     "parse_hint",
     "parse_show",
     "parse_sql_type",
@@ -278,6 +279,12 @@ class _PaimonParser(parser.Parser):
             comment = exp.CommentColumnConstraint(this=self._parse_string())  # ROW<a INT 'doc'>
             this.append("constraints", exp.ColumnConstraint(kind=comment))
         return this
+
+    def _parse_string(self) -> exp.Expr | None:
+        # ``COMMENT ON … IS NULL`` (the comment removed): the only place a string follows IS
+        if self._prev and self._prev.token_type == TokenType.IS and self._match(TokenType.NULL):
+            return exp.Null()
+        return super()._parse_string()
 
     def _parse_property(self) -> exp.Expr | list[exp.Expr] | None:
         # Spark's ``USING paimon OPTIONS ('k' = 'v')`` (Spark's own parser reads it the same way)
@@ -748,6 +755,27 @@ def hint_options(comment: str) -> dict[str, str] | None:
 
 
 # --------------------------------------------------- the leading words of statements read as text
+
+
+def parse_comment(text: str) -> exp.Comment | None:
+    """``COMMENT [IF EXISTS] ON <kind> <name> IS '…' | NULL`` as an `exp.Comment`.
+
+    None for any other text, or one sqlglot cannot read (DuckDB then reports it).
+
+    >>> parse_comment("COMMENT ON COLUMN db.t.v IS NULL").expression
+    Null()
+    >>> parse_comment("SELECT 1") is None
+    True
+    """
+    found = _tokens(text)
+    if not found or found[0].token_type != TokenType.COMMENT:
+        return None
+    try:
+        with quiet_sqlglot():
+            statement = sqlglot.parse_one(text, read=Paimon)
+    except (ParseError, TokenError):
+        return None
+    return statement if isinstance(statement, exp.Comment) else None
 
 
 def is_create_table(text: str) -> bool:

@@ -24,7 +24,7 @@ from paimon_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
-from paimon_sql.sql.dialect import parse_show
+from paimon_sql.sql.dialect import parse_comment, parse_show
 from paimon_sql.sql.names import database_of, refuse_in_transaction, refuse_unknown_database
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml, merge
@@ -242,6 +242,9 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
         return _rows(
             ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())})
         )
+    comment = parse_comment(text)
+    if comment is not None:
+        return catalog_ddl.comment_on(ctx, comment)
     return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
 
 
@@ -252,8 +255,6 @@ def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
     if isinstance(statement, (exp.Create, exp.Drop, exp.TruncateTable)):
         handled = catalog_ddl.database_statement(ctx, statement)
         return handled if handled is not None else _inspect(ctx, statement)
-    if isinstance(statement, exp.Comment):
-        return catalog_ddl.comment_on(ctx, statement)
     if isinstance(statement, exp.Use):
         _use(ctx, statement)
         return None
