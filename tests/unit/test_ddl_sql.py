@@ -170,6 +170,8 @@ def _schema_count(session, table):
         ("ALTER TABLE shop.a UNSET TBLPROPERTIES ('nope')", "option 'nope' is not set"),
         ('ALTER TABLE shop."a$options" ADD COLUMN z INT', "system tables are read-only"),
         ('DROP TABLE shop."a$options"', "system tables are read-only"),
+        ('INSERT INTO shop."a$snapshots" VALUES (1)', "system tables are read-only"),
+        ('DELETE FROM shop."a$files"', "system tables are read-only"),
     ],
 )
 def test_alter_clauses_without_a_paimon_meaning_are_refused(session, statement, message):
@@ -237,6 +239,9 @@ def test_if_exists_statements_say_what_happened(session):
         "CREATE DATABASE IF NOT EXISTS shop": "database shop already exists; nothing created",
         "DROP TABLE IF EXISTS shop.nope": "table shop.nope does not exist; nothing dropped",
         "DROP DATABASE IF EXISTS nope": "database nope does not exist; nothing dropped",
+        "ALTER TABLE IF EXISTS shop.nope ADD COLUMN z INT": (
+            "table shop.nope does not exist; nothing altered"
+        ),
     }
     for statement, status in statuses.items():
         assert session.sql(statement).fetchall() == [(status,)], statement

@@ -243,6 +243,8 @@ def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
     for change in alter.changes:
         if isinstance(change, SetOptions):
             refuse_unimplemented(change.options, "ALTER TABLE", ident)
+    if alter.if_exists and ident.table not in ctx.catalog.tables(ident.database):
+        return _status(ctx, f"table {ident} does not exist; nothing altered")
     table = ctx.table(ident)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
     for _ in range(10):

@@ -25,7 +25,12 @@ from paimon_sql.errors import (
     UnsupportedFeatureError,
 )
 from paimon_sql.sql.dialect import parse_comment, parse_show
-from paimon_sql.sql.names import database_of, refuse_in_transaction, refuse_unknown_database
+from paimon_sql.sql.names import (
+    database_of,
+    refuse_in_transaction,
+    refuse_system_table,
+    refuse_unknown_database,
+)
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml, merge
 from paimon_sql.sqlnodes import table_node
@@ -207,6 +212,7 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
         return None
     if not table.db and table.name not in ctx.catalog.tables(database):
         return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
+    refuse_system_table(database, table.name, "writing to")
     ident = Identifier(database, table.name)
     try:
         ctx.catalog.load_table(ident)
