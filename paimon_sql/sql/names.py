@@ -87,9 +87,9 @@ def no_database(name: str) -> DatabaseNotFoundError:
 def refuse_unknown_database(ctx: Context, node: exp.Table) -> None:
     """Refuse a table `node` in a database neither the warehouse nor DuckDB has.
 
-    ``nope.t`` (or ``<home>.nope.t``) where ``nope`` is no Paimon database, no DuckDB schema of
-    the home catalog and no attached DuckDB catalog: `no_database`'s message rather than DuckDB's
-    "Schema with name nope does not exist!". Any name DuckDB resolves stays DuckDB's.
+    ``nope.t`` (or ``<home>.nope.t``) where ``nope`` is no Paimon database, no DuckDB schema and
+    no attached DuckDB catalog: `no_database`'s message rather than DuckDB's "Schema with name
+    nope does not exist!". Any name DuckDB may resolve stays DuckDB's.
     """
     if not node.db or (node.catalog and node.catalog != ctx.engine.home):
         return
@@ -99,14 +99,15 @@ def refuse_unknown_database(ctx: Context, node: exp.Table) -> None:
 
 
 def _duckdb_knows(ctx: Context, name: str, qualified: bool) -> bool:
-    """Whether DuckDB knows `name` as a schema of the home catalog, or (unqualified) a catalog."""
+    """Whether DuckDB may resolve `name` as a schema, or (not `qualified`) as a catalog.
+
+    A schema of the home catalog when `qualified` (``<home>.name.t``), of any catalog when not.
+    """
     lowered = exp.Literal.string(name.lower())
-    schemas = (
-        exp.select("1")
-        .from_(exp.func("duckdb_schemas"))
-        .where(exp.column("database_name").eq(exp.Literal.string(ctx.engine.home)))
-        .where(exp.func("lower", exp.column("schema_name")).eq(lowered))
-    )
+    schemas = exp.select("1").from_(exp.func("duckdb_schemas"))
+    schemas = schemas.where(exp.func("lower", exp.column("schema_name")).eq(lowered))
+    if qualified:
+        schemas = schemas.where(exp.column("database_name").eq(exp.Literal.string(ctx.engine.home)))
     queries: list[exp.Query] = [schemas]
     if not qualified:
         catalogs = (
