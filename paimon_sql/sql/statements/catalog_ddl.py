@@ -1,12 +1,14 @@
 """Catalog statements on Paimon objects.
 
-CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE, ALTER TABLE (each change a new
-``schema-N``), SHOW CREATE TABLE.
+CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE [… PARTITION], ALTER TABLE and
+COMMENT ON (each change a new ``schema-N``; none when nothing changes), SHOW CREATE TABLE. IF [NOT]
+EXISTS forms report what they did, also when they did nothing.
 
 A statement is Paimon's when it names a database of the warehouse (``db.table``, or a bare
 ``table`` after ``USE db``): then CREATE TABLE makes a Paimon table with or without WITH options;
-CREATE/DROP DATABASE and SCHEMA always act on the warehouse. Anything else (``memory.main.t``, a
-TEMP table, a bare name while DuckDB's ``main`` is current) stays DuckDB's. Options paimon-sql does
+CREATE/DROP DATABASE and SCHEMA act on the warehouse (but ``CREATE SCHEMA other_catalog.s``).
+Anything else (``memory.main.t``, a TEMP table, a bare name while DuckDB's ``main`` is current)
+stays DuckDB's; a database neither has (``nope.t``) is named as missing. Options paimon-sql does
 not implement, and primary keys needing cross-partition upserts, are refused at CREATE/ALTER; every
 write is refused inside an explicit transaction.
 """
