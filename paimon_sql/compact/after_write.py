@@ -95,7 +95,7 @@ def check_writable(table: Table) -> None:
     refuse_case_clashes(
         table.latest_schema.field_names,
         f"of table {table.name}",
-        f"paimon-sql cannot write it; rename one (ALTER TABLE {table.name} RENAME COLUMN …)",
+        "paimon-sql cannot write it until one of them is renamed (RENAME COLUMN)",
     )
     options = table.latest_schema.options
     if _full(options):

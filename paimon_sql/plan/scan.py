@@ -613,8 +613,7 @@ class _Planner:
             refuse_case_clashes(
                 self.schema.field_names,
                 f"of table {self.table.name}",
-                f"paimon-sql cannot read it; rename one (ALTER TABLE {self.table.name} RENAME "
-                "COLUMN …)",
+                "paimon-sql cannot read it until one of them is renamed (RENAME COLUMN)",
             )
         splits: list[Split] = []
         empty: dict[str, DvRef] = {}

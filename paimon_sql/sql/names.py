@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name, validate_name
 from paimon_sql.errors import (
     DatabaseNotFoundError,
     InvalidNameError,
@@ -93,6 +93,10 @@ def refuse_unknown_database(ctx: Context, node: exp.Table) -> None:
     """
     if not node.db or (node.catalog and node.catalog != ctx.engine.home):
         return
+    try:
+        validate_name("database", node.db)
+    except InvalidNameError:
+        return  # no database could have that name ('../x'): not the warehouse's to answer
     if ctx.catalog.has_database(node.db) or _duckdb_knows(ctx, node.db, bool(node.catalog)):
         return
     raise no_database(node.db)

@@ -55,7 +55,6 @@ from paimon_sql.sql.dialect import (
 from paimon_sql.sql.names import (
     current_database,
     database_of,
-    no_database,
     refuse_in_transaction,
     refuse_system_table,
     refuse_unknown_database,
@@ -138,10 +137,12 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         raise
     if database is None:
         if names_paimon_options(text):
-            named = create.identifier[0]
-            if named:
-                raise no_database(named)
-            raise SqlError("name the Paimon table with its database: CREATE TABLE db.table ...")
+            named = create.identifier[0]  # a valid name was refused before (`no_database`)
+            raise SqlError(
+                f"database {named!r} does not exist in the warehouse; CREATE DATABASE {named} first"
+                if named
+                else "name the Paimon table with its database: CREATE TABLE db.table ..."
+            )
         return None
     if bare:
         create = replace(create, identifier=(database, create.identifier[1]))
