@@ -170,6 +170,7 @@ def _schema_count(session, table):
         ("ALTER TABLE shop.a UNSET TBLPROPERTIES ('nope')", "option 'nope' is not set"),
         ('ALTER TABLE shop."a$options" ADD COLUMN z INT', "system tables are read-only"),
         ('DROP TABLE shop."a$options"', "system tables are read-only"),
+        ("DROP TABLE shop.a CASCADE", "CASCADE is not supported"),
         ('INSERT INTO shop."a$snapshots" VALUES (1)', "system tables are read-only"),
         ('DELETE FROM shop."a$files"', "system tables are read-only"),
     ],

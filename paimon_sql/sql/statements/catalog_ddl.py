@@ -496,6 +496,12 @@ def _drop_tables(ctx: Context, statement: exp.Drop) -> Relation | None:
     for name, database in found:
         refuse_system_table(database, name, "DROP TABLE")
     targets = [Identifier(database, name) for name, database in found]
+    if statement.args.get("cascade"):
+        raise UnsupportedFeatureError(
+            f"DROP TABLE {', '.join(map(str, targets))} CASCADE is not supported: paimon-sql "
+            "does not drop what depends on a Paimon table (DuckDB views over it); drop those "
+            "first, then DROP TABLE without CASCADE"
+        )
     refuse_in_transaction(ctx, "DROP TABLE", ", ".join(map(str, targets)))
     missing = [i for i in targets if i.table not in ctx.catalog.tables(i.database)]
     if missing and not statement.args.get("exists"):
