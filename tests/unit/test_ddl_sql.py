@@ -326,3 +326,16 @@ def test_a_table_with_names_differing_only_in_case_is_refused_by_name(session, t
             java.sql(statement)
     java.sql("ALTER TABLE shop.j RENAME COLUMN ID TO id2")  # the way out
     assert java.sql("SELECT * FROM shop.j").fetchall() == [(1, 2)]
+
+
+def test_a_bare_name_of_a_temp_table_after_use_stays_duckdbs(session):
+    session.sql("CREATE TABLE shop.t (id INT)")
+    session.sql("INSERT INTO shop.t VALUES (1)")
+    session.sql("USE shop")
+    session.sql("CREATE TEMP TABLE scratch (id INT)")
+    session.sql("INSERT INTO scratch VALUES (1)")
+    session.sql("TRUNCATE scratch")  # once: table shop.scratch not found
+    assert session.sql("SELECT count(*) FROM scratch").fetchall() == [(0,)]
+    session.sql("DROP TABLE scratch")
+    assert session.sql("TRUNCATE t").fetchall() == [("truncated table shop.t",)]
+    assert session.sql("SELECT count(*) FROM shop.t").fetchall() == [(0,)]

@@ -483,13 +483,21 @@ def database_command(ctx: Context, statement: exp.Command) -> None:
         )
 
 
+def _paimon_database_of(ctx: Context, node: exp.Table) -> str | None:
+    """`database_of`, but None for a bare name of no Paimon table (a TEMP table after USE db)."""
+    database = database_of(ctx, node)
+    if database is not None and not node.db and node.name not in ctx.catalog.tables(database):
+        return None  # DuckDB resolves it
+    return database
+
+
 def _drop_tables(ctx: Context, statement: exp.Drop) -> Relation | None:
     """DROP TABLE [IF EXISTS] db.t [, …]: every table checked before the first is dropped."""
     nodes = statement.args.get("tables") or [statement.this]
     found = [
         (n.name, database)
         for n in nodes
-        if isinstance(n, exp.Table) and (database := database_of(ctx, n)) is not None
+        if isinstance(n, exp.Table) and (database := _paimon_database_of(ctx, n)) is not None
     ]
     if not found:
         return None
@@ -534,7 +542,7 @@ def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
     checked before the first one is emptied; each table gets its own snapshot.
     """
     nodes = list(statement.expressions) or [statement.this]
-    found = [(n, database_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
+    found = [(n, _paimon_database_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
     if all(database is None for _, database in found):
         return None  # DuckDB's own tables
     names = ", ".join(n.sql("duckdb") for n in nodes)
