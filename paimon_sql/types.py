@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pyarrow as pa
 from sqlglot import exp
 
-from paimon_sql.errors import SpecViolationError, UnsupportedFeatureError
+from paimon_sql.errors import SchemaError, SpecViolationError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -608,6 +608,29 @@ def has_length_limit(t: DataType) -> bool:
 def _length_error(value: Any, t: DataType) -> ValueError:
     unit = "bytes" if t.root in BINARY_ROOTS else "characters"
     return ValueError(f"{value!r} is longer than {_atomic_sql(t)} allows ({t.length} {unit})")
+
+
+def refuse_case_clashes(names: Iterable[str], where: str, fix: str) -> None:
+    """A `SchemaError` when two of `names` differ only in case (``id`` and ``ID``).
+
+    DuckDB resolves column names case-insensitively: it could not tell such columns apart, so a
+    table with them can be neither written nor read by name. `where` says whose names they are,
+    `fix` what to do.
+
+    >>> refuse_case_clashes(["id", "v"], "", "")
+    >>> refuse_case_clashes(["id", "v", "ID"], "of db.t", "rename one")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SchemaError: columns 'id' and 'ID' of db.t differ only in case: ...one
+    """
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            raise SchemaError(
+                f"columns {other!r} and {name!r} {where} differ only in case: DuckDB matches "
+                f"column names case-insensitively and cannot tell them apart; {fix}"
+            )
 
 
 def fit_length(value: Any, t: DataType) -> Any:

@@ -29,7 +29,14 @@ from paimon_sql.errors import SchemaError
 from paimon_sql.format.option_registry import normalise_options, validate_options
 from paimon_sql.format.options import CoreOptions
 from paimon_sql.format.schema import CURRENT_VERSION
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, DataField, FieldIds, type_sql
+from paimon_sql.types import (
+    INTEGER_DIGITS,
+    INTEGER_RANK,
+    DataField,
+    FieldIds,
+    refuse_case_clashes,
+    type_sql,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -51,6 +58,7 @@ __all__ = [
     "SetOptions",
     "UpdateColumnComment",
     "UpdateColumnType",
+    "UpdateComment",
     "apply_alter",
 ]
 
@@ -75,9 +83,25 @@ class SetOptions:
 
 @dataclass(frozen=True, slots=True)
 class ResetOptions:
-    """RESET ('k') / UNSET TBLPROPERTIES."""
+    """RESET ('k') / UNSET TBLPROPERTIES [IF EXISTS].
+
+    `must_exist`: a key that is not set is an error (Spark's UNSET TBLPROPERTIES without IF
+    EXISTS), not a change of nothing.
+    """
 
     keys: tuple[str, ...]
+    must_exist: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateComment:
+    """The table's comment (None removes it).
+
+    COMMENT ON TABLE, and the ``comment`` key of SET / RESET, which Flink and Spark treat as the
+    comment, not as an option.
+    """
+
+    comment: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +162,7 @@ class RenameTable:
 
 SchemaChange = (
     SetOptions | ResetOptions | AddColumn | DropColumn | RenameColumn | UpdateColumnType
-    | UpdateColumnComment | MoveColumn | RenameTable
+    | UpdateColumnComment | MoveColumn | RenameTable | UpdateComment
 )  # fmt: skip
 
 
@@ -182,6 +206,7 @@ class _Draft:
     primary_keys: list[str]
     partition_keys: tuple[str, ...]
     options: dict[str, str]
+    comment: str | None = None
 
     def index(self, name: str) -> int:
         for i, f in enumerate(self.fields):
@@ -304,12 +329,21 @@ def _reset_options(d: _Draft, change: ResetOptions) -> None:
     for key in change.keys:
         if key in IMMUTABLE_OPTIONS or key == "bucket":
             raise SchemaError(f"option {key!r} cannot be reset")
+        if change.must_exist and key not in d.options:
+            raise SchemaError(
+                f"option {key!r} is not set on the table, so it cannot be unset; set options: "
+                f"{', '.join(sorted(d.options)) or 'none'} (UNSET TBLPROPERTIES IF EXISTS skips "
+                "keys that are not set)"
+            )
         d.options.pop(key, None)
 
 
 def _add_column(d: _Draft, change: AddColumn) -> None:
     if change.name in {f.name for f in d.fields}:
         raise SchemaError(f"column {change.name!r} already exists")
+    refuse_case_clashes(
+        [*(f.name for f in d.fields), change.name], "of the table", "choose another name"
+    )
     if not change.type.nullable:
         raise SchemaError(
             f"new column {change.name!r} cannot be NOT NULL: existing rows have no value"
@@ -342,6 +376,8 @@ def _rename_column(d: _Draft, change: RenameColumn) -> None:
     _not_a_key(d, change.old, "rename")
     if change.new in {f.name for f in d.fields}:
         raise SchemaError(f"cannot rename {change.old!r} to {change.new!r}: that column exists")
+    others = [f.name for f in d.fields if f.name != change.old]
+    refuse_case_clashes([*others, change.new], "of the table", "choose another name")
     d.fields[index] = replace(d.fields[index], name=change.new)
     d.primary_keys = [change.new if k == change.old else k for k in d.primary_keys]
     d.options = _rename_in_options(d.options, change.old, change.new)
@@ -387,6 +423,7 @@ _APPLY = {
     UpdateColumnComment: _update_comment,
     MoveColumn: _move_column,
     RenameTable: lambda d, c: None,
+    UpdateComment: lambda d, c: setattr(d, "comment", c.comment),
 }
 
 
@@ -414,6 +451,7 @@ def apply_alter(
         primary_keys=list(schema.primary_keys),
         partition_keys=tuple(schema.partition_keys),
         options=dict(schema.options),
+        comment=schema.comment,
     )
     for change in alter.changes:
         _APPLY[type(change)](draft, change)  # type: ignore[operator]
@@ -431,5 +469,6 @@ def apply_alter(
         highest_field_id=draft.highest,
         primary_keys=tuple(draft.primary_keys),
         options=MappingProxyType(options),
+        comment=draft.comment,
         time_millis=schema.time_millis if time_millis is None else time_millis,
     )

@@ -43,6 +43,7 @@ from paimon_sql.format.option_registry import refuse_unwritable_options
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import hides_level0
+from paimon_sql.types import refuse_case_clashes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -94,6 +95,11 @@ def check_writable(table: Table) -> None:
     (one Java made) that paimon-sql's writer would ignore (`refuse_unwritable_options`).
     """
     schema = table.latest_schema
+    refuse_case_clashes(
+        schema.field_names,
+        f"of table {table.name}",
+        "paimon-sql cannot write it until one of them is renamed (RENAME COLUMN)",
+    )
     options = schema.options
     keys = {"primary-key": ",".join(schema.primary_keys)}
     refuse_unwritable_options({**options, **keys}, table.name)

@@ -46,6 +46,7 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.plan.file_index import index_may_match
 from paimon_sql.plan.predicate import ValueRange, fixed_values, may_match
+from paimon_sql.types import refuse_case_clashes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -637,6 +638,11 @@ class _Planner:
             self.check_vectors(entries, dvs, groups)
         if groups:
             refuse_blobs(self.table.name, self.schema)  # an empty BLOB table reads as empty
+            refuse_case_clashes(
+                self.schema.field_names,
+                f"of table {self.table.name}",
+                "paimon-sql cannot read it until one of them is renamed (RENAME COLUMN)",
+            )
         splits: list[Split] = []
         empty: dict[str, DvRef] = {}
         for key in sorted(groups):  # (partition bytes, bucket): unique, so no list is compared

@@ -36,6 +36,7 @@ from paimon_sql.catalog.schema_change import (
     SetOptions,
     UpdateColumnComment,
     UpdateColumnType,
+    UpdateComment,
 )
 from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import split_key_options, validate_options
@@ -53,7 +54,14 @@ from paimon_sql.sql.dialect import (
     ctas_query,
     parse_sql_type,
 )
-from paimon_sql.types import INTEGER_DIGITS, INTEGER_RANK, MAX_LENGTH, FieldIds, type_sql  # noqa: F401 - doctests
+from paimon_sql.types import (  # noqa: F401 - doctests
+    INTEGER_DIGITS,
+    INTEGER_RANK,
+    MAX_LENGTH,
+    FieldIds,
+    refuse_case_clashes,
+    type_sql,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -160,6 +168,9 @@ def _properties(create: exp.Create) -> _CreateParts:
                 raise UnsupportedFeatureError(f"USING {_literal(prop.this)}: only USING paimon")
         elif type(prop) is exp.Property:  # subclasses are the other clauses
             parts.options[_literal(prop.this)] = _literal(prop.args.get("value"))
+        elif isinstance(prop, exp.OptionsProperty):  # Spark's USING … OPTIONS (…): table options
+            for pair in prop.expressions:
+                parts.options[_literal(pair.this)] = _literal(pair.args.get("value"))
         else:
             raise UnsupportedFeatureError(f"table property {prop.sql()!r} is not supported")
     return parts
@@ -212,6 +223,12 @@ def parse_create_table(sql: str) -> CreateTable:
     for node in parts.partition:
         if isinstance(node, exp.ColumnDef) and node.args.get("kind") is not None:
             fields.append(_column(node, ids))  # Hive style: PARTITIONED BY (dt STRING)
+        elif not isinstance(node, (exp.Column, exp.Identifier, exp.ColumnDef)):
+            raise UnsupportedFeatureError(
+                f"PARTITIONED BY ({node.sql('spark')}): partition transforms are not supported "
+                "by Paimon; partition by a column (compute it in the query, e.g. "
+                "CAST(ts AS DATE) AS dt, then PARTITIONED BY (dt))"
+            )
         partition.append(node.name)
     options, pk, part_keys = split_key_options(parts.options, pk, tuple(partition))
     query = create.expression if isinstance(create.expression, exp.Query) else None
@@ -275,6 +292,7 @@ def _check_keys(
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise SchemaError(f"duplicate column names {dupes}")
+    refuse_case_clashes(names, "of the new table", "rename one")
     reserved = [n for n in names if n in SYSTEM_COLUMNS or n.startswith("_KEY_")]
     if reserved:
         raise SchemaError(
@@ -316,11 +334,38 @@ def _comment_of(column: exp.ColumnDef) -> str | None:
     return None
 
 
-def _option_pairs(items: Sequence[exp.Expr]) -> dict[str, str]:
+#: The option key Flink and Spark take as the table's comment in SET / RESET (``TableCatalog``'s
+#: PROP_COMMENT), not as an option.
+_COMMENT_KEY = "comment"
+
+#: Clauses of ``ALTER TABLE … SET`` Paimon has no counterpart for (sqlglot's argument names), and
+#: why.
+_SET_CLAUSES = {
+    "location": (
+        "SET LOCATION",
+        "a Paimon table lives at its place in the warehouse (<db>.db/<table>); RENAME TO moves "
+        "it within the warehouse",
+    ),
+    "serde": ("SET SERDE", "Paimon tables have no Hive SerDe"),
+    "file_format": ("SET FILEFORMAT", "write SET ('file.format' = 'orc') instead"),
+    "tablespace": ("SET TABLESPACE", "Paimon tables have no tablespaces"),
+    "access_method": ("SET ACCESS METHOD", "Paimon tables have no access methods"),
+    "copy_options": ("SET STAGE_COPY_OPTIONS", "Paimon tables have no stages"),
+    "tag": ("SET TAG", "use CALL sys.create_tag for Paimon tags"),
+    "option": ("SET LOGGED / UNLOGGED / WITHOUT …", "Paimon tables have no such setting"),
+}
+
+
+def _set_changes(action: exp.AlterSet) -> list[SchemaChange]:
+    """``SET ('k' = 'v', …)`` / ``SET TBLPROPERTIES (…)`` / ``SET COMMENT '…'``."""
+    for arg, (clause, why) in _SET_CLAUSES.items():
+        if action.args.get(arg):
+            raise UnsupportedFeatureError(f"ALTER TABLE … {clause} is not supported: {why}")
     pairs: dict[str, str] = {}
-    for item in items:
-        if isinstance(item, exp.Properties):
-            pairs.update(_option_pairs(item.expressions))
+    comments: list[SchemaChange] = []
+    for item in _set_items(action.expressions):
+        if isinstance(item, exp.SchemaCommentProperty):
+            comments.append(UpdateComment(_literal(item.this)))
         elif type(item) is exp.Property:
             pairs[_literal(item.this)] = _literal(item.args.get("value"))
         elif isinstance(item, exp.EQ):
@@ -328,7 +373,29 @@ def _option_pairs(items: Sequence[exp.Expr]) -> dict[str, str]:
         else:
             shown = "()" if item is None else repr(item.sql())
             raise UnsupportedFeatureError(f"ALTER TABLE … SET {shown} is not supported")
-    return pairs
+    if _COMMENT_KEY in pairs:
+        comments.append(UpdateComment(pairs.pop(_COMMENT_KEY)))
+    return ([SetOptions(pairs)] if pairs or not comments else []) + comments
+
+
+def _set_items(items: Sequence[exp.Expr]) -> Iterator[exp.Expr]:
+    for item in items:
+        if isinstance(item, exp.Properties):
+            yield from _set_items(item.expressions)
+        else:
+            yield item
+
+
+def _reset_changes(action: _ResetOptions) -> list[SchemaChange]:
+    """``RESET ('k', …)`` / ``UNSET TBLPROPERTIES [IF EXISTS] (…)``; the comment key drops it."""
+    keys = [_literal(k) for k in action.expressions]
+    others = tuple(k for k in keys if k != _COMMENT_KEY)
+    changes: list[SchemaChange] = []
+    if others or len(others) == len(keys):
+        changes.append(ResetOptions(others, must_exist=bool(action.args.get("must_exist"))))
+    if _COMMENT_KEY in keys:
+        changes.append(UpdateComment(None))
+    return changes
 
 
 def _modify(column: exp.ColumnDef) -> list[SchemaChange]:
@@ -345,6 +412,18 @@ def _modify(column: exp.ColumnDef) -> list[SchemaChange]:
 
 def _alter_column(action: exp.AlterColumn) -> SchemaChange:
     name = action.this.name
+    using = action.args.get("using")
+    if isinstance(using, exp.Expression):  # sqlglot keeps False when there is none
+        raise UnsupportedFeatureError(
+            f"ALTER COLUMN {name} TYPE … USING {using.sql()} is not supported: "
+            "Paimon never rewrites stored values when a column's type changes (old files are "
+            "read and cast to the new type); drop USING, or write the computed values with "
+            "UPDATE after the change"
+        )
+    if action.args.get("collate"):
+        raise UnsupportedFeatureError(
+            f"ALTER COLUMN {name} … COLLATE is not supported: Paimon columns have no collation"
+        )
     if action.args.get("dtype") is not None:
         return UpdateColumnType(name, _convert(action.args["dtype"], FieldIds()))
     if action.args.get("comment") is not None:
@@ -354,9 +433,9 @@ def _alter_column(action: exp.AlterColumn) -> SchemaChange:
 
 def _changes(action: exp.Expr) -> list[SchemaChange]:
     if isinstance(action, exp.AlterSet):
-        return [SetOptions(_option_pairs(action.expressions))]
+        return _set_changes(action)
     if isinstance(action, _ResetOptions):
-        return [ResetOptions(tuple(_literal(k) for k in action.expressions))]
+        return _reset_changes(action)
     if isinstance(action, exp.ColumnDef):
         data_type = _column(action, FieldIds()).type
         add = AddColumn(
@@ -375,6 +454,12 @@ def _changes(action: exp.Expr) -> list[SchemaChange]:
         return [MoveColumn(action.this.name, _position(action.args["position"]) or Position())]
     if isinstance(action, exp.AlterColumn):
         return [_alter_column(action)]
+    if isinstance(action, exp.AddConstraint):
+        raise UnsupportedFeatureError(
+            f"ALTER TABLE … ADD {action.sql('duckdb').removeprefix('ADD ')} is not supported: "
+            "Paimon tables have no constraints besides the primary key, which is fixed when the "
+            "table is created"
+        )
     if action is None:
         raise SqlError("ALTER TABLE … ADD needs a column: ADD [COLUMN] name TYPE")
     raise UnsupportedFeatureError(f"ALTER TABLE action {action.sql()!r} is not supported")

@@ -58,6 +58,7 @@ __all__ = [
     "is_create_table",
     "names_paimon_options",
     "parse_call",
+    "parse_comment",
     "parse_hint",
     "parse_show",
     "parse_sql_type",
@@ -78,9 +79,12 @@ VALID_TYPES = (
 
 
 class _ResetOptions(exp.Expression):
-    """``RESET ('k', …)`` / ``UNSET TBLPROPERTIES [IF EXISTS] ('k', …)``."""
+    """``RESET ('k', …)`` / ``UNSET TBLPROPERTIES [IF EXISTS] ('k', …)``.
 
-    arg_types = {"expressions": True}  # noqa: RUF012 - sqlglot's convention
+    `must_exist`: UNSET TBLPROPERTIES without IF EXISTS (each key must be set).
+    """
+
+    arg_types = {"expressions": True, "must_exist": False}  # noqa: RUF012 - sqlglot's convention
 
 
 class _ModifyColumn(exp.Expression):
@@ -276,10 +280,26 @@ class _PaimonParser(parser.Parser):
             this.append("constraints", exp.ColumnConstraint(kind=comment))
         return this
 
+    def _parse_string(self) -> exp.Expr | None:
+        # ``COMMENT ON … IS NULL`` (the comment removed): the only place a string follows IS
+        if self._prev and self._prev.token_type == TokenType.IS and self._match(TokenType.NULL):
+            return exp.Null()
+        return super()._parse_string()
+
+    def _parse_property(self) -> exp.Expr | list[exp.Expr] | None:
+        # Spark's ``USING paimon OPTIONS ('k' = 'v')`` (Spark's own parser reads it the same way)
+        if self._match_text_seq("OPTIONS", "(", advance=False):
+            self._advance()
+            pairs = self._parse_wrapped_csv(lambda: self._parse_key_value_property(optional=True))
+            return self.expression(exp.OptionsProperty(expressions=pairs))
+        return super()._parse_property()
+
     def _paimon_reset(self) -> exp.Expr:
+        unset = self._prev.text.upper() == "UNSET"
         self._match_text_seq("TBLPROPERTIES")
-        self._parse_exists()
-        return _ResetOptions(expressions=self._parse_wrapped_csv(self._parse_string))
+        exists = self._parse_exists()
+        keys = self._parse_wrapped_csv(self._parse_string)
+        return _ResetOptions(expressions=keys, must_exist=unset and not exists)
 
     def _paimon_drop(self) -> exp.Expr:
         self._match(TokenType.COLUMN) or self._match_text_seq("COLUMNS")
@@ -291,6 +311,10 @@ class _PaimonParser(parser.Parser):
         return _DropColumns(expressions=names)
 
     def _paimon_add(self) -> list[exp.Expr]:
+        if self._match_set(self.ADD_CONSTRAINT_TOKENS, advance=False) or self._match_texts(
+            self.ADD_CONSTRAINT_KEYWORDS, advance=False
+        ):
+            return [exp.AddConstraint(expressions=self._parse_csv(self._parse_constraint))]
         self._match(TokenType.COLUMN) or self._match_text_seq("COLUMNS")
         if self._match(TokenType.L_PAREN):
             defs = self._parse_csv(self._parse_field_def)
@@ -813,6 +837,27 @@ def _misplaced(comment: str) -> None:
 
 
 # --------------------------------------------------- the leading words of statements read as text
+
+
+def parse_comment(text: str) -> exp.Comment | None:
+    """``COMMENT [IF EXISTS] ON <kind> <name> IS '…' | NULL`` as an `exp.Comment`.
+
+    None for any other text, or one sqlglot cannot read (DuckDB then reports it).
+
+    >>> parse_comment("COMMENT ON COLUMN db.t.v IS NULL").expression
+    Null()
+    >>> parse_comment("SELECT 1") is None
+    True
+    """
+    found = _tokens(text)
+    if not found or found[0].token_type != TokenType.COMMENT:
+        return None
+    try:
+        with quiet_sqlglot():
+            statement = sqlglot.parse_one(text, read=Paimon)
+    except (ParseError, TokenError):
+        return None
+    return statement if isinstance(statement, exp.Comment) else None
 
 
 def is_create_table(text: str) -> bool:

@@ -14,8 +14,12 @@ import pytest
 import paimon_sql
 from paimon_sql.errors import (
     AlreadyExistsError,
+    DatabaseNotFoundError,
     OptionError,
     PaimonSqlError,
+    SchemaError,
+    SqlError,
+    TableNotFoundError,
     UnsupportedFeatureError,
 )
 
@@ -245,3 +249,247 @@ def test_index_files_in_data_dir_refused_only_where_hash_index_files_are_written
             "CREATE TABLE shop.dyn (id INT, PRIMARY KEY (id) NOT ENFORCED) "
             "WITH ('index-file-in-data-file-dir' = 'true')"
         )
+
+
+def _snapshots(session, table):
+    return session.sql(f'SELECT count(*) FROM "shop"."{table}$snapshots"').fetchall()[0][0]  # noqa: S608 - fixed test SQL
+
+
+def test_truncate_partition_empties_only_that_partition(session):
+    session.sql("CREATE TABLE shop.p (id INT, k STRING) PARTITIONED BY (k)")
+    session.sql("INSERT INTO shop.p VALUES (1, 'a'), (2, 'b')")
+    assert (
+        "1 partition(s)"
+        in session.sql("TRUNCATE TABLE shop.p PARTITION (k = 'a')").fetchall()[0][0]
+    )
+    assert session.sql("SELECT * FROM shop.p").fetchall() == [(2, "b")]
+    (status,) = session.sql("TRUNCATE TABLE shop.p PARTITION (k = 'zz')").fetchall()[0]
+    assert "nothing truncated" in status
+    assert _snapshots(session, "p") == 2  # no snapshot for a spec naming no partition
+    with pytest.raises(SqlError, match=r"non-partition column\(s\) \['zz'\]"):
+        session.sql("TRUNCATE TABLE shop.p PARTITION (zz = 'b')")
+    session.sql("CREATE TABLE shop.flat (id INT)")
+    session.sql("INSERT INTO shop.flat VALUES (1)")
+    with pytest.raises(SqlError, match="no partition keys"):
+        session.sql("TRUNCATE TABLE shop.flat PARTITION (x = 1)")
+    assert session.sql("SELECT * FROM shop.p").fetchall() == [(2, "b")]
+    assert session.sql("SELECT * FROM shop.flat").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize(
+    ("column", "stored", "spec"),
+    [
+        ("DOUBLE", "1.0", "1"),
+        ("DATE", "DATE '2024-01-01'", "'2024-1-1'"),
+        ("BOOLEAN", "true", "'true'"),
+    ],
+)
+def test_truncate_partition_compares_typed_values(session, column, stored, spec):
+    session.sql(f"CREATE TABLE shop.p (id INT, k {column}) PARTITIONED BY (k)")
+    session.sql(f"INSERT INTO shop.p VALUES (1, {stored}), (2, NULL)")  # noqa: S608 - fixed test SQL
+    session.sql(f"TRUNCATE TABLE shop.p PARTITION (k = {spec})")
+    assert session.sql("SELECT id FROM shop.p").fetchall() == [(2,)]
+
+
+def test_truncate_several_tables_if_exists_and_refused_clauses(session):
+    for name in ("a", "b"):
+        session.sql(f"CREATE TABLE shop.{name} (id INT)")
+        session.sql(f"INSERT INTO shop.{name} VALUES (1)")  # noqa: S608 - fixed test SQL
+    for clause in ("CASCADE", "RESTART IDENTITY"):
+        with pytest.raises(UnsupportedFeatureError, match=clause):
+            session.sql(f"TRUNCATE TABLE shop.a {clause}")
+    with pytest.raises(TableNotFoundError, match="nope"):
+        session.sql("TRUNCATE TABLE shop.a, shop.nope")
+    with pytest.raises(SqlError, match="system tables are read-only"):
+        session.sql('TRUNCATE TABLE shop."a$snapshots"')
+    assert session.sql("SELECT count(*) FROM shop.a").fetchall() == [(1,)]
+    (status,) = session.sql("TRUNCATE TABLE IF EXISTS shop.a, shop.b, shop.nope").fetchall()[0]
+    assert status == (
+        "truncated table shop.a; truncated table shop.b; table shop.nope does not exist; "
+        "nothing truncated"
+    )
+    assert session.sql("SELECT count(*) FROM shop.b").fetchall() == [(0,)]
+
+
+def _schema_count(session, table):
+    return session.sql(f'SELECT count(*) FROM "shop"."{table}$schemas"').fetchall()[0][0]  # noqa: S608 - fixed test SQL
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("ALTER TABLE shop.a SET LOCATION '/tmp/elsewhere'", "SET LOCATION is not supported"),
+        ("ALTER TABLE shop.a ALTER COLUMN w TYPE BIGINT USING w * 2", "USING w \\* 2"),
+        ("ALTER TABLE shop.a ADD CONSTRAINT c CHECK (id > 0)", "ADD CONSTRAINT c"),
+        ("ALTER TABLE shop.a UNSET TBLPROPERTIES ('nope')", "option 'nope' is not set"),
+        ('ALTER TABLE shop."a$options" ADD COLUMN z INT', "system tables are read-only"),
+        ('DROP TABLE shop."a$options"', "system tables are read-only"),
+        ("DROP TABLE shop.a CASCADE", "CASCADE is not supported"),
+        ('INSERT INTO shop."a$snapshots" VALUES (1)', "system tables are read-only"),
+        ('DELETE FROM shop."a$files"', "system tables are read-only"),
+    ],
+)
+def test_alter_clauses_without_a_paimon_meaning_are_refused(session, statement, message):
+    session.sql("CREATE TABLE shop.a (id INT, w INT)")
+    with pytest.raises(PaimonSqlError, match=message):
+        session.sql(statement)
+    assert _schema_count(session, "a") == 1
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == [("a",)]
+
+
+def test_unset_if_exists_of_nothing_writes_no_schema(session):
+    session.sql("CREATE TABLE shop.a (id INT)")
+    (status,) = session.sql("ALTER TABLE shop.a UNSET TBLPROPERTIES IF EXISTS ('nope')").fetchall()[
+        0
+    ]
+    assert status == "table shop.a is unchanged; no new schema (schema 0)"
+    assert _schema_count(session, "a") == 1
+
+
+def test_comments_of_table_and_columns_are_stored_in_the_schema(session):
+    session.sql("CREATE TABLE shop.c (id INT COMMENT 'the id', v STRING) COMMENT 'first'")
+    session.sql("COMMENT ON COLUMN shop.c.v IS 'the value'")
+    session.sql("COMMENT ON TABLE shop.c IS 'second'")
+    schema = session.table("shop.c").latest_schema
+    assert (schema.comment, [f.description for f in schema.fields]) == (
+        "second",
+        ["the id", "the value"],
+    )
+    ddl = session.sql("SHOW CREATE TABLE shop.c").fetchall()[0][0]
+    assert "`v` STRING COMMENT 'the value'" in ddl
+    assert ddl.endswith("COMMENT 'second'")
+    assert session.sql("DESCRIBE shop.c").fetchall()[1][-1] == "the value"
+    session.sql("ALTER TABLE shop.c SET TBLPROPERTIES ('comment' = 'third')")  # Spark's way
+    assert session.table("shop.c").latest_schema.comment == "third"
+    session.sql("ALTER TABLE shop.c RESET ('comment')")  # Flink's way
+    schema = session.table("shop.c").latest_schema
+    assert (schema.comment, dict(schema.options)) == (None, {})
+    session.sql("COMMENT ON COLUMN shop.c.v IS NULL")  # once DuckDB's, on the view: lost
+    assert session.table("shop.c").latest_schema.fields[1].description is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("CREATE DATABASE d2 LOCATION '/tmp/d2'", "LOCATION"),
+        ("CREATE DATABASE d2 COMMENT 'hello'", "cannot store a database comment"),
+        ("CREATE DATABASE d2 WITH ('k' = 'v')", "cannot store database properties"),
+        ("CREATE DATABASE d2 WITH DBPROPERTIES ('k' = 'v')", "cannot store database properties"),
+    ],
+)
+def test_create_database_clauses_are_refused(session, statement, message):
+    with pytest.raises(UnsupportedFeatureError, match=message):
+        session.sql(statement)
+    assert session.sql("SHOW DATABASES").fetchall() == [("shop",)]
+
+
+def test_if_exists_statements_say_what_happened(session):
+    session.sql("CREATE TABLE shop.u (id INT)")
+    session.sql("INSERT INTO shop.u VALUES (1)")
+    statuses = {
+        "CREATE TABLE IF NOT EXISTS shop.u (x INT)": "table shop.u already exists; nothing created",
+        "CREATE TABLE IF NOT EXISTS shop.u AS SELECT 2 AS x": (
+            "table shop.u already exists; nothing written"
+        ),
+        "CREATE DATABASE IF NOT EXISTS shop": "database shop already exists; nothing created",
+        "DROP TABLE IF EXISTS shop.nope": "table shop.nope does not exist; nothing dropped",
+        "DROP DATABASE IF EXISTS nope": "database nope does not exist; nothing dropped",
+        "ALTER TABLE IF EXISTS shop.nope ADD COLUMN z INT": (
+            "table shop.nope does not exist; nothing altered"
+        ),
+    }
+    for statement, status in statuses.items():
+        assert session.sql(statement).fetchall() == [(status,)], statement
+    assert session.sql("SELECT * FROM shop.u").fetchall() == [(1,)]
+    assert session.table("shop.u").latest_schema.field_names == ("id",)
+
+
+def test_create_and_drop_schema_act_on_the_warehouse(session):
+    assert session.sql("CREATE SCHEMA s2").fetchall() == [("created database s2",)]
+    assert ("s2",) in session.sql("SHOW DATABASES").fetchall()
+    assert session.sql("DROP SCHEMA s2").fetchall() == [("dropped database s2",)]
+
+
+def test_spark_options_clause_and_partition_transforms(session):
+    session.sql(
+        "CREATE TABLE shop.o (id INT, v STRING) USING paimon "
+        "OPTIONS ('bucket' = '2', 'bucket-key' = 'id')"
+    )
+    assert dict(session.table("shop.o").latest_schema.options) == {
+        "bucket": "2",
+        "bucket-key": "id",
+    }
+    for transform in ("days(id)", "bucket(4, id)"):
+        with pytest.raises(UnsupportedFeatureError, match="partition transforms"):
+            session.sql(f"CREATE TABLE shop.p (id INT) USING paimon PARTITIONED BY ({transform})")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE nope.t (id INT)",
+        "CREATE TABLE nope.t (id INT) WITH ('bucket' = '1')",
+        "CREATE TABLE nope.t AS SELECT 1 AS id",
+        "INSERT INTO nope.t VALUES (1)",
+    ],
+)
+def test_a_missing_database_is_named(session, statement):
+    with pytest.raises(DatabaseNotFoundError, match="CREATE DATABASE nope first"):
+        session.sql(statement)
+
+
+@pytest.mark.parametrize("word", ["TEMPORARY", "EXTERNAL"])
+def test_temporary_and_external_tables_in_a_paimon_database_are_refused(session, word):
+    with pytest.raises(UnsupportedFeatureError, match=f"CREATE {word} TABLE shop.t"):
+        session.sql(f"CREATE {word} TABLE shop.t (id INT)")
+    session.sql("CREATE TEMP TABLE scratch (id INT)")  # DuckDB's own TEMP table still works
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == []
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE shop.k (id INT, ID INT)",
+        "CREATE TABLE shop.k AS SELECT 1 AS id, 2 AS ID",
+        "ALTER TABLE shop.a ADD COLUMN Id INT",
+        "ALTER TABLE shop.a RENAME COLUMN v TO ID",
+    ],
+)
+def test_column_names_differing_only_in_case_are_refused(session, statement):
+    session.sql("CREATE TABLE shop.a (id INT, v INT)")
+    with pytest.raises(SchemaError, match="differ only in case"):
+        session.sql(statement)
+    assert session.sql("SHOW TABLES FROM shop").fetchall() == [("a",)]
+    assert _schema_count(session, "a") == 1
+
+
+def test_a_table_with_names_differing_only_in_case_is_refused_by_name(session, tmp_path):
+    """As Java may write one (its names are case-sensitive): reads and writes name the columns.
+
+    Once DuckDB read column ``ID`` as ``id`` (wrong values); INSERT failed with a raw KeyError.
+    """
+    session.sql("CREATE TABLE shop.j (id INT, x INT)")
+    session.sql("INSERT INTO shop.j VALUES (1, 2)")
+    table = session.table("shop.j")
+    schema = table.latest_schema
+    renamed = (schema.fields[0], dataclasses.replace(schema.fields[1], name="ID"))
+    assert table.commit_schema(dataclasses.replace(schema, id=1, fields=renamed))
+    java = paimon_sql.connect(tmp_path / "wh")
+    for statement in ("SELECT * FROM shop.j", "INSERT INTO shop.j VALUES (3, 4)"):
+        with pytest.raises(SchemaError, match=r"columns 'id' and 'ID' of table shop\.j differ"):
+            java.sql(statement)
+    java.sql("ALTER TABLE shop.j RENAME COLUMN ID TO id2")  # the way out
+    assert java.sql("SELECT * FROM shop.j").fetchall() == [(1, 2)]
+
+
+def test_a_bare_name_of_a_temp_table_after_use_stays_duckdbs(session):
+    session.sql("CREATE TABLE shop.t (id INT)")
+    session.sql("INSERT INTO shop.t VALUES (1)")
+    session.sql("USE shop")
+    session.sql("CREATE TEMP TABLE scratch (id INT)")
+    session.sql("INSERT INTO scratch VALUES (1)")
+    session.sql("TRUNCATE scratch")  # once: table shop.scratch not found
+    assert session.sql("SELECT count(*) FROM scratch").fetchall() == [(0,)]
+    session.sql("DROP TABLE scratch")
+    assert session.sql("TRUNCATE t").fetchall() == [("truncated table shop.t",)]
+    assert session.sql("SELECT count(*) FROM shop.t").fetchall() == [(0,)]

@@ -57,3 +57,20 @@ def test_wrong_shapes_are_refused_and_change_nothing(session, statement):
     with pytest.raises(SqlError):
         session.sql(statement)
     assert _rows(session) == before
+
+
+@pytest.mark.parametrize(
+    ("column", "stored", "spec"),
+    [
+        ("DOUBLE", "1.0", "1"),  # once compared as text: '1.0' != '1', the old rows stayed
+        ("DATE", "DATE '2024-01-01'", "'2024-1-1'"),
+        ("BOOLEAN", "true", "'true'"),
+    ],
+)
+def test_static_overwrite_compares_typed_values(tmp_path, column, stored, spec):
+    s = paimon_sql.connect(tmp_path / "wh", create=True)
+    s.sql("CREATE DATABASE db")
+    s.sql(f"CREATE TABLE db.p (id INT, k {column}) PARTITIONED BY (k)")
+    s.sql(f"INSERT INTO db.p VALUES (1, {stored})")  # noqa: S608 - fixed test SQL
+    s.sql(f"INSERT OVERWRITE db.p PARTITION (k = {spec}) VALUES (2)")  # noqa: S608 - fixed test SQL
+    assert s.sql("SELECT id FROM db.p").fetchall() == [(2,)]

@@ -1,12 +1,14 @@
 """Catalog statements on Paimon objects.
 
-CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE, ALTER TABLE (each change a new
-``schema-N``), SHOW CREATE TABLE.
+CREATE/DROP DATABASE, CREATE TABLE [AS SELECT], DROP/TRUNCATE TABLE [… PARTITION], ALTER TABLE and
+COMMENT ON (each change a new ``schema-N``; none when nothing changes), SHOW CREATE TABLE. IF [NOT]
+EXISTS forms report what they did, also when they did nothing.
 
 A statement is Paimon's when it names a database of the warehouse (``db.table``, or a bare
 ``table`` after ``USE db``): then CREATE TABLE makes a Paimon table with or without WITH options;
-CREATE/DROP DATABASE and SCHEMA always act on the warehouse. Anything else (``memory.main.t``, a
-TEMP table, a bare name while DuckDB's ``main`` is current) stays DuckDB's. Options paimon-sql does
+CREATE/DROP DATABASE and SCHEMA act on the warehouse (but ``CREATE SCHEMA other_catalog.s``).
+Anything else (``memory.main.t``, a TEMP table, a bare name while DuckDB's ``main`` is current)
+stays DuckDB's; a database neither has (``nope.t``) is named as missing. Options paimon-sql does
 not implement, and primary keys needing cross-partition upserts, are refused at CREATE/ALTER; every
 write is refused inside an explicit transaction.
 """
@@ -22,9 +24,21 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.catalog.schema_change import RenameTable, SetOptions, apply_alter
+from paimon_sql.catalog.schema_change import (
+    AlterTable,
+    RenameTable,
+    SetOptions,
+    UpdateColumnComment,
+    UpdateComment,
+    apply_alter,
+)
 from paimon_sql.commit.publish import Committer
-from paimon_sql.errors import SqlError, UnsupportedFeatureError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    DatabaseNotFoundError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.format.option_registry import refuse_unimplemented
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
@@ -42,6 +56,8 @@ from paimon_sql.sql.names import (
     current_database,
     database_of,
     refuse_in_transaction,
+    refuse_system_table,
+    refuse_unknown_database,
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
@@ -50,6 +66,8 @@ from paimon_sql.write.data_file import check_file_options
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from paimon_sql.catalog import Table
+    from paimon_sql.catalog.schema_change import SchemaChange
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.schema import TableSchema
     from paimon_sql.sql._context import Context
@@ -82,6 +100,21 @@ def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
     return current_database(ctx), True
 
 
+def _refuse_unknown_database(ctx: Context, text: str) -> None:
+    """CREATE TABLE nope.t …: the missing database named, before the rest is read.
+
+    Before: an option error of the rest (``'bucket' = '1'`` without a bucket key) would hide it.
+    """
+    parts = create_table_name(text)
+    if len(parts) in (2, 3):
+        node = exp.Table(
+            this=exp.to_identifier(parts[-1]),
+            db=exp.to_identifier(parts[-2]),
+            catalog=exp.to_identifier(parts[0]) if len(parts) == 3 else None,
+        )
+        refuse_unknown_database(ctx, node)
+
+
 def create_table(ctx: Context, text: str) -> Relation | None:
     """CREATE TABLE db.t (...) [PARTITIONED BY] WITH (...) | USING paimon ... [AS SELECT].
 
@@ -94,6 +127,8 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     if not is_create_table(text):
         return None
     database, bare = _create_database(ctx, text)
+    if database is None:
+        _refuse_unknown_database(ctx, text)
     try:
         create = parse_create_table(text)
     except SqlError:
@@ -105,24 +140,34 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         raise
     if database is None:
         if names_paimon_options(text):
-            named = create.identifier[0]
+            named = create.identifier[0]  # a valid name was refused before (`no_database`)
             raise SqlError(
                 f"database {named!r} does not exist in the warehouse; CREATE DATABASE {named} first"
                 if named
                 else "name the Paimon table with its database: CREATE TABLE db.table ..."
             )
         return None
-    name = create.identifier[1]
     if bare:
-        create = replace(create, identifier=(database, name))
-    ident = Identifier(database, name)
+        create = replace(create, identifier=(database, create.identifier[1]))
+    return _create_paimon_table(ctx, Identifier(database, create.identifier[1]), create)
+
+
+def _create_paimon_table(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
+    """The Paimon table `ident` of a CREATE TABLE [AS SELECT] (see `create_table`)."""
     refuse_in_transaction(ctx, "CREATE TABLE", ident)
     _refuse_unwritable(create, ident)
+    if create.if_not_exists and ident.table in ctx.catalog.tables(ident.database):
+        return _exists(ctx, ident, create)
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
     _refuse_unwritable_files(schema)
-    ctx.catalog.create_table(ident, schema, ignore_if_exists=create.if_not_exists)
+    try:
+        ctx.catalog.create_table(ident, schema)
+    except AlreadyExistsError:
+        if not create.if_not_exists:
+            raise
+        return _exists(ctx, ident, create)  # made by another session meanwhile
     ctx.engine.reexpose(ident)
     if create.as_select is not None:
         table = ctx.table(ident)
@@ -130,6 +175,15 @@ def create_table(ctx: Context, text: str) -> Relation | None:
         rows = dml.write_rows(ctx, table, dml.typed_select(table, create.as_select, None))
         return dml.count(ctx, rows)
     return _status(ctx, f"created table {ident}")
+
+
+def _exists(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
+    """CREATE TABLE IF NOT EXISTS of a table that exists: nothing made, nothing written.
+
+    As Spark's CREATE TABLE … AS SELECT: the query does not run.
+    """
+    done = "nothing written" if create.as_select is not None else "nothing created"
+    return _status(ctx, f"table {ident} already exists; {done}")
 
 
 def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
@@ -178,7 +232,12 @@ def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> R
             ) from err
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
     _refuse_unwritable_files(schema)
-    ctx.catalog.create_table(ident, schema, ignore_if_exists=False)
+    try:
+        ctx.catalog.create_table(ident, schema)
+    except AlreadyExistsError:
+        if not create.if_not_exists:
+            raise
+        return _exists(ctx, ident, create)  # made by another session meanwhile
     ctx.engine.reexpose(ident)
     table = ctx.table(ident)
     rows = dml.write_rows(ctx, table, dml.typed_select(table, query, None))
@@ -210,8 +269,15 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
     if not _paimon_db(ctx, database):
         return None
     assert database is not None
-    ident = Identifier(database, name)
+    refuse_system_table(database, name, "ALTER TABLE")
+    return _alter(ctx, Identifier(database, name), alter)
+
+
+def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
+    """Apply `alter` to the table's latest schema as its next schema (none when nothing changes)."""
     refuse_in_transaction(ctx, "ALTER TABLE", ident)
+    if alter.if_exists and ident.table not in ctx.catalog.tables(ident.database):
+        return _status(ctx, f"table {ident} does not exist; nothing altered")
     table = ctx.table(ident)
     for change in alter.changes:
         if isinstance(change, SetOptions):
@@ -225,24 +291,67 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
         changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
         if _sets_file_options(alter.changes):
             _refuse_unwritable_files(changed)
-        if (
-            changed.fields == current.fields
-            and dict(changed.options) == dict(current.options)
-            and renames
-        ):
-            break
+        if _same_schema(changed, current):
+            if renames:
+                break
+            return _status(ctx, f"table {ident} is unchanged; no new schema (schema {current.id})")
         if table.commit_schema(changed):
             break
     else:
         raise SqlError(f"ALTER TABLE {ident}: other writers kept changing the schema; try again")
     for rename in renames:
-        target = Identifier(rename.identifier[0] or database, rename.identifier[1])
+        target = Identifier(rename.identifier[0] or ident.database, rename.identifier[1])
         ctx.catalog.rename_table(ident, target)
         ctx.engine.forget(ident)
         ctx.engine.reexpose(target)
         return _status(ctx, f"renamed {ident} to {target}")
     ctx.engine.reexpose(ident)
     return _status(ctx, f"altered table {ident} (schema {table.latest_schema.id})")
+
+
+def _same_schema(changed: TableSchema, current: TableSchema) -> bool:
+    """Whether `changed` has what `current` has (only its id and time differ)."""
+    return (
+        changed.fields == current.fields
+        and dict(changed.options) == dict(current.options)
+        and changed.comment == current.comment
+        and changed.primary_keys == current.primary_keys
+        and changed.partition_keys == current.partition_keys
+    )
+
+
+def comment_on(ctx: Context, statement: exp.Comment) -> Relation | None:
+    """COMMENT [IF EXISTS] ON TABLE db.t | COLUMN db.t.c IS '…': the table's or column's comment.
+
+    Stored as Paimon stores them, in the next schema: the table's ``comment`` and the field's
+    ``description`` (what Flink's and Spark's ALTER TABLE … COMMENT write).
+    """
+    kind = str(statement.args.get("kind") or "").upper()
+    target = statement.this
+    if kind == "COLUMN" and isinstance(target, exp.Column):
+        node = exp.Table(this=target.args.get("table"), db=target.args.get("db"))
+    elif isinstance(target, exp.Table):
+        node = target
+    else:
+        return None
+    database = database_of(ctx, node) if node.this is not None else None
+    if database is None:
+        return None  # DuckDB's own table or view
+    if kind not in ("TABLE", "COLUMN"):
+        raise UnsupportedFeatureError(
+            f"COMMENT ON {kind} {database}.{node.name}: a Paimon database holds only tables; "
+            "write COMMENT ON TABLE or COMMENT ON COLUMN"
+        )
+    refuse_system_table(database, node.name, f"COMMENT ON {kind}")
+    ident = Identifier(database, node.name)
+    if statement.args.get("exists") and ident.table not in ctx.catalog.tables(database):
+        return _status(ctx, f"table {ident} does not exist; no comment set")
+    text = statement.expression
+    comment = None if text is None or isinstance(text, exp.Null) else text.name
+    change: SchemaChange = (
+        UpdateColumnComment(target.name, comment) if kind == "COLUMN" else UpdateComment(comment)
+    )
+    return _alter(ctx, ident, AlterTable(identifier=(database, ident.table), changes=(change,)))
 
 
 def _name(name: str) -> str:
@@ -260,7 +369,11 @@ def show_create_table(ctx: Context, ident: Identifier) -> Relation:
     table.
     """
     schema = ctx.table(ident).latest_schema
-    lines = [f"  {_name(f.name)} {type_sql(f.type)}" for f in schema.fields]
+    lines = [
+        f"  {_name(f.name)} {type_sql(f.type)}"
+        + ("" if f.description is None else f" COMMENT {_text(f.description)}")
+        for f in schema.fields
+    ]
     if schema.primary_keys:
         keys = ", ".join(_name(k) for k in schema.primary_keys)
         lines.append(f"  PRIMARY KEY ({keys}) NOT ENFORCED")
@@ -280,44 +393,249 @@ def database_statement(ctx: Context, statement: exp.Expression) -> Relation | No
     """CREATE DATABASE/SCHEMA, DROP DATABASE/SCHEMA, DROP TABLE, TRUNCATE TABLE."""
     kind = str(statement.args.get("kind") or "").upper()
     if isinstance(statement, exp.Create) and kind in ("DATABASE", "SCHEMA"):
-        name = statement.this.name
-        refuse_in_transaction(ctx, "CREATE DATABASE", name)
-        ctx.catalog.create_database(name, ignore_if_exists=bool(statement.args.get("exists")))
-        ctx.engine.expose_database(name)
-        return _status(ctx, f"created database {name}")
+        return _create_database_statement(ctx, statement, kind)
     if isinstance(statement, exp.Drop) and kind in ("DATABASE", "SCHEMA"):
-        name = (statement.this or (statement.args.get("tables") or [None])[0]).name
-        if name not in ctx.catalog.databases() and name in ("main", "temp"):
+        node = statement.this or (statement.args.get("tables") or [None])[0]
+        name = _database_name(ctx, node)
+        if name is None or (name not in ctx.catalog.databases() and name in ("main", "temp")):
             return None
         refuse_in_transaction(ctx, "DROP DATABASE", name)
-        ctx.catalog.drop_database(
-            name,
-            ignore_if_missing=bool(statement.args.get("exists")),
-            cascade=bool(statement.args.get("cascade")),
-        )
+        try:
+            ctx.catalog.drop_database(name, cascade=bool(statement.args.get("cascade")))
+        except DatabaseNotFoundError:
+            if not statement.args.get("exists"):
+                raise
+            return _status(ctx, f"database {name} does not exist; nothing dropped")
         ctx.engine.forget_database(name)
         return _status(ctx, f"dropped database {name}")
     if isinstance(statement, exp.Drop) and kind == "TABLE":
-        nodes = statement.args.get("tables") or [statement.this]
-        targets = [
-            Identifier(database, n.name)
-            for n in nodes
-            if isinstance(n, exp.Table) and (database := database_of(ctx, n)) is not None
-        ]
-        if not targets:
-            return None
-        refuse_in_transaction(ctx, "DROP TABLE", ", ".join(map(str, targets)))
-        for ident in targets:
-            ctx.catalog.drop_table(ident, ignore_if_missing=bool(statement.args.get("exists")))
-            ctx.engine.forget(ident)
-        return _status(ctx, "dropped table " + ", ".join(map(str, targets)))
+        return _drop_tables(ctx, statement)
+    if isinstance(statement, exp.Create) and kind == "TABLE":
+        _refuse_table_kind(ctx, statement)
     if isinstance(statement, exp.TruncateTable):
-        node = statement.expressions[0] if statement.expressions else statement.this
-        database = database_of(ctx, node) if isinstance(node, exp.Table) else None
-        if database is None:
-            return None
-        refuse_in_transaction(ctx, "TRUNCATE TABLE", Identifier(database, node.name))
-        table = ctx.table(Identifier(database, node.name))
-        Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
-        return _status(ctx, f"truncated table {table.name}")
+        return _truncate(ctx, statement)
     return None
+
+
+def _database_name(ctx: Context, node: exp.Expression | None) -> str | None:
+    """The database of CREATE/DROP DATABASE|SCHEMA; None for a schema of another DuckDB catalog.
+
+    sqlglot keeps ``DATABASE x``'s name as the table part and ``SCHEMA x``'s as the db part.
+    """
+    if not isinstance(node, exp.Table):
+        return None
+    if node.catalog and node.catalog != ctx.engine.home:
+        return None  # ``CREATE SCHEMA other.s``: DuckDB's
+    return node.name or node.db or None
+
+
+#: What ``CREATE DATABASE`` clauses would store, which Paimon's filesystem catalog cannot (Java's
+#: ``FileSystemCatalog`` refuses a location and drops properties with a warning).
+_DATABASE_CLAUSES = {
+    exp.LocationProperty: "LOCATION: a database of the warehouse is its folder <name>.db there",
+    exp.SchemaCommentProperty: "COMMENT: Paimon's filesystem catalog cannot store a database "
+    "comment",
+}
+
+
+def _create_database_statement(ctx: Context, statement: exp.Create, kind: str) -> Relation | None:
+    """CREATE DATABASE|SCHEMA [IF NOT EXISTS] name: the folder ``<name>.db`` in the warehouse."""
+    name = _database_name(ctx, statement.this)
+    if name is None:
+        return None
+    props = statement.args.get("properties")
+    for prop in props.expressions if props else ():
+        why = _DATABASE_CLAUSES.get(type(prop))
+        if why is None:
+            why = (
+                f"properties ({prop.sql('duckdb')}): Paimon's filesystem catalog cannot store "
+                "database properties"
+            )
+        raise UnsupportedFeatureError(
+            f"CREATE {kind} {name} … {why}; write CREATE DATABASE {name} alone"
+        )
+    refuse_in_transaction(ctx, "CREATE DATABASE", name)
+    try:
+        ctx.catalog.create_database(name)
+    except AlreadyExistsError:
+        if not statement.args.get("exists"):
+            raise
+        return _status(ctx, f"database {name} already exists; nothing created")
+    ctx.engine.expose_database(name)
+    return _status(ctx, f"created database {name}")
+
+
+#: CREATE <kind> TABLE forms (sqlglot's property) a Paimon database cannot hold, and why.
+_TABLE_KINDS = {
+    exp.TemporaryProperty: (
+        "TEMPORARY",
+        "a Paimon table is stored in the warehouse and outlives the session; create the "
+        "temporary table in DuckDB (CREATE TEMP TABLE name …, without the Paimon database)",
+    ),
+    exp.ExternalProperty: (
+        "EXTERNAL",
+        "a Paimon table's files are always its own, in its folder of the warehouse; leave "
+        "EXTERNAL out",
+    ),
+}
+
+
+def _refuse_table_kind(ctx: Context, statement: exp.Create) -> None:
+    """CREATE TEMPORARY | EXTERNAL TABLE db.t in a Paimon database: refused, naming the word."""
+    target = statement.this.this if isinstance(statement.this, exp.Schema) else statement.this
+    if not isinstance(target, exp.Table) or not target.db:
+        return  # a bare name: DuckDB's TEMP table
+    database = database_of(ctx, target)
+    props = statement.args.get("properties")
+    for prop in props.expressions if props is not None and database is not None else ():
+        if type(prop) in _TABLE_KINDS:
+            word, why = _TABLE_KINDS[type(prop)]
+            raise UnsupportedFeatureError(
+                f"CREATE {word} TABLE {database}.{target.name}: {database} is a Paimon database "
+                f"and {why}"
+            )
+
+
+def database_command(ctx: Context, statement: exp.Command) -> None:
+    """Refuse a CREATE DATABASE | SCHEMA sqlglot could not read (``WITH DBPROPERTIES (…)`` …).
+
+    Every CREATE DATABASE acts on the warehouse: DuckDB's parser error about the clause would not
+    say that Paimon cannot store it.
+    """
+    rest = statement.expression
+    text = rest.name if isinstance(rest, exp.Expression) else str(rest or "")
+    words = text.split(None, 1)
+    if (
+        str(statement.this).upper() == "CREATE"
+        and words
+        and words[0].upper()
+        in (
+            "DATABASE",
+            "SCHEMA",
+        )
+    ):
+        raise UnsupportedFeatureError(
+            f"CREATE {text.strip()[:80]}: paimon-sql reads CREATE DATABASE [IF NOT EXISTS] name; "
+            "Paimon's filesystem catalog cannot store database properties, a comment or a "
+            "location"
+        )
+
+
+def _paimon_database_of(ctx: Context, node: exp.Table) -> str | None:
+    """`database_of`, but None for a bare name of no Paimon table (a TEMP table after USE db)."""
+    database = database_of(ctx, node)
+    if database is not None and not node.db and node.name not in ctx.catalog.tables(database):
+        return None  # DuckDB resolves it
+    return database
+
+
+def _drop_tables(ctx: Context, statement: exp.Drop) -> Relation | None:
+    """DROP TABLE [IF EXISTS] db.t [, …]: every table checked before the first is dropped."""
+    nodes = statement.args.get("tables") or [statement.this]
+    found = [
+        (n.name, database)
+        for n in nodes
+        if isinstance(n, exp.Table) and (database := _paimon_database_of(ctx, n)) is not None
+    ]
+    if not found:
+        return None
+    for name, database in found:
+        refuse_system_table(database, name, "DROP TABLE")
+    targets = [Identifier(database, name) for name, database in found]
+    if statement.args.get("cascade"):
+        raise UnsupportedFeatureError(
+            f"DROP TABLE {', '.join(map(str, targets))} CASCADE is not supported: paimon-sql "
+            "does not drop what depends on a Paimon table (DuckDB views over it); drop those "
+            "first, then DROP TABLE without CASCADE"
+        )
+    refuse_in_transaction(ctx, "DROP TABLE", ", ".join(map(str, targets)))
+    missing = [i for i in targets if i.table not in ctx.catalog.tables(i.database)]
+    if missing and not statement.args.get("exists"):
+        ctx.table(missing[0])  # TableNotFoundError naming it and its database's tables
+    done = []
+    for ident in targets:
+        if ident in missing:
+            done.append(f"table {ident} does not exist; nothing dropped")
+            continue
+        ctx.catalog.drop_table(ident, ignore_if_missing=True)
+        ctx.engine.forget(ident)
+        done.append(f"dropped table {ident}")
+    return _status(ctx, "; ".join(done))
+
+
+#: TRUNCATE clauses of other databases (sqlglot's argument, how it is written) and why a Paimon
+#: table has no use for them.
+_TRUNCATE_CLAUSES = {
+    "option": ("{}", "Paimon tables have no foreign keys to cascade to or check"),
+    "identity": ("{} IDENTITY", "Paimon tables have no identity columns"),
+    "cluster": ("{}", "a Paimon table is one table in the warehouse, not one per cluster node"),
+}
+
+
+def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
+    """TRUNCATE TABLE db.t [, db.u …] [PARTITION (k = v, …)]: an OVERWRITE commit of nothing.
+
+    Of the whole table, or of the partitions the PARTITION clause names (Spark's TRUNCATE TABLE …
+    PARTITION; a spec naming no partition truncates nothing and commits nothing). Every table is
+    checked before the first one is emptied; each table gets its own snapshot.
+    """
+    nodes = list(statement.expressions) or [statement.this]
+    found = [(n, _paimon_database_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
+    if all(database is None for _, database in found):
+        return None  # DuckDB's own tables
+    names = ", ".join(n.sql("duckdb") for n in nodes)
+    if statement.args.get("is_database"):
+        raise UnsupportedFeatureError(f"TRUNCATE DATABASE {names}: drop the tables instead")
+    for clause, (form, why) in _TRUNCATE_CLAUSES.items():
+        value = statement.args.get(clause)
+        if value:
+            shown = form.format(value.sql("duckdb") if isinstance(value, exp.Expr) else value)
+            raise UnsupportedFeatureError(
+                f"TRUNCATE TABLE {names} {shown}: {shown} is not supported ({why}); leave it out"
+            )
+    mixed = [n.sql("duckdb") for n, database in found if database is None]
+    if mixed:
+        raise UnsupportedFeatureError(
+            f"TRUNCATE TABLE {names} names both Paimon tables and others ({', '.join(mixed)}); "
+            "truncate them in separate statements"
+        )
+    partition = statement.args.get("partition")
+    if partition is not None and len(nodes) > 1:
+        raise SqlError(
+            f"TRUNCATE TABLE {names} PARTITION (…): a PARTITION clause truncates one table; "
+            "truncate the tables one by one"
+        )
+    paimon = [(n.name, database) for n, database in found if database is not None]
+    for name, database in paimon:
+        refuse_system_table(database, name, "TRUNCATE TABLE")
+    idents = [Identifier(database, name) for name, database in paimon]
+    refuse_in_transaction(ctx, "TRUNCATE TABLE", ", ".join(map(str, idents)))
+    missing = [i for i in idents if i.table not in ctx.catalog.tables(i.database)]
+    if missing and not statement.args.get("exists"):
+        ctx.table(missing[0])  # TableNotFoundError naming it and its database's tables
+    tables = [ctx.table(i) for i in idents if i not in missing]
+    if partition is not None and tables:
+        return _truncate_partitions(ctx, tables[0], partition)
+    for table in tables:
+        Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda _e: True)
+    done = [f"truncated table {t.name}" for t in tables]
+    done += [f"table {i} does not exist; nothing truncated" for i in missing]
+    return _status(ctx, "; ".join(done))
+
+
+def _truncate_partitions(ctx: Context, table: Table, partition: exp.Partition) -> Relation:
+    """TRUNCATE TABLE db.t PARTITION (…): the files of the named partitions replaced by nothing."""
+    shown = ", ".join(e.sql("duckdb") for e in partition.expressions)
+    inside = dml.partition_filter(
+        table.latest_schema, dml.partition_spec(ctx, table, partition, "TRUNCATE TABLE")
+    )
+    hit = {p for p in dml.live_partitions(table) if inside(p)}
+    if not hit:
+        return _status(
+            ctx,
+            f"no partition of table {table.name} matches PARTITION ({shown}); nothing truncated",
+        )
+    Committer(table).commit([], kind=CommitKind.OVERWRITE, overwrite=lambda e: inside(e.partition))
+    return _status(
+        ctx, f"truncated {len(hit)} partition(s) of table {table.name} (PARTITION ({shown}))"
+    )

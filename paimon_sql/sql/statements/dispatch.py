@@ -25,8 +25,13 @@ from paimon_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
-from paimon_sql.sql.dialect import parse_show
-from paimon_sql.sql.names import database_of, refuse_in_transaction
+from paimon_sql.sql.dialect import parse_comment, parse_show
+from paimon_sql.sql.names import (
+    database_of,
+    refuse_in_transaction,
+    refuse_system_table,
+    refuse_unknown_database,
+)
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml, merge, target
 from paimon_sql.sqlnodes import table_node
@@ -165,6 +170,7 @@ def _explain(ctx: Context, query: str) -> Relation | None:
 
 
 def _command(ctx: Context, statement: exp.Command) -> Relation | None:
+    catalog_ddl.database_command(ctx, statement)
     rest = statement.expression
     rest_text = (
         rest.this
@@ -242,6 +248,7 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
         return None
     if not table.db and table.name not in ctx.catalog.tables(database):
         return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
+    refuse_system_table(database, table.name, "writing to")
     ident = Identifier(database, table.name)
     try:
         ctx.catalog.load_table(ident)
@@ -327,6 +334,9 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
         return _rows(
             ctx, pa.table({"database_name": pa.array(ctx.catalog.databases(), pa.string())})
         )
+    comment = parse_comment(text)
+    if comment is not None:
+        return catalog_ddl.comment_on(ctx, comment)
     return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
 
 
@@ -354,9 +364,11 @@ def _write(
 ) -> Relation | None:
     """INSERT, DELETE, UPDATE or MERGE INTO a Paimon table; None for another target (DuckDB's)."""
     what = "MERGE INTO" if isinstance(statement, exp.Merge) else statement.key.upper()
-    target.refuse_system_table(ctx, statement.this, what)
-    ident = _target(ctx, statement.this)
+    ident = _target(ctx, statement.this)  # a system table is refused there (read-only)
     if ident is None:
+        node = statement.this.this if isinstance(statement.this, exp.Schema) else statement.this
+        if isinstance(node, exp.Table):
+            refuse_unknown_database(ctx, node)  # ``nope.t``: the missing database named
         return None
     refuse_in_transaction(ctx, what, ident)
     ctx.engine.writing = ident  # its reads of the target are at the latest snapshot

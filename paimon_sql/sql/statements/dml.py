@@ -52,7 +52,7 @@ from paimon_sql.errors import (
     SqlError,
     UnsupportedFeatureError,
 )
-from paimon_sql.format.binary_row import encode_row
+from paimon_sql.format.binary_row import decode_row, encode_row
 from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
@@ -64,13 +64,14 @@ from paimon_sql.write.global_index import is_cross_partition
 from paimon_sql.write.writer import RepeatedKeys, TableWriter, fitted_value, length_refusal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from paimon_sql.catalog import Table
     from paimon_sql.commit.plan import CommitMessage
     from paimon_sql.engine.reader import SplitReader
     from paimon_sql.engine.relation import Relation
     from paimon_sql.format.manifest import ManifestEntry
+    from paimon_sql.format.schema import TableSchema
     from paimon_sql.format.snapshot import Snapshot
     from paimon_sql.plan.predicate import Predicate
     from paimon_sql.plan.scan import ScanPlan
@@ -302,7 +303,7 @@ def insert(ctx: Context, ident: Identifier, statement: exp.Insert) -> Relation:
     if statement.args.get("overwrite"):
         if conflict is not None:
             raise SqlError("INSERT OVERWRITE replaces rows: it cannot have ON CONFLICT")
-        overwrite = _overwrite_filter(table, statement)
+        overwrite = _overwrite_filter(ctx, table, statement)
     if conflict is None and returning is None:
         return count(ctx, write_rows(ctx, table, typed, overwrite=overwrite, read_at=read_at))
     scratch: list[str] = []  # the rows registered for this statement, dropped after it
@@ -766,30 +767,89 @@ def _static_partition(table: Table, statement: exp.Insert) -> dict[str, exp.Expr
     return {e.this.name: e.expression for e in partition.expressions if isinstance(e, exp.EQ)}
 
 
-def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
+def partition_spec(
+    ctx: Context, table: Table, partition: exp.Partition, what: str
+) -> dict[str, Any]:
+    """The static keys of ``PARTITION (k = v, ...)`` and their values, typed as their columns.
+
+    Each value is cast to its column's type as DuckDB casts it (``1`` for a DOUBLE is ``1.0``,
+    ``'2024-1-1'`` for a DATE is that date, ``'true'`` for a BOOLEAN is true), the way Java's
+    partition predicate parses the spec's strings, so that it compares with the stored partition
+    values by value, not by spelling. A key listed without a value (``PARTITION (dt = 'a', hr)``)
+    is dynamic and left out. A name that is no partition key, or any PARTITION of a table without
+    partition keys, is a `SqlError` naming `what` (the statement) and the table's keys.
+    """
     schema = table.latest_schema
-    part_types = [schema.field(p).type for p in schema.partition_keys]
+    keys = schema.partition_keys
+    named = [e.this.name if isinstance(e, exp.EQ) else e.name for e in partition.expressions]
+    if not keys:
+        raise SqlError(
+            f"{what} {table.name} PARTITION ({', '.join(named)}): the table has no partition "
+            "keys; leave the PARTITION clause out"
+        )
+    unknown = [n for n in named if n not in keys]
+    if unknown:
+        raise SqlError(
+            f"{what} {table.name}: PARTITION names non-partition column(s) {unknown}; partition "
+            f"keys: {list(keys)}"
+        )
+    return {
+        e.this.name: _typed_partition_value(ctx, table, e.this.name, e.expression)
+        for e in partition.expressions
+        if isinstance(e, exp.EQ)
+    }
+
+
+def _typed_partition_value(ctx: Context, table: Table, key: str, node: exp.Expression) -> Any:
+    """The value of ``PARTITION (key = node)`` as a value of the column (see `partition_spec`)."""
+    _partition_value(node)  # a constant, or a SqlError
+    value_node = (
+        exp.Literal.string(node.name)
+        if isinstance(node, (exp.Column, exp.Identifier))
+        else node.copy()
+    )
+    t = table.latest_schema.field(key).type
+    probe = exp.select(exp.cast(value_node, duckdb_type_node(t)))
+    try:
+        ((value,),) = ctx.engine.con.sql(probe.sql("duckdb")).fetchall()
+    except duckdb.Error as err:
+        raise SqlError(
+            f"PARTITION value {key} = {node.sql('duckdb')} is not a "
+            f"{type_sql(t.with_nullable(True))} (the type of partition column {key!r} of "
+            f"{table.name}): {str(err).splitlines()[0]}"
+        ) from err
+    # CHAR(n) and BINARY(n) partition values are stored padded; one too long matches nothing
+    with contextlib.suppress(ValueError):
+        value = fit_length(value, t)
+    return value
+
+
+def partition_filter(schema: TableSchema, spec: Mapping[str, Any]) -> Callable[[bytes], bool]:
+    """Whether a serialized partition lies in the static `spec` (`partition_spec`'s values).
+
+    The one test of "the files a ``PARTITION (…)`` clause names": INSERT OVERWRITE … PARTITION
+    replaces them, TRUNCATE TABLE … PARTITION empties them.
+    """
+    keys = list(schema.partition_keys)
+    types = [schema.field(k).type for k in keys]
+    seen: dict[bytes, bool] = {}
+
+    def inside(partition: bytes) -> bool:
+        if partition not in seen:
+            values = dict(zip(keys, decode_row(partition, types), strict=True))
+            seen[partition] = all(values[k] == v for k, v in spec.items())
+        return seen[partition]
+
+    return inside
+
+
+def _overwrite_filter(ctx: Context, table: Table, statement: exp.Insert) -> Any:
+    schema = table.latest_schema
     partition = statement.find(exp.Partition)
     if partition is not None:
-        fixed = {}
-        for eq in partition.expressions:
-            if isinstance(eq, exp.EQ):
-                fixed[eq.this.name] = _partition_value(eq.expression)
-        unknown = set(fixed) - set(schema.partition_keys)
-        if unknown:
-            raise SqlError(
-                f"PARTITION names non-partition column(s) {sorted(unknown)} of table {table.name}"
-            )
-        for k, v in fixed.items():
-            t = schema.field(k).type
-            if t.root == "CHAR" and v is not None:
-                # the rows' CHAR values are padded (TableWriter.fitted); one too long fails there
-                with contextlib.suppress(ValueError):
-                    fixed[k] = fit_length(str(v), t)
+        inside = partition_filter(schema, partition_spec(ctx, table, partition, "INSERT OVERWRITE"))
 
         def static(messages: list[CommitMessage]) -> Any:
-            from paimon_sql.format.binary_row import decode_row
-
             # A cross-partition table's write also retracts moved keys in their old partitions:
             # Java's commit replaces every partition it adds files to (checked against Flink 1.3).
             retracted = (
@@ -797,16 +857,7 @@ def _overwrite_filter(table: Table, statement: exp.Insert) -> Any:
                 if is_cross_partition(schema)
                 else set()
             )
-
-            def replaced(e: ManifestEntry) -> bool:
-                if e.partition in retracted:
-                    return True
-                values = dict(
-                    zip(schema.partition_keys, decode_row(e.partition, part_types), strict=True)
-                )
-                return all(str(values[k]) == str(v) for k, v in fixed.items())
-
-            return replaced
+            return lambda e: e.partition in retracted or inside(e.partition)
 
         return static
     if not schema.partition_keys or not CoreOptions(schema.options).flag(
@@ -1079,6 +1130,19 @@ def live_files(table: Table) -> set[tuple[Any, ...]]:
     def live(snapshot: Snapshot | None) -> set[tuple[Any, ...]]:
         metas = table.data_manifests(snapshot)
         return set(fold(e for m in metas for e in table.manifest(m.file_name)))
+
+    return on_latest(table, live)
+
+
+def live_partitions(table: Table) -> set[bytes]:
+    """The serialized partitions holding live data files in the latest snapshot."""
+
+    def live(snapshot: Snapshot | None) -> set[bytes]:
+        metas = table.data_manifests(snapshot)
+        return {
+            e.partition
+            for e in fold(e for m in metas for e in table.manifest(m.file_name)).values()
+        }
 
     return on_latest(table, live)
 

@@ -137,21 +137,6 @@ def _refusal(key: str) -> str | None:
     return _NOT_PER_STATEMENT
 
 
-def refuse_system_table(ctx: Context, node: exp.Expression | None, what: str) -> None:
-    """Refuse a write naming a system table (``db."t$snapshots"``): system tables are read-only."""
-    if isinstance(node, exp.Schema):
-        node = node.this
-    if not isinstance(node, exp.Table) or "$" not in node.name or not node.db:
-        return
-    suffix = node.name.partition("$")[2].lower()
-    if suffix.startswith("branch_") or not ctx.catalog.has_database(node.db):
-        return  # a branch: not a system table
-    raise SqlError(
-        f'system table {node.db}."{node.name}" is read-only: {what} writes only to a Paimon '
-        "table itself"
-    )
-
-
 #: How time travel reads right after a table's name (the words no parser reads on a write).
 _TRAVEL_WORDS = (
     ("VERSION", "AS", "OF"),

@@ -168,6 +168,27 @@ CASES = [
         2,
     ),
     Case(
+        "truncate_partition",  # TRUNCATE TABLE … PARTITION: an OVERWRITE of that partition only
+        "CREATE TABLE {t} (id INT, v STRING, dt STRING) PARTITIONED BY (dt)",
+        (
+            "INSERT INTO {t} VALUES (1, 'x', 'a'), (2, 'y', 'b')",
+            "TRUNCATE TABLE {t} PARTITION (dt = 'a')",
+        ),
+        "INSERT INTO {t} VALUES (4, 'flink', 'a')",
+        1,
+        kinds=("APPEND", "OVERWRITE", "APPEND"),
+    ),
+    Case(
+        "overwrite_typed_partition",  # PARTITION (k = 1) names the DOUBLE partition 1.0
+        "CREATE TABLE {t} (id INT, k DOUBLE) PARTITIONED BY (k)",
+        (
+            "INSERT INTO {t} VALUES (1, 1.0), (2, 2.5)",
+            "INSERT OVERWRITE {t} PARTITION (k = 1) SELECT 3",
+        ),
+        "INSERT INTO {t} VALUES (4, 2.5)",
+        2,
+    ),
+    Case(
         "cross_partition_pk",
         "CREATE TABLE {t} (id INT, dt STRING, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
         "PARTITIONED BY (dt) WITH ('bucket' = '-1')",

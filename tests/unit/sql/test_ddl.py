@@ -17,6 +17,7 @@ from paimon_sql.catalog.schema_change import (
     SetOptions,
     UpdateColumnComment,
     UpdateColumnType,
+    UpdateComment,
     apply_alter,
 )
 from paimon_sql.errors import OptionError, SchemaError, SqlError, UnsupportedFeatureError
@@ -363,7 +364,11 @@ def test_alter_statements_parse_in_both_spellings():
         "ALTER TABLE t SET ('a' = '1')": SetOptions({"a": "1"}),
         "ALTER TABLE t SET TBLPROPERTIES ('a' = '1')": SetOptions({"a": "1"}),
         "ALTER TABLE t RESET ('a', 'b')": ResetOptions(("a", "b")),
-        "ALTER TABLE t UNSET TBLPROPERTIES ('a')": ResetOptions(("a",)),
+        "ALTER TABLE t UNSET TBLPROPERTIES ('a')": ResetOptions(("a",), must_exist=True),
+        "ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a')": ResetOptions(("a",)),
+        "ALTER TABLE t SET ('comment' = 'c')": UpdateComment("c"),
+        "ALTER TABLE t SET COMMENT 'c'": UpdateComment("c"),
+        "ALTER TABLE t RESET ('comment')": UpdateComment(None),
         "ALTER TABLE t DROP c": DropColumn("c"),
         "ALTER TABLE t DROP COLUMN c": DropColumn("c"),
         "ALTER TABLE t RENAME a TO b": RenameColumn("a", "b"),
@@ -377,6 +382,8 @@ def test_alter_statements_parse_in_both_spellings():
     assert len(parse_alter_table("ALTER TABLE t DROP COLUMNS (c, d)").changes) == 2
     add = parse_alter_table("ALTER TABLE t ADD (c INT, d STRING FIRST)").changes
     assert [type(c) for c in add] == [AddColumn, AddColumn]
+    assert isinstance(add[1], AddColumn)
+    assert add[1].position is not None
     assert add[1].position.first
     modify = parse_alter_table("ALTER TABLE t MODIFY c BIGINT COMMENT 'x' AFTER a").changes
     assert [type(c) for c in modify] == [UpdateColumnType, UpdateColumnComment, MoveColumn]
