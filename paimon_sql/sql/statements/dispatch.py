@@ -33,7 +33,7 @@ from paimon_sql.sql.names import (
     refuse_unknown_database,
 )
 from paimon_sql.sql.procedures import procedures
-from paimon_sql.sql.statements import catalog_ddl, dml, merge, target
+from paimon_sql.sql.statements import catalog_ddl, dml, merge
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import type_sql
 

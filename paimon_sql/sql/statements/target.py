@@ -23,7 +23,7 @@ from sqlglot import exp
 from paimon_sql.catalog.schema_change import IMMUTABLE_OPTIONS
 from paimon_sql.changes.bounds import INCREMENTAL_OPTIONS, SCAN_MODE
 from paimon_sql.engine.travel import TRAVEL_HINTS
-from paimon_sql.errors import OptionError, SqlError, UnsupportedFeatureError
+from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import normalise_options
 from paimon_sql.sql.dialect import after_write_target, hint_options
 
