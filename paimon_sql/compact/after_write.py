@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING
 from paimon_sql.commit.retry import FIRST_PAUSE, pause
 from paimon_sql.compact.changelog import compact
 from paimon_sql.compact.lookup import lookup_rewrite
-from paimon_sql.errors import CommitConflictError, PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.errors import (
+    CommitConflictError,
+    OptionError,
+    PaimonSqlError,
+    UnsupportedFeatureError,
+)
+from paimon_sql.format.option_registry import merge_conflicts
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import hides_level0
@@ -89,9 +95,14 @@ def check_writable(table: Table) -> None:
     """Refuse, before writing, a write paimon-sql cannot follow with its compaction.
 
     Every table it writes can be compacted now (the lookup and full-compaction changelogs are
-    written), so this only checks the options the compaction reads.
+    written), so this only checks the options the compaction reads, and the option pairs Java's
+    merge functions refuse (`merge_conflicts`: Java refuses every write of such a table).
     """
     options = table.latest_schema.options
+    if table.latest_schema.primary_keys:
+        conflicts = merge_conflicts(options, table.latest_schema.field_names)
+        if conflicts:
+            raise OptionError(f"{table.name}: " + "; ".join(conflicts))
     if _full(options):
         _delta_commits(options, table.name)
 

@@ -39,7 +39,7 @@ from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.types import BINARY_ROOTS, NUMERIC_ROOTS, STRING_ROOTS, TIMESTAMP_ROOTS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from paimon_sql.types import DataField, DataType
 
@@ -871,6 +871,71 @@ def validate_options(
 # --------------------------------------------------------- cross-option checks (SchemaValidation)
 
 
+#: ``ignore-delete`` and its engine-specific spellings (any of them set: deletes are ignored).
+IGNORE_DELETE_KEYS = (
+    "ignore-delete",
+    "first-row.ignore-delete",
+    "deduplicate.ignore-delete",
+    "partial-update.ignore-delete",
+)
+
+
+def merge_conflicts(options: Mapping[str, str], columns: Iterable[str]) -> list[str]:
+    """Option pairs Java's merge functions refuse to build (every write and read of the table).
+
+    Java's ``PartialUpdateMergeFunction.Factory`` and ``FieldAggregatorFactory.create`` check
+    these whenever a merge function is made; `validate_options` refuses them at CREATE/ALTER and
+    the reader and writer refuse a table that has them (written by another tool).
+
+    >>> merge_conflicts({"merge-engine": "aggregation", "aggregation.remove-record-on-delete":
+    ...     "true", "fields.v.ignore-retract": "TRUE"}, ["k", "v"])  # doctest: +ELLIPSIS
+    ["'aggregation.remove-record-on-delete' and 'fields.v.ignore-retract' ... same time..."]
+    """
+
+    def on(key: str) -> bool:
+        return options.get(key, "false").strip().lower() == "true"
+
+    def conflict(a: str, b: str) -> str:
+        return (
+            f"{a!r} and {b!r} have conflicting behavior, so Java refuses to enable both at the "
+            "same time; remove one of them"
+        )
+
+    engine = options.get("merge-engine", "deduplicate").strip().lower()
+    out = []
+    if engine == "aggregation" and on("aggregation.remove-record-on-delete"):
+        out += [
+            conflict("aggregation.remove-record-on-delete", f"fields.{c}.ignore-retract")
+            for c in columns
+            if on(f"fields.{c}.ignore-retract")
+        ]
+    if engine != "partial-update":
+        return out
+    ignore = next((k for k in IGNORE_DELETE_KEYS if on(k)), None)
+    on_group = "partial-update.remove-record-on-sequence-group"
+    if ignore and on("partial-update.remove-record-on-delete"):
+        out.append(conflict(ignore, "partial-update.remove-record-on-delete"))
+    if ignore and on_group in options:
+        out.append(conflict(ignore, on_group))
+    groups = [k for k in options if k.startswith("fields.") and k.endswith(".sequence-group")]
+    if groups and on("partial-update.remove-record-on-delete"):
+        out.append(conflict(groups[0], "partial-update.remove-record-on-delete"))
+    sequence = {
+        c.strip() for k in groups for c in k[len("fields.") : -len(".sequence-group")].split(",")
+    }
+    outside = [c for c in _split(options.get(on_group, "")) if c not in sequence]
+    if outside:
+        out.append(
+            f"{on_group!r} names {', '.join(map(repr, outside))}, which no "
+            "'fields.<field>.sequence-group' option defines as a sequence field"
+        )
+    return out
+
+
+def _check_merge_conflicts(t: _Table) -> list[str]:
+    return merge_conflicts(t.options, t.fields or ())
+
+
 def _check_bucket(t: _Table) -> list[str]:
     bucket, out = t.bucket, []
     if bucket == 0:
@@ -1186,6 +1251,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_retention,
     _check_aggregation,
     _check_sequence_groups,
+    _check_merge_conflicts,
     _check_row_tracking,
     _check_blob,
 )

@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
+from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES, merge_conflicts
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.read import java_hash
 from paimon_sql.types import (
@@ -146,8 +146,12 @@ def check_columns(options: CoreOptions, columns: Collection[str], table: str) ->
     """Check that every column an option names is one of `columns`.
 
     The options are ``sequence.field`` and ``fields.<a,b>.sequence-group``; else an `OptionError`
-    naming the option, the column and the table.
+    naming the option, the column and the table. Option pairs Java's merge functions refuse
+    (`merge_conflicts`) are an `OptionError` too: Java refuses every read of such a table.
     """
+    conflicts = merge_conflicts(options.options, columns)
+    if conflicts:
+        raise OptionError(f"table {table}: " + "; ".join(conflicts))
     named: list[tuple[str, str]] = [("sequence.field", c) for c in options.sequence_fields]
     for key, value in options.options.items():
         if key.startswith("fields.") and key.endswith(".sequence-group"):
@@ -540,10 +544,22 @@ class GroupedMerge:
         return _nested_update(arrays, keyed, refusal)
 
     def build(
-        self, body: exp.Select, names: Sequence[str], seq_fields: Sequence[str], descending: bool
+        self,
+        body: exp.Select,
+        names: Sequence[str],
+        seq_fields: Sequence[str],
+        descending: bool,
+        keep_retractions: bool = False,
     ) -> exp.Select:
-        """One row per key with the merged values of `names` (partition columns are constants)."""
+        """One row per key with the merged values of `names` (partition columns are constants).
+
+        With `keep_retractions` a key whose merged record is a retraction gives that record too
+        (its ``_VALUE_KIND`` says so), as Java's merge function returns it: a compaction that
+        does not write the top level must keep it to hide the older copies above (a lookup
+        compaction), and audit-log style reads show it. Without, such keys give no row.
+        """
         source = self.ordered(body, seq_fields, descending)
+        deleted: exp.Select | None = None
         remove_on_delete = self.options.flag(
             "partial-update.remove-record-on-delete"
             if self.engine is MergeEngine.PARTIAL_UPDATE
@@ -571,6 +587,8 @@ class GroupedMerge:
                     )
                 )
             )
+            if keep_retractions:
+                deleted = self._deleted_last(flagged, names)
         # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
         # for a key with one record in the section: that record is returned as written (its
         # kind too, so a lone retraction removes the key).
@@ -586,7 +604,13 @@ class GroupedMerge:
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
                 outputs.append(exp.alias_(self._unless_single(single, SEQ, last), SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
-                insert = exp.cast(exp.Literal.number(int(RowKind.INSERT)), "TINYINT")
+                insert: exp.Expression = exp.Literal.number(int(RowKind.INSERT))
+                if keep_retractions and self.engine is MergeEngine.PARTIAL_UPDATE:
+                    # Java: no add among the records merged, the result is a DELETE
+                    delete = exp.Literal.number(int(RowKind.DELETE))
+                    met = java_hash.call("BOOL_OR", _add_kind())
+                    insert = exp.If(this=met, true=insert, false=delete)
+                insert = exp.cast(insert, "TINYINT")
                 outputs.append(
                     exp.alias_(self._unless_single(single, KIND, insert), KIND, quoted=True)
                 )
@@ -600,13 +624,49 @@ class GroupedMerge:
         query = (
             exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
         )
+        merged = self._having(query, single, remove_on_delete, keep_retractions)
+        if deleted is None:
+            return merged
+        both = exp.union(merged, deleted, distinct=False)
+        return exp.select("*").from_(both.subquery())
+
+    def _deleted_last(self, flagged: exp.Select, names: Sequence[str]) -> exp.Select:
+        """The keys whose last record is a ``-D`` under remove-record-on-delete: that record.
+
+        Java's merge function ends such a key with a ``DELETE`` (the ``-D``'s values and
+        sequence number); the grouped query, which merges only the records after a key's last
+        ``-D``, has no row for it.
+        """
+        last = exp.and_(
+            exp.EQ(this=_ident(ORD), expression=_ident(COUNT)),
+            exp.EQ(this=_ident(KIND), expression=exp.Literal.number(int(RowKind.DELETE))),
+        )
+        columns = [
+            exp.alias_(exp.cast(_ident(KIND), "TINYINT"), KIND, quoted=True)
+            if name == KIND
+            else _ident(name)
+            for name in names
+        ]
+        return exp.select(*columns).from_(flagged.subquery()).where(last)
+
+    def _having(
+        self,
+        query: exp.Select,
+        single: exp.Expression,
+        remove_on_delete: bool,
+        keep_retractions: bool,
+    ) -> exp.Select:
+        """`query` keeping the keys whose merged record Java returns (see `build`)."""
         lone_add = java_hash.call("BOOL_AND", _add_kind())
+        if keep_retractions:  # a lone record is returned as written, a retraction too
+            lone_add = exp.true()
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
             # a merged aggregation row is always +I: only a lone retraction removes a key
             return query.having(exp.or_(exp.not_(single.copy()), lone_add))
-        condition: exp.Expression = java_hash.call(
-            "BOOL_OR", _add_kind()
-        )  # only retractions: no row
+        # only retractions: no row (kept as a -D with `keep_retractions`)
+        condition: exp.Expression = java_hash.call("BOOL_OR", _add_kind())
+        if keep_retractions:
+            condition = exp.true()
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
                 f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
