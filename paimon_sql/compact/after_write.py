@@ -44,7 +44,7 @@ from paimon_sql.errors import (
     PaimonSqlError,
     UnsupportedFeatureError,
 )
-from paimon_sql.format.option_registry import merge_conflicts
+from paimon_sql.format.option_registry import merge_conflicts, refuse_unimplemented
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import hides_level0
@@ -99,6 +99,7 @@ def check_writable(table: Table) -> None:
     merge functions refuse (`merge_conflicts`: Java refuses every write of such a table).
     """
     options = table.latest_schema.options
+    refuse_unimplemented(options, "writing", table.name)
     if table.latest_schema.primary_keys:
         conflicts = merge_conflicts(options, table.latest_schema.field_names)
         if conflicts:

@@ -1259,7 +1259,15 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
 
 #: Options whose behaviour paimon-sql does not implement: a value other than the default would be
 #: stored and then silently do nothing, so CREATE TABLE and ALTER TABLE … SET refuse it.
-UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {}
+UNIMPLEMENTED: Mapping[str, tuple[tuple[str, ...], str]] = {
+    "partial-update.remove-record-on-sequence-group": (
+        (),
+        "Java's retraction of partial-update sequence groups (a -D of a listed group removes "
+        "the row, other -U/-D retract the group's fields) is not implemented by the reader; "
+        "remove the option (DELETE then needs 'partial-update.remove-record-on-delete', "
+        "without sequence groups)",
+    ),
+}
 
 
 def refuse_unimplemented(options: Mapping[str, str], statement: str, table: object) -> None:
@@ -1268,9 +1276,14 @@ def refuse_unimplemented(options: Mapping[str, str], statement: str, table: obje
     An `UnsupportedFeatureError` naming each option in `options` whose behaviour paimon-sql does
     not implement (`UNIMPLEMENTED`); `statement` (``CREATE TABLE``) on `table` is refused.
 
-    Every changelog producer is written since issue 17, so nothing is refused today:
+    The reader and the writer refuse a table that has one (made by another tool) the same way.
 
     >>> refuse_unimplemented({"changelog-producer": "lookup"}, "CREATE TABLE", "db.t")
+    >>> refuse_unimplemented({"partial-update.remove-record-on-sequence-group": "g"},
+    ...                      "CREATE TABLE", "db.t")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: CREATE TABLE db.t: option 'partial-update.remove...
     """
     problems = []
     for key, (allowed, why) in UNIMPLEMENTED.items():

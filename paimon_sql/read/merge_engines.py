@@ -18,7 +18,11 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES, merge_conflicts
+from paimon_sql.format.option_registry import (
+    AGG_FUNCTION_NAMES,
+    merge_conflicts,
+    refuse_unimplemented,
+)
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.read import java_hash
 from paimon_sql.types import (
@@ -86,6 +90,15 @@ _RETRACTABLE = frozenset(
         "nested_update",
     }
 )
+#: In a partial-update sequence group: functions whose ``aggReversed`` step is their ``agg``
+#: step with the record put first (`GroupedMerge._fold_order`), and functions whose result
+#: does not depend on the order of the records (``collect``: its ``aggReversed`` is ``agg``).
+#: The others (``first_non_null_value``, ``nested_update`` with ``count-limit``) are refused
+#: when a record with a lower group sequence arrives.
+_REVERSED_BY_ORDER = frozenset(
+    {"listagg", "merge_map", "last_value", "last_non_null_value", "first_value"}
+)
+_NOT_REVERSED = frozenset({"sum", "product", "max", "min", "bool_and", "bool_or", "collect"})
 #: Functions whose retraction is a step of a sequential fold (`GroupedMerge._fold`).
 _FOLDED = frozenset({"product", "collect", "merge_map", "nested_update"})
 
@@ -149,6 +162,7 @@ def check_columns(options: CoreOptions, columns: Collection[str], table: str) ->
     naming the option, the column and the table. Option pairs Java's merge functions refuse
     (`merge_conflicts`) are an `OptionError` too: Java refuses every read of such a table.
     """
+    refuse_unimplemented(options.options, "reading", table)
     conflicts = merge_conflicts(options.options, columns)
     if conflicts:
         raise OptionError(f"table {table}: " + "; ".join(conflicts))
@@ -248,26 +262,127 @@ class GroupedMerge:
             return None
         return aggregate_function(self.options.options, key, self.table)
 
+    @staticmethod
+    def _present(seq: Sequence[str]) -> exp.Expression:
+        """An add whose group sequence `seq` is not all NULL (it takes part in the group)."""
+        given: list[exp.Expression] = [
+            exp.Not(this=exp.Is(this=_ident(s), expression=exp.null())) for s in seq
+        ]
+        some: exp.Expression = functools.reduce(
+            lambda a, b: exp.Or(this=a, expression=b), given[1:], given[0]
+        )
+        return exp.And(this=_add_kind(), expression=exp.Paren(this=some))
+
+    def _aggregated_groups(self) -> list[tuple[str, ...]]:
+        """The sequence groups (their sequence fields) with an aggregated column, in order."""
+        out: list[tuple[str, ...]] = []
+        for column, seq in self.groups.items():
+            if column not in seq and self._own_function(column) and seq not in out:
+                out.append(seq)
+        return out
+
+    def _directions(self, source: exp.Select) -> exp.Select:
+        """`source` with, per aggregated sequence group, whether each record folds forward.
+
+        Java's ``PartialUpdateMergeFunction`` folds a record whose group sequence is at least
+        the highest one seen so far (of the key, in merge order) with the aggregator's ``agg``,
+        and one with a lower group sequence with ``aggReversed`` (``agg`` with the arguments
+        swapped). The sequences are compared as Java's comparator does (ascending, NULL
+        lowest): by their dense rank within the key, against the running maximum of the ranks
+        of the records taking part so far, the record's own included.
+        """
+        keys = [_ident(k) for k in self.keys]
+        for i, seq in enumerate(self._aggregated_groups()):
+            rank = exp.Window(
+                this=exp.Anonymous(this="dense_rank"),
+                partition_by=[k.copy() for k in keys],
+                order=exp.Order(
+                    expressions=[exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
+                ),
+            )
+            ranked = exp.select("*", exp.alias_(rank, f"__paimon_rk{i}", quoted=True)).from_(
+                source.subquery()
+            )
+            taking = exp.If(this=self._present(seq), true=_ident(f"__paimon_rk{i}"))
+            running = exp.Window(
+                this=exp.Max(this=taking.copy()),
+                partition_by=[k.copy() for k in keys],
+                order=exp.Order(expressions=[exp.Ordered(this=_ident(ORD))]),
+            )
+            forward = java_hash.call(
+                "COALESCE", exp.GTE(this=taking, expression=running), exp.true()
+            )
+            source = exp.select("*", exp.alias_(forward, f"__paimon_fwd{i}", quoted=True)).from_(
+                ranked.subquery()
+            )
+        return source
+
+    def _fold_order(self, column: str, name: str) -> exp.Expression:
+        """The order `column`'s aggregate `name` takes its records in, in a sequence group.
+
+        ``agg`` appends a record, ``aggReversed`` puts it first (Java's ``FieldAggregator``):
+        for the functions whose fold is a concatenation-like associative step (``listagg``,
+        ``merge_map``, ``nested_update``, the first/last value functions but
+        ``first_non_null_value``) the fold is that step over the records backward ones first,
+        latest first, then the forward ones in merge order. ``collect`` reverses nothing
+        (``FieldCollectAgg.aggReversed`` is ``agg``); the order of the others does not matter.
+        """
+        o = _ident(ORD)
+        if self._reversal(column, name) != "order":
+            return o
+        i = self._aggregated_groups().index(self.groups[column])
+        return exp.If(this=_ident(f"__paimon_fwd{i}"), true=o, false=exp.Neg(this=o.copy()))
+
+    def _reversal(self, column: str, name: str) -> str:
+        """How `column`'s function `name` folds a record with a lower group sequence.
+
+        ``order`` (`_fold_order`), ``none`` (the order does not matter) or ``refuse``.
+        """
+        if name == "nested_update":
+            limited = self.options.text(f"fields.{column}.count-limit") is not None
+            return "refuse" if limited else "order"
+        if name in _REVERSED_BY_ORDER:
+            return "order"
+        return "none" if name in _NOT_REVERSED else "refuse"
+
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence.
 
         Later rows win ties; rows whose group sequence is all NULL leave the group alone.
-        Aggregated columns aggregate over those rows.
+        Aggregated columns fold those rows as Java does (`_directions`, `_fold_order`).
         """
         seq = self.groups[column]
-        present = exp.and_(
-            _add_kind(),
-            exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)),
-        )
+        present = self._present(seq)
         name = self._own_function(column)
         if name:
-            x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
-            aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
-            return self._finish(column, name, self._filtered(aggregate, present))
+            x, o = _ident(column), self._fold_order(column, name)
+            aggregate = _template(name, x=x, o=o, add=exp.true(), d=self._delimiter(column))
+            value = self._finish(column, name, self._filtered(aggregate, present))
+            if self._reversal(column, name) != "refuse":
+                return value
+            i = self._aggregated_groups().index(seq)
+            backward = exp.And(
+                this=present.copy(), expression=exp.Not(this=_ident(f"__paimon_fwd{i}"))
+            )
+            message = (
+                f"table {self.table}: column {column!r} ({name!r} in a sequence group) got a "
+                "record with a lower group sequence than an earlier one; Java folds it with the "
+                f"reversed {name!r}, which the reader does not implement"
+            )
+            backward_seen = java_hash.call("BOOL_OR", backward)
+            return exp.If(this=backward_seen, true=_fail(message), false=value)
         order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
         order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
         last = exp.Last(this=exp.Order(this=_ident(column), expressions=order))
         return exp.Filter(this=last, expression=exp.Where(this=present))
+
+    def _delimiter(self, column: str) -> exp.Expression:
+        """``listagg``'s separator of `column`: ``fields.<column>.list-agg-delimiter`` (``,``).
+
+        The aggregation engine and partial-update sequence groups alike (Java's
+        ``FieldListaggAgg``).
+        """
+        return exp.Literal.string(self.options.text(f"fields.{column}.list-agg-delimiter") or "")
 
     @staticmethod
     def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
@@ -284,7 +399,7 @@ class GroupedMerge:
             return self._grouped(column)
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
-            aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
+            aggregate = _template(own, x=x, o=o, add=exp.true(), d=self._delimiter(column))
             return self._finish(column, own, self._filtered(aggregate, add))
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = (
@@ -292,8 +407,7 @@ class GroupedMerge:
             )
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
-        delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
-        value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        value = _template(name, x=x, o=o, add=add, d=self._delimiter(column))
         value = self._finish(column, name, value)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
@@ -558,7 +672,7 @@ class GroupedMerge:
         does not write the top level must keep it to hide the older copies above (a lookup
         compaction), and audit-log style reads show it. Without, such keys give no row.
         """
-        source = self.ordered(body, seq_fields, descending)
+        source = self._directions(self.ordered(body, seq_fields, descending))
         deleted: exp.Select | None = None
         remove_on_delete = self.options.flag(
             "partial-update.remove-record-on-delete"
@@ -674,6 +788,12 @@ class GroupedMerge:
                 "Read with 'ignore-delete'='true' or "
                 "'partial-update.remove-record-on-delete'='true'"
             )
+            if self.groups:  # Java retracts the sequence groups' fields
+                message = (
+                    f"table {self.table}: partial-update with sequence groups received a "
+                    "retraction (-U/-D); the reader does not implement Java's retraction of "
+                    "sequence groups. Read with 'ignore-delete'='true'"
+                )
             retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(
                 this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()
