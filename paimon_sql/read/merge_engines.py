@@ -747,20 +747,26 @@ class GroupedMerge:
     def _deleted_last(self, flagged: exp.Select, names: Sequence[str]) -> exp.Select:
         """The keys whose last record is a ``-D`` under remove-record-on-delete: that record.
 
-        Java's merge function ends such a key with a ``DELETE`` (the ``-D``'s values and
-        sequence number); the grouped query, which merges only the records after a key's last
-        ``-D``, has no row for it.
+        Java's merge function ends such a key with a ``DELETE`` with the ``-D``'s sequence
+        number and a row started afresh from it (``initRow``: its NOT NULL fields, the others
+        NULL); the grouped query, which merges only the records after a key's last ``-D``, has
+        no row for it.
         """
         last = exp.and_(
             exp.EQ(this=_ident(ORD), expression=_ident(COUNT)),
             exp.EQ(this=_ident(KIND), expression=exp.Literal.number(int(RowKind.DELETE))),
         )
-        columns = [
-            exp.alias_(exp.cast(_ident(KIND), "TINYINT"), KIND, quoted=True)
-            if name == KIND
-            else _ident(name)
-            for name in names
-        ]
+        columns: list[exp.Expression] = []
+        for name in names:
+            if name == KIND:
+                columns.append(exp.alias_(exp.cast(_ident(KIND), "TINYINT"), KIND, quoted=True))
+            elif name in self.keys or name in self.partition or name == SEQ:
+                columns.append(_ident(name))
+            elif (t := self.types.get(name)) is not None and not t.nullable:
+                columns.append(_ident(name))
+            else:  # the column's own type: a typed NULL of it
+                nothing = exp.If(this=exp.false(), true=_ident(name))
+                columns.append(exp.alias_(nothing, name, quoted=True))
         return exp.select(*columns).from_(flagged.subquery()).where(last)
 
     def _having(
