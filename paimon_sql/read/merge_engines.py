@@ -756,18 +756,18 @@ class GroupedMerge:
             exp.EQ(this=_ident(ORD), expression=_ident(COUNT)),
             exp.EQ(this=_ident(KIND), expression=exp.Literal.number(int(RowKind.DELETE))),
         )
-        columns: list[exp.Expression] = []
-        for name in names:
-            if name == KIND:
-                columns.append(exp.alias_(exp.cast(_ident(KIND), "TINYINT"), KIND, quoted=True))
-            elif name in self.keys or name in self.partition or name == SEQ:
-                columns.append(_ident(name))
-            elif (t := self.types.get(name)) is not None and not t.nullable:
-                columns.append(_ident(name))
-            else:  # the column's own type: a typed NULL of it
-                nothing = exp.If(this=exp.false(), true=_ident(name))
-                columns.append(exp.alias_(nothing, name, quoted=True))
+        columns = [exp.alias_(self._deleted_value(name), name, quoted=True) for name in names]
         return exp.select(*columns).from_(flagged.subquery()).where(last)
+
+    def _deleted_value(self, name: str) -> exp.Expression:
+        """Column `name` of `_deleted_last`'s row: the ``-D``'s, NULL for a NULLable value."""
+        if name == KIND:
+            return exp.cast(_ident(KIND), "TINYINT")
+        t = self.types.get(name)
+        kept = name in self.keys or name in self.partition or name == SEQ
+        if kept or (t is not None and not t.nullable):
+            return _ident(name)
+        return exp.If(this=exp.false(), true=_ident(name))  # a NULL of the column's type
 
     def _having(
         self,
