@@ -93,8 +93,9 @@ _RETRACTABLE = frozenset(
 #: In a partial-update sequence group: functions whose ``aggReversed`` step is their ``agg``
 #: step with the record put first (`GroupedMerge._fold_order`), and functions whose result
 #: does not depend on the order of the records (``collect``: its ``aggReversed`` is ``agg``).
-#: The others (``first_non_null_value``, ``nested_update`` with ``count-limit``) are refused
-#: when a record with a lower group sequence arrives.
+#: ``first_non_null_value`` is folded record by record (`GroupedMerge._first_non_null_fold`);
+#: ``nested_update`` with ``count-limit`` is refused when a record with a lower group sequence
+#: arrives.
 _REVERSED_BY_ORDER = frozenset(
     {"listagg", "merge_map", "last_value", "last_non_null_value", "first_value"}
 )
@@ -336,14 +337,75 @@ class GroupedMerge:
     def _reversal(self, column: str, name: str) -> str:
         """How `column`'s function `name` folds a record with a lower group sequence.
 
-        ``order`` (`_fold_order`), ``none`` (the order does not matter) or ``refuse``.
+        ``order`` (`_fold_order`), ``fold`` (`_first_non_null_fold`), ``none`` (the order
+        does not matter) or ``refuse``.
         """
         if name == "nested_update":
             limited = self.options.text(f"fields.{column}.count-limit") is not None
             return "refuse" if limited else "order"
         if name in _REVERSED_BY_ORDER:
             return "order"
+        if name == "first_non_null_value":
+            return "fold"
         return "none" if name in _NOT_REVERSED else "refuse"
+
+    def _first_non_null_fold(self, column: str, present: exp.Expression) -> exp.Expression:
+        """Java's ``FieldFirstNonNullValueAgg`` in a sequence group, record by record.
+
+        Its state is the value and whether it was initialised; ``aggReversed`` swaps the
+        arguments, so a record with a lower group sequence replaces an initialised value (NULL
+        too), initialises a non-NULL uninitialised one, and else becomes the value unmarked.
+        ``list_reduce`` over ``{f: forward, x: value}`` in merge order from ``{i: false, v:
+        NULL}``.
+        """
+        t = self.types.get(column)
+        if t is None:
+            raise OptionError(f"table {self.table}: column {column!r} has no type")
+        i = self._aggregated_groups().index(self.groups[column])
+
+        def state(initialised: exp.Expression, value: exp.Expression) -> exp.Expression:
+            return exp.Struct(
+                expressions=[
+                    exp.PropertyEQ(this=exp.to_identifier("i"), expression=initialised),
+                    exp.PropertyEQ(this=exp.to_identifier("v"), expression=value),
+                ]
+            )
+
+        record = exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier("f"), expression=_ident(f"__paimon_fwd{i}")),
+                exp.PropertyEQ(this=exp.to_identifier("x"), expression=_ident(column)),
+            ]
+        )
+        listed = exp.Anonymous(
+            this="list",
+            expressions=[exp.Order(this=record, expressions=[exp.Ordered(this=_ident(ORD))])],
+        )
+        listed = exp.Filter(this=listed, expression=exp.Where(this=present))
+        acc, r = exp.column("__paimon_s"), exp.column("__paimon_r")
+
+        def field(node: exp.Expression, name: str) -> exp.Expression:
+            return exp.Dot(this=node.copy(), expression=exp.to_identifier(name))
+
+        fresh = exp.Not(this=field(acc, "i"))
+        forward = exp.If(
+            this=exp.And(this=fresh.copy(), expression=exp.Not(this=is_null(field(r, "x")))),
+            true=state(exp.true(), field(r, "x")),
+            false=acc.copy(),
+        )
+        backward = exp.If(
+            this=exp.And(this=fresh.copy(), expression=exp.Not(this=is_null(field(acc, "v")))),
+            true=state(exp.true(), field(acc, "v")),
+            false=state(field(acc, "i"), field(r, "x")),
+        )
+        step = exp.If(this=field(r, "f"), true=forward, false=backward)
+        fold = exp.Lambda(
+            this=step,
+            expressions=[exp.to_identifier("__paimon_s"), exp.to_identifier("__paimon_r")],
+        )
+        start = state(exp.false(), exp.cast(exp.null(), duckdb_type_node(t)))
+        reduced = exp.Anonymous(this="list_reduce", expressions=[listed, fold, start])
+        return field(exp.Paren(this=reduced), "v")
 
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence.
@@ -354,6 +416,8 @@ class GroupedMerge:
         seq = self.groups[column]
         present = self._present(seq)
         name = self._own_function(column)
+        if name and self._reversal(column, name) == "fold":
+            return self._first_non_null_fold(column, present)
         if name:
             x, o = _ident(column), self._fold_order(column, name)
             aggregate = _template(name, x=x, o=o, add=exp.true(), d=self._delimiter(column))

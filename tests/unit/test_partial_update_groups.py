@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import paimon_sql
-from paimon_sql.errors import PaimonSqlError, UnsupportedFeatureError
+from paimon_sql.errors import UnsupportedFeatureError
 
 _DDL = (
     "CREATE TABLE db.t (k INT NOT NULL, a {a_type}, b INT, g INT, PRIMARY KEY (k) NOT ENFORCED) "
@@ -67,14 +67,22 @@ def test_listagg_delimiter_in_a_sequence_group(session):
     assert session.sql("SELECT a FROM db.t").fetchall() == [("x|y",)]
 
 
-def test_first_non_null_value_reversed_is_refused_by_name(session):
+@pytest.mark.parametrize(
+    ("rows", "want"),
+    [
+        # Java's FieldFirstNonNullValueAgg keeps an "initialised" flag the reversed calls see
+        ([("x", None, 2), ("y", 3, 1), ("z", 4, 1)], ("z,y,x", 3)),
+        ([("x", 1, 2), ("y", None, 1)], ("y,x", None)),
+        ([("x", None, 2), ("y", None, 1), ("z", 5, 3), ("w", 6, 0)], ("w,y,x,z", 6)),
+        ([("x", 7, 1), ("y", 8, 2)], ("x,y", 7)),
+    ],
+)
+def test_first_non_null_value_folds_record_by_record(session, rows, want):
     session.sql(_DDL.format(a_type="STRING", a="listagg", b="first_non_null_value", extra=""))
-    session.sql("INSERT INTO db.t VALUES (1, 'x', 1, 2)")
-    session.sql("INSERT INTO db.t VALUES (1, 'y', 3, 3)")  # forward only: read
-    assert session.sql("SELECT a, b FROM db.t").fetchall() == [("x,y", 1)]
-    session.sql("INSERT INTO db.t VALUES (1, 'z', 4, 1)")
-    with pytest.raises(PaimonSqlError, match="'first_non_null_value' in a sequence group"):
-        session.sql("SELECT * FROM db.t").fetchall()
+    for a, b, g in rows:
+        value = "CAST(NULL AS INT)" if b is None else str(b)
+        session.sql(f"INSERT INTO db.t VALUES (1, '{a}', {value}, {g})")  # noqa: S608
+    assert session.sql("SELECT a, b FROM db.t").fetchall() == [want]
 
 
 def test_remove_record_on_sequence_group_is_refused_by_name(session):

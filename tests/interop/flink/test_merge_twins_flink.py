@@ -30,10 +30,11 @@ _GROUP = (
     "WITH ('bucket' = '1', 'merge-engine' = 'partial-update', 'fields.g.sequence-group' = 'a,b', "
     "'fields.a.aggregate-function' = 'listagg', 'fields.b.aggregate-function' = '{b}'{extra})"
 )
+_N = "CAST(NULL AS INT)"
 _LOWER = (
-    "INSERT INTO {t} VALUES (1, 'x', 1, 2), (2, 'p', 1, 1)",
-    "INSERT INTO {t} VALUES (1, 'y', CAST(NULL AS INT), 1), (2, 'q', 2, 2)",
-    "INSERT INTO {t} VALUES (1, 'z', 3, 1), (2, 'r', 5, 0)",
+    f"INSERT INTO {{t}} VALUES (1, 'x', 1, 2), (2, 'p', 1, 1), (3, 'x', {_N}, 2)",
+    f"INSERT INTO {{t}} VALUES (1, 'y', {_N}, 1), (2, 'q', 2, 2), (3, 'y', 3, 1)",
+    "INSERT INTO {t} VALUES (1, 'z', 3, 1), (2, 'r', 5, 0), (3, 'z', 4, 1)",
 )
 _DESC = (
     "CREATE TABLE {t} (k INT NOT NULL, v STRING, s1 INT, PRIMARY KEY (k) NOT ENFORCED) WITH "
@@ -43,7 +44,7 @@ _DESC = (
 CASES = {
     **{
         f"group_{b}": (_GROUP.format(t="{t}", b=b, extra=""), _LOWER)
-        for b in ("last_value", "first_value", "last_non_null_value", "sum")
+        for b in ("last_value", "first_value", "last_non_null_value", "first_non_null_value", "sum")
     },
     "group_listagg_delimiter": (
         _GROUP.format(t="{t}", b="last_value", extra=", 'fields.a.list-agg-delimiter' = '|'"),
