@@ -381,7 +381,7 @@ class GroupedMerge:
             this="list",
             expressions=[exp.Order(this=record, expressions=[exp.Ordered(this=_ident(ORD))])],
         )
-        listed = exp.Filter(this=listed, expression=exp.Where(this=present))
+        taken = exp.Filter(this=listed, expression=exp.Where(this=present))
         acc, r = exp.column("__paimon_s"), exp.column("__paimon_r")
 
         def field(node: exp.Expression, name: str) -> exp.Expression:
@@ -404,7 +404,7 @@ class GroupedMerge:
             expressions=[exp.to_identifier("__paimon_s"), exp.to_identifier("__paimon_r")],
         )
         start = state(exp.false(), exp.cast(exp.null(), duckdb_type_node(t)))
-        reduced = exp.Anonymous(this="list_reduce", expressions=[listed, fold, start])
+        reduced = exp.Anonymous(this="list_reduce", expressions=[taken, fold, start])
         return field(exp.Paren(this=reduced), "v")
 
     def _grouped(self, column: str) -> exp.Expression:

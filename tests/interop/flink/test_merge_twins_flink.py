@@ -32,8 +32,8 @@ _GROUP = (
 )
 _N = "CAST(NULL AS INT)"
 _LOWER = (
-    f"INSERT INTO {{t}} VALUES (1, 'x', 1, 2), (2, 'p', 1, 1), (3, 'x', {_N}, 2)",
-    f"INSERT INTO {{t}} VALUES (1, 'y', {_N}, 1), (2, 'q', 2, 2), (3, 'y', 3, 1)",
+    f"INSERT INTO {{t}} VALUES (1, 'x', 1, 2), (2, 'p', 1, 1), (3, 'x', {_N}, 2)",  # noqa: S608
+    f"INSERT INTO {{t}} VALUES (1, 'y', {_N}, 1), (2, 'q', 2, 2), (3, 'y', 3, 1)",  # noqa: S608
     "INSERT INTO {t} VALUES (1, 'z', 3, 1), (2, 'r', 5, 0), (3, 'z', 4, 1)",
 )
 _DESC = (
