@@ -50,6 +50,17 @@ CASES = {
         _GROUP.format(t="{t}", b="last_value", extra=", 'fields.a.list-agg-delimiter' = '|'"),
         _LOWER,
     ),
+    # compacted at every write (lookup: into a level below the kept files; DV: marked)
+    **{
+        f"group_first_value_{name}": (
+            _GROUP.format(t="{t}", b="first_value", extra=extra),
+            (*_LOWER, "INSERT INTO {t} VALUES (1, 'u', 9, 0), (3, 'u', 8, 5)"),
+        )
+        for name, extra in (
+            ("lookup", ", 'changelog-producer' = 'lookup'"),
+            ("dv", ", 'deletion-vectors.enabled' = 'true'"),
+        )
+    },
     # one write keeps the largest sequence value (Java's write buffer sorts ascending)
     "descending_two_writes": (
         _DESC,
