@@ -38,8 +38,13 @@ from typing import TYPE_CHECKING
 from paimon_sql.commit.retry import FIRST_PAUSE, pause
 from paimon_sql.compact.changelog import compact
 from paimon_sql.compact.lookup import lookup_rewrite
-from paimon_sql.errors import CommitConflictError, PaimonSqlError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import refuse_unwritable_options
+from paimon_sql.errors import (
+    CommitConflictError,
+    OptionError,
+    PaimonSqlError,
+    UnsupportedFeatureError,
+)
+from paimon_sql.format.option_registry import merge_conflicts, refuse_unwritable_options
 from paimon_sql.format.options import ChangelogProducer, CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.plan.scan import hides_level0
@@ -91,8 +96,9 @@ def check_writable(table: Table) -> None:
     """Refuse, before writing, a write paimon-sql cannot follow with its compaction.
 
     Every table it writes can be compacted now (the lookup and full-compaction changelogs are
-    written), so this checks the options the compaction reads, and refuses the options of a table
-    (one Java made) that paimon-sql's writer would ignore (`refuse_unwritable_options`).
+    written), so this checks the options the compaction reads, refuses the options of a table
+    (one Java made) that paimon-sql's writer would ignore (`refuse_unwritable_options`), and the
+    option pairs Java's merge functions refuse (`merge_conflicts`: Java refuses every write).
     """
     schema = table.latest_schema
     refuse_case_clashes(
@@ -103,6 +109,10 @@ def check_writable(table: Table) -> None:
     options = schema.options
     keys = {"primary-key": ",".join(schema.primary_keys)}
     refuse_unwritable_options({**options, **keys}, table.name)
+    if schema.primary_keys:
+        conflicts = merge_conflicts(options, schema.field_names)
+        if conflicts:
+            raise OptionError(f"{table.name}: " + "; ".join(conflicts))
     if _full(options):
         _delta_commits(options, table.name)
 

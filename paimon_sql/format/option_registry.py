@@ -871,6 +871,71 @@ def validate_options(
 # --------------------------------------------------------- cross-option checks (SchemaValidation)
 
 
+#: ``ignore-delete`` and its engine-specific spellings (any of them set: deletes are ignored).
+IGNORE_DELETE_KEYS = (
+    "ignore-delete",
+    "first-row.ignore-delete",
+    "deduplicate.ignore-delete",
+    "partial-update.ignore-delete",
+)
+
+
+def merge_conflicts(options: Mapping[str, str], columns: Iterable[str]) -> list[str]:
+    """Option pairs Java's merge functions refuse to build (every write and read of the table).
+
+    Java's ``PartialUpdateMergeFunction.Factory`` and ``FieldAggregatorFactory.create`` check
+    these whenever a merge function is made; `validate_options` refuses them at CREATE/ALTER and
+    the reader and writer refuse a table that has them (written by another tool).
+
+    >>> merge_conflicts({"merge-engine": "aggregation", "aggregation.remove-record-on-delete":
+    ...     "true", "fields.v.ignore-retract": "TRUE"}, ["k", "v"])  # doctest: +ELLIPSIS
+    ["'aggregation.remove-record-on-delete' and 'fields.v.ignore-retract' ... same time..."]
+    """
+
+    def on(key: str) -> bool:
+        return options.get(key, "false").strip().lower() == "true"
+
+    def conflict(a: str, b: str) -> str:
+        return (
+            f"{a!r} and {b!r} have conflicting behavior, so Java refuses to enable both at the "
+            "same time; remove one of them"
+        )
+
+    engine = options.get("merge-engine", "deduplicate").strip().lower()
+    out = []
+    if engine == "aggregation" and on("aggregation.remove-record-on-delete"):
+        out += [
+            conflict("aggregation.remove-record-on-delete", f"fields.{c}.ignore-retract")
+            for c in columns
+            if on(f"fields.{c}.ignore-retract")
+        ]
+    if engine != "partial-update":
+        return out
+    ignore = next((k for k in IGNORE_DELETE_KEYS if on(k)), None)
+    on_group = "partial-update.remove-record-on-sequence-group"
+    if ignore and on("partial-update.remove-record-on-delete"):
+        out.append(conflict(ignore, "partial-update.remove-record-on-delete"))
+    if ignore and on_group in options:
+        out.append(conflict(ignore, on_group))
+    groups = [k for k in options if k.startswith("fields.") and k.endswith(".sequence-group")]
+    if groups and on("partial-update.remove-record-on-delete"):
+        out.append(conflict(groups[0], "partial-update.remove-record-on-delete"))
+    sequence = {
+        c.strip() for k in groups for c in k[len("fields.") : -len(".sequence-group")].split(",")
+    }
+    outside = [c for c in _split(options.get(on_group, "")) if c not in sequence]
+    if outside:
+        out.append(
+            f"{on_group!r} names {', '.join(map(repr, outside))}, which no "
+            "'fields.<field>.sequence-group' option defines as a sequence field"
+        )
+    return out
+
+
+def _check_merge_conflicts(t: _Table) -> list[str]:
+    return merge_conflicts(t.options, t.fields or ())
+
+
 def _check_bucket(t: _Table) -> list[str]:
     bucket, out = t.bucket, []
     if bucket == 0:
@@ -1186,6 +1251,7 @@ _CHECKS: tuple[Callable[[_Table], list[str]], ...] = (
     _check_retention,
     _check_aggregation,
     _check_sequence_groups,
+    _check_merge_conflicts,
     _check_row_tracking,
     _check_blob,
 )
@@ -1199,12 +1265,14 @@ class Unimplemented:
     default, or a no-op given the other options); `why` says what is missing and what to do
     instead; `writes`: a write to a table (one Java made) that has the option would ignore it, so
     INSERT, UPDATE, DELETE, MERGE and compaction refuse it too (`refuse_unwritable_options`);
-    reads never do.
+    `reads`: a read would ignore it too (its rows would not be Java's), so reads refuse it
+    (`refuse_unreadable_options`).
     """
 
     fits: Callable[[str, Mapping[str, str]], bool]
     why: str
     writes: bool = True
+    reads: bool = False
 
 
 def _only(*values: str) -> Callable[[str, Mapping[str, str]], bool]:
@@ -1316,6 +1384,14 @@ UNIMPLEMENTED: Mapping[str, Unimplemented] = {
     "commit.callbacks": Unimplemented(
         _only(""), "paimon-sql cannot run Java commit callback classes; remove it"
     ),
+    "partial-update.remove-record-on-sequence-group": Unimplemented(
+        _only(""),
+        "Java's retraction of partial-update sequence groups (a -D of a listed group removes "
+        "the row, other -U/-D retract the group's fields) is not implemented by the reader; "
+        "remove the option (DELETE then needs 'partial-update.remove-record-on-delete', "
+        "without sequence groups)",
+        reads=True,
+    ),
     "fields.<column>.default-value": Unimplemented(
         _never,
         "Paimon 0.9 to 1.2 read every NULL of the column as this value, and Paimon 1.3 ignores the "
@@ -1333,12 +1409,17 @@ def _unimplemented(key: str) -> Unimplemented | None:
 
 
 def unimplemented_problems(
-    options: Mapping[str, str], *, keys: Iterable[str] | None = None, writing: bool = False
+    options: Mapping[str, str],
+    *,
+    keys: Iterable[str] | None = None,
+    writing: bool = False,
+    reading: bool = False,
 ) -> list[str]:
     """What is wrong with each of `keys` (default: every option) that paimon-sql does not honour.
 
     `options` are the table's options after the change (a value may depend on another option);
-    `writing`: only the options a write would ignore (`Unimplemented.writes`).
+    `writing`: only the options a write would ignore (`Unimplemented.writes`); `reading`: only
+    those a read would (`Unimplemented.reads`).
 
     >>> unimplemented_problems({"manifest.format": "orc"})  # doctest: +ELLIPSIS
     ["option 'manifest.format' = 'orc' is not supported: paimon-sql writes Avro manifests only ..."]
@@ -1349,6 +1430,8 @@ def unimplemented_problems(
     for key in options if keys is None else keys:
         spec, value = _unimplemented(key), options.get(key)
         if spec is None or value is None or (writing and not spec.writes):
+            continue
+        if reading and not spec.reads:
             continue
         if not spec.fits(value, options):
             problems.append(f"option {key!r} = {value!r} is not supported: {spec.why}")
@@ -1378,6 +1461,23 @@ def refuse_unimplemented(
     problems = unimplemented_problems(merged or options, keys=list(options))
     if problems:
         raise UnsupportedFeatureError(f"{statement} {table}: " + "; ".join(problems))
+
+
+def refuse_unreadable_options(options: Mapping[str, str], table: object) -> None:
+    """Refuse reading a table whose options ask for what paimon-sql's reader does not do.
+
+    Those are the `UNIMPLEMENTED` entries with `reads` (a table another tool made).
+
+    >>> refuse_unreadable_options({"manifest.format": "parquet"}, "db.t")  # read normally
+    >>> refuse_unreadable_options({"partial-update.remove-record-on-sequence-group": "g"},
+    ...                           "db.t")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: reading db.t: option 'partial-update.remove...
+    """
+    problems = unimplemented_problems(options, reading=True)
+    if problems:
+        raise UnsupportedFeatureError(f"reading {table}: " + "; ".join(problems))
 
 
 def refuse_unwritable_options(options: Mapping[str, str], table: object) -> None:

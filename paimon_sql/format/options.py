@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import OptionError
-from paimon_sql.format.option_registry import memory_size, option_default, parse_duration
+from paimon_sql.format.option_registry import (
+    IGNORE_DELETE_KEYS,
+    memory_size,
+    option_default,
+    parse_duration,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -267,13 +272,7 @@ class CoreOptions:
     @property
     def ignore_delete(self) -> bool:
         """`ignore-delete` or one of its engine-specific spellings."""
-        keys = (
-            "ignore-delete",
-            "first-row.ignore-delete",
-            "deduplicate.ignore-delete",
-            "partial-update.ignore-delete",
-        )
-        return any(self.flag(k) for k in keys)
+        return any(self.flag(k) for k in IGNORE_DELETE_KEYS)
 
     @property
     def sequence_fields(self) -> tuple[str, ...]:

@@ -994,7 +994,13 @@ class _SplitQuery:
             grouped = GroupedMerge(
                 self.options, self.keys, self._partition_columns(), self.plan.table.name, self.types
             )
-            return grouped.build(body, names, self.seq_fields, self.options.sequence_descending)
+            return grouped.build(
+                body,
+                names,
+                self.seq_fields,
+                self.options.sequence_descending,
+                self.request.keep_retractions,
+            )
         retract = exp.not_(kind_filter.copy())
         inner = body
         first_row = engine is MergeEngine.FIRST_ROW

@@ -18,7 +18,11 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
-from paimon_sql.format.option_registry import AGG_FUNCTION_NAMES
+from paimon_sql.format.option_registry import (
+    AGG_FUNCTION_NAMES,
+    merge_conflicts,
+    refuse_unreadable_options,
+)
 from paimon_sql.format.options import MergeEngine
 from paimon_sql.read import java_hash
 from paimon_sql.types import (
@@ -86,6 +90,16 @@ _RETRACTABLE = frozenset(
         "nested_update",
     }
 )
+#: In a partial-update sequence group: functions whose ``aggReversed`` step is their ``agg``
+#: step with the record put first (`GroupedMerge._fold_order`), and functions whose result
+#: does not depend on the order of the records (``collect``: its ``aggReversed`` is ``agg``).
+#: ``first_non_null_value`` is folded record by record (`GroupedMerge._first_non_null_fold`);
+#: ``nested_update`` with ``count-limit`` is refused when a record with a lower group sequence
+#: arrives.
+_REVERSED_BY_ORDER = frozenset(
+    {"listagg", "merge_map", "last_value", "last_non_null_value", "first_value"}
+)
+_NOT_REVERSED = frozenset({"sum", "product", "max", "min", "bool_and", "bool_or", "collect"})
 #: Functions whose retraction is a step of a sequential fold (`GroupedMerge._fold`).
 _FOLDED = frozenset({"product", "collect", "merge_map", "nested_update"})
 
@@ -146,8 +160,13 @@ def check_columns(options: CoreOptions, columns: Collection[str], table: str) ->
     """Check that every column an option names is one of `columns`.
 
     The options are ``sequence.field`` and ``fields.<a,b>.sequence-group``; else an `OptionError`
-    naming the option, the column and the table.
+    naming the option, the column and the table. Option pairs Java's merge functions refuse
+    (`merge_conflicts`) are an `OptionError` too: Java refuses every read of such a table.
     """
+    refuse_unreadable_options(options.options, table)
+    conflicts = merge_conflicts(options.options, columns)
+    if conflicts:
+        raise OptionError(f"table {table}: " + "; ".join(conflicts))
     named: list[tuple[str, str]] = [("sequence.field", c) for c in options.sequence_fields]
     for key, value in options.options.items():
         if key.startswith("fields.") and key.endswith(".sequence-group"):
@@ -244,26 +263,190 @@ class GroupedMerge:
             return None
         return aggregate_function(self.options.options, key, self.table)
 
+    @staticmethod
+    def _present(seq: Sequence[str]) -> exp.Expression:
+        """An add whose group sequence `seq` is not all NULL (it takes part in the group)."""
+        given: list[exp.Expression] = [
+            exp.Not(this=exp.Is(this=_ident(s), expression=exp.null())) for s in seq
+        ]
+        some: exp.Expression = functools.reduce(
+            lambda a, b: exp.Or(this=a, expression=b), given[1:], given[0]
+        )
+        return exp.And(this=_add_kind(), expression=exp.Paren(this=some))
+
+    def _aggregated_groups(self) -> list[tuple[str, ...]]:
+        """The sequence groups (their sequence fields) with an aggregated column, in order."""
+        out: list[tuple[str, ...]] = []
+        for column, seq in self.groups.items():
+            if column not in seq and self._own_function(column) and seq not in out:
+                out.append(seq)
+        return out
+
+    def _directions(self, source: exp.Select) -> exp.Select:
+        """`source` with, per aggregated sequence group, whether each record folds forward.
+
+        Java's ``PartialUpdateMergeFunction`` folds a record whose group sequence is at least
+        the highest one seen so far (of the key, in merge order) with the aggregator's ``agg``,
+        and one with a lower group sequence with ``aggReversed`` (``agg`` with the arguments
+        swapped). The sequences are compared as Java's comparator does (ascending, NULL
+        lowest): by their dense rank within the key, against the running maximum of the ranks
+        of the records taking part so far, the record's own included.
+        """
+        keys = [_ident(k) for k in self.keys]
+        for i, seq in enumerate(self._aggregated_groups()):
+            rank = exp.Window(
+                this=exp.Anonymous(this="dense_rank"),
+                partition_by=[k.copy() for k in keys],
+                order=exp.Order(
+                    expressions=[exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
+                ),
+            )
+            ranked = exp.select("*", exp.alias_(rank, f"__paimon_rk{i}", quoted=True)).from_(
+                source.subquery()
+            )
+            taking = exp.If(this=self._present(seq), true=_ident(f"__paimon_rk{i}"))
+            running = exp.Window(
+                this=exp.Max(this=taking.copy()),
+                partition_by=[k.copy() for k in keys],
+                order=exp.Order(expressions=[exp.Ordered(this=_ident(ORD))]),
+            )
+            forward = java_hash.call(
+                "COALESCE", exp.GTE(this=taking, expression=running), exp.true()
+            )
+            source = exp.select("*", exp.alias_(forward, f"__paimon_fwd{i}", quoted=True)).from_(
+                ranked.subquery()
+            )
+        return source
+
+    def _fold_order(self, column: str, name: str) -> exp.Expression:
+        """The order `column`'s aggregate `name` takes its records in, in a sequence group.
+
+        ``agg`` appends a record, ``aggReversed`` puts it first (Java's ``FieldAggregator``):
+        for the functions whose fold is a concatenation-like associative step (``listagg``,
+        ``merge_map``, ``nested_update``, the first/last value functions but
+        ``first_non_null_value``) the fold is that step over the records backward ones first,
+        latest first, then the forward ones in merge order. ``collect`` reverses nothing
+        (``FieldCollectAgg.aggReversed`` is ``agg``); the order of the others does not matter.
+        """
+        o = _ident(ORD)
+        if self._reversal(column, name) != "order":
+            return o
+        i = self._aggregated_groups().index(self.groups[column])
+        return exp.If(this=_ident(f"__paimon_fwd{i}"), true=o, false=exp.Neg(this=o.copy()))
+
+    def _reversal(self, column: str, name: str) -> str:
+        """How `column`'s function `name` folds a record with a lower group sequence.
+
+        ``order`` (`_fold_order`), ``fold`` (`_first_non_null_fold`), ``none`` (the order
+        does not matter) or ``refuse``.
+        """
+        if name == "nested_update":
+            limited = self.options.text(f"fields.{column}.count-limit") is not None
+            return "refuse" if limited else "order"
+        if name in _REVERSED_BY_ORDER:
+            return "order"
+        if name == "first_non_null_value":
+            return "fold"
+        return "none" if name in _NOT_REVERSED else "refuse"
+
+    def _first_non_null_fold(self, column: str, present: exp.Expression) -> exp.Expression:
+        """Java's ``FieldFirstNonNullValueAgg`` in a sequence group, record by record.
+
+        Its state is the value and whether it was initialised; ``aggReversed`` swaps the
+        arguments, so a record with a lower group sequence replaces an initialised value (NULL
+        too), initialises a non-NULL uninitialised one, and else becomes the value unmarked.
+        ``list_reduce`` over ``{f: forward, x: value}`` in merge order from ``{i: false, v:
+        NULL}``.
+        """
+        t = self.types.get(column)
+        if t is None:
+            raise OptionError(f"table {self.table}: column {column!r} has no type")
+        i = self._aggregated_groups().index(self.groups[column])
+
+        def state(initialised: exp.Expression, value: exp.Expression) -> exp.Expression:
+            return exp.Struct(
+                expressions=[
+                    exp.PropertyEQ(this=exp.to_identifier("i"), expression=initialised),
+                    exp.PropertyEQ(this=exp.to_identifier("v"), expression=value),
+                ]
+            )
+
+        record = exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.to_identifier("f"), expression=_ident(f"__paimon_fwd{i}")),
+                exp.PropertyEQ(this=exp.to_identifier("x"), expression=_ident(column)),
+            ]
+        )
+        listed = exp.Anonymous(
+            this="list",
+            expressions=[exp.Order(this=record, expressions=[exp.Ordered(this=_ident(ORD))])],
+        )
+        taken = exp.Filter(this=listed, expression=exp.Where(this=present))
+        acc, r = exp.column("__paimon_s"), exp.column("__paimon_r")
+
+        def field(node: exp.Expression, name: str) -> exp.Expression:
+            return exp.Dot(this=node.copy(), expression=exp.to_identifier(name))
+
+        fresh = exp.Not(this=field(acc, "i"))
+        forward = exp.If(
+            this=exp.And(this=fresh.copy(), expression=exp.Not(this=is_null(field(r, "x")))),
+            true=state(exp.true(), field(r, "x")),
+            false=acc.copy(),
+        )
+        backward = exp.If(
+            this=exp.And(this=fresh.copy(), expression=exp.Not(this=is_null(field(acc, "v")))),
+            true=state(exp.true(), field(acc, "v")),
+            false=state(field(acc, "i"), field(r, "x")),
+        )
+        step = exp.If(this=field(r, "f"), true=forward, false=backward)
+        fold = exp.Lambda(
+            this=step,
+            expressions=[exp.to_identifier("__paimon_s"), exp.to_identifier("__paimon_r")],
+        )
+        start = state(exp.false(), exp.cast(exp.null(), duckdb_type_node(t)))
+        reduced = exp.Anonymous(this="list_reduce", expressions=[taken, fold, start])
+        return field(exp.Paren(this=reduced), "v")
+
     def _grouped(self, column: str) -> exp.Expression:
         """A sequence-group column: the value of the row with the highest group sequence.
 
         Later rows win ties; rows whose group sequence is all NULL leave the group alone.
-        Aggregated columns aggregate over those rows.
+        Aggregated columns fold those rows as Java does (`_directions`, `_fold_order`).
         """
         seq = self.groups[column]
-        present = exp.and_(
-            _add_kind(),
-            exp.or_(*(exp.not_(exp.Is(this=_ident(s), expression=exp.null())) for s in seq)),
-        )
+        present = self._present(seq)
         name = self._own_function(column)
+        if name and self._reversal(column, name) == "fold":
+            return self._first_non_null_fold(column, present)
         if name:
-            x, o, comma = _ident(column), _ident(ORD), exp.Literal.string(",")
-            aggregate = _template(name, x=x, o=o, add=exp.true(), d=comma)
-            return self._finish(column, name, self._filtered(aggregate, present))
+            x, o = _ident(column), self._fold_order(column, name)
+            aggregate = _template(name, x=x, o=o, add=exp.true(), d=self._delimiter(column))
+            value = self._finish(column, name, self._filtered(aggregate, present))
+            if self._reversal(column, name) != "refuse":
+                return value
+            i = self._aggregated_groups().index(seq)
+            backward = exp.And(
+                this=present.copy(), expression=exp.Not(this=_ident(f"__paimon_fwd{i}"))
+            )
+            message = (
+                f"table {self.table}: column {column!r} ({name!r} in a sequence group) got a "
+                "record with a lower group sequence than an earlier one; Java folds it with the "
+                f"reversed {name!r}, which the reader does not implement"
+            )
+            backward_seen = java_hash.call("BOOL_OR", backward)
+            return exp.If(this=backward_seen, true=_fail(message), false=value)
         order = [exp.Ordered(this=_ident(s), nulls_first=True) for s in seq]
         order.append(exp.Ordered(this=_ident(ORD), nulls_first=False))
         last = exp.Last(this=exp.Order(this=_ident(column), expressions=order))
         return exp.Filter(this=last, expression=exp.Where(this=present))
+
+    def _delimiter(self, column: str) -> exp.Expression:
+        """``listagg``'s separator of `column`: ``fields.<column>.list-agg-delimiter`` (``,``).
+
+        The aggregation engine and partial-update sequence groups alike (Java's
+        ``FieldListaggAgg``).
+        """
+        return exp.Literal.string(self.options.text(f"fields.{column}.list-agg-delimiter") or "")
 
     @staticmethod
     def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
@@ -280,7 +463,7 @@ class GroupedMerge:
             return self._grouped(column)
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
-            aggregate = _template(own, x=x, o=o, add=exp.true(), d=exp.Literal.string(","))
+            aggregate = _template(own, x=x, o=o, add=exp.true(), d=self._delimiter(column))
             return self._finish(column, own, self._filtered(aggregate, add))
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = (
@@ -288,8 +471,7 @@ class GroupedMerge:
             )
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
-        delimiter = self.options.text(f"fields.{column}.list-agg-delimiter") or ""
-        value = _template(name, x=x, o=o, add=add, d=exp.Literal.string(delimiter))
+        value = _template(name, x=x, o=o, add=add, d=self._delimiter(column))
         value = self._finish(column, name, value)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
@@ -540,10 +722,22 @@ class GroupedMerge:
         return _nested_update(arrays, keyed, refusal)
 
     def build(
-        self, body: exp.Select, names: Sequence[str], seq_fields: Sequence[str], descending: bool
+        self,
+        body: exp.Select,
+        names: Sequence[str],
+        seq_fields: Sequence[str],
+        descending: bool,
+        keep_retractions: bool = False,
     ) -> exp.Select:
-        """One row per key with the merged values of `names` (partition columns are constants)."""
-        source = self.ordered(body, seq_fields, descending)
+        """One row per key with the merged values of `names` (partition columns are constants).
+
+        With `keep_retractions` a key whose merged record is a retraction gives that record too
+        (its ``_VALUE_KIND`` says so), as Java's merge function returns it: a compaction that
+        does not write the top level must keep it to hide the older copies above (a lookup
+        compaction), and audit-log style reads show it. Without, such keys give no row.
+        """
+        source = self._directions(self.ordered(body, seq_fields, descending))
+        deleted: exp.Select | None = None
         remove_on_delete = self.options.flag(
             "partial-update.remove-record-on-delete"
             if self.engine is MergeEngine.PARTIAL_UPDATE
@@ -571,6 +765,8 @@ class GroupedMerge:
                     )
                 )
             )
+            if keep_retractions:
+                deleted = self._deleted_last(flagged, names)
         # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
         # for a key with one record in the section: that record is returned as written (its
         # kind too, so a lone retraction removes the key).
@@ -586,7 +782,13 @@ class GroupedMerge:
                 last = _template("last_value", x=_ident(SEQ), o=_ident(ORD), add=counted)
                 outputs.append(exp.alias_(self._unless_single(single, SEQ, last), SEQ, quoted=True))
             elif name == KIND:  # the merged row is an insert
-                insert = exp.cast(exp.Literal.number(int(RowKind.INSERT)), "TINYINT")
+                insert: exp.Expression = exp.Literal.number(int(RowKind.INSERT))
+                if keep_retractions and self.engine is MergeEngine.PARTIAL_UPDATE:
+                    # Java: no add among the records merged, the result is a DELETE
+                    delete = exp.Literal.number(int(RowKind.DELETE))
+                    met = java_hash.call("BOOL_OR", _add_kind())
+                    insert = exp.If(this=met, true=insert, false=delete)
+                insert = exp.cast(insert, "TINYINT")
                 outputs.append(
                     exp.alias_(self._unless_single(single, KIND, insert), KIND, quoted=True)
                 )
@@ -600,13 +802,55 @@ class GroupedMerge:
         query = (
             exp.select(*outputs).from_(source.subquery()).group_by(*[_ident(k) for k in self.keys])
         )
+        merged = self._having(query, single, remove_on_delete, keep_retractions)
+        if deleted is None:
+            return merged
+        both = exp.union(merged, deleted, distinct=False)
+        return exp.select("*").from_(both.subquery())
+
+    def _deleted_last(self, flagged: exp.Select, names: Sequence[str]) -> exp.Select:
+        """The keys whose last record is a ``-D`` under remove-record-on-delete: that record.
+
+        Java's merge function ends such a key with a ``DELETE`` with the ``-D``'s sequence
+        number and a row started afresh from it (``initRow``: its NOT NULL fields, the others
+        NULL); the grouped query, which merges only the records after a key's last ``-D``, has
+        no row for it.
+        """
+        last = exp.and_(
+            exp.EQ(this=_ident(ORD), expression=_ident(COUNT)),
+            exp.EQ(this=_ident(KIND), expression=exp.Literal.number(int(RowKind.DELETE))),
+        )
+        columns = [exp.alias_(self._deleted_value(name), name, quoted=True) for name in names]
+        return exp.select(*columns).from_(flagged.subquery()).where(last)
+
+    def _deleted_value(self, name: str) -> exp.Expression:
+        """Column `name` of `_deleted_last`'s row: the ``-D``'s, NULL for a NULLable value."""
+        if name == KIND:
+            return exp.cast(_ident(KIND), "TINYINT")
+        t = self.types.get(name)
+        kept = name in self.keys or name in self.partition or name == SEQ
+        if kept or (t is not None and not t.nullable):
+            return _ident(name)
+        return exp.If(this=exp.false(), true=_ident(name))  # a NULL of the column's type
+
+    def _having(
+        self,
+        query: exp.Select,
+        single: exp.Expression,
+        remove_on_delete: bool,
+        keep_retractions: bool,
+    ) -> exp.Select:
+        """`query` keeping the keys whose merged record Java returns (see `build`)."""
         lone_add = java_hash.call("BOOL_AND", _add_kind())
+        if keep_retractions:  # a lone record is returned as written, a retraction too
+            lone_add = exp.true()
         if self.engine is not MergeEngine.PARTIAL_UPDATE:
             # a merged aggregation row is always +I: only a lone retraction removes a key
             return query.having(exp.or_(exp.not_(single.copy()), lone_add))
-        condition: exp.Expression = java_hash.call(
-            "BOOL_OR", _add_kind()
-        )  # only retractions: no row
+        # only retractions: no row (kept as a -D with `keep_retractions`)
+        condition: exp.Expression = java_hash.call("BOOL_OR", _add_kind())
+        if keep_retractions:
+            condition = exp.true()
         if not self.options.ignore_delete and not remove_on_delete:
             message = (
                 f"table {self.table}: partial-update received a retraction (-U/-D); Java fails "
@@ -614,6 +858,12 @@ class GroupedMerge:
                 "Read with 'ignore-delete'='true' or "
                 "'partial-update.remove-record-on-delete'='true'"
             )
+            if self.groups:  # Java retracts the sequence groups' fields
+                message = (
+                    f"table {self.table}: partial-update with sequence groups received a "
+                    "retraction (-U/-D); the reader does not implement Java's retraction of "
+                    "sequence groups. Read with 'ignore-delete'='true'"
+                )
             retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             guard = exp.If(
                 this=retracted, true=exp.cast(_fail(message), "BOOLEAN"), false=exp.true()

@@ -268,10 +268,13 @@ class TableWriter:
             exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)
         ]
         if engine is MergeEngine.DEDUPLICATE:
+            # Java's write buffer (``SortBufferWriteBuffer``) sorts a write's records by key and
+            # the sequence fields ASCENDING whatever 'sequence.field.sort-order' says, and its
+            # merge keeps the last: within one write the largest sequence value wins, even
+            # under 'descending' (which only the merge across files follows). Inconsistent, but
+            # it is what Java stores, so we keep the same record.
             order = [
-                exp.Ordered(
-                    this=_q(s), desc=not self.options.sequence_descending, nulls_first=False
-                )
+                exp.Ordered(this=_q(s), desc=True, nulls_first=False)
                 for s in self.options.sequence_fields
             ] + order
         window = exp.Window(

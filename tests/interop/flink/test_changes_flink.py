@@ -97,6 +97,20 @@ TWINS = [
         "'fields.n.aggregate-function' = 'sum'",
         _UPSERTS,
     ),
+    # remove-record-on-delete: the lookup compaction of the DELETE writes the key's -D (it was
+    # left out, and the kept file's older row showed again)
+    Twin(
+        "lookup_partial_remove_on_delete",
+        ", 'changelog-producer' = 'lookup', 'merge-engine' = 'partial-update', "
+        "'partial-update.remove-record-on-delete' = 'true'",
+        _DML,
+    ),
+    Twin(
+        "lookup_agg_remove_on_delete",
+        ", 'changelog-producer' = 'lookup', 'merge-engine' = 'aggregation', "
+        "'fields.n.aggregate-function' = 'sum', 'aggregation.remove-record-on-delete' = 'true'",
+        (*_UPSERTS, "DELETE FROM {t} WHERE id = 1", "INSERT INTO {t} VALUES (3, 'c', 5)"),
+    ),
     Twin(
         "lookup_first",
         ", 'changelog-producer' = 'lookup', 'merge-engine' = 'first-row'",
@@ -247,3 +261,37 @@ def test_decoupled_changelog_expires_like_flink(flink: FlinkOracle, tmp_path: Pa
     assert _layout(warehouse, "ours") == _layout(warehouse, "java_t")
     _, rows = flink.query(warehouse, "SELECT * FROM ours")
     assert sorted(r["id"] for r in rows) == list(range(6))
+
+
+def test_conflicting_merge_options_refused_like_flink(flink: FlinkOracle, tmp_path: Path):
+    """'aggregation.remove-record-on-delete' with 'fields.<c>.ignore-retract': Flink creates the
+    table but refuses every write and read (``FieldAggregatorFactory``); paimon-sql refuses the
+    CREATE, and the writes and reads of Flink's table, with the same reason."""
+    from paimon_sql.errors import OptionError
+    from tests.interop.flink.harness import FlinkError
+
+    options = (
+        ", 'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'max', "
+        "'fields.n.ignore-retract' = 'true', 'aggregation.remove-record-on-delete' = 'true'"
+    )
+    warehouse = tmp_path / "warehouse"
+    session = paimon_sql.connect(warehouse, create=True)
+    session.sql("CREATE DATABASE db")
+    reason = "'aggregation.remove-record-on-delete' and 'fields.n.ignore-retract'"
+    with pytest.raises(OptionError, match=reason):
+        session.sql(_DDL.format(t="db.ours", options=options))
+    flink.run(warehouse, _DDL.format(t="java_t", options=options))
+    with pytest.raises(FlinkError, match="conflicting behavior"):
+        flink.run(warehouse, "INSERT INTO java_t VALUES (1, 'a', 1)")
+    with pytest.raises(OptionError, match=reason):
+        session.sql("INSERT INTO db.java_t VALUES (1, 'a', 1)")
+    # a table with rows that gets the option later (Flink's ALTER does not check the pair)
+    flink.run(warehouse, _DDL.format(t="later", options=options.replace("'true',", "'false',")))
+    flink.run(warehouse, "INSERT INTO later VALUES (1, 'a', 1)")
+    flink.run(warehouse, "INSERT INTO later VALUES (1, 'b', 2)")  # two records to merge
+    flink.run(warehouse, "ALTER TABLE later SET ('fields.n.ignore-retract' = 'true')")
+    with pytest.raises(FlinkError, match="conflicting behavior"):
+        flink.query(warehouse, "SELECT * FROM later")
+    with pytest.raises(OptionError, match=reason):
+        session.sql("SELECT * FROM db.later").fetchall()
+    session.close()

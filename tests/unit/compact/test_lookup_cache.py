@@ -375,3 +375,37 @@ def test_old_values_still_merged_where_needed(tmp_path, option, update, want):
     query = "SELECT * FROM db.t WHERE a < 3 ORDER BY a"
     assert session.sql(query).fetchall() == want
     assert paimon_sql.connect(tmp_path / "wh").sql(query).fetchall() == want
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "'merge-engine' = 'partial-update', 'partial-update.remove-record-on-delete' = 'true'",
+        "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', "
+        "'aggregation.remove-record-on-delete' = 'true'",
+    ],
+)
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_lookup_compaction_keeps_the_delete_of_remove_record_on_delete(
+    tmp_path, options, partitioned
+):
+    """A lookup compaction below the top level writes the ``-D`` a key's merge ends with
+    (Java's merge function returns a DELETE): leaving the key out showed the older copy in the
+    kept file again (the DELETE was lost on disk, for Java's readers too)."""
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    by = "PARTITIONED BY (p) " if partitioned else ""
+    session.sql(
+        "CREATE TABLE db.t (p INT NOT NULL, a INT NOT NULL, n INT, PRIMARY KEY (p, a) "
+        f"NOT ENFORCED) {by}WITH ('bucket' = '1', 'changelog-producer' = 'lookup', {options})"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 1, 1), (1, 2, 2), (2, 1, 3)")
+    session.sql("DELETE FROM db.t WHERE a = 1")
+    want = [(1, 2, 2)]
+    levels = session.sql('SELECT level FROM db."t$files" ORDER BY level').fetchall()
+    assert levels[0] != levels[-1]  # the -D sits below the kept file
+    assert session.sql("SELECT * FROM db.t ORDER BY p, a").fetchall() == want
+    assert paimon_sql.connect(tmp_path / "wh").sql("SELECT * FROM db.t").fetchall() == want
+    session.sql("INSERT INTO db.t VALUES (1, 1, 7)")
+    want = [(1, 1, 7), (1, 2, 2)]
+    assert session.sql("SELECT * FROM db.t ORDER BY p, a").fetchall() == want

@@ -227,6 +227,25 @@ def test_sequence_groups():
     refused({"merge-engine": "partial-update", "fields.ts.sequence-group": "nope"}, "'nope'")
 
 
+def test_merge_function_conflicts_are_refused_as_java_does():
+    """Java's merge-function factories refuse these pairs on every write and read."""
+    agg = {"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true"}
+    check({**agg, "fields.v.aggregate-function": "max"})
+    refused({**agg, "fields.v.ignore-retract": "true"},
+            "'aggregation.remove-record-on-delete' and 'fields.v.ignore-retract' have "
+            "conflicting behavior")  # fmt: skip
+    pu = {"merge-engine": "partial-update"}
+    rrod = {**pu, "partial-update.remove-record-on-delete": "true"}
+    refused({**rrod, "ignore-delete": "true"}, "'ignore-delete' and 'partial-update.remove")
+    refused({**rrod, "fields.ts.sequence-group": "v"}, "'fields.ts.sequence-group' and")
+    group = {**pu, "fields.ts.sequence-group": "v"}
+    check({**group, "partial-update.remove-record-on-sequence-group": "ts"})
+    refused({**group, "partial-update.remove-record-on-sequence-group": "ts",
+             "partial-update.ignore-delete": "true"}, "conflicting")  # fmt: skip
+    refused({**group, "partial-update.remove-record-on-sequence-group": "v"},
+            "names 'v', which no")  # fmt: skip
+
+
 def test_other_combinations():
     refused({"snapshot.num-retained.min": "20", "snapshot.num-retained.max": "5"}, "larger than")
     refused({"changelog-producer.row-deduplicate": "true"}, "'lookup' or 'full-compaction'")

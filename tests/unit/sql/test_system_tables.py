@@ -246,6 +246,32 @@ def test_read_optimized(catalog):
     assert sorted(top.column("id").to_pylist()) == [1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        "'merge-engine' = 'partial-update', 'partial-update.remove-record-on-delete' = 'true'",
+        "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', "
+        "'aggregation.remove-record-on-delete' = 'true'",
+    ],
+)
+def test_audit_log_shows_the_delete_a_merge_ends_with(tmp_path, options):
+    """remove-record-on-delete: a key whose records end with a -D shows as Java's merge function
+    returns it (Flink's audit log): -D, its NULLable fields NULL (``initRow``); a lone -D as
+    written. It was left out."""
+    import paimon_sql
+
+    session = paimon_sql.connect(tmp_path / "wh", create=True)
+    session.sql("CREATE DATABASE db")
+    session.sql(
+        "CREATE TABLE db.t (k INT NOT NULL, v STRING, n INT, PRIMARY KEY (k) NOT ENFORCED) "
+        f"WITH ('bucket' = '1', {options})"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 'a', 1), (2, 'b', 2)")
+    session.sql("DELETE FROM db.t WHERE k = 1")
+    rows = sorted(session.sql("SELECT * FROM db.t$audit_log").fetchall())
+    assert rows == [("+I", 2, "b", 2), ("-D", 1, None, None)]
+
+
 def test_data_tables_need_a_reader(catalog):
     # the catalog builds metadata only: the rows of $audit_log / $ro come from the reader it is
     # given

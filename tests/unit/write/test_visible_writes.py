@@ -128,6 +128,23 @@ def test_sequence_field_decides_on_deletion_vector_tables(session):
     assert _rows(session) == [(1, 5, "new"), (2, 2, "newer")]
 
 
+def test_descending_sequence_within_one_write_keeps_the_largest(session):
+    """Java's write buffer sorts one write's records ascending by the sequence field whatever
+    'sequence.field.sort-order' says and keeps the last: the largest value wins within a write;
+    'descending' decides only across writes (Flink twins: test_merge_twins_flink.py)."""
+    for name in ("a", "b"):
+        session.sql(
+            f"CREATE TABLE db.{name} (k INT NOT NULL, v STRING, s1 INT, PRIMARY KEY (k) NOT "
+            "ENFORCED) WITH ('bucket' = '1', 'sequence.field' = 's1', "
+            "'sequence.field.sort-order' = 'descending')"
+        )
+    session.sql("INSERT INTO db.a VALUES (1, 'a', 5), (1, 'b', 3)")
+    session.sql("INSERT INTO db.a VALUES (1, 'c', 4)")
+    session.sql("INSERT INTO db.b VALUES (1, 'a', 5), (1, 'b', 3), (1, 'c', 4)")
+    assert _rows(session, "SELECT * FROM db.a") == [(1, "c", 4)]
+    assert _rows(session, "SELECT * FROM db.b") == [(1, "a", 5)]
+
+
 def test_create_table_as_select_is_visible(session):
     session.sql(
         "CREATE TABLE db.t WITH ('primary-key' = 'id', 'bucket' = '1', "
