@@ -152,6 +152,24 @@ def create_table(ctx: Context, text: str) -> Relation | None:
     return _create_paimon_table(ctx, Identifier(database, create.identifier[1]), create)
 
 
+def _create_schema(
+    ctx: Context, ident: Identifier, create: CreateTable, schema: TableSchema
+) -> Relation | None:
+    """Create `ident` with `schema` and expose it; the IF NOT EXISTS report if it exists by now.
+
+    Another session may create the table between the caller's existence check and this commit.
+    """
+    _refuse_unwritable_files(schema)
+    try:
+        ctx.catalog.create_table(ident, schema)
+    except AlreadyExistsError:
+        if not create.if_not_exists:
+            raise
+        return _exists(ctx, ident, create)  # made by another session meanwhile
+    ctx.engine.reexpose(ident)
+    return None
+
+
 def _create_paimon_table(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
     """The Paimon table `ident` of a CREATE TABLE [AS SELECT] (see `create_table`)."""
     refuse_in_transaction(ctx, "CREATE TABLE", ident)
@@ -161,14 +179,9 @@ def _create_paimon_table(ctx: Context, ident: Identifier, create: CreateTable) -
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
-    _refuse_unwritable_files(schema)
-    try:
-        ctx.catalog.create_table(ident, schema)
-    except AlreadyExistsError:
-        if not create.if_not_exists:
-            raise
-        return _exists(ctx, ident, create)  # made by another session meanwhile
-    ctx.engine.reexpose(ident)
+    exists = _create_schema(ctx, ident, create, schema)
+    if exists is not None:
+        return exists
     if create.as_select is not None:
         table = ctx.table(ident)
         ctx.bind(create.as_select)
@@ -231,14 +244,9 @@ def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> R
                 f"(CAST({name} AS <a Paimon type>); a UUID as STRING)"
             ) from err
     schema = with_fields(create, fields).to_schema(time_millis=int(time.time() * 1000))
-    _refuse_unwritable_files(schema)
-    try:
-        ctx.catalog.create_table(ident, schema)
-    except AlreadyExistsError:
-        if not create.if_not_exists:
-            raise
-        return _exists(ctx, ident, create)  # made by another session meanwhile
-    ctx.engine.reexpose(ident)
+    exists = _create_schema(ctx, ident, create, schema)
+    if exists is not None:
+        return exists
     table = ctx.table(ident)
     rows = dml.write_rows(ctx, table, dml.typed_select(table, query, None))
     return dml.count(ctx, rows)
