@@ -102,8 +102,31 @@ def _decode_field(row: bytes, slot: int, t: DataType) -> Any:  # noqa: C901
             offset, nanos = word >> 32, word & 0xFFFFFFFF
             millis = struct.unpack_from("<q", row, offset)[0]
         base = _EPOCH_UTC if r == "TIMESTAMP_LTZ" else _EPOCH
-        return base + datetime.timedelta(milliseconds=millis, microseconds=nanos // 1000)
+        value = base + datetime.timedelta(milliseconds=millis, microseconds=nanos // 1000)
+        return NanoDatetime.of(value, nanos % 1000) if nanos % 1000 else value
     return None  # nested values are not decoded from stats rows
+
+
+class NanoDatetime(datetime.datetime):
+    """A TIMESTAMP(7..9) value with digits below the microsecond: a datetime and its `nanosecond`.
+
+    Only a value that has such digits is one; it compares as its microseconds (a datetime), and
+    its exact digits name its partition folder (`paimon_sql.format.partition.value_string`), as
+    pandas' Timestamp does.
+
+    >>> v = NanoDatetime.of(datetime.datetime(2024, 1, 2, 3, 4, 5, 123456), 789)
+    >>> v.microsecond, v.nanosecond, v == datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)
+    (123456, 789, True)
+    """
+
+    nanosecond: int
+
+    @classmethod
+    def of(cls, value: datetime.datetime, nanosecond: int) -> NanoDatetime:
+        """`value` with `nanosecond` (0..999) beyond its microseconds."""
+        out = cls.combine(value.date(), value.timetz())
+        out.nanosecond = nanosecond
+        return out
 
 
 def decode_row(data: bytes, types: Sequence[DataType]) -> tuple[Any, ...]:
@@ -145,7 +168,7 @@ def _timestamp_parts(value: datetime.datetime, ltz: bool) -> tuple[int, int]:
         delta = value.replace(tzinfo=None) - _EPOCH
     micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     millis, rest = divmod(micros, 1000)
-    return millis, rest * 1000
+    return millis, rest * 1000 + getattr(value, "nanosecond", 0)  # NanoDatetime, pandas' Timestamp
 
 
 def _unscaled(value: decimal.Decimal, scale: int) -> int:

@@ -62,6 +62,11 @@ def _java_digits(value: float, single: bool) -> tuple[str, int]:
         text = f"{decimal.Decimal(repr(value)):e}"  # repr: the shortest digits of a double
     mantissa, _, exponent = text.partition("e")
     digits = mantissa.replace(".", "").lstrip("-").rstrip("0") or "0"
+    if len(digits) == 1:
+        # Java then prints the two-digit decimal nearest the value (4.9E-324, not 5.0E-324); it
+        # rounds to the value too, being at least as near as the one digit
+        mantissa, _, exponent = f"{value:.1e}".partition("e")
+        digits = mantissa.replace(".", "").rstrip("0") or "0"
     return digits, int(exponent)
 
 
@@ -176,20 +181,33 @@ def value_string(value: Any, t: DataType, *, legacy: bool = True) -> str:
             len(fraction) > (t.precision if t.precision is not None else 6) and fraction[-1] == "0"
         ):
             fraction = fraction[:-1]
-        text = naive.strftime("%Y-%m-%d %H:%M:%S")
+        text = (
+            f"{naive.year:04d}-{naive.month:02d}-{naive.day:02d} "
+            f"{naive.hour:02d}:{naive.minute:02d}:{naive.second:02d}"
+        )
         return f"{text}.{fraction}" if fraction else text
     return str(value)
 
 
 def _java_time_string(millis: int, precision: int) -> str:
-    """Java's TIME to STRING cast: ``HH:mm:ss``, then up to `precision` digits, trailing zeros cut.
+    """Java's TIME to STRING cast: ``HH:mm:ss`` and a fraction.
 
-    At least one digit stays: ``03:04:05.0`` for a TIME(3) on the second.
+    The fraction has the millisecond digits up to the last non-zero one, at most `precision` of
+    them and at least one.
+
+    >>> _java_time_string(11045000, 3), _java_time_string(11045105, 2), _java_time_string(0, 3)
+    ('03:04:05.0', '03:04:05.10', '00:00:00.0')
     """
     seconds, ms = divmod(millis, 1000)
     text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     if precision > 0:
-        digits = f"{ms:03d}"[:precision].rstrip("0") or "0"
+        digits = ""
+        while precision > 0:  # a digit at a time; stops early only when nothing is left
+            digits += str(ms // 100)
+            ms = ms % 100 * 10
+            if ms == 0:
+                break
+            precision -= 1
         text += "." + digits
     return text
 

@@ -134,6 +134,16 @@ def cast(node: exp.Expression, t: DataType) -> exp.Expression:
     return exp.Cast(this=node, to=duckdb_type_node(t))
 
 
+def _iso_timestamp(value: datetime.datetime) -> str:
+    """ISO text of a timestamp, with the nanoseconds of a TIMESTAMP(7..9) value (`NanoDatetime`)."""
+    nanos = getattr(value, "nanosecond", 0)
+    if not nanos:
+        return value.isoformat(sep=" ")
+    zone = "" if value.tzinfo is None else value.strftime("%z")
+    whole = value.replace(microsecond=0, tzinfo=None).isoformat(sep=" ")
+    return f"{whole}.{value.microsecond:06d}{nanos:03d}{zone}"
+
+
 def literal(value: Any, t: DataType | None = None) -> exp.Expression:
     """A SQL constant for a Python value, cast to `t`'s DuckDB type when given."""
     node: exp.Expression
@@ -152,7 +162,7 @@ def literal(value: Any, t: DataType | None = None) -> exp.Expression:
     elif isinstance(value, bytes):
         node = exp.Unhex(this=exp.Literal.string(value.hex()))
     elif isinstance(value, datetime.datetime):
-        node = exp.Literal.string(value.isoformat(sep=" "))
+        node = exp.Literal.string(_iso_timestamp(value))
     elif isinstance(value, (datetime.date, datetime.time)):
         node = exp.Literal.string(value.isoformat())
     else:

@@ -493,3 +493,20 @@ def test_a_bare_name_of_a_temp_table_after_use_stays_duckdbs(session):
     session.sql("DROP TABLE scratch")
     assert session.sql("TRUNCATE t").fetchall() == [("truncated table shop.t",)]
     assert session.sql("SELECT count(*) FROM shop.t").fetchall() == [(0,)]
+
+
+def test_partition_specs_match_as_java_compares_partition_values(session):
+    """A NaN partition is named by 'NaN', 0.0 is not -0.0 (Java's Double.compareTo), and the
+    default partition name names the NULL partition (Java's convertSpecToInternal)."""
+    session.sql("CREATE TABLE shop.d (v INT, p DOUBLE) PARTITIONED BY (p)")
+    session.sql("INSERT INTO shop.d VALUES (1, 'NaN'::DOUBLE), (2, 1.5), (3, NULL)")
+    session.sql("INSERT OVERWRITE shop.d PARTITION (p = 'NaN') SELECT 10")
+    assert session.sql("SELECT v FROM shop.d ORDER BY v").fetchall() == [(2,), (3,), (10,)]
+    session.sql("TRUNCATE TABLE shop.d PARTITION (p = 'NaN')")
+    session.sql("TRUNCATE TABLE shop.d PARTITION (p = '__DEFAULT_PARTITION__')")
+    assert session.sql("SELECT v FROM shop.d").fetchall() == [(2,)]
+    session.sql("CREATE TABLE shop.s (v INT, p STRING) PARTITIONED BY (p) "
+                "WITH ('partition.default-name' = 'none')")  # fmt: skip
+    session.sql("INSERT INTO shop.s VALUES (1, NULL), (2, 'a')")
+    session.sql("TRUNCATE TABLE shop.s PARTITION (p = 'none')")
+    assert session.sql("SELECT v FROM shop.s").fetchall() == [(2,)]

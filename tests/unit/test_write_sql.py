@@ -290,3 +290,16 @@ def test_delete_on_an_ignore_delete_table_is_refused(tmp_path, key):
     assert s.table("db.ig").snapshot_ids() == [1]
     s.sql("UPDATE db.ig SET v = 'B' WHERE id = 2")  # +U records: not dropped
     assert s.sql("SELECT * FROM db.ig ORDER BY id").fetchall() == [(1, "a"), (2, "B")]
+
+
+def test_a_nanosecond_timestamp_partition_is_written_and_read_back(session, tmp_path):
+    # the folder, the manifest's partition row and the reader's path all keep the nanoseconds
+    # (before: the row kept microseconds, so the reader looked in another folder)
+    session.sql("CREATE DATABASE db")
+    session.sql("CREATE TABLE db.t (ts TIMESTAMP(9), v INT) PARTITIONED BY (ts)")
+    session.sql("INSERT INTO db.t VALUES (TIMESTAMP_NS '2024-01-02 03:04:05.123456789', 1)")
+    folders = [p.name for p in (tmp_path / "wh" / "db.db" / "t").iterdir() if "=" in p.name]
+    assert folders == ["ts=2024-01-02T03%3A04%3A05.123456789"]
+    assert session.sql("SELECT CAST(ts AS VARCHAR), v FROM db.t").fetchall() == [
+        ("2024-01-02 03:04:05.123456789", 1)
+    ]

@@ -34,6 +34,7 @@ Every statement commits one snapshot or none: on any failure its data files are 
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -801,8 +802,13 @@ def partition_spec(
 
 
 def _typed_partition_value(ctx: Context, table: Table, key: str, node: exp.Expression) -> Any:
-    """The value of ``PARTITION (key = node)`` as a value of the column (see `partition_spec`)."""
-    _partition_value(node)  # a constant, or a SqlError
+    """The value of ``PARTITION (key = node)`` as a value of the column (see `partition_spec`).
+
+    The table's default partition name (``__DEFAULT_PARTITION__``) names the NULL partition, as
+    Java reads a partition spec.
+    """
+    if _partition_value(node) == CoreOptions(table.latest_schema.options).partition_default_name:
+        return None
     value_node = (
         exp.Literal.string(node.name)
         if isinstance(node, (exp.Column, exp.Identifier))
@@ -837,10 +843,23 @@ def partition_filter(schema: TableSchema, spec: Mapping[str, Any]) -> Callable[[
     def inside(partition: bytes) -> bool:
         if partition not in seen:
             values = dict(zip(keys, decode_row(partition, types), strict=True))
-            seen[partition] = all(values[k] == v for k, v in spec.items())
+            seen[partition] = all(_same_value(values[k], v) for k, v in spec.items())
         return seen[partition]
 
     return inside
+
+
+def _same_value(stored: Any, given: Any) -> bool:
+    """Java's equality of partition values: a NaN equals a NaN, ``0.0`` is not ``-0.0``.
+
+    >>> _same_value(float("nan"), float("nan")), _same_value(0.0, -0.0), _same_value(None, None)
+    (True, False, True)
+    """
+    if isinstance(stored, float) and isinstance(given, float):
+        if math.isnan(stored) or math.isnan(given):
+            return math.isnan(stored) and math.isnan(given)
+        return stored == given and math.copysign(1.0, stored) == math.copysign(1.0, given)
+    return bool(stored == given)
 
 
 def _overwrite_filter(ctx: Context, table: Table, statement: exp.Insert) -> Any:

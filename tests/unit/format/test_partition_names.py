@@ -55,6 +55,13 @@ _UTC = datetime.UTC
         ("TIME", datetime.time(3, 4), "11040000", "03:04:00"),
         ("TIME(3)", datetime.time(3, 4, 5, 500000), "11045500", "03:04:05.5"),
         ("TIME(3)", datetime.time(0, 0), "0", "00:00:00.0"),
+        ("TIME(2)", datetime.time(3, 4, 5, 105000), "11045105", "03:04:05.10"),
+        (
+            "TIMESTAMP(3)",
+            datetime.datetime(999, 1, 2, 3, 4, 5),
+            "0999-01-02T03:04:05",
+            "0999-01-02 03:04:05.000",
+        ),
         ("DATE", datetime.date(1969, 12, 31), "-1", "1969-12-31"),
         ("FLOAT", 1.0e10, "1.0E10", "1.0E10"),
         ("DOUBLE", 0.00001, "1.0E-5", "1.0E-5"),
@@ -97,10 +104,23 @@ def test_a_timestamp_ltz_is_named_by_its_utc_time():
         (float("nan"), False, "NaN"),
         (float("-inf"), True, "-Infinity"),
         (-0.0, False, "-0.0"),
+        (5e-324, False, "4.9E-324"),  # Double.MIN_VALUE: Java prints two digits, the nearer
+        (1.401298464324817e-45, True, "1.4E-45"),  # Float.MIN_VALUE
+        (2.802596928649634e-45, True, "2.8E-45"),
     ],
 )
 def test_floating_point_values_print_as_java_prints_them(value, single, java):
     assert java_float_string(value, single=single) == java
+
+
+def test_a_timestamp_with_nanoseconds_keeps_them_in_its_row_and_folder():
+    from paimon_sql.format.binary_row import NanoDatetime, decode_row, encode_row
+
+    t = parse_type("TIMESTAMP(9)")
+    value = NanoDatetime.of(datetime.datetime(2024, 1, 2, 3, 4, 5, 123456), 789)
+    (back,) = decode_row(encode_row([value], [t]), [t])
+    assert (back, back.nanosecond) == (value, 789)
+    assert value_string(back, t) == "2024-01-02T03:04:05.123456789"
 
 
 def test_a_layout_reads_the_table_options():
