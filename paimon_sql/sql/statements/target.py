@@ -8,7 +8,8 @@
   them. Taken are the options paimon-sql's writer reads per statement (`WRITE_HINTS`); options
   fixed at creation, read options and the others are refused by name, an unknown key as in CREATE
   TABLE.
-* A system table (``db."t$snapshots"``) is read-only.
+* A system table (``db."t$snapshots"``) is read-only: refused where the target is resolved
+  (``dispatch._target``, by the catalog's name parser).
 * Forms around the target: ``DELETE FROM t AS x WHERE x.id = 1`` (`drop_alias`), ``WITH … INSERT``
   (`with_ctes`), ``INSERT … BY POSITION`` (`unparsed_write`); ``DEFAULT`` values are refused
   (`refuse_defaults`: Paimon has no column defaults on write).
