@@ -824,7 +824,9 @@ a column of the table
     """
     options = schema.options
     _codec(options, CoreOptions(options).file_format)
-    file_index_bytes(physical_schema(schema, options).empty_table(), schema, options)
+    if any(key.startswith("file-index.") for key in options):
+        # only then: a table whose columns paimon-sql cannot write (VARIANT) may still be created
+        file_index_bytes(physical_schema(schema, options).empty_table(), schema, options)
 
 
 def file_index_bytes(
