@@ -744,13 +744,17 @@ def test_task_failing_for_one_partition_leaves_nothing(lake):
     assert _files_on_disk(lake.warehouse / "db.db" / "fails") == set()
 
 
+_PATH_DIR_TABLE = "pathdir"
+
+
 def test_path_directory_table_is_written_there_and_a_failed_job_leaves_nothing(lake):
     """'data-file.path-directory': the tasks write under it (where readers look), and a failed
     job's clean-up finds its files there."""
-    lake.create("pathdir", "'bucket' = '2', 'data-file.path-directory' = 'data'", partitioned=True)
+    options = "'bucket' = '2', 'data-file.path-directory' = 'data'"
+    lake.create(_PATH_DIR_TABLE, options, partitioned=True)
     rows = _rows(random.Random(6), range(60), ("d0", "d1"), "x")
-    lake.write("pathdir", rows, _dicts(rows))
-    root = lake.warehouse / "db.db" / "pathdir"
+    lake.write(_PATH_DIR_TABLE, rows, _dicts(rows))
+    root = lake.warehouse / "db.db" / _PATH_DIR_TABLE
     assert _files_on_disk(root) == _files_on_disk(root / "data") != set()
     before = _files_on_disk(root)
     df = lake.spark.createDataFrame(rows, SPARK_SCHEMA)
@@ -927,13 +931,16 @@ def test_apache_paimon_reads_every_snapshot_we_wrote(lake):
     assert len(lake.checks) >= 15, "the writing tests above did not run"
     out = lake.warehouse.parent / "oracle.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    cmd = [sys.executable, "-m", "tests.spark._oracle", str(lake.warehouse), str(out), *lake.checks]
+    # 'data-file.path-directory' came after Paimon 0.9, which looks for the files in the table
+    # folder: that table is read by Paimon 1.3 (the next test) only
+    checks = {k: v for k, v in lake.checks.items() if not k.startswith(f"db.{_PATH_DIR_TABLE}@")}
+    cmd = [sys.executable, "-m", "tests.spark._oracle", str(lake.warehouse), str(out), *checks]
     proc = subprocess.run(
         cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900
     )
     assert proc.returncode == 0, f"Apache Paimon could not read our tables:\n{proc.stderr[-6000:]}"
     java = json.loads(out.read_text())
-    differ = [k for k, rows in lake.checks.items() if java[k] != canonical_rows(rows)]
+    differ = [k for k, rows in checks.items() if java[k] != canonical_rows(rows)]
     assert not differ, f"Apache Paimon 0.9 reads these snapshots differently: {differ}"
 
 
