@@ -15,7 +15,9 @@ version only, where Java's input changelog also lists the earlier ones. The merg
 every statement that writes a key once, are the same.
 
 The ``changelog-file.format`` / ``.compression`` / ``.stats-mode`` options, when they differ from
-the data file's, are refused by `input_changelog` rather than ignored.
+the data file's, are refused rather than ignored. The rule lives in
+`paimon_sql.format.option_registry.UNIMPLEMENTED` (CREATE, ALTER and every write path check it);
+`input_changelog` asks it again, so a writer reached some other way cannot skip it.
 
 >>> from paimon_sql.format.options import CoreOptions
 >>> input_changelog(CoreOptions({"changelog-producer": "input"}))
@@ -30,6 +32,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import UnsupportedFeatureError
+from paimon_sql.format.option_registry import unimplemented_problems
 from paimon_sql.format.options import ChangelogProducer
 
 if TYPE_CHECKING:
@@ -39,27 +42,28 @@ if TYPE_CHECKING:
 
 #: The option naming the changelog files' prefix (``changelog-`` by default).
 CL = "changelog-file.prefix"
-_SAME_AS_DATA = {
-    "changelog-file.format": "file.format",
-    "changelog-file.compression": "file.compression",
-    "changelog-file.stats-mode": "metadata.stats-mode",
-}
+_CHANGELOG_FILE_OPTIONS = (
+    "changelog-file.format",
+    "changelog-file.compression",
+    "changelog-file.stats-mode",
+)
 
 
 def input_changelog(options: CoreOptions) -> bool:
-    """Whether a write to the table also writes its input as changelog files."""
+    """Whether a write to the table also writes its input as changelog files.
+
+    >>> from paimon_sql.format.options import CoreOptions
+    >>> input_changelog(CoreOptions({"changelog-producer": "input",
+    ...                              "changelog-file.format": "orc"}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.UnsupportedFeatureError: option 'changelog-file.format' = 'orc' is not ...
+    """
     if options.changelog_producer is not ChangelogProducer.INPUT:
         return False
-    for key, data_key in _SAME_AS_DATA.items():
-        value = options.options.get(key)
-        data = (
-            options.file_format if key == "changelog-file.format" else options.options.get(data_key)
-        )
-        if value is not None and value.strip().lower() != (data or "").strip().lower():
-            raise UnsupportedFeatureError(
-                f"'{key}' = {value!r} differs from '{data_key}': paimon-sql writes changelog "
-                f"files like data files; remove '{key}' or set it equal to '{data_key}'"
-            )
+    problems = unimplemented_problems(options.options, keys=_CHANGELOG_FILE_OPTIONS)
+    if problems:
+        raise UnsupportedFeatureError("; ".join(problems))
     return True
 
 
