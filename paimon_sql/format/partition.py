@@ -44,6 +44,21 @@ def unescape_path_name(text: str) -> str:
     return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m[1], 16)), text)
 
 
+#: Characters Python's `str.isspace` calls blank and Java's `Character.isWhitespace` does not: the
+#: no-break spaces and NEL. A partition value of only blanks is named by the default partition name
+#: (Java's `StringUtils.isNullOrWhitespaceOnly`), so the test must be Java's.
+_NOT_JAVA_WHITESPACE = frozenset("\u00a0\u2007\u202f\u0085")
+
+
+def java_blank(text: str) -> bool:
+    """Whether Java's `StringUtils.isNullOrWhitespaceOnly` holds for `text`.
+
+    >>> java_blank(" \\t"), java_blank(""), java_blank("\\u00a0"), java_blank(" a ")
+    (True, True, False, False)
+    """
+    return all(c.isspace() and c not in _NOT_JAVA_WHITESPACE for c in text)
+
+
 def _java_digits(value: float, single: bool) -> tuple[str, int]:
     """The shortest decimal digits that read back as `value`, and the exponent of the first one.
 
@@ -246,7 +261,7 @@ class PartitionLayout:
         parts = []
         for name, t, value in zip(self.names, self.types, values, strict=True):
             text = None if value is None else value_string(value, t, legacy=self.legacy)
-            if text is None or not text.strip():
+            if text is None or java_blank(text):
                 text = self.default_name
             parts.append(f"{escape_path_name(name)}={escape_path_name(text)}")
         return "/".join(parts)
