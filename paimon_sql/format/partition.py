@@ -51,9 +51,9 @@ _NOT_JAVA_WHITESPACE = frozenset("\u00a0\u2007\u202f\u0085")
 
 
 def java_blank(text: str) -> bool:
-    """Whether Java's `StringUtils.isNullOrWhitespaceOnly` holds for `text`.
+    r"""Whether Java's `StringUtils.isNullOrWhitespaceOnly` holds for `text`.
 
-    >>> java_blank(" \\t"), java_blank(""), java_blank("\\u00a0"), java_blank(" a ")
+    >>> java_blank(" \t"), java_blank(""), java_blank("\u00a0"), java_blank(" a ")
     (True, True, False, False)
     """
     return all(c.isspace() and c not in _NOT_JAVA_WHITESPACE for c in text)
