@@ -1154,8 +1154,10 @@ def _check_aggregation(t: _Table) -> list[str]:
             )
         out += _type_problem(t, column, function)
     if default is not None and t.fields is not None:
+        # Java's getAggFuncName: a sequence field is never aggregated (last_value), a key neither
+        sequence = set(t.columns("sequence.field"))
         for column in t.fields:
-            if column not in functions and column not in t.primary_keys:
+            if column not in functions and column not in t.primary_keys and column not in sequence:
                 out += _type_problem(t, column, default)
     return out
 

@@ -215,6 +215,15 @@ def test_aggregate_functions():
             "'sum' does not accept column 'dt'")  # fmt: skip
 
 
+def test_default_aggregate_function_leaves_the_sequence_field_alone():
+    """Java never aggregates a sequence field (getAggFuncName: last_value), so the default
+    function need not accept its type."""
+    fields = _fields(id="BIGINT NOT NULL", v="DOUBLE", n="INT", ts="TIMESTAMP(3)")
+    agg = {"merge-engine": "aggregation", "fields.default-aggregate-function": "sum"}
+    refused(agg, "'sum' does not accept column 'ts'", fields=fields)
+    check({**agg, "sequence.field": "ts"}, fields=fields)
+
+
 def test_sequence_groups():
     ok = {"merge-engine": "partial-update", "fields.ts.sequence-group": "v,s",
           "fields.v.aggregate-function": "max"}  # fmt: skip
