@@ -188,6 +188,11 @@ def drop_alias(statement: exp.Expression, table: str) -> None:
     >>> drop_alias(delete, "t")
     >>> delete.sql("duckdb")
     'DELETE FROM db.t WHERE t.id = 2'
+    >>> delete = sqlglot.parse_one(
+    ...     "DELETE FROM db.t AS x WHERE x.id IN (SELECT x.id FROM db.o AS x)", read="duckdb")
+    >>> drop_alias(delete, "t")  # the inner x is o
+    >>> delete.sql("duckdb")
+    'DELETE FROM db.t WHERE t.id IN (SELECT x.id FROM db.o AS x)'
     """
     node = target_node(statement)
     alias = node.alias if node is not None else ""
@@ -197,8 +202,24 @@ def drop_alias(statement: exp.Expression, table: str) -> None:
     if alias == table:
         return
     for column in statement.find_all(exp.Column):
-        if column.table == alias:
+        if column.table == alias and not _shadowed(column, alias, statement):
             column.set("table", exp.to_identifier(table))
+
+
+def _shadowed(column: exp.Column, alias: str, statement: exp.Expression) -> bool:
+    """Whether a query between `column` and `statement` names one of its own sources `alias`.
+
+    There ``alias.c`` means that source's column, not the target's (SQL's scoping), as in
+    ``DELETE FROM t AS x WHERE x.id IN (SELECT x.id FROM o AS x)``.
+    """
+    node = column.parent
+    while node is not None and node is not statement:
+        if isinstance(node, exp.Select):
+            sources = [node.args.get("from_"), *(node.args.get("joins") or [])]
+            if any(s is not None and s.this.alias_or_name == alias for s in sources):
+                return True
+        node = node.parent
+    return False
 
 
 def refuse_defaults(statement: exp.Insert, name: str) -> None:

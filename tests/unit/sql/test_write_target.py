@@ -206,6 +206,29 @@ def test_delete_and_update_through_an_alias_of_the_target(session):
         assert _rows(session, table) == [(1, "a"), (3, "c!")]
 
 
+def test_an_alias_of_the_target_reused_in_a_subquery_names_the_subquery_source(session):
+    """SQL's scoping: in ``… AS x WHERE x.id IN (SELECT x.id FROM s AS x)`` the inner ``x`` is
+    s. Checked against DuckDB's own tables running the same statements."""
+    import duckdb
+
+    duck = duckdb.connect()
+    duck.sql("CREATE SCHEMA db")
+    duck.sql("CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR)")
+    duck.sql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    duck.sql("CREATE TABLE db.s AS SELECT * FROM (VALUES (1, 'S1'), (3, 'S3')) s(id, v)")
+    statements = [
+        "DELETE FROM db.t AS x WHERE x.id IN (SELECT x.id FROM db.s AS x WHERE x.v = 'S1')",
+        "UPDATE db.t AS x SET v = 'u' WHERE EXISTS (SELECT 1 FROM db.s AS x WHERE x.id = 3) "
+        "AND x.id = 2",
+        "UPDATE db.t AS x SET v = (SELECT max(y.v) FROM db.s AS y WHERE y.id = x.id) "
+        "WHERE x.id = 3",
+    ]
+    for statement in statements:
+        session.sql(statement)
+        duck.sql(statement)
+        assert _rows(session) == duck.sql("SELECT * FROM db.t ORDER BY id").fetchall(), statement
+
+
 def test_with_before_insert_gives_the_query_its_ctes(session):
     session.sql("WITH src AS (SELECT 9 AS id, 'n' AS v) INSERT INTO db.t SELECT * FROM src")
     session.sql("WITH unused AS (SELECT 1) INSERT INTO db.t VALUES (10, 'v')")
