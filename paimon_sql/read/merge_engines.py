@@ -225,10 +225,14 @@ class GroupedMerge:
                     self.groups[column] = seq
 
     def ordered(self, body: exp.Select, seq_fields: Sequence[str], descending: bool) -> exp.Select:
-        """`body` with an ordinal column giving Java's merge order within each key."""
+        """`body` with an ordinal column giving Java's merge order within each key.
+
+        The sequence fields in 'sequence.field.sort-order', a NULL first in either order (Java's
+        `UserDefinedSeqComparator` is generated with nullIsLast = false), so it never wins over
+        a value.
+        """
         order: list[exp.Expression] = [
-            exp.Ordered(this=_ident(s), desc=descending, nulls_first=not descending)
-            for s in seq_fields
+            exp.Ordered(this=_ident(s), desc=descending, nulls_first=True) for s in seq_fields
         ]
         order.append(exp.Ordered(this=_ident(SEQ), desc=False))
         order.append(

@@ -268,13 +268,14 @@ class TableWriter:
             exp.Ordered(this=_q(ORD), desc=engine is not MergeEngine.FIRST_ROW)
         ]
         if engine is MergeEngine.DEDUPLICATE:
-            # Java's write buffer (``SortBufferWriteBuffer``) sorts a write's records by key and
-            # the sequence fields ASCENDING whatever 'sequence.field.sort-order' says, and its
-            # merge keeps the last: within one write the largest sequence value wins, even
-            # under 'descending' (which only the merge across files follows). Inconsistent, but
-            # it is what Java stores, so we keep the same record.
+            # The record the merge across files would keep: the last by the sequence fields in
+            # 'sequence.field.sort-order' (a NULL first in either order: Java's comparator has
+            # nullIsLast = false), then the last in the input. Paimon 2.0's write buffer sorts
+            # so (#7684); 1.x's sorted one write ascending whatever the option said, so there
+            # the largest value won within a write under 'descending' too, a bug not copied.
+            descending = self.options.sequence_descending
             order = [
-                exp.Ordered(this=_q(s), desc=True, nulls_first=False)
+                exp.Ordered(this=_q(s), desc=not descending, nulls_first=False)
                 for s in self.options.sequence_fields
             ] + order
         window = exp.Window(

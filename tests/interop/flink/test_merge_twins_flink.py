@@ -4,8 +4,8 @@ Each case creates the same table through Flink (``java_t``) and paimon-sql (``ou
 the same statements on both; then Flink and paimon-sql each read both tables, and all four reads
 agree (Flink's read of its own table is the truth: nothing here states an expected value). The
 cases are those of a twin hunt where paimon-sql stored or read other rows than Java: partial-
-update sequence groups folding a lower group sequence with ``aggReversed``, the ``listagg``
-delimiter there, and ``sequence.field.sort-order`` = descending within one write.
+update sequence groups folding a lower group sequence with ``aggReversed``, and the ``listagg``
+delimiter there.
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ _LOWER = (
     f"INSERT INTO {{t}} VALUES (1, 'y', {_N}, 1), (2, 'q', 2, 2), (3, 'y', 3, 1)",  # noqa: S608
     "INSERT INTO {t} VALUES (1, 'z', 3, 1), (2, 'r', 5, 0), (3, 'z', 4, 1)",
 )
-_DESC = (
-    "CREATE TABLE {t} (k INT NOT NULL, v STRING, s1 INT, PRIMARY KEY (k) NOT ENFORCED) WITH "
-    "('bucket' = '1', 'sequence.field' = 's1', 'sequence.field.sort-order' = 'descending')"
-)
 
 CASES = {
     **{
@@ -61,16 +57,11 @@ CASES = {
             ("dv", ", 'deletion-vectors.enabled' = 'true'"),
         )
     },
-    # one write keeps the largest sequence value (Java's write buffer sorts ascending)
-    "descending_two_writes": (
-        _DESC,
-        ("INSERT INTO {t} VALUES (1, 'a', 5), (1, 'b', 3)", "INSERT INTO {t} VALUES (1, 'c', 4)"),
-    ),
-    "descending_one_write": (
-        _DESC,
-        ("INSERT INTO {t} VALUES (1, 'a', 5), (1, 'b', 3), (1, 'c', 4)",),
-    ),
 }
+# 'sequence.field.sort-order' = 'descending' is not compared here: Paimon 1.3's comparator cache
+# keys leave the order out, so one JVM reads a descending table in whichever order it generated
+# first for those types, and its write buffer sorts one write ascending (fixed in 2.0). Checked
+# against Java 1.4.2 row by row instead: tests/interop/paimon20/test_sequence_order.py.
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -128,21 +128,27 @@ def test_sequence_field_decides_on_deletion_vector_tables(session):
     assert _rows(session) == [(1, 5, "new"), (2, 2, "newer")]
 
 
-def test_descending_sequence_within_one_write_keeps_the_largest(session):
-    """Java's write buffer sorts one write's records ascending by the sequence field whatever
-    'sequence.field.sort-order' says and keeps the last: the largest value wins within a write;
-    'descending' decides only across writes (Flink twins: test_merge_twins_flink.py)."""
-    for name in ("a", "b"):
+def test_descending_sequence_within_one_write_keeps_the_smallest(session):
+    """'sequence.field.sort-order' = 'descending': the smallest value wins, within one write as
+    across writes (Paimon 2.0's write buffer, #7684; 1.x kept the largest within a write). One
+    write of the rows reads as one write per row; Java 1.4.2 reads the per-row table alike in
+    tests/interop/paimon20/test_sequence_order.py."""
+    for name in ("a", "b", "c"):
         session.sql(
             f"CREATE TABLE db.{name} (k INT NOT NULL, v STRING, s1 INT, PRIMARY KEY (k) NOT "
             "ENFORCED) WITH ('bucket' = '1', 'sequence.field' = 's1', "
             "'sequence.field.sort-order' = 'descending')"
         )
-    session.sql("INSERT INTO db.a VALUES (1, 'a', 5), (1, 'b', 3)")
-    session.sql("INSERT INTO db.a VALUES (1, 'c', 4)")
-    session.sql("INSERT INTO db.b VALUES (1, 'a', 5), (1, 'b', 3), (1, 'c', 4)")
-    assert _rows(session, "SELECT * FROM db.a") == [(1, "c", 4)]
-    assert _rows(session, "SELECT * FROM db.b") == [(1, "a", 5)]
+    rows = ["(1, 'a', 5)", "(1, 'b', 3)", "(1, 'c', 4)", "(2, 'x', NULL)", "(2, 'y', 1)"]
+    session.sql("INSERT INTO db.a VALUES (1, 'a', 5), (1, 'b', 3), (2, 'x', NULL)")
+    session.sql("INSERT INTO db.a VALUES (1, 'c', 4), (2, 'y', 1)")
+    session.sql(f"INSERT INTO db.b VALUES {', '.join(rows)}")  # noqa: S608 - constant rows
+    for row in rows:
+        session.sql(f"INSERT INTO db.c VALUES {row}")  # noqa: S608 - constant rows
+    # a NULL sequence value sorts first in either order (Java: nullIsLast = false): it loses
+    want = [(1, "b", 3), (2, "y", 1)]
+    for name in ("a", "b", "c"):
+        assert _rows(session, f"SELECT * FROM db.{name} ORDER BY k") == want, name  # noqa: S608
 
 
 def test_create_table_as_select_is_visible(session):
