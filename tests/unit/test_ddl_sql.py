@@ -337,6 +337,32 @@ def test_alter_clauses_without_a_paimon_meaning_are_refused(session, statement, 
     assert session.sql("SHOW TABLES FROM shop").fetchall() == [("a",)]
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        "SET ('partition.default-name' = 'NONE')",
+        "SET TBLPROPERTIES ('partition.legacy-name' = 'false')",
+        "RESET ('partition.default-name')",
+    ],
+)
+def test_partition_folder_naming_options_are_fixed_once_there_is_data(session, change):
+    """They name the folders already written: changing them would hide those partitions
+    (Java accepts it and then fails to find the files)."""
+    session.sql(
+        "CREATE TABLE shop.p (id INT, p STRING, d DOUBLE) PARTITIONED BY (p, d) "
+        "WITH ('partition.default-name' = 'EMPTY')"
+    )
+    session.sql(f"ALTER TABLE shop.p {change}")  # no data yet: allowed
+    session.sql("CREATE TABLE shop.q (id INT, p STRING, d DOUBLE) PARTITIONED BY (p, d) "
+                "WITH ('partition.default-name' = 'EMPTY')")  # fmt: skip
+    session.sql("INSERT INTO shop.q VALUES (1, NULL, 1.5), (2, 'a', 1E10)")
+    with pytest.raises(OptionError, match="cannot change once the table has data"):
+        session.sql(f"ALTER TABLE shop.q {change}")
+    assert _schema_count(session, "q") == 1
+    rows = session.sql("SELECT id, p FROM shop.q ORDER BY id").fetchall()
+    assert rows == [(1, None), (2, "a")]
+
+
 def test_unset_if_exists_of_nothing_writes_no_schema(session):
     session.sql("CREATE TABLE shop.a (id INT)")
     (status,) = session.sql("ALTER TABLE shop.a UNSET TBLPROPERTIES IF EXISTS ('nope')").fetchall()[

@@ -36,10 +36,12 @@ from paimon_sql.commit.publish import Committer
 from paimon_sql.errors import (
     AlreadyExistsError,
     DatabaseNotFoundError,
+    OptionError,
     SqlError,
     UnsupportedFeatureError,
 )
 from paimon_sql.format.option_registry import refuse_unimplemented
+from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.sql.ddl import (
     parse_alter_table,
@@ -223,6 +225,25 @@ def _refuse_unwritable_files(schema: TableSchema) -> None:
     check_file_options(schema)
 
 
+def _refuse_renamed_partitions(table: Table, current: TableSchema, changed: TableSchema) -> None:
+    """Refuse a change of how partition folders are named once the table has data.
+
+    ``partition.default-name`` and ``partition.legacy-name`` name the folders of partitions
+    already written: the files stay where they are, so readers (Java's too) would look in other
+    folders and fail. Java accepts the change and then cannot read those partitions.
+    """
+    if not current.partition_keys or table.latest_snapshot_id() is None:
+        return
+    before, after = PartitionLayout.of(current), PartitionLayout.of(changed)
+    if (before.default_name, before.legacy) == (after.default_name, after.legacy):
+        return
+    raise OptionError(
+        f"ALTER TABLE {table.name}: 'partition.default-name' and 'partition.legacy-name' name the "
+        "folders of the partitions already written, so they cannot change once the table has "
+        "data; create a new table with the new value and copy the rows into it"
+    )
+
+
 def _create_as_select(ctx: Context, ident: Identifier, create: CreateTable) -> Relation:
     """CTAS without a column list.
 
@@ -299,6 +320,7 @@ def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
         changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
         if _sets_file_options(alter.changes):
             _refuse_unwritable_files(changed)
+        _refuse_renamed_partitions(table, current, changed)
         if _same_schema(changed, current):
             if renames:
                 break
