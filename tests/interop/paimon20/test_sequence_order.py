@@ -36,6 +36,8 @@ _ROWS: list[list[Any]] = [
 
 _ENGINES = {
     "deduplicate": {},
+    # compacted at every write: the lookup merge keeps the same record
+    "deduplicate_dv": {"deletion-vectors.enabled": "true"},
     "partial_update": {"merge-engine": "partial-update"},
     "aggregation": {
         "merge-engine": "aggregation",
