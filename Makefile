@@ -41,7 +41,7 @@ lint: $(STAMP)
 
 # The whole suite, interop (Apache Paimon through PySpark) included, after the gates: CI runs exactly this.
 test: $(STAMP) lint
-	$(PY) -m pytest -q -rs -p no:cacheprovider
+	$(PY) -m pytest -q -rs -p no:cacheprovider --durations=25
 
 # The package as users install it (part of `make test`): sdist and wheel, the lowest and the newest
 # declared dependency versions, the README's examples (tests/usage/test_packaging.py).
