@@ -33,17 +33,19 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
-#: 192 KB: runs of 8,192 rows (`TableWriter.run_rows`); 1,000 keys a bucket.
+#: 96 KB: runs of 4,096 rows (`TableWriter.run_rows`, its least); 500 keys a bucket. Java's
+#: buffer needs three pages: 32 KB pages.
 DDL = (
     "CREATE TABLE {db}t (p INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (p, id) NOT ENFORCED) "
-    "PARTITIONED BY (p) WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '1000', "
-    "'write-buffer-size' = '192 kb')"
+    "PARTITIONED BY (p) WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '500', "
+    "'write-buffer-size' = '96 kb', 'page-size' = '32 kb')"
 )
-LOAD = 30_000  # keys 0..29,999: four runs
-#: the second statement, seven runs: keys 20,000..44,999 twice (rows i and i + 25,000); the new
-#: keys 30,000..44,999 first come in runs 1-3 and again in runs 3-6
-AGAIN, SPAN, FIRST = 50_000, 25_000, 20_000
-KEYS = FIRST + SPAN  # keys 0..44,999 in the end
+RUN = 4_096
+LOAD = 15_000  # keys 0..14,999: four runs
+#: the second statement, seven runs: keys 10,000..22,499 twice (rows i and i + 12,500); the new
+#: keys 15,000..22,499 first come in runs 1-3 and again in runs 4-6
+AGAIN, SPAN, FIRST = 25_000, 12_500, 10_000
+KEYS = FIRST + SPAN  # keys 0..22,499 in the end
 
 
 def _flink_insert(source: int, key: str, v: str) -> tuple[str, str]:
@@ -74,7 +76,7 @@ def test_a_load_in_runs_leaves_javas_hash_index(
     session = paimon_sql.connect(ours)
     session.sql("CREATE DATABASE db")
     session.sql(DDL.format(db="db."))
-    assert TableWriter(None, session.table("db.t")).run_rows() == 8_192
+    assert TableWriter(None, session.table("db.t")).run_rows() == RUN
     session.close()
     runs: list[Any] = []
     run_of = TableWriter._run_of
@@ -90,13 +92,13 @@ def test_a_load_in_runs_leaves_javas_hash_index(
         session = paimon_sql.connect(ours)
         session.sql(_ours_insert(source, key, v))
         session.close()
-        assert len(runs) == -(-source // 8_192), runs  # written in runs, not at once
+        assert len(runs) == -(-source // RUN), runs  # written in runs, not at once
         assert hash_index(ours) == hash_index(java), f"after the {source}-row statement"
     index = hash_index(java)
     assert sum(len(h) for h in index.values()) == KEYS  # every key once
-    assert max(b for _, b in index) == 14  # 15,000 keys a partition: 15 buckets
+    assert max(b for _, b in index) == 14  # 7,500 keys a partition: 15 buckets
     theirs = flink.read(java, "t")[1]
-    # every key once, the second statement's later version of it (arrival i + 25,000)
+    # every key once, the second statement's later version of it (arrival i + 12,500)
     expected = dict.fromkeys(range(FIRST), 0) | {FIRST + i: SPAN + i for i in range(SPAN)}
     assert {r["id"]: r["v"] for r in theirs} == expected
     assert len(theirs) == KEYS
