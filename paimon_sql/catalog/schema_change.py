@@ -391,14 +391,85 @@ def _update_type(d: _Draft, change: UpdateColumnType) -> None:
         raise SchemaError(
             f"cannot make column {change.name!r} NOT NULL: existing rows may hold nulls"
         )
-    if not _widens(old, change.type):
+    ids = FieldIds(d.highest + 1)
+    new_type = _evolved(old, change.type, ids, f"column {change.name!r}")
+    d.highest = ids.next_id - 1
+    d.fields[index] = replace(d.fields[index], type=new_type)
+
+
+_WIDENING = (
+    "only widening changes are allowed (INT→BIGINT, FLOAT→DOUBLE, DECIMAL precision up, VARCHAR "
+    "length up, …)"
+)
+
+
+def _evolved(old: DataType, new: DataType, ids: FieldIds, where: str) -> DataType:
+    """`old` changed to `new`, nested ROW fields keeping their ids (Flink's MODIFY of a column).
+
+    Inside a ROW (also in an ARRAY or MAP) fields are matched by name as Flink's catalog
+    matches them: a field only in `new` is added with the next id (nullable, as a new column),
+    one only in `old` is dropped, the fields in both keep their order and change type by the
+    same widening rules as a column. Readers follow the ids, so a field dropped and added again
+    is NULL in the rows written before.
+
+    >>> from paimon_sql.types import parse_type
+    >>> old = parse_type({"type": "ROW", "fields": [{"id": 2, "name": "a", "type": "INT"},
+    ...                                             {"id": 3, "name": "b", "type": "STRING"}]})
+    >>> new = parse_type("ROW<c STRING, a BIGINT>")
+    >>> [(f.id, f.name, type_sql(f.type)) for f in _evolved(old, new, FieldIds(4), "r").fields]
+    [(4, 'c', 'STRING'), (2, 'a', 'BIGINT')]
+    """
+    if old.nullable and not new.nullable:
+        raise SchemaError(f"cannot make {where} NOT NULL: existing rows may hold nulls")
+    if old.root == new.root == "ROW":
+        return replace(old, nullable=new.nullable, fields=_evolved_fields(old, new, ids, where))
+    if old.root == new.root == "ARRAY" and old.element and new.element:
+        element = _evolved(old.element, new.element, ids, f"the elements of {where}")
+        return replace(old, nullable=new.nullable, element=element)
+    if old.root == new.root == "MAP" and old.key and new.key and old.value and new.value:
+        key = _evolved(old.key, new.key, ids, f"the keys of {where}")
+        value = _evolved(old.value, new.value, ids, f"the values of {where}")
+        return replace(old, nullable=new.nullable, key=key, value=value)
+    same = type_sql(old.with_nullable(True)) == type_sql(new.with_nullable(True))
+    if (old.is_nested or new.is_nested) and not same:
         raise SchemaError(
-            f"cannot change column {change.name!r} from {type_sql(old)} to "
-            f"{type_sql(change.type)}: only widening changes are allowed (INT→BIGINT, "
-            "FLOAT→DOUBLE, DECIMAL precision up, VARCHAR length up, …)"
+            f"cannot change {where} from {type_sql(old)} to {type_sql(new)}: a nested type keeps "
+            "its kind (ROW, ARRAY, MAP, MULTISET); inside a ROW fields may be added, dropped or "
+            "widened"
         )
-    new_type = old if old.is_nested else change.type  # nested: unchanged, keeps its field ids
-    d.fields[index] = replace(d.fields[index], type=new_type.with_nullable(change.type.nullable))
+    if not _widens(old, new):
+        raise SchemaError(
+            f"cannot change {where} from {type_sql(old)} to {type_sql(new)}: {_WIDENING}"
+        )
+    return old.with_nullable(new.nullable) if old.is_nested else new
+
+
+def _evolved_fields(
+    old: DataType, new: DataType, ids: FieldIds, where: str
+) -> tuple[DataField, ...]:
+    """The fields of ROW `new`, matched with `old`'s by name (see `_evolved`)."""
+    refuse_case_clashes([f.name for f in new.fields], f"of {where}", "choose another name")
+    olds = {f.name: f for f in old.fields}
+    kept = [f.name for f in new.fields if f.name in olds]
+    if kept != [f.name for f in old.fields if f.name in olds and f.name in kept]:
+        raise SchemaError(
+            f"cannot change the order of the fields of {where} ({', '.join(kept)}): fields that "
+            "stay keep their order, as in Java; new fields may go anywhere"
+        )
+    fields = []
+    for f in new.fields:
+        was = olds.get(f.name)
+        if was is not None:
+            nested = _evolved(was.type, f.type, ids, f"field {f.name!r} of {where}")
+            fields.append(replace(was, type=nested))
+            continue
+        if not f.type.nullable:
+            raise SchemaError(
+                f"new field {f.name!r} of {where} cannot be NOT NULL: existing rows have no value"
+            )
+        field_id = ids.take()
+        fields.append(replace(f, id=field_id, type=_reassign(f.type, ids)))
+    return tuple(fields)
 
 
 def _update_comment(d: _Draft, change: UpdateColumnComment) -> None:

@@ -18,6 +18,7 @@ refused naming the column and the Paimon type to use.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -465,6 +466,14 @@ def _changes(action: exp.Expr) -> list[SchemaChange]:
     raise UnsupportedFeatureError(f"ALTER TABLE action {action.sql()!r} is not supported")
 
 
+#: Spark's nested-field forms (``ADD COLUMN r.c INT``, ``RENAME COLUMN r.a TO b``…), which no
+#: dialect parses: found only to name them in the refusal.
+_NESTED_PATH = re.compile(
+    r"\b(?:ADD|DROP|RENAME|ALTER|CHANGE)\s+(?:COLUMNS?\s+)?[`\"]?\w+[`\"]?\.[`\"]?\w+[`\"]?",
+    re.IGNORECASE,
+)
+
+
 def parse_alter_table(sql: str) -> AlterTable:
     """Parse a Flink- or Spark-style ALTER TABLE into its schema changes.
 
@@ -475,6 +484,14 @@ def parse_alter_table(sql: str) -> AlterTable:
     """
     alter = _parse_one(sql)
     if isinstance(alter, exp.Command):
+        nested = _NESTED_PATH.search(sql)
+        if nested:
+            raise UnsupportedFeatureError(
+                f"ALTER TABLE … {nested.group(0)}: changes by nested field path are not "
+                "supported; change the whole column instead, e.g. ALTER TABLE t MODIFY r "
+                "ROW<a BIGINT, c INT> (fields are matched by name: new ones are added, missing "
+                "ones dropped, kept ones widened)"
+            )
         raise SqlError(f"cannot parse ALTER statement: {sql.strip()[:80]!r}")
     if not isinstance(alter, exp.Alter) or alter.args.get("kind") != "TABLE":
         raise SqlError("expected ALTER TABLE")

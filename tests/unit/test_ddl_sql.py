@@ -363,6 +363,19 @@ def test_partition_folder_naming_options_are_fixed_once_there_is_data(session, c
     assert rows == [(1, None), (2, "a")]
 
 
+@pytest.mark.parametrize(
+    "change",
+    ["ADD COLUMN r.c INT", "ALTER COLUMN r.a TYPE BIGINT", "RENAME COLUMN r.a TO aa",
+     "DROP COLUMN `r`.`b`"],
+)  # fmt: skip
+def test_nested_field_paths_are_refused_by_name(session, change):
+    session.sql("CREATE TABLE shop.n (id INT, r ROW<a INT, b STRING>)")
+    with pytest.raises(UnsupportedFeatureError, match="changes by nested field path"):
+        session.sql(f"ALTER TABLE shop.n {change}")
+    session.sql("ALTER TABLE shop.n MODIFY r ROW<a BIGINT, b STRING, c INT>")  # the whole column
+    assert _schema_count(session, "n") == 2
+
+
 def test_unset_if_exists_of_nothing_writes_no_schema(session):
     session.sql("CREATE TABLE shop.a (id INT)")
     (status,) = session.sql("ALTER TABLE shop.a UNSET TBLPROPERTIES IF EXISTS ('nope')").fetchall()[

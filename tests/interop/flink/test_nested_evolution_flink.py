@@ -57,3 +57,51 @@ def test_nested_fields_evolve_by_id_like_flink(flink: FlinkOracle, tmp_path: Pat
     assert evolved == [(1, None, -1294967296)]  # the new b; 3000000000 wrapped to INT
     assert_same_rows(flink.read(warehouse, "t")[1], truth, context=f"{fmt}: Flink after compact")
     assert_same_rows(our_rows(warehouse, "t"), truth, context=f"{fmt}: ours after compact")
+
+
+_TWIN_CREATE = (
+    "CREATE TABLE t (k INT, r ROW<a INT, b STRING>, arr ARRAY<ROW<x INT>>, "
+    "m MAP<STRING, ROW<p INT>>, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1')",
+    "INSERT INTO t VALUES (1, ROW(1, 'one'), ARRAY[ROW(10)], MAP['k', ROW(5)])",
+)
+_TWIN_ALTERS = (
+    "ALTER TABLE t MODIFY r ROW<aa BIGINT, a BIGINT>",  # b dropped, aa added first
+    "ALTER TABLE t MODIFY r ROW<aa BIGINT, a BIGINT, b STRING>",  # a new b
+    "ALTER TABLE t MODIFY arr ARRAY<ROW<x BIGINT, y STRING>>",
+    "ALTER TABLE t MODIFY m MAP<STRING, ROW<q STRING, p BIGINT>>",
+)
+_TWIN_AFTER = (
+    "INSERT INTO t VALUES (2, ROW(CAST(2 AS BIGINT), CAST(22 AS BIGINT), 'two'), "
+    "ARRAY[ROW(CAST(20 AS BIGINT), 'y')], MAP['k', ROW('q', CAST(6 AS BIGINT))])",
+)
+
+
+def _schema_json(warehouse: Path) -> list[object]:
+    import json
+
+    folder = warehouse / "db.db" / "t" / "schema"
+    latest = max(folder.iterdir(), key=lambda p: int(p.name.split("-")[1]))
+    schema = json.loads(latest.read_text())
+    return [schema["fields"], schema["highestFieldId"]]
+
+
+def test_our_nested_modify_gives_javas_field_ids(flink: FlinkOracle, tmp_path: Path):
+    """The same ``ALTER TABLE … MODIFY`` of ROW, ARRAY<ROW> and MAP<…, ROW> columns by Flink and
+    by paimon-sql on twins: the same nested field ids and types in the new schema, and each
+    engine reads both tables alike after a Flink INSERT in the new schema."""
+    java, ours = tmp_path / "java", tmp_path / "ours"
+    flink.run(java, *_TWIN_CREATE, *_TWIN_ALTERS)
+    flink.run(ours, *_TWIN_CREATE)
+    session = paimon_sql.connect(ours)
+    try:
+        for statement in _TWIN_ALTERS:
+            session.sql(statement.replace("ALTER TABLE t", "ALTER TABLE db.t"))
+    finally:
+        session.close()
+    assert _schema_json(ours) == _schema_json(java)
+    for warehouse in (java, ours):
+        flink.run(warehouse, *_TWIN_AFTER)
+    _, truth = flink.read(java, "t")
+    assert_same_rows(flink.read(ours, "t")[1], truth, context="Flink on ours")
+    for warehouse in (java, ours):
+        assert_same_rows(our_rows(warehouse, "t"), truth, context=f"paimon-sql on {warehouse.name}")
