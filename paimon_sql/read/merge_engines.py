@@ -759,16 +759,7 @@ class GroupedMerge:
             flagged = exp.select("*", exp.alias_(last_delete, "__paimon_del", quoted=True)).from_(
                 source.subquery()
             )
-            source = (
-                exp.select("*")
-                .from_(flagged.subquery())
-                .where(
-                    exp.or_(
-                        exp.Is(this=_ident("__paimon_del"), expression=exp.null()),
-                        exp.GT(this=_ident(ORD), expression=_ident("__paimon_del")),
-                    )
-                )
-            )
+            source = self._after_last_delete(flagged, names)
             if keep_retractions:
                 deleted = self._deleted_last(flagged, names)
         # Java's merge-tree reader (ReducerMergeFunctionWrapper) never runs the merge function
@@ -811,6 +802,42 @@ class GroupedMerge:
             return merged
         both = exp.union(merged, deleted, distinct=False)
         return exp.select("*").from_(both.subquery())
+
+    def _after_last_delete(self, flagged: exp.Select, names: Sequence[str]) -> exp.Select:
+        """The records a key's merge starts from under remove-record-on-delete.
+
+        Those after its last ``-D``. Java's merge function starts the row afresh at a ``-D``
+        (``initRow``) with the ``-D``'s NOT NULL fields and the others NULL, then merges on: for
+        the aggregation engine the ``-D`` therefore takes part as an add of its NOT NULL
+        values (a sum after a delete starts from the deleted row's NOT NULL value, as Java's
+        does); partial-update overwrites those fields with the next add's anyway. A key whose
+        last record is the ``-D`` keeps no record here (`_deleted_last` gives it).
+        """
+        delete, order = _ident("__paimon_del"), _ident(ORD)
+        none = exp.Is(this=delete.copy(), expression=exp.null())
+        if self.engine is not MergeEngine.AGGREGATE:
+            after = exp.GT(this=order, expression=delete)
+            return exp.select("*").from_(flagged.subquery()).where(exp.or_(none, after))
+        seed = exp.EQ(this=order.copy(), expression=delete.copy())
+        replaced = [
+            exp.alias_(exp.If(this=seed.copy(), true=exp.Literal.number(0), false=_ident(KIND)),
+                       KIND, quoted=True)
+        ]  # fmt: skip
+        for name in names:
+            nullable = name not in self.types or self.types[name].nullable
+            if name in self.keys or name in self.partition or name in (SEQ, KIND) or not nullable:
+                continue
+            nulled = exp.If(this=seed.copy(), true=exp.null(), false=_ident(name))
+            replaced.append(exp.alias_(nulled, name, quoted=True))
+        starts = exp.and_(
+            exp.GTE(this=order.copy(), expression=delete.copy()),
+            exp.LT(this=delete.copy(), expression=_ident(COUNT)),
+        )
+        return (
+            exp.select(exp.Star(replace=replaced))
+            .from_(flagged.subquery())
+            .where(exp.or_(none, starts))
+        )
 
     def _deleted_last(self, flagged: exp.Select, names: Sequence[str]) -> exp.Select:
         """The keys whose last record is a ``-D`` under remove-record-on-delete: that record.
