@@ -1025,10 +1025,9 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
                 f"unknown column {name!r} in UPDATE of {table.name}; columns: "
                 f"{', '.join(schema.field_names)}"
             )
-        if name in schema.primary_keys or name in schema.partition_keys:
-            raise SchemaError(
-                f"UPDATE cannot change primary-key or partition column {name!r} of {table.name}"
-            )
+        if name in schema.primary_keys:
+            # as Java's: a partition column outside the key may change (the row moves partition)
+            raise SchemaError(f"UPDATE cannot change primary-key column {name!r} of {table.name}")
         if eq.expression is None:  # UPDATE t SET v (cut short): sqlglot leaves the value out
             raise SqlError(f"the new value of column {name!r} is missing: SET {name} = <value>")
         sets[name] = eq.expression

@@ -33,8 +33,9 @@ Decisions where DuckDB and Spark differ or are silent:
 * ``INSERT *`` / ``UPDATE SET *`` take the source's columns by position, as DuckDB does; Spark takes
   them by name. When the source has the target's column names in another order the two readings
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
-* UPDATE cannot change a primary-key or partition column (as the UPDATE statement); ``SET *`` may
-  assign them their current value only.
+* UPDATE cannot change a primary-key or partition column; ``SET *`` may assign them their current
+  value only. (The UPDATE statement, as Java's, moves a row whose partition column outside the key
+  changes; a MERGE moving rows is refused by name.)
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
 
