@@ -33,9 +33,9 @@ Decisions where DuckDB and Spark differ or are silent:
 * ``INSERT *`` / ``UPDATE SET *`` take the source's columns by position, as DuckDB does; Spark takes
   them by name. When the source has the target's column names in another order the two readings
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
-* UPDATE cannot change a primary-key or partition column; ``SET *`` may assign them their current
-  value only. (The UPDATE statement, as Java's, moves a row whose partition column outside the key
-  changes; a MERGE moving rows is refused by name.)
+* UPDATE cannot change a primary-key column (Java's rule); ``SET *`` may assign it its current
+  value only. A partition column outside the key may change (the row moves, as in Java), except
+  on an append table rewritten copy-on-write (refused by name; the UPDATE statement moves rows).
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
 
@@ -250,9 +250,21 @@ class _Merge:
             raise SqlError(f"MERGE … INSERT names a column twice: {', '.join(names)}")
         return {n: self._qualified(v) for n, v in zip(names, given, strict=True)}
 
+    def fixed(self) -> list[str]:
+        """The columns an UPDATE clause cannot change: the primary key, as Java's MERGE.
+
+        And the partition columns of an append table rewritten copy-on-write: its rewrite replaces
+        the partitions the updated rows land in, not those they leave (the UPDATE statement moves
+        such rows). A cross-partition key's row or a deletion-vector table's row may move.
+        """
+        fixed = list(self.schema.primary_keys)
+        if not fixed and not uses_vectors(self.table):
+            fixed += self.schema.partition_keys
+        return fixed
+
     def _update(self, side: str, condition: exp.Expr | None, then: exp.Update) -> _Clause:
         assignments = then.expressions
-        fixed = set(self.schema.primary_keys) | set(self.schema.partition_keys)
+        fixed = set(self.fixed())
         if not assignments or any(isinstance(a, exp.Star) for a in assignments):
             star = self._positional("UPDATE SET *")
             values = {f: v for f, v in star.items() if f not in fixed}
@@ -263,10 +275,15 @@ class _Merge:
             if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
                 raise SqlError(f"MERGE … UPDATE SET expects column = value, got {eq.sql()!r}")
             name = self._field(eq.this.name)
-            if name in fixed:
+            if name in self.schema.primary_keys:
                 raise SchemaError(
-                    f"MERGE … UPDATE cannot change primary-key or partition column {name!r} of "
-                    f"{self.table.name}"
+                    f"MERGE … UPDATE cannot change primary-key column {name!r} of {self.table.name}"
+                )
+            if name in fixed:
+                raise UnsupportedFeatureError(
+                    f"MERGE … UPDATE of partition column {name!r} of append table "
+                    f"{self.table.name}: moving rows between partitions is not supported in a "
+                    "MERGE (copy-on-write); use UPDATE … SET, or 'deletion-vectors.enabled'"
                 )
             values[name] = self._qualified(eq.expression)
         return _Clause(side, condition, "update", values)
@@ -517,10 +534,9 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         exp.select(exp.Literal.number(1)).from_(name.copy()).where(exp.column(_MOVED, quoted=True))
     )
     if ctx.engine.fetch(moved.limit(1)):
-        fixed = [*plan.schema.primary_keys, *plan.schema.partition_keys]
         raise SchemaError(
             f"MERGE … UPDATE SET * would change primary-key or partition column(s) "
-            f"{', '.join(dict.fromkeys(fixed))} of {plan.table.name}; list the columns to update"
+            f"{', '.join(plan.fixed())} of {plan.table.name}; list the columns to update"
         )
 
 
