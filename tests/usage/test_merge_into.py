@@ -189,6 +189,30 @@ def test_merge_cannot_move_a_key_or_a_copy_on_write_row(s, kind, error, match):
     )
 
 
+def test_a_key_column_may_be_set_to_its_own_value(s):
+    """Spark's rule: ``SET k = s.k`` under ``ON t.k = s.k`` (matched rows) and ``SET k = t.k``
+    keep the key, so they are allowed (the clause updates the other columns); any other value
+    of a key column is refused."""
+    ref = _target(s, "pk")
+    statement = (
+        "MERGE INTO d.t USING src AS s ON (s.k = t.k) "
+        "WHEN MATCHED THEN UPDATE SET k = s.k, v = s.v "
+        "WHEN NOT MATCHED BY SOURCE AND t.k = 2 THEN UPDATE SET K = t.k, v = 'gone'"
+    )
+    assert s.sql(statement).fetchall() == ref.sql(statement.replace("K = t.k, ", "")).fetchall()
+    expected = sorted(ref.sql("SELECT * FROM d.t").fetchall(), key=repr)
+    assert sorted(s.sql("SELECT * FROM d.t").fetchall(), key=repr) == expected
+    assert s.sql("UPDATE d.t AS x SET k = x.k, v = 'kept' WHERE k = 4").fetchall() == [(1,)]
+    assert s.sql("SELECT v FROM d.t WHERE k = 4").fetchall() == [("kept",)]
+    for moved in (
+        "MERGE INTO d.t USING src AS s ON t.k = s.k WHEN MATCHED THEN UPDATE SET k = s.k + 1",
+        "MERGE INTO d.t USING src AS s ON t.k = s.k WHEN NOT MATCHED BY SOURCE "
+        "THEN UPDATE SET k = s.k",
+        "UPDATE d.t SET k = k + 1",
+    ):
+        refused(s, moved, SchemaError, match="cannot change primary-key column 'k'")
+
+
 def test_merge_source_may_be_a_paimon_table_and_the_target_itself(s):
     ref = _target(s, "pk")
     s.sql("CREATE TABLE d.src (k INT, v STRING, n INT)")

@@ -1025,6 +1025,14 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
                 f"unknown column {name!r} in UPDATE of {table.name}; columns: "
                 f"{', '.join(schema.field_names)}"
             )
+        value = eq.expression
+        if (
+            name in schema.primary_keys
+            and isinstance(value, exp.Column)
+            and value.name == name
+            and value.table in ("", ident.table)
+        ):
+            continue  # SET k = k: the key keeps its value (Java allows it)
         if name in schema.primary_keys:
             # as Java's: a partition column outside the key may change (the row moves partition)
             raise SchemaError(f"UPDATE cannot change primary-key column {name!r} of {table.name}")

@@ -33,8 +33,8 @@ Decisions where DuckDB and Spark differ or are silent:
 * ``INSERT *`` / ``UPDATE SET *`` take the source's columns by position, as DuckDB does; Spark takes
   them by name. When the source has the target's column names in another order the two readings
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
-* UPDATE cannot change a primary-key column (Java's rule); ``SET *`` may assign it its current
-  value only. A partition column outside the key may change (the row moves, as in Java), except
+* UPDATE cannot change a primary-key column (Java's rule); ``SET k = t.k``, ``SET k = s.x`` under
+  ``ON t.k = s.x`` (matched rows) and ``SET *`` may assign it its current value. A partition column outside the key may change (the row moves, as in Java), except
   on an append table rewritten copy-on-write (refused by name; the UPDATE statement moves rows).
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
@@ -275,6 +275,9 @@ class _Merge:
             if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
                 raise SqlError(f"MERGE … UPDATE SET expects column = value, got {eq.sql()!r}")
             name = self._field(eq.this.name)
+            value = self._qualified(eq.expression)
+            if name in self.schema.primary_keys and self._unchanged(side, name, value):
+                continue  # SET k = s.k with ON t.k = s.k: the key keeps its value (Java allows it)
             if name in self.schema.primary_keys:
                 raise SchemaError(
                     f"MERGE … UPDATE cannot change primary-key column {name!r} of {self.table.name}"
@@ -285,8 +288,29 @@ class _Merge:
                     f"{self.table.name}: moving rows between partitions is not supported in a "
                     "MERGE (copy-on-write); use UPDATE … SET, or 'deletion-vectors.enabled'"
                 )
-            values[name] = self._qualified(eq.expression)
+            values[name] = value
         return _Clause(side, condition, "update", values)
+
+    def _unchanged(self, side: str, name: str, value: exp.Expr) -> bool:
+        """Whether assigning `value` to target column `name` keeps its value on every row.
+
+        ``SET k = t.k``, or, on matched rows, ``SET k = s.x`` where the ON condition requires
+        ``t.k = s.x`` (Spark's MERGE allows both on a key column).
+        """
+        if _names_column(value, self.alias, name):
+            return True
+        if side != "matched" or not isinstance(value, exp.Column):
+            return False
+        for conjunct in _conjuncts(self.on):
+            if not isinstance(conjunct, exp.EQ):
+                continue
+            left, right = conjunct.this, conjunct.expression
+            for mine, theirs in ((left, right), (right, left)):
+                if _names_column(mine, self.alias, name) and _names_column(
+                    theirs, value.table, value.name
+                ):
+                    return True
+        return False
 
     # --- the joined rows --------------------------------------------------------------------------
 
@@ -538,6 +562,23 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
             f"MERGE … UPDATE SET * would change primary-key or partition column(s) "
             f"{', '.join(plan.fixed())} of {plan.table.name}; list the columns to update"
         )
+
+
+def _names_column(node: exp.Expr, table: str, name: str) -> bool:
+    """Whether `node` is the column `table`.`name` (names compared as DuckDB does, any case)."""
+    return (
+        isinstance(node, exp.Column)
+        and node.name.lower() == name.lower()
+        and node.table.lower() == table.lower()
+    )
+
+
+def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
+    """The parts of `node` joined by AND (parentheses removed)."""
+    node = node.unnest()
+    if isinstance(node, exp.And):
+        return [c for part in (node.this, node.expression) for c in _conjuncts(part)]
+    return [node]
 
 
 def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
