@@ -34,8 +34,9 @@ Decisions where DuckDB and Spark differ or are silent:
   them by name. When the source has the target's column names in another order the two readings
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
 * UPDATE cannot change a primary-key column (Java's rule); ``SET k = t.k``, ``SET k = s.x`` under
-  ``ON t.k = s.x`` (matched rows) and ``SET *`` may assign it its current value. A partition column outside the key may change (the row moves, as in Java), except
-  on an append table rewritten copy-on-write (refused by name; the UPDATE statement moves rows).
+  ``ON t.k = s.x`` (matched rows) and ``SET *`` may assign it its current value. A partition
+  column outside the key may change (the row moves, as in Java), except on an append table
+  rewritten copy-on-write (refused by name; the UPDATE statement moves rows).
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
 
