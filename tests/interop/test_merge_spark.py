@@ -148,7 +148,16 @@ MOVES = {
             "WHEN MATCHED THEN UPDATE SET dt = s.dt, v = s.v",
         ],
     ),
-    "append_copy_on_write": ("'bucket' = '-1'", ["UPDATE {t} SET dt = 'q', n = n + 1 WHERE k < 3"]),
+    "append_copy_on_write": (
+        "'bucket' = '-1'",
+        [
+            "UPDATE {t} SET dt = 'q', n = n + 1 WHERE k < 3",
+            "MERGE INTO {t} AS t USING src AS s ON t.k = s.k "
+            "WHEN MATCHED AND s.k = 3 THEN UPDATE SET dt = s.dt, v = s.v "
+            "WHEN MATCHED THEN UPDATE SET dt = 'x' "
+            "WHEN NOT MATCHED THEN INSERT *",
+        ],
+    ),
 }
 
 #: A correlated subquery naming the target by database and table (``db.t.k``): then every row

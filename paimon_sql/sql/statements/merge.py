@@ -35,8 +35,8 @@ Decisions where DuckDB and Spark differ or are silent:
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
 * UPDATE cannot change a primary-key column (Java's rule); ``SET k = t.k``, ``SET k = s.x`` under
   ``ON t.k = s.x`` (matched rows) and ``SET *`` may assign it its current value. A partition
-  column outside the key may change (the row moves, as in Java), except on an append table
-  rewritten copy-on-write (refused by name; the UPDATE statement moves rows).
+  column outside the key may change: the row moves, as in Java (copy-on-write rewrites the
+  partitions rows leave).
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
 
@@ -73,6 +73,10 @@ _RID, _T, _S, _ACTION, _MOVED, _KIND = (
     "__paimon_moved",
     "__paimon_kind",
 )
+
+#: Prefix of the hidden columns holding a target row's partition values before the MERGE (an
+#: append table's copy-on-write rewrites the partitions rows leave).
+_OLD = "__paimon_old_"
 
 _CARDINALITY = (
     "Invalid Input Error: MERGE INTO command cannot affect the same target row more than once. "
@@ -254,14 +258,9 @@ class _Merge:
     def fixed(self) -> list[str]:
         """The columns an UPDATE clause cannot change: the primary key, as Java's MERGE.
 
-        And the partition columns of an append table rewritten copy-on-write: its rewrite replaces
-        the partitions the updated rows land in, not those they leave (the UPDATE statement moves
-        such rows). A cross-partition key's row or a deletion-vector table's row may move.
+        A partition column outside the key may change: the row moves to another partition.
         """
-        fixed = list(self.schema.primary_keys)
-        if not fixed and not uses_vectors(self.table):
-            fixed += self.schema.partition_keys
-        return fixed
+        return list(self.schema.primary_keys)
 
     def _update(self, side: str, condition: exp.Expr | None, then: exp.Update) -> _Clause:
         assignments = then.expressions
@@ -279,15 +278,9 @@ class _Merge:
             value = self._qualified(eq.expression)
             if name in self.schema.primary_keys and self._unchanged(side, name, value):
                 continue  # SET k = s.k with ON t.k = s.k: the key keeps its value (Java allows it)
-            if name in self.schema.primary_keys:
+            if name in fixed:
                 raise SchemaError(
                     f"MERGE … UPDATE cannot change primary-key column {name!r} of {self.table.name}"
-                )
-            if name in fixed:
-                raise UnsupportedFeatureError(
-                    f"MERGE … UPDATE of partition column {name!r} of append table "
-                    f"{self.table.name}: moving rows between partitions is not supported in a "
-                    "MERGE (copy-on-write); use UPDATE … SET, or 'deletion-vectors.enabled'"
                 )
             values[name] = value
         return _Clause(side, condition, "update", values)
@@ -364,6 +357,11 @@ class _Merge:
         if self.positions is not None:
             outputs += [
                 exp.column(c, table=self.alias, quoted=True) for c in (LiveRows.FILE, LiveRows.POS)
+            ]
+        elif not self.schema.primary_keys:  # copy-on-write: the partitions the rows come from
+            outputs += [
+                exp.alias_(exp.column(p, table=self.alias, quoted=True), f"{_OLD}{i}", quoted=True)
+                for i, p in enumerate(self.schema.partition_keys)
             ]
         for f in self.schema.fields:
             kept = exp.column(f.name, table=self.alias, quoted=True)
@@ -658,8 +656,10 @@ def _write_copy(ctx: Context, plan: _Merge, name: exp.Table, pinned: Any) -> Non
         rewrite = bool(ctx.engine.fetch(changed_rows.where(_in(_ACTION, changing)).limit(1)))
     if rewrite and parts:
         part_types = [schema.field(p).type for p in parts]
+        # the partitions the changed rows leave (an updated row may land in another one, which
+        # then only gains a file)
         query = (
-            exp.select(*[exp.column(p, quoted=True) for p in parts])
+            exp.select(*[exp.column(f"{_OLD}{i}", quoted=True) for i in range(len(parts))])
             .from_(name.copy())
             .where(_in(_ACTION, changing))
             .distinct()
