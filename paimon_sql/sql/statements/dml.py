@@ -1044,7 +1044,11 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         if uses_vectors(table):
             check_writable(table)
             refuse_row_rewrite(schema.options, table.name, "UPDATE")
-            return count(ctx, mark_rows(ctx, ident, table, where, sets))
+            try:
+                return count(ctx, mark_rows(ctx, ident, table, where, sets))
+            except BAD_VALUE as err:  # as `write_rows` reports a value that does not fit
+                first = str(err).splitlines()[0]
+                raise SchemaError(f"cannot write to table {table.name}: {first}") from err
         return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
     row_level_supported(table, "UPDATE")
     outputs = [
