@@ -36,6 +36,30 @@ def table_node(*parts: str, alias: str | None = None) -> exp.Table:
     return node
 
 
+def unqualify(statement: exp.Expression, node: exp.Table) -> None:
+    """Columns written ``db.t.col`` of an unaliased table ``db.t`` become ``t.col``.
+
+    What reads a Paimon table in its place (a subquery, a staged table) is named ``t`` only, so
+    DuckDB would not find ``db.t``; Spark and DuckDB accept a column qualified by the database and
+    table name (``DELETE FROM db.t WHERE EXISTS (… WHERE s.k = db.t.k)``). An aliased table is
+    named by its alias only, as in SQL.
+
+    >>> import sqlglot
+    >>> query = sqlglot.parse_one("SELECT db.t.k, x.t.k FROM db.t", read="duckdb")
+    >>> unqualify(query, query.find(exp.Table))
+    >>> query.sql("duckdb")
+    'SELECT t.k, x.t.k FROM db.t'
+    """
+    if node.args.get("alias") is not None or node.args.get("catalog") is not None:
+        return
+    db, name = node.db.lower(), node.name.lower()
+    for column in list(statement.find_all(exp.Column)):
+        if column.args.get("catalog") is not None or column.args.get("db") is None:
+            continue
+        if (column.db.lower(), column.table.lower()) == (db, name):
+            column.set("db", None)
+
+
 def select_all(source: exp.Expression) -> exp.Select:
     """``SELECT * FROM source``."""
     return exp.select(exp.Star()).from_(source, copy=False)

@@ -38,7 +38,7 @@ from paimon_sql.engine.travel import (
 from paimon_sql.errors import DatabaseNotFoundError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
-from paimon_sql.sqlnodes import explain_sql, select_all, table_node
+from paimon_sql.sqlnodes import explain_sql, select_all, table_node, unqualify
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -268,6 +268,7 @@ class Binder:
                 snapshot, pinned = select_travel(table, travel), True
             early = early_stop(node)
             latest = travel is not None and travel.latest_schema
+            unqualify(statement, node)
             self._replace(
                 node,
                 table,

@@ -196,6 +196,8 @@ class TableWriter:
         #: Temporary tables on `con` holding the key index (`global_index.bootstrap`), dropped
         #: by `drop` or when staging fails.
         self._index_tables: list[str] = []
+        #: Rows `_route` added to retract keys that moved partition: written, not the caller's rows
+        self._retracted = 0
         self.index_files: dict[tuple[bytes, int], IndexFileMeta] = {}
         #: Java's ``write-buffer-size``: halved, DuckDB's memory limit while this writer stages and
         #: sorts (it spills to its temp directory beyond it); divided by 24, the largest piece of
@@ -563,7 +565,8 @@ class TableWriter:
             self._create(name, main)
             if retract is not None and index.count:
                 insert = exp.insert(retract, table_node(name))
-                self._heavy(lambda: self._db().execute(insert.sql("duckdb")))
+                added = self._heavy(lambda: self._db().execute(insert.sql("duckdb")).fetchall())
+                self._retracted += int(added[0][0])
         finally:
             for table in scratch:
                 self._db().execute(drop("TABLE", table_node(table)).sql("duckdb"))
@@ -1367,6 +1370,9 @@ class TableWriter:
     def write(self, staged: str) -> tuple[list[CommitMessage], int]:
         """Write the staged rows: one commit message per (partition, bucket), and the row count.
 
+        The count is of the caller's rows: a cross-partition table's retractions of moved keys
+        (`_route`) are written but not counted, as DuckDB counts one row per row inserted.
+
         DuckDB sorts everything once (spilling past ``write-buffer-size``, see `stage`); the sorted
         stream is cut into files by `write_pieces`, so the Python side holds a bounded number of
         rows whatever the input size. Dynamic-bucket tables are written run by run
@@ -1375,7 +1381,7 @@ class TableWriter:
         if self.dynamic and not self.cross_partition:
             return self._write_dynamic(staged)
         files, written = self._write_sorted(staged, self.bucket_sequences())
-        return self.commit_messages(files), written
+        return self.commit_messages(files), written - self._retracted
 
     def _write_sorted(
         self, staged: str, starts: dict[tuple[bytes, int], int]

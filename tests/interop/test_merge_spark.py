@@ -127,3 +127,68 @@ def test_spark_reads_our_merge_like_its_own(tmp_path, case):
     spark_sql(spark, f"INSERT INTO {ours} VALUES (1, 'spark', 1, 'x'), (9, 'nine', 9, 'z')")
     assert_rows_equal(_ours(session, ours), spark_rows(spark, ours), context=f"{case}: after Spark")
     session.close()
+
+
+#: (partitioning, properties, statements) of tables where rows move between partitions. Spark's
+#: UPDATE and MERGE fix only primary-key columns: a partition column outside the key may change.
+MOVES = {
+    "pk_cross_partition": (
+        "'primary-key' = 'k', 'bucket' = '-1'",
+        [
+            "UPDATE {t} SET dt = 'q', n = n + 1 WHERE k = 1",
+            "MERGE INTO {t} AS t USING src AS s ON t.k = s.k "
+            "WHEN MATCHED THEN UPDATE SET dt = s.dt, v = s.v",
+        ],
+    ),
+    "append_deletion_vectors": (
+        "'deletion-vectors.enabled' = 'true'",
+        [
+            "UPDATE {t} SET dt = 'q', n = n + 1 WHERE k = 1",
+            "MERGE INTO {t} AS t USING src AS s ON t.k = s.k "
+            "WHEN MATCHED THEN UPDATE SET dt = s.dt, v = s.v",
+        ],
+    ),
+    "append_copy_on_write": (
+        "'bucket' = '-1'",
+        [
+            "UPDATE {t} SET dt = 'q', n = n + 1 WHERE k < 3",
+            "MERGE INTO {t} AS t USING src AS s ON t.k = s.k "
+            "WHEN MATCHED AND s.k = 3 THEN UPDATE SET dt = s.dt, v = s.v "
+            "WHEN MATCHED THEN UPDATE SET dt = 'x' "
+            "WHEN NOT MATCHED THEN INSERT *",
+        ],
+    ),
+}
+
+#: A correlated subquery naming the target by database and table (``db.t.k``): then every row
+#: read back again.
+QUALIFIED = "DELETE FROM {t} WHERE EXISTS (SELECT 1 FROM src WHERE src.k = {t}.k AND src.n = 300)"
+
+
+@pytest.mark.parametrize("case", list(MOVES))
+def test_rows_move_between_partitions_as_in_spark(tmp_path, case):
+    props, statements = MOVES[case]
+    warehouse = tmp_path / "wh"
+    session = paimon_sql.connect(warehouse, create=True)
+    session.sql("CREATE DATABASE db")
+    spark = spark_session(warehouse)
+    ours, twin = "db.ours", "db.twin"
+    for name in (ours, twin):
+        spark_sql(
+            spark,
+            f"CREATE TABLE {name} {_COLUMNS} USING paimon PARTITIONED BY (dt) "
+            f"TBLPROPERTIES ({props})",
+        )
+        spark_sql(spark, f"INSERT INTO {name} VALUES {_values(START)}")
+    source = f"SELECT * FROM (VALUES {_values(SOURCE)}) AS v(k, v, n, dt)"
+    spark_sql(spark, f"CREATE OR REPLACE TEMPORARY VIEW src AS {source}")
+    session.sql(f"CREATE TABLE memory.main.src AS {source}")
+    session.refresh()
+    for statement in [*statements, QUALIFIED]:
+        session.sql(statement.format(t=ours))
+        spark_sql(spark, statement.format(t=twin))
+        expected = spark_rows(spark, twin)
+        context = f"{case}: {statement}"
+        assert_rows_equal(_ours(session, ours), expected, context=context)
+        assert_rows_equal(spark_rows(spark, ours), expected, context=f"Spark reads ours, {context}")
+    session.close()

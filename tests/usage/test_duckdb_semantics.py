@@ -181,6 +181,35 @@ def test_cross_partition_primary_key_moves_a_key_between_partitions(s):
     ]
 
 
+def test_update_moves_rows_between_partitions_where_java_does(s):
+    """As Java's UPDATE: a partition column outside the primary key may change, the row moves
+    (cross-partition keys, append tables with or without deletion vectors); a key column may not.
+    The counts are the rows the statement names, as DuckDB's (a moved key's retraction is not
+    counted)."""
+    tables = {
+        "cp": "WITH ('primary-key' = 'k', 'bucket' = '-1')",
+        "ap": "",
+        "dv": "WITH ('deletion-vectors.enabled' = 'true')",
+    }
+    for name, options in tables.items():
+        s.sql(f"CREATE TABLE d.{name} (k INT, v STRING, dt STRING) PARTITIONED BY (dt) {options}")
+        s.sql(f"INSERT INTO d.{name} VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')")  # noqa: S608
+        assert rows(s, f"UPDATE d.{name} SET dt = 'q' WHERE k = 1") == [(1,)]  # noqa: S608
+        assert rows(s, f"UPDATE d.{name} SET dt = 'y', v = 'm' WHERE k = 2") == [(1,)]  # noqa: S608
+        assert rows(s, f"SELECT * FROM d.{name} ORDER BY k") == [  # noqa: S608
+            (1, "a", "q"),
+            (2, "m", "y"),
+            (3, "c", "y"),
+        ], name
+    assert rows(s, "INSERT INTO d.cp VALUES (3, 'moved', 'w')") == [(1,)]
+    assert rows(s, "SELECT * FROM d.cp WHERE k = 3") == [(3, "moved", "w")]
+    s.sql(
+        "CREATE TABLE d.kp (k INT, dt STRING, PRIMARY KEY (k, dt) NOT ENFORCED) PARTITIONED BY (dt)"
+    )
+    with pytest.raises(SchemaError, match="UPDATE cannot change primary-key column 'dt'"):
+        s.sql("UPDATE d.kp SET dt = 'q'")
+
+
 def test_cross_partition_index_ttl_forgets_old_buckets(s):
     """'cross-partition-upsert.index-ttl': as Java's IndexBootstrap, a bucket none of whose files
     is younger than the TTL lends no keys to the index, so its key is written again elsewhere

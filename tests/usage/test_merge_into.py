@@ -46,6 +46,16 @@ TARGETS = {
         "PARTITIONED BY (dt) WITH ('bucket' = '2')",
         "CREATE TABLE d.t (k INT, v VARCHAR, n INT, dt VARCHAR, PRIMARY KEY (k, dt))",
     ),
+    "pk_cross_partition": (
+        "CREATE TABLE d.t (k INT, v STRING, n INT, dt STRING, PRIMARY KEY (k) NOT ENFORCED) "
+        "PARTITIONED BY (dt) WITH ('bucket' = '-1')",
+        "CREATE TABLE d.t (k INT PRIMARY KEY, v VARCHAR, n INT, dt VARCHAR)",
+    ),
+    "append_dv_partitioned": (
+        "CREATE TABLE d.t (k INT, v STRING, n INT, dt STRING) PARTITIONED BY (dt) "
+        "WITH ('deletion-vectors.enabled' = 'true')",
+        "CREATE TABLE d.t (k INT, v VARCHAR, n INT, dt VARCHAR)",
+    ),
 }
 
 STATEMENTS = {
@@ -136,6 +146,42 @@ def test_merge_leaves_the_rows_duckdb_leaves(s, kind, name):
     fresh.close()
     changed = expected_count[0][0]
     assert len(after) - len(before) == (1 if changed else 0)
+
+
+MOVE = (
+    "MERGE INTO d.t USING src ON t.k = src.k "
+    "WHEN MATCHED AND src.k = 1 THEN UPDATE SET dt = 'moved', v = src.v "
+    "WHEN MATCHED THEN UPDATE SET * "
+    "WHEN NOT MATCHED THEN INSERT VALUES (src.k, src.v, src.n, 'w')"
+)
+
+
+@pytest.mark.parametrize(
+    "kind", ["pk", "append", "pk_cross_partition", "append_dv_partitioned", "append_partitioned"]
+)
+def test_merge_moves_a_row_to_another_partition_where_java_does(s, kind):
+    """A partition column outside the primary key may change (Java's rule: only key columns are
+    fixed); the row leaves its partition. ``SET *`` moves it too."""
+    ref = _target(s, kind)
+    source = f"SELECT k, v, n, 'q' AS dt FROM (VALUES {SOURCE_ROWS}) AS v(k, v, n)"  # noqa: S608
+    s.sql("DROP TABLE memory.main.src")
+    s.sql(f"CREATE TABLE memory.main.src AS {source}")
+    ref.sql("DROP TABLE src")
+    ref.sql(f"CREATE TABLE src AS {source}")
+    assert s.sql(MOVE).fetchall() == ref.sql(MOVE).fetchall()
+    expected = sorted(ref.sql("SELECT * FROM d.t").fetchall(), key=repr)
+    assert sorted(s.sql("SELECT * FROM d.t").fetchall(), key=repr) == expected
+    assert ("moved", 1) in [(dt, k) for k, _v, _n, dt in expected]
+
+
+def test_merge_cannot_move_a_row_to_another_key(s):
+    _target(s, "pk_partitioned")  # dt is part of the primary key
+    refused(
+        s,
+        "MERGE INTO d.t USING src ON t.k = src.k WHEN MATCHED THEN UPDATE SET dt = 'q'",
+        SchemaError,
+        match="primary-key column 'dt'",
+    )
 
 
 def test_merge_source_may_be_a_paimon_table_and_the_target_itself(s):
@@ -267,7 +313,7 @@ def test_two_source_rows_matching_one_target_row_are_fine_when_none_acts(s):
         (
             "MERGE INTO d.t USING src ON t.k = src.k WHEN MATCHED THEN UPDATE SET k = 9",
             SchemaError,
-            "primary-key or partition column 'k'",
+            "primary-key column 'k'",
         ),
         (
             "MERGE INTO d.t USING (SELECT n, v, k, 'x' AS dt FROM src) AS s ON t.k = s.k "

@@ -1025,10 +1025,17 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
                 f"unknown column {name!r} in UPDATE of {table.name}; columns: "
                 f"{', '.join(schema.field_names)}"
             )
-        if name in schema.primary_keys or name in schema.partition_keys:
-            raise SchemaError(
-                f"UPDATE cannot change primary-key or partition column {name!r} of {table.name}"
-            )
+        value = eq.expression
+        if (
+            name in schema.primary_keys
+            and isinstance(value, exp.Column)
+            and value.name == name
+            and value.table in ("", ident.table)
+        ):
+            continue  # SET k = k: the key keeps its value (Java allows it)
+        if name in schema.primary_keys:
+            # as Java's: a partition column outside the key may change (the row moves partition)
+            raise SchemaError(f"UPDATE cannot change primary-key column {name!r} of {table.name}")
         if eq.expression is None:  # UPDATE t SET v (cut short): sqlglot leaves the value out
             raise SqlError(f"the new value of column {name!r} is missing: SET {name} = <value>")
         sets[name] = eq.expression
@@ -1037,7 +1044,11 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         if uses_vectors(table):
             check_writable(table)
             refuse_row_rewrite(schema.options, table.name, "UPDATE")
-            return count(ctx, mark_rows(ctx, ident, table, where, sets))
+            try:
+                return count(ctx, mark_rows(ctx, ident, table, where, sets))
+            except BAD_VALUE as err:  # as `write_rows` reports a value that does not fit
+                first = str(err).splitlines()[0]
+                raise SchemaError(f"cannot write to table {table.name}: {first}") from err
         return count(ctx, _copy_on_write(ctx, ident, table, where, sets))
     row_level_supported(table, "UPDATE")
     outputs = [

@@ -33,8 +33,10 @@ Decisions where DuckDB and Spark differ or are silent:
 * ``INSERT *`` / ``UPDATE SET *`` take the source's columns by position, as DuckDB does; Spark takes
   them by name. When the source has the target's column names in another order the two readings
   differ, so the statement is refused (write ``INSERT BY NAME`` or list the columns).
-* UPDATE cannot change a primary-key or partition column (as the UPDATE statement); ``SET *`` may
-  assign them their current value only.
+* UPDATE cannot change a primary-key column (Java's rule); ``SET k = t.k``, ``SET k = s.x`` under
+  ``ON t.k = s.x`` (matched rows) and ``SET *`` may assign it its current value. A partition
+  column outside the key may change: the row moves, as in Java (copy-on-write rewrites the
+  partitions rows leave).
 * ``THEN ERROR`` and ``RETURNING`` are refused by name.
 """
 
@@ -71,6 +73,10 @@ _RID, _T, _S, _ACTION, _MOVED, _KIND = (
     "__paimon_moved",
     "__paimon_kind",
 )
+
+#: Prefix of the hidden columns holding a target row's partition values before the MERGE (an
+#: append table's copy-on-write rewrites the partitions rows leave).
+_OLD = "__paimon_old_"
 
 _CARDINALITY = (
     "Invalid Input Error: MERGE INTO command cannot affect the same target row more than once. "
@@ -249,9 +255,16 @@ class _Merge:
             raise SqlError(f"MERGE … INSERT names a column twice: {', '.join(names)}")
         return {n: self._qualified(v) for n, v in zip(names, given, strict=True)}
 
+    def fixed(self) -> list[str]:
+        """The columns an UPDATE clause cannot change: the primary key, as Java's MERGE.
+
+        A partition column outside the key may change: the row moves to another partition.
+        """
+        return list(self.schema.primary_keys)
+
     def _update(self, side: str, condition: exp.Expr | None, then: exp.Update) -> _Clause:
         assignments = then.expressions
-        fixed = set(self.schema.primary_keys) | set(self.schema.partition_keys)
+        fixed = set(self.fixed())
         if not assignments or any(isinstance(a, exp.Star) for a in assignments):
             star = self._positional("UPDATE SET *")
             values = {f: v for f, v in star.items() if f not in fixed}
@@ -262,13 +275,36 @@ class _Merge:
             if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
                 raise SqlError(f"MERGE … UPDATE SET expects column = value, got {eq.sql()!r}")
             name = self._field(eq.this.name)
+            value = self._qualified(eq.expression)
+            if name in self.schema.primary_keys and self._unchanged(side, name, value):
+                continue  # SET k = s.k with ON t.k = s.k: the key keeps its value (Java allows it)
             if name in fixed:
                 raise SchemaError(
-                    f"MERGE … UPDATE cannot change primary-key or partition column {name!r} of "
-                    f"{self.table.name}"
+                    f"MERGE … UPDATE cannot change primary-key column {name!r} of {self.table.name}"
                 )
-            values[name] = self._qualified(eq.expression)
+            values[name] = value
         return _Clause(side, condition, "update", values)
+
+    def _unchanged(self, side: str, name: str, value: exp.Expr) -> bool:
+        """Whether assigning `value` to target column `name` keeps its value on every row.
+
+        ``SET k = t.k``, or, on matched rows, ``SET k = s.x`` where the ON condition requires
+        ``t.k = s.x`` (Spark's MERGE allows both on a key column).
+        """
+        if _names_column(value, self.alias, name):
+            return True
+        if side != "matched" or not isinstance(value, exp.Column):
+            return False
+        for conjunct in _conjuncts(self.on):
+            if not isinstance(conjunct, exp.EQ):
+                continue
+            left, right = conjunct.this, conjunct.expression
+            for mine, theirs in ((left, right), (right, left)):
+                if _names_column(mine, self.alias, name) and _names_column(
+                    theirs, value.table, value.name
+                ):
+                    return True
+        return False
 
     # --- the joined rows --------------------------------------------------------------------------
 
@@ -321,6 +357,11 @@ class _Merge:
         if self.positions is not None:
             outputs += [
                 exp.column(c, table=self.alias, quoted=True) for c in (LiveRows.FILE, LiveRows.POS)
+            ]
+        elif not self.schema.primary_keys:  # copy-on-write: the partitions the rows come from
+            outputs += [
+                exp.alias_(exp.column(p, table=self.alias, quoted=True), f"{_OLD}{i}", quoted=True)
+                for i, p in enumerate(self.schema.partition_keys)
             ]
         for f in self.schema.fields:
             kept = exp.column(f.name, table=self.alias, quoted=True)
@@ -516,11 +557,27 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
         exp.select(exp.Literal.number(1)).from_(name.copy()).where(exp.column(_MOVED, quoted=True))
     )
     if ctx.engine.fetch(moved.limit(1)):
-        fixed = [*plan.schema.primary_keys, *plan.schema.partition_keys]
         raise SchemaError(
             f"MERGE … UPDATE SET * would change primary-key or partition column(s) "
-            f"{', '.join(dict.fromkeys(fixed))} of {plan.table.name}; list the columns to update"
+            f"{', '.join(plan.fixed())} of {plan.table.name}; list the columns to update"
         )
+
+
+def _names_column(node: exp.Expr, table: str, name: str) -> bool:
+    """Whether `node` is the column `table`.`name` (names compared as DuckDB does, any case)."""
+    return (
+        isinstance(node, exp.Column)
+        and node.name.lower() == name.lower()
+        and node.table.lower() == table.lower()
+    )
+
+
+def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
+    """The parts of `node` joined by AND (parentheses removed)."""
+    node = node.unnest()
+    if isinstance(node, exp.And):
+        return [c for part in (node.this, node.expression) for c in _conjuncts(part)]
+    return [node]
 
 
 def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
@@ -599,8 +656,10 @@ def _write_copy(ctx: Context, plan: _Merge, name: exp.Table, pinned: Any) -> Non
         rewrite = bool(ctx.engine.fetch(changed_rows.where(_in(_ACTION, changing)).limit(1)))
     if rewrite and parts:
         part_types = [schema.field(p).type for p in parts]
+        # the partitions the changed rows leave (an updated row may land in another one, which
+        # then only gains a file)
         query = (
-            exp.select(*[exp.column(p, quoted=True) for p in parts])
+            exp.select(*[exp.column(f"{_OLD}{i}", quoted=True) for i in range(len(parts))])
             .from_(name.copy())
             .where(_in(_ACTION, changing))
             .distinct()

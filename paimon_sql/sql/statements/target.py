@@ -27,6 +27,7 @@ from paimon_sql.engine.travel import TRAVEL_HINTS
 from paimon_sql.errors import OptionError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import normalise_options
 from paimon_sql.sql.dialect import after_write_target, hint_options
+from paimon_sql.sqlnodes import unqualify
 
 if TYPE_CHECKING:
     from paimon_sql.catalog import Identifier, Table
@@ -196,7 +197,10 @@ def drop_alias(statement: exp.Expression, table: str) -> None:
     """
     node = target_node(statement)
     alias = node.alias if node is not None else ""
-    if node is None or not alias:
+    if node is None:
+        return
+    if not alias:
+        unqualify(statement, node)  # ``WHERE db.t.id = 1``: the target's rows are read as ``t``
         return
     node.set("alias", None)
     if alias == table:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 import paimon_sql
+from paimon_sql.errors import SchemaError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -106,3 +109,16 @@ def test_marking_reads_only_the_files_the_condition_may_match(tmp_path: Path) ->
     lost.unlink()  # partition x is unreadable now: a DELETE in y must not read it
     assert s.sql("DELETE FROM db.t WHERE dt = 'y' AND id = 2").fetchall() == [(1,)]
     assert s.sql("SELECT id FROM db.t WHERE dt = 'y'").fetchall() == [(3,)]
+
+
+def test_a_value_that_does_not_fit_is_a_schema_error_and_writes_nothing(tmp_path: Path) -> None:
+    """As on every other table: a SET value that does not convert names the table, no snapshot."""
+    s = _session(tmp_path, "WITH ('deletion-vectors.enabled' = 'true')")
+    s.sql("ALTER TABLE db.t ADD COLUMN n INT")
+    s.sql("INSERT INTO db.t VALUES (1, 'a', 'x', 10)")
+    listing = sorted((tmp_path / "wh").rglob("*"))
+    for value in ("'abc'", "3000000000"):
+        with pytest.raises(SchemaError, match=r"cannot write to table db\.t: Conversion Error"):
+            s.sql(f"UPDATE db.t SET n = {value} WHERE id = 1")  # noqa: S608 - constants
+    assert sorted((tmp_path / "wh").rglob("*")) == listing
+    assert s.sql("SELECT n FROM db.t").fetchall() == [(10,)]

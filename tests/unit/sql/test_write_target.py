@@ -229,6 +229,21 @@ def test_an_alias_of_the_target_reused_in_a_subquery_names_the_subquery_source(s
         assert _rows(session) == duck.sql("SELECT * FROM db.t ORDER BY id").fetchall(), statement
 
 
+def test_columns_qualified_by_database_and_table_name_in_delete_update_and_select(session):
+    """``db.t.col`` names the target of DELETE/UPDATE and a table read, as in Spark and DuckDB."""
+    session.sql("CREATE TABLE db.a (id INT, v STRING)")
+    session.sql("INSERT INTO db.a VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    session.sql("CREATE TABLE db.dv (id INT, v STRING) WITH ('deletion-vectors.enabled' = 'true')")
+    session.sql("INSERT INTO db.dv VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    for table in ("db.t", "db.a", "db.dv"):
+        matched = f"SELECT 1 FROM db.s WHERE db.s.id = {table}.id"  # noqa: S608 - fixed test SQL
+        gone = f"DELETE FROM {table} WHERE EXISTS ({matched})"  # noqa: S608
+        assert session.sql(gone).fetchall() == [(2,)]
+        session.sql(f"UPDATE {table} SET v = {table}.v || '!' WHERE {table}.id = 2")  # noqa: S608
+        assert _rows(session, table) == [(2, "b!")]
+        assert session.sql(f"SELECT {table}.v FROM {table}").fetchall() == [("b!",)]  # noqa: S608
+
+
 def test_with_before_insert_gives_the_query_its_ctes(session):
     session.sql("WITH src AS (SELECT 9 AS id, 'n' AS v) INSERT INTO db.t SELECT * FROM src")
     session.sql("WITH unused AS (SELECT 1) INSERT INTO db.t VALUES (10, 'v')")
