@@ -33,6 +33,7 @@ from paimon_sql.types import (
     RowKind,
     duckdb_type_node,
     row_kind_in,
+    type_sql,
 )
 
 if TYPE_CHECKING:
@@ -113,6 +114,93 @@ def _parsed(name: str) -> exp.Expression:
 def _template(name: str, **values: exp.Expression) -> exp.Expression:
     """The aggregate `name` (a key of the constant templates, never SQL text) over `values`."""
     return exp.replace_placeholders(_parsed(name), **values)
+
+
+#: Bits of Java's integer types: their sums and products wrap around (two's complement).
+_INTEGER_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+#: The largest finite FLOAT (Java's Float.MAX_VALUE).
+_FLOAT_MAX = "3.4028234663852886e38"
+
+
+def java_overflow(value: exp.Expression, t: DataType, where: str = "") -> exp.Expression:
+    """An exact sum or product of `t` values as Java's arithmetic in `t` leaves it.
+
+    Java's ``FieldSumAgg`` / ``FieldProductAgg`` add and multiply in the column's own type: an
+    integer wraps around (two's complement; modular arithmetic, so wrapping the exact result
+    equals wrapping at each step), a FLOAT beyond its range is an infinity. DuckDB sums into a
+    wider type and would fail casting back. A DECIMAL sum is not checked by Java either, so it may
+    hold more digits than the column declares; DuckDB cannot, so that is an error naming
+    `where` and the way out (a wider column). Other types are returned unchanged.
+
+    >>> from paimon_sql.types import parse_type
+    >>> print(java_overflow(exp.column("s"), parse_type("TINYINT")).sql("duckdb"))
+    CAST(((CAST(s AS INT128) + 128) % 256 + 256) % 256 - 128 AS TINYINT)
+    """
+    bits = _INTEGER_BITS.get(t.root)
+    if bits is not None:
+        half, whole = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2**bits)
+        shifted = exp.Add(this=exp.cast(value, "HUGEINT"), expression=half)
+        modulo = exp.Mod(
+            this=exp.Paren(
+                this=exp.Add(
+                    this=exp.Mod(this=exp.Paren(this=shifted), expression=whole),
+                    expression=whole.copy(),
+                )
+            ),
+            expression=whole.copy(),
+        )
+        return exp.cast(exp.Sub(this=modulo, expression=half.copy()), t.root)
+    if t.root == "FLOAT":
+        top = exp.Literal.number(_FLOAT_MAX)
+        inf = exp.cast(exp.Literal.string("Infinity"), "FLOAT")
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.GT(this=value.copy(), expression=top), true=inf),
+                exp.If(
+                    this=exp.LT(this=value.copy(), expression=exp.Neg(this=top.copy())),
+                    true=exp.Neg(this=inf.copy()),
+                ),
+            ],
+            default=exp.cast(value.copy(), "FLOAT"),
+        )
+    if t.root == "DECIMAL" and t.precision is not None and t.precision < 38:
+        limit = exp.Literal.number(10 ** (t.precision - (t.scale or 0)))
+        too_wide = exp.GTE(
+            this=exp.Anonymous(this="abs", expressions=[value.copy()]), expression=limit
+        )
+        message = (
+            f"{where}: the {type_sql(t)} aggregate has more digits than the column declares "
+            "(Java does not check them); widen it: ALTER TABLE … MODIFY <column> "
+            f"DECIMAL(38, {t.scale or 0})"
+        )
+        return exp.Case(ifs=[exp.If(this=too_wide, true=_fail(message))], default=value)
+    return value
+
+
+def _widest(node: exp.Expression, t: DataType) -> exp.Expression:
+    """`node` as HUGEINT for an integer `t` (a product step cannot overflow there)."""
+    return exp.cast(node, "HUGEINT") if t.root in _INTEGER_BITS else node
+
+
+def _integer_product(
+    x: exp.Expression, o: exp.Expression, add: exp.Expression, t: DataType
+) -> exp.Expression:
+    """The product of a key's integer values in merge order, wrapped at each step as Java's.
+
+    DuckDB's ``PRODUCT`` is a DOUBLE, inexact beyond 2^53.
+    """
+    listed = exp.Filter(
+        this=exp.Anonymous(
+            this="list", expressions=[exp.Order(this=x.copy(), expressions=[exp.Ordered(this=o)])]
+        ),
+        expression=exp.Where(this=exp.and_(exp.Not(this=is_null(x.copy())), add.copy())),
+    )
+    a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
+    step = exp.Lambda(
+        this=java_overflow(exp.Mul(this=_widest(a, t), expression=b), t),
+        expressions=[exp.to_identifier("__paimon_a"), exp.to_identifier("__paimon_b")],
+    )
+    return exp.Anonymous(this="list_reduce", expressions=[listed, step])
 
 
 def _shown(value: str, limit: int = 80) -> str:
@@ -480,6 +568,11 @@ class GroupedMerge:
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
             value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
+        t = self.types.get(column)
+        if t is not None and name == "product" and t.root in INTEGER_ROOTS:
+            value = _integer_product(x, o, add, t)
+        if t is not None and name in ("sum", "product"):
+            value = java_overflow(value, t, f"table {self.table}, column {column!r}")
         elif name in _FOLDED and not ignore:
             retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             value = exp.If(this=retracted, true=self._fold(column, name), false=value)
@@ -534,7 +627,9 @@ class GroupedMerge:
                     f"table {self.table}: a retraction reached 'product' of {t.root} column "
                     f"{column!r}; the reader retracts only integer and floating products"
                 )
-            joined: exp.Expression = exp.Mul(this=acc.copy(), expression=x.copy())
+            joined: exp.Expression = java_overflow(
+                exp.Mul(this=_widest(acc.copy(), t), expression=x.copy()), t
+            )
             retracted: exp.Expression = exp.Case(
                 ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
                 default=divide,

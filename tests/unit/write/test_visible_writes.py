@@ -346,3 +346,20 @@ def _create_as_flink(session, ddl):
     ident = Identifier(database or "db", name)
     session.catalog.create_table(ident, create.to_schema())
     session.refresh()
+
+
+def test_a_decimal_sum_beyond_its_precision_is_named_and_a_wider_column_reads_it(session):
+    """Java's decimal sum keeps more digits than the column declares; DuckDB cannot hold them:
+    the read names the column and the fix, and after widening the column reads the sum."""
+    session.sql(
+        "CREATE TABLE db.t (k INT NOT NULL, d DECIMAL(5, 2), PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'fields.d.aggregate-function' = 'sum')"
+    )
+    session.sql("INSERT INTO db.t VALUES (1, 999.99), (2, 1.5)")
+    session.sql("INSERT INTO db.t VALUES (1, 999.99), (2, 1.5)")
+    with pytest.raises(PaimonSqlError, match=r"column 'd': the DECIMAL\(5, 2\) aggregate has more"):
+        session.sql("SELECT * FROM db.t").fetchall()
+    session.sql("ALTER TABLE db.t MODIFY d DECIMAL(38, 2)")
+    rows = session.sql("SELECT k, d::VARCHAR FROM db.t ORDER BY k").fetchall()
+    assert rows == [(1, "1999.98"), (2, "3.00")]
