@@ -715,12 +715,16 @@ class GroupedMerge:
     def _finish(self, column: str, name: str, value: exp.Expression) -> exp.Expression:
         """`value` of aggregate `name`, completed where Java needs more than the template.
 
-        That is ``collect`` with ``distinct`` and ``nested_update``.
+        That is ``collect`` with ``distinct``, ``nested_update``, and a sum or product that Java
+        computes in the column's type (`java_overflow`).
         """
         if name == "collect" and self.options.flag(f"fields.{column}.distinct"):
             return self._distinct(column, value)
         if name == "nested_update":
             return self._nested_update(column, value)
+        t = self.types.get(column)
+        if t is not None and name in ("sum", "product"):  # Java's arithmetic in the type
+            return java_overflow(value, t, f"table {self.table}, column {column!r}")
         return value
 
     def _element(self, column: str, name: str) -> DataType:
