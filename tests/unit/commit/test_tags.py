@@ -298,6 +298,19 @@ def test_expire_tags_procedure_with_older_than(session):
         session.sql("CALL sys.expire_tags('db.t', 'yesterday')")
 
 
+def test_expire_tags_older_than_with_a_zone_offset(session):
+    """An offset in older_than names an instant (as expire_snapshots reads it); it used to escape
+    as Python's TypeError (an aware time compared with the tags' local wall-clock times)."""
+    table = session.table("db.t")
+    tags.create_tag(table, "dated", 1, "3650 d", clock=lambda: FIXED)
+    tags.create_tag(table, "plain", 2)
+    early = "CALL sys.expire_tags('db.t', '2000-01-01 00:00:00+02:00')"
+    assert session.sql(early).fetchall() == [("No expired tags.",)]
+    late = "CALL sys.expire_tags(table => 'db.t', older_than => '2999-01-01T00:00:00+02:00')"
+    assert sorted(session.sql(late).fetchall()) == [("dated",), ("plain",)]
+    assert table.tag_names() == []
+
+
 def test_a_commit_expires_tags_past_their_retention(session):
     session.sql(
         "CALL sys.create_tag(table => 'db.t', tag => 'brief', snapshot => 1,"
