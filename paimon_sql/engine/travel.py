@@ -46,17 +46,24 @@ class TimeTravel:
     latest_schema: bool = field(default=False, repr=False)
 
 
-def parse_timestamp_ms(text: str) -> int:
-    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` or of digits.
+def parse_timestamp_ms(text: str, *, digits_are_millis: bool = False) -> int:
+    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` (or, `digits_are_millis`, of digits).
 
-    The timestamp is local time, as Paimon's Java reads it.
+    The timestamp is local time, as Paimon's Java reads it. Digits alone are no timestamp where
+    Java expects one (``scan.timestamp``, ``older_than``: Java refuses ``'20240514'``); read as
+    epoch milliseconds they would name a moment of 1970, so only an epoch parameter takes them.
 
-    >>> parse_timestamp_ms("1700000000000")
+    >>> parse_timestamp_ms("1700000000000", digits_are_millis=True)
     1700000000000
     """
     text = text.strip()
     if text.isdigit():
-        return int(text)
+        if digits_are_millis:
+            return int(text)
+        raise SqlError(
+            f"{text!r} is not a timestamp: write 'YYYY-MM-DD HH:MM:SS[.fff]' (epoch milliseconds "
+            "go in scan.timestamp-millis, or as a number without quotes)"
+        )
     try:
         moment = datetime.datetime.fromisoformat(text)
     except ValueError as err:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import paimon_sql
-from paimon_sql.errors import OptionError, SnapshotNotFoundError
+from paimon_sql.errors import OptionError, SnapshotNotFoundError, SqlError
 from tests.fixtures import FIXTURES
 
 WAREHOUSE = FIXTURES / "generated-paimon-java-0.9/warehouse"
@@ -59,6 +59,21 @@ def test_timestamp_as_of_a_number_is_seconds_since_the_epoch(session):
         session.sql("SELECT * FROM db.append_tags TIMESTAMP AS OF 86400")
     assert "at or before 1970-01-0" in str(caught.value)
     assert "(epoch milliseconds 86400000)" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "/*+ OPTIONS('scan.timestamp'='20240514') */",
+        "TIMESTAMP AS OF '20240514'",
+        "AT (TIMESTAMP => '20240514')",
+    ],
+)
+def test_a_timestamp_text_of_digits_only_is_refused(session, clause):
+    """Java parses scan.timestamp as 'yyyy-MM-dd[ HH:mm:ss]' and refuses '20240514' (checked with
+    Paimon 1.3.1 through Flink); it used to be read as epoch milliseconds, 1970-01-01 05:37."""
+    with pytest.raises(SqlError, match=r"'20240514' is not a timestamp.*YYYY-MM-DD"):
+        session.sql(f"SELECT * FROM db.append_tags {clause}")  # noqa: S608 - fixed test SQL
 
 
 def test_time_travel_uses_the_snapshot_schema(session):

@@ -237,6 +237,12 @@ def test_expire_procedure(session):
     assert_exactly_used(table)
     with pytest.raises(SqlError, match="retain_max"):
         session.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1, retain_min => 2)")
+    # a date without dashes is no epoch-milliseconds count (it expired nothing, silently): Java's
+    # older_than is 'yyyy-MM-dd[ HH:mm:ss]' and refuses it too
+    for call in ("expire_snapshots", "remove_orphan_files"):
+        with pytest.raises(SqlError, match=r"'29990101' is not a timestamp.*YYYY-MM-DD"):
+            session.sql(f"CALL sys.{call}(table => 'db.t', older_than => '29990101')")
+    assert len(table.snapshot_ids()) == 2
 
 
 # --- expiration at commit time --------------------------------------------------------------------
