@@ -309,6 +309,27 @@ def test_rollback_to_an_expired_tag_then_both_write(flink, origin, before, tmp_p
     assert_same_rows(_ours(java, name, None), expected, context="we on Java's")
 
 
+def test_rollback_to_an_expired_snapshot_id_a_tag_holds(flink, origin, before, tmp_path):
+    """Paimon 1.x's rollback_to a snapshot id that expired but a tag still holds rolls back to that
+    tag (AbstractFileStoreTable.rollbackTo(long)); paimon-sql refused it."""
+    name = "pk"
+    expired = _twin(origin, tmp_path, "expired")
+    flink.run(expired, _flink_expire(name, 4))
+    session = paimon_sql.connect(expired)
+    try:
+        held = session.table(f"db.{name}").tag("a").id
+        assert held not in session.table(f"db.{name}").snapshot_ids()
+    finally:
+        session.close()
+    java, ours = _twin(expired, tmp_path, "java"), _twin(expired, tmp_path, "ours")
+    flink.run(
+        java, f"CALL sys.rollback_to(`table` => 'db.{name}', snapshot_id => CAST({held} AS BIGINT))"
+    )
+    _our_sql(ours, f"CALL sys.rollback(table => 'db.{name}', snapshot => {held})")
+    _same_after(flink, java, ours, name, before[name], rollback=True)
+    assert_same_rows(_flink_read(flink, ours, name, None), before[name]["a"], context="Flink")
+
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_remove_orphan_files_like_java(flink, origin, before, tmp_path, name):
     """Stray files old and new, and Java's rollback leftovers: both sides delete the same ones."""

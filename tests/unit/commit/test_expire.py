@@ -335,6 +335,20 @@ def test_rollback_to_a_tag_whose_snapshot_expired(session):
     assert_exactly_used(table)
 
 
+def test_rollback_to_an_expired_snapshot_id_goes_through_its_tag(session):
+    """Paimon 1.x: an expired snapshot id that a tag holds is rolled back to through that tag
+    (compared with Java in test_lifecycle_flink.py); one no tag holds is refused."""
+    table = _build(session)
+    _tag(table, "keep", 3)
+    expected = _rows(session, "keep")
+    expire_snapshots(table, retain_max=2)
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 2: it does not exist.*no tag holds"):
+        session.sql("CALL sys.rollback(table => 'db.t', snapshot => 2)")
+    session.sql("CALL sys.rollback(table => 'db.t', snapshot => 3)")
+    assert table.snapshot_ids() == [3]
+    assert _rows(session) == expected
+
+
 def test_rollback_arguments(session):
     table = _build(session)
     with pytest.raises(SnapshotNotFoundError, match="snapshot 99"):
