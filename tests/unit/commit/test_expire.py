@@ -342,7 +342,7 @@ def test_rollback_to_an_expired_snapshot_id_goes_through_its_tag(session):
     _tag(table, "keep", 3)
     expected = _rows(session, "keep")
     expire_snapshots(table, retain_max=2)
-    with pytest.raises(SnapshotNotFoundError, match="snapshot 2: it does not exist.*no tag holds"):
+    with pytest.raises(SnapshotNotFoundError, match=r"snapshot 2: it does not exist.*no tag holds"):
         session.sql("CALL sys.rollback(table => 'db.t', snapshot => 2)")
     session.sql("CALL sys.rollback(table => 'db.t', snapshot => 3)")
     assert table.snapshot_ids() == [3]
