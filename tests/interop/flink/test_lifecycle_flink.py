@@ -330,6 +330,34 @@ def test_rollback_to_an_expired_snapshot_id_a_tag_holds(flink, origin, before, t
     assert_same_rows(_flink_read(flink, ours, name, None), before[name]["a"], context="Flink")
 
 
+def test_a_branch_keeps_its_files_where_java_deletes_them(flink, origin, before, tmp_path):
+    """A known difference, on purpose: a branch made from tag 'a' (Flink's create_branch) shares
+    that snapshot's files; once the snapshot expired, deleting tag 'a' makes Java 1.3 delete them
+    (TagManager.deleteTag looks at the main branch only) and Flink then fails on the branch.
+    paimon-sql keeps every file another branch uses: Flink reads our branch as tag 'a' was, and
+    Java's remove_orphan_files, which sees branches, deletes none of them."""
+    name = "pk"
+    branched = _twin(origin, tmp_path, "branched")
+    flink.run(
+        branched,
+        f"CALL sys.create_branch(`table` => 'db.{name}', branch => 'br', tag => 'a')",
+        _flink_expire(name, 4),
+    )
+    java, ours = _twin(branched, tmp_path, "java"), _twin(branched, tmp_path, "ours")
+    flink.run(java, f"CALL sys.delete_tag(`table` => 'db.{name}', tag => 'a')")
+    _our_sql(ours, f"CALL sys.delete_tag(table => 'db.{name}', tag => 'a')")
+    with pytest.raises(FlinkError):
+        flink.read(java, f"{name}$branch_br")
+    assert _files(ours, name) > _files(java, name)
+    _age(ours, name)
+    assert _java_orphans(flink, ours, name)[0] == ["0"]
+    latest = max(v for v in _versions(origin, name) if isinstance(v, int))
+    for warehouse in (ours, java):  # the main branch: as before, in both
+        assert_same_rows(_ours(warehouse, name, None), before[name][latest], context="main")
+    branch = flink.read(ours, f"{name}$branch_br")[1]
+    assert_same_rows(branch, before[name]["a"], context="Flink reads our branch")
+
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_remove_orphan_files_like_java(flink, origin, before, tmp_path, name):
     """Stray files old and new, and Java's rollback leftovers: both sides delete the same ones."""

@@ -349,6 +349,44 @@ def test_rollback_to_an_expired_snapshot_id_goes_through_its_tag(session):
     assert _rows(session) == expected
 
 
+def _branch(table, name, tag):
+    """Java's createBranch(name, tag): its tag, snapshot and schemas copied to the branch."""
+    root = table.sub("branch", f"branch-{name}")
+    snapshot_id = table.tag(tag).id
+    for folder in ("tag", "snapshot", "schema"):
+        os.makedirs(os.path.join(root, folder))
+    shutil.copyfile(table.meta("tag", f"tag-{tag}"), os.path.join(root, "tag", f"tag-{tag}"))
+    snapshot = f"snapshot-{snapshot_id}"
+    shutil.copyfile(table.meta("snapshot", snapshot), os.path.join(root, "snapshot", snapshot))
+    for schema in os.listdir(table.meta("schema")):
+        shutil.copyfile(table.meta("schema", schema), os.path.join(root, "schema", schema))
+
+
+@pytest.mark.parametrize("how", ["delete_tag", "expire", "rollback"])
+def test_no_procedure_deletes_a_file_a_branch_still_uses(session, how):
+    """A branch made from a tag shares that snapshot's files with the main branch; deleting the tag
+    once its snapshot expired (or expiring the snapshot once the tag is gone, or rolling back past
+    it) used to delete them, as Java 1.3 does (checked through Flink): the branch then failed to
+    read. Other branches' files are kept; remove_orphan_files, which sees every branch, too."""
+    table = _build(session)
+    tagged = 2 if how != "rollback" else len(HISTORY)
+    _tag(table, "a", tagged)
+    _branch(table, "br", "a")
+    expected = _rows(session, "a")
+    if how == "delete_tag":
+        expire_snapshots(table, retain_max=1)
+        session.sql("CALL sys.delete_tag(table => 'db.t', tag => 'a')")
+    elif how == "expire":
+        session.sql("CALL sys.delete_tag(table => 'db.t', tag => 'a')")  # its snapshot is live
+        expire_snapshots(table, retain_max=1)
+    else:
+        session.sql("CALL sys.rollback(table => 'db.t', snapshot => 1)")  # drops tag a too
+    assert table.tag_names() == []
+    branch = sorted(session.sql('SELECT * FROM db."t$branch_br"').fetchall(), key=repr)
+    assert branch == expected
+    assert remove_orphan_files(table, int(time.time() * 1000) + 1000) == []
+
+
 def test_rollback_arguments(session):
     table = _build(session)
     with pytest.raises(SnapshotNotFoundError, match="snapshot 99"):
