@@ -18,7 +18,7 @@ import paimon_sql
 from paimon_sql.commit.expire import clean_after_tag_deletion, expire_by_options, expire_snapshots
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.rollback import rollback, rollback_to_timestamp
-from paimon_sql.errors import SnapshotNotFoundError, SqlError
+from paimon_sql.errors import InvalidNameError, SnapshotNotFoundError, SqlError
 from paimon_sql.io import read_records
 
 KINDS = {
@@ -385,6 +385,24 @@ def test_no_procedure_deletes_a_file_a_branch_still_uses(session, how):
     branch = sorted(session.sql('SELECT * FROM db."t$branch_br"').fetchall(), key=repr)
     assert branch == expected
     assert remove_orphan_files(table, int(time.time() * 1000) + 1000) == []
+
+
+@pytest.mark.parametrize("name", ["release:2024", "..", "a\\b"])
+def test_a_tag_java_named_unlike_ours_is_listed_read_and_kept(session, name):
+    """Java creates tags paimon-sql would refuse to name ('release:2024', '..': one file
+    tag/tag-<name> all the same). They were left out of the listing, so expiration did not see
+    them and deleted the files they hold (Flink then failed on the tag)."""
+    table = _build(session)
+    _tag(table, name, 2)
+    expected = _rows(session, 2)
+    assert name in table.tag_names()
+    expire_snapshots(table, retain_max=1)
+    assert table.tag(name).id == 2
+    assert sorted(session.sql("SELECT tag_name FROM db.t$tags").fetchall()) == [(name,)]
+    assert _rows(session, name) == expected
+    assert_exactly_used(table)
+    with pytest.raises(InvalidNameError, match="invalid tag name"):
+        session.sql("CALL sys.create_tag(table => 'db.t', tag => 'other:name')")
 
 
 def test_rollback_arguments(session):
