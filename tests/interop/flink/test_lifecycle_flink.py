@@ -358,6 +358,23 @@ def test_a_branch_keeps_its_files_where_java_deletes_them(flink, origin, before,
     assert_same_rows(branch, before[name]["a"], context="Flink reads our branch")
 
 
+def test_a_tag_named_unlike_ours_keeps_its_files_like_java(flink, origin, before, tmp_path):
+    """Java names a tag '..' (one file tag/tag-..); paimon-sql would not, but lists it, keeps its
+    files through expiration as Java does, and reads it as Flink does. It was left out of the
+    listing, and expiration deleted its files."""
+    name = "pk"
+    tagged = _twin(origin, tmp_path, "tagged")
+    flink.run(tagged, f"CALL sys.create_tag(`table` => 'db.{name}', tag => '..', snapshot_id => 1)")
+    java, ours = _twin(tagged, tmp_path, "java"), _twin(tagged, tmp_path, "ours")
+    flink.run(java, _flink_expire(name, 3))
+    _our_sql(ours, _flink_expire(name, 3).replace("`table`", "table"))
+    assert _files(ours, name) == _files(java, name)
+    assert "tag/tag-.." in _files(ours, name)
+    expected = before[name][1]
+    assert_same_rows(_ours(java, name, ".."), expected, context="we read Java's tag '..'")
+    assert_same_rows(_flink_read(flink, ours, name, ".."), expected, context="Flink reads ours")
+
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_remove_orphan_files_like_java(flink, origin, before, tmp_path, name):
     """Stray files old and new, and Java's rollback leftovers: both sides delete the same ones."""
