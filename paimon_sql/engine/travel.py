@@ -38,8 +38,9 @@ class TimeTravel:
     snapshot_id: int | None = None
     tag: str | None = None
     timestamp_ms: int | None = None
-    # ``VERSION AS OF <digits>``: a tag of that name wins over the snapshot id (Spark's rule).
-    tag_first: bool = field(default=False, repr=False)
+    # ``VERSION AS OF <digits>``: a tag of that name (these digits, '03' too) wins over the
+    # snapshot id (Java's ``scan.version``, which Spark's VERSION AS OF sets).
+    tag_first: str | None = field(default=None, repr=False)
     # Flink's ``scan.*`` hints read the chosen snapshot in the table's latest schema (Paimon's Flink
     # source copies the table without switching to the snapshot's schema); Spark's and DuckDB's
     # spellings read it in the snapshot's own schema.
@@ -106,7 +107,7 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     if kind.upper() == "VERSION":
         if (isinstance(node, exp.Literal) and not node.is_string) or value.isdigit():
             number = _whole(value, "VERSION AS OF (a snapshot id, or a tag name in quotes)")
-            return TimeTravel(snapshot_id=number, tag_first=True)
+            return TimeTravel(snapshot_id=number, tag_first=value.strip())
         return TimeTravel(tag=value)
     if isinstance(node, exp.Literal) and not node.is_string:
         return TimeTravel(timestamp_ms=_seconds_ms(value))
@@ -186,8 +187,8 @@ def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
     A version that is all digits names a tag when the table has a tag of that name, as Paimon's
     Spark time travel decides (tag first, then snapshot id).
     """
-    if travel.tag_first and str(travel.snapshot_id) in table.tag_names():
-        travel = TimeTravel(tag=str(travel.snapshot_id))
+    if travel.tag_first is not None and travel.tag_first in table.tag_names():
+        travel = TimeTravel(tag=travel.tag_first)
     return table.select_snapshot(
         snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
     )

@@ -113,6 +113,11 @@ def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
         (2,)
     ]
     assert s.sql("SELECT count(*) FROM db.t VERSION AS OF 3").fetchall() == [(3,)]
+    # the version's text names the tag (Java's scan.version): '03' is tag '03', else snapshot 3
+    assert s.sql("SELECT count(*) FROM db.t VERSION AS OF '03'").fetchall() == [(3,)]
+    s.sql("CALL sys.create_tag(table => 'db.t', tag => '03', snapshot => 2)")
+    for clause in ("VERSION AS OF '03'", "VERSION AS OF 03", "AT (VERSION => '03')"):
+        assert s.sql(f"SELECT count(*) FROM db.t {clause}").fetchall() == [(2,)], clause  # noqa: S608 - fixed test SQL
 
 
 @pytest.mark.parametrize(
