@@ -493,8 +493,12 @@ class Table:
             ['v1']
         """
         listed = self.fileio.list_names(self.meta("tag"))
-        found = [n[len(_TAG_PREFIX) :] for n in listed if n.startswith(_TAG_PREFIX)]
-        return names.names_of(found, "tag")
+        # Every tag-<name> file, also of names paimon-sql does not create but Java does ('..',
+        # 'release:2024', 'a\\b'): a tag left out here would be left out of what expiration keeps.
+        # A listed name is a file of the tag folder, whatever its characters.
+        return [
+            n[len(_TAG_PREFIX) :] for n in listed if n.startswith(_TAG_PREFIX) and n != _TAG_PREFIX
+        ]
 
     def tag(self, name: str) -> Snapshot:
         """The snapshot a tag holds.
@@ -511,7 +515,9 @@ class Table:
             ...
             paimon_sql.errors.SnapshotNotFoundError: tag 'v2' of table db.t ... (...; tags: v1)
         """
-        path = self.meta("tag", _TAG_PREFIX + names.validate_name("tag", name))
+        if not names.is_valid_name("tag", name) and name not in self.tag_names():
+            names.validate_name("tag", name)  # raises, saying what is wrong with the name
+        path = self.meta("tag", _TAG_PREFIX + name)  # a valid name, or a listed tag file's
         if not self.fileio.exists(path):
             tags = self.tag_names()
             raise SnapshotNotFoundError(

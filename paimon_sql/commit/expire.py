@@ -34,7 +34,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.catalog import names
+from paimon_sql.catalog import Table, names
 from paimon_sql.commit.plan import fold
 from paimon_sql.errors import (
     ArgumentError,
@@ -52,7 +52,6 @@ from paimon_sql.format.snapshot import snapshot_from_json, snapshot_to_json
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from paimon_sql.catalog import Table
     from paimon_sql.format.manifest import IndexFileMeta, ManifestEntry, ManifestFileMeta
     from paimon_sql.format.snapshot import Snapshot
 
@@ -225,24 +224,98 @@ def tagged_snapshots(table: Table) -> list[Snapshot]:
     return [by_id[i] for i in sorted(by_id)]
 
 
+# --- branches: they share the table's data files and manifests ---------------------------------
+
+
+def branches(table: Table) -> list[Table]:
+    """Every branch of the table (``branch/branch-<name>/``), the main branch first."""
+    out = [table if table.branch == "main" else Table(table.fileio, table.path, table.name)]
+    for name in table.fileio.list_names(table.sub("branch")):
+        if name.startswith("branch-"):
+            out.append(Table(table.fileio, table.path, table.name, name[len("branch-") :]))
+    return out
+
+
+def _version_files(branch: Table) -> list[tuple[list[str], str | None, str | None]]:
+    """(manifest lists, index manifest, statistics) of each snapshot, tag, changelog of a branch."""
+    found: list[Snapshot] = [branch.snapshot(i) for i in branch.snapshot_ids()]
+    found += [branch.tag(n) for n in branch.tag_names()]
+    out = [
+        ([n for n in (s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list) if n],
+         s.index_manifest, s.statistics)
+        for s in found
+    ]  # fmt: skip
+    folder = branch.meta("changelog")
+    for name in branch.fileio.list_names(folder):
+        if name.startswith("changelog-") and name[len("changelog-") :].isdigit():
+            data = json.loads(branch.fileio.read_text(branch.fileio.join(folder, name)))
+            keys = ("baseManifestList", "deltaManifestList", "changelogManifestList")
+            out.append(
+                (
+                    [data[k] for k in keys if data.get(k)],
+                    data.get("indexManifest"),
+                    data.get("statistics"),
+                )
+            )
+    return out
+
+
+def used_file_names(table: Table, *, other_branches_only: bool = False) -> set[str]:
+    """Names of the metadata, data, changelog, index and statistics files any version uses.
+
+    Every branch's snapshots, tags and changelogs; `other_branches_only`: those of the branches
+    other than `table`'s own (what a clean-up of `table`'s branch must leave).
+    """
+    used: set[str] = set()
+    for branch in branches(table):
+        if other_branches_only and branch.branch == table.branch:
+            continue
+        for lists, index_name, statistics in _version_files(branch):
+            for list_name in lists:
+                used.add(list_name)
+                used.update(m.file_name for m in manifest_list(branch, list_name))
+                for entry in list_entries(branch, list_name):
+                    used.add(entry.file.file_name)
+                    used.update(entry.file.extra_files)
+            if index_name:
+                used.add(index_name)
+                used.update(e.index_file.file_name for e in index_manifest(branch, index_name))
+            if statistics:
+                used.add(statistics)
+    return used
+
+
 # --- deleting -----------------------------------------------------------------------------------
 
 
 class Deleter:
-    """Deletes files quietly (absent is fine) and counts them; `dry_run` only records."""
+    """Deletes files quietly (absent is fine) and counts them; `dry_run` only records.
 
-    def __init__(self, table: Table, *, dry_run: bool = False) -> None:
+    Branches share the table's data files and manifests: a branch made from a tag holds that
+    snapshot's files after the main branch let them go. So a file another branch still uses is
+    never deleted (`spare_branches`; Java 1.3's expiration, tag deletion and rollback do delete
+    it, and the branch no longer reads); `remove_orphan_files`, which checks every branch itself,
+    turns it off.
+    """
+
+    def __init__(self, table: Table, *, dry_run: bool = False, spare_branches: bool = True) -> None:
         """Deletes inside `table`'s storage."""
         self.table = table
         self.dry_run = dry_run
         self.deleted: list[str] = []
         self._roots: list[str] | None = None
+        self._spared: set[str] | None = None if spare_branches else set()
 
     def __call__(self, path: str) -> None:
         """Delete one file, only inside the table folder or a configured external root.
 
-        Never through a symbolic link leading out of them (`PathEscapeError` otherwise).
+        Never through a symbolic link leading out of them (`PathEscapeError` otherwise), never one
+        another branch uses (read on the first call).
         """
+        if self._spared is None:
+            self._spared = used_file_names(self.table, other_branches_only=True)
+        if path.rsplit("/", 1)[-1] in self._spared:
+            return
         if self._roots is None:
             options = self.table.latest_schema.options
             self._roots = [

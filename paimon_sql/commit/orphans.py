@@ -13,17 +13,16 @@ day) survive.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import time
 from typing import TYPE_CHECKING
 
-from paimon_sql.catalog import Table, names
-from paimon_sql.commit.expire import Deleter, index_manifest, list_entries, manifest_list
+from paimon_sql.catalog import names
+from paimon_sql.commit.expire import Deleter, branches, used_file_names
 from paimon_sql.io.fileio import is_temporary
 
 if TYPE_CHECKING:
-    from paimon_sql.format.snapshot import Snapshot
+    from paimon_sql.catalog import Table
 
 DAY_MS = 24 * 60 * 60 * 1000
 _METADATA_DIRS = ("manifest", "index", "statistics")
@@ -39,63 +38,12 @@ def remove_orphan_files(
     """
     threshold = int(time.time() * 1000) - DAY_MS if older_than_ms is None else older_than_ms
     used = used_file_names(table)
-    delete = Deleter(table, dry_run=dry_run)
+    delete = Deleter(table, dry_run=dry_run, spare_branches=False)  # `used` has them
     for path, mtime_ms in _candidates(table):
         name = path.rsplit("/", 1)[-1]
         if name not in used and mtime_ms < threshold:
             delete(path)
     return delete.deleted
-
-
-def _branches(table: Table) -> list[Table]:
-    out = [table if table.branch == "main" else Table(table.fileio, table.path, table.name)]
-    for name in table.fileio.list_names(table.sub("branch")):
-        if name.startswith("branch-"):
-            out.append(Table(table.fileio, table.path, table.name, name[len("branch-") :]))
-    return out
-
-
-def _versions(branch: Table) -> list[tuple[list[str], str | None, str | None]]:
-    """(manifest lists, index manifest, statistics) of each snapshot, tag, changelog of a branch."""
-    found: list[Snapshot] = [branch.snapshot(i) for i in branch.snapshot_ids()]
-    found += [branch.tag(n) for n in branch.tag_names()]
-    out = [
-        ([n for n in (s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list) if n],
-         s.index_manifest, s.statistics)
-        for s in found
-    ]  # fmt: skip
-    folder = branch.meta("changelog")
-    for name in branch.fileio.list_names(folder):
-        if name.startswith("changelog-") and name[len("changelog-") :].isdigit():
-            data = json.loads(branch.fileio.read_text(branch.fileio.join(folder, name)))
-            keys = ("baseManifestList", "deltaManifestList", "changelogManifestList")
-            out.append(
-                (
-                    [data[k] for k in keys if data.get(k)],
-                    data.get("indexManifest"),
-                    data.get("statistics"),
-                )
-            )
-    return out
-
-
-def used_file_names(table: Table) -> set[str]:
-    """Names of the metadata, data, changelog, index and statistics files any version uses."""
-    used: set[str] = set()
-    for branch in _branches(table):
-        for lists, index_name, statistics in _versions(branch):
-            for list_name in lists:
-                used.add(list_name)
-                used.update(m.file_name for m in manifest_list(branch, list_name))
-                for entry in list_entries(branch, list_name):
-                    used.add(entry.file.file_name)
-                    used.update(entry.file.extra_files)
-            if index_name:
-                used.add(index_name)
-                used.update(e.index_file.file_name for e in index_manifest(branch, index_name))
-            if statistics:
-                used.add(statistics)
-    return used
 
 
 def _candidates(table: Table) -> list[tuple[str, int]]:
@@ -123,7 +71,7 @@ def _candidates(table: Table) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for folder in [table.sub(d) for d in _METADATA_DIRS] + buckets:
         out += _files(table, folder)
-    for branch in _branches(table):
+    for branch in branches(table):
         for folder in _VERSION_DIRS:
             out += _files(table, branch.meta(folder), temporary_only=True)
     return out

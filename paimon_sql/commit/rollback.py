@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 def rollback(table: Table, snapshot_id: int | None = None, tag: str | None = None) -> Snapshot:
     """Roll the table back to a snapshot id or a tag; the snapshot it now ends at.
 
-    A snapshot must exist (``Rollback snapshot 'N' doesn't exist``, as Java); a tag whose snapshot
-    has expired brings that snapshot back as the only one.
+    A tag whose snapshot has expired brings that snapshot back as the only one. A snapshot id must
+    exist, or a tag must hold it: then the rollback goes to that tag, as Paimon 1.x's
+    ``rollbackTo(long)``; otherwise ``Rollback snapshot 'N' doesn't exist``, as Java.
     """
     if (snapshot_id is None) == (tag is None):
         raise ArgumentError("rollback needs exactly one of a snapshot id and a tag name")
@@ -63,16 +64,26 @@ def rollback(table: Table, snapshot_id: int | None = None, tag: str | None = Non
         return target
     assert snapshot_id is not None
     if not table.fileio.exists(table.meta("snapshot", f"snapshot-{snapshot_id}")):
+        holder = _tag_holding(table, snapshot_id)
+        if holder is not None:
+            return rollback(table, tag=holder)
         ids = table.snapshot_ids()
         have = f"snapshots {ids[0]}..{ids[-1]}" if ids else "no snapshots"
         raise SnapshotNotFoundError(
             f"cannot roll {table.name} back to snapshot {snapshot_id}: it does not exist "
-            f"(the table has {have}); "
-            "roll back to a tag to restore an expired snapshot"
+            f"(the table has {have}) and no tag holds it"
         )
     target = table.snapshot(snapshot_id)
     _clean_larger_than(table, target)
     return target
+
+
+def _tag_holding(table: Table, snapshot_id: int) -> str | None:
+    """The first tag (by name) holding snapshot `snapshot_id`, or None."""
+    for name in table.tag_names():
+        if table.tag(name).id == snapshot_id:
+            return name
+    return None
 
 
 def rollback_to_timestamp(table: Table, timestamp_ms: int) -> Snapshot:

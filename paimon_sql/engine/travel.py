@@ -38,25 +38,33 @@ class TimeTravel:
     snapshot_id: int | None = None
     tag: str | None = None
     timestamp_ms: int | None = None
-    # ``VERSION AS OF <digits>``: a tag of that name wins over the snapshot id (Spark's rule).
-    tag_first: bool = field(default=False, repr=False)
+    # ``VERSION AS OF <digits>``: a tag of that name (these digits, '03' too) wins over the
+    # snapshot id (Java's ``scan.version``, which Spark's VERSION AS OF sets).
+    tag_first: str | None = field(default=None, repr=False)
     # Flink's ``scan.*`` hints read the chosen snapshot in the table's latest schema (Paimon's Flink
     # source copies the table without switching to the snapshot's schema); Spark's and DuckDB's
     # spellings read it in the snapshot's own schema.
     latest_schema: bool = field(default=False, repr=False)
 
 
-def parse_timestamp_ms(text: str) -> int:
-    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` or of digits.
+def parse_timestamp_ms(text: str, *, digits_are_millis: bool = False) -> int:
+    """Epoch milliseconds of ``'2024-05-14 10:00:00[.fff]'`` (or, `digits_are_millis`, of digits).
 
-    The timestamp is local time, as Paimon's Java reads it.
+    The timestamp is local time, as Paimon's Java reads it. Digits alone are no timestamp where
+    Java expects one (``scan.timestamp``, ``older_than``: Java refuses ``'20240514'``); read as
+    epoch milliseconds they would name a moment of 1970, so only an epoch parameter takes them.
 
-    >>> parse_timestamp_ms("1700000000000")
+    >>> parse_timestamp_ms("1700000000000", digits_are_millis=True)
     1700000000000
     """
     text = text.strip()
     if text.isdigit():
-        return int(text)
+        if digits_are_millis:
+            return int(text)
+        raise SqlError(
+            f"{text!r} is not a timestamp: write 'YYYY-MM-DD HH:MM:SS[.fff]' (epoch milliseconds "
+            "go in scan.timestamp-millis, or as a number without quotes)"
+        )
     try:
         moment = datetime.datetime.fromisoformat(text)
     except ValueError as err:
@@ -99,7 +107,7 @@ def _from_kind(kind: str, node: exp.Expression) -> TimeTravel:
     if kind.upper() == "VERSION":
         if (isinstance(node, exp.Literal) and not node.is_string) or value.isdigit():
             number = _whole(value, "VERSION AS OF (a snapshot id, or a tag name in quotes)")
-            return TimeTravel(snapshot_id=number, tag_first=True)
+            return TimeTravel(snapshot_id=number, tag_first=value.strip())
         return TimeTravel(tag=value)
     if isinstance(node, exp.Literal) and not node.is_string:
         return TimeTravel(timestamp_ms=_seconds_ms(value))
@@ -179,8 +187,8 @@ def select_travel(table: Table, travel: TimeTravel) -> Snapshot | None:
     A version that is all digits names a tag when the table has a tag of that name, as Paimon's
     Spark time travel decides (tag first, then snapshot id).
     """
-    if travel.tag_first and str(travel.snapshot_id) in table.tag_names():
-        travel = TimeTravel(tag=str(travel.snapshot_id))
+    if travel.tag_first is not None and travel.tag_first in table.tag_names():
+        travel = TimeTravel(tag=travel.tag_first)
     return table.select_snapshot(
         snapshot_id=travel.snapshot_id, tag=travel.tag, timestamp_ms=travel.timestamp_ms
     )

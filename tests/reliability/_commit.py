@@ -352,7 +352,7 @@ def _check_rows(
 
 
 def _check_files(table: Any, found: Audit) -> None:
-    from paimon_sql.commit.orphans import used_file_names
+    from paimon_sql.commit.expire import used_file_names
 
     used = used_file_names(table)
     for root, _dirs, files in os.walk(table.path):

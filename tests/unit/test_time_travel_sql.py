@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import paimon_sql
-from paimon_sql.errors import OptionError, SnapshotNotFoundError
+from paimon_sql.errors import OptionError, SnapshotNotFoundError, SqlError
 from tests.fixtures import FIXTURES
 
 WAREHOUSE = FIXTURES / "generated-paimon-java-0.9/warehouse"
@@ -61,6 +61,21 @@ def test_timestamp_as_of_a_number_is_seconds_since_the_epoch(session):
     assert "(epoch milliseconds 86400000)" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "/*+ OPTIONS('scan.timestamp'='20240514') */",
+        "TIMESTAMP AS OF '20240514'",
+        "AT (TIMESTAMP => '20240514')",
+    ],
+)
+def test_a_timestamp_text_of_digits_only_is_refused(session, clause):
+    """Java parses scan.timestamp as 'yyyy-MM-dd[ HH:mm:ss]' and refuses '20240514' (checked with
+    Paimon 1.3.1 through Flink); it used to be read as epoch milliseconds, 1970-01-01 05:37."""
+    with pytest.raises(SqlError, match=r"'20240514' is not a timestamp.*YYYY-MM-DD"):
+        session.sql(f"SELECT * FROM db.append_tags {clause}")  # noqa: S608 - fixed test SQL
+
+
 def test_time_travel_uses_the_snapshot_schema(session):
     # Snapshot 3 added the column `extra`; snapshot 2 has only three columns.
     old = session.sql("SELECT * FROM db.append_tags VERSION AS OF 2")
@@ -98,6 +113,11 @@ def test_a_numeric_tag_name_wins_over_the_snapshot_id(tmp_path):
         (2,)
     ]
     assert s.sql("SELECT count(*) FROM db.t VERSION AS OF 3").fetchall() == [(3,)]
+    # the version's text names the tag (Java's scan.version): '03' is tag '03', else snapshot 3
+    assert s.sql("SELECT count(*) FROM db.t VERSION AS OF '03'").fetchall() == [(3,)]
+    s.sql("CALL sys.create_tag(table => 'db.t', tag => '03', snapshot => 2)")
+    for clause in ("VERSION AS OF '03'", "VERSION AS OF 03", "AT (VERSION => '03')"):
+        assert s.sql(f"SELECT count(*) FROM db.t {clause}").fetchall() == [(2,)], clause  # noqa: S608 - fixed test SQL
 
 
 @pytest.mark.parametrize(

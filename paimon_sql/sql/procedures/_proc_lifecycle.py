@@ -36,13 +36,14 @@ def _int(args: Mapping[str, Any], name: str, procedure: str) -> int | None:
     return int(value)
 
 
-def _timestamp(args: Mapping[str, Any], name: str) -> int | None:
+def _timestamp(args: Mapping[str, Any], name: str, *, epoch: bool = False) -> int | None:
+    """Epoch milliseconds of a number or a time's text; `epoch`: digits in quotes are millis too."""
     value = args.get(name)
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    return parse_timestamp_ms(str(value))
+    return parse_timestamp_ms(str(value), digits_are_millis=epoch)
 
 
 def _expire(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
@@ -81,7 +82,7 @@ def _rollback(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
 
 def _rollback_to_timestamp(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     table = table_arg(ctx, args)
-    timestamp = _timestamp(args, "timestamp")
+    timestamp = _timestamp(args, "timestamp", epoch=True)  # Java's is epoch milliseconds
     assert timestamp is not None
     snapshot = rollback_to_timestamp(table, timestamp)
     ctx.changed(table)

@@ -90,12 +90,20 @@ def _from_timestamp(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
 
 
 def _older_than(text: Any) -> datetime.datetime:
+    """Local wall-clock time, as tag creation times are kept.
+
+    An offset (``+02:00``) names an instant, as ``expire_snapshots`` reads it: it becomes the
+    local time of that instant, comparable with the tags' naive times.
+    """
     try:
-        return datetime.datetime.fromisoformat(str(text).strip())
+        moment = datetime.datetime.fromisoformat(str(text).strip())
     except ValueError as err:
         raise ArgumentError(
             f"older_than {text!r} is not a timestamp; write local time like '2024-05-14 10:00:00'"
         ) from err
+    if moment.tzinfo is not None:
+        moment = moment.astimezone().replace(tzinfo=None)
+    return moment
 
 
 def _expire(ctx: Context, args: Mapping[str, Any]) -> pa.Table:

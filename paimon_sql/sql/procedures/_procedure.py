@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name
+from paimon_sql.errors import SqlError, UnsupportedFeatureError
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -49,8 +52,29 @@ class Procedure:
 
 
 def table_arg(ctx: Context, args: Mapping[str, Any]) -> Table:
-    """The table the ``table`` argument names."""
-    return ctx.table(str(args["table"]))
+    """The table the ``table`` argument names (``db.t$branch_main`` is ``db.t``).
+
+    Java also runs procedures on a branch (``db.t$branch_b``: its snapshots and tags, and the data
+    files it shares with the main branch); paimon-sql does not, and says so by name rather than
+    calling the "$" invalid. A system table (``db.t$files``) is metadata, never a target.
+    """
+    text = str(args["table"])
+    database, dot, name = text.rpartition(".")
+    if SYSTEM_TABLE_SPLITTER not in name:
+        return ctx.table(text)
+    parts = table_name(name.strip().strip('"`'))
+    base = f"{database}{dot}{parts.table}"
+    if parts.system is not None:
+        raise SqlError(
+            f"{text} is a system table (the read-only metadata of {base}); procedures run on "
+            f"tables: name the table {base}"
+        )
+    if parts.branch != "main":
+        raise UnsupportedFeatureError(
+            f"{text} is branch {parts.branch!r} of {base}: paimon-sql runs procedures on the main "
+            f"branch only (name {base}); run this one on the branch with Flink or Spark"
+        )
+    return ctx.table(base)
 
 
 def done(ctx: Context, table: Table) -> pa.Table:

@@ -309,6 +309,72 @@ def test_rollback_to_an_expired_tag_then_both_write(flink, origin, before, tmp_p
     assert_same_rows(_ours(java, name, None), expected, context="we on Java's")
 
 
+def test_rollback_to_an_expired_snapshot_id_a_tag_holds(flink, origin, before, tmp_path):
+    """Paimon 1.x's rollback_to a snapshot id that expired but a tag still holds rolls back to that
+    tag (AbstractFileStoreTable.rollbackTo(long)); paimon-sql refused it."""
+    name = "pk"
+    expired = _twin(origin, tmp_path, "expired")
+    flink.run(expired, _flink_expire(name, 4))
+    session = paimon_sql.connect(expired)
+    try:
+        held = session.table(f"db.{name}").tag("a").id
+        assert held not in session.table(f"db.{name}").snapshot_ids()
+    finally:
+        session.close()
+    java, ours = _twin(expired, tmp_path, "java"), _twin(expired, tmp_path, "ours")
+    flink.run(
+        java, f"CALL sys.rollback_to(`table` => 'db.{name}', snapshot_id => CAST({held} AS BIGINT))"
+    )
+    _our_sql(ours, f"CALL sys.rollback(table => 'db.{name}', snapshot => {held})")
+    _same_after(flink, java, ours, name, before[name], rollback=True)
+    assert_same_rows(_flink_read(flink, ours, name, None), before[name]["a"], context="Flink")
+
+
+def test_a_branch_keeps_its_files_where_java_deletes_them(flink, origin, before, tmp_path):
+    """A known difference, on purpose: a branch made from tag 'a' (Flink's create_branch) shares
+    that snapshot's files; once the snapshot expired, deleting tag 'a' makes Java 1.3 delete them
+    (TagManager.deleteTag looks at the main branch only) and Flink then fails on the branch.
+    paimon-sql keeps every file another branch uses: Flink reads our branch as tag 'a' was, and
+    Java's remove_orphan_files, which sees branches, deletes none of them."""
+    name = "pk"
+    branched = _twin(origin, tmp_path, "branched")
+    flink.run(
+        branched,
+        f"CALL sys.create_branch(`table` => 'db.{name}', branch => 'br', tag => 'a')",
+        _flink_expire(name, 4),
+    )
+    java, ours = _twin(branched, tmp_path, "java"), _twin(branched, tmp_path, "ours")
+    flink.run(java, f"CALL sys.delete_tag(`table` => 'db.{name}', tag => 'a')")
+    _our_sql(ours, f"CALL sys.delete_tag(table => 'db.{name}', tag => 'a')")
+    with pytest.raises(FlinkError):
+        flink.read(java, f"{name}$branch_br")
+    assert _files(ours, name) > _files(java, name)
+    _age(ours, name)
+    assert _java_orphans(flink, ours, name)[0] == ["0"]
+    latest = max(v for v in _versions(origin, name) if isinstance(v, int))
+    for warehouse in (ours, java):  # the main branch: as before, in both
+        assert_same_rows(_ours(warehouse, name, None), before[name][latest], context="main")
+    branch = flink.read(ours, f"{name}$branch_br")[1]
+    assert_same_rows(branch, before[name]["a"], context="Flink reads our branch")
+
+
+def test_a_tag_named_unlike_ours_keeps_its_files_like_java(flink, origin, before, tmp_path):
+    """Java names a tag '..' (one file tag/tag-..); paimon-sql would not, but lists it, keeps its
+    files through expiration as Java does, and reads it as Flink does. It was left out of the
+    listing, and expiration deleted its files."""
+    name = "pk"
+    tagged = _twin(origin, tmp_path, "tagged")
+    flink.run(tagged, f"CALL sys.create_tag(`table` => 'db.{name}', tag => '..', snapshot_id => 1)")
+    java, ours = _twin(tagged, tmp_path, "java"), _twin(tagged, tmp_path, "ours")
+    flink.run(java, _flink_expire(name, 3))
+    _our_sql(ours, _flink_expire(name, 3).replace("`table`", "table"))
+    assert _files(ours, name) == _files(java, name)
+    assert "tag/tag-.." in _files(ours, name)
+    expected = before[name][1]
+    assert_same_rows(_ours(java, name, ".."), expected, context="we read Java's tag '..'")
+    assert_same_rows(_flink_read(flink, ours, name, ".."), expected, context="Flink reads ours")
+
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_remove_orphan_files_like_java(flink, origin, before, tmp_path, name):
     """Stray files old and new, and Java's rollback leftovers: both sides delete the same ones."""

@@ -18,7 +18,7 @@ import paimon_sql
 from paimon_sql.commit.expire import clean_after_tag_deletion, expire_by_options, expire_snapshots
 from paimon_sql.commit.orphans import remove_orphan_files
 from paimon_sql.commit.rollback import rollback, rollback_to_timestamp
-from paimon_sql.errors import SnapshotNotFoundError, SqlError
+from paimon_sql.errors import InvalidNameError, SnapshotNotFoundError, SqlError
 from paimon_sql.io import read_records
 
 KINDS = {
@@ -237,6 +237,12 @@ def test_expire_procedure(session):
     assert_exactly_used(table)
     with pytest.raises(SqlError, match="retain_max"):
         session.sql("CALL sys.expire_snapshots(table => 'db.t', retain_max => 1, retain_min => 2)")
+    # a date without dashes is no epoch-milliseconds count (it expired nothing, silently): Java's
+    # older_than is 'yyyy-MM-dd[ HH:mm:ss]' and refuses it too
+    for call in ("expire_snapshots", "remove_orphan_files"):
+        with pytest.raises(SqlError, match=r"'29990101' is not a timestamp.*YYYY-MM-DD"):
+            session.sql(f"CALL sys.{call}(table => 'db.t', older_than => '29990101')")
+    assert len(table.snapshot_ids()) == 2
 
 
 # --- expiration at commit time --------------------------------------------------------------------
@@ -327,6 +333,76 @@ def test_rollback_to_a_tag_whose_snapshot_expired(session):
     # Files the expired snapshots added that the tag lacks would be left, as in Java (orphans then).
     remove_orphan_files(table, int(time.time() * 1000) + 1000)
     assert_exactly_used(table)
+
+
+def test_rollback_to_an_expired_snapshot_id_goes_through_its_tag(session):
+    """Paimon 1.x: an expired snapshot id that a tag holds is rolled back to through that tag
+    (compared with Java in test_lifecycle_flink.py); one no tag holds is refused."""
+    table = _build(session)
+    _tag(table, "keep", 3)
+    expected = _rows(session, "keep")
+    expire_snapshots(table, retain_max=2)
+    with pytest.raises(SnapshotNotFoundError, match=r"snapshot 2: it does not exist.*no tag holds"):
+        session.sql("CALL sys.rollback(table => 'db.t', snapshot => 2)")
+    session.sql("CALL sys.rollback(table => 'db.t', snapshot => 3)")
+    assert table.snapshot_ids() == [3]
+    assert _rows(session) == expected
+
+
+def _branch(table, name, tag):
+    """Java's createBranch(name, tag): its tag, snapshot and schemas copied to the branch."""
+    root = table.sub("branch", f"branch-{name}")
+    snapshot_id = table.tag(tag).id
+    for folder in ("tag", "snapshot", "schema"):
+        os.makedirs(os.path.join(root, folder))
+    shutil.copyfile(table.meta("tag", f"tag-{tag}"), os.path.join(root, "tag", f"tag-{tag}"))
+    snapshot = f"snapshot-{snapshot_id}"
+    shutil.copyfile(table.meta("snapshot", snapshot), os.path.join(root, "snapshot", snapshot))
+    for schema in os.listdir(table.meta("schema")):
+        shutil.copyfile(table.meta("schema", schema), os.path.join(root, "schema", schema))
+
+
+@pytest.mark.parametrize("how", ["delete_tag", "expire", "rollback"])
+def test_no_procedure_deletes_a_file_a_branch_still_uses(session, how):
+    """A branch made from a tag shares that snapshot's files with the main branch; deleting the tag
+    once its snapshot expired (or expiring the snapshot once the tag is gone, or rolling back past
+    it) used to delete them, as Java 1.3 does (checked through Flink): the branch then failed to
+    read. Other branches' files are kept; remove_orphan_files, which sees every branch, too."""
+    table = _build(session)
+    tagged = 2 if how != "rollback" else len(HISTORY)
+    _tag(table, "a", tagged)
+    _branch(table, "br", "a")
+    expected = _rows(session, "a")
+    if how == "delete_tag":
+        expire_snapshots(table, retain_max=1)
+        session.sql("CALL sys.delete_tag(table => 'db.t', tag => 'a')")
+    elif how == "expire":
+        session.sql("CALL sys.delete_tag(table => 'db.t', tag => 'a')")  # its snapshot is live
+        expire_snapshots(table, retain_max=1)
+    else:
+        session.sql("CALL sys.rollback(table => 'db.t', snapshot => 1)")  # drops tag a too
+    assert table.tag_names() == []
+    branch = sorted(session.sql('SELECT * FROM db."t$branch_br"').fetchall(), key=repr)
+    assert branch == expected
+    assert remove_orphan_files(table, int(time.time() * 1000) + 1000) == []
+
+
+@pytest.mark.parametrize("name", ["release:2024", "..", "a\\b"])
+def test_a_tag_java_named_unlike_ours_is_listed_read_and_kept(session, name):
+    """Java creates tags paimon-sql would refuse to name ('release:2024', '..': one file
+    tag/tag-<name> all the same). They were left out of the listing, so expiration did not see
+    them and deleted the files they hold (Flink then failed on the tag)."""
+    table = _build(session)
+    _tag(table, name, 2)
+    expected = _rows(session, 2)
+    assert name in table.tag_names()
+    expire_snapshots(table, retain_max=1)
+    assert table.tag(name).id == 2
+    assert sorted(session.sql("SELECT tag_name FROM db.t$tags").fetchall()) == [(name,)]
+    assert _rows(session, name) == expected
+    assert_exactly_used(table)
+    with pytest.raises(InvalidNameError, match="invalid tag name"):
+        session.sql("CALL sys.create_tag(table => 'db.t', tag => 'other:name')")
 
 
 def test_rollback_arguments(session):

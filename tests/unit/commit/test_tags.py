@@ -13,7 +13,13 @@ from sqlglot import exp
 
 import paimon_sql
 from paimon_sql.commit import tags
-from paimon_sql.errors import AlreadyExistsError, OptionError, SnapshotNotFoundError, SqlError
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    OptionError,
+    SnapshotNotFoundError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.format.snapshot import snapshot_to_json
 
 FIXED = datetime.datetime(2024, 6, 25, 10, 30, 5, 123456)
@@ -144,6 +150,33 @@ def test_bad_arguments_are_refused_with_the_reason(session):
     with pytest.raises(SqlError, match="has no parameter 'tags'"):
         session.sql("CALL sys.delete_tag(table => 'db.t', tags => 'a')")
     assert session.table("db.t").tag_names() == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "create_tag(table => 'db.t$branch_dev', tag => 'x')",
+        "delete_tag('db.t$branch_dev', 'x')",
+        "rollback(table => 'db.t$branch_dev', snapshot => 1)",
+        "expire_snapshots(table => 'db.t$branch_dev', retain_max => 1)",
+        "remove_orphan_files(table => 'db.t$branch_dev')",
+        "compact(table => 'db.t$branch_dev')",
+    ],
+)
+def test_procedures_on_a_branch_are_refused_by_name(session, call):
+    """Java runs procedures on ``db.t$branch_b``; paimon-sql only on the main branch, and says so
+    (it used to call the name invalid, as if '$' could not be typed)."""
+    with pytest.raises(UnsupportedFeatureError, match=r"branch 'dev' of db\.t.*main branch"):
+        session.sql("CALL sys." + call)
+    with pytest.raises(SqlError, match=r"db\.t\$snapshots is a system table.*name the table"):
+        session.sql("CALL sys." + call.replace("$branch_dev", "$snapshots"))
+    assert session.table("db.t").tag_names() == []
+    assert session.table("db.t").snapshot_ids() == [1, 2, 3]
+
+
+def test_a_procedure_on_the_main_branch_by_name_is_the_table(session):
+    session.sql("CALL sys.create_tag(table => 'db.t$branch_main', tag => 'm', snapshot => 2)")
+    assert session.table("db.t").tag_names() == ["m"]
 
 
 def test_tagging_an_empty_table_says_write_first(session):
@@ -296,6 +329,19 @@ def test_expire_tags_procedure_with_older_than(session):
     assert session.sql(typed).fetchall() == [("typed",)]  # Spark's typed literal works too
     with pytest.raises(ValueError, match="older_than 'yesterday' is not a timestamp"):
         session.sql("CALL sys.expire_tags('db.t', 'yesterday')")
+
+
+def test_expire_tags_older_than_with_a_zone_offset(session):
+    """An offset in older_than names an instant (as expire_snapshots reads it); it used to escape
+    as Python's TypeError (an aware time compared with the tags' local wall-clock times)."""
+    table = session.table("db.t")
+    tags.create_tag(table, "dated", 1, "3650 d", clock=lambda: FIXED)
+    tags.create_tag(table, "plain", 2)
+    early = "CALL sys.expire_tags('db.t', '2000-01-01 00:00:00+02:00')"
+    assert session.sql(early).fetchall() == [("No expired tags.",)]
+    late = "CALL sys.expire_tags(table => 'db.t', older_than => '2999-01-01T00:00:00+02:00')"
+    assert sorted(session.sql(late).fetchall()) == [("dated",), ("plain",)]
+    assert table.tag_names() == []
 
 
 def test_a_commit_expires_tags_past_their_retention(session):
