@@ -130,7 +130,7 @@ def java_overflow(value: exp.Expression, t: DataType, where: str = "") -> exp.Ex
     equals wrapping at each step), a FLOAT beyond its range is an infinity. DuckDB sums into a
     wider type and would fail casting back. A DECIMAL sum is not checked by Java either, so it may
     hold more digits than the column declares; DuckDB cannot, so that is an error naming
-    `where` and the way out (a wider column). Other types are returned unchanged.
+    `where` and the way out (a wider column type). Other types are returned unchanged.
 
     >>> from paimon_sql.types import parse_type
     >>> print(java_overflow(exp.column("s"), parse_type("TINYINT")).sql("duckdb"))
@@ -170,8 +170,8 @@ def java_overflow(value: exp.Expression, t: DataType, where: str = "") -> exp.Ex
         )
         message = (
             f"{where}: the {type_sql(t)} aggregate has more digits than the column declares "
-            "(Java does not check them); widen it: ALTER TABLE … MODIFY <column> "
-            f"DECIMAL(38, {t.scale or 0})"
+            f"(Java does not check them); change the column's type to DECIMAL(38, {t.scale or 0}), "
+            "a widening change"
         )
         return exp.Case(ifs=[exp.If(this=too_wide, true=_fail(message))], default=value)
     return value
