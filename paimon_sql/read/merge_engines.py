@@ -182,12 +182,40 @@ def _widest(node: exp.Expression, t: DataType) -> exp.Expression:
     return exp.cast(node, "HUGEINT") if t.root in _INTEGER_BITS else node
 
 
-def _integer_product(
+def product_step(a: exp.Expression, b: exp.Expression, t: DataType) -> exp.Expression:
+    """``a * b`` as Java's ``FieldProductAgg`` computes it in the column's type `t`.
+
+    An integer wraps around; a DECIMAL is the exact product rounded half-up to the column's scale
+    (``BigDecimal``), NULL when it needs more digits than the column has (``fromBigDecimal``),
+    and a NULL accumulator takes the next value, as Java's ``agg`` does.
+
+    >>> from paimon_sql.types import parse_type
+    >>> step = product_step(exp.column("a"), exp.column("b"), parse_type("DECIMAL(4, 2)"))
+    >>> print(step.sql("duckdb"))  # doctest: +NORMALIZE_WHITESPACE
+    CASE WHEN a IS NULL THEN b WHEN ABS(ROUND(a * b, 2)) >= 100 THEN NULL
+    ELSE CAST(ROUND(a * b, 2) AS DECIMAL(4, 2)) END
+    """
+    if t.root != "DECIMAL":
+        return java_overflow(exp.Mul(this=_widest(a, t), expression=b), t)
+    scale = t.scale or 0
+    rounded = exp.Anonymous(
+        this="round", expressions=[exp.Mul(this=a.copy(), expression=b), exp.Literal.number(scale)]
+    )
+    ifs = [exp.If(this=is_null(a.copy()), true=b.copy())]
+    if t.precision is not None and t.precision < 38:
+        limit = exp.Literal.number(10 ** (t.precision - scale))
+        magnitude = exp.Anonymous(this="abs", expressions=[rounded.copy()])
+        ifs.append(exp.If(this=exp.GTE(this=magnitude, expression=limit), true=exp.null()))
+    return exp.Case(ifs=ifs, default=exp.cast(rounded, duckdb_type_node(t)))
+
+
+def _exact_product(
     x: exp.Expression, o: exp.Expression, add: exp.Expression, t: DataType
 ) -> exp.Expression:
-    """The product of a key's integer values in merge order, wrapped at each step as Java's.
+    """The product of a key's integer or DECIMAL values in merge order, step by step as Java's.
 
-    DuckDB's ``PRODUCT`` is a DOUBLE, inexact beyond 2^53.
+    DuckDB's ``PRODUCT`` is a DOUBLE: inexact beyond 2^53, and rounded once instead of at each
+    step (`product_step`).
     """
     listed = exp.Filter(
         this=exp.Anonymous(
@@ -197,7 +225,7 @@ def _integer_product(
     )
     a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
     step = exp.Lambda(
-        this=java_overflow(exp.Mul(this=_widest(a, t), expression=b), t),
+        this=product_step(a, b, t),
         expressions=[exp.to_identifier("__paimon_a"), exp.to_identifier("__paimon_b")],
     )
     return exp.Anonymous(this="list_reduce", expressions=[listed, step])
@@ -569,8 +597,8 @@ class GroupedMerge:
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
             value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
         t = self.types.get(column)
-        if t is not None and name == "product" and t.root in INTEGER_ROOTS:
-            value = _integer_product(x, o, add, t)
+        if t is not None and name == "product" and (t.root in INTEGER_ROOTS or t.root == "DECIMAL"):
+            value = _exact_product(x, o, add, t)
         if t is not None and name in ("sum", "product"):
             value = java_overflow(value, t, f"table {self.table}, column {column!r}")
         elif name in _FOLDED and not ignore:
@@ -627,9 +655,7 @@ class GroupedMerge:
                     f"table {self.table}: a retraction reached 'product' of {t.root} column "
                     f"{column!r}; the reader retracts only integer and floating products"
                 )
-            joined: exp.Expression = java_overflow(
-                exp.Mul(this=_widest(acc.copy(), t), expression=x.copy()), t
-            )
+            joined: exp.Expression = product_step(acc.copy(), x.copy(), t)
             retracted: exp.Expression = exp.Case(
                 ifs=[exp.If(this=exp.or_(is_null(acc), is_null(x)), true=acc.copy())],
                 default=divide,

@@ -76,15 +76,23 @@ CASES = {
     # infinity, as Java's arithmetic (with retractions: the -U/-D of an UPDATE through Flink)
     "aggregation_overflow": (
         "CREATE TABLE {t} (k INT NOT NULL, n INT, b TINYINT, p SMALLINT, l BIGINT, f FLOAT, "
-        "PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
-        "'fields.n.aggregate-function' = 'sum', 'fields.b.aggregate-function' = 'sum', "
-        "'fields.p.aggregate-function' = 'product', 'fields.l.aggregate-function' = 'product', "
-        "'fields.f.aggregate-function' = 'sum')",
+        "dp DECIMAL(6, 2), PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1', "
+        "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', "
+        "'fields.b.aggregate-function' = 'sum', 'fields.p.aggregate-function' = 'product', "
+        "'fields.l.aggregate-function' = 'product', 'fields.f.aggregate-function' = 'sum', "
+        "'fields.dp.aggregate-function' = 'product')",
+        # a DECIMAL product is rounded half-up at each step (1.15 * 1.10 = 1.27), NULL when too
+        # wide, and the next value starts it again
         tuple(
             "INSERT INTO {t} VALUES (1, 2000000000, CAST(100 AS TINYINT), CAST(300 AS SMALLINT), "  # noqa: S608
-            f"CAST({big} AS BIGINT), CAST(3.0E38 AS FLOAT)), (2, -2000000000, CAST(-100 AS "
-            "TINYINT), CAST(-7 AS SMALLINT), CAST(-3 AS BIGINT), CAST(-3.0E38 AS FLOAT))"
-            for big in (3037000499, 3037000499, 5)
+            f"CAST({big} AS BIGINT), CAST(3.0E38 AS FLOAT), CAST({d1} AS DECIMAL(6, 2))), "
+            "(2, -2000000000, CAST(-100 AS TINYINT), CAST(-7 AS SMALLINT), CAST(-3 AS BIGINT), "
+            f"CAST(-3.0E38 AS FLOAT), CAST({d2} AS DECIMAL(6, 2)))"
+            for big, d1, d2 in (
+                (3037000499, 1.15, 999.99),
+                (3037000499, 1.10, 999.99),
+                (5, 1.10, 5),
+            )
         ),
     ),
 }
