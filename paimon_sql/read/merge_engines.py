@@ -209,6 +209,11 @@ def product_step(a: exp.Expression, b: exp.Expression, t: DataType) -> exp.Expre
     return exp.Case(ifs=ifs, default=exp.cast(rounded, duckdb_type_node(t)))
 
 
+def _exact(t: DataType) -> bool:
+    """Whether `_exact_product` computes products of `t` (integers and DECIMAL)."""
+    return t.root in INTEGER_ROOTS or t.root == "DECIMAL"
+
+
 def _exact_product(
     x: exp.Expression, o: exp.Expression, add: exp.Expression, t: DataType
 ) -> exp.Expression:
@@ -591,17 +596,16 @@ class GroupedMerge:
             )
             return _template(name, x=x, o=o, add=add)
         name = self.function(column)
-        value = _template(name, x=x, o=o, add=add, d=self._delimiter(column))
-        value = self._finish(column, name, value)
+        t = self.types.get(column)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
             value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
-        t = self.types.get(column)
-        if t is not None and name == "product" and (t.root in INTEGER_ROOTS or t.root == "DECIMAL"):
+        elif name == "product" and t is not None and _exact(t):
             value = _exact_product(x, o, add, t)
-        if t is not None and name in ("sum", "product"):
-            value = java_overflow(value, t, f"table {self.table}, column {column!r}")
-        elif name in _FOLDED and not ignore:
+        else:
+            value = _template(name, x=x, o=o, add=add, d=self._delimiter(column))
+        value = self._finish(column, name, value)
+        if name in _FOLDED and not ignore:
             retracted = java_hash.call("BOOL_OR", exp.not_(_add_kind()))
             value = exp.If(this=retracted, true=self._fold(column, name), false=value)
         if name == "last_value" and not ignore:
@@ -749,9 +753,9 @@ class GroupedMerge:
         if name == "nested_update":
             return self._nested_update(column, value)
         t = self.types.get(column)
-        if t is not None and name in ("sum", "product"):  # Java's arithmetic in the type
-            return java_overflow(value, t, f"table {self.table}, column {column!r}")
-        return value
+        if t is None or name not in ("sum", "product") or (name == "product" and _exact(t)):
+            return value  # an exact product (`_exact_product`) is Java's already
+        return java_overflow(value, t, f"table {self.table}, column {column!r}")
 
     def _element(self, column: str, name: str) -> DataType:
         t = self.types.get(column)
