@@ -598,6 +598,7 @@ class GroupedMerge:
         name = self.function(column)
         t = self.types.get(column)
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
+        value: exp.Expression
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
             value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
         elif name == "product" and t is not None and _exact(t):
