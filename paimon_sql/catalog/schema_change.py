@@ -415,7 +415,8 @@ def _evolved(old: DataType, new: DataType, ids: FieldIds, where: str) -> DataTyp
     >>> from paimon_sql.types import parse_type
     >>> old = parse_type({"type": "ROW", "fields": [{"id": 2, "name": "a", "type": "INT"},
     ...                                             {"id": 3, "name": "b", "type": "STRING"}]})
-    >>> new = parse_type("ROW<c STRING, a BIGINT>")
+    >>> new = parse_type({"type": "ROW", "fields": [{"id": 0, "name": "c", "type": "STRING"},
+    ...                                             {"id": 0, "name": "a", "type": "BIGINT"}]})
     >>> [(f.id, f.name, type_sql(f.type)) for f in _evolved(old, new, FieldIds(4), "r").fields]
     [(4, 'c', 'STRING'), (2, 'a', 'BIGINT')]
     """
