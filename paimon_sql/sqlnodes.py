@@ -14,7 +14,11 @@ statements).
 
 from __future__ import annotations
 
+from typing import TypeVar, cast
+
 from sqlglot import exp
+
+_E = TypeVar("_E", bound=exp.Expr)
 
 
 def ident(name: str) -> exp.Identifier:
@@ -58,6 +62,19 @@ def unqualify(statement: exp.Expression, node: exp.Table) -> None:
             continue
         if (column.db.lower(), column.table.lower()) == (db, name):
             column.set("db", None)
+
+
+def conjuncts(node: _E) -> list[_E]:
+    """The parts of `node` joined by AND, parentheses removed.
+
+    >>> import sqlglot
+    >>> [c.sql() for c in conjuncts(sqlglot.parse_one("(a = 1 AND (b OR c)) AND d"))]
+    ['a = 1', 'b OR c', 'd']
+    """
+    inner = node.unnest()
+    if isinstance(inner, exp.And):
+        return conjuncts(cast("_E", inner.this)) + conjuncts(cast("_E", inner.expression))
+    return [cast("_E", inner)]
 
 
 def select_all(source: exp.Expression) -> exp.Select:

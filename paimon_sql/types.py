@@ -594,6 +594,20 @@ def from_duckdb_type(kind: DuckType, ids: Iterator[int]) -> DataType:
 PADDED_ROOTS = frozenset({"CHAR", "BINARY"})
 
 
+def holds(t: DataType, root: str) -> bool:
+    """Whether `t` is a `root` type or has one inside (an element, key, value or ROW field).
+
+    >>> holds(parse_type({"type": "ARRAY", "element": "VARIANT"}), "VARIANT")
+    True
+    >>> holds(parse_type("INT"), "ROW")
+    False
+    """
+    if t.root == root:
+        return True
+    children = [c for c in (t.element, t.key, t.value) if c is not None]
+    return any(holds(c, root) for c in [*children, *(f.type for f in t.fields)])
+
+
 def has_length_limit(t: DataType) -> bool:
     """Whether values of `t` must fit a declared length (CHAR/BINARY(n), VARCHAR/VARBINARY(n)).
 

@@ -29,6 +29,7 @@ import duckdb
 from sqlglot import exp
 
 from paimon_sql.plan.predicate import Compare, InList, IsNull, and_all
+from paimon_sql.sqlnodes import conjuncts
 from paimon_sql.types import (
     FLOAT_ROOTS,
     INTEGER_ROOTS,
@@ -554,14 +555,6 @@ def _leaf(
     raise _Skip
 
 
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    return [node]
-
-
 def table_predicate(
     table: exp.Table, columns: set[str], types: Mapping[str, DataType] | None = None
 ) -> Predicate | None:
@@ -579,7 +572,7 @@ def table_predicate(
     qualifiers = _qualifiers(table)
     single = not select.args.get("joins")
     usable = []
-    for part in _conjuncts(where.this):
+    for part in conjuncts(where.this):
         if not single and not all(c.table for c in part.find_all(exp.Column)):
             continue  # an unqualified column could belong to another table
         try:

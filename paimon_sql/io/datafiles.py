@@ -30,7 +30,7 @@ from paimon_sql.io.orc_timestamps import (
     stripe_zones,
     timestamp_columns,
 )
-from paimon_sql.types import map_nested
+from paimon_sql.types import holds, map_nested
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -396,17 +396,12 @@ def orc_logical(table: pa.Table, fields: Sequence[DataField]) -> pa.Table:
         column = table.column(index)
         if fld.type.root == "TIME" and pa.types.is_integer(column.type):
             column = column.cast(pa.int32()).cast(pa.time32("ms"))
-        elif _holds_char(fld.type):
+        elif holds(fld.type, "CHAR"):
             column = map_nested(column, fld.type, _trimmed_char)
         else:
             continue
         table = table.set_column(index, fld.name, column)
     return table
-
-
-def _holds_char(t: DataType) -> bool:
-    children = [t.element, t.key, t.value, *(f.type for f in t.fields)]
-    return t.root == "CHAR" or any(c is not None and _holds_char(c) for c in children)
 
 
 def _trimmed_char(column: Any, t: DataType) -> Any:

@@ -47,6 +47,7 @@ from paimon_sql.types import (
     TIMESTAMP_ROOTS,
     DataType,
     duckdb_type_node,
+    holds,
     row_kind_in,
 )
 
@@ -208,7 +209,7 @@ def _value_columns(
         old = by_id.get(target.id)
         if old is None or old.name not in source.columns:
             out.append(exp.alias_(cast(exp.null(), target.type), name, quoted=True))
-        elif has_variant(target.type) or has_variant(old.type):
+        elif holds(target.type, "VARIANT") or holds(old.type, "VARIANT"):
             variant = exp.alias_(_variant(plan, f, old, target), name, quoted=True)
             out.append(as_type("exp.Expression", variant))
         elif old.type == target.type:
@@ -227,22 +228,6 @@ VARIANT_SHREDDING = (
     "parquet.variant.shreddingSchema",
     "variant.inferShreddingSchema",
 )
-
-
-def has_variant(t: DataType) -> bool:
-    """Whether `t` is or holds a VARIANT.
-
-    >>> from paimon_sql.types import parse_type
-    >>> has_variant(parse_type({"type": "ARRAY", "element": "VARIANT"}))
-    True
-    >>> has_variant(parse_type("INT"))
-    False
-    """
-    if t.root == "VARIANT":
-        return True
-    children = [c for c in (t.element, t.key, t.value) if c is not None]
-    children += [fld.type for fld in t.fields or ()]
-    return any(has_variant(c) for c in children)
 
 
 def _variant(plan: ScanPlan, f: DataFileMeta, old: DataField, target: DataField) -> exp.Expression:
@@ -648,7 +633,7 @@ def _evolve_nested(node: exp.Expression, old: DataType, new: DataType) -> exp.Ex
             this=exp.Is(this=node.copy(), expression=exp.null()), true=cast(exp.null(), new)
         )
         return exp.Case(ifs=[null], default=exp.Struct(expressions=pairs))
-    if not (_holds_row(old) and _holds_row(new)):
+    if not (holds(old, "ROW") and holds(new, "ROW")):
         return None
     # a lambda variable of its own inside another's (an ARRAY of ARRAY of ROW)
     depth = sum(1 for c in node.find_all(exp.Column) if c.name.startswith(_ELEMENT))
@@ -677,13 +662,6 @@ def _evolve_nested(node: exp.Expression, old: DataType, new: DataType) -> exp.Ex
 
 #: The prefix of the lambda variables `_evolve_nested` names.
 _ELEMENT = "__paimon_e"
-
-
-def _holds_row(t: DataType) -> bool:
-    """Whether `t` is a ROW or an ARRAY / MAP with one inside."""
-    if t.root == "ROW":
-        return True
-    return any(_holds_row(c) for c in (t.element, t.key, t.value) if c is not None)
 
 
 def _field_of(node: exp.Expression, name: str) -> exp.Expression:

@@ -50,6 +50,10 @@ KIND = "_VALUE_KIND"
 
 #: The SQL of each aggregate function the reader supports. Only these constant templates are ever
 #: parsed: a function name from a schema file is looked up here (`aggregate_function`).
+#: A key's added non-null values in merge order (a template, like the aggregates below);
+#: `_exact_product` folds them, under the internal name `_VALUES`.
+_IN_ORDER = "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)"
+_VALUES = "values in merge order"
 _TEMPLATES = {
     "last_non_null_value": "LAST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
     "last_value": "LAST(:x ORDER BY :o) FILTER (WHERE :add)",
@@ -68,13 +72,14 @@ _TEMPLATES = {
         "(a, b) -> MAP_CONCAT(a, b))"
     ),
     # the records' arrays in merge order; `GroupedMerge._nested_update` folds them as Java
-    "nested_update": "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
+    "nested_update": _IN_ORDER,
 }
 #: Java's legacy names (FieldFirstNonNullValueAggLegacyFactory).
 _ALIASES = {"first_not_null_value": "first_non_null_value"}
 #: last_non_null_value where retractions count (Java: retracting a non-null value nulls it).
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
 _INTERNAL = {
+    _VALUES: _IN_ORDER,
     _LAST_NON_NULL_RETRACTED: (
         "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
     ),
@@ -163,11 +168,8 @@ def java_overflow(value: exp.Expression, t: DataType, where: str = "") -> exp.Ex
             ],
             default=exp.cast(value.copy(), "FLOAT"),
         )
-    if t.root == "DECIMAL" and t.precision is not None and t.precision < 38:
-        limit = exp.Literal.number(10 ** (t.precision - (t.scale or 0)))
-        too_wide = exp.GTE(
-            this=exp.Anonymous(this="abs", expressions=[value.copy()]), expression=limit
-        )
+    too_wide = _too_wide(value, t)
+    if too_wide is not None:
         message = (
             f"{where}: the {type_sql(t)} aggregate has more digits than the column declares "
             f"(Java does not check them); change the column's type to DECIMAL(38, {t.scale or 0}), "
@@ -175,6 +177,14 @@ def java_overflow(value: exp.Expression, t: DataType, where: str = "") -> exp.Ex
         )
         return exp.Case(ifs=[exp.If(this=too_wide, true=_fail(message))], default=value)
     return value
+
+
+def _too_wide(value: exp.Expression, t: DataType) -> exp.Expression | None:
+    """Whether a DECIMAL `value` has more integer digits than `t` declares; None: cannot."""
+    if t.root != "DECIMAL" or t.precision is None or t.precision >= 38:
+        return None  # DECIMAL(38, s) is DuckDB's widest: its own cast refuses more
+    limit = exp.Literal.number(10 ** (t.precision - (t.scale or 0)))
+    return exp.GTE(this=exp.Anonymous(this="abs", expressions=[value.copy()]), expression=limit)
 
 
 def _widest(node: exp.Expression, t: DataType) -> exp.Expression:
@@ -202,16 +212,15 @@ def product_step(a: exp.Expression, b: exp.Expression, t: DataType) -> exp.Expre
         this="round", expressions=[exp.Mul(this=a.copy(), expression=b), exp.Literal.number(scale)]
     )
     ifs = [exp.If(this=is_null(a.copy()), true=b.copy())]
-    if t.precision is not None and t.precision < 38:
-        limit = exp.Literal.number(10 ** (t.precision - scale))
-        magnitude = exp.Anonymous(this="abs", expressions=[rounded.copy()])
-        ifs.append(exp.If(this=exp.GTE(this=magnitude, expression=limit), true=exp.null()))
+    too_wide = _too_wide(rounded, t)
+    if too_wide is not None:
+        ifs.append(exp.If(this=too_wide, true=exp.null()))
     return exp.Case(ifs=ifs, default=exp.cast(rounded, duckdb_type_node(t)))
 
 
 def _exact(t: DataType) -> bool:
     """Whether `_exact_product` computes products of `t` (integers and DECIMAL)."""
-    return t.root in INTEGER_ROOTS or t.root == "DECIMAL"
+    return t.root in _INTEGER_BITS or t.root == "DECIMAL"
 
 
 def _exact_product(
@@ -222,12 +231,7 @@ def _exact_product(
     DuckDB's ``PRODUCT`` is a DOUBLE: inexact beyond 2^53, and rounded once instead of at each
     step (`product_step`).
     """
-    listed = exp.Filter(
-        this=exp.Anonymous(
-            this="list", expressions=[exp.Order(this=x.copy(), expressions=[exp.Ordered(this=o)])]
-        ),
-        expression=exp.Where(this=exp.and_(exp.Not(this=is_null(x.copy())), add.copy())),
-    )
+    listed = _template(_VALUES, x=x.copy(), o=o.copy(), add=add.copy())
     a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
     step = exp.Lambda(
         this=product_step(a, b, t),

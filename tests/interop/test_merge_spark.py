@@ -78,9 +78,9 @@ def _values(rows) -> str:
     return ", ".join(f"({k}, '{v}', {n}, '{dt}')" for k, v, n, dt in rows)
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_spark_reads_our_merge_like_its_own(tmp_path, case):
-    partitioned, props = CASES[case]
+def _twins(tmp_path, partitioned, props):
+    """A session and Spark over one warehouse holding two equal Spark-made tables (ours and its
+    twin), and the source rows ``src`` on both sides: (session, spark, ours, twin)."""
     warehouse = tmp_path / "wh"
     session = paimon_sql.connect(warehouse, create=True)
     session.sql("CREATE DATABASE db")
@@ -98,6 +98,13 @@ def test_spark_reads_our_merge_like_its_own(tmp_path, case):
     spark_sql(spark, f"CREATE OR REPLACE TEMPORARY VIEW src AS {source}")
     session.sql(f"CREATE TABLE memory.main.src AS {source}")
     session.refresh()
+    return session, spark, ours, twin
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_spark_reads_our_merge_like_its_own(tmp_path, case):
+    partitioned, props = CASES[case]
+    session, spark, ours, twin = _twins(tmp_path, partitioned, props)
     merged = []
     for statement in MERGES:
         session.sql(statement.format(t=ours))
@@ -168,22 +175,7 @@ QUALIFIED = "DELETE FROM {t} WHERE EXISTS (SELECT 1 FROM src WHERE src.k = {t}.k
 @pytest.mark.parametrize("case", list(MOVES))
 def test_rows_move_between_partitions_as_in_spark(tmp_path, case):
     props, statements = MOVES[case]
-    warehouse = tmp_path / "wh"
-    session = paimon_sql.connect(warehouse, create=True)
-    session.sql("CREATE DATABASE db")
-    spark = spark_session(warehouse)
-    ours, twin = "db.ours", "db.twin"
-    for name in (ours, twin):
-        spark_sql(
-            spark,
-            f"CREATE TABLE {name} {_COLUMNS} USING paimon PARTITIONED BY (dt) "
-            f"TBLPROPERTIES ({props})",
-        )
-        spark_sql(spark, f"INSERT INTO {name} VALUES {_values(START)}")
-    source = f"SELECT * FROM (VALUES {_values(SOURCE)}) AS v(k, v, n, dt)"
-    spark_sql(spark, f"CREATE OR REPLACE TEMPORARY VIEW src AS {source}")
-    session.sql(f"CREATE TABLE memory.main.src AS {source}")
-    session.refresh()
+    session, spark, ours, twin = _twins(tmp_path, "PARTITIONED BY (dt)", props)
     for statement in [*statements, QUALIFIED]:
         session.sql(statement.format(t=ours))
         spark_sql(spark, statement.format(t=twin))

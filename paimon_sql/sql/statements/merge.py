@@ -55,7 +55,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.append_dv import LiveRows, uses_vectors
 from paimon_sql.sql.statements.target import write_table
-from paimon_sql.sqlnodes import create_temp_table, drop, table_node
+from paimon_sql.sqlnodes import conjuncts, create_temp_table, drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ class _Merge:
             return True
         if side != "matched" or not isinstance(value, exp.Column):
             return False
-        for conjunct in _conjuncts(self.on):
+        for conjunct in conjuncts(self.on):
             if not isinstance(conjunct, exp.EQ):
                 continue
             left, right = conjunct.this, conjunct.expression
@@ -570,14 +570,6 @@ def _names_column(node: exp.Expr, table: str, name: str) -> bool:
         and node.name.lower() == name.lower()
         and node.table.lower() == table.lower()
     )
-
-
-def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
-    """The parts of `node` joined by AND (parentheses removed)."""
-    node = node.unnest()
-    if isinstance(node, exp.And):
-        return [c for part in (node.this, node.expression) for c in _conjuncts(part)]
-    return [node]
 
 
 def _write_keyed(ctx: Context, plan: _Merge, name: exp.Table) -> None:
