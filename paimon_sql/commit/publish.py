@@ -70,6 +70,7 @@ from paimon_sql.errors import (
 )
 from paimon_sql.format import avro_schemas
 from paimon_sql.format.binary_row import decode_row, encode_row
+from paimon_sql.format.format_options import avro_codec
 from paimon_sql.format.manifest import (
     FileKind,
     ManifestFileMeta,
@@ -155,12 +156,17 @@ class Committer:
         attempt.paths.append(path)
         return len(data)
 
+    def _avro(self, records: list[dict[str, Any]], schema: dict[str, Any]) -> bytes:
+        """A manifest file's bytes, compressed as the table asks (``manifest.compression``)."""
+        codec, level = avro_codec(self.table.latest_schema.options, manifest=True)
+        return encode_avro(records, schema, codec=codec, level=level)
+
     def _write_manifest(
         self, attempt: _Attempt, entries: Sequence[ManifestEntry], schema: TableSchema
     ) -> ManifestFileMeta:
         name = self._name("manifest")
         records = [manifest_entry_to_record(e) for e in entries]
-        size = self._write(attempt, name, encode_avro(records, avro_schemas.MANIFEST_ENTRY_SCHEMA))
+        size = self._write(attempt, name, self._avro(records, avro_schemas.MANIFEST_ENTRY_SCHEMA))
         part_types = [schema.field(k).type for k in schema.partition_keys]
         parts = [decode_row(e.partition, part_types) for e in entries]
         buckets = [e.bucket for e in entries] or [0]
@@ -182,15 +188,13 @@ class Committer:
         name = self._name("manifest-list")
         records = [manifest_file_meta_to_record(m) for m in metas]
         return name, self._write(
-            attempt, name, encode_avro(records, avro_schemas.MANIFEST_FILE_META_SCHEMA)
+            attempt, name, self._avro(records, avro_schemas.MANIFEST_FILE_META_SCHEMA)
         )
 
     def _write_index(self, attempt: _Attempt, entries: Sequence[IndexManifestEntry]) -> str:
         name = self._name("index-manifest")
         records = [index_manifest_entry_to_record(e) for e in entries]
-        self._write(
-            attempt, name, encode_avro(records, avro_schemas.index_manifest_schema(records))
-        )
+        self._write(attempt, name, self._avro(records, avro_schemas.index_manifest_schema(records)))
         return name
 
     # --- the loop ---------------------------------------------------------------------------------
@@ -787,7 +791,7 @@ class Committer:
         target: int,
     ) -> list[ManifestFileMeta]:
         """`entries` written as manifests of about `target` bytes (estimated from `sources`)."""
-        header = len(encode_avro([], avro_schemas.MANIFEST_ENTRY_SCHEMA))  # schema, once a file
+        header = len(self._avro([], avro_schemas.MANIFEST_ENTRY_SCHEMA))  # schema, once a file
         payload = sum(max(m.file_size - header, 1) for m in sources)
         count = sum(m.num_added_files + m.num_deleted_files for m in sources) or 1
         per_file = max(1, int((target - header) * count / payload))

@@ -332,8 +332,8 @@ partition.mark-done-action | list | success-file | -
     What marks a partition done.
 manifest.format | enum | avro | avro/orc/parquet
     Manifest file format.
-manifest.compression | enum | zstd | zstd/snappy/deflate/bzip2/xz/null/none
-    Manifest compression.
+manifest.compression | enum | zstd | zstd/zstandard/snappy/deflate/bzip2/xz/null
+    Manifest compression: zstd or an Avro codec name (Java's Avro knows no 'none').
 manifest.target-file-size | mem | 8 mb | -
     Target manifest file size.
 manifest.full-compaction-threshold-size | mem | 16 mb | -
@@ -1320,11 +1320,6 @@ UNIMPLEMENTED: Mapping[str, Unimplemented] = {
         _only(""),
         "paimon-sql compresses every level with 'file.compression'; set that instead",
     ),
-    "file.block-size": Unimplemented(
-        _never,
-        "paimon-sql sizes Parquet row groups itself (about 1 MB) and ORC stripes by pyarrow; "
-        "remove it",
-    ),
     "file.suffix.include.compression": Unimplemented(
         _only("false"), "paimon-sql names data files '<prefix><uuid>-<n>.<format>'; remove it"
     ),
@@ -1393,6 +1388,48 @@ UNIMPLEMENTED: Mapping[str, Unimplemented] = {
         "remove the option (DELETE then needs 'partial-update.remove-record-on-delete', "
         "without sequence groups)",
         reads=True,
+    ),
+    # the format writers' keys (paimon_sql.format.format_options honours the others)
+    **{
+        key: Unimplemented(_never, why)
+        for key, why in {
+            "parquet.statistics.truncate.length": "pyarrow keeps whole min/max statistics",
+            "parquet.bloom.filter.max.bytes": (
+                "paimon-sql sizes each bloom filter by its expected distinct values; set "
+                "'parquet.bloom.filter.expected.ndv#<column>' instead"
+            ),
+            "parquet.bloom.filter.adaptive.enabled": "pyarrow writes fixed-size bloom filters",
+            "parquet.bloom.filter.candidates.number": "pyarrow writes fixed-size bloom filters",
+            "parquet.crypto.factory.class": "paimon-sql writes no encrypted Parquet files",
+            "parquet.variant.shreddingSchema": "paimon-sql writes no VARIANT columns",
+            "orc.column.encoding.direct": (
+                "pyarrow's ORC writer chooses encodings by 'orc.dictionary.key.threshold' only; "
+                "use that"
+            ),
+            "orc.encoding.strategy": "pyarrow's ORC writer has no integer encoding strategy",
+            "orc.bloom.filter.write.version": "pyarrow's ORC writer has one bloom filter version",
+            "orc.stripe.row.count": (
+                "pyarrow's ORC writer cuts stripes by size only; use 'orc.stripe.size'"
+            ),
+            "orc.encrypt": "paimon-sql writes no encrypted ORC files",
+            "orc.mask": "paimon-sql writes no encrypted ORC files",
+            "avro.row-name-mapping": "paimon-sql names nested Avro records as Paimon does",
+        }.items()
+    },
+    # pyarrow's ORC writer has no zstd level setting: only the default level is accepted
+    "orc.compression.zstd.level": Unimplemented(
+        _never, "pyarrow's ORC writer has no zstd level setting; remove it"
+    ),
+    "file.compression.zstd-level": Unimplemented(
+        lambda value, options: (
+            value.strip() == "1"
+            or (options.get("file.format") or "parquet").strip().lower() != "orc"
+            or (options.get("orc.compress") or options.get("file.compression") or "zstd")
+            .strip()
+            .lower()
+            != "zstd"
+        ),
+        "pyarrow's ORC writer has no zstd level setting; remove it or write Parquet",
     ),
     "fields.<column>.default-value": Unimplemented(
         _never,

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import SchemaError, UnsupportedFeatureError
-from paimon_sql.format import file_index
+from paimon_sql.format import file_index, format_options
 from paimon_sql.format.binary_row import EMPTY_ROW, encode_row
 from paimon_sql.format.manifest import EMPTY_STATS, DataFileMeta, FileSource
 from paimon_sql.format.options import CoreOptions
@@ -72,20 +72,6 @@ _RETRACT_KINDS = pa.array([int(k) for k in RETRACT_KINDS], pa.int8())
 _FIELD_ID = b"PARQUET:field_id"
 
 _DEFAULT_TARGET = {True: 128 << 20, False: 256 << 20}  # primary-key / append tables (§11)
-
-#: Per file format, each ``file.compression`` paimon-sql writes and the codec name of the library
-#: writing it (pyarrow for Parquet and ORC, fastavro's names for Avro): the one home of the
-#: writable pairs, asked by the writer and by CREATE / ALTER TABLE (`check_file_options`). Left
-#: out: what pyarrow or fastavro cannot write (ORC gzip / brotli, Avro brotli, lzo anywhere) and
-#: Avro lz4, which Java's Avro cannot read.
-_CODECS: Mapping[str, Mapping[str, str]] = {
-    "parquet": {"zstd": "zstd", "snappy": "snappy", "lz4": "lz4", "gzip": "gzip",
-                "brotli": "brotli", "none": "none", "uncompressed": "none"},
-    "orc": {"zstd": "zstd", "snappy": "snappy", "lz4": "lz4", "zlib": "zlib",
-            "none": "uncompressed", "uncompressed": "uncompressed"},
-    "avro": {"zstd": "zstandard", "snappy": "snappy", "gzip": "deflate", "deflate": "deflate",
-             "none": "null", "uncompressed": "null"},
-}  # fmt: skip
 
 
 def data_file_name(uuid: str, counter: int, fmt: str, prefix: str = "data-") -> str:
@@ -231,35 +217,6 @@ def physical_table(
 # --- formats ---------------------------------------------------------------------------------
 
 
-def _zstd_level(options: Mapping[str, str]) -> int:
-    return CoreOptions(options).integer("file.compression.zstd-level")
-
-
-def _codec(options: Mapping[str, str], fmt: str) -> str:
-    """The library's codec name for ``file.compression`` in `fmt` files.
-
-    Else a refusal naming the pair and the compressions that work.
-
-    >>> _codec({"file.compression": "ZLIB"}, "orc"), _codec({}, "avro")
-    ('zlib', 'zstandard')
-    >>> _codec({"file.compression": "gzip"}, "orc")
-    Traceback (most recent call last):
-    ...
-    paimon_sql.errors.UnsupportedFeatureError: 'file.compression' = 'gzip' cannot be written to \
-orc data files; paimon-sql writes orc with zstd, snappy, lz4, zlib, none, uncompressed
-    """
-    name = (CoreOptions(options).text("file.compression") or "").strip().lower()
-    codecs = _CODECS.get(fmt)
-    if codecs is None:
-        raise UnsupportedFeatureError(f"writing {fmt!r} data files is not supported")
-    if name not in codecs:
-        raise UnsupportedFeatureError(
-            f"'file.compression' = {name!r} cannot be written to {fmt} data files; paimon-sql "
-            f"writes {fmt} with {', '.join(codecs)}"
-        )
-    return codecs[name]
-
-
 def _timestamp_units(schema: pa.Schema) -> set[str]:
     return {f.type.unit for f in schema if pa.types.is_timestamp(f.type)}
 
@@ -279,20 +236,75 @@ def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> Non
         raise UnsupportedFeatureError(
             "TIMESTAMP(p > 6) (Parquet INT96) next to TIMESTAMP(p <= 6) columns in one Parquet file"
         )
-    codec = _codec(options, "parquet")
+    rows = row_group_rows(table, format_options.parquet_block_bytes(options))
+    dictionary, blooms = _bloom_or_dictionary(
+        table,
+        options,
+        _use_dictionary(table, options),
+        format_options.parquet_bloom_filters(options, table.schema, rows),
+    )
     pq.write_table(
         table,
         out,
-        row_group_size=row_group_rows(table),
-        compression=codec,
-        compression_level=_zstd_level(options) if codec == "zstd" else None,
+        row_group_size=rows,
         store_decimal_as_integer=True,
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
-        use_dictionary=_use_dictionary(table, options),
-        # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
-        write_page_checksum=True,
+        use_dictionary=dictionary,
+        bloom_filter_options=blooms,
+        **format_options.parquet_settings(options),
     )
+
+
+def _bloom_or_dictionary(
+    table: pa.Table,
+    options: Mapping[str, str],
+    dictionary: bool | list[str],
+    blooms: dict[str, Any] | None,
+) -> tuple[bool | list[str], dict[str, Any] | None]:
+    """The columns to encode with a dictionary, and those to give a bloom filter.
+
+    parquet-mr writes no bloom filter for a column chunk it encodes with a dictionary (the
+    dictionary answers the same question), and keeps a dictionary where it pays. So a column asked
+    for a filter gets a dictionary (and no filter) where ``parquet.enable.dictionary`` allows one
+    and it pays: at most 1 distinct value in 4 on a sample (`_dictionary_columns`' rule), or a
+    single value. Else it is written plain, with its filter, as parquet-mr's fallback from an
+    unprofitable dictionary writes it. (Found by Flink 1.3.1 twins.)
+    """
+    if not blooms:
+        return dictionary, blooms
+    allowed, per_column = format_options.parquet_dictionary(options, table.schema)
+    chosen = set(format_options.parquet_paths(table.schema)) if dictionary is True else set()
+    chosen |= set(dictionary) if isinstance(dictionary, list) else set()
+    kept: dict[str, Any] = {}
+    sample = table.slice(0, _DICTIONARY_SAMPLE)
+    for path, settings in blooms.items():
+        values = _leaf(sample, path)
+        distinct = pc.count_distinct(values, mode="only_valid").as_py()
+        pays = distinct <= 1 or distinct * 4 <= len(values)
+        if (pays and per_column.get(path, allowed)) or (distinct <= 1 and path in chosen):
+            chosen.add(path)
+            continue
+        chosen.discard(path)
+        kept[path] = settings
+    return sorted(chosen), kept or None
+
+
+def _leaf(table: pa.Table, path: str) -> Any:
+    """The values of Parquet leaf column `path` (`format_options.parquet_paths`) of `table`."""
+    name, _, rest = path.partition(".")
+    values: Any = table.column(name).combine_chunks()
+    parts = rest.split(".") if rest else []
+    while parts:
+        if pa.types.is_struct(values.type):
+            values = values.field(parts.pop(0))
+        elif pa.types.is_map(values.type):
+            values = values.keys if parts[1] == "key" else values.items
+            parts = parts[2:]
+        else:  # list.element
+            values = values.flatten()
+            parts = parts[2:]
+    return values
 
 
 _DICTIONARY_SAMPLE = 4096
@@ -302,20 +314,32 @@ def _use_dictionary(table: pa.Table, options: Mapping[str, str]) -> bool | list[
     """Which Parquet columns get a dictionary.
 
     Every column of a small file and the columns with few distinct values of a larger one
-    (`_dictionary_columns`).
+    (`_dictionary_columns`), then ``parquet.enable.dictionary`` (parquet-mr's option, which Paimon
+    hands to it): ``false`` takes them all away, ``…#<column path>`` adds or takes away one.
 
-    With ``parquet.enable.dictionary`` = false (parquet-mr's option, which Paimon hands to it) only
-    the columns holding a single distinct value keep one: DuckDB 2.0.0 misreads such a column
-    written PLAIN (see `_dictionary_columns`), and a dictionary of one value costs nothing.
+    A column holding a single distinct value keeps its dictionary whatever they say: DuckDB 2.0.0
+    misreads such a column written PLAIN (see `_dictionary_columns`), and a dictionary of one
+    value costs nothing.
     """
-    if options.get("parquet.enable.dictionary", "true").strip().lower() != "false":
-        return True if table.num_rows <= _DICTIONARY_SAMPLE else _dictionary_columns(table)
-    return [
+    default, columns = format_options.parquet_dictionary(options, table.schema)
+    small = table.num_rows <= _DICTIONARY_SAMPLE
+    if default and not columns:
+        return True if small else _dictionary_columns(table)
+    if not default:
+        chosen: set[str] = set()
+    elif small:
+        chosen = set(format_options.parquet_paths(table.schema))
+    else:
+        chosen = set(_dictionary_columns(table))
+    chosen |= {path for path, on in columns.items() if on}
+    chosen -= {path for path, on in columns.items() if not on}
+    single = [
         name
         for name, column in zip(table.column_names, table.columns, strict=True)
         if not pa.types.is_nested(column.type)
         and pc.count_distinct(column, mode="only_valid").as_py() <= 1
     ]
+    return sorted(chosen | set(single))
 
 
 #: Parquet row groups hold about this much Arrow (uncompressed) data, so a reader that skips row
@@ -328,15 +352,22 @@ ROW_GROUP_MIN_ROWS = 1024
 ROW_GROUP_MAX_ROWS = 122_880
 
 
-def row_group_rows(table: pa.Table) -> int:
+def row_group_rows(table: pa.Table, block_bytes: int | None = None) -> int:
     """Rows per Parquet row group for `table` (see `ROW_GROUP_BYTES`).
+
+    `block_bytes`: the size the table's options ask for (``parquet.block.size`` or
+    ``file.block-size``), in Arrow bytes, with no bounds but one row.
 
     >>> row_group_rows(pa.table({"a": pa.array(range(1_000_000), pa.int64())}))
     122880
     >>> row_group_rows(pa.table({"s": ["x" * 1000] * 10_000}))
     1044
+    >>> row_group_rows(pa.table({"a": pa.array(range(1_000_000), pa.int64())}), 128 << 20)
+    16777216
     """
     per_row = max(1, table.nbytes // max(1, table.num_rows))
+    if block_bytes is not None:
+        return max(1, block_bytes // per_row)
     return max(ROW_GROUP_MIN_ROWS, min(ROW_GROUP_MAX_ROWS, ROW_GROUP_BYTES // per_row))
 
 
@@ -454,7 +485,7 @@ def _orc_bytes(table: pa.Table, options: Mapping[str, str]) -> bytes:
     ]
     table = pa.Table.from_arrays(columns, names=table.column_names)
     out = pa.BufferOutputStream()
-    orc.write_table(table, out, compression=_codec(options, "orc"))
+    orc.write_table(table, out, **format_options.orc_settings(options, table.schema))
     return out.getvalue().to_pybytes()
 
 
@@ -591,8 +622,7 @@ def _avro_bytes(table: pa.Table, types: Sequence[DataType], options: Mapping[str
             for name, t in zip(table.column_names, types, strict=True)
         ],
     }
-    codec = _codec(options, "avro")
-    level = _zstd_level(options) if codec == "zstandard" else None
+    codec, level = format_options.avro_codec(options, manifest=False)
     if avro_columns.flat_types(types, codec):  # numbers, strings, times: numpy, not fastavro
         return avro_columns.encode_flat(table, types, record, codec, level)
     columns = [_avro_column(table.column(i), t) for i, t in enumerate(types)]
@@ -752,11 +782,13 @@ def write_data_file(
     if table.num_rows == 0:
         raise ValueError("a data file needs at least one row")
     fmt = path.rsplit(".", 1)[-1].lower()
-    _codec(opts, fmt)  # before the file is opened: a refusal leaves nothing
+    format_options.codec(opts, fmt)  # before the file is opened: a refusal leaves nothing
     physical = physical_table(
         table, schema, first_sequence_number=first_sequence_number, options=opts
     )
-    index = file_index_bytes(physical, schema, opts)  # before any write: a refusal leaves nothing
+    # before any write: a refusal leaves nothing
+    format_options.check_format_options(opts, physical.schema)
+    index = file_index_bytes(physical, schema, opts)
     if fmt == "parquet":  # streamed: an object store uploads parts while the rest is encoded
         with fileio.open_output(path) as out:
             _write_parquet(physical, out, opts)
@@ -805,7 +837,8 @@ def _with_file_index(
 def check_file_options(schema: TableSchema) -> None:
     """Refuse the file options a write of `schema`'s table would fail on, before any file.
 
-    ``file.format`` with ``file.compression`` (`_CODECS`) and the ``file-index.*`` options, checked
+    ``file.format`` with ``file.compression`` (`format_options.CODECS`), the format writers'
+    options (`format_options.check_format_options`) and the ``file-index.*`` options, checked
     by the writer's own code on no rows, so CREATE TABLE and ALTER TABLE … SET refuse what every
     INSERT would.
 
@@ -823,7 +856,10 @@ def check_file_options(schema: TableSchema) -> None:
 a column of the table
     """
     options = schema.options
-    _codec(options, CoreOptions(options).file_format)
+    format_options.codec(options, CoreOptions(options).file_format)
+    format_options.avro_codec(options, manifest=True)
+    if any(key.startswith(format_options.PREFIXES) for key in options):
+        format_options.check_format_options(options, physical_schema(schema, options))
     if any(key.startswith("file-index.") for key in options):
         # only then: a table whose columns paimon-sql cannot write (VARIANT) may still be created
         file_index_bytes(physical_schema(schema, options).empty_table(), schema, options)

@@ -115,7 +115,6 @@ _NOT_HONOURED = [
     ("fields.v.default-value", "zz"),
     ("file.format.per.level", "0:avro"),
     ("file.compression.per.level", "0:lz4"),
-    ("file.block-size", "64 mb"),
     ("file.suffix.include.compression", "true"),
     ("changelog-file.format", "orc"),
     ("changelog.precommit-compact", "true"),
@@ -126,6 +125,14 @@ _NOT_HONOURED = [
     ("ignore-update-before", "true"),
     ("record-level.expire-time", "1 d"),
     ("commit.callbacks", "com.example.Callback"),
+    # Java's format writers read these; pyarrow / fastavro cannot do what they ask
+    ("parquet.statistics.truncate.length", "16"),
+    ("parquet.bloom.filter.max.bytes", "1024"),
+    ("parquet.crypto.factory.class", "com.example.Crypto"),
+    ("orc.stripe.row.count", "100"),
+    ("orc.column.encoding.direct", "v"),
+    ("orc.compression.zstd.level", "3"),
+    ("avro.row-name-mapping", "r:n"),
 ]
 
 
@@ -182,6 +189,25 @@ def test_partition_expiration_is_refused_by_name(session):
             "fpp = 'abc' is not valid",
             OptionError,
         ),
+        # the format writers' options: values as Java reads them (plain numbers, Java's names)
+        ({"parquet.block.size": "128 mb"}, "'parquet.block.size' = '128 mb' is not valid", None),
+        ({"parquet.writer.version": "V2"}, "expected v1 or PARQUET_1_0 or v2", OptionError),
+        ({"parquet.compression": "lzo"}, "'parquet.compression' = 'lzo' cannot be written", None),
+        ({"parquet.bloom.filter.enabled#w": "true"}, "names 'w', which is not a Parquet", None),
+        ({"parquet.bloom.filter.fpp#v": "1.5"}, "expected a number between 0 and 1", None),
+        ({"parquet.enable.dictionary": "yes"}, "expected true or false", OptionError),
+        ({"orc.bloom.filter.columns": "id,w"}, "names 'w', which is not a column", None),
+        ({"orc.bloom.filter.columns": "id, v"}, "does not trim the names", OptionError),
+        ({"orc.write.format": "2.0"}, "expected 0.11 or 0.12", OptionError),
+        (
+            {"orc.write.format": "0.11", "orc.bloom.filter.columns": "v"},
+            "writes no bloom filters into 0.11 files",
+            None,
+        ),
+        ({"orc.compress.size": "4096"}, "a multiple of 65536 bytes", None),
+        ({"orc.compress": "gzip"}, "'orc.compress' = 'gzip' cannot be written", None),
+        ({"avro.codec": "zstd"}, "expected an Avro codec", OptionError),
+        ({"file.format": "orc", "file.compression.zstd-level": "9"}, "no zstd level", None),
     ],
 )
 def test_unwritable_file_options_are_refused_at_create_and_alter(session, options, match, error):

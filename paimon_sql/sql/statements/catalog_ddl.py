@@ -213,7 +213,10 @@ def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
 
 
 #: Option keys whose values decide how data files are written (`check_file_options`).
-_FILE_KEYS = ("file.format", "file.compression", "file-index.")
+_FILE_KEYS = (
+    "file.format", "file.compression", "file.block-size", "file-index.", "manifest.compression",
+    "parquet.", "orc.", "avro.",
+)  # fmt: skip
 
 
 def _refuse_unwritable_files(schema: TableSchema) -> None:
