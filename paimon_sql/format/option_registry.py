@@ -18,8 +18,9 @@ suggests the nearest valid ones, except:
 
 * keys under a namespace owned by an engine, a connector or a file format (`PASSTHROUGH_PREFIXES`:
   ``sink.``, ``lookup.``, ``parquet.``, ``orc.``, ``fs.``, ...) and a few Flink/Spark connector keys
-  (`PASSTHROUGH_KEYS`). They are kept verbatim, unvalidated, because Paimon keeps them too and the
-  engines that read them need them;
+  (`PASSTHROUGH_KEYS`). They are kept verbatim, because Paimon keeps them too and the engines that
+  read them need them. The format writers' keys among them are checked and honoured by
+  `paimon_sql.format.format_options` (or refused here, in `UNIMPLEMENTED`);
 * ``connector`` (Flink's WITH clause) must be ``paimon`` and is dropped; ``type`` must be ``table``
   and is dropped (format/object tables are not supported); ``path`` is refused: the catalog decides
   where a table lives, as Paimon's filesystem catalog does;
