@@ -51,9 +51,11 @@ KIND = "_VALUE_KIND"
 #: The SQL of each aggregate function the reader supports. Only these constant templates are ever
 #: parsed: a function name from a schema file is looked up here (`aggregate_function`).
 #: A key's added non-null values in merge order (a template, like the aggregates below);
-#: `_exact_product` folds them, under the internal name `_VALUES`.
+#: `_fold_in_order` folds them, under the internal name `_VALUES`.
 _IN_ORDER = "LIST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)"
 _VALUES = "values in merge order"
+#: A key's non-null values in merge order, retracted ones negated (a FLOAT/DOUBLE sum's steps).
+_SIGNED = "signed values in merge order"
 _TEMPLATES = {
     "last_non_null_value": "LAST(:x ORDER BY :o) FILTER (WHERE :x IS NOT NULL AND :add)",
     "last_value": "LAST(:x ORDER BY :o) FILTER (WHERE :add)",
@@ -80,6 +82,7 @@ _ALIASES = {"first_not_null_value": "first_non_null_value"}
 _LAST_NON_NULL_RETRACTED = "last_non_null_value retracted"
 _INTERNAL = {
     _VALUES: _IN_ORDER,
+    _SIGNED: "LIST(CASE WHEN :add THEN :x ELSE -:x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)",
     _LAST_NON_NULL_RETRACTED: (
         "LAST(CASE WHEN :add THEN :x END ORDER BY :o) FILTER (WHERE :x IS NOT NULL)"
     ),
@@ -218,24 +221,43 @@ def product_step(a: exp.Expression, b: exp.Expression, t: DataType) -> exp.Expre
     return exp.Case(ifs=ifs, default=exp.cast(rounded, duckdb_type_node(t)))
 
 
-def _exact(t: DataType) -> bool:
-    """Whether `_exact_product` computes products of `t` (integers and DECIMAL)."""
-    return t.root in _INTEGER_BITS or t.root == "DECIMAL"
+def _folded(name: str, t: DataType | None) -> bool:
+    """Whether `_fold_in_order` computes aggregate `name` of a `t` column.
 
-
-def _exact_product(
-    x: exp.Expression, o: exp.Expression, add: exp.Expression, t: DataType
-) -> exp.Expression:
-    """The product of a key's integer or DECIMAL values in merge order, step by step as Java's.
-
-    DuckDB's ``PRODUCT`` is a DOUBLE: inexact beyond 2^53, and rounded once instead of at each
-    step (`product_step`).
+    Products of numbers (DuckDB's ``PRODUCT`` is a DOUBLE: inexact beyond 2^53, and rounded once
+    instead of at each step) and FLOAT/DOUBLE sums (DuckDB sums in any order, and a FLOAT in
+    DOUBLE; each of Java's steps rounds, so the order decides the last bits).
     """
-    listed = _template(_VALUES, x=x.copy(), o=o.copy(), add=add.copy())
+    if t is None:
+        return False
+    if name == "product":
+        return t.root in _INTEGER_BITS or t.root == "DECIMAL" or t.root in FLOAT_ROOTS
+    return name == "sum" and t.root in FLOAT_ROOTS
+
+
+def _fold_in_order(
+    name: str,
+    x: exp.Expression,
+    o: exp.Expression,
+    add: exp.Expression,
+    t: DataType,
+    condition: exp.Expression | None = None,
+) -> exp.Expression:
+    """A key's `name` (`_folded`) in merge order, step by step in the column's type, as Java's.
+
+    Java's ``FieldProductAgg`` multiplies (`product_step`) and ``FieldSumAgg`` adds the records
+    one by one in merge order, a retraction subtracting (a NULL accumulator takes the next value,
+    negated for a retraction). `condition`: the records that count (a sequence group's).
+    """
+    listed = _template(
+        _SIGNED if name == "sum" else _VALUES, x=x.copy(), o=o.copy(), add=add.copy()
+    )
+    if condition is not None:
+        listed = GroupedMerge._filtered(listed, condition)
     a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
+    body = product_step(a, b, t) if name == "product" else exp.Add(this=a, expression=b)
     step = exp.Lambda(
-        this=product_step(a, b, t),
-        expressions=[exp.to_identifier("__paimon_a"), exp.to_identifier("__paimon_b")],
+        this=body, expressions=[exp.to_identifier("__paimon_a"), exp.to_identifier("__paimon_b")]
     )
     return exp.Anonymous(this="list_reduce", expressions=[listed, step])
 
@@ -549,8 +571,7 @@ class GroupedMerge:
             return self._first_non_null_fold(column, present)
         if name:
             x, o = _ident(column), self._fold_order(column, name)
-            aggregate = _template(name, x=x, o=o, add=exp.true(), d=self._delimiter(column))
-            value = self._finish(column, name, self._filtered(aggregate, present))
+            value = self._finish(column, name, self._aggregate(column, name, x, o, present))
             if self._reversal(column, name) != "refuse":
                 return value
             i = self._aggregated_groups().index(seq)
@@ -577,6 +598,21 @@ class GroupedMerge:
         """
         return exp.Literal.string(self.options.text(f"fields.{column}.list-agg-delimiter") or "")
 
+    def _aggregate(
+        self, column: str, name: str, x: exp.Expression, o: exp.Expression, when: exp.Expression
+    ) -> exp.Expression:
+        """Aggregate `name` of the records of `column` where `when`, none of them retracted.
+
+        Partial-update columns with an aggregate function, sequence groups, and sums with
+        ``ignore-retract``: products and FLOAT/DOUBLE sums step by step (`_fold_in_order`).
+        """
+        t = self.types.get(column)
+        if _folded(name, t):
+            assert t is not None
+            return _fold_in_order(name, x, o, exp.true(), t, when)
+        aggregate = _template(name, x=x, o=o, add=exp.true(), d=self._delimiter(column))
+        return self._filtered(aggregate, when)
+
     @staticmethod
     def _filtered(aggregate: exp.Expression, condition: exp.Expression) -> exp.Expression:
         if isinstance(aggregate, exp.Filter):
@@ -592,8 +628,7 @@ class GroupedMerge:
             return self._grouped(column)
         own = self._own_function(column) if self.engine is MergeEngine.PARTIAL_UPDATE else None
         if own:
-            aggregate = _template(own, x=x, o=o, add=exp.true(), d=self._delimiter(column))
-            return self._finish(column, own, self._filtered(aggregate, add))
+            return self._finish(column, own, self._aggregate(column, own, x, o, add))
         if self.engine is MergeEngine.PARTIAL_UPDATE or column in seq_fields:
             name = (
                 "last_non_null_value" if self.engine is MergeEngine.PARTIAL_UPDATE else "last_value"
@@ -604,9 +639,10 @@ class GroupedMerge:
         ignore = self.options.flag(f"fields.{column}.ignore-retract")
         value: exp.Expression
         if ignore and name == "sum":  # Java's FieldIgnoreRetractAgg: a retraction changes nothing
-            value = exp.Filter(this=exp.Sum(this=x.copy()), expression=exp.Where(this=add.copy()))
-        elif name == "product" and t is not None and _exact(t):
-            value = _exact_product(x, o, add, t)
+            value = self._aggregate(column, name, x, o, add)
+        elif _folded(name, t):
+            assert t is not None
+            value = _fold_in_order(name, x, o, add, t)
         else:
             value = _template(name, x=x, o=o, add=add, d=self._delimiter(column))
         value = self._finish(column, name, value)
@@ -758,8 +794,8 @@ class GroupedMerge:
         if name == "nested_update":
             return self._nested_update(column, value)
         t = self.types.get(column)
-        if t is None or name not in ("sum", "product") or (name == "product" and _exact(t)):
-            return value  # an exact product (`_exact_product`) is Java's already
+        if t is None or name not in ("sum", "product") or _folded(name, t):
+            return value  # a fold (`_fold_in_order`) is Java's already
         return java_overflow(value, t, f"table {self.table}, column {column!r}")
 
     def _element(self, column: str, name: str) -> DataType:

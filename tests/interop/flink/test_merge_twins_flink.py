@@ -10,6 +10,7 @@ delimiter there.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import pytest
@@ -36,6 +37,27 @@ _LOWER = (
     f"INSERT INTO {{t}} VALUES (1, 'y', {_N}, 1), (2, 'q', 2, 2), (3, 'y', 3, 1)",  # noqa: S608
     "INSERT INTO {t} VALUES (1, 'z', 3, 1), (2, 'r', 5, 0), (3, 'z', 4, 1)",
 )
+
+
+def _float_rounds(*, group: bool = False) -> tuple[str, ...]:
+    """Three INSERTs giving each of six keys one order of the values of each column."""
+    values = {
+        "d": ("1.0E16", "1.0", "-1.0E16"),
+        "f": ("16777216", "1", "-16777216"),
+        "pd": ("1.0E308", "10.0", "0.1"),
+        "pf": ("3.0E38", "10", "0.1"),
+    }
+    types = {"d": "DOUBLE", "f": "FLOAT", "pd": "DOUBLE", "pf": "FLOAT"}
+    orders = list(itertools.permutations(range(3)))
+    statements = []
+    for step in range(3):
+        rows = []
+        for k, order in enumerate(orders):
+            cells = [f"CAST({values[c][order[step]]} AS {types[c]})" for c in values]
+            rows.append(f"({k}, {', '.join(cells)}{f', {step}' if group else ''})")
+        statements.append(f"INSERT INTO {{t}} VALUES {', '.join(rows)}")  # noqa: S608
+    return tuple(statements)
+
 
 CASES = {
     **{
@@ -94,6 +116,25 @@ CASES = {
                 (5, 1.10, 5),
             )
         ),
+    ),
+    # FLOAT and DOUBLE sums and products: Java adds and multiplies record by record in merge
+    # order, rounding in the column's type at each step, so the order decides the result (1e16 +
+    # 1 is 1e16; 1e308 * 10 is infinite). Every order of three values, one key each.
+    "aggregation_float_order": (
+        "CREATE TABLE {t} (k INT NOT NULL, d DOUBLE, f FLOAT, pd DOUBLE, pf FLOAT, "
+        "PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'aggregation', "
+        "'fields.d.aggregate-function' = 'sum', 'fields.f.aggregate-function' = 'sum', "
+        "'fields.pd.aggregate-function' = 'product', 'fields.pf.aggregate-function' = 'product')",
+        _float_rounds(),
+    ),
+    # the same in a partial-update sequence group
+    "partial_update_float_order": (
+        "CREATE TABLE {t} (k INT NOT NULL, d DOUBLE, f FLOAT, pd DOUBLE, pf FLOAT, g INT, "
+        "PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '1', 'merge-engine' = 'partial-update', "
+        "'fields.d.aggregate-function' = 'sum', 'fields.f.aggregate-function' = 'sum', "
+        "'fields.g.sequence-group' = 'd,f,pd,pf', "
+        "'fields.pd.aggregate-function' = 'product', 'fields.pf.aggregate-function' = 'product')",
+        _float_rounds(group=True),
     ),
 }
 # 'sequence.field.sort-order' = 'descending' is not compared here: Paimon 1.3's comparator cache
