@@ -111,6 +111,19 @@ orc data files; paimon-sql writes orc with zstd, snappy, lz4, zlib, none, uncomp
     return codecs[name]
 
 
+def _format_codec(options: Mapping[str, str], fmt: str, key: str, names: Mapping[str, str]) -> str:
+    """The codec `key` names (any case; one of `names`), else ``file.compression``'s (`codec`)."""
+    given = options.get(key)
+    if given is None:
+        return codec(options, fmt)
+    if given.strip().lower() not in names:
+        raise UnsupportedFeatureError(
+            f"option {key!r} = {given!r} cannot be written; paimon-sql writes {fmt} with "
+            f"{', '.join(n.upper() for n in names)}"
+        )
+    return names[given.strip().lower()]
+
+
 def _bad(key: str, value: str, expected: str) -> OptionError:
     return OptionError(f"option {key!r} = {value!r} is not valid: expected {expected}")
 
@@ -177,16 +190,7 @@ def parquet_settings(options: Mapping[str, str]) -> dict[str, Any]:
     {'compression': 'zstd', 'compression_level': 1, 'data_page_size': 8192, \
 'max_rows_per_page': 500, 'write_page_checksum': True}
     """
-    given = options.get("parquet.compression")
-    if given is None:
-        compression = codec(options, "parquet")
-    elif given.strip().lower() in _PARQUET_CODECS:
-        compression = _PARQUET_CODECS[given.strip().lower()]
-    else:
-        raise UnsupportedFeatureError(
-            f"option 'parquet.compression' = {given!r} cannot be written; paimon-sql writes "
-            f"Parquet with {', '.join(_PARQUET_CODECS)}"
-        )
+    compression = _format_codec(options, "parquet", "parquet.compression", _PARQUET_CODECS)
     level = _integer(options, "parquet.compression.codec.zstd.level", high=22)
     out: dict[str, Any] = {
         "compression": compression,
@@ -331,17 +335,9 @@ def orc_settings(options: Mapping[str, str], schema: pa.Schema) -> dict[str, Any
     >>> orc_settings({"orc.bloom.filter.columns": "r,b", "orc.stripe.size": "65536"}, s)
     {'compression': 'zstd', 'stripe_size': 65536, 'bloom_filter_columns': [2, 3, 4]}
     """
-    given = options.get("orc.compress")
-    if given is None:
-        compression = codec(options, "orc")
-    elif given.strip().lower() in _ORC_CODECS:
-        compression = _ORC_CODECS[given.strip().lower()]
-    else:
-        raise UnsupportedFeatureError(
-            f"option 'orc.compress' = {given!r} cannot be written; paimon-sql writes ORC with "
-            f"{', '.join(k.upper() for k in _ORC_CODECS)}"
-        )
-    out: dict[str, Any] = {"compression": compression}
+    out: dict[str, Any] = {
+        "compression": _format_codec(options, "orc", "orc.compress", _ORC_CODECS)
+    }
     if (stripe := _block_bytes(options, "orc.stripe.size")) is not None:
         out["stripe_size"] = stripe
     out |= _orc_numbers(options)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import fastavro
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
@@ -27,6 +26,7 @@ import pytest
 import paimon_sql
 from paimon_sql.io.orc_timestamps import _stripes
 from tests.interop.flink.harness import arrow_rows, assert_same_rows
+from tests.parquet_footer import column_chunks
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,23 +86,13 @@ def _avro_codec(path: Path) -> str:
 
 
 def _parquet_shape(path: Path) -> dict[str, Any]:
-    con = duckdb.connect()
-    rows = con.sql(
-        "SELECT path_in_schema, bloom_filter_offset IS NOT NULL, encodings, compression, "
-        "data_page_offset FROM parquet_metadata($f) WHERE row_group_id = 0",
-        params={"f": str(path)},
-    ).fetchall()
-    data = path.read_bytes()
-    pages = {}
-    for p, _, _, _, offset in rows:
-        assert data[offset] == 0x15  # thrift compact: field 1 (PageHeader.type), an i32
-        pages[p.replace(", ", ".")] = data[offset + 1] >> 1  # 0 DATA_PAGE, 3 DATA_PAGE_V2
+    chunks = column_chunks(path)
     return {
-        "bloom": {p.replace(", ", ".") for p, bloom, *_ in rows if bloom},
+        "bloom": {p for p, c in chunks.items() if c["bloom"]},
         # the column the options take the dictionary from (the others are each writer's choice)
-        "s plain": all("DICTIONARY" not in enc for p, _, enc, *_ in rows if p == "s"),
-        "codec": {codec for *_, codec, _ in rows},
-        "pages": set(pages.values()),
+        "s plain": not chunks["s"]["dictionary"],
+        "codec": {c["codec"] for c in chunks.values()},
+        "pages": {c["page_type"] for c in chunks.values()},
         "row groups > 1": pq.ParquetFile(path).metadata.num_row_groups > 1,
     }
 

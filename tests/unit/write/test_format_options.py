@@ -13,7 +13,6 @@ import dataclasses
 import re
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 import duckdb
 import fastavro
@@ -24,6 +23,7 @@ import pytest
 import paimon_sql
 from paimon_sql.errors import UnsupportedFeatureError
 from paimon_sql.io.orc_timestamps import _stripes
+from tests.parquet_footer import column_chunks
 
 BLOOM_KINDS = {7, 8}  # ORC Stream.Kind BLOOM_FILTER, BLOOM_FILTER_UTF8
 
@@ -56,34 +56,6 @@ def _table(session, name: str, options: dict[str, str], *, pk: bool = False, row
     return folder, data
 
 
-def _columns(path: Path) -> dict[str, dict[str, Any]]:
-    """Row group 0's column chunks by dotted path: bloom filter, encodings, pages, codec."""
-    con = duckdb.connect()
-    rows = con.sql(
-        "SELECT path_in_schema, bloom_filter_offset, encodings, encoding_stats, compression, "
-        "data_page_offset FROM parquet_metadata($f) WHERE row_group_id = 0",
-        params={"f": str(path)},
-    ).fetchall()
-    return {
-        p.replace(", ", "."): {
-            "bloom": bloom is not None,
-            "dictionary": "DICTIONARY" in encodings,
-            "pages": sum(s["count"] for s in stats if s["page_type"].startswith("DATA")),
-            "codec": codec,
-            "offset": offset,
-        }
-        for p, bloom, encodings, stats, codec, offset in rows
-    }
-
-
-def _page_type(path: Path, offset: int) -> int:
-    """The ``PageHeader.type`` of the page at `offset` (thrift compact: field 1, an i32 zigzag
-    varint after the 0x15 field header): 0 DATA_PAGE, 3 DATA_PAGE_V2."""
-    head = path.read_bytes()[offset : offset + 2]
-    assert head[0] == 0x15
-    return head[1] >> 1
-
-
 def _codec(path: Path) -> str:
     with path.open("rb") as fh:
         return fastavro.reader(fh).codec
@@ -108,7 +80,7 @@ def test_parquet_options_shape_row_groups_pages_codec_dictionaries_and_bloom_fil
     )
     meta = pq.ParquetFile(data).metadata
     assert meta.num_row_groups > 5  # 4 KB of Arrow data per group, about 40 bytes a row
-    columns = _columns(data)
+    columns = column_chunks(data)
     # global bloom filters: every column but BOOLEANs, r.y (opted out) and those that keep a
     # dictionary (_VALUE_KIND: one value), as parquet-mr writes them
     assert {p for p, c in columns.items() if c["bloom"]} == {
@@ -119,7 +91,7 @@ def test_parquet_options_shape_row_groups_pages_codec_dictionaries_and_bloom_fil
     assert {c["codec"] for c in columns.values()} == {"GZIP"}
     rows_per_group = meta.row_group(0).num_rows
     assert columns["id"]["pages"] == -(-rows_per_group // 100)
-    assert _page_type(data, columns["id"]["offset"]) == 3
+    assert columns["id"]["page_type"] == 3  # DATA_PAGE_V2
     # DuckDB's own probe: the filters hold the values written, and not others
     con = duckdb.connect()
     probe = "SELECT bool_and(bloom_filter_excludes) FROM parquet_bloom_probe($f, 's', $v)"
@@ -129,10 +101,10 @@ def test_parquet_options_shape_row_groups_pages_codec_dictionaries_and_bloom_fil
 
 def test_without_options_parquet_is_as_before(session):
     _, data = _table(session, "plain", {})
-    columns = _columns(data)
+    columns = column_chunks(data)
     assert not any(c["bloom"] for c in columns.values())
     assert {c["codec"] for c in columns.values()} == {"ZSTD"}
-    assert _page_type(data, columns["id"]["offset"]) == 0
+    assert columns["id"]["page_type"] == 0
     assert pq.ParquetFile(data).metadata.num_row_groups == 1
 
 
