@@ -248,12 +248,17 @@ def _fold_in_order(
     Java's ``FieldProductAgg`` multiplies (`product_step`) and ``FieldSumAgg`` adds the records
     one by one in merge order, a retraction subtracting (a NULL accumulator takes the next value,
     negated for a retraction). `condition`: the records that count (a sequence group's).
+
+    Only keys with more than one record are folded: Java returns a lone record as written, and
+    so does the merge (`GroupedMerge._unless_single`), so their lists would be thrown away.
     """
     listed = _template(
         _SIGNED if name == "sum" else _VALUES, x=x.copy(), o=o.copy(), add=add.copy()
     )
-    if condition is not None:
-        listed = GroupedMerge._filtered(listed, condition)
+    several = exp.GT(this=_ident(COUNT), expression=exp.Literal.number(1))
+    listed = GroupedMerge._filtered(
+        listed, several if condition is None else exp.and_(condition, several)
+    )
     a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
     body = product_step(a, b, t) if name == "product" else exp.Add(this=a, expression=b)
     step = exp.Lambda(
