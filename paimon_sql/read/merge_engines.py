@@ -255,10 +255,10 @@ def _fold_in_order(
     listed = _template(
         _SIGNED if name == "sum" else _VALUES, x=x.copy(), o=o.copy(), add=add.copy()
     )
-    several = exp.GT(this=_ident(COUNT), expression=exp.Literal.number(1))
-    listed = GroupedMerge._filtered(
-        listed, several if condition is None else exp.and_(condition, several)
-    )
+    several: exp.Expression = exp.GT(this=_ident(COUNT), expression=exp.Literal.number(1))
+    if condition is not None:
+        several = exp.And(this=condition.copy(), expression=several)
+    listed = GroupedMerge._filtered(listed, several)
     a, b = exp.column("__paimon_a"), exp.column("__paimon_b")
     body = product_step(a, b, t) if name == "product" else exp.Add(this=a, expression=b)
     step = exp.Lambda(
