@@ -25,6 +25,15 @@ themselves (memory pools, padding to HDFS blocks, how often page sizes are check
 a reader sees and are kept; so are keys under these prefixes that no Java writer reads (reader
 flags, other engines' keys such as paimon-cpp's ``parquet.use-native``), as Java keeps them.
 
+Checked against Java's own files (tests/interop/flink/test_format_options_flink.py), with these
+differences kept: no bloom filter for BOOLEAN columns (pyarrow writes none; two values need none);
+a bloom filter sized for the row group's rows rather than 1 MiB; dictionaries chosen by
+`paimon_sql.write.data_file`'s sampling rather than parquet-mr's page-by-page fallback (a column
+asked for a bloom filter follows parquet-mr's rule: a filter only where no dictionary is kept);
+ORC stripes cut by pyarrow's estimate of the compressed bytes buffered. Where Java silently writes
+nothing (``orc.bloom.filter.columns`` with spaces, or in an ``orc.write.format`` 0.11 file) the
+option is refused instead.
+
 Values are read as Java reads them: parquet-mr's and ORC's numbers are plain integers or decimals
 (``'134217728'``, not ``'128 mb'``), their flags ``true`` or ``false``; a value Java would fail on
 or silently replace by its default is refused here.
