@@ -47,6 +47,7 @@ or silently replace by its default is refused here.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -221,10 +222,40 @@ def parquet_settings(options: Mapping[str, str]) -> dict[str, Any]:
         if version.strip() not in _PARQUET_VERSIONS:
             raise _bad("parquet.writer.version", version, " or ".join(_PARQUET_VERSIONS))
         out["data_page_version"] = _PARQUET_VERSIONS[version.strip()]
+    if "max_rows_per_page" in out:
+        _require("max_rows_per_page")
     # CRC32 per page (read by Java's parquet-mr and pyarrow): damage is detectable
     checksums = _flag(options, "parquet.page.write-checksum.enabled")
     out["write_page_checksum"] = True if checksums is None else checksums
     return out
+
+
+#: The options whose ``pyarrow.parquet`` argument older pyarrow releases lack (17 has neither).
+_NEWER_ARGUMENTS = {
+    "max_rows_per_page": "parquet.page.row.count.limit",
+    "bloom_filter_options": "parquet.bloom.filter.*",
+}
+
+
+@functools.cache
+def _parquet_accepts(argument: str) -> bool:
+    """Whether the installed pyarrow's Parquet writer takes `argument` (asked once)."""
+    import pyarrow.parquet as pq
+
+    try:
+        arguments: dict[str, Any] = {argument: None}
+        pq.ParquetWriter(pa.BufferOutputStream(), pa.schema([("a", pa.int8())]), **arguments)
+    except TypeError:
+        return False
+    return True
+
+
+def _require(argument: str) -> None:
+    if not _parquet_accepts(argument):
+        raise UnsupportedFeatureError(
+            f"option {_NEWER_ARGUMENTS[argument]!r} needs pyarrow's {argument!r}, which pyarrow "
+            f"{pa.__version__} lacks; upgrade pyarrow or remove the option"
+        )
 
 
 def _per_column(options: Mapping[str, str], key: str) -> Iterator[tuple[str, str, str]]:
@@ -334,6 +365,8 @@ def parquet_bloom_filters(
                 "has none for BOOLEAN); set 'parquet.bloom.filter.enabled#" + path + "' = 'false'"
             )
         out[path] = {"ndv": ndv.get(path, max(1, rows)), "fpp": fpp.get(path, BLOOM_FPP)}
+    if out:
+        _require("bloom_filter_options")
     return out or None
 
 

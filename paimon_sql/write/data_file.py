@@ -243,6 +243,9 @@ def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> Non
         _use_dictionary(table, options),
         format_options.parquet_bloom_filters(options, table.schema, rows),
     )
+    settings = format_options.parquet_settings(options)
+    if blooms:  # only when asked: older pyarrow (17) has no such argument
+        settings["bloom_filter_options"] = blooms
     pq.write_table(
         table,
         out,
@@ -251,8 +254,7 @@ def _write_parquet(table: pa.Table, out: Any, options: Mapping[str, str]) -> Non
         use_deprecated_int96_timestamps="ns" in units,
         store_schema=False,
         use_dictionary=dictionary,
-        bloom_filter_options=blooms,
-        **format_options.parquet_settings(options),
+        **settings,
     )
 
 
