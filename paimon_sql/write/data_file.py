@@ -279,9 +279,9 @@ def _bloom_or_dictionary(
     chosen = set(format_options.parquet_paths(table.schema)) if dictionary is True else set()
     chosen |= set(dictionary) if isinstance(dictionary, list) else set()
     kept: dict[str, Any] = {}
-    sample = table.slice(0, _DICTIONARY_SAMPLE)
+    leaves = _leaves(table.slice(0, _DICTIONARY_SAMPLE))
     for path, settings in blooms.items():
-        values = _leaf(sample, path)
+        values = leaves[path]
         distinct = pc.count_distinct(values, mode="only_valid").as_py()
         pays = distinct <= 1 or distinct * 4 <= len(values)
         if (pays and per_column.get(path, allowed)) or (distinct <= 1 and path in chosen):
@@ -292,21 +292,34 @@ def _bloom_or_dictionary(
     return sorted(chosen), kept or None
 
 
-def _leaf(table: pa.Table, path: str) -> Any:
-    """The values of Parquet leaf column `path` (`format_options.parquet_paths`) of `table`."""
-    name, _, rest = path.partition(".")
-    values: Any = table.column(name).combine_chunks()
-    parts = rest.split(".") if rest else []
-    while parts:
-        if pa.types.is_struct(values.type):
-            values = values.field(parts.pop(0))
-        elif pa.types.is_map(values.type):
-            values = values.keys if parts[1] == "key" else values.items
-            parts = parts[2:]
-        else:  # list.element
-            values = values.flatten()
-            parts = parts[2:]
-    return values
+def _leaves(table: pa.Table) -> dict[str, Any]:
+    """The values of each Parquet leaf column of `table`, by path (`format_options.parquet_paths`).
+
+    Walked like the paths themselves, so a name holding a dot is no path separator here.
+
+    >>> t = pa.table({"a.b": [1], "r": [{"x": 2}], "m": pa.array([[("k", 3)]],
+    ...                                                        pa.map_(pa.string(), pa.int8()))})
+    >>> {p: v.to_pylist() for p, v in _leaves(t).items()}
+    {'a.b': [1], 'r.x': [2], 'm.key_value.key': ['k'], 'm.key_value.value': [3]}
+    """
+    out: dict[str, Any] = {}
+
+    def walk(path: str, values: Any) -> None:
+        t = values.type
+        if pa.types.is_struct(t):
+            for i in range(t.num_fields):
+                walk(f"{path}.{t.field(i).name}", values.field(i))
+        elif pa.types.is_map(t):
+            walk(f"{path}.key_value.key", values.keys)
+            walk(f"{path}.key_value.value", values.items)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            walk(f"{path}.list.element", values.flatten())
+        else:
+            out[path] = values
+
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        walk(name, column.combine_chunks())
+    return out
 
 
 _DICTIONARY_SAMPLE = 4096
