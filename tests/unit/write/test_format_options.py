@@ -186,3 +186,14 @@ def test_a_java_table_with_a_format_key_pyarrow_cannot_honour_is_read_not_writte
         session.sql("INSERT INTO db.j (id) VALUES (99)")
     assert sorted(folder.rglob("*")) == files
     assert session.sql("SELECT count(*) FROM db.j").fetchall() == [(10,)]
+
+
+def test_a_bloom_filter_on_a_column_whose_name_holds_a_dot(session):
+    """Parquet paths join names with dots: a column named 'a.b' is the path 'a.b'."""
+    session.sql(
+        """CREATE TABLE db.dotted ("a.b" INT, r ROW<x INT>) WITH ("""
+        "'parquet.bloom.filter.enabled#a.b' = 'true', 'parquet.bloom.filter.enabled#r.x' = 'true')"
+    )
+    session.sql("""INSERT INTO db.dotted SELECT i, {'x': i} FROM range(5000) t(i)""")
+    (data,) = sorted(Path(session.table("db.dotted").path).glob("bucket-0/data-*"))
+    assert {p for p, c in column_chunks(data).items() if c["bloom"]} == {"a.b", "r.x"}
