@@ -307,8 +307,9 @@ def _leaves(table: pa.Table) -> dict[str, Any]:
     def walk(path: str, values: Any) -> None:
         t = values.type
         if pa.types.is_struct(t):
+            fields = values.flatten()  # with the struct's own NULLs
             for i in range(t.num_fields):
-                walk(f"{path}.{t.field(i).name}", values.field(i))
+                walk(f"{path}.{t.field(i).name}", fields[i])
         elif pa.types.is_map(t):
             walk(f"{path}.key_value.key", values.keys)
             walk(f"{path}.key_value.value", values.items)
@@ -349,10 +350,9 @@ def _use_dictionary(table: pa.Table, options: Mapping[str, str]) -> bool | list[
     chosen |= {path for path, on in columns.items() if on}
     chosen -= {path for path, on in columns.items() if not on}
     single = [
-        name
-        for name, column in zip(table.column_names, table.columns, strict=True)
-        if not pa.types.is_nested(column.type)
-        and pc.count_distinct(column, mode="only_valid").as_py() <= 1
+        path
+        for path, column in _leaves(table).items()
+        if pc.count_distinct(column, mode="only_valid").as_py() <= 1
     ]
     return sorted(chosen | set(single))
 
@@ -387,25 +387,25 @@ def row_group_rows(table: pa.Table, block_bytes: int | None = None) -> int:
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:
-    """The columns of a large file worth a dictionary.
+    """The Parquet leaf columns of a large file worth a dictionary, by path (`_leaves`).
 
-    At most 1 distinct value in 4 (or a single one) on a sample of the first rows. Small files (at
+    At most 1 distinct value in 4 (or a single one) on a sample of the first rows; the leaves of
+    nested columns too, as parquet-mr gives them one. Small files (at
     most the sample) get one for every column, as Java's parquet-mr writes them, so their sizes
     (which Java's compaction picking compares) stay alike. pyarrow otherwise builds a dictionary for
     every column and falls back page by page, which makes a high-cardinality column (keys, ids,
     random values) cost ~3x its plain encoding. Readers handle both.
     """
-    sample = table.slice(0, _DICTIONARY_SAMPLE)
     out = []
-    for name, column in zip(table.column_names, sample.columns, strict=True):
-        if pa.types.is_nested(column.type) or len(column) == 0:
+    for path, column in _leaves(table.slice(0, _DICTIONARY_SAMPLE)).items():
+        if len(column) == 0:
             continue
         distinct = pc.count_distinct(column, mode="only_valid").as_py()
         # <= 1: a PLAIN string column whose min == max is read wrong by DuckDB 2.0.0 (`s IS NULL`
         # true for its values; tests/property/test_regressions.py), so such a column always keeps a
         # dictionary.
         if distinct <= 1 or distinct * 4 <= len(column):
-            out.append(name)
+            out.append(path)
     return out
 
 

@@ -5,8 +5,8 @@ For each format, Flink and paimon-sql each create the same table with the same `
 
 1. each reads the other's table exactly as its writer does (Flink reads ours, we read Flink's);
 2. the files agree on what the options ask for, measured in Java's files and in ours alike:
-   Parquet codec, data page version, which columns carry a bloom filter, that the column the
-   options take the dictionary from has none, more than one row group; ORC codec, row index
+   Parquet codec, data page version, which columns carry a bloom filter or a dictionary, more than
+   one row group; ORC codec, row index
    stride, file version, which columns carry a bloom filter, more than one stripe; the Avro codec
    of data files and of manifests;
 3. Flink writes on top of our table, and both read the result alike.
@@ -89,8 +89,7 @@ def _parquet_shape(path: Path) -> dict[str, Any]:
     chunks = column_chunks(path)
     return {
         "bloom": {p for p, c in chunks.items() if c["bloom"]},
-        # the column the options take the dictionary from (the others are each writer's choice)
-        "s plain": not chunks["s"]["dictionary"],
+        "plain": {p for p, c in chunks.items() if not c["dictionary"]},
         "codec": {c["codec"] for c in chunks.values()},
         "pages": {c["page_type"] for c in chunks.values()},
         "row groups > 1": pq.ParquetFile(path).metadata.num_row_groups > 1,
