@@ -30,7 +30,7 @@ _STATEMENTS = (
 _READS = (
     "SELECT * FROM db.t ORDER BY a",
     "SELECT * FROM db.t$audit_log /*+ OPTIONS('incremental-between' = '2,8', "
-    "'incremental-between-scan-mode' = 'changelog') */ ORDER BY a, rowkind",
+    "'incremental-between-scan-mode' = 'changelog') */ ORDER BY a, rowkind, s, n",
 )
 
 
