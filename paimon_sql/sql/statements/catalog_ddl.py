@@ -40,6 +40,7 @@ from paimon_sql.errors import (
     SqlError,
     UnsupportedFeatureError,
 )
+from paimon_sql.format import format_options
 from paimon_sql.format.option_registry import refuse_unimplemented
 from paimon_sql.format.partition import PartitionLayout
 from paimon_sql.format.snapshot import CommitKind
@@ -215,7 +216,7 @@ def _refuse_unwritable(create: CreateTable, ident: Identifier) -> None:
 #: Option keys whose values decide how data files are written (`check_file_options`).
 _FILE_KEYS = (
     "file.format", "file.compression", "file.block-size", "file-index.", "manifest.compression",
-    "parquet.", "orc.", "avro.",
+    *format_options.PREFIXES,
 )  # fmt: skip
 
 
