@@ -225,6 +225,12 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
     suite = {"partitions": PARTITIONED_WORKLOADS, "scale": SCALE_WORKLOADS}.get(
         args.suite, WORKLOADS
     )
+    unknown = sorted(set(args.only or ()) - {w.name for w in suite})
+    if unknown:
+        raise SystemExit(
+            f"--only {', '.join(unknown)}: not a workload of --suite {args.suite}; it has "
+            f"{', '.join(w.name for w in suite)} (the deletion-vector scans run in partitions_ab --dv)"
+        )
     selected = [w for w in suite if not args.only or w.name in args.only]
     tables = _tables.ensure_tables(
         args.rows, with_dv=not args.no_dv, only={w.table for w in selected}
