@@ -229,7 +229,8 @@ def run_reads(args: argparse.Namespace) -> dict[str, Any]:
     if unknown:
         raise SystemExit(
             f"--only {', '.join(unknown)}: not a workload of --suite {args.suite}; it has "
-            f"{', '.join(w.name for w in suite)} (the deletion-vector scans run in partitions_ab --dv)"
+            f"{', '.join(w.name for w in suite)} "
+            "(the deletion-vector scans run in partitions_ab --dv)"
         )
     selected = [w for w in suite if not args.only or w.name in args.only]
     tables = _tables.ensure_tables(

@@ -249,6 +249,40 @@ def test_insert_column_list_fills_the_rest_with_null(s):
     assert rows(s, "SELECT * FROM d.app ORDER BY y") == [(None, "no x"), (7, "swapped")]
 
 
+def test_column_names_in_insert_and_update_resolve_as_in_select(s):
+    """Case-insensitively, as DuckDB resolves every other name of the statement (and MERGE)."""
+    s.sql("INSERT INTO d.app (Y, X) VALUES ('upper', 3)")
+    s.sql("UPDATE d.pk SET V = 'A', N = n + 1 WHERE K = 1")
+    s.sql("UPDATE d.pk SET K = k, \"V\" = 'B' WHERE k = 2")  # SET k = k keeps the key
+    assert rows(s, "SELECT * FROM d.app") == [(3, "upper")]
+    assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "A", 11), (2, "B", 20)]
+    refused(s, "UPDATE d.pk SET K = 5 WHERE k = 1", SchemaError, match="primary-key column 'k'")
+    refused(s, "UPDATE d.pk SET w = 5", SchemaError, match="unknown column 'w' in UPDATE of d.pk")
+    refused(s, "INSERT INTO d.app (x, W) VALUES (1, 2)", SchemaError, table="d.app", match="W")
+
+
+def test_a_column_named_twice_is_refused_as_duckdb_refuses_it(s):
+    refused(
+        s,
+        "UPDATE d.pk SET v = 'x', V = 'y' WHERE k = 1",
+        SqlError,
+        match='Multiple assignments to same column "V" in UPDATE of d.pk',
+    )
+    refused(
+        s,
+        "INSERT INTO d.app (x, X) VALUES (1, 2)",
+        SqlError,
+        table="d.app",
+        match='Duplicate column name "X" in INSERT into d.app',
+    )
+    con = duckdb.connect()  # DuckDB's own tables say the same
+    con.execute("CREATE TABLE app (x INT, y VARCHAR)")
+    with pytest.raises(duckdb.BinderException, match='Multiple assignments to same column "Y"'):
+        con.execute("UPDATE app SET y = 'a', Y = 'b'")
+    with pytest.raises(duckdb.BinderException, match='Duplicate column name "X" in INSERT'):
+        con.execute("INSERT INTO app (x, X) VALUES (1, 2)")
+
+
 def test_value_count_mismatch_uses_duckdbs_message(s):
     err = refused(s, "INSERT INTO d.app VALUES (1, 'a', 3)", ExecutionError, table="d.app")
     assert "has 2 columns but 3 values were supplied" in str(err)

@@ -94,13 +94,22 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     `columns` (the others are NULL).
     """
     schema = table.latest_schema
-    targets = columns if columns is not None else list(schema.field_names)
-    unknown = [c for c in targets if c not in schema.field_names]
-    if unknown:
-        raise SchemaError(
-            f"unknown column(s) {', '.join(unknown)} for table {table.name}; "
-            f"columns: {', '.join(schema.field_names)}"
-        )
+    targets = list(schema.field_names)
+    if columns is not None:
+        unknown = [c for c in columns if _field_or_none(table, c) is None]
+        if unknown:
+            raise SchemaError(
+                f"unknown column(s) {', '.join(unknown)} for table {table.name}; "
+                f"columns: {', '.join(schema.field_names)}"
+            )
+        targets = []
+        for c in columns:
+            if field_named(table, c) in targets:
+                raise SqlError(
+                    f'Duplicate column name "{c}" in INSERT into {table.name}: '
+                    "name each column once"
+                )
+            targets.append(field_named(table, c))
     alias = exp.TableAlias(
         this=exp.to_identifier("__paimon_src"),
         columns=[exp.to_identifier(f"__c_{c}", quoted=True) for c in targets],
@@ -605,15 +614,37 @@ def _do_update(
     return sets, where.this if isinstance(where, exp.Where) else where
 
 
-def field_named(table: Table, name: str, where: str | None = None) -> str:
-    """The column of `table` called `name` (case-insensitively); a `SchemaError` naming `where`."""
-    for f in table.latest_schema.field_names:
-        if f.lower() == name.lower():
-            return f
-    raise SchemaError(
-        f"unknown column {name!r} {where or 'of ' + table.name}; columns: "
-        f"{', '.join(table.latest_schema.field_names)}"
-    )
+def field_named(table: Table, name: str, statement: str | None = None) -> str:
+    """The column of `table` called `name`; a `SchemaError` naming `statement` when it has none.
+
+    `statement` is the words before the table's name in the message (``"MERGE INTO"``).
+
+    As DuckDB resolves names in the rest of the statement: case-insensitively. An exact match
+    wins where a table (written by a case-sensitive engine) has columns differing only in case;
+    a name that matches several of them only case-insensitively is refused as ambiguous.
+    """
+    found = _field_or_none(table, name)
+    if found is None:
+        raise SchemaError(
+            f"unknown column {name!r} {'in ' + statement if statement else 'of'} {table.name}; "
+            "columns: "
+            f"{', '.join(table.latest_schema.field_names)}"
+        )
+    return found
+
+
+def _field_or_none(table: Table, name: str) -> str | None:
+    """`field_named` without the error: None when `table` has no such column."""
+    fields = table.latest_schema.field_names
+    if name in fields:
+        return name
+    matches = [f for f in fields if f.lower() == name.lower()]
+    if len(matches) > 1:
+        raise SchemaError(
+            f"column name {name!r} is ambiguous in {table.name}: it has columns "
+            f"{', '.join(matches)}; quote the one you mean exactly"
+        )
+    return matches[0] if matches else None
 
 
 def _partition_value(node: exp.Expression) -> Any:
@@ -1019,18 +1050,18 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     _refuse_returning(statement, "UPDATE")
     sets = {}
     for eq in statement.expressions:
-        name = eq.this.name
-        if name not in schema.field_names:
-            raise SchemaError(
-                f"unknown column {name!r} in UPDATE of {table.name}; columns: "
-                f"{', '.join(schema.field_names)}"
+        name = field_named(table, eq.this.name, "UPDATE of")
+        if name in sets:
+            raise SqlError(
+                f'Multiple assignments to same column "{eq.this.name}" in UPDATE of '
+                f"{table.name}: assign each column once"
             )
         value = eq.expression
         if (
             name in schema.primary_keys
             and isinstance(value, exp.Column)
-            and value.name == name
-            and value.table in ("", ident.table)
+            and _field_or_none(table, value.name) == name
+            and value.table.lower() in ("", ident.table.lower())
         ):
             continue  # SET k = k: the key keeps its value (Java allows it)
         if name in schema.primary_keys:

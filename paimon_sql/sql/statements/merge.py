@@ -175,7 +175,7 @@ class _Merge:
             raise self.ctx.engine.translate(err) from err
 
     def _field(self, name: str) -> str:
-        return dml.field_named(self.table, name, f"in MERGE INTO {self.table.name}")
+        return dml.field_named(self.table, name, "MERGE INTO")
 
     def _clause(self, when: exp.When) -> _Clause:
         side = (
