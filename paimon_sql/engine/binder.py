@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.catalog.names import table_name
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER, table_name
 from paimon_sql.engine.pushdown import table_predicate
 from paimon_sql.engine.source import PaimonSource, SystemTables
 from paimon_sql.engine.travel import (
@@ -181,6 +181,8 @@ class Binder:
         # statement text -> (the kept scans it was bound to, its rendered SQL)
         # (weak: a scan the inline cache dropped is not kept alive here, and is never matched)
         self._rendered: OrderedDict[str, tuple[tuple[weakref.ref[Any], ...], str]] = OrderedDict()
+        #: ``db.table`` of each table the last `bind` replaced by its scan (bare names qualified)
+        self.bound: list[str] = []
 
     #: Rendered statements remembered (`render`), least recently used dropped first.
     RENDERED = 64
@@ -234,12 +236,14 @@ class Binder:
         """
         catalog = self.engine.catalog
         changed = False
+        self.bound = []
+        ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
         for node in list(statement.find_all(exp.Table)):
             call = node.this
             if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
                 changed |= _other(self._changes(node, call), used)
                 continue
-            if not node.db:
+            if not node.db and not self._qualify_bare(node, ctes):
                 continue
             branch = None
             if "$" in node.name and node.db != "sys":
@@ -269,6 +273,7 @@ class Binder:
             early = early_stop(node)
             latest = travel is not None and travel.latest_schema
             unqualify(statement, node)
+            self.bound.append(f"{node.db}.{node.name}")
             self._replace(
                 node,
                 table,
@@ -282,6 +287,28 @@ class Binder:
             )
             changed = True
         return changed
+
+    def _qualify_bare(self, node: exp.Table, ctes: set[str]) -> bool:
+        """Give a bare ``t`` (``t$snapshots`` …) the Paimon database DuckDB would find it in.
+
+        After ``USE db`` such a name reads the table ``db.t`` (`Engine.bare_table`); qualified, it
+        is bound like ``db.t``: time travel, hints, system tables and the inlined scan apply.
+        Whether it was: not for a name that is written or created (only FROM, JOIN and MERGE
+        USING read), a common table expression of that name, a temporary table, a table
+        function, or outside a Paimon database.
+        """
+        if node.args.get("catalog") is not None or not isinstance(node.this, exp.Identifier):
+            return False
+        if not _scanned(node) or node.name.lower() in ctes:
+            return False
+        base, sep, suffix = node.name.partition(SYSTEM_TABLE_SPLITTER)
+        ident = self.engine.bare_table(base)
+        if ident is None:
+            return False
+        quoted = node.this.args.get("quoted")
+        node.set("this", exp.to_identifier(ident.table + sep + suffix, quoted=quoted))
+        node.set("db", exp.to_identifier(ident.database, quoted=True))
+        return True
 
     def replace_variables(
         self, statement: exp.Expression, lookup: Callable[[str], object | None]
@@ -563,11 +590,10 @@ class Binder:
         """
         engine = self.engine
         before = dict(engine.last)
-        names = [f"{t.db}.{t.name}" for t in statement.find_all(exp.Table) if t.db]
         if not self.bind(statement):
             return None
         rows: list[tuple[str, str, str]] = []
-        for name in names:
+        for name in dict.fromkeys(self.bound):
             last = engine.last.get(name)
             if last is None or last is before.get(name):
                 continue

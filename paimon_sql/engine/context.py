@@ -184,6 +184,9 @@ class Engine:
         #: Tables and sources, for what is registered on ``con`` (`Sources`).
         self.sources = Sources(catalog, self.reader, self.log)
         self._views: dict[Identifier, tuple[PaimonSource, int]] = {}
+        #: The DuckDB schemas made for Paimon databases (no other schema can be one: `bare_table`
+        #: asks the warehouse only about these)
+        self._schemas: set[str] = set()
         self._lock = threading.Lock()
         self._keep: list[str] = []  # deletion-vector tables the inlined queries read
         #: The latest scan of each table (``db.table``): its plan (inlined) or its source
@@ -296,7 +299,7 @@ class Engine:
                 return
             source = self.source(table)
             hidden = self.register(source, str(ident))
-            self.con.execute(create_schema(ident.database).sql("duckdb"))
+            self.expose_database(ident.database)
             target = table_node(ident.database, ident.table)
             view = create_view(target, select_all(table_node(hidden)))
             self.con.execute(view.sql("duckdb"))
@@ -308,6 +311,7 @@ class Engine:
         So that ``USE db`` works before its first table.
         """
         self.con.execute(create_schema(database).sql("duckdb"))
+        self._schemas.add(database)
 
     def current_schema(self) -> str | None:
         """The schema ``USE`` selected on ``con``.
@@ -317,6 +321,41 @@ class Engine:
         query = exp.select(exp.func("current_database"), exp.func("current_schema"))
         ((catalog, schema),) = self.con.sql(query.sql("duckdb")).fetchall()
         return schema if catalog == self.home else None
+
+    def bare_table(self, name: str) -> Identifier | None:
+        """The Paimon table a bare name (no database) reads, as DuckDB resolves the name.
+
+        After ``USE db`` of a Paimon database, DuckDB finds ``t`` in the schema of ``db``'s views,
+        unless a temporary table or view of that name comes first in its search path. Names are
+        matched as DuckDB matches them: exactly, else the one table whose name differs only in
+        case. A system-table or branch suffix (``t$snapshots``) is the caller's: `name` is the
+        table's part. None when the name reads no Paimon table (DuckDB resolves or reports it); a
+        common table expression of the statement is the caller's to rule out.
+        """
+        database = self.current_schema()
+        if database not in self._schemas or not self.catalog.has_database(database):
+            return None
+        tables = self.catalog.tables(database)
+        if name not in tables:
+            matches = [t for t in tables if t.lower() == name.lower()]
+            if len(matches) != 1:
+                return None
+            name = matches[0]
+
+        def named(column: str) -> exp.Condition:
+            return exp.and_(
+                exp.EQ(this=exp.column("database_name"), expression=exp.Literal.string("temp")),
+                exp.EQ(
+                    this=exp.func("lower", exp.column(column)),
+                    expression=exp.Literal.string(name.lower()),
+                ),
+            )
+
+        tables_q = exp.select("1").from_("duckdb_tables()").where(named("table_name"))
+        views_q = exp.select("1").from_("duckdb_views()").where(named("view_name"))
+        if self.fetch(exp.union(tables_q, views_q).limit(1)):
+            return None  # a temporary table or view of that name shadows the Paimon table
+        return Identifier(database, name)
 
     def in_transaction(self) -> bool:
         """Whether ``con`` is inside an explicit transaction.

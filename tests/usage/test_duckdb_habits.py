@@ -493,6 +493,44 @@ def test_create_view_in_a_paimon_database_is_refused_by_name(s):
     assert rows(s, "SELECT count(*) FROM memory.main.v") == [(3,)]
 
 
+# ------------------------------------------------------------------------- bare names after USE
+
+
+def test_bare_names_after_use_read_as_qualified_ones(s):
+    """``USE d`` then ``t``: time travel, hints, system tables, EXPLAIN and the inlined scan."""
+    s.sql("INSERT INTO d.pk VALUES (4, 'd', 40)")  # snapshot 2
+    s.sql("USE d")
+    first = [(1, "a", 10), (2, "b", 20), (3, "c", 30)]
+    assert rows(s, "SELECT * FROM pk VERSION AS OF 1 ORDER BY k") == first
+    assert rows(s, "SELECT * FROM PK AT (VERSION => 1) ORDER BY k") == first
+    hinted = "SELECT * FROM pk /*+ OPTIONS('scan.snapshot-id'='1') */ ORDER BY k"
+    assert rows(s, hinted) == first
+    assert rows(s, 'SELECT snapshot_id FROM "pk$snapshots" ORDER BY 1') == [(1,), (2,)]
+    assert rows(s, "SELECT pk.k FROM pk WHERE pk.k = 4") == [(4,)]
+    assert rows(s, "SELECT count(*) FROM pk a JOIN d.pk b USING (k)") == [(4,)]
+    plan = {key: value for scope, key, value in s.explain("SELECT * FROM pk VERSION AS OF 1")}
+    assert plan["reader"] == "inlined SQL"
+    assert plan["snapshot"].startswith("1 ")
+    s.sql("INSERT INTO pk SELECT k + 10, v, n FROM pk VERSION AS OF 1")
+    assert rows(s, "SELECT count(*) FROM Pk") == [(7,)]
+
+
+def test_a_cte_or_temporary_table_of_the_name_comes_first_as_in_duckdb(s):
+    s.sql("USE d")
+    assert rows(s, "WITH pk AS (SELECT 42 AS k) SELECT * FROM pk") == [(42,)]
+    s.sql("CREATE TEMP VIEW pk AS SELECT 98 AS k")  # DuckDB's, whatever USE selected
+    assert rows(s, "SELECT * FROM pk") == [(98,)]
+    assert s.explain("SELECT * FROM pk") is None
+    with pytest.raises(ExecutionError):  # DuckDB's error: a view takes no INSERT
+        s.sql("INSERT INTO pk VALUES (5, 'e', 50)")
+    s.sql("DROP VIEW temp.pk")
+    assert rows(s, "SELECT count(*) FROM pk") == [(3,)]
+    con = duckdb.connect()  # DuckDB resolves the same way
+    con.execute("CREATE SCHEMA d; CREATE TABLE d.pk AS SELECT 1 AS k; USE d")
+    con.execute("CREATE TEMP VIEW pk AS SELECT 98 AS k")
+    assert con.sql("SELECT * FROM pk").fetchall() == [(98,)]
+
+
 # ---------------------------------------------------------------------------------- install()
 
 

@@ -17,6 +17,7 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER
 from paimon_sql.engine.context import HIDDEN_PREFIX
 from paimon_sql.errors import (
     DatabaseNotFoundError,
@@ -246,15 +247,29 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     database = database_of(ctx, table)
     if database is None:
         return None
-    if not table.db and table.name not in ctx.catalog.tables(database):
+    name = _bare(ctx, table)
+    if name is None:
         return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
-    refuse_system_table(database, table.name, "writing to")
-    ident = Identifier(database, table.name)
+    refuse_system_table(database, name, "writing to")
+    ident = Identifier(database, name)
     try:
         ctx.catalog.load_table(ident)
     except DatabaseNotFoundError:
         return None
     return ident
+
+
+def _bare(ctx: Context, table: exp.Table) -> str | None:
+    """`table`'s name; for a bare one, the Paimon table's own spelling DuckDB would resolve it to.
+
+    None when the bare name reads no Paimon table (a TEMP table of that name comes first; see
+    `Engine.bare_table`). A system-table suffix (``t$snapshots``) is kept.
+    """
+    if table.db:
+        return table.name
+    base, sep, suffix = table.name.partition(SYSTEM_TABLE_SPLITTER)
+    ident = ctx.engine.bare_table(base)
+    return None if ident is None else ident.table + sep + suffix
 
 
 def _prepare(ctx: Context, statement: exp.Use | exp.Copy) -> None:
@@ -398,19 +413,24 @@ def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
         database = database_of(ctx, node)
         if database is None:
             return None
-        if "$" in node.name:  # a system table: DuckDB describes (summarizes) its rows
+        name = _bare(ctx, node)
+        if name is None:
+            return None  # a bare name of no Paimon table: DuckDB resolves it
+        if "$" in name:  # a system table: DuckDB describes (summarizes) its rows
             query = exp.select(exp.Star()).from_(node.copy())
             ctx.bind(query)
             return ctx.engine.run(type(statement)(this=query).sql("duckdb"))
-        if not node.db and node.name not in ctx.catalog.tables(database):
-            return None  # a bare name of no Paimon table: DuckDB resolves it
-        ident = Identifier(database, node.name)
+        ident = Identifier(database, name)
         _known_table(ctx, ident)
         if isinstance(statement, exp.Summarize):
             return _summarize(ctx, ident)
         return _describe(ctx, ident)
     if isinstance(statement, exp.Create) and str(statement.args.get("kind", "")).upper() == "VIEW":
         target = statement.this.this if isinstance(statement.this, exp.Schema) else statement.this
+        properties = statement.args.get("properties")
+        temporary = properties is not None and properties.find(exp.TemporaryProperty)
+        if temporary and not target.db:
+            return None  # DuckDB's own temporary view, whatever database USE selected
         if isinstance(target, exp.Table) and database_of(ctx, target) is not None:
             raise UnsupportedFeatureError(
                 f"CREATE VIEW {target.name} in Paimon database {database_of(ctx, target)}: "
