@@ -234,7 +234,6 @@ class Binder:
         kept scan's tree is then placed in the statement as it is kept, not copied. The same
         statement text bound to the same kept scans renders to the same SQL.
         """
-        catalog = self.engine.catalog
         changed = False
         self.bound = []
         ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
@@ -253,13 +252,15 @@ class Binder:
             if branch is None and ("$" in node.name or node.db == "sys"):
                 changed |= _other(self._system(node), used)
                 continue
-            if not catalog.has_database(node.db):
+            database = self.engine.database_named(node.db)
+            if database is None:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
             base = node.name if branch is None else table_name(node.name).table
             try:
-                table = self.engine.table(Identifier(node.db, base))
+                table = self.engine.table_named(database, base)
             except DatabaseNotFoundError:
                 continue  # not a Paimon database: DuckDB resolves (or reports) it
+            _spell(node, table)
             if branch is not None:
                 table = table.branch_table(branch)
             travel, own = self._travel(node, table, None if branch else Identifier(node.db, base))
@@ -477,12 +478,14 @@ class Binder:
             content = self.system.catalog_table(catalog, node.name)
         else:
             base, name = self.system.split_name(node.name)
-            if not catalog.has_database(node.db):
+            database = self.engine.database_named(node.db)
+            if database is None:
                 return False
             try:
-                table = self.engine.table(Identifier(node.db, base))
+                table = self.engine.table_named(database, base)
             except DatabaseNotFoundError:
                 return False
+            _spell(node, table)
             if name == "audit_log" and self._incremental(node, table, row_kinds=True):
                 return True
             travel = travel_of(node, self.hints)
@@ -644,6 +647,17 @@ def scannable(value: object) -> bool:
     """
     kind = type(value)
     return (kind.__module__.split(".")[0], kind.__name__) in _SCANNABLE
+
+
+def _spell(node: exp.Table, table: Table) -> None:
+    """Write `node`'s database and table as `table` spells them (they may differ in case)."""
+    database, name = table.name.split(".", 1)
+    if node.db != database:
+        node.set("db", exp.to_identifier(database, quoted=True))
+    base, sep, suffix = node.name.partition(SYSTEM_TABLE_SPLITTER)
+    if base != name:
+        quoted = node.this.args.get("quoted")
+        node.set("this", exp.to_identifier(name + sep + suffix, quoted=quoted))
 
 
 def _scanned(node: exp.Table) -> bool:

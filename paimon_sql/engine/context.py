@@ -34,7 +34,7 @@ from paimon_sql.engine.damage import damaged_view
 from paimon_sql.engine.reader import BucketRead, SplitReader
 from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.engine.source import PaimonSource, register
-from paimon_sql.errors import PaimonSqlError
+from paimon_sql.errors import PaimonSqlError, TableNotFoundError
 from paimon_sql.io.key_lookup import KeyLookup
 from paimon_sql.sqlnodes import (
     create_schema,
@@ -49,7 +49,7 @@ from paimon_sql.sqlnodes import (
 from paimon_sql.types import duckdb_type_node
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from contextlib import AbstractContextManager
 
     import pyarrow as pa
@@ -322,6 +322,31 @@ class Engine:
         ((catalog, schema),) = self.con.sql(query.sql("duckdb")).fetchall()
         return schema if catalog == self.home else None
 
+    def database_named(self, name: str) -> str | None:
+        """The Paimon database a qualified name's ``db`` part reads, matched as DuckDB matches it.
+
+        Exactly, else the one database (of those whose DuckDB schema this engine made) whose name
+        differs only in case; None for any other schema (DuckDB's own).
+        """
+        if self.catalog.has_database(name):
+            return name
+        found = _as_duckdb_matches(name, self._schemas)
+        return found if found is not None and self.catalog.has_database(found) else None
+
+    def table_named(self, database: str, name: str) -> Table:
+        """`table`, for a name matched as DuckDB matches it: else the one differing only in case.
+
+        Raises:
+            TableNotFoundError: when neither exists (the error of the name as written).
+        """
+        try:
+            return self.table(Identifier(database, name))
+        except TableNotFoundError:
+            found = _as_duckdb_matches(name, self.catalog.tables(database))
+            if found is None or found == name:
+                raise
+            return self.table(Identifier(database, found))
+
     def bare_table(self, name: str) -> Identifier | None:
         """The Paimon table a bare name (no database) reads, as DuckDB resolves the name.
 
@@ -335,12 +360,10 @@ class Engine:
         database = self.current_schema()
         if database not in self._schemas or not self.catalog.has_database(database):
             return None
-        tables = self.catalog.tables(database)
-        if name not in tables:
-            matches = [t for t in tables if t.lower() == name.lower()]
-            if len(matches) != 1:
-                return None
-            name = matches[0]
+        found = _as_duckdb_matches(name, self.catalog.tables(database))
+        if found is None:
+            return None
+        name = found
 
         def named(column: str) -> exp.Condition:
             return exp.and_(
@@ -498,6 +521,21 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     con.execute(set_setting("temp_directory", scratch_folder()).sql("duckdb"))
     con.execute(set_setting("parquet_metadata_cache", "true").sql("duckdb"))
     return con
+
+
+def _as_duckdb_matches(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names` DuckDB would take for `name`: equal, else equal but for case.
+
+    >>> _as_duckdb_matches("T", ["t", "u"]), _as_duckdb_matches("t", ["T", "t"])
+    ('t', 't')
+    >>> _as_duckdb_matches("t", ["T", "tT"]), _as_duckdb_matches("x", ["T", "t"]) is None
+    ('T', True)
+    """
+    names = list(names)
+    if name in names:
+        return name
+    matches = [n for n in names if n.lower() == name.lower()]
+    return matches[0] if len(matches) == 1 else None
 
 
 __all__ = ["HIDDEN_PREFIX", "Engine", "Sources", "hidden_name", "private_duckdb", "scratch_folder"]

@@ -28,11 +28,11 @@ def database_of(ctx: Context, node: exp.Table) -> str | None:
     """The Paimon database `node` names (explicitly or through ``USE``), else None."""
     if node.catalog and node.catalog != ctx.engine.home:
         return None
-    database = node.db or None
-    if database is None:
-        if node.catalog:
-            return None
-        database = ctx.engine.current_schema()
+    if node.db:
+        return ctx.engine.database_named(node.db)  # matched as DuckDB matches it
+    if node.catalog:
+        return None
+    database = ctx.engine.current_schema()
     if database is None or not ctx.catalog.has_database(database):
         return None
     return database

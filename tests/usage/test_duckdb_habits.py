@@ -531,6 +531,23 @@ def test_a_cte_or_temporary_table_of_the_name_comes_first_as_in_duckdb(s):
     assert con.sql("SELECT * FROM pk").fetchall() == [(98,)]
 
 
+def test_names_differing_in_case_resolve_as_duckdb_resolves_them(s, wh):
+    """``D.PK`` is ``d.pk`` in reads, writes, time travel, system tables and DESCRIBE."""
+    s.sql("INSERT INTO D.PK VALUES (4, 'd', 40)")
+    s.sql("UPDATE d.Pk SET v = 'D' WHERE k = 4")
+    s.sql("DELETE FROM D.pk WHERE k = 1")
+    assert rows(s, "SELECT * FROM D.PK ORDER BY k") == [(2, "b", 20), (3, "c", 30), (4, "D", 40)]
+    assert rows(s, "SELECT count(*) FROM d.PK VERSION AS OF 1") == [(3,)]
+    assert rows(s, 'SELECT count(*) FROM D."PK$snapshots"') == [(4,)]
+    assert [r[0] for r in rows(s, "DESCRIBE D.PK")] == ["k", "v", "n"]
+    assert rows(s, "SHOW TABLES FROM D") == [("part",), ("pk",)]
+    plan = {key: value for scope, key, value in s.explain("SELECT * FROM D.PK")}
+    assert plan["reader"] == "inlined SQL"
+    assert fresh_rows(wh, "SELECT count(*) FROM d.pk") == [(3,)]
+    with pytest.raises(TableNotFoundError, match="table d.nope not found"):
+        s.sql("SELECT * FROM D.nope")
+
+
 # ---------------------------------------------------------------------------------- install()
 
 

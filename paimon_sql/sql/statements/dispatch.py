@@ -21,6 +21,7 @@ from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER
 from paimon_sql.engine.context import HIDDEN_PREFIX
 from paimon_sql.errors import (
     DatabaseNotFoundError,
+    InvalidNameError,
     PaimonSqlError,
     SqlError,
     TableNotFoundError,
@@ -260,14 +261,20 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
 
 
 def _bare(ctx: Context, table: exp.Table) -> str | None:
-    """`table`'s name; for a bare one, the Paimon table's own spelling DuckDB would resolve it to.
+    """The Paimon table's own spelling of `table`'s name, as DuckDB would resolve it.
 
     None when the bare name reads no Paimon table (a TEMP table of that name comes first; see
     `Engine.bare_table`). A system-table suffix (``t$snapshots``) is kept.
     """
-    if table.db:
-        return table.name
     base, sep, suffix = table.name.partition(SYSTEM_TABLE_SPLITTER)
+    if table.db:
+        database = database_of(ctx, table)
+        if database is None:
+            return table.name
+        try:  # the spelling of the table DuckDB would take for it (its error if none)
+            return ctx.engine.table_named(database, base).name.split(".", 1)[1] + sep + suffix
+        except (TableNotFoundError, InvalidNameError):
+            return table.name
     ident = ctx.engine.bare_table(base)
     return None if ident is None else ident.table + sep + suffix
 
@@ -342,8 +349,9 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
         return _rows(ctx, output)
     show = parse_show(text)
     database = show.args.get("db") if show is not None else None
-    if database is not None and database.name in ctx.catalog.databases():
-        tables = ctx.catalog.tables(database.name)
+    name = None if database is None else ctx.engine.database_named(database.name)
+    if name is not None:
+        tables = ctx.catalog.tables(name)
         return _rows(ctx, pa.table({"table_name": pa.array(tables, pa.string())}))
     if show is not None and show.this in ("DATABASES", "SCHEMAS"):
         return _rows(
