@@ -54,6 +54,7 @@ __all__ = [
     "TableOptions",
     "create_table_database",
     "create_table_name",
+    "export_database_target",
     "is_alter_table",
     "is_create_table",
     "names_paimon_options",
@@ -858,6 +859,24 @@ def parse_comment(text: str) -> exp.Comment | None:
     except (ParseError, TokenError):
         return None
     return statement if isinstance(statement, exp.Comment) else None
+
+
+def export_database_target(text: str) -> str | None:
+    """The database ``EXPORT DATABASE [name TO] 'dir'`` exports: its name, ``""`` for the current.
+
+    None for any other statement (sqlglot reads no EXPORT; DuckDB runs it).
+
+    >>> export_database_target("EXPORT DATABASE 'dir'")
+    ''
+    >>> export_database_target("export database x to 'd'")
+    'x'
+    >>> export_database_target("SELECT 1") is None
+    True
+    """
+    found = _tokens(text)
+    if [_word(t) for t in found[:2]] != ["EXPORT", "DATABASE"] or len(found) < 3:
+        return None
+    return "" if found[2].token_type == TokenType.STRING else found[2].text
 
 
 def is_create_table(text: str) -> bool:

@@ -365,6 +365,23 @@ def test_copy_into_a_paimon_table_or_the_warehouse_is_refused(s, wh, tmp_path, s
 # ------------------------------------------------------------- SHOW, DESCRIBE, SUMMARIZE
 
 
+def test_export_database_of_the_paimon_views_is_refused_and_writes_nothing(s, tmp_path):
+    """DuckDB would export the Paimon tables as views of this session, without their rows."""
+    tmp_path = tmp_path / "out"
+    tmp_path.mkdir()
+    for statement in (
+        f"EXPORT DATABASE '{tmp_path / 'a'}'",
+        f"export database memory to '{tmp_path / 'b'}' (FORMAT parquet)",
+    ):
+        with pytest.raises(UnsupportedFeatureError, match=r"COPY db\.t TO"):
+            s.sql(statement)
+    assert list(tmp_path.iterdir()) == []
+    s.sql("ATTACH ':memory:' AS other")  # a database of DuckDB tables exports as in DuckDB
+    s.sql("CREATE TABLE other.main.z AS SELECT 1 AS a")
+    s.sql(f"EXPORT DATABASE other TO '{tmp_path / 'c'}'")
+    assert (tmp_path / "c" / "load.sql").exists()
+
+
 def test_show_tables_lists_no_hidden_relations(s):
     s.sql("CREATE TABLE memory.main.mine (x INT)")
     s.sql("SELECT * FROM d.pk JOIN d.part USING (k)").fetchall()  # registers hidden sources
@@ -544,7 +561,7 @@ def test_names_differing_in_case_resolve_as_duckdb_resolves_them(s, wh):
     plan = {key: value for scope, key, value in s.explain("SELECT * FROM D.PK")}
     assert plan["reader"] == "inlined SQL"
     assert fresh_rows(wh, "SELECT count(*) FROM d.pk") == [(3,)]
-    with pytest.raises(TableNotFoundError, match="table d.nope not found"):
+    with pytest.raises(TableNotFoundError, match=r"table d\.nope not found"):
         s.sql("SELECT * FROM D.nope")
 
 

@@ -27,7 +27,7 @@ from paimon_sql.errors import (
     TableNotFoundError,
     UnsupportedFeatureError,
 )
-from paimon_sql.sql.dialect import parse_comment, parse_show
+from paimon_sql.sql.dialect import export_database_target, parse_comment, parse_show
 from paimon_sql.sql.names import (
     database_of,
     refuse_in_transaction,
@@ -347,6 +347,7 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
     output = procedures.call(ctx, text)
     if output is not None:
         return _rows(ctx, output)
+    _refuse_export(ctx, text)
     show = parse_show(text)
     database = show.args.get("db") if show is not None else None
     name = None if database is None else ctx.engine.database_named(database.name)
@@ -361,6 +362,25 @@ def dispatch_text(ctx: Context, text: str) -> Relation | None:
     if comment is not None:
         return catalog_ddl.comment_on(ctx, comment)
     return catalog_ddl.create_table(ctx, text) or catalog_ddl.alter_table(ctx, text)
+
+
+def _refuse_export(ctx: Context, text: str) -> None:
+    """Refuse ``EXPORT DATABASE`` of the DuckDB database that holds the Paimon tables' views.
+
+    DuckDB would write each Paimon table as a view over a relation of this session only, and
+    none of its rows: an export that cannot be imported, reported as done.
+    """
+    target = export_database_target(text)
+    if target is None or not ctx.catalog.databases():
+        return
+    current = ctx.engine.fetch(exp.select(exp.func("current_database")))[0][0]
+    if (target or current).lower() == ctx.engine.home.lower():
+        raise UnsupportedFeatureError(
+            f"EXPORT DATABASE {ctx.engine.home} would write the Paimon tables as views of this "
+            "session, without their rows; export a Paimon table with COPY db.t TO 'file.parquet' "
+            "(FORMAT parquet), and keep DuckDB tables you export in an attached database "
+            "(ATTACH 'x.duckdb' AS x; EXPORT DATABASE x TO 'dir')"
+        )
 
 
 def dispatch(ctx: Context, statement: exp.Expression) -> Relation | None:
