@@ -238,9 +238,8 @@ class Binder:
         self.bound = []
         ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
         for node in list(statement.find_all(exp.Table)):
-            call = node.this
-            if isinstance(call, exp.Anonymous) and call.name.lower() == "paimon_changes":
-                changed |= _other(self._changes(node, call), used)
+            if isinstance(node.this, exp.Anonymous):  # a table function
+                changed |= _other(self._table_function(node, node.this), used)
                 continue
             if not node.db and not self._qualify_bare(node, ctes):
                 continue
@@ -288,6 +287,30 @@ class Binder:
             )
             changed = True
         return changed
+
+    def _table_function(self, node: exp.Table, call: exp.Anonymous) -> bool:
+        """``paimon_changes(…)`` bound (`_changes`), the debug functions' table qualified.
+
+        Whether the statement changed (False for any other table function: DuckDB's).
+        """
+        name = call.name.lower()
+        if name == "paimon_changes":
+            return self._changes(node, call)
+        return name in _TABLE_ARGUMENT and self._qualify_argument(call)
+
+    def _qualify_argument(self, call: exp.Anonymous) -> bool:
+        """``paimon_diff('t', …)``: a table named without its database is in USE's one.
+
+        The functions resolve the name while DuckDB runs them, where the current database is not
+        known; so the literal gets it here (`Engine.default_database`), as a new literal. Whether
+        it did.
+        """
+        first = call.expressions[0] if call.expressions else None
+        if not isinstance(first, exp.Literal) or not first.is_string or "." in first.this:
+            return False
+        database = self.engine.default_database()
+        first.replace(exp.Literal.string(f"{database}.{first.this}"))
+        return True
 
     def _qualify_bare(self, node: exp.Table, ctes: set[str]) -> bool:
         """Give a bare ``t`` (``t$snapshots`` …) the Paimon database DuckDB would find it in.
@@ -407,7 +430,7 @@ class Binder:
                 "paimon_changes takes the table ('db.t'), the start (exclusive) and the end, and "
                 "optionally mode := 'auto' | 'delta' | 'changelog' | 'diff'"
             )
-        table = self.engine.table(Identifier.parse(positional[0]))
+        table = self.engine.table(positional[0])
         content = self.changes(table, positional[1], positional[2], named.get("mode", "auto"))
         hidden = self.engine.register_arrow(content, table.name)
         alias = node.args.get("alias") or exp.TableAlias(
@@ -647,6 +670,10 @@ def scannable(value: object) -> bool:
     """
     kind = type(value)
     return (kind.__module__.split(".")[0], kind.__name__) in _SCANNABLE
+
+
+#: The table functions of `functions/debug.sql` whose first argument names a table.
+_TABLE_ARGUMENT = frozenset({"paimon_diff", "paimon_explain_key"})
 
 
 def _spell(node: exp.Table, table: Table) -> None:

@@ -200,8 +200,22 @@ class Engine:
     # --- tables and sources -----------------------------------------------------------------------
 
     def table(self, identifier: str | Identifier) -> Table:
-        """The `Table` (metadata access) behind ``db.table``, cached until it changes."""
+        """The `Table` (metadata access) behind ``db.table``, cached until it changes.
+
+        A name without its database (``"t"``) is in `default_database`.
+        """
+        if isinstance(identifier, str) and "." not in identifier:
+            identifier = Identifier.parse(identifier, self.default_database())
         return self.sources.table(identifier)
+
+    def default_database(self) -> str:
+        """Where a table named without its database is.
+
+        ``USE``'s Paimon database, else Java's ``default`` (as Paimon's Spark procedures take the
+        current namespace).
+        """
+        schema = self.current_schema()
+        return schema if schema is not None and schema in self._schemas else "default"
 
     def source(
         self,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
+from sqlglot import exp
 
 from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
 from paimon_sql.engine import debug
@@ -71,5 +72,14 @@ def install_functions(con: duckdb.DuckDBPyConnection, engine: Engine, system: Sy
     )
     for name, (function, parameters) in binds.items():
         _function(con, name, function, parameters)
-    for path in sorted(functions_dir().glob("*.sql")):
-        con.execute(path.read_text(encoding="utf-8"))
+    # the macros live in the current database's ``main`` schema, whatever USE selected before
+    # (in a Paimon database's schema they would vanish after ``USE main``)
+    ((database, schema),) = con.sql(
+        exp.select(exp.func("current_database"), exp.func("current_schema")).sql("duckdb")
+    ).fetchall()
+    con.execute(exp.Use(this=exp.table_("main", db=database, quoted=True)).sql("duckdb"))
+    try:
+        for path in sorted(functions_dir().glob("*.sql")):
+            con.execute(path.read_text(encoding="utf-8"))
+    finally:
+        con.execute(exp.Use(this=exp.table_(schema, db=database, quoted=True)).sql("duckdb"))

@@ -415,7 +415,8 @@ class Session:
                 "Arrow table, record batch, reader or dataset"
             )
         ident = _identifier(table)
-        ident = Identifier.parse(ident) if isinstance(ident, str) else ident
+        if isinstance(ident, str):
+            ident = Identifier.parse(ident, self._engine.default_database())
         self.table(ident)  # TableNotFoundError naming it
         hidden = self._engine.register_arrow(data, "the data")
         insert = exp.Insert(

@@ -532,6 +532,25 @@ def test_bare_names_after_use_read_as_qualified_ones(s):
     assert rows(s, "SELECT count(*) FROM Pk") == [(7,)]
 
 
+def test_a_table_named_without_its_database_in_functions_and_calls_is_in_uses(s, wh):
+    """As Paimon's Spark procedures take the current namespace; Java's ``default`` without USE."""
+    s.sql("USE d")  # the first paimon_* function of the session is installed here
+    s.sql("INSERT INTO pk VALUES (2, 'B', 20)")  # snapshot 2
+    assert rows(s, "SELECT change, k FROM paimon_diff('pk', 1, 2)") == [("changed", 2)]
+    assert rows(s, "SELECT verdict FROM paimon_explain_key('pk', 2) LIMIT 1") == [("result",)]
+    changes = "SELECT * FROM paimon_changes('{}', 1, 2)"
+    assert rows(s, changes.format("pk")) == rows(s, changes.format("d.pk")) != []
+    assert rows(s, "CALL sys.check_table(table => 'pk')") == []
+    assert rows(s, "CALL sys.create_tag(table => 'pk', tag => 'one', snapshot => 1)") == [(True,)]
+    assert s.write("pk", pa.table({"k": [9], "v": ["w"], "n": [90]})) == 1
+    assert fresh_rows(wh, "SELECT count(*) FROM d.pk VERSION AS OF 'one'") == [(3,)]
+    assert fresh_rows(wh, "SELECT v FROM d.pk WHERE k = 9") == [("w",)]
+    s.sql("USE memory.main")  # the functions stay where they were installed
+    assert rows(s, "SELECT change FROM paimon_diff('d.pk', 1, 2)") == [("changed",)]
+    with pytest.raises(PaimonSqlError, match="database 'default' not found"):
+        s.sql("SELECT * FROM paimon_diff('pk', 1, 2)")
+
+
 def test_a_cte_or_temporary_table_of_the_name_comes_first_as_in_duckdb(s):
     s.sql("USE d")
     assert rows(s, "WITH pk AS (SELECT 42 AS k) SELECT * FROM pk") == [(42,)]
