@@ -35,7 +35,7 @@ from paimon_sql.engine.travel import (
     travel_of,
     travel_of_options,
 )
-from paimon_sql.errors import DatabaseNotFoundError, SqlError
+from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
 from paimon_sql.sqlnodes import explain_sql, select_all, table_node, unqualify
@@ -286,7 +286,28 @@ class Binder:
                 used=used,
             )
             changed = True
+        self._refuse_stray_hints(statement)
         return changed
+
+    def _refuse_stray_hints(self, statement: exp.Expression) -> None:
+        """An ``OPTIONS`` hint left on a table that is no Paimon table: nothing would read it.
+
+        DuckDB gives hints no meaning, so on a DuckDB table, a view (of a Paimon table too) or a
+        CTE it would be silently ignored.
+        """
+        for node in statement.find_all(exp.Table):
+            for comment in node.comments or []:
+                try:
+                    stray = self.hints(comment) is not None
+                except PaimonSqlError:  # options no Paimon read takes: a hint all the same
+                    stray = True
+                if stray:
+                    name = node.sql("duckdb", comments=False)
+                    raise SqlError(
+                        f"the hint /*+ {comment.strip().lstrip('+').strip()} */ is on {name}, "
+                        "which is no Paimon table (a DuckDB table, view or CTE reads no hints): "
+                        "put it after the Paimon table's name (… FROM db.t /*+ OPTIONS(…) */)"
+                    )
 
     def _table_function(self, node: exp.Table, call: exp.Anonymous) -> bool:
         """``paimon_changes(…)`` bound (`_changes`), the debug functions' table qualified.

@@ -41,7 +41,7 @@ from paimon_sql.errors import SchemaError, SqlError, UnsupportedFeatureError
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, FieldIds
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from sqlglot.tokens import Token
 
@@ -817,22 +817,40 @@ def refuse_misplaced_hint(statement: exp.Expression, text: str | None = None) ->
     Traceback (most recent call last):
     ...
     paimon_sql.errors.SqlError: the hint /*+ OPTIONS('a'='1') */ is not read where it stands: ...
+    >>> text = "SELECT * FROM (SELECT 1) /*+ OPTIONS('a'='1') */ s"  # the parse drops it
+    >>> refuse_misplaced_hint(parse(text), text)
+    Traceback (most recent call last):
+    ...
+    paimon_sql.errors.SqlError: the hint /*+ OPTIONS('a'='1') */ is not read where it stands: ...
     """
     if text is not None and "/*+" not in text:
         return
+    kept = 0  # the hints the parse kept on a table
     for node in statement.walk():
         if isinstance(node, exp.Hint):  # Spark's parse of a hint after SELECT
             if any(e.name.upper() == "OPTIONS" for e in node.expressions):
                 _misplaced(f"+ {node.sql('spark')[4:-3].strip()} ")
-        elif not isinstance(node, exp.Table) and node.comments:
-            for comment in node.comments:
-                if parse_hint(comment) is not None:
-                    _misplaced(comment)
+            continue
+        for comment in _hints(node.comments or []):
+            if not isinstance(node, exp.Table):
+                _misplaced(comment)
+            kept += 1
+    # sqlglot drops some comments (after a subquery's parenthesis …): a hint it dropped is
+    # read by nobody
+    in_text = [] if text is None else _hints(c for t in _tokens(text) for c in t.comments)
+    if len(in_text) > kept:
+        _misplaced(in_text[-1])
+
+
+def _hints(comments: Iterable[str]) -> list[str]:
+    """The comments that are ``OPTIONS`` hints."""
+    return [c for c in comments if parse_hint(c) is not None]
 
 
 def _misplaced(comment: str) -> None:
+    hint = comment.strip().lstrip("+").strip()
     raise SqlError(
-        f"the hint /*{comment.rstrip()} */ is not read where it stands: put the hint after the "  # noqa: S608 - a message
+        f"the hint /*+ {hint} */ is not read where it stands: put the hint after the "  # noqa: S608 - a message
         "table name (SELECT * FROM db.t /*+ OPTIONS(…) */), Flink's form"
     )
 

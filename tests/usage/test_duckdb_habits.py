@@ -692,6 +692,30 @@ def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
     assert session.sql(hinted).fetchall() == [(1,)]
 
 
+@pytest.mark.parametrize(
+    ("statement", "match"),
+    [
+        # on a view of a Paimon table, a DuckDB table or a CTE: nothing reads it
+        ("SELECT * FROM memory.main.v /*+ OPTIONS('scan.snapshot-id'='1') */", "is on memory.main.v"),
+        ("SELECT * FROM x /*+ OPTIONS('scan.snapshot-id'='1') */", "is on x, which is no Paimon"),
+        ("WITH c AS (SELECT 1) SELECT * FROM c /*+ OPTIONS('scan.tag-name'='t') */", "is on c,"),
+        ("SELECT * FROM v /*+ OPTIONS('nonsense'='1') */", "is on v, which is no Paimon"),
+        # after a subquery sqlglot drops the comment: it is refused, not lost
+        (
+            "SELECT * FROM (SELECT * FROM d.pk) /*+ OPTIONS('scan.snapshot-id'='1') */ s",
+            "is not read where it stands",
+        ),
+    ],
+)
+def test_a_hint_nothing_would_read_is_refused(s, statement, match):
+    s.sql("CREATE VIEW memory.main.v AS SELECT * FROM d.pk")
+    s.sql("CREATE TABLE memory.main.x AS SELECT 1 AS a")
+    with pytest.raises(SqlError, match=match):
+        s.sql(statement)
+    assert rows(s, "SELECT count(*) FROM v") == [(3,)]  # and the hint on the table still works
+    assert rows(s, "SELECT count(*) FROM d.pk /*+ OPTIONS('scan.snapshot-id'='1') */") == [(3,)]
+
+
 _UNITS = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 
