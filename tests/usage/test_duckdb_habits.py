@@ -696,7 +696,10 @@ def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
     ("statement", "match"),
     [
         # on a view of a Paimon table, a DuckDB table or a CTE: nothing reads it
-        ("SELECT * FROM memory.main.v /*+ OPTIONS('scan.snapshot-id'='1') */", "is on memory.main.v"),
+        (
+            "SELECT * FROM memory.main.v /*+ OPTIONS('scan.snapshot-id'='1') */",
+            "is on memory.main.v",
+        ),
         ("SELECT * FROM x /*+ OPTIONS('scan.snapshot-id'='1') */", "is on x, which is no Paimon"),
         ("WITH c AS (SELECT 1) SELECT * FROM c /*+ OPTIONS('scan.tag-name'='t') */", "is on c,"),
         ("SELECT * FROM v /*+ OPTIONS('nonsense'='1') */", "is on v, which is no Paimon"),
