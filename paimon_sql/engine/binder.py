@@ -286,23 +286,30 @@ class Binder:
                 used=used,
             )
             changed = True
-        self._refuse_stray_hints(statement)
+        self._refuse_stray(statement)
         return changed
 
-    def _refuse_stray_hints(self, statement: exp.Expression) -> None:
-        """An ``OPTIONS`` hint left on a table that is no Paimon table: nothing would read it.
+    def _refuse_stray(self, statement: exp.Expression) -> None:
+        """An ``OPTIONS`` hint or ``VERSION AS OF`` left on a table that is no Paimon table.
 
-        DuckDB gives hints no meaning, so on a DuckDB table, a view (of a Paimon table too) or a
-        CTE it would be silently ignored.
+        On a DuckDB table, a view (of a Paimon table too) or a CTE, DuckDB gives a hint no
+        meaning (it would be silently ignored), and cannot parse Spark's time travel.
         """
         for node in statement.find_all(exp.Table):
+            name = exp.table_name(node)
+            version = node.args.get("version")
+            if isinstance(version, exp.Version):
+                raise SqlError(
+                    f"{name} {version.sql('spark')}: {name} is no Paimon table (a DuckDB table, "
+                    "view or CTE), and only Paimon tables travel in time this way; name the "
+                    "Paimon table (… FROM db.t VERSION AS OF 3)"
+                )
             for comment in node.comments or []:
                 try:
                     stray = self.hints(comment) is not None
                 except PaimonSqlError:  # options no Paimon read takes: a hint all the same
                     stray = True
                 if stray:
-                    name = node.sql("duckdb", comments=False)
                     raise SqlError(
                         f"the hint /*+ {comment.strip().lstrip('+').strip()} */ is on {name}, "
                         "which is no Paimon table (a DuckDB table, view or CTE reads no hints): "

@@ -703,6 +703,8 @@ def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
         ("SELECT * FROM x /*+ OPTIONS('scan.snapshot-id'='1') */", "is on x, which is no Paimon"),
         ("WITH c AS (SELECT 1) SELECT * FROM c /*+ OPTIONS('scan.tag-name'='t') */", "is on c,"),
         ("SELECT * FROM v /*+ OPTIONS('nonsense'='1') */", "is on v, which is no Paimon"),
+        # Spark's time travel on what is no Paimon table (DuckDB cannot parse it)
+        ("SELECT * FROM v VERSION AS OF 1", "v VERSION AS OF 1: v is no Paimon table"),
         # after a subquery sqlglot drops the comment: it is refused, not lost
         (
             "SELECT * FROM (SELECT * FROM d.pk) /*+ OPTIONS('scan.snapshot-id'='1') */ s",
@@ -710,7 +712,7 @@ def test_a_hint_option_no_read_honours_is_refused_by_name(tmp_path):
         ),
     ],
 )
-def test_a_hint_nothing_would_read_is_refused(s, statement, match):
+def test_a_hint_or_time_travel_nothing_would_read_is_refused(s, statement, match):
     s.sql("CREATE VIEW memory.main.v AS SELECT * FROM d.pk")
     s.sql("CREATE TABLE memory.main.x AS SELECT 1 AS a")
     with pytest.raises(SqlError, match=match):
