@@ -332,8 +332,7 @@ class Engine:
 
         None when a catalog other than the one the views live in is current.
         """
-        query = exp.select(exp.func("current_database"), exp.func("current_schema"))
-        ((catalog, schema),) = self.con.sql(query.sql("duckdb")).fetchall()
+        ((catalog, schema),) = self.con.sql(_current_query()).fetchall()
         return schema if catalog == self.home else None
 
     def database_named(self, name: str) -> str | None:
@@ -371,27 +370,20 @@ class Engine:
         table's part. None when the name reads no Paimon table (DuckDB resolves or reports it); a
         common table expression of the statement is the caller's to rule out.
         """
-        database = self.current_schema()
-        if database not in self._schemas or not self.catalog.has_database(database):
+        # a name no exposed Paimon table has asks DuckDB nothing (most bare names are DuckDB's)
+        if not any(ident.table.lower() == name.lower() for ident in list(self._views)):
+            return None
+
+        resolved = self.con.execute(_resolution_query(), {"name": name.lower()}).fetchall()
+        ((catalog, database, shadowed),) = resolved
+        if catalog != self.home or database not in self._schemas or shadowed:
+            return None  # not USE's Paimon database, or a temporary table or view comes first
+        if not self.catalog.has_database(database):
             return None
         found = _as_duckdb_matches(name, self.catalog.tables(database))
         if found is None:
             return None
         name = found
-
-        def named(column: str) -> exp.Condition:
-            return exp.and_(
-                exp.EQ(this=exp.column("database_name"), expression=exp.Literal.string("temp")),
-                exp.EQ(
-                    this=exp.func("lower", exp.column(column)),
-                    expression=exp.Literal.string(name.lower()),
-                ),
-            )
-
-        tables_q = exp.select("1").from_("duckdb_tables()").where(named("table_name"))
-        views_q = exp.select("1").from_("duckdb_views()").where(named("view_name"))
-        if self.fetch(exp.union(tables_q, views_q).limit(1)):
-            return None  # a temporary table or view of that name shadows the Paimon table
         return Identifier(database, name)
 
     def in_transaction(self) -> bool:
@@ -535,6 +527,36 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     con.execute(set_setting("temp_directory", scratch_folder()).sql("duckdb"))
     con.execute(set_setting("parquet_metadata_cache", "true").sql("duckdb"))
     return con
+
+
+@functools.cache
+def _current_query() -> str:
+    """DuckDB's current database and schema (built once: sqlglot is most of its cost)."""
+    return exp.select(exp.func("current_database"), exp.func("current_schema")).sql("duckdb")
+
+
+@functools.cache
+def _resolution_query() -> str:
+    """DuckDB's current database and schema, and whether a temporary table or view is ``$name``.
+
+    Built once (sqlglot's building is most of a small query's cost); the name is a parameter.
+    """
+
+    def named(column: str) -> exp.Condition:
+        return exp.and_(
+            exp.EQ(this=exp.column("database_name"), expression=exp.Literal.string("temp")),
+            exp.EQ(
+                this=exp.func("lower", exp.column(column)),
+                expression=exp.Placeholder(this="name"),
+            ),
+        )
+
+    temporary = exp.or_(
+        exp.Exists(this=exp.select("1").from_("duckdb_tables()").where(named("table_name"))),
+        exp.Exists(this=exp.select("1").from_("duckdb_views()").where(named("view_name"))),
+    )
+    query = exp.select(exp.func("current_database"), exp.func("current_schema"), temporary)
+    return query.sql("duckdb")
 
 
 def _as_duckdb_matches(name: str, names: Iterable[str]) -> str | None:
