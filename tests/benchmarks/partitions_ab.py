@@ -151,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average before: {os.getloadavg()}", flush=True)
     report = run(args.rows, args.reps, dv=args.dv, only=args.only)
     print(f"load average after: {report['load_average_after']}", flush=True)
-    output = args.output or RESULTS / f"partitions-ab-{args.rows}.json"
+    # a run of some workloads only does not replace the whole run's report
+    part = "-only-" + "-".join(sorted(args.only)) if args.only else ""
+    output = args.output or RESULTS / f"partitions-ab-{args.rows}{part}.json"
     output.write_text(json.dumps(report, indent=1, default=str) + "\n")
     print(f"wrote {output}", file=sys.stderr)
     return 0
