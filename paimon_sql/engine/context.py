@@ -360,7 +360,7 @@ class Engine:
                 raise
             return self.table(Identifier(database, found))
 
-    def bare_table(self, name: str) -> Identifier | None:
+    def bare_table(self, name: str, *, exposed: bool = True) -> Identifier | None:
         """The Paimon table a bare name (no database) reads, as DuckDB resolves the name.
 
         After ``USE db`` of a Paimon database, DuckDB finds ``t`` in the schema of ``db``'s views,
@@ -369,9 +369,12 @@ class Engine:
         case. A system-table or branch suffix (``t$snapshots``) is the caller's: `name` is the
         table's part. None when the name reads no Paimon table (DuckDB resolves or reports it); a
         common table expression of the statement is the caller's to rule out.
+
+        With `exposed` (reads: DuckDB finds only the tables it has views of), a name no exposed
+        Paimon table has asks DuckDB nothing: most bare names are DuckDB's. Without it (writes,
+        DESCRIBE), a table another process made since the views were made is found too.
         """
-        # a name no exposed Paimon table has asks DuckDB nothing (most bare names are DuckDB's)
-        if not any(ident.table.lower() == name.lower() for ident in list(self._views)):
+        if exposed and not any(i.table.lower() == name.lower() for i in list(self._views)):
             return None
 
         resolved = self.con.execute(_resolution_query(), {"name": name.lower()}).fetchall()

@@ -551,6 +551,16 @@ def test_a_table_named_without_its_database_in_functions_and_calls_is_in_uses(s,
         s.sql("SELECT * FROM paimon_diff('pk', 1, 2)")
 
 
+def test_a_bare_name_writes_a_table_another_session_made_after_use(s, wh):
+    s.sql("USE d")
+    other = paimon_sql.connect(wh)
+    other.sql("CREATE TABLE d.later (k INT)")
+    other.close()
+    s.sql("INSERT INTO later VALUES (1)")
+    assert [r[0] for r in rows(s, "DESCRIBE later")] == ["k"]
+    assert fresh_rows(wh, "SELECT * FROM d.later") == [(1,)]
+
+
 def test_a_cte_or_temporary_table_of_the_name_comes_first_as_in_duckdb(s):
     s.sql("USE d")
     assert rows(s, "WITH pk AS (SELECT 42 AS k) SELECT * FROM pk") == [(42,)]

@@ -275,7 +275,7 @@ def _bare(ctx: Context, table: exp.Table) -> str | None:
             return ctx.engine.table_named(database, base).name.split(".", 1)[1] + sep + suffix
         except (TableNotFoundError, InvalidNameError):
             return table.name
-    ident = ctx.engine.bare_table(base)
+    ident = ctx.engine.bare_table(base, exposed=False)
     return None if ident is None else ident.table + sep + suffix
 
 
