@@ -495,6 +495,25 @@ class TableName:
     system: str | None = None
 
 
+def duckdb_matches(name: str, names: Iterable[str]) -> list[str]:
+    """The names of `names` DuckDB would take `name` for: itself, else those equal but for case.
+
+    DuckDB matches identifiers case-insensitively; a warehouse Java wrote may hold names that
+    differ only in case, so an exact match comes first. More than one result is ambiguous.
+
+    >>> duckdb_matches("T", ["t", "u"]), duckdb_matches("t", ["T", "t"])
+    (['t'], ['t'])
+    >>> duckdb_matches("t", ["T", "tT"]), duckdb_matches("x", ["T"]), duckdb_matches("a", ["a"])
+    (['T'], [], ['a'])
+    >>> duckdb_matches("B", ["A", "b", "b2"]), duckdb_matches("t", ["T", "TT", "T2"])
+    (['b'], ['T'])
+    """
+    names = list(names)
+    if name in names:
+        return [name]
+    return [n for n in names if n.lower() == name.lower()]
+
+
 #: What separates a table from its branch and system table (Paimon's ``Identifier``).
 SYSTEM_TABLE_SPLITTER = "$"
 _BRANCH_PREFIX = "branch_"

@@ -30,6 +30,7 @@ import duckdb
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.names import duckdb_matches
 from paimon_sql.engine.damage import damaged_view
 from paimon_sql.engine.reader import BucketRead, SplitReader
 from paimon_sql.engine.relation import ErrorLog, Relation
@@ -332,8 +333,13 @@ class Engine:
 
         None when a catalog other than the one the views live in is current.
         """
-        ((catalog, schema),) = self.con.sql(_current_query()).fetchall()
+        catalog, schema = current_position(self.con)
         return schema if catalog == self.home else None
+
+    @property
+    def paimon_schemas(self) -> frozenset[str]:
+        """The DuckDB schemas of ``home`` this engine made for Paimon databases (their views)."""
+        return frozenset(self._schemas)
 
     def database_named(self, name: str) -> str | None:
         """The Paimon database a qualified name's ``db`` part reads, matched as DuckDB matches it.
@@ -532,6 +538,12 @@ def private_duckdb() -> duckdb.DuckDBPyConnection:
     return con
 
 
+def current_position(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+    """`con`'s current database and schema (what ``USE`` selected)."""
+    ((database, schema),) = con.sql(_current_query()).fetchall()
+    return database, schema
+
+
 @functools.cache
 def _current_query() -> str:
     """DuckDB's current database and schema (built once: sqlglot is most of its cost)."""
@@ -563,18 +575,17 @@ def _resolution_query() -> str:
 
 
 def _as_duckdb_matches(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` DuckDB would take for `name`: equal, else equal but for case.
-
-    >>> _as_duckdb_matches("T", ["t", "u"]), _as_duckdb_matches("t", ["T", "t"])
-    ('t', 't')
-    >>> _as_duckdb_matches("t", ["T", "tT"]), _as_duckdb_matches("x", ["T", "t"]) is None
-    ('T', True)
-    """
-    names = list(names)
-    if name in names:
-        return name
-    matches = [n for n in names if n.lower() == name.lower()]
+    """The one name of `names` DuckDB would take `name` for (`duckdb_matches`), else None."""
+    matches = duckdb_matches(name, names)
     return matches[0] if len(matches) == 1 else None
 
 
-__all__ = ["HIDDEN_PREFIX", "Engine", "Sources", "hidden_name", "private_duckdb", "scratch_folder"]
+__all__ = [
+    "HIDDEN_PREFIX",
+    "Engine",
+    "Sources",
+    "current_position",
+    "hidden_name",
+    "private_duckdb",
+    "scratch_folder",
+]

@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog.system_tables import CATALOG_SCHEMAS, SCHEMAS
 from paimon_sql.engine import debug
+from paimon_sql.engine.context import current_position
 from paimon_sql.engine.source import install_sources
 from paimon_sql.sql.data_tables import audit_log_schema
 from paimon_sql.sql.incremental import change_batches
@@ -74,9 +75,7 @@ def install_functions(con: duckdb.DuckDBPyConnection, engine: Engine, system: Sy
         _function(con, name, function, parameters)
     # the macros live in the current database's ``main`` schema, whatever USE selected before
     # (in a Paimon database's schema they would vanish after ``USE main``)
-    ((database, schema),) = con.sql(
-        exp.select(exp.func("current_database"), exp.func("current_schema")).sql("duckdb")
-    ).fetchall()
+    database, schema = current_position(con)
     con.execute(exp.Use(this=exp.table_("main", db=database, quoted=True)).sql("duckdb"))
     try:
         for path in sorted(functions_dir().glob("*.sql")):

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
 from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER
-from paimon_sql.engine.context import HIDDEN_PREFIX
+from paimon_sql.engine.context import HIDDEN_PREFIX, current_position
 from paimon_sql.errors import (
     DatabaseNotFoundError,
     InvalidNameError,
@@ -248,7 +248,7 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     database = database_of(ctx, table)
     if database is None:
         return None
-    name = _bare(ctx, table)
+    name = _bare(ctx, table, database)
     if name is None:
         return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
     refuse_system_table(database, name, "writing to")
@@ -260,17 +260,15 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     return ident
 
 
-def _bare(ctx: Context, table: exp.Table) -> str | None:
+def _bare(ctx: Context, table: exp.Table, database: str) -> str | None:
     """The Paimon table's own spelling of `table`'s name, as DuckDB would resolve it.
 
-    None when the bare name reads no Paimon table (a TEMP table of that name comes first; see
-    `Engine.bare_table`). A system-table suffix (``t$snapshots``) is kept.
+    `database` is `database_of` the table. None when the bare name reads no Paimon table (a TEMP
+    table of that name comes first; see `Engine.bare_table`). A system-table suffix
+    (``t$snapshots``) is kept.
     """
     base, sep, suffix = table.name.partition(SYSTEM_TABLE_SPLITTER)
     if table.db:
-        database = database_of(ctx, table)
-        if database is None:
-            return table.name
         try:  # the spelling of the table DuckDB would take for it (its error if none)
             return ctx.engine.table_named(database, base).name.split(".", 1)[1] + sep + suffix
         except (TableNotFoundError, InvalidNameError):
@@ -371,9 +369,9 @@ def _refuse_export(ctx: Context, text: str) -> None:
     none of its rows: an export that cannot be imported, reported as done.
     """
     target = export_database_target(text)
-    if target is None or not ctx.catalog.databases():
+    if target is None or not ctx.engine.paimon_schemas:
         return
-    current = ctx.engine.fetch(exp.select(exp.func("current_database")))[0][0]
+    current, _ = current_position(ctx.engine.con)
     if (target or current).lower() == ctx.engine.home.lower():
         raise UnsupportedFeatureError(
             f"EXPORT DATABASE {ctx.engine.home} would write the Paimon tables as views of this "
@@ -441,7 +439,7 @@ def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
         database = database_of(ctx, node)
         if database is None:
             return None
-        name = _bare(ctx, node)
+        name = _bare(ctx, node, database)
         if name is None:
             return None  # a bare name of no Paimon table: DuckDB resolves it
         if "$" in name:  # a system table: DuckDB describes (summarizes) its rows

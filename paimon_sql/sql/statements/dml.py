@@ -42,6 +42,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
+from paimon_sql.catalog.names import duckdb_matches
 from paimon_sql.commit.plan import ReadAt, fold, refuse_row_rewrite
 from paimon_sql.commit.publish import Committer
 from paimon_sql.commit.retry import on_latest
@@ -96,20 +97,20 @@ def typed_select(table: Table, source: exp.Expression, columns: list[str] | None
     schema = table.latest_schema
     targets = list(schema.field_names)
     if columns is not None:
-        unknown = [c for c in columns if _field_or_none(table, c) is None]
+        found = [_field_or_none(table, c) for c in columns]
+        unknown = [c for c, known in zip(columns, found, strict=True) if known is None]
         if unknown:
             raise SchemaError(
                 f"unknown column(s) {', '.join(unknown)} for table {table.name}; "
                 f"columns: {', '.join(schema.field_names)}"
             )
-        targets = []
-        for c in columns:
-            if field_named(table, c) in targets:
+        targets = [known for known in found if known is not None]
+        for i, (c, target) in enumerate(zip(columns, targets, strict=True)):
+            if target in targets[:i]:
                 raise SqlError(
                     f'Duplicate column name "{c}" in INSERT into {table.name}: '
                     "name each column once"
                 )
-            targets.append(field_named(table, c))
     alias = exp.TableAlias(
         this=exp.to_identifier("__paimon_src"),
         columns=[exp.to_identifier(f"__c_{c}", quoted=True) for c in targets],
@@ -635,10 +636,7 @@ def field_named(table: Table, name: str, statement: str | None = None) -> str:
 
 def _field_or_none(table: Table, name: str) -> str | None:
     """`field_named` without the error: None when `table` has no such column."""
-    fields = table.latest_schema.field_names
-    if name in fields:
-        return name
-    matches = [f for f in fields if f.lower() == name.lower()]
+    matches = duckdb_matches(name, table.latest_schema.field_names)
     if len(matches) > 1:
         raise SchemaError(
             f"column name {name!r} is ambiguous in {table.name}: it has columns "
