@@ -40,8 +40,13 @@ lint: $(STAMP)
 	exit $$status
 
 # The whole suite, interop (Apache Paimon through PySpark) included, after the gates: CI runs exactly this.
+# TEST_WORKERS processes (pytest-xdist), each running whole test files (--dist loadfile), so a file's
+# module fixtures (a Spark session, a table built once) are made once. The shared caches (jars,
+# virtualenvs, corpora) are built under file locks, so two processes may ask for them at once.
+# TEST_WORKERS=0 runs everything in this one process.
+TEST_WORKERS ?= 2
 test: $(STAMP) lint
-	$(PY) -m pytest -q -rs -p no:cacheprovider --durations=25
+	$(PY) -m pytest -q -rs -p no:cacheprovider --durations=25 -n $(TEST_WORKERS) --dist loadfile
 
 # The package as users install it (part of `make test`): sdist and wheel, the lowest and the newest
 # declared dependency versions, the README's examples (tests/usage/test_packaging.py).
@@ -50,7 +55,7 @@ test-packaging: $(STAMP)
 
 # Unit, golden and fixture tests only: no JVM, no second-opinion virtualenvs.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not interop and not second_opinion and not slow"
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile -m "not interop and not second_opinion and not slow"
 
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks.run
