@@ -159,8 +159,8 @@ def _schema(shell: Console, args: list[str]) -> str | None:
     if len(args) > 1:
         return "usage: .schema [DB | DB.TABLE]"
     catalog = shell.session.catalog
-    if args and "." in args[0]:
-        names = [Identifier.parse(args[0])]
+    if args and "." in args[0]:  # matched as DuckDB matches names (``Shop.Orders``)
+        names = [Identifier.parse(shell.session.table(args[0]).name)]
     else:
         databases = args or catalog.databases()
         names = [Identifier(database=d, table=t) for d in databases for t in catalog.tables(d)]

@@ -35,7 +35,12 @@ from paimon_sql.engine.damage import damaged_view
 from paimon_sql.engine.reader import BucketRead, SplitReader
 from paimon_sql.engine.relation import ErrorLog, Relation
 from paimon_sql.engine.source import PaimonSource, register
-from paimon_sql.errors import PaimonSqlError, TableNotFoundError
+from paimon_sql.errors import (
+    DatabaseNotFoundError,
+    PaimonSqlError,
+    SqlError,
+    TableNotFoundError,
+)
 from paimon_sql.io.key_lookup import KeyLookup
 from paimon_sql.sqlnodes import (
     create_schema,
@@ -203,11 +208,26 @@ class Engine:
     def table(self, identifier: str | Identifier) -> Table:
         """The `Table` (metadata access) behind ``db.table``, cached until it changes.
 
-        A name without its database (``"t"``) is in `default_database`.
+        A name the user wrote (a string) is matched as DuckDB matches names (`database_named`,
+        `table_spelling`), and one without its database (``"t"``) is in `default_database`; an
+        `Identifier` is the warehouse's own spelling.
         """
-        if isinstance(identifier, str) and "." not in identifier:
-            identifier = Identifier.parse(identifier, self.default_database())
-        return self.sources.table(identifier)
+        if isinstance(identifier, Identifier):
+            return self.sources.table(identifier)
+        if "." in identifier:
+            ident = Identifier.parse(identifier)
+        else:
+            ident = Identifier.parse(identifier, self.default_database())
+        try:
+            return self.sources.table(ident)
+        except (DatabaseNotFoundError, TableNotFoundError):
+            database = self.database_named(ident.database)
+            if database is None:
+                raise
+            spelled = Identifier(database, self.table_spelling(database, ident.table))
+            if spelled == ident:
+                raise
+            return self.sources.table(spelled)
 
     def default_database(self) -> str:
         """Where a table named without its database is.
@@ -357,14 +377,27 @@ class Engine:
 
         Raises:
             TableNotFoundError: when neither exists (the error of the name as written).
+            SqlError: when several tables differ from `name` only in case.
         """
         try:
             return self.table(Identifier(database, name))
         except TableNotFoundError:
-            found = _as_duckdb_matches(name, self.catalog.tables(database))
-            if found is None or found == name:
+            found = self.table_spelling(database, name)
+            if found == name:
                 raise
             return self.table(Identifier(database, found))
+
+    def table_spelling(self, database: str, name: str) -> str:
+        """How the warehouse spells the table of `database` that `name` names, as DuckDB matches.
+
+        Exactly `name` if the database has that table, else the one table whose name differs only
+        in case, else `name` as written (so that a not-found error names it).
+
+        Raises:
+            SqlError: when several tables differ from `name` only in case (a warehouse Java wrote
+                may have them; DuckDB cannot tell them apart).
+        """
+        return _spelled(database, name, self.catalog.tables(database)) or name
 
     def bare_table(self, name: str, *, exposed: bool = True) -> Identifier | None:
         """The Paimon table a bare name (no database) reads, as DuckDB resolves the name.
@@ -389,11 +422,8 @@ class Engine:
             return None  # not USE's Paimon database, or a temporary table or view comes first
         if not self.catalog.has_database(database):
             return None
-        found = _as_duckdb_matches(name, self.catalog.tables(database))
-        if found is None:
-            return None
-        name = found
-        return Identifier(database, name)
+        found = _spelled(database, name, self.catalog.tables(database))
+        return None if found is None else Identifier(database, found)
 
     def in_transaction(self) -> bool:
         """Whether ``con`` is inside an explicit transaction.
@@ -572,6 +602,21 @@ def _resolution_query() -> str:
     )
     query = exp.select(exp.func("current_database"), exp.func("current_schema"), temporary)
     return query.sql("duckdb")
+
+
+def _spelled(database: str, name: str, tables: Iterable[str]) -> str | None:
+    """The one table of `tables` (of `database`) DuckDB would take `name` for, else None.
+
+    Raises:
+        SqlError: when several differ from `name` only in case.
+    """
+    matches = duckdb_matches(name, tables)
+    if len(matches) > 1:
+        raise SqlError(
+            f"{database}.{name} matches tables {', '.join(matches)} of {database}, whose names "
+            "differ only in case: name one of them exactly as it is spelled"
+        )
+    return matches[0] if matches else None
 
 
 def _as_duckdb_matches(name: str, names: Iterable[str]) -> str | None:

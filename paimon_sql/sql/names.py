@@ -38,6 +38,30 @@ def database_of(ctx: Context, node: exp.Table) -> str | None:
     return database
 
 
+def table_of(ctx: Context, node: exp.Table) -> tuple[str, str] | None:
+    """The Paimon database and table `node` names, spelled as the warehouse spells them.
+
+    DuckDB's matching (`database_of`, `Engine.table_spelling`): ``Shop.Orders`` is
+    ``shop.orders``. A name no table has is kept as written, so that the statement's not-found
+    error names it. A bare name after ``USE db`` is the table DuckDB would read
+    (`Engine.bare_table`, a table made by another session included). None when the name is not
+    Paimon's: another catalog or schema, or a bare name that reads no Paimon table (a TEMP table
+    of that name comes first, or no table has it): DuckDB resolves or reports it. A system-table
+    or branch suffix (``t$snapshots``) is kept.
+    """
+    database = database_of(ctx, node)
+    if database is None:
+        return None
+    base, sep, suffix = node.name.partition(SYSTEM_TABLE_SPLITTER)
+    if node.db:
+        try:
+            return database, ctx.engine.table_spelling(database, base) + sep + suffix
+        except DatabaseNotFoundError:
+            return database, node.name  # dropped meanwhile: the statement's error names it
+    ident = ctx.engine.bare_table(base, exposed=False)
+    return None if ident is None else (ident.database, ident.table + sep + suffix)
+
+
 def current_database(ctx: Context) -> str | None:
     """The Paimon database ``USE`` selected, if any."""
     schema = ctx.engine.current_schema()
@@ -130,4 +154,5 @@ __all__ = [
     "refuse_in_transaction",
     "refuse_system_table",
     "refuse_unknown_database",
+    "table_of",
 ]

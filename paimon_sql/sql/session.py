@@ -414,10 +414,8 @@ class Session:
                 f"cannot write a {type(data).__name__}: pass a pandas or polars DataFrame or an "
                 "Arrow table, record batch, reader or dataset"
             )
-        ident = _identifier(table)
-        if isinstance(ident, str):
-            ident = Identifier.parse(ident, self._engine.default_database())
-        self.table(ident)  # TableNotFoundError naming it
+        # the warehouse's spelling of a name matched as DuckDB matches it; TableNotFoundError
+        ident = Identifier.parse(self.table(_identifier(table)).name)
         hidden = self._engine.register_arrow(data, "the data")
         insert = exp.Insert(
             this=table_node(ident.database, ident.table),

@@ -597,6 +597,73 @@ def test_names_differing_in_case_resolve_as_duckdb_resolves_them(s, wh):
 # ---------------------------------------------------------------------------------- install()
 
 
+def test_ddl_procedures_and_write_take_names_in_any_case_as_duckdb_does(s, wh):
+    """DROP, TRUNCATE, ALTER, COMMENT ON, SHOW CREATE, CREATE, CALL and `session.write` match
+    ``D.PK`` to ``d.pk`` (they matched exactly, and after ``USE d`` leaked DuckDB's "is of type
+    View" errors)."""
+    s.sql("ALTER TABLE D.PK ADD COLUMN w INT")
+    s.sql("COMMENT ON COLUMN D.Pk.w IS 'new'")
+    assert "`w` INT COMMENT 'new'" in rows(s, "SHOW CREATE TABLE d.PK")[0][0]
+    s.sql("CALL sys.create_tag(table => 'D.PK', tag => 'before')")
+    assert rows(s, "SELECT tag_name FROM d.pk$tags") == [("before",)]
+    assert s.write("D.Pk", pa.table({"k": [9], "v": ["z"], "n": [90], "w": [1]})) == 1
+    s.sql("TRUNCATE TABLE D.PK")
+    assert fresh_rows(wh, "SELECT count(*) FROM d.pk") == [(0,)]
+    s.sql("CREATE TABLE D.made (x INT)")  # a Paimon table in d, not DuckDB's table in its schema
+    assert fresh_rows(wh, "SHOW TABLES FROM d") == [("made",), ("part",), ("pk",)]
+    s.sql("USE d")
+    s.sql("TRUNCATE TABLE PART")
+    s.sql("DROP TABLE Made")
+    assert fresh_rows(wh, "SELECT count(*) FROM d.part") == [(0,)]
+    assert fresh_rows(wh, "SHOW TABLES FROM d") == [("part",), ("pk",)]
+
+
+def test_a_new_table_whose_name_differs_only_in_case_is_refused(s, wh):
+    """DuckDB could not tell ``d.PK`` from ``d.pk``: CREATE and RENAME TO refuse it, CREATE IF
+    NOT EXISTS is a no-op."""
+    with pytest.raises(paimon_sql.errors.AlreadyExistsError, match=r"table d\.pk exists"):
+        s.sql("CREATE TABLE d.PK (k INT)")
+    with pytest.raises(paimon_sql.errors.AlreadyExistsError, match=r"table d\.pk exists"):
+        s.sql("CREATE TABLE d.Pk AS SELECT 1 AS k")
+    assert rows(s, "CREATE TABLE IF NOT EXISTS d.PK (k INT)") == [
+        ("table d.pk already exists; nothing created",)
+    ]
+    with pytest.raises(paimon_sql.errors.AlreadyExistsError, match=r"table d\.pk exists"):
+        s.sql("ALTER TABLE d.part RENAME TO Pk")
+    assert fresh_rows(wh, "SHOW TABLES FROM d") == [("part",), ("pk",)]
+    s.sql("ALTER TABLE d.pk RENAME TO PK")  # its own name in another case: DuckDB allows it
+    assert fresh_rows(wh, "SHOW TABLES FROM d") == [("PK",), ("part",)]
+
+
+def test_a_name_several_java_tables_match_but_for_case_is_refused_as_ambiguous(s, wh):
+    """A warehouse Java wrote may hold ``d.Ab`` and ``d.aB``: each exact name is its table; ``ab``
+    is refused in reads, writes, DDL and procedures, naming both, and nothing is dropped."""
+    s.sql("CREATE TABLE d.Ab (k INT)")
+    s.catalog.create_table(
+        paimon_sql.Identifier("d", "aB"), s.table("d.Ab").latest_schema
+    )  # as Java's catalog may: it matches names exactly
+    s.refresh()
+    s.sql("INSERT INTO d.Ab VALUES (1)")
+    s.sql("INSERT INTO d.aB VALUES (2)")
+    assert rows(s, "SELECT * FROM d.Ab") == [(1,)]
+    assert rows(s, "SELECT * FROM d.aB") == [(2,)]
+    for statement in [
+        "SELECT * FROM d.ab",
+        "INSERT INTO d.AB VALUES (3)",
+        "DROP TABLE d.ab",
+        "TRUNCATE TABLE d.ab",
+        "ALTER TABLE d.ab ADD COLUMN z INT",
+        "CALL sys.create_tag(table => 'd.ab', tag => 't')",
+        "USE d; SELECT * FROM ab",
+    ]:
+        *first, last = statement.split("; ")
+        for setup in first:
+            s.sql(setup)
+        with pytest.raises(SqlError, match=r"d\.(ab|AB) matches tables Ab, aB of d"):
+            s.sql(last)
+    assert fresh_rows(wh, "SELECT (SELECT sum(k) FROM d.Ab), (SELECT sum(k) FROM d.aB)") == [(1, 2)]
+
+
 def test_install_session_writes_and_the_connection_sees_them(s, wh):
     con = duckdb.connect()
     session = paimon_sql.install(con, wh)

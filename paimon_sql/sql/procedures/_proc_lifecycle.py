@@ -94,7 +94,7 @@ def _rollback_to_timestamp(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
 def _orphans(ctx: Context, args: Mapping[str, Any]) -> pa.Table:
     name = str(args["table"])
     if name.endswith(".*"):
-        database = name[:-2]
+        database = ctx.engine.database_named(name[:-2]) or name[:-2]
         tables = [ctx.table(Identifier(database, t)) for t in ctx.catalog.tables(database)]
     else:
         tables = [table_arg(ctx, args)]

@@ -61,6 +61,7 @@ from paimon_sql.sql.names import (
     refuse_in_transaction,
     refuse_system_table,
     refuse_unknown_database,
+    table_of,
 )
 from paimon_sql.sql.statements import dml
 from paimon_sql.types import from_duckdb_field, type_sql
@@ -83,10 +84,6 @@ def _status(ctx: Context, text: str) -> Relation:
     return ctx.engine.rows(pa.table({"status": [text]}))
 
 
-def _paimon_db(ctx: Context, database: str | None) -> bool:
-    return database is not None and database in ctx.catalog.databases()
-
-
 def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
     """The Paimon database a CREATE TABLE is for, and whether the name left it out.
 
@@ -99,7 +96,7 @@ def _create_database(ctx: Context, text: str) -> tuple[str | None, bool]:
             return None, False
         parts = parts[1:]
     if len(parts) == 2:
-        return (parts[0] if _paimon_db(ctx, parts[0]) else None), False
+        return ctx.engine.database_named(parts[0]), False  # matched as DuckDB matches it
     return current_database(ctx), True
 
 
@@ -177,8 +174,14 @@ def _create_paimon_table(ctx: Context, ident: Identifier, create: CreateTable) -
     """The Paimon table `ident` of a CREATE TABLE [AS SELECT] (see `create_table`)."""
     refuse_in_transaction(ctx, "CREATE TABLE", ident)
     _refuse_unwritable(create, ident)
-    if create.if_not_exists and ident.table in ctx.catalog.tables(ident.database):
-        return _exists(ctx, ident, create)
+    existing = [t for t in ctx.catalog.tables(ident.database) if t.lower() == ident.table.lower()]
+    if existing and create.if_not_exists:
+        return _exists(ctx, Identifier(ident.database, existing[0]), create)
+    if existing and existing != [ident.table]:
+        raise AlreadyExistsError(
+            f"table {ident.database}.{existing[0]} exists, and DuckDB's names ignore case: "
+            f"{ident} would be the same name to it; choose another name"
+        )
     if create.as_select is not None and not create.fields:
         return _create_as_select(ctx, ident, create)
     schema = create.to_schema(time_millis=int(time.time() * 1000))
@@ -296,13 +299,16 @@ def alter_table(ctx: Context, text: str) -> Relation | None:
     if not is_alter_table(text):
         return None
     alter = parse_alter_table(text)
-    database, name = alter.identifier
-    if database is None:
-        database = current_database(ctx)
-    if not _paimon_db(ctx, database):
-        return None
-    assert database is not None
+    written, name = alter.identifier
+    node = exp.Table(
+        this=exp.to_identifier(name), db=exp.to_identifier(written) if written else None
+    )
+    found = table_of(ctx, node)
+    if found is None:
+        return None  # DuckDB's own table, or a bare name of no Paimon table
+    database, name = found
     refuse_system_table(database, name, "ALTER TABLE")
+    alter = replace(alter, identifier=(database, name))
     return _alter(ctx, Identifier(database, name), alter)
 
 
@@ -319,6 +325,7 @@ def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
             merged = {**schema.options, **keys, **change.options}
             refuse_unimplemented(change.options, "ALTER TABLE", ident, merged=merged)
     renames = [c for c in alter.changes if isinstance(c, RenameTable)]
+    targets = [_rename_target(ctx, ident, r) for r in renames]
     for _ in range(10):
         current = table.latest_schema
         changed = apply_alter(current, alter, time_millis=int(time.time() * 1000))
@@ -333,14 +340,36 @@ def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
             break
     else:
         raise SqlError(f"ALTER TABLE {ident}: other writers kept changing the schema; try again")
-    for rename in renames:
-        target = Identifier(rename.identifier[0] or ident.database, rename.identifier[1])
+    for target in targets:
         ctx.catalog.rename_table(ident, target)
         ctx.engine.forget(ident)
         ctx.engine.reexpose(target)
         return _status(ctx, f"renamed {ident} to {target}")
     ctx.engine.reexpose(ident)
     return _status(ctx, f"altered table {ident} (schema {table.latest_schema.id})")
+
+
+def _rename_target(ctx: Context, ident: Identifier, rename: RenameTable) -> Identifier:
+    """The new name of ``ALTER TABLE ident RENAME TO …``.
+
+    Refused before anything changes when another table's name differs from it only in case
+    (DuckDB would take them for one name).
+    """
+    written, name = rename.identifier
+    database = (ctx.engine.database_named(written) or written) if written else ident.database
+    target = Identifier(database, name)
+    if database in ctx.catalog.databases():
+        twins = [
+            t
+            for t in ctx.catalog.tables(database)
+            if t.lower() == name.lower() and t != name and Identifier(database, t) != ident
+        ]
+        if twins:
+            raise AlreadyExistsError(
+                f"ALTER TABLE {ident} RENAME TO {target}: table {database}.{twins[0]} exists, and "
+                "DuckDB's names ignore case; choose another name"
+            )
+    return target
 
 
 def _same_schema(changed: TableSchema, current: TableSchema) -> bool:
@@ -368,16 +397,17 @@ def comment_on(ctx: Context, statement: exp.Comment) -> Relation | None:
         node = target
     else:
         return None
-    database = database_of(ctx, node) if node.this is not None else None
-    if database is None:
+    found = table_of(ctx, node) if node.this is not None else None
+    if found is None:
         return None  # DuckDB's own table or view
+    database, name = found
     if kind not in ("TABLE", "COLUMN"):
         raise UnsupportedFeatureError(
-            f"COMMENT ON {kind} {database}.{node.name}: a Paimon database holds only tables; "
+            f"COMMENT ON {kind} {database}.{name}: a Paimon database holds only tables; "
             "write COMMENT ON TABLE or COMMENT ON COLUMN"
         )
-    refuse_system_table(database, node.name, f"COMMENT ON {kind}")
-    ident = Identifier(database, node.name)
+    refuse_system_table(database, name, f"COMMENT ON {kind}")
+    ident = Identifier(database, name)
     if statement.args.get("exists") and ident.table not in ctx.catalog.tables(database):
         return _status(ctx, f"table {ident} does not exist; no comment set")
     text = statement.expression
@@ -555,21 +585,14 @@ def database_command(ctx: Context, statement: exp.Command) -> None:
         )
 
 
-def _paimon_database_of(ctx: Context, node: exp.Table) -> str | None:
-    """`database_of`, but None for a bare name of no Paimon table (a TEMP table after USE db)."""
-    database = database_of(ctx, node)
-    if database is not None and not node.db and node.name not in ctx.catalog.tables(database):
-        return None  # DuckDB resolves it
-    return database
-
-
 def _drop_tables(ctx: Context, statement: exp.Drop) -> Relation | None:
     """DROP TABLE [IF EXISTS] db.t [, …]: every table checked before the first is dropped."""
     nodes = statement.args.get("tables") or [statement.this]
     found = [
-        (n.name, database)
+        (name, database)
         for n in nodes
-        if isinstance(n, exp.Table) and (database := _paimon_database_of(ctx, n)) is not None
+        if isinstance(n, exp.Table) and (named := table_of(ctx, n)) is not None
+        for database, name in [named]
     ]
     if not found:
         return None
@@ -614,8 +637,8 @@ def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
     checked before the first one is emptied; each table gets its own snapshot.
     """
     nodes = list(statement.expressions) or [statement.this]
-    found = [(n, _paimon_database_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
-    if all(database is None for _, database in found):
+    found = [(n, table_of(ctx, n) if isinstance(n, exp.Table) else None) for n in nodes]
+    if all(named is None for _, named in found):
         return None  # DuckDB's own tables
     names = ", ".join(n.sql("duckdb") for n in nodes)
     if statement.args.get("is_database"):
@@ -627,7 +650,7 @@ def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
             raise UnsupportedFeatureError(
                 f"TRUNCATE TABLE {names} {shown}: {shown} is not supported ({why}); leave it out"
             )
-    mixed = [n.sql("duckdb") for n, database in found if database is None]
+    mixed = [n.sql("duckdb") for n, named in found if named is None]
     if mixed:
         raise UnsupportedFeatureError(
             f"TRUNCATE TABLE {names} names both Paimon tables and others ({', '.join(mixed)}); "
@@ -639,10 +662,10 @@ def _truncate(ctx: Context, statement: exp.TruncateTable) -> Relation | None:
             f"TRUNCATE TABLE {names} PARTITION (…): a PARTITION clause truncates one table; "
             "truncate the tables one by one"
         )
-    paimon = [(n.name, database) for n, database in found if database is not None]
-    for name, database in paimon:
+    paimon = [named for _, named in found if named is not None]
+    for database, name in paimon:
         refuse_system_table(database, name, "TRUNCATE TABLE")
-    idents = [Identifier(database, name) for name, database in paimon]
+    idents = [Identifier(database, name) for database, name in paimon]
     refuse_in_transaction(ctx, "TRUNCATE TABLE", ", ".join(map(str, idents)))
     missing = [i for i in idents if i.table not in ctx.catalog.tables(i.database)]
     if missing and not statement.args.get("exists"):

@@ -17,11 +17,9 @@ import sqlglot
 from sqlglot import exp
 
 from paimon_sql.catalog import Identifier
-from paimon_sql.catalog.names import SYSTEM_TABLE_SPLITTER
 from paimon_sql.engine.context import HIDDEN_PREFIX, current_position
 from paimon_sql.errors import (
     DatabaseNotFoundError,
-    InvalidNameError,
     PaimonSqlError,
     SqlError,
     TableNotFoundError,
@@ -33,6 +31,7 @@ from paimon_sql.sql.names import (
     refuse_in_transaction,
     refuse_system_table,
     refuse_unknown_database,
+    table_of,
 )
 from paimon_sql.sql.procedures import procedures
 from paimon_sql.sql.statements import catalog_ddl, dml, merge
@@ -190,11 +189,16 @@ def _command(ctx: Context, statement: exp.Command) -> Relation | None:
     if show.this in ("DATABASES", "SCHEMAS"):
         return _rows(ctx, pa.table({"database_name": ctx.catalog.databases()}))
     target = show.args.get("target")
-    if target is not None and target.db:
-        return catalog_ddl.show_create_table(ctx, Identifier(target.db, target.name))
+    if isinstance(target, exp.Table):
+        found = table_of(ctx, target)
+        if found is not None:
+            return catalog_ddl.show_create_table(ctx, Identifier(*found))
+        if target.db:  # the catalog's error names the database and those it has
+            return catalog_ddl.show_create_table(ctx, Identifier(target.db, target.name))
     database = show.args.get("db")
     if database is not None:
-        return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(database.name)}))
+        name = ctx.engine.database_named(database.name) or database.name
+        return _rows(ctx, pa.table({"table_name": ctx.catalog.tables(name)}))
     return None
 
 
@@ -245,12 +249,10 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     table = node.this if isinstance(node, exp.Schema) else node
     if not isinstance(table, exp.Table):
         return None
-    database = database_of(ctx, table)
-    if database is None:
-        return None
-    name = _bare(ctx, table, database)
-    if name is None:
-        return None  # a bare name of no Paimon table (a TEMP table ...): DuckDB resolves it
+    found = table_of(ctx, table)
+    if found is None:
+        return None  # DuckDB's table, or a bare name of no Paimon table (a TEMP table ...)
+    database, name = found
     refuse_system_table(database, name, "writing to")
     ident = Identifier(database, name)
     try:
@@ -258,23 +260,6 @@ def _target(ctx: Context, node: exp.Expression | None) -> Identifier | None:
     except DatabaseNotFoundError:
         return None
     return ident
-
-
-def _bare(ctx: Context, table: exp.Table, database: str) -> str | None:
-    """The Paimon table's own spelling of `table`'s name, as DuckDB would resolve it.
-
-    `database` is `database_of` the table. None when the bare name reads no Paimon table (a TEMP
-    table of that name comes first; see `Engine.bare_table`). A system-table suffix
-    (``t$snapshots``) is kept.
-    """
-    base, sep, suffix = table.name.partition(SYSTEM_TABLE_SPLITTER)
-    if table.db:
-        try:  # the spelling of the table DuckDB would take for it (its error if none)
-            return ctx.engine.table_named(database, base).name.split(".", 1)[1] + sep + suffix
-        except (TableNotFoundError, InvalidNameError):
-            return table.name
-    ident = ctx.engine.bare_table(base, exposed=False)
-    return None if ident is None else ident.table + sep + suffix
 
 
 def _prepare(ctx: Context, statement: exp.Use | exp.Copy) -> None:
@@ -436,12 +421,10 @@ def _inspect(ctx: Context, statement: exp.Expression) -> Relation | None:
         statement.this, exp.Table
     ):
         node = statement.this
-        database = database_of(ctx, node)
-        if database is None:
-            return None
-        name = _bare(ctx, node, database)
-        if name is None:
-            return None  # a bare name of no Paimon table: DuckDB resolves it
+        found = table_of(ctx, node)
+        if found is None:
+            return None  # DuckDB's table, or a bare name of no Paimon table
+        database, name = found
         if "$" in name:  # a system table: DuckDB describes (summarizes) its rows
             query = exp.select(exp.Star()).from_(node.copy())
             ctx.bind(query)
