@@ -64,6 +64,39 @@ def unqualify(statement: exp.Expression, node: exp.Table) -> None:
             column.set("db", None)
 
 
+def pivot_sources_hoisted(statement: exp.Expression) -> exp.Expression:
+    """`statement` with the source of each ``PIVOT source ON …`` statement moved into a CTE.
+
+    sqlglot's DuckDB generator removes the table qualifier of every column inside a PIVOT
+    statement, its source's included: a source joining ``f.k = n.k`` would run as ``k = k``
+    (ambiguous), and ``s.a`` (a struct's field) as the column ``a``. Outside the PIVOT, in
+    ``WITH src AS (source) SELECT * FROM (PIVOT src ON …)``, the source keeps them. Changes
+    `statement` in place; returns it, or the query now in its place when it was such a PIVOT.
+
+    >>> import sqlglot
+    >>> text = "PIVOT (SELECT s.a, n.b FROM s JOIN n ON s.k = n.k) AS q ON a USING sum(b)"
+    >>> sql = pivot_sources_hoisted(sqlglot.parse_one(text, read="duckdb")).sql("duckdb")
+    >>> sql.split(" SELECT * FROM ")
+    ['WITH "q" AS (SELECT s.a, n.b FROM s JOIN n ON s.k = n.k)', '(PIVOT "q" ON a USING SUM(b))']
+    """
+    for pivot in list(statement.find_all(exp.Pivot)):
+        source = pivot.this
+        if not isinstance(source, exp.Subquery) or not any(
+            column.table for column in source.find_all(exp.Column)
+        ):
+            continue  # the PIVOT clause (``FROM t PIVOT (…)``), or nothing to lose
+        name = source.alias_or_name or "source"
+        pivot.set("this", exp.Table(this=ident(name)))
+        wrapper = select_all(exp.Subquery(this=pivot.copy()))
+        cte = exp.CTE(this=source.this, alias=exp.TableAlias(this=ident(name)))
+        wrapper.set("with_", exp.With(expressions=[cte]))
+        if pivot is statement:
+            statement = wrapper
+        else:
+            pivot.replace(wrapper)
+    return statement
+
+
 def conjuncts(node: _E) -> list[_E]:
     """The parts of `node` joined by AND, parentheses removed.
 

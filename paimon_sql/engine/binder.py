@@ -35,10 +35,21 @@ from paimon_sql.engine.travel import (
     travel_of,
     travel_of_options,
 )
-from paimon_sql.errors import DatabaseNotFoundError, PaimonSqlError, SqlError
+from paimon_sql.errors import (
+    DatabaseNotFoundError,
+    PaimonSqlError,
+    SqlError,
+    UnsupportedFeatureError,
+)
 from paimon_sql.plan.explain import explain_rows
 from paimon_sql.plan.scan import ScanPlan, plan_scan
-from paimon_sql.sqlnodes import explain_sql, select_all, table_node, unqualify
+from paimon_sql.sqlnodes import (
+    explain_sql,
+    pivot_sources_hoisted,
+    select_all,
+    table_node,
+    unqualify,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -53,11 +64,42 @@ if TYPE_CHECKING:
     from paimon_sql.plan.predicate import Predicate
 
 
-def _sampled(node: exp.Table, replacement: exp.Table | exp.Subquery) -> exp.Table | exp.Subquery:
-    """`replacement` of a table reference, with the reference's ``TABLESAMPLE`` (else lost)."""
-    sample = node.args.get("sample")
-    if sample is not None:
-        replacement.set("sample", sample)
+#: Clauses of a table reference its replacement (a hidden table or a subquery) keeps: DuckDB
+#: applies them to either as to the table (``TABLESAMPLE``, ``PIVOT (…)``, the joins of a
+#: parenthesised ``(t JOIN u …)``).
+_CARRIED = ("sample", "pivots", "joins", "laterals")
+#: Clauses the binder itself reads before replacing the reference (its name, time travel).
+_READ = frozenset({"this", "alias", "db", "catalog", "version", "when"})
+
+
+def _hoist_inner_pivots(statement: exp.Expression) -> None:
+    """`pivot_sources_hoisted` for the PIVOT statements inside `statement`, in place.
+
+    A write renders its query itself; a PIVOT statement that is the whole statement is
+    `Binder.render`'s to hoist (its root changes).
+    """
+    if not isinstance(statement, exp.Pivot):
+        pivot_sources_hoisted(statement)
+
+
+def _carried(node: exp.Table, replacement: exp.Table | exp.Subquery) -> exp.Table | exp.Subquery:
+    """`replacement` of a table reference, with the reference's clauses (else lost).
+
+    Those of `_CARRIED`; any other (``WITH ORDINALITY``, ``ONLY`` …) is refused by name rather
+    than dropped.
+    """
+    for key, value in node.args.items():
+        if value in (None, False, []) or key in _READ or key in _CARRIED:
+            continue
+        name = ".".join(p.name for p in node.parts)
+        raise UnsupportedFeatureError(
+            f"{key.upper().replace('_', ' ')} on Paimon table {name} is not supported; read the "
+            "table in a subquery and apply it there"
+        )
+    for key in _CARRIED:
+        value = node.args.get(key)
+        if value:
+            replacement.set(key, value)
     return replacement
 
 
@@ -204,7 +246,10 @@ class Binder:
         if known is not None and _same(known[0], used):
             self._rendered.move_to_end(text)
             return known[1]
-        sql = statement.sql("duckdb", copy=bool(used))
+        tree = statement.copy() if used else statement
+        if isinstance(tree, exp.Pivot):  # a PIVOT statement (`bind` hoisted any inner one)
+            tree = pivot_sources_hoisted(tree)
+        sql = tree.sql("duckdb", copy=False)
         if pure:
             self._rendered[text] = (tuple(weakref.ref(e) for e in used), sql)
             self._rendered.move_to_end(text)
@@ -287,6 +332,7 @@ class Binder:
             )
             changed = True
         self._refuse_stray(statement)
+        _hoist_inner_pivots(statement)
         return changed
 
     def _refuse_stray(self, statement: exp.Expression) -> None:
@@ -392,7 +438,7 @@ class Binder:
                 this=exp.to_identifier(name, quoted=True)
             )
             node.replace(
-                _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+                _carried(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
             )
             changed = True
         return changed
@@ -465,7 +511,7 @@ class Binder:
             this=exp.to_identifier("paimon_changes", quoted=True)
         )
         node.replace(
-            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            _carried(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
         )
         return True
 
@@ -512,7 +558,7 @@ class Binder:
             )
             strip_travel(node)
             node.replace(
-                _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+                _carried(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
             )
             return True
         return False
@@ -551,7 +597,7 @@ class Binder:
         )
         strip_travel(node)
         node.replace(
-            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            _carried(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
         )
         return True
 
@@ -625,7 +671,7 @@ class Binder:
                 engine.log.name(name, table.name)
             engine.last[table.name] = plan
             engine.log.reading(plan)
-            node.replace(_sampled(node, exp.Subquery(this=query, alias=alias)))
+            node.replace(_carried(node, exp.Subquery(this=query, alias=alias)))
             return
         source = engine.source(
             table, snapshot, pinned=pinned, first_rows=first_rows, latest_schema=latest_schema
@@ -634,7 +680,7 @@ class Binder:
         engine.last[table.name] = source
         strip_travel(node)
         node.replace(
-            _sampled(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
+            _carried(node, exp.Table(this=exp.to_identifier(hidden, quoted=True), alias=alias))
         )
 
     def explain(self, statement: exp.Expression) -> list[tuple[str, str, str]] | None:

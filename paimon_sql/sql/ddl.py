@@ -201,6 +201,10 @@ def _set_pk(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
     return new
 
 
+#: ``… AS PIVOT`` / ``… AS UNPIVOT``: a CTAS of a bare PIVOT statement.
+_PIVOT_QUERY = re.compile(r"\bAS\s+(UN)?PIVOT\b", re.IGNORECASE)
+
+
 def parse_create_table(sql: str) -> CreateTable:
     """Parse a Flink- or Spark-style CREATE TABLE (or CTAS) into a validated `CreateTable`.
 
@@ -211,6 +215,11 @@ def parse_create_table(sql: str) -> CreateTable:
     """
     create = _parse_one(sql)
     if not isinstance(create, exp.Create) or create.kind != "TABLE":
+        if _PIVOT_QUERY.search(sql):  # sqlglot reads no bare PIVOT statement after AS
+            raise SqlError(
+                "CREATE TABLE … AS PIVOT …: write the PIVOT statement in parentheses, "
+                "CREATE TABLE t AS (PIVOT …)"
+            )
         raise SqlError("expected CREATE TABLE")
     if create.args.get("replace"):
         raise UnsupportedFeatureError(
