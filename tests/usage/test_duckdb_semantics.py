@@ -438,10 +438,67 @@ def test_update_and_delete_returning_are_refused(s, statement):
     assert rows(s, "SELECT * FROM d.pk ORDER BY k") == [(1, "a", 10), (2, "b", 20)]
 
 
-def test_update_from_and_delete_using_are_refused(s):
-    s.sql("CREATE TABLE memory.main.src AS SELECT 1 AS k")
-    refused(s, "UPDATE d.pk SET v = 'q' FROM src WHERE src.k = d.pk.k", UnsupportedFeatureError)
-    refused(s, "DELETE FROM d.pk USING src WHERE src.k = d.pk.k", UnsupportedFeatureError)
+#: UPDATE … FROM and DELETE … USING, each run by paimon-sql on a primary-key and an append
+#: table and by DuckDB on copies of the same rows (``src`` is a DuckDB table, ``d.app`` Paimon's).
+_JOINED_WRITES = [
+    "UPDATE d.{t} SET v = src.v FROM src WHERE src.k = d.{t}.k",
+    "UPDATE d.{t} AS t SET v = s.v || '!', n = t.n + s.k FROM (SELECT k, v FROM src) AS s "
+    "WHERE t.k = s.k AND s.v <> 'x'",
+    "UPDATE d.{t} SET n = 0 FROM d.app WHERE {t}.k = app.x AND app.y <> 'again'",
+    "UPDATE d.{t} SET n = -1 FROM (SELECT 1) AS one(c)",
+    "DELETE FROM d.{t} USING src WHERE src.k = d.{t}.k",
+    "DELETE FROM d.{t} AS t USING src, d.app WHERE t.k = src.k AND src.k = app.x",
+    "DELETE FROM d.{t} USING d.app WHERE app.x IS NULL",
+]
+
+
+@pytest.mark.parametrize("kind", ["pk", "ap"])
+@pytest.mark.parametrize("statement", _JOINED_WRITES)
+def test_update_from_and_delete_using_give_duckdbs_answer(s, wh, kind, statement):
+    s.sql("CREATE TABLE d.ap (k INT, v STRING, n INT)")
+    s.sql("INSERT INTO d.ap SELECT * FROM d.pk")
+    s.sql("INSERT INTO d.pk VALUES (3, 'c', 30)")
+    s.sql("INSERT INTO d.ap VALUES (3, 'c', 30), (3, 'c2', 31)")
+    s.sql("INSERT INTO d.app VALUES (2, 'two'), (3, 'three'), (3, 'again')")
+    s.sql("CREATE TABLE memory.main.src AS FROM (VALUES (1, 'x'), (2, 'y'), (3, 'z')) v(k, v)")
+    plain = duckdb.connect()
+    plain.sql("CREATE SCHEMA d")
+    for name in (kind, "app"):
+        plain.register("rows", s.sql(f"SELECT * FROM d.{name}").arrow())  # noqa: S608
+        plain.sql(f"CREATE TABLE d.{name} AS SELECT * FROM rows")  # noqa: S608
+        plain.unregister("rows")
+    plain.register("rows", s.sql("SELECT * FROM memory.main.src").arrow())
+    plain.sql("CREATE TABLE src AS SELECT * FROM rows")
+    text = statement.format(t=kind)
+    plain.sql(text)
+    s.sql(text)
+    want = sorted(plain.sql(f"SELECT * FROM d.{kind}").fetchall())  # noqa: S608
+    other = paimon_sql.connect(wh)
+    assert sorted(rows(other, f"SELECT * FROM d.{kind}")) == want  # noqa: S608
+    other.close()
+
+
+def test_update_from_where_a_row_matches_several_source_rows_is_refused(s):
+    """DuckDB takes one of the source rows at random; paimon-sql refuses, as its MERGE does."""
+    s.sql("CREATE TABLE memory.main.src AS SELECT * FROM (VALUES (1, 'x'), (1, 'y')) AS v(k, v)")
+    refused(
+        s,
+        "UPDATE d.pk SET v = src.v FROM src WHERE src.k = pk.k",
+        PaimonSqlError,
+        match="more than one source row",
+    )
+    refused(
+        s,
+        "UPDATE d.pk SET v = 'q' FROM src, d.app WHERE src.k = pk.k",
+        UnsupportedFeatureError,
+        match="several tables",
+    )
+    refused(
+        s,
+        "DELETE FROM d.pk USING src WHERE src.k = pk.k RETURNING *",
+        UnsupportedFeatureError,
+        match="RETURNING",
+    )
 
 
 # ------------------------------------------------------------------------------- malformed DML

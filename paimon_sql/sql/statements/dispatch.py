@@ -397,6 +397,10 @@ def _write(
             refuse_unknown_database(ctx, node)  # ``nope.t``: the missing database named
         return None
     refuse_in_transaction(ctx, what, ident)
+    if isinstance(statement, exp.Update) and statement.args.get("from_"):
+        statement = dml.update_from_as_merge(statement)
+    elif isinstance(statement, exp.Delete) and statement.args.get("using"):
+        statement = dml.delete_using_as_exists(statement)
     ctx.engine.writing = ident  # its reads of the target are at the latest snapshot
     try:
         if isinstance(statement, exp.Insert):

@@ -10,7 +10,11 @@ A DuckDB query feeds `TableWriter`, `Committer` commits.
   The existing keys are those of the latest snapshot when the statement starts (a concurrent
   writer committing the same key before this statement commits is not detected).
 * ... RETURNING <expressions>: the rows written (computed before the commit: an error in it
-  writes nothing). UPDATE/DELETE … RETURNING, UPDATE … FROM and DELETE … USING are refused.
+  writes nothing). UPDATE/DELETE … RETURNING are refused.
+* UPDATE t SET … FROM s WHERE … is the MERGE it means (`update_from_as_merge`): a target row
+  several source rows match is refused, where DuckDB would take one of them at random. DELETE FROM
+  t USING s … WHERE … is DELETE FROM t WHERE EXISTS (SELECT 1 FROM s … WHERE …)
+  (`delete_using_as_exists`), DuckDB's meaning.
 * A write inside an explicit transaction is refused before it starts (`refuse_in_transaction`).
 * INSERT OVERWRITE t [PARTITION (k = v, ...)] <query>: the whole table, the static partition, or
   (partitioned table, no PARTITION clause) the partitions the query writes (Spark's dynamic
@@ -965,7 +969,7 @@ def row_level_supported(table: Table, operation: str) -> None:
 
 def delete(ctx: Context, ident: Identifier, statement: exp.Delete) -> Relation:
     """DELETE FROM t [WHERE …]."""
-    _refuse_returning(statement, "DELETE")
+    refuse_returning(statement, "DELETE")
     table = write_table(ctx, ident, statement, "DELETE")
     drop_alias(statement, ident.table)
     schema = table.latest_schema
@@ -1045,7 +1049,7 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     schema = table.latest_schema
     if not statement.expressions:
         raise SqlError(f"syntax error: {table.name} is updated without SET column = value")
-    _refuse_returning(statement, "UPDATE")
+    refuse_returning(statement, "UPDATE")
     sets = {}
     for eq in statement.expressions:
         name = field_named(table, eq.this.name, "UPDATE of")
@@ -1094,17 +1098,64 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
     return count(ctx, write_rows(ctx, table, select, kind=UPDATE_AFTER, read_at=read_at))
 
 
-def _refuse_returning(statement: exp.Expression, what: str) -> None:
+def refuse_returning(statement: exp.Expression, what: str) -> None:
+    """``UPDATE`` / ``DELETE … RETURNING`` (`what`) on a Paimon table: refused by name."""
     if statement.args.get("returning") is not None:
         raise UnsupportedFeatureError(
             f"{what} … RETURNING on a Paimon table is not supported (INSERT … RETURNING is); "
             f"run a SELECT of the rows before the {what}"
         )
-    if statement.args.get("using") or statement.args.get("from_"):
+
+
+def update_from_as_merge(statement: exp.Update) -> exp.Merge:
+    """``UPDATE t SET … FROM s WHERE c`` as ``MERGE INTO t USING s ON c WHEN MATCHED THEN UPDATE``.
+
+    One source (a table or an aliased subquery); several are refused, naming the way to join
+    them first. Without WHERE every target row matches every source row.
+
+    >>> import sqlglot
+    >>> text = "UPDATE d.t SET v = s.v FROM d.s AS s WHERE t.k = s.k"
+    >>> update_from_as_merge(sqlglot.parse_one(text, read="duckdb")).sql("duckdb")
+    'MERGE INTO d.t USING d.s AS s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v'
+    """
+    refuse_returning(statement, "UPDATE")
+    source = statement.args["from_"].this
+    if source.args.get("joins") or len(statement.args["from_"].expressions) > 0:
         raise UnsupportedFeatureError(
-            f"{what} … {'USING' if what == 'DELETE' else 'FROM'} on a Paimon table is not "
-            "supported; use a subquery in WHERE (… WHERE k IN (SELECT …))"
+            "UPDATE … FROM of several tables on a Paimon table is not supported; join them in "
+            "one subquery: UPDATE t SET … FROM (SELECT … FROM a JOIN b ON …) AS s WHERE …"
         )
+    where = statement.args.get("where")
+    return exp.Merge(
+        this=statement.this,
+        using=source,
+        on=where.this if where is not None else exp.true(),
+        whens=exp.Whens(
+            expressions=[exp.When(matched=True, then=exp.Update(expressions=statement.expressions))]
+        ),
+    )
+
+
+def delete_using_as_exists(statement: exp.Delete) -> exp.Delete:
+    """``DELETE FROM t USING s … WHERE c`` as ``DELETE FROM t WHERE EXISTS (SELECT 1 FROM s …)``.
+
+    A target row goes when any combination of the USING tables meets the condition `c`, which
+    becomes the subquery's WHERE: DuckDB's meaning, several matches included.
+
+    >>> import sqlglot
+    >>> text = "DELETE FROM d.t USING d.s, d.u WHERE t.k = s.k AND s.k = u.k"
+    >>> delete_using_as_exists(sqlglot.parse_one(text, read="duckdb")).sql("duckdb")
+    'DELETE FROM d.t WHERE EXISTS(SELECT 1 FROM d.s, d.u WHERE t.k = s.k AND s.k = u.k)'
+    """
+    refuse_returning(statement, "DELETE")
+    first, *rest = statement.args["using"]
+    query = exp.select("1").from_(first)
+    for other in rest:
+        query = query.join(other)
+    where = statement.args.get("where")
+    if where is not None:
+        query = query.where(where.this)
+    return exp.Delete(this=statement.this, where=exp.Where(this=exp.Exists(this=query)))
 
 
 def _copy_on_write(
