@@ -501,6 +501,45 @@ def test_update_from_where_a_row_matches_several_source_rows_is_refused(s):
     )
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE d.pk SET (v, n) = ('z', n + 1) WHERE k = 2",
+        "UPDATE d.pk SET (v) = ('y')",
+        "UPDATE d.pk SET (n) = (SELECT max(n) FROM d.pk) WHERE k = 1",
+    ],
+)
+def test_update_of_a_column_tuple_gives_duckdbs_answer(s, wh, statement):
+    plain = duckdb.connect()
+    plain.sql("CREATE SCHEMA d")
+    plain.register("rows", s.sql("SELECT * FROM d.pk").arrow())
+    plain.sql("CREATE TABLE d.pk AS SELECT * FROM rows")
+    plain.sql(statement)
+    s.sql(statement)
+    other = paimon_sql.connect(wh)
+    want = sorted(plain.sql("SELECT * FROM d.pk").fetchall())
+    assert sorted(rows(other, "SELECT * FROM d.pk")) == want
+    other.close()
+
+
+@pytest.mark.parametrize(
+    ("statement", "error", "match"),
+    [
+        ("UPDATE d.pk SET (v, n) = ('z')", SqlError, r"SET \(v, n\) = … needs as many values"),
+        ("UPDATE d.pk SET v = DEFAULT", UnsupportedFeatureError, "no column defaults"),
+        (
+            "MERGE INTO d.pk USING (SELECT 1 AS k) AS s ON pk.k = s.k "
+            "WHEN MATCHED THEN UPDATE SET v = DEFAULT",
+            UnsupportedFeatureError,
+            "no column defaults",
+        ),
+    ],
+    ids=["too-few-values", "update-default", "merge-default"],
+)
+def test_update_set_forms_paimon_cannot_write_are_refused(s, statement, error, match):
+    refused(s, statement, error, match=match)
+
+
 # ------------------------------------------------------------------------------- malformed DML
 
 

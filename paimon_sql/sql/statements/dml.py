@@ -63,7 +63,13 @@ from paimon_sql.format.options import CoreOptions, MergeEngine
 from paimon_sql.format.snapshot import CommitKind
 from paimon_sql.read.build import ReadRequest, literal
 from paimon_sql.sql.statements.append_dv import mark_rows, uses_vectors
-from paimon_sql.sql.statements.target import drop_alias, refuse_defaults, with_ctes, write_table
+from paimon_sql.sql.statements.target import (
+    assignments,
+    drop_alias,
+    refuse_defaults,
+    with_ctes,
+    write_table,
+)
 from paimon_sql.sqlnodes import table_node
 from paimon_sql.types import RowKind, duckdb_type_node, fit_length, type_sql
 from paimon_sql.write.global_index import is_cross_partition
@@ -1051,7 +1057,7 @@ def update(ctx: Context, ident: Identifier, statement: exp.Update) -> Relation:
         raise SqlError(f"syntax error: {table.name} is updated without SET column = value")
     refuse_returning(statement, "UPDATE")
     sets = {}
-    for eq in statement.expressions:
+    for eq in assignments(statement.expressions, table.name, "UPDATE"):
         name = field_named(table, eq.this.name, "UPDATE of")
         if name in sets:
             raise SqlError(

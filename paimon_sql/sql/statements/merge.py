@@ -54,7 +54,7 @@ from paimon_sql.errors import ExecutionError, SchemaError, SqlError, Unsupported
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.sql.statements import dml
 from paimon_sql.sql.statements.append_dv import LiveRows, uses_vectors
-from paimon_sql.sql.statements.target import write_table
+from paimon_sql.sql.statements.target import assignments, write_table
 from paimon_sql.sqlnodes import conjuncts, create_temp_table, drop, table_node
 from paimon_sql.types import RowKind, duckdb_type_node
 
@@ -263,15 +263,15 @@ class _Merge:
         return list(self.schema.primary_keys)
 
     def _update(self, side: str, condition: exp.Expr | None, then: exp.Update) -> _Clause:
-        assignments = then.expressions
+        pairs = assignments(then.expressions, self.table.name, "MERGE … UPDATE")
         fixed = set(self.fixed())
-        if not assignments or any(isinstance(a, exp.Star) for a in assignments):
+        if not pairs or any(isinstance(a, exp.Star) for a in pairs):
             star = self._positional("UPDATE SET *")
             values = {f: v for f, v in star.items() if f not in fixed}
             pinned = {f: v for f, v in star.items() if f in fixed}
             return _Clause(side, condition, "update", values, pinned)
         values = {}
-        for eq in assignments:
+        for eq in pairs:
             if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
                 raise SqlError(f"MERGE … UPDATE SET expects column = value, got {eq.sql()!r}")
             name = self._field(eq.this.name)

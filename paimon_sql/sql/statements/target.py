@@ -24,7 +24,7 @@ from sqlglot import exp
 from paimon_sql.catalog.schema_change import IMMUTABLE_OPTIONS
 from paimon_sql.changes.bounds import INCREMENTAL_OPTIONS, SCAN_MODE
 from paimon_sql.engine.travel import TRAVEL_HINTS
-from paimon_sql.errors import OptionError, UnsupportedFeatureError
+from paimon_sql.errors import OptionError, SqlError, UnsupportedFeatureError
 from paimon_sql.format.option_registry import normalise_options
 from paimon_sql.sql.dialect import after_write_target, hint_options
 from paimon_sql.sqlnodes import unqualify
@@ -240,6 +240,54 @@ def refuse_defaults(statement: exp.Insert, name: str) -> None:
             f"DEFAULT in an INSERT into {name}: Paimon tables have no column defaults on write; "
             "give each value (NULL for none), or list the columns given (INSERT INTO t (a, b) …)"
         )
+
+
+def assignments(pairs: list[exp.Expression], name: str, what: str) -> list[exp.Expression]:
+    """The ``SET`` pairs of an UPDATE (`what`: ``UPDATE`` or ``MERGE … UPDATE``) of table `name`.
+
+    ``SET (a, b) = (x, y)`` is ``a = x, b = y``, as in DuckDB; other pairs are kept as they are
+    (the caller checks them). ``SET a = DEFAULT`` is refused (no column defaults on write).
+
+    >>> import sqlglot
+    >>> update = sqlglot.parse_one("UPDATE t SET (a, b) = (1, 'x'), (c) = (2), d = 3")
+    >>> [e.sql() for e in assignments(update.expressions, "db.t", "UPDATE")]
+    ['a = 1', "b = 'x'", 'c = 2', 'd = 3']
+    """
+    out: list[exp.Expression] = []
+    for pair in pairs:
+        if isinstance(pair, exp.EQ) and isinstance(pair.this, (exp.Tuple, exp.Paren)):
+            columns, values = _parts(pair.this), _parts(pair.expression)
+            if columns is not None and len(columns) == 1 and values is None:
+                values = [pair.expression]  # ``SET (a) = (SELECT …)``: one scalar subquery
+            if values is None or len(values) != len(columns or []):
+                raise SqlError(
+                    f"{what} of {name}: SET {pair.this.sql('duckdb')} = … needs as many values, "
+                    f"in parentheses, as columns ({len(columns or [])})"
+                )
+            pairs_of = zip(columns or [], values, strict=True)
+            out += [exp.EQ(this=column, expression=value) for column, value in pairs_of]
+        else:
+            out.append(pair)
+    for pair in out:
+        value = pair.expression if isinstance(pair, exp.EQ) else None
+        if isinstance(value, exp.Column) and not value.table and _is_default(value.this):
+            raise UnsupportedFeatureError(
+                f"SET {pair.this.sql('duckdb')} = DEFAULT in {what} of {name}: Paimon tables "
+                "have no column defaults on write; set the value itself (NULL for none)"
+            )
+    return out
+
+
+def _parts(node: exp.Expression | None) -> list[exp.Expression] | None:
+    if isinstance(node, exp.Tuple):
+        return list(node.expressions)
+    if isinstance(node, exp.Paren):
+        return [node.this]
+    return None
+
+
+def _is_default(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Identifier) and not node.quoted and node.name.upper() == "DEFAULT"
 
 
 def with_ctes(statement: exp.Insert) -> exp.Expression | None:
