@@ -66,6 +66,18 @@ def refused(s, statement, error, *, table="d.pk", match=None):
     return caught.value
 
 
+def duckdb_copy(s, *names: str) -> duckdb.DuckDBPyConnection:
+    """A new DuckDB connection with a copy of the rows of each Paimon table `names` (``d.t``) or
+    DuckDB table of `s`, under the same name: the oracle a statement's result is compared with."""
+    plain = duckdb.connect()
+    plain.sql("CREATE SCHEMA d")
+    for name in names:
+        plain.register("rows", s.sql(f"SELECT * FROM {name}").arrow())  # noqa: S608
+        plain.sql(f"CREATE TABLE {name.removeprefix('memory.main.')} AS SELECT * FROM rows")  # noqa: S608
+        plain.unregister("rows")
+    return plain
+
+
 # --------------------------------------------------------------------- CREATE TABLE in a database
 
 
@@ -461,14 +473,7 @@ def test_update_from_and_delete_using_give_duckdbs_answer(s, wh, kind, statement
     s.sql("INSERT INTO d.ap VALUES (3, 'c', 30), (3, 'c2', 31)")
     s.sql("INSERT INTO d.app VALUES (2, 'two'), (3, 'three'), (3, 'again')")
     s.sql("CREATE TABLE memory.main.src AS FROM (VALUES (1, 'x'), (2, 'y'), (3, 'z')) v(k, v)")
-    plain = duckdb.connect()
-    plain.sql("CREATE SCHEMA d")
-    for name in (kind, "app"):
-        plain.register("rows", s.sql(f"SELECT * FROM d.{name}").arrow())  # noqa: S608
-        plain.sql(f"CREATE TABLE d.{name} AS SELECT * FROM rows")  # noqa: S608
-        plain.unregister("rows")
-    plain.register("rows", s.sql("SELECT * FROM memory.main.src").arrow())
-    plain.sql("CREATE TABLE src AS SELECT * FROM rows")
+    plain = duckdb_copy(s, f"d.{kind}", "d.app", "memory.main.src")
     text = statement.format(t=kind)
     plain.sql(text)
     s.sql(text)
@@ -510,10 +515,7 @@ def test_update_from_where_a_row_matches_several_source_rows_is_refused(s):
     ],
 )
 def test_update_of_a_column_tuple_gives_duckdbs_answer(s, wh, statement):
-    plain = duckdb.connect()
-    plain.sql("CREATE SCHEMA d")
-    plain.register("rows", s.sql("SELECT * FROM d.pk").arrow())
-    plain.sql("CREATE TABLE d.pk AS SELECT * FROM rows")
+    plain = duckdb_copy(s, "d.pk")
     plain.sql(statement)
     s.sql(statement)
     other = paimon_sql.connect(wh)
@@ -641,11 +643,7 @@ _CLAUSES = [
 def test_table_clauses_and_pivot_statements_give_duckdbs_answer(s, statement):
     s.sql("INSERT INTO d.pk VALUES (2, 'c', 21), (3, 'a', 30)")
     s.sql("INSERT INTO d.app VALUES (1, 'one'), (2, 'two')")
-    plain = duckdb.connect()
-    plain.sql("CREATE SCHEMA d")
-    for name in ("pk", "app"):
-        plain.register(f"rows_{name}", s.sql(f"SELECT * FROM d.{name}").arrow())  # noqa: S608
-        plain.sql(f"CREATE TABLE d.{name} AS SELECT * FROM rows_{name}")  # noqa: S608
+    plain = duckdb_copy(s, "d.pk", "d.app")
     assert plain.sql("SELECT count(*) FROM d.pk").fetchall() == [(3,)]
     assert sorted(rows(s, statement)) == sorted(plain.sql(statement).fetchall())
     # the same rows written by INSERT … SELECT (a write renders the statement on its own path)
