@@ -143,6 +143,14 @@ def _root() -> SparkSession:
         )
     _java()
     jar = paimon_jar()
+    from pyspark import SparkContext
+
+    if SparkContext._gateway is not None:  # a JVM started earlier in this process
+        raise HarnessError(
+            "a Spark JVM was started in this process before the interop harness's, without the "
+            "Paimon jar (PySpark starts one JVM per process, with the first session's jars): "
+            "start other Spark sessions in a child process (see tests/spark/test_write.py)"
+        )
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

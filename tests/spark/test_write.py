@@ -95,12 +95,6 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 # --- the Spark session (no Paimon jar) ------------------------------------------------------------
 
 
-def _jvm_running() -> bool:
-    from pyspark import SparkContext
-
-    return SparkContext._gateway is not None or SparkContext._active_spark_context is not None
-
-
 def _run_in_child() -> None:
     env = {**os.environ, _CHILD: "1", "PYTHONPATH": str(ROOT)}
     cmd = [
@@ -124,14 +118,17 @@ def _run_in_child() -> None:
     assert "passed" in summary, proc.stdout[-8000:]
     assert "skipped" not in summary, proc.stdout[-8000:]
     pytest.skip(
-        f"ran in a child process, which has no JVM with the Paimon jar: {summary} "
-        "(this process's JVM already has the jar)"
+        f"ran in a child process, which has no JVM with the Paimon jar: {summary} (a JVM is "
+        "started once per process, and the interop tests' Spark needs the jar in it)"
     )
 
 
 @pytest.fixture(scope="module")
 def spark():
-    if _jvm_running() and not os.environ.get(_CHILD):
+    if not os.environ.get(_CHILD):
+        # Never in the test process: PySpark starts one JVM per process, with the jars of the
+        # first session. A JVM without the Paimon jar here would fail the interop tests that
+        # run after this file in the same process (under pytest-xdist, in any order).
         _run_in_child()
     from pyspark.sql import SparkSession
 
