@@ -490,7 +490,7 @@ def test_update_from_where_a_row_matches_several_source_rows_is_refused(s):
         s,
         "UPDATE d.pk SET v = src.v FROM src WHERE src.k = pk.k",
         PaimonSqlError,
-        match="more than one source row",
+        match=r"UPDATE d\.pk … FROM: a row of d\.pk matched more than one row of FROM",
     )
     refused(
         s,

@@ -1113,6 +1113,10 @@ def refuse_returning(statement: exp.Expression, what: str) -> None:
         )
 
 
+#: The `exp.Merge.meta` key `update_from_as_merge` sets (its errors name the UPDATE).
+UPDATE_FROM = "paimon_sql.update_from"
+
+
 def update_from_as_merge(statement: exp.Update) -> exp.Merge:
     """``UPDATE t SET … FROM s WHERE c`` as ``MERGE INTO t USING s ON c WHEN MATCHED THEN UPDATE``.
 
@@ -1132,7 +1136,7 @@ def update_from_as_merge(statement: exp.Update) -> exp.Merge:
             "one subquery: UPDATE t SET … FROM (SELECT … FROM a JOIN b ON …) AS s WHERE …"
         )
     where = statement.args.get("where")
-    return exp.Merge(
+    merge = exp.Merge(
         this=statement.this,
         using=source,
         on=where.this if where is not None else exp.true(),
@@ -1140,6 +1144,8 @@ def update_from_as_merge(statement: exp.Update) -> exp.Merge:
             expressions=[exp.When(matched=True, then=exp.Update(expressions=statement.expressions))]
         ),
     )
+    merge.meta[UPDATE_FROM] = True
+    return merge
 
 
 def delete_using_as_exists(statement: exp.Delete) -> exp.Delete:

@@ -110,6 +110,8 @@ class _Merge:
         target = statement.this
         self.alias = target.alias or ident.table
         self.ident = ident
+        #: Written as ``UPDATE … FROM`` (`dml.update_from_as_merge`): errors speak of that.
+        self.update_from = bool(statement.meta.get(dml.UPDATE_FROM))
         using = statement.args["using"]
         # DuckDB's name for a subquery without an alias
         self.source_alias = using.alias_or_name or "unnamed_subquery"
@@ -551,6 +553,12 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
             )
             .limit(1)
         )
+        if ctx.engine.fetch(probe) and plan.update_from:
+            raise SqlError(
+                f"UPDATE {plan.table.name} … FROM: a row of {plan.table.name} matched more than "
+                "one row of FROM (DuckDB would take one of them at random; paimon-sql refuses); "
+                "make the WHERE condition match one row, or deduplicate the FROM rows"
+            )
         if ctx.engine.fetch(probe):
             raise ExecutionError(_CARDINALITY.format(table=plan.table.name))
     moved = (
