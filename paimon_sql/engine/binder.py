@@ -72,13 +72,15 @@ _CARRIED = ("sample", "pivots", "joins", "laterals")
 _READ = frozenset({"this", "alias", "db", "catalog", "version", "when"})
 
 
-def _hoist_inner_pivots(statement: exp.Expression) -> None:
+def _hoist_inner_pivots(statement: exp.Expression, pivoted: bool) -> None:
     """`pivot_sources_hoisted` for the PIVOT statements inside `statement`, in place.
 
-    A write renders its query itself; a PIVOT statement that is the whole statement is
-    `Binder.render`'s to hoist (its root changes).
+    `pivoted`: whether the statement had a PIVOT before it was bound (binding adds none; its
+    scans make the tree too large to search for nothing on every statement). A write renders
+    its query itself; a PIVOT statement that is the whole statement is `Binder.render`'s to
+    hoist (its root changes).
     """
-    if not isinstance(statement, exp.Pivot):
+    if pivoted and not isinstance(statement, exp.Pivot):
         pivot_sources_hoisted(statement)
 
 
@@ -282,6 +284,7 @@ class Binder:
         changed = False
         self.bound = []
         ctes = {cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)}
+        pivoted = statement.find(exp.Pivot) is not None
         for node in list(statement.find_all(exp.Table)):
             if isinstance(node.this, exp.Anonymous):  # a table function
                 changed |= _other(self._table_function(node, node.this), used)
@@ -332,7 +335,7 @@ class Binder:
             )
             changed = True
         self._refuse_stray(statement)
-        _hoist_inner_pivots(statement)
+        _hoist_inner_pivots(statement, pivoted)
         return changed
 
     def _refuse_stray(self, statement: exp.Expression) -> None:

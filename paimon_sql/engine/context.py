@@ -220,14 +220,13 @@ class Engine:
             ident = Identifier.parse(identifier, self.default_database())
         try:
             return self.sources.table(ident)
-        except (DatabaseNotFoundError, TableNotFoundError):
+        except DatabaseNotFoundError:
             database = self.database_named(ident.database)
             if database is None:
                 raise
-            spelled = Identifier(database, self.table_spelling(database, ident.table))
-            if spelled == ident:
-                raise
-            return self.sources.table(spelled)
+            return self.table_named(database, ident.table)
+        except TableNotFoundError as err:
+            return self._respelled(ident.database, ident.table, err)
 
     def default_database(self) -> str:
         """Where a table named without its database is.
@@ -381,11 +380,15 @@ class Engine:
         """
         try:
             return self.table(Identifier(database, name))
-        except TableNotFoundError:
-            found = self.table_spelling(database, name)
-            if found == name:
-                raise
-            return self.table(Identifier(database, found))
+        except TableNotFoundError as err:
+            return self._respelled(database, name, err)
+
+    def _respelled(self, database: str, name: str, missing: TableNotFoundError) -> Table:
+        """The table `name` (not found as written: `missing`) names, differing only in case."""
+        found = self.table_spelling(database, name)
+        if found == name:
+            raise missing
+        return self.table(Identifier(database, found))
 
     def table_spelling(self, database: str, name: str) -> str:
         """How the warehouse spells the table of `database` that `name` names, as DuckDB matches.
@@ -397,6 +400,8 @@ class Engine:
             SqlError: when several tables differ from `name` only in case (a warehouse Java wrote
                 may have them; DuckDB cannot tell them apart).
         """
+        if any(i.database == database and i.table == name for i in self.sources.tables):
+            return name  # a table this engine has opened: no listing of the database
         return _spelled(database, name, self.catalog.tables(database)) or name
 
     def bare_table(self, name: str, *, exposed: bool = True) -> Identifier | None:

@@ -174,7 +174,7 @@ def _create_paimon_table(ctx: Context, ident: Identifier, create: CreateTable) -
     """The Paimon table `ident` of a CREATE TABLE [AS SELECT] (see `create_table`)."""
     refuse_in_transaction(ctx, "CREATE TABLE", ident)
     _refuse_unwritable(create, ident)
-    existing = [t for t in ctx.catalog.tables(ident.database) if t.lower() == ident.table.lower()]
+    existing = _same_to_duckdb(ctx, ident.database, ident.table)
     if existing and create.if_not_exists:
         return _exists(ctx, Identifier(ident.database, existing[0]), create)
     if existing and existing != [ident.table]:
@@ -349,6 +349,11 @@ def _alter(ctx: Context, ident: Identifier, alter: AlterTable) -> Relation:
     return _status(ctx, f"altered table {ident} (schema {table.latest_schema.id})")
 
 
+def _same_to_duckdb(ctx: Context, database: str, name: str) -> list[str]:
+    """The tables of `database` DuckDB would take for `name`: equal to it but for case (or not)."""
+    return [t for t in ctx.catalog.tables(database) if t.lower() == name.lower()]
+
+
 def _rename_target(ctx: Context, ident: Identifier, rename: RenameTable) -> Identifier:
     """The new name of ``ALTER TABLE ident RENAME TO …``.
 
@@ -358,12 +363,9 @@ def _rename_target(ctx: Context, ident: Identifier, rename: RenameTable) -> Iden
     written, name = rename.identifier
     database = (ctx.engine.database_named(written) or written) if written else ident.database
     target = Identifier(database, name)
-    if database in ctx.catalog.databases():
-        twins = [
-            t
-            for t in ctx.catalog.tables(database)
-            if t.lower() == name.lower() and t != name and Identifier(database, t) != ident
-        ]
+    if ctx.catalog.has_database(database):
+        same = _same_to_duckdb(ctx, database, name)
+        twins = [t for t in same if t != name and Identifier(database, t) != ident]
         if twins:
             raise AlreadyExistsError(
                 f"ALTER TABLE {ident} RENAME TO {target}: table {database}.{twins[0]} exists, and "

@@ -553,13 +553,13 @@ def _check(ctx: Context, plan: _Merge, name: exp.Table) -> None:
             )
             .limit(1)
         )
-        if ctx.engine.fetch(probe) and plan.update_from:
-            raise SqlError(
-                f"UPDATE {plan.table.name} … FROM: a row of {plan.table.name} matched more than "
-                "one row of FROM (DuckDB would take one of them at random; paimon-sql refuses); "
-                "make the WHERE condition match one row, or deduplicate the FROM rows"
-            )
-        if ctx.engine.fetch(probe):
+        if ctx.engine.fetch(probe):  # one query, whichever statement it was written as
+            if plan.update_from:
+                raise SqlError(
+                    f"UPDATE {plan.table.name} … FROM: a row of {plan.table.name} matched more "
+                    "than one row of FROM (DuckDB would take one of them at random; paimon-sql "
+                    "refuses); make the WHERE condition match one row, or deduplicate the FROM rows"
+                )
             raise ExecutionError(_CARDINALITY.format(table=plan.table.name))
     moved = (
         exp.select(exp.Literal.number(1)).from_(name.copy()).where(exp.column(_MOVED, quoted=True))
